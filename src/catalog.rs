@@ -1,0 +1,345 @@
+//! `hooks-index.json` (schema `hooks.catalog.v1`): the list of published recipe versions.
+//!
+//! The index is what users trust when they install by id, so its checks are strict: ids
+//! unique and sorted, `latest` among `versions` and the recipe's `min_cli` equal to the
+//! latest version's, every sha256 64 lowercase hex, URLs absolute (`https`, `http`, `file`)
+//! or relative to the index. Readers ignore fields they do not know, so unknown fields are
+//! not reported.
+
+use crate::diagnostic::{Diagnostic, Findings};
+use crate::id::Id;
+use crate::json::{self, pointer_push};
+use crate::sha256::Sha256;
+use crate::version::Version;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// The exact schema string.
+pub const SCHEMA: &str = "hooks.catalog.v1";
+
+/// File name of the index in a catalog folder.
+pub const INDEX_FILE: &str = "hooks-index.json";
+
+/// A whole index. Field order here is the order written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Catalog {
+    /// Always [`SCHEMA`].
+    pub schema: String,
+    /// RFC 3339 UTC time of the last change.
+    pub updated_at: String,
+    /// Recipes sorted by id.
+    pub recipes: Vec<CatalogRecipe>,
+}
+
+/// One recipe and all its published versions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CatalogRecipe {
+    /// Recipe id.
+    pub id: Id,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// One-line description.
+    #[serde(default)]
+    pub summary: String,
+    /// The version `install ID` takes when the host is new enough.
+    pub latest: Version,
+    /// `latest`'s `min_cli`.
+    pub min_cli: Version,
+    /// Every published version, newest first.
+    pub versions: Vec<CatalogVersion>,
+}
+
+/// One published archive.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CatalogVersion {
+    /// Recipe version.
+    pub version: Version,
+    /// Absolute URL, or relative to the index's own URL.
+    pub url: String,
+    /// Digest of the archive bytes.
+    pub sha256: Sha256,
+    /// Archive size in bytes, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// Oldest host CLI that runs this version.
+    pub min_cli: Version,
+}
+
+/// Checks an RFC 3339 timestamp such as `2026-11-29T00:00:00Z`.
+pub fn is_rfc3339(s: &str) -> bool {
+    let b = s.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b.get(r).is_some_and(|x| x.iter().all(u8::is_ascii_digit));
+    if b.len() < 20
+        || !digits(0..4)
+        || b[4] != b'-'
+        || !digits(5..7)
+        || b[7] != b'-'
+        || !digits(8..10)
+        || !matches!(b[10], b'T' | b't')
+        || !digits(11..13)
+        || b[13] != b':'
+        || !digits(14..16)
+        || b[16] != b':'
+        || !digits(17..19)
+    {
+        return false;
+    }
+    let num = |r: std::ops::Range<usize>| s[r].parse::<u32>().unwrap_or(99);
+    if !(1..=12).contains(&num(5..7)) || !(1..=31).contains(&num(8..10)) || num(11..13) > 23 || num(14..16) > 59 || num(17..19) > 60 {
+        return false;
+    }
+    let mut rest = &s[19..];
+    if let Some(frac) = rest.strip_prefix('.') {
+        let n = frac.bytes().take_while(u8::is_ascii_digit).count();
+        if n == 0 {
+            return false;
+        }
+        rest = &frac[n..];
+    }
+    match rest.as_bytes() {
+        [b'Z' | b'z'] => true,
+        [b'+' | b'-', h1, h2, b':', m1, m2] => [h1, h2, m1, m2].iter().all(|c| c.is_ascii_digit()),
+        _ => false,
+    }
+}
+
+/// Why an archive URL in an index is unusable, if it is.
+pub fn check_url(url: &str) -> Result<(), String> {
+    if url.trim().is_empty() {
+        return Err("is empty".into());
+    }
+    if url.chars().any(|c| c.is_whitespace() || c.is_control() || c == '\\') {
+        return Err("contains whitespace, a control character or a backslash; percent-encode it".into());
+    }
+    if let Some(colon) = url.find(':') {
+        let scheme = &url[..colon];
+        let is_scheme = !scheme.is_empty()
+            && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+            && !url[..colon].contains('/');
+        if is_scheme {
+            let lower = scheme.to_ascii_lowercase();
+            if !matches!(lower.as_str(), "https" | "http" | "file") {
+                return Err(format!("uses the `{scheme}:` scheme; only https, http and file URLs (or paths relative to the index) are fetched"));
+            }
+            if !url[colon + 1..].starts_with("//") {
+                return Err(format!("must be written `{lower}://…`"));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn str_field<'v>(obj: &'v serde_json::Map<String, Value>, key: &str, at: &str, f: &mut Findings) -> Option<&'v str> {
+    match obj.get(key) {
+        Some(Value::String(s)) => Some(s),
+        Some(other) => {
+            f.error(&pointer_push(at, key), "field-type", format!("`{key}` must be a string, found {other}"));
+            None
+        }
+        None => {
+            f.error(at, "field-missing", format!("`{key}` is missing"));
+            None
+        }
+    }
+}
+
+fn version_field(obj: &serde_json::Map<String, Value>, key: &str, at: &str, f: &mut Findings) -> Option<Version> {
+    let s = str_field(obj, key, at, f)?;
+    match Version::parse(s) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            f.error(&pointer_push(at, key), "version-invalid", format!("`{key}`: {e}"));
+            None
+        }
+    }
+}
+
+/// Checks an index document.
+pub fn check_document(value: &Value, f: &mut Findings) {
+    let Some(obj) = value.as_object() else {
+        f.error("", "document-not-object", "a hooks-index.json must be a JSON object");
+        return;
+    };
+    match obj.get("schema") {
+        Some(Value::String(s)) if s == SCHEMA => {}
+        Some(other) => f.error("/schema", "schema-mismatch", format!("`schema` must be exactly \"{SCHEMA}\", found {other}")),
+        None => f.error("", "schema-missing", format!("no `schema`; add \"schema\": \"{SCHEMA}\"")),
+    }
+    if let Some(ts) = str_field(obj, "updated_at", "", f) {
+        if !is_rfc3339(ts) {
+            f.error("/updated_at", "timestamp-invalid", format!("`updated_at` must be an RFC 3339 time such as 2026-11-29T00:00:00Z, found `{ts}`"));
+        }
+    }
+    let recipes = match obj.get("recipes") {
+        Some(Value::Array(r)) => r,
+        Some(other) => {
+            f.error("/recipes", "field-type", format!("`recipes` must be an array, found {other}"));
+            return;
+        }
+        None => {
+            f.error("", "field-missing", "`recipes` is missing; add \"recipes\": []");
+            return;
+        }
+    };
+    let mut ids: HashMap<String, String> = HashMap::new();
+    let mut previous: Option<String> = None;
+    for (i, r) in recipes.iter().enumerate() {
+        let rp = format!("/recipes/{i}");
+        let Some(robj) = r.as_object() else {
+            f.error(&rp, "field-type", "each recipe entry must be an object");
+            continue;
+        };
+        if let Some(id) = str_field(robj, "id", &rp, f) {
+            match Id::parse(id) {
+                Err(e) => f.error(&pointer_push(&rp, "id"), "recipe-id-invalid", e.to_string()),
+                Ok(_) => {
+                    if let Some(first) = ids.get(id) {
+                        f.error(&pointer_push(&rp, "id"), "recipe-id-duplicate", format!("recipe id `{id}` is listed twice (first at {first}); merge the entries' versions into one"));
+                    } else {
+                        ids.insert(id.to_string(), rp.clone());
+                    }
+                    if previous.as_deref().is_some_and(|p| p > id) {
+                        f.error(&pointer_push(&rp, "id"), "recipes-unsorted", format!("recipes must be sorted by id; `{id}` comes after `{}`", previous.as_deref().unwrap_or("")));
+                    }
+                    previous = Some(id.to_string());
+                }
+            }
+        }
+        if let Some(s) = robj.get("summary") {
+            if !s.is_string() {
+                f.error(&pointer_push(&rp, "summary"), "field-type", "`summary` must be a string");
+            }
+        }
+        if let Some(n) = robj.get("name") {
+            if !n.is_string() {
+                f.error(&pointer_push(&rp, "name"), "field-type", "`name` must be a string");
+            }
+        }
+        let latest = version_field(robj, "latest", &rp, f);
+        let min_cli = version_field(robj, "min_cli", &rp, f);
+        let versions = match robj.get("versions") {
+            Some(Value::Array(v)) if !v.is_empty() => v,
+            Some(Value::Array(_)) => {
+                f.error(&pointer_push(&rp, "versions"), "versions-empty", "`versions` is empty; list at least the latest version");
+                continue;
+            }
+            Some(other) => {
+                f.error(&pointer_push(&rp, "versions"), "field-type", format!("`versions` must be an array, found {other}"));
+                continue;
+            }
+            None => {
+                f.error(&rp, "field-missing", "`versions` is missing");
+                continue;
+            }
+        };
+        let mut seen: HashMap<Version, String> = HashMap::new();
+        let mut newest: Option<Version> = None;
+        let mut latest_min_cli: Option<Option<Version>> = None;
+        for (j, v) in versions.iter().enumerate() {
+            let vp = format!("{rp}/versions/{j}");
+            let Some(vobj) = v.as_object() else {
+                f.error(&vp, "field-type", "each version entry must be an object");
+                continue;
+            };
+            let version = version_field(vobj, "version", &vp, f);
+            if let Some(url) = str_field(vobj, "url", &vp, f) {
+                if let Err(why) = check_url(url) {
+                    f.error(&pointer_push(&vp, "url"), "url-invalid", format!("url `{url}` {why}"));
+                }
+            }
+            if let Some(sha) = str_field(vobj, "sha256", &vp, f) {
+                if let Err(e) = Sha256::parse(sha) {
+                    f.error(&pointer_push(&vp, "sha256"), "sha256-invalid", e.to_string());
+                }
+            }
+            if let Some(size) = vobj.get("size") {
+                if size.as_u64().is_none() {
+                    f.error(&pointer_push(&vp, "size"), "size-invalid", format!("`size` must be a whole number of bytes, found {size}"));
+                }
+            }
+            let vmin = version_field(vobj, "min_cli", &vp, f);
+            if let Some(version) = version {
+                if let Some(first) = seen.get(&version) {
+                    f.error(&pointer_push(&vp, "version"), "version-duplicate", format!("version {version} is listed twice (first at {first}); a published version is immutable"));
+                } else {
+                    seen.insert(version.clone(), vp.clone());
+                }
+                if latest.as_ref() == Some(&version) {
+                    latest_min_cli = Some(vmin);
+                }
+                if newest.as_ref().is_none_or(|n| version > *n) {
+                    newest = Some(version);
+                }
+            }
+        }
+        if let Some(latest) = &latest {
+            match &latest_min_cli {
+                None if !seen.is_empty() => f.error(
+                    &pointer_push(&rp, "latest"),
+                    "latest-not-listed",
+                    format!("`latest` is {latest}, which is not among `versions`; list it or point `latest` at a listed version"),
+                ),
+                Some(Some(vmin)) => {
+                    if let Some(min_cli) = &min_cli {
+                        if min_cli != vmin {
+                            f.error(
+                                &pointer_push(&rp, "min_cli"),
+                                "min-cli-mismatch",
+                                format!("the recipe's `min_cli` is {min_cli} but its latest version {latest} needs {vmin}; they must be equal"),
+                            );
+                        }
+                    }
+                }
+                _ => {}
+            }
+            if let Some(newest) = newest.filter(|n| n > latest) {
+                f.warn(
+                    &pointer_push(&rp, "latest"),
+                    "latest-not-newest",
+                    format!("`latest` is {latest} but {newest} is listed too; `install` without a version picks `latest`"),
+                );
+            }
+        }
+    }
+}
+
+/// Parses and checks an index given as bytes; `file` names it in the diagnostics.
+pub fn validate_bytes(file: &Path, bytes: &[u8]) -> Vec<Diagnostic> {
+    match json::parse(bytes) {
+        Err(e) => vec![crate::validate::syntax_diagnostic(file, &e)],
+        Ok(parsed) => {
+            let mut f = Findings::new(file, Some(&parsed.locations));
+            crate::validate::report_duplicates(&parsed, &mut f);
+            check_document(&parsed.value, &mut f);
+            f.finish()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps() {
+        for good in ["2026-11-29T00:00:00Z", "2026-11-29T23:59:59.123Z", "2026-01-01T00:00:00+02:00"] {
+            assert!(is_rfc3339(good), "{good}");
+        }
+        for bad in ["2026-11-29", "2026-13-01T00:00:00Z", "2026-11-29 00:00:00Z", "2026-11-29T00:00:00", "x"] {
+            assert!(!is_rfc3339(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn urls() {
+        for good in ["hooks-a-0.1.0.tar.gz", "https://x.test/a.tgz", "file:///tmp/a.tgz", "sub/a.tgz", "HTTP://x/a"] {
+            assert!(check_url(good).is_ok(), "{good}");
+        }
+        for bad in ["", "ftp://x/a", "javascript:alert(1)", "https:x", "a b.tgz", "a\\b"] {
+            assert!(check_url(bad).is_err(), "{bad}");
+        }
+    }
+}

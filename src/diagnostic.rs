@@ -1,0 +1,126 @@
+//! Problems found in user files: where (file, JSON pointer, line:column), how bad, what to do.
+//!
+//! Hosts skip a bad handler silently; hookpack never does. Every check reports into a
+//! [`Findings`] for one file, which turns JSON pointers into line:column when it closes.
+
+use crate::json::{Locations, Position};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// How bad a problem is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The file will not work as meant; `validate` exits 1.
+    Error,
+    /// Suspicious or ignored by hosts; an error under `--strict`.
+    Warning,
+}
+
+/// One problem.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    /// The file the problem is in (or the folder, for tree problems).
+    pub file: PathBuf,
+    /// 1-based line, when the problem sits at a spot in a JSON document.
+    pub line: Option<u32>,
+    /// 1-based column in characters.
+    pub column: Option<u32>,
+    /// RFC 6901 pointer to the value concerned; empty for the whole document.
+    pub pointer: String,
+    /// Error or warning.
+    pub severity: Severity,
+    /// A stable, kebab-case name of the rule, for scripts and suppressions.
+    pub code: &'static str,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+impl Diagnostic {
+    /// A problem with a file as a whole (unreadable, not JSON, wrong kind).
+    pub fn file_level(file: &Path, severity: Severity, code: &'static str, message: impl Into<String>) -> Self {
+        Diagnostic {
+            file: file.to_path_buf(),
+            line: None,
+            column: None,
+            pointer: String::new(),
+            severity,
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// A problem at a known line and column.
+    pub fn at(file: &Path, pos: Position, severity: Severity, code: &'static str, message: impl Into<String>) -> Self {
+        Diagnostic {
+            line: Some(pos.line),
+            column: Some(pos.column),
+            ..Diagnostic::file_level(file, severity, code, message)
+        }
+    }
+}
+
+/// Collects the problems of one JSON document.
+pub struct Findings<'a> {
+    file: &'a Path,
+    locations: Option<&'a Locations>,
+    out: Vec<Diagnostic>,
+}
+
+impl<'a> Findings<'a> {
+    /// Starts collecting for `file`; `locations` maps pointers to line:column.
+    pub fn new(file: &'a Path, locations: Option<&'a Locations>) -> Self {
+        Findings {
+            file,
+            locations,
+            out: Vec::new(),
+        }
+    }
+
+    /// The file being checked.
+    pub fn file(&self) -> &Path {
+        self.file
+    }
+
+    /// Records a problem at `pointer`.
+    pub fn push(&mut self, severity: Severity, pointer: &str, code: &'static str, message: impl Into<String>) {
+        let pos = self.locations.map(|l| l.locate(pointer));
+        self.out.push(Diagnostic {
+            file: self.file.to_path_buf(),
+            line: pos.map(|p| p.line),
+            column: pos.map(|p| p.column),
+            pointer: pointer.to_string(),
+            severity,
+            code,
+            message: message.into(),
+        });
+    }
+
+    /// Records an error at `pointer`, placed at `pos` instead of where the value starts.
+    pub fn error_at(&mut self, pos: Position, pointer: &str, code: &'static str, message: impl Into<String>) {
+        self.out.push(Diagnostic {
+            pointer: pointer.to_string(),
+            ..Diagnostic::at(self.file, pos, Severity::Error, code, message)
+        });
+    }
+
+    /// Records an error at `pointer`.
+    pub fn error(&mut self, pointer: &str, code: &'static str, message: impl Into<String>) {
+        self.push(Severity::Error, pointer, code, message);
+    }
+
+    /// Records a warning at `pointer`.
+    pub fn warn(&mut self, pointer: &str, code: &'static str, message: impl Into<String>) {
+        self.push(Severity::Warning, pointer, code, message);
+    }
+
+    /// True when an error has been recorded.
+    pub fn has_errors(&self) -> bool {
+        self.out.iter().any(|d| d.severity == Severity::Error)
+    }
+
+    /// The problems recorded.
+    pub fn finish(self) -> Vec<Diagnostic> {
+        self.out
+    }
+}

@@ -1,0 +1,98 @@
+//! The lifecycle events hosts know, and what each one allows.
+
+use std::fmt;
+
+/// A hook event, as named in `hooks.json`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Event {
+    PreToolUse,
+    PermissionRequest,
+    PostToolUse,
+    UserPromptSubmit,
+    SessionStart,
+    SessionEnd,
+    SubagentStart,
+    SubagentStop,
+    Stop,
+    PreCompact,
+    PostCompact,
+    Interrupt,
+}
+
+impl Event {
+    /// Every event, in the order hosts document them.
+    pub const ALL: [Event; 12] = [
+        Event::PreToolUse,
+        Event::PermissionRequest,
+        Event::PostToolUse,
+        Event::UserPromptSubmit,
+        Event::SessionStart,
+        Event::SessionEnd,
+        Event::SubagentStart,
+        Event::SubagentStop,
+        Event::Stop,
+        Event::PreCompact,
+        Event::PostCompact,
+        Event::Interrupt,
+    ];
+
+    /// The event's name in `hooks.json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Event::PreToolUse => "PreToolUse",
+            Event::PermissionRequest => "PermissionRequest",
+            Event::PostToolUse => "PostToolUse",
+            Event::UserPromptSubmit => "UserPromptSubmit",
+            Event::SessionStart => "SessionStart",
+            Event::SessionEnd => "SessionEnd",
+            Event::SubagentStart => "SubagentStart",
+            Event::SubagentStop => "SubagentStop",
+            Event::Stop => "Stop",
+            Event::PreCompact => "PreCompact",
+            Event::PostCompact => "PostCompact",
+            Event::Interrupt => "Interrupt",
+        }
+    }
+
+    /// Looks an event up by its exact name.
+    pub fn parse(name: &str) -> Option<Event> {
+        Event::ALL.into_iter().find(|e| e.name() == name)
+    }
+
+    /// An event whose name differs from `name` only in case, for "did you mean" hints.
+    pub fn suggest(name: &str) -> Option<Event> {
+        let folded: String = name.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
+        Event::ALL
+            .into_iter()
+            .find(|e| e.name().eq_ignore_ascii_case(&folded))
+    }
+
+    /// Tool events: the matcher is tested against the tool name.
+    pub fn is_tool_event(self) -> bool {
+        matches!(self, Event::PreToolUse | Event::PermissionRequest | Event::PostToolUse)
+    }
+
+    /// Hosts list and hash these, but never spawn their handlers.
+    pub fn is_spawned(self) -> bool {
+        !matches!(self, Event::PreCompact | Event::PostCompact | Event::Interrupt)
+    }
+
+    /// `async: true` is rejected on events whose outcome the host waits for.
+    pub fn allows_async(self) -> bool {
+        !matches!(
+            self,
+            Event::PreToolUse | Event::PermissionRequest | Event::UserPromptSubmit | Event::SessionStart
+        )
+    }
+
+    /// `failurePolicy` is accepted on this event only.
+    pub fn allows_failure_policy(self) -> bool {
+        self == Event::PreToolUse
+    }
+}
+
+impl fmt::Display for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

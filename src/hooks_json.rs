@@ -1,0 +1,457 @@
+//! `hooks.json`: the event → matcher group → handler document that hosts read.
+//!
+//! Two things live here. The typed view ([`HooksFile`], [`Group`], [`Handler`]) is what a
+//! host or the runner works with. The checker ([`check_hooks_map`]) reports every rule of
+//! SPEC 1.1 at its JSON pointer; hosts skip a bad handler silently, so this is where a user
+//! learns why a handler never ran. Edits of users' files never go through the typed view:
+//! they operate on the [`serde_json::Value`] (which keeps key order), so fields hookpack
+//! does not know survive a read-modify-write untouched and in place.
+
+use crate::diagnostic::{Diagnostic, Findings};
+use crate::event::Event;
+use crate::id::Id;
+use crate::json::{self, pointer_push};
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::path::Path;
+
+/// Default handler timeout in seconds.
+pub const DEFAULT_TIMEOUT: u64 = 30;
+
+/// A whole `hooks.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HooksFile {
+    /// Free text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Event name → groups, in file order.
+    #[serde(default)]
+    pub hooks: IndexMap<String, Vec<Group>>,
+    /// Fields hookpack does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A matcher group.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Group {
+    /// Whole-string regular expression on the match string; absent or `*` matches all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matcher: Option<String>,
+    /// The handlers, run in order.
+    #[serde(default)]
+    pub hooks: Vec<Handler>,
+    /// Fields hookpack does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// One command handler.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Handler {
+    /// Always `command`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The shell command.
+    pub command: String,
+    /// Seconds before the handler is killed; [`DEFAULT_TIMEOUT`] when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<u64>,
+    /// Fire and forget.
+    #[serde(rename = "async", default, skip_serializing_if = "Option::is_none")]
+    pub is_async: Option<bool>,
+    /// Text shown while the handler runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_message: Option<String>,
+    /// Stable id; keys the trust file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Id>,
+    /// `deny`: a failing PreToolUse handler denies the call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure_policy: Option<String>,
+    /// The recipe that installed this handler.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recipe: Option<Id>,
+    /// Fields hookpack does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Handler {
+    /// The timeout in effect.
+    pub fn effective_timeout(&self) -> u64 {
+        self.timeout.unwrap_or(DEFAULT_TIMEOUT)
+    }
+}
+
+/// Where a handler map sits, which changes a few rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Context {
+    /// In a `recipe.json`: every handler needs an `id`, `recipe` is forbidden.
+    Recipe,
+    /// In a profile or workspace `hooks.json`.
+    HooksFile,
+}
+
+/// A handler the checker saw, for checks that span handlers (unique ids, scripts).
+#[derive(Debug, Clone)]
+pub struct SeenHandler {
+    /// Its event, when the event name is known.
+    pub event: Option<Event>,
+    /// Pointer to the handler object.
+    pub pointer: String,
+    /// Its `id`, when a string.
+    pub id: Option<String>,
+    /// Its `command`, when a non-empty string.
+    pub command: Option<String>,
+}
+
+const HANDLER_FIELDS: [&str; 8] = [
+    "type",
+    "command",
+    "timeout",
+    "async",
+    "statusMessage",
+    "id",
+    "failurePolicy",
+    "recipe",
+];
+
+/// Compiles a matcher the way hosts apply it: as a regular expression that must match the
+/// whole string. `None` means "matches everything".
+pub fn compile_matcher(matcher: Option<&str>) -> Result<Option<regex::Regex>, regex::Error> {
+    match matcher {
+        None | Some("*") => Ok(None),
+        Some(m) => {
+            // Compiling the bare pattern first catches `a)|(b`, which would otherwise escape
+            // the anchoring group and compile to something else.
+            regex::RegexBuilder::new(m).size_limit(1 << 20).build()?;
+            regex::RegexBuilder::new(&format!("^(?:{m})$"))
+                .size_limit(1 << 20)
+                .build()
+                .map(Some)
+        }
+    }
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Checks an event map (`{"PreToolUse": [...], ...}`) at `pointer`, reporting every problem.
+pub fn check_hooks_map(value: &Value, pointer: &str, ctx: Context, f: &mut Findings) -> Vec<SeenHandler> {
+    let mut seen = Vec::new();
+    let Some(events) = value.as_object() else {
+        f.error(
+            pointer,
+            "hooks-not-object",
+            format!("`hooks` must be an object of event name → groups, found {}", type_name(value)),
+        );
+        return seen;
+    };
+    for (name, groups) in events {
+        let ep = pointer_push(pointer, name);
+        let event = Event::parse(name);
+        match event {
+            None => {
+                let hint = match Event::suggest(name) {
+                    Some(e) => format!("did you mean `{e}`?"),
+                    None => format!(
+                        "known events: {}",
+                        Event::ALL.map(|e| e.name()).join(", ")
+                    ),
+                };
+                f.error(&ep, "unknown-event", format!("unknown event `{name}`; hosts never run it; {hint}"));
+            }
+            Some(e) if !e.is_spawned() => f.warn(
+                &ep,
+                "event-never-spawned",
+                format!("hosts list and hash `{e}` handlers but never run them"),
+            ),
+            Some(_) => {}
+        }
+        let Some(groups) = groups.as_array() else {
+            f.error(
+                &ep,
+                "groups-not-array",
+                format!("`{name}` must be an array of matcher groups, found {}", type_name(groups)),
+            );
+            continue;
+        };
+        for (gi, group) in groups.iter().enumerate() {
+            let gp = pointer_push(&ep, &gi.to_string());
+            check_group(group, &gp, event, ctx, f, &mut seen);
+        }
+    }
+    seen
+}
+
+fn check_group(group: &Value, gp: &str, event: Option<Event>, ctx: Context, f: &mut Findings, seen: &mut Vec<SeenHandler>) {
+    let Some(obj) = group.as_object() else {
+        f.error(
+            gp,
+            "group-not-object",
+            format!("a matcher group must be an object like {{\"matcher\": \"exec\", \"hooks\": [...]}}, found {}", type_name(group)),
+        );
+        return;
+    };
+    for key in obj.keys() {
+        if key != "matcher" && key != "hooks" {
+            f.warn(
+                &pointer_push(gp, key),
+                "unknown-field",
+                format!("unknown group field `{key}`; a group has only `matcher` and `hooks`"),
+            );
+        }
+    }
+    if let Some(m) = obj.get("matcher") {
+        let mp = pointer_push(gp, "matcher");
+        match m.as_str() {
+            None => f.error(&mp, "matcher-not-string", format!("`matcher` must be a string (a regular expression), found {}", type_name(m))),
+            Some(s) => {
+                if let Err(e) = compile_matcher(Some(s)) {
+                    let detail = e.to_string().lines().last().unwrap_or("").trim().to_string();
+                    f.error(
+                        &mp,
+                        "matcher-invalid",
+                        format!("matcher `{s}` is not a valid regular expression ({detail}); hosts skip this group; escape special characters or use `*` for all"),
+                    );
+                } else if s.is_empty() {
+                    f.warn(&mp, "matcher-empty", "an empty matcher only matches an empty name; omit `matcher` or use `*` to match everything");
+                }
+                if let Some(e) = event {
+                    if !e.is_tool_event() && s != "*" {
+                        f.warn(
+                            &mp,
+                            "matcher-ignored",
+                            format!("`{e}` is not a tool event, so hosts ignore its matcher and run the group for every `{e}`; remove `matcher`"),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    let hp = pointer_push(gp, "hooks");
+    match obj.get("hooks") {
+        None => f.error(gp, "group-missing-hooks", "matcher group has no `hooks` array; add \"hooks\": [{\"type\": \"command\", \"command\": \"...\"}]"),
+        Some(Value::Array(handlers)) => {
+            if handlers.is_empty() {
+                f.warn(&hp, "group-empty", "this group has no handlers; remove it or add one");
+            }
+            for (hi, h) in handlers.iter().enumerate() {
+                let p = pointer_push(&hp, &hi.to_string());
+                seen.push(check_handler(h, &p, event, ctx, f));
+            }
+        }
+        Some(other) => f.error(&hp, "hooks-not-array", format!("`hooks` in a group must be an array of handlers, found {}", type_name(other))),
+    }
+}
+
+fn check_handler(h: &Value, p: &str, event: Option<Event>, ctx: Context, f: &mut Findings) -> SeenHandler {
+    let mut seen = SeenHandler {
+        event,
+        pointer: p.to_string(),
+        id: None,
+        command: None,
+    };
+    let Some(obj) = h.as_object() else {
+        f.error(p, "handler-not-object", format!("a handler must be an object like {{\"type\": \"command\", \"command\": \"...\"}}, found {}", type_name(h)));
+        return seen;
+    };
+    let field = |k: &str| pointer_push(p, k);
+    for key in obj.keys() {
+        if !HANDLER_FIELDS.contains(&key.as_str()) {
+            f.warn(
+                &field(key),
+                "unknown-field",
+                format!("unknown handler field `{key}`; FinClaw skips a handler with fields it does not know; known fields: {}", HANDLER_FIELDS.join(", ")),
+            );
+        }
+    }
+    match obj.get("type") {
+        None => f.error(p, "handler-missing-type", "handler has no `type`; add \"type\": \"command\""),
+        Some(Value::String(t)) if t == "command" => {}
+        Some(other) => f.error(&field("type"), "handler-type", format!("`type` must be \"command\" (the only kind hosts run), found {other}")),
+    }
+    match obj.get("command") {
+        None => f.error(p, "handler-missing-command", "handler has no `command`; add the shell command to run"),
+        Some(Value::String(c)) if c.trim().is_empty() => f.error(&field("command"), "command-empty", "`command` is empty; give the shell command to run"),
+        Some(Value::String(c)) => seen.command = Some(c.clone()),
+        Some(other) => f.error(&field("command"), "command-not-string", format!("`command` must be a string, found {}", type_name(other))),
+    }
+    if let Some(t) = obj.get("timeout") {
+        match t.as_u64() {
+            Some(n) if n >= 1 => {}
+            Some(_) => f.error(&field("timeout"), "timeout-too-small", "`timeout` must be at least 1 second; remove it for the default of 30"),
+            None if t.as_i64().is_some() => f.error(&field("timeout"), "timeout-too-small", "`timeout` must be at least 1 second; remove it for the default of 30"),
+            None => f.error(&field("timeout"), "timeout-not-integer", format!("`timeout` must be a whole number of seconds, found {t}")),
+        }
+    }
+    if let Some(a) = obj.get("async") {
+        match a.as_bool() {
+            None => f.error(&field("async"), "async-not-bool", format!("`async` must be true or false, found {}", type_name(a))),
+            Some(true) => {
+                if let Some(e) = event.filter(|e| !e.allows_async()) {
+                    f.error(&field("async"), "async-forbidden", format!("`async: true` is rejected on `{e}`: the host waits for its decision; remove `async`"));
+                }
+            }
+            Some(false) => {}
+        }
+    }
+    if let Some(s) = obj.get("statusMessage") {
+        if !s.is_string() {
+            f.error(&field("statusMessage"), "status-message-not-string", format!("`statusMessage` must be a string, found {}", type_name(s)));
+        }
+    }
+    match obj.get("id") {
+        None if ctx == Context::Recipe => f.error(p, "handler-missing-id", "recipe handlers must have an `id` (lowercase letters, digits and dashes), e.g. \"id\": \"gate-mutating\""),
+        None => {}
+        Some(Value::String(s)) => match Id::parse(s) {
+            Ok(_) => seen.id = Some(s.clone()),
+            Err(e) => f.error(&field("id"), "handler-id-invalid", e.to_string()),
+        },
+        Some(other) => f.error(&field("id"), "handler-id-invalid", format!("`id` must be a string, found {}", type_name(other))),
+    }
+    if let Some(fp) = obj.get("failurePolicy") {
+        if fp.as_str() != Some("deny") {
+            f.error(&field("failurePolicy"), "failure-policy-value", format!("`failurePolicy` can only be \"deny\", found {fp}"));
+        } else if let Some(e) = event.filter(|e| !e.allows_failure_policy()) {
+            f.error(&field("failurePolicy"), "failure-policy-event", format!("`failurePolicy` is only allowed on PreToolUse; on `{e}` hosts report a discovery error; remove it"));
+        }
+    }
+    if let Some(r) = obj.get("recipe") {
+        match ctx {
+            Context::Recipe => f.error(&field("recipe"), "recipe-field-set", "`recipe` is written by `install`; remove it from the recipe"),
+            Context::HooksFile => match r.as_str().map(Id::parse) {
+                Some(Ok(_)) => {}
+                Some(Err(e)) => f.error(&field("recipe"), "recipe-stamp-invalid", e.to_string()),
+                None => f.error(&field("recipe"), "recipe-stamp-invalid", format!("`recipe` must be a recipe id string, found {}", type_name(r))),
+            },
+        }
+    }
+    seen
+}
+
+/// Reports handler ids used twice among `handlers`; `scope` says where they must be unique.
+pub fn check_unique_ids<'a>(handlers: impl IntoIterator<Item = &'a SeenHandler>, scope: &str, f: &mut Findings) {
+    let mut first: std::collections::HashMap<(&str, Option<Event>), &str> = std::collections::HashMap::new();
+    for h in handlers {
+        let Some(id) = h.id.as_deref() else { continue };
+        let key_event = if scope == "event" { h.event } else { None };
+        if let Some(prev) = first.get(&(id, key_event)) {
+            f.error(
+                &pointer_push(&h.pointer, "id"),
+                "handler-id-duplicate",
+                format!("handler id `{id}` is already used at {prev}; ids must be unique in the {scope} because trust is keyed by them"),
+            );
+        } else {
+            first.insert((id, key_event), h.pointer.as_str());
+        }
+    }
+}
+
+/// Checks a whole `hooks.json` document.
+pub fn check_document(value: &Value, f: &mut Findings) {
+    let Some(obj) = value.as_object() else {
+        f.error("", "document-not-object", format!("a hooks.json must be an object like {{\"hooks\": {{...}}}}, found {}", type_name(value)));
+        return;
+    };
+    for key in obj.keys() {
+        if key != "hooks" && key != "description" {
+            f.warn(&pointer_push("", key), "unknown-field", format!("unknown top-level field `{key}`; a hooks.json has `description` and `hooks`"));
+        }
+    }
+    if let Some(d) = obj.get("description") {
+        if !d.is_string() {
+            f.error("/description", "description-not-string", format!("`description` must be a string, found {}", type_name(d)));
+        }
+    }
+    match obj.get("hooks") {
+        None => f.error("", "missing-hooks", "no `hooks` object; add \"hooks\": {\"PreToolUse\": [...]} or the file does nothing"),
+        Some(h) => {
+            let seen = check_hooks_map(h, "/hooks", Context::HooksFile, f);
+            check_unique_ids(&seen, "event", f);
+        }
+    }
+}
+
+/// Parses and checks a `hooks.json` given as bytes; `file` names it in the diagnostics.
+pub fn validate_bytes(file: &Path, bytes: &[u8]) -> Vec<Diagnostic> {
+    match json::parse(bytes) {
+        Err(e) => vec![crate::validate::syntax_diagnostic(file, &e)],
+        Ok(parsed) => {
+            let mut f = Findings::new(file, Some(&parsed.locations));
+            crate::validate::report_duplicates(&parsed, &mut f);
+            check_document(&parsed.value, &mut f);
+            f.finish()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codes(doc: &str) -> Vec<(String, &'static str)> {
+        validate_bytes(Path::new("hooks.json"), doc.as_bytes())
+            .into_iter()
+            .map(|d| (d.pointer, d.code))
+            .collect()
+    }
+
+    #[test]
+    fn a_good_file_has_no_findings() {
+        let doc = r#"{"description":"x","hooks":{"PreToolUse":[{"matcher":"exec|write_file","hooks":[{"type":"command","command":"node a.js","timeout":10,"failurePolicy":"deny","id":"a"}]}],"Stop":[{"hooks":[{"type":"command","command":"true","async":true}]}]}}"#;
+        assert_eq!(codes(doc), []);
+    }
+
+    #[test]
+    fn each_rule_is_reported_at_its_pointer() {
+        let doc = r#"{"hooks":{
+          "PreToolUse":[{"matcher":"(","hooks":[{"type":"command","command":"x","async":true,"timeout":0}]}],
+          "Stop":[{"matcher":"x","hooks":[{"type":"shell","command":"","failurePolicy":"deny","id":"Bad_Id","extra":1}]}],
+          "pretooluse":[]
+        }}"#;
+        let got = codes(doc);
+        for want in [
+            ("/hooks/PreToolUse/0/matcher", "matcher-invalid"),
+            ("/hooks/PreToolUse/0/hooks/0/async", "async-forbidden"),
+            ("/hooks/PreToolUse/0/hooks/0/timeout", "timeout-too-small"),
+            ("/hooks/Stop/0/matcher", "matcher-ignored"),
+            ("/hooks/Stop/0/hooks/0/type", "handler-type"),
+            ("/hooks/Stop/0/hooks/0/command", "command-empty"),
+            ("/hooks/Stop/0/hooks/0/failurePolicy", "failure-policy-event"),
+            ("/hooks/Stop/0/hooks/0/id", "handler-id-invalid"),
+            ("/hooks/Stop/0/hooks/0/extra", "unknown-field"),
+            ("/hooks/pretooluse", "unknown-event"),
+        ] {
+            assert!(got.contains(&(want.0.to_string(), want.1)), "missing {want:?} in {got:?}");
+        }
+    }
+
+    #[test]
+    fn matcher_cannot_escape_its_anchors() {
+        assert!(compile_matcher(Some("a)|(b")).is_err());
+        let m = compile_matcher(Some("exec|write_file")).unwrap().unwrap();
+        assert!(m.is_match("exec") && !m.is_match("exec2") && !m.is_match("xexec"));
+        assert!(compile_matcher(Some("*")).unwrap().is_none());
+    }
+
+    #[test]
+    fn typed_view_keeps_unknown_fields() {
+        let doc = r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"x","zeta":1,"alpha":2}]}]},"other":true}"#;
+        let file: HooksFile = serde_json::from_str(doc).unwrap();
+        let h = &file.hooks.get("Stop").unwrap()[0].hooks[0];
+        assert_eq!(h.extra.keys().collect::<Vec<_>>(), ["zeta", "alpha"]);
+        assert_eq!(file.extra["other"], true);
+    }
+}

@@ -1,0 +1,561 @@
+//! A JSON reader that keeps what `serde_json` throws away.
+//!
+//! hookpack must say *where* a problem is: the line and column of every JSON pointer, and
+//! every duplicated key (serde_json keeps the last one silently, so a user's first value
+//! would vanish without a word). This module parses bytes into a [`serde_json::Value`]
+//! (objects keep their key order) plus a parallel tree of positions.
+//!
+//! It refuses, with a line:column: invalid UTF-8, a byte-order mark, nesting deeper than
+//! [`MAX_DEPTH`], control characters in strings, lone surrogates, numbers out of range and
+//! trailing data. It never recurses deeper than [`MAX_DEPTH`], so hostile nesting cannot
+//! overflow the stack.
+
+use serde_json::{Map, Number, Value};
+
+/// Deepest nesting accepted. Real hook documents are under ten levels deep.
+pub const MAX_DEPTH: usize = 128;
+
+/// A 1-based line and column; the column counts characters, not bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+pub struct Position {
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column, in characters.
+    pub column: u32,
+}
+
+/// Where each value of a document starts, shaped like the document.
+#[derive(Debug, Clone)]
+pub enum Locations {
+    /// A string, number, boolean or null.
+    Leaf(Position),
+    /// An array and the location of each element.
+    Array(Position, Vec<Locations>),
+    /// An object and, per key, where the key starts and where its value is.
+    Object(Position, Vec<(String, Position, Locations)>),
+}
+
+impl Locations {
+    /// Where this value starts.
+    pub fn position(&self) -> Position {
+        match self {
+            Locations::Leaf(p) | Locations::Array(p, _) | Locations::Object(p, _) => *p,
+        }
+    }
+
+    /// The position of the value at `pointer` (RFC 6901). When the pointer names something
+    /// that is not there (a missing field), the position of the nearest ancestor is given,
+    /// which is where the user has to add it.
+    pub fn locate(&self, pointer: &str) -> Position {
+        let mut here = self;
+        if pointer.is_empty() {
+            return here.position();
+        }
+        for raw in pointer.split('/').skip(1) {
+            let token = raw.replace("~1", "/").replace("~0", "~");
+            let next = match here {
+                Locations::Object(_, members) => members
+                    .iter()
+                    .rev()
+                    .find(|(k, _, _)| *k == token)
+                    .map(|(_, _, loc)| loc),
+                Locations::Array(_, items) => token.parse::<usize>().ok().and_then(|i| items.get(i)),
+                Locations::Leaf(_) => None,
+            };
+            match next {
+                Some(loc) => here = loc,
+                None => break,
+            }
+        }
+        here.position()
+    }
+}
+
+/// A key that appears twice in one object.
+#[derive(Debug, Clone)]
+pub struct DuplicateKey {
+    /// Pointer to the object holding the key.
+    pub object_pointer: String,
+    /// The key.
+    pub key: String,
+    /// Where the key first appears.
+    pub first: Position,
+    /// Where it appears again.
+    pub again: Position,
+}
+
+/// A parsed document.
+#[derive(Debug, Clone)]
+pub struct Parsed {
+    /// The value; for a duplicated key the last value wins, as in every JSON reader.
+    pub value: Value,
+    /// Where every value sits.
+    pub locations: Locations,
+    /// Keys given more than once.
+    pub duplicates: Vec<DuplicateKey>,
+}
+
+/// Why a document is not JSON, and where.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{position_line}:{position_column}: {message}", position_line = .position.line, position_column = .position.column)]
+pub struct SyntaxError {
+    /// Where the problem is.
+    pub position: Position,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+/// Parses a complete document.
+pub fn parse(bytes: &[u8]) -> Result<Parsed, SyntaxError> {
+    if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        return Err(SyntaxError {
+            position: Position { line: 1, column: 1 },
+            message: "the file starts with a UTF-8 byte-order mark; save it as UTF-8 without BOM".into(),
+        });
+    }
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let good = e.valid_up_to();
+            let mut p = Parser::new(&bytes[..good]);
+            p.skip_to_end_counting();
+            return Err(SyntaxError {
+                position: p.position(),
+                message: "invalid UTF-8 byte; JSON files must be UTF-8 text".into(),
+            });
+        }
+    };
+    let mut p = Parser::new(text.as_bytes());
+    p.skip_ws();
+    let (value, locations) = p.value(0, "")?;
+    p.skip_ws();
+    if p.pos < p.bytes.len() {
+        return Err(p.error("unexpected data after the end of the JSON value"));
+    }
+    Ok(Parsed {
+        value,
+        locations,
+        duplicates: p.duplicates,
+    })
+}
+
+/// Appends one reference token to a JSON pointer, escaping `~` and `/`.
+pub fn pointer_push(base: &str, token: &str) -> String {
+    let mut s = String::with_capacity(base.len() + token.len() + 1);
+    s.push_str(base);
+    s.push('/');
+    for c in token.chars() {
+        match c {
+            '~' => s.push_str("~0"),
+            '/' => s.push_str("~1"),
+            c => s.push(c),
+        }
+    }
+    s
+}
+
+struct Parser<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    line: u32,
+    column: u32,
+    duplicates: Vec<DuplicateKey>,
+}
+
+impl<'a> Parser<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        Parser {
+            bytes,
+            pos: 0,
+            line: 1,
+            column: 1,
+            duplicates: Vec::new(),
+        }
+    }
+
+    fn position(&self) -> Position {
+        Position {
+            line: self.line,
+            column: self.column,
+        }
+    }
+
+    fn error(&self, message: impl Into<String>) -> SyntaxError {
+        SyntaxError {
+            position: self.position(),
+            message: message.into(),
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    /// Moves one byte on, keeping line and column (in characters) current.
+    fn bump(&mut self) {
+        let b = self.bytes[self.pos];
+        self.pos += 1;
+        if b == b'\n' {
+            self.line += 1;
+            self.column = 1;
+        } else if b & 0xC0 != 0x80 {
+            self.column += 1;
+        }
+    }
+
+    fn skip_to_end_counting(&mut self) {
+        while self.pos < self.bytes.len() {
+            self.bump();
+        }
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.bump();
+        }
+    }
+
+    fn expect_literal(&mut self, word: &str, value: Value) -> Result<Value, SyntaxError> {
+        if self.bytes[self.pos..].starts_with(word.as_bytes()) {
+            for _ in 0..word.len() {
+                self.bump();
+            }
+            Ok(value)
+        } else {
+            Err(self.error(format!("expected a JSON value here (did you mean `{word}`?)")))
+        }
+    }
+
+    fn value(&mut self, depth: usize, pointer: &str) -> Result<(Value, Locations), SyntaxError> {
+        let at = self.position();
+        match self.peek() {
+            None => Err(self.error("unexpected end of file; the document is empty or cut short")),
+            Some(b'{') => self.object(depth, pointer),
+            Some(b'[') => self.array(depth, pointer),
+            Some(b'"') => Ok((Value::String(self.string()?), Locations::Leaf(at))),
+            Some(b't') => Ok((self.expect_literal("true", Value::Bool(true))?, Locations::Leaf(at))),
+            Some(b'f') => Ok((self.expect_literal("false", Value::Bool(false))?, Locations::Leaf(at))),
+            Some(b'n') => Ok((self.expect_literal("null", Value::Null)?, Locations::Leaf(at))),
+            Some(b'-' | b'0'..=b'9') => Ok((Value::Number(self.number()?), Locations::Leaf(at))),
+            Some(b'\'') => Err(self.error("strings must use double quotes (\"), not single quotes")),
+            Some(b'/') => Err(self.error("comments are not allowed in JSON")),
+            Some(_) => Err(self.error("expected a JSON value (object, array, string, number, true, false or null)")),
+        }
+    }
+
+    fn enter(&self, depth: usize) -> Result<(), SyntaxError> {
+        if depth >= MAX_DEPTH {
+            Err(self.error(format!(
+                "nesting is deeper than {MAX_DEPTH} levels; no hook document needs that"
+            )))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn object(&mut self, depth: usize, pointer: &str) -> Result<(Value, Locations), SyntaxError> {
+        self.enter(depth)?;
+        let at = self.position();
+        self.bump(); // {
+        let mut map = Map::new();
+        let mut members: Vec<(String, Position, Locations)> = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.bump();
+            return Ok((Value::Object(map), Locations::Object(at, members)));
+        }
+        loop {
+            self.skip_ws();
+            let key_at = self.position();
+            match self.peek() {
+                Some(b'"') => {}
+                Some(b'}') => return Err(self.error("trailing comma before `}`; remove the last comma")),
+                None => return Err(self.error("unexpected end of file inside an object; a `}` is missing")),
+                _ => return Err(self.error("expected a key in double quotes")),
+            }
+            let key = self.string()?;
+            self.skip_ws();
+            if self.peek() != Some(b':') {
+                return Err(self.error("expected `:` after the key"));
+            }
+            self.bump();
+            self.skip_ws();
+            let child_pointer = pointer_push(pointer, &key);
+            let (value, loc) = self.value(depth + 1, &child_pointer)?;
+            if let Some(first) = members.iter().find(|(k, _, _)| *k == key).map(|(_, p, _)| *p) {
+                self.duplicates.push(DuplicateKey {
+                    object_pointer: pointer.to_string(),
+                    key: key.clone(),
+                    first,
+                    again: key_at,
+                });
+                members.retain(|(k, _, _)| *k != key);
+            }
+            map.insert(key.clone(), value);
+            members.push((key, key_at, loc));
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.bump(),
+                Some(b'}') => {
+                    self.bump();
+                    return Ok((Value::Object(map), Locations::Object(at, members)));
+                }
+                None => return Err(self.error("unexpected end of file inside an object; a `}` is missing")),
+                _ => return Err(self.error("expected `,` or `}` after an object member")),
+            }
+        }
+    }
+
+    fn array(&mut self, depth: usize, pointer: &str) -> Result<(Value, Locations), SyntaxError> {
+        self.enter(depth)?;
+        let at = self.position();
+        self.bump(); // [
+        let mut items = Vec::new();
+        let mut locs = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b']') {
+            self.bump();
+            return Ok((Value::Array(items), Locations::Array(at, locs)));
+        }
+        loop {
+            self.skip_ws();
+            if self.peek() == Some(b']') {
+                return Err(self.error("trailing comma before `]`; remove the last comma"));
+            }
+            let child_pointer = pointer_push(pointer, &items.len().to_string());
+            let (value, loc) = self.value(depth + 1, &child_pointer)?;
+            items.push(value);
+            locs.push(loc);
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.bump(),
+                Some(b']') => {
+                    self.bump();
+                    return Ok((Value::Array(items), Locations::Array(at, locs)));
+                }
+                None => return Err(self.error("unexpected end of file inside an array; a `]` is missing")),
+                _ => return Err(self.error("expected `,` or `]` after an array element")),
+            }
+        }
+    }
+
+    fn hex4(&mut self) -> Result<u32, SyntaxError> {
+        let mut v = 0u32;
+        for _ in 0..4 {
+            let d = match self.peek() {
+                Some(b) if b.is_ascii_hexdigit() => (b as char).to_digit(16).unwrap_or(0),
+                _ => return Err(self.error("`\\u` must be followed by four hex digits")),
+            };
+            v = v * 16 + d;
+            self.bump();
+        }
+        Ok(v)
+    }
+
+    fn string(&mut self) -> Result<String, SyntaxError> {
+        self.bump(); // opening quote
+        let mut out = String::new();
+        loop {
+            let start = self.pos;
+            // Copy a run of plain characters in one go.
+            while let Some(b) = self.peek() {
+                if b == b'"' || b == b'\\' || b < 0x20 {
+                    break;
+                }
+                self.bump();
+            }
+            // The input was checked as UTF-8 and runs end on ASCII bytes, so this slice is valid.
+            out.push_str(std::str::from_utf8(&self.bytes[start..self.pos]).unwrap_or_default());
+            match self.peek() {
+                None => return Err(self.error("unexpected end of file inside a string; a closing `\"` is missing")),
+                Some(b'"') => {
+                    self.bump();
+                    return Ok(out);
+                }
+                Some(b'\\') => {
+                    self.bump();
+                    let c = match self.peek() {
+                        Some(b'"') => '"',
+                        Some(b'\\') => '\\',
+                        Some(b'/') => '/',
+                        Some(b'b') => '\u{8}',
+                        Some(b'f') => '\u{c}',
+                        Some(b'n') => '\n',
+                        Some(b'r') => '\r',
+                        Some(b't') => '\t',
+                        Some(b'u') => {
+                            self.bump();
+                            let hi = self.hex4()?;
+                            let code = if (0xD800..0xDC00).contains(&hi) {
+                                if self.bytes[self.pos..].starts_with(b"\\u") {
+                                    self.bump();
+                                    self.bump();
+                                    let lo = self.hex4()?;
+                                    if !(0xDC00..0xE000).contains(&lo) {
+                                        return Err(self.error("a high surrogate `\\u` escape must be followed by a low surrogate"));
+                                    }
+                                    0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+                                } else {
+                                    return Err(self.error("lone surrogate in a `\\u` escape"));
+                                }
+                            } else if (0xDC00..0xE000).contains(&hi) {
+                                return Err(self.error("lone surrogate in a `\\u` escape"));
+                            } else {
+                                hi
+                            };
+                            match char::from_u32(code) {
+                                Some(c) => out.push(c),
+                                None => return Err(self.error("invalid `\\u` escape")),
+                            }
+                            continue;
+                        }
+                        _ => return Err(self.error("invalid escape; use one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX")),
+                    };
+                    self.bump();
+                    out.push(c);
+                }
+                Some(_) => {
+                    return Err(self.error("control character inside a string; escape it (e.g. \\n or \\t)"));
+                }
+            }
+        }
+    }
+
+    fn number(&mut self) -> Result<Number, SyntaxError> {
+        let start = self.pos;
+        let start_pos = self.position();
+        let bad = |p: &Self| SyntaxError {
+            position: start_pos,
+            message: format!(
+                "invalid number `{}`",
+                String::from_utf8_lossy(&p.bytes[start..p.pos.max(start + 1).min(p.bytes.len())])
+            ),
+        };
+        let mut integer = true;
+        if self.peek() == Some(b'-') {
+            self.bump();
+        }
+        match self.peek() {
+            Some(b'0') => {
+                self.bump();
+                if matches!(self.peek(), Some(b'0'..=b'9')) {
+                    return Err(SyntaxError {
+                        position: start_pos,
+                        message: "numbers must not have leading zeros".into(),
+                    });
+                }
+            }
+            Some(b'1'..=b'9') => {
+                while matches!(self.peek(), Some(b'0'..=b'9')) {
+                    self.bump();
+                }
+            }
+            _ => return Err(bad(self)),
+        }
+        if self.peek() == Some(b'.') {
+            integer = false;
+            self.bump();
+            if !matches!(self.peek(), Some(b'0'..=b'9')) {
+                return Err(bad(self));
+            }
+            while matches!(self.peek(), Some(b'0'..=b'9')) {
+                self.bump();
+            }
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            integer = false;
+            self.bump();
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.bump();
+            }
+            if !matches!(self.peek(), Some(b'0'..=b'9')) {
+                return Err(bad(self));
+            }
+            while matches!(self.peek(), Some(b'0'..=b'9')) {
+                self.bump();
+            }
+        }
+        // Only ASCII digits and signs were consumed, so the slice is valid UTF-8.
+        let text = std::str::from_utf8(&self.bytes[start..self.pos]).unwrap_or("0");
+        if integer {
+            if let Ok(v) = text.parse::<u64>() {
+                return Ok(Number::from(v));
+            }
+            if let Ok(v) = text.parse::<i64>() {
+                return Ok(Number::from(v));
+            }
+        }
+        text.parse::<f64>()
+            .ok()
+            .and_then(Number::from_f64)
+            .ok_or_else(|| SyntaxError {
+                position: start_pos,
+                message: format!("number `{text}` is out of range"),
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_count_lines_and_characters() {
+        let doc = "{\n  \"a\": [1, {\"é\": true}],\n  \"b\": \"x\"\n}";
+        let p = parse(doc.as_bytes()).unwrap();
+        assert_eq!(p.locations.locate("/a/1/é"), Position { line: 2, column: 18 });
+        assert_eq!(p.locations.locate("/b"), Position { line: 3, column: 8 });
+        // A missing member points at the nearest ancestor.
+        assert_eq!(p.locations.locate("/a/1/missing"), Position { line: 2, column: 12 });
+    }
+
+    #[test]
+    fn duplicate_keys_are_reported_and_last_wins() {
+        let p = parse(br#"{"a": 1, "b": 2, "a": 3}"#).unwrap();
+        assert_eq!(p.value["a"], 3);
+        assert_eq!(p.duplicates.len(), 1);
+        assert_eq!(p.duplicates[0].key, "a");
+        assert_eq!(p.duplicates[0].first.column, 2);
+        assert_eq!(p.duplicates[0].again.column, 18);
+        // Key order is the order of first appearance, as serde_json's preserve_order keeps it.
+        let keys: Vec<_> = p.value.as_object().unwrap().keys().cloned().collect();
+        assert_eq!(keys, ["a", "b"]);
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_without_recursion_blowup() {
+        let doc = "[".repeat(100_000);
+        let e = parse(doc.as_bytes()).unwrap_err();
+        assert!(e.message.contains("deeper than 128"), "{e}");
+    }
+
+    #[test]
+    fn invalid_utf8_is_located() {
+        let e = parse(b"{\"a\":\n \"\xff\"}").unwrap_err();
+        assert_eq!(e.position, Position { line: 2, column: 3 });
+    }
+
+    #[test]
+    fn agrees_with_serde_json_on_valid_input() {
+        let doc = r#"{"s":"a\"b\\c\u00e9\ud83d\ude00\n","n":[0,-1,1.5,2e3,18446744073709551615,-9223372036854775808],"t":true,"f":false,"z":null}"#;
+        let ours = parse(doc.as_bytes()).unwrap().value;
+        let theirs: Value = serde_json::from_str(doc).unwrap();
+        assert_eq!(ours, theirs);
+    }
+
+    #[test]
+    fn syntax_errors_are_located() {
+        for (doc, line, column) in [
+            ("{\n \"a\": 1,\n}", 3, 1),
+            ("[1 2]", 1, 4),
+            ("{\"a\": 01}", 1, 7),
+            ("{\"a\": \"x\n\"}", 1, 9),
+            ("{} x", 1, 4),
+            ("", 1, 1),
+            ("\"\\ud800\"", 1, 8),
+        ] {
+            let e = parse(doc.as_bytes()).unwrap_err();
+            assert_eq!((e.position.line, e.position.column), (line, column), "{doc:?}: {e}");
+        }
+    }
+}

@@ -1,0 +1,25 @@
+//! hookpack: assemble, validate, pack, install and run command-hook recipes for agent CLIs
+//! that read a `hooks.json` (FinClaw, Codex, Claude Code).
+//!
+//! The library does the work; the `hookpack` binary only parses arguments (see [`cli`]) and
+//! maps errors to exit codes. A host written in Rust can depend on this crate and call the
+//! validators and formats directly.
+
+pub mod catalog;
+pub mod cli;
+pub mod command;
+pub mod diagnostic;
+pub mod error;
+pub mod event;
+pub mod fs;
+pub mod hooks_json;
+pub mod id;
+pub mod json;
+pub mod output;
+pub mod recipe;
+pub mod scaffold;
+pub mod sha256;
+pub mod validate;
+pub mod version;
+
+pub use error::{Error, ExitCode};

@@ -1,0 +1,114 @@
+//! The one printer: data to stdout, messages to stderr, in text, JSON or GitHub
+//! annotations; colour only on a terminal and never under `NO_COLOR`.
+
+use crate::diagnostic::{Diagnostic, Severity};
+use serde::Serialize;
+use std::io::{self, IsTerminal, Write};
+
+/// How reports are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    /// Lines for people.
+    #[default]
+    Text,
+    /// One JSON document on stdout; its shape is stable.
+    Json,
+    /// GitHub Actions workflow commands (`::error file=…`), for `validate`.
+    Github,
+}
+
+/// Writes everything a command prints.
+#[derive(Debug, Clone)]
+pub struct Printer {
+    /// The report format.
+    pub format: Format,
+    /// Suppress messages on stderr (data still goes to stdout).
+    pub quiet: bool,
+    color: bool,
+}
+
+impl Printer {
+    /// A printer for `format`; colour is decided from the terminal and `NO_COLOR`.
+    pub fn new(format: Format, quiet: bool) -> Self {
+        let color = format == Format::Text
+            && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            && io::stdout().is_terminal();
+        Printer { format, quiet, color }
+    }
+
+    /// Writes a line of data to stdout.
+    pub fn data(&self, line: &str) -> io::Result<()> {
+        let mut out = io::stdout().lock();
+        writeln!(out, "{line}")
+    }
+
+    /// Writes `value` as pretty JSON to stdout.
+    pub fn json<T: Serialize>(&self, value: &T) -> io::Result<()> {
+        let mut out = io::stdout().lock();
+        serde_json::to_writer_pretty(&mut out, value).map_err(io::Error::other)?;
+        writeln!(out)
+    }
+
+    /// Writes a message for people to stderr, unless quiet.
+    pub fn message(&self, line: &str) {
+        if !self.quiet {
+            let _ = writeln!(io::stderr().lock(), "{line}");
+        }
+    }
+
+    fn paint(&self, s: &str, code: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    }
+
+    /// Formats one diagnostic as a text line:
+    /// `file:line:col: error[code]: message (at /pointer)`.
+    pub fn diagnostic_line(&self, d: &Diagnostic) -> String {
+        let mut place = d.file.display().to_string();
+        if let (Some(l), Some(c)) = (d.line, d.column) {
+            place.push_str(&format!(":{l}:{c}"));
+        }
+        let sev = match d.severity {
+            Severity::Error => self.paint("error", "1;31"),
+            Severity::Warning => self.paint("warning", "1;33"),
+        };
+        let at = if d.pointer.is_empty() {
+            String::new()
+        } else {
+            format!(" (at {})", d.pointer)
+        };
+        format!("{place}: {sev}[{}]: {}{at}", d.code, d.message)
+    }
+}
+
+/// Formats one diagnostic as a GitHub Actions workflow command.
+pub fn github_annotation(d: &Diagnostic) -> String {
+    fn prop(s: &str) -> String {
+        s.replace('%', "%25")
+            .replace('\r', "%0D")
+            .replace('\n', "%0A")
+            .replace(':', "%3A")
+            .replace(',', "%2C")
+    }
+    fn data(s: &str) -> String {
+        s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    }
+    let level = match d.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    };
+    let mut props = format!("file={}", prop(&d.file.display().to_string()));
+    if let (Some(l), Some(c)) = (d.line, d.column) {
+        props.push_str(&format!(",line={l},col={c}"));
+    }
+    props.push_str(&format!(",title={}", prop(&format!("hookpack {}", d.code))));
+    let at = if d.pointer.is_empty() {
+        String::new()
+    } else {
+        format!(" (at {})", d.pointer)
+    };
+    format!("::{level} {props}::{}", data(&format!("{}{at}", d.message)))
+}

@@ -1,0 +1,397 @@
+//! `recipe.json` (schema `hooks.recipe.v1`) and the recipe folder around it.
+//!
+//! A recipe is a folder named after its id, holding `recipe.json`, a README, data files and
+//! the scripts its handlers run. This module checks all of SPEC 1.2: the manifest's fields,
+//! every handler rule of `hooks.json`, that each command runs a script that stays inside the
+//! folder, and that the folder holds nothing a package must not carry (links, special files,
+//! `node_modules`). It refuses to produce a typed [`Recipe`] from a manifest with errors.
+
+use crate::command::{self, Target};
+use crate::diagnostic::{Diagnostic, Findings, Severity};
+use crate::hooks_json::{self, Context, Group};
+use crate::id::Id;
+use crate::json::{self, pointer_push};
+use crate::version::Version;
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::path::{Component, Path};
+
+/// The exact schema string.
+pub const SCHEMA: &str = "hooks.recipe.v1";
+
+/// Largest `recipe.json` read.
+pub const MAX_MANIFEST_BYTES: u64 = 4 * 1024 * 1024;
+
+/// A validated recipe manifest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Recipe {
+    /// Always [`SCHEMA`].
+    pub schema: String,
+    /// The recipe id; equals the folder name.
+    pub id: Id,
+    /// The recipe's own version.
+    pub version: Version,
+    /// Oldest host CLI that can run it.
+    pub min_cli: Version,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// One-line description.
+    pub summary: String,
+    /// Event → groups, as in `hooks.json`.
+    pub hooks: IndexMap<String, Vec<Group>>,
+    /// Fields hookpack does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+const KNOWN_FIELDS: [&str; 7] = ["schema", "id", "version", "min_cli", "name", "summary", "hooks"];
+
+/// Checks a manifest document. `dir` is the recipe folder when known, for the folder-name
+/// and script checks.
+pub fn check_manifest(value: &Value, dir: Option<&Path>, f: &mut Findings) {
+    let Some(obj) = value.as_object() else {
+        f.error("", "document-not-object", "a recipe.json must be a JSON object");
+        return;
+    };
+    for key in obj.keys() {
+        if !KNOWN_FIELDS.contains(&key.as_str()) {
+            f.warn(
+                &pointer_push("", key),
+                "unknown-field",
+                format!("unknown field `{key}`; known fields: {}", KNOWN_FIELDS.join(", ")),
+            );
+        }
+    }
+    match obj.get("schema") {
+        Some(Value::String(s)) if s == SCHEMA => {}
+        Some(other) => f.error("/schema", "schema-mismatch", format!("`schema` must be exactly \"{SCHEMA}\", found {other}")),
+        None => f.error("", "schema-missing", format!("no `schema`; add \"schema\": \"{SCHEMA}\"")),
+    }
+    let id = match obj.get("id") {
+        Some(Value::String(s)) => match Id::parse(s) {
+            Ok(id) => Some(id),
+            Err(e) => {
+                f.error("/id", "recipe-id-invalid", e.to_string());
+                None
+            }
+        },
+        Some(other) => {
+            f.error("/id", "recipe-id-invalid", format!("`id` must be a string, found {other}"));
+            None
+        }
+        None => {
+            f.error("", "recipe-id-missing", "no `id`; add the recipe id, which must equal the folder name");
+            None
+        }
+    };
+    if let (Some(id), Some(dir)) = (&id, dir) {
+        let folder = dir
+            .canonicalize()
+            .ok()
+            .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()));
+        if let Some(folder) = folder {
+            if folder != id.as_str() {
+                f.error(
+                    "/id",
+                    "folder-id-mismatch",
+                    format!("recipe id `{id}` does not match its folder name `{folder}`; rename the folder or change `id`"),
+                );
+            }
+        }
+    }
+    for key in ["version", "min_cli"] {
+        match obj.get(key) {
+            Some(Value::String(s)) => {
+                if let Err(e) = Version::parse(s) {
+                    f.error(&pointer_push("", key), "version-invalid", format!("`{key}`: {e}"));
+                }
+            }
+            Some(other) => f.error(&pointer_push("", key), "version-invalid", format!("`{key}` must be a string like \"0.1.0\", found {other}")),
+            None => f.error("", "field-missing", format!("no `{key}`; add it as \"X.Y.Z\"")),
+        }
+    }
+    match obj.get("summary") {
+        Some(Value::String(s)) if !s.trim().is_empty() => {}
+        Some(Value::String(_)) => f.error("/summary", "summary-empty", "`summary` is empty; say in one line what the recipe does"),
+        Some(other) => f.error("/summary", "summary-not-string", format!("`summary` must be a string, found {other}")),
+        None => f.error("", "field-missing", "no `summary`; add a one-line description"),
+    }
+    if let Some(n) = obj.get("name") {
+        if !n.is_string() {
+            f.error("/name", "name-not-string", format!("`name` must be a string, found {n}"));
+        }
+    }
+    let Some(hooks) = obj.get("hooks") else {
+        f.error("", "field-missing", "no `hooks`; a recipe needs at least one handler");
+        return;
+    };
+    let seen = hooks_json::check_hooks_map(hooks, "/hooks", Context::Recipe, f);
+    if seen.is_empty() && hooks.is_object() {
+        f.error("/hooks", "recipe-no-handlers", "the recipe has no handlers; add at least one event with a handler");
+    }
+    hooks_json::check_unique_ids(&seen, "recipe", f);
+    for h in &seen {
+        if let Some(cmd) = &h.command {
+            check_command(cmd, &pointer_push(&h.pointer, "command"), dir, f);
+        }
+    }
+}
+
+/// Checks that a recipe command runs a script inside the recipe.
+fn check_command(cmd: &str, p: &str, dir: Option<&Path>, f: &mut Findings) {
+    let words = match command::split(cmd) {
+        Ok(w) => w,
+        Err(e) => {
+            f.error(p, "command-unparsable", format!("{e}; hosts run the command with `$SHELL -lc`, so it must be valid shell"));
+            return;
+        }
+    };
+    if let Some(c) = words.shell_syntax {
+        f.warn(
+            p,
+            "command-shell-syntax",
+            format!("the command uses shell syntax (`{c}`); install rewrites only the script path, so keep recipe commands to `interpreter script args`"),
+        );
+    }
+    let path = match command::target(&words) {
+        Target::Script { interpreter, path, .. } => {
+            if interpreter.is_none() && !path.contains('/') {
+                f.error(
+                    p,
+                    "command-not-script",
+                    format!("`{path}` would be looked up on the host's PATH; recipe commands run a script inside the recipe, e.g. `node scripts/main.js`"),
+                );
+                return;
+            }
+            path
+        }
+        Target::Inline => {
+            f.error(p, "command-inline-code", "the command runs inline code (`-e`/`-c`); recipes run a script file, so its bytes are covered by the trust hash");
+            return;
+        }
+        Target::Nothing => {
+            f.error(p, "command-no-script", "the command names no script; write it as `node scripts/main.js`");
+            return;
+        }
+    };
+    if let Err(why) = check_relative(&path) {
+        f.error(p, "script-path-unsafe", format!("script `{path}` {why}; commands are relative to the recipe root, e.g. `scripts/main.js`"));
+        return;
+    }
+    let Some(dir) = dir else { return };
+    match script_state(dir, Path::new(&path)) {
+        ScriptState::File => {}
+        ScriptState::WillBeAssembled => {}
+        ScriptState::Missing => f.error(
+            p,
+            "script-missing",
+            format!("script `{path}` does not exist in {}; create it (or run `hookpack assemble` for a TypeScript source tree)", dir.display()),
+        ),
+        ScriptState::NotAFile(kind) => f.error(p, "script-not-file", format!("script `{path}` is {kind}, not a regular file")),
+        ScriptState::ThroughLink(link) => f.error(
+            p,
+            "script-symlink",
+            format!("script `{path}` goes through the symbolic link `{link}`; recipes may not contain links (they could point outside the recipe)"),
+        ),
+    }
+}
+
+/// Refuses script paths that could leave the recipe root.
+pub fn check_relative(path: &str) -> Result<(), &'static str> {
+    if path.is_empty() {
+        return Err("is empty");
+    }
+    if path.starts_with('/') || path.starts_with('~') {
+        return Err("is absolute");
+    }
+    if path.contains('$') || path.contains('`') {
+        return Err("uses shell expansion");
+    }
+    if path.contains('\\') {
+        return Err("contains a backslash");
+    }
+    if Path::new(path).components().any(|c| matches!(c, Component::ParentDir)) {
+        return Err("contains `..`");
+    }
+    Ok(())
+}
+
+enum ScriptState {
+    File,
+    WillBeAssembled,
+    Missing,
+    NotAFile(&'static str),
+    ThroughLink(String),
+}
+
+/// Walks `rel` from `dir` one component at a time, without following links.
+fn script_state(dir: &Path, rel: &Path) -> ScriptState {
+    let mut here = dir.to_path_buf();
+    let parts: Vec<_> = rel.components().filter(|c| matches!(c, Component::Normal(_))).collect();
+    for (i, part) in parts.iter().enumerate() {
+        here.push(part);
+        let last = i + 1 == parts.len();
+        match std::fs::symlink_metadata(&here) {
+            Err(_) => {
+                return if is_source_tree_output(dir, rel) {
+                    ScriptState::WillBeAssembled
+                } else {
+                    ScriptState::Missing
+                }
+            }
+            Ok(m) if m.file_type().is_symlink() => {
+                return ScriptState::ThroughLink(rel_display(dir, &here));
+            }
+            Ok(m) if last && m.is_dir() => return ScriptState::NotAFile("a folder"),
+            Ok(m) if last && !m.is_file() => return ScriptState::NotAFile("a special file"),
+            Ok(m) if !last && !m.is_dir() => return ScriptState::Missing,
+            Ok(_) => {}
+        }
+    }
+    ScriptState::File
+}
+
+/// In a TypeScript source tree, `scripts/<name>.js` is produced by `assemble` from
+/// `src/<name>.ts`; it is not missing yet.
+fn is_source_tree_output(dir: &Path, rel: &Path) -> bool {
+    let mut comps = rel.components();
+    let (Some(Component::Normal(first)), Some(Component::Normal(file)), None) = (comps.next(), comps.next(), comps.next()) else {
+        return false;
+    };
+    if first != "scripts" || dir.join("scripts").exists() {
+        return false;
+    }
+    let file = Path::new(file);
+    file.extension().is_some_and(|e| e == "js")
+        && file
+            .file_stem()
+            .is_some_and(|stem| dir.join("src").join(stem).with_extension("ts").is_file())
+}
+
+fn rel_display(root: &Path, p: &Path) -> String {
+    p.strip_prefix(root).unwrap_or(p).display().to_string()
+}
+
+/// Checks the files of a recipe folder (or a shared helper folder): no links, special
+/// files, hard links or `node_modules`, and, when `want_readme`, a README.
+pub fn check_tree(dir: &Path, want_readme: bool) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let walker = walkdir::WalkDir::new(dir).follow_links(false).sort_by_file_name();
+    let mut it = walker.into_iter();
+    while let Some(entry) = it.next() {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                let path = e.path().unwrap_or(dir).to_path_buf();
+                out.push(Diagnostic::file_level(&path, Severity::Error, "io-error", format!("cannot read: {e}")));
+                continue;
+            }
+        };
+        let path = entry.path();
+        let ft = entry.file_type();
+        if entry.depth() > 0 && entry.file_name() == "node_modules" {
+            out.push(Diagnostic::file_level(path, Severity::Error, "node-modules", "recipes may not contain `node_modules`; assemble bundles what a handler needs into `scripts/`, so delete this folder"));
+            if ft.is_dir() {
+                it.skip_current_dir();
+            }
+            continue;
+        }
+        if ft.is_symlink() {
+            out.push(Diagnostic::file_level(path, Severity::Error, "symlink", "symbolic links are not allowed in a recipe (they can point outside it); replace the link with a copy of the file"));
+        } else if ft.is_dir() {
+        } else if ft.is_file() {
+            if let Some(n) = hard_link_count(&entry) {
+                if n > 1 {
+                    out.push(Diagnostic::file_level(path, Severity::Error, "hard-link", format!("this file has {n} hard links; packs refuse hard links, so replace it with a plain copy")));
+                }
+            }
+        } else {
+            out.push(Diagnostic::file_level(path, Severity::Error, "special-file", "devices, fifos and sockets are not allowed in a recipe; remove it"));
+        }
+    }
+    if want_readme && !dir.join("README.md").is_file() {
+        out.push(Diagnostic::file_level(dir, Severity::Warning, "readme-missing", "the recipe has no README.md; add one saying what it does and how to configure it"));
+    }
+    out
+}
+
+#[cfg(unix)]
+fn hard_link_count(entry: &walkdir::DirEntry) -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    entry.metadata().ok().map(|m| m.nlink())
+}
+
+#[cfg(not(unix))]
+fn hard_link_count(_: &walkdir::DirEntry) -> Option<u64> {
+    None
+}
+
+/// Validates a whole recipe folder: manifest and tree.
+pub fn validate_folder(dir: &Path) -> Vec<Diagnostic> {
+    let manifest = dir.join("recipe.json");
+    let mut out = validate_manifest_file(&manifest, Some(dir));
+    out.extend(check_tree(dir, true));
+    out
+}
+
+/// Validates a `recipe.json`; `dir` is its recipe folder when the file sits in one.
+pub fn validate_manifest_file(file: &Path, dir: Option<&Path>) -> Vec<Diagnostic> {
+    let bytes = match crate::fs::read_limited(file, MAX_MANIFEST_BYTES) {
+        Ok(b) => b,
+        Err(e) => return vec![crate::validate::fs_diagnostic(&e)],
+    };
+    validate_manifest_bytes(file, &bytes, dir)
+}
+
+/// Validates manifest bytes; `file` names it in the diagnostics.
+pub fn validate_manifest_bytes(file: &Path, bytes: &[u8], dir: Option<&Path>) -> Vec<Diagnostic> {
+    match json::parse(bytes) {
+        Err(e) => vec![crate::validate::syntax_diagnostic(file, &e)],
+        Ok(parsed) => {
+            let mut f = Findings::new(file, Some(&parsed.locations));
+            crate::validate::report_duplicates(&parsed, &mut f);
+            check_manifest(&parsed.value, dir, &mut f);
+            f.finish()
+        }
+    }
+}
+
+/// A recipe folder that validated, and the warnings it had.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The manifest.
+    pub recipe: Recipe,
+    /// Warnings (no errors: those refuse the load).
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Loads a recipe folder, refusing it when validation finds errors (or warnings, when
+/// `strict`).
+pub fn load(dir: &Path, strict: bool) -> Result<Loaded, Vec<Diagnostic>> {
+    let diags = validate_folder(dir);
+    if diags.iter().any(|d| d.severity == Severity::Error || strict) {
+        return Err(diags);
+    }
+    let bytes = crate::fs::read_limited(&dir.join("recipe.json"), MAX_MANIFEST_BYTES)
+        .map_err(|e| vec![crate::validate::fs_diagnostic(&e)])?;
+    let recipe: Recipe = serde_json::from_slice(&bytes).map_err(|e| {
+        vec![Diagnostic::file_level(&dir.join("recipe.json"), Severity::Error, "manifest-invalid", e.to_string())]
+    })?;
+    Ok(Loaded { recipe, warnings: diags })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn script_paths_must_stay_inside() {
+        assert!(check_relative("scripts/main.js").is_ok());
+        assert!(check_relative("./scripts/main.js").is_ok());
+        for bad in ["/abs.js", "~/x.js", "../x.js", "scripts/../../x.js", "$HOME/x.js", "a\\b.js", ""] {
+            assert!(check_relative(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! `hookpack new`: a recipe source tree that validates, assembles and tests as written.
+//!
+//! The tree is written into a hidden temporary folder beside the target and renamed into
+//! place at the end, so a failure never leaves half a recipe behind; an existing target is
+//! never touched.
+
+use crate::error::Error;
+use crate::id::Id;
+use std::path::{Path, PathBuf};
+
+/// What `new` made.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Scaffolded {
+    /// The recipe id.
+    pub id: String,
+    /// The new recipe folder.
+    pub path: PathBuf,
+    /// Files written, relative to `path`, in order.
+    pub files: Vec<String>,
+}
+
+/// Creates `<parent>/<id>/` with a working PreToolUse recipe.
+pub fn create(id: &Id, parent: &Path) -> Result<Scaffolded, Error> {
+    let target = parent.join(id.as_str());
+    if std::fs::symlink_metadata(&target).is_ok() {
+        return Err(Error::ScaffoldTargetExists { path: target });
+    }
+    crate::fs::create_dir_all(parent)?;
+    let staging = parent.join(format!(".{id}.new-{}", std::process::id()));
+    if std::fs::symlink_metadata(&staging).is_ok() {
+        crate::fs::remove_dir_all(&staging)?;
+    }
+    let files = files(id);
+    let written = write_all(&staging, &files).and_then(|()| {
+        // Re-check: another process may have created the target meanwhile, and rename
+        // would replace an empty folder.
+        if std::fs::symlink_metadata(&target).is_ok() {
+            return Err(Error::ScaffoldTargetExists { path: target.clone() });
+        }
+        crate::fs::rename(&staging, &target).map_err(Error::from)
+    });
+    if let Err(e) = written {
+        let _ = std::fs::remove_dir_all(&staging);
+        return Err(e);
+    }
+    Ok(Scaffolded {
+        id: id.to_string(),
+        path: target,
+        files: files.into_iter().map(|(name, _)| name.to_string()).collect(),
+    })
+}
+
+fn write_all(dir: &Path, files: &[(&str, String)]) -> Result<(), Error> {
+    crate::fs::create_dir(dir)?;
+    for (name, body) in files {
+        let path = dir.join(name);
+        if let Some(parent) = path.parent() {
+            crate::fs::create_dir_all(parent)?;
+        }
+        crate::fs::write_new(&path, body.as_bytes())?;
+    }
+    Ok(())
+}
+
+fn title(id: &Id) -> String {
+    id.as_str()
+        .split('-')
+        .map(|w| {
+            let mut c = w.chars();
+            match c.next() {
+                Some(f) => f.to_uppercase().chain(c).collect::<String>(),
+                None => String::new(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn files(id: &Id) -> Vec<(&'static str, String)> {
+    let manifest = serde_json::json!({
+        "schema": crate::recipe::SCHEMA,
+        "id": id.as_str(),
+        "version": "0.1.0",
+        "min_cli": "0.13.0",
+        "name": title(id),
+        "summary": "Deny `exec` calls whose command matches a pattern.",
+        "hooks": {
+            "PreToolUse": [{
+                "matcher": "exec",
+                "hooks": [{
+                    "id": "check-exec",
+                    "type": "command",
+                    "command": "node scripts/main.js",
+                    "timeout": 10
+                }]
+            }]
+        }
+    });
+    let manifest = serde_json::to_string_pretty(&manifest).unwrap_or_default() + "\n";
+    let readme = format!(
+        "# {title}\n\n\
+         A PreToolUse recipe for agent CLIs that read `hooks.json` (FinClaw, Codex, Claude Code).\n\
+         It denies `exec` calls whose command matches `DENY_PATTERN` in `src/main.ts`.\n\n\
+         ## Develop\n\n\
+         ```sh\n\
+         hookpack validate .            # check recipe.json and the tree\n\
+         hookpack assemble              # compile src/*.ts to scripts/main.js\n\
+         hookpack test .                # run the cases in tests/\n\
+         ```\n\n\
+         Each file in `tests/` is one case: the event, the stdin payload, and the expected exit\n\
+         code and decision.\n",
+        title = title(id)
+    );
+    let main_ts = r#"// PreToolUse handler: reads the host's JSON payload on stdin and answers on stdout.
+// Exit 0 with no output means "no decision"; exit 0 with a JSON object is a decision.
+
+interface Payload {
+  tool_name?: string;
+  tool_input?: { command?: string };
+}
+
+// Commands this recipe refuses. Edit to taste.
+const DENY_PATTERN = /\brm\s+-rf\s+\/(\s|$)/;
+
+function readStdin(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let data = "";
+    process.stdin.setEncoding("utf8");
+    process.stdin.on("data", (chunk: string) => (data += chunk));
+    process.stdin.on("end", () => resolve(data));
+    process.stdin.on("error", reject);
+  });
+}
+
+async function main(): Promise<void> {
+  let payload: Payload;
+  try {
+    payload = JSON.parse(await readStdin()) as Payload;
+  } catch {
+    // A gate must not allow what it cannot read.
+    deny("could not parse the hook payload");
+    return;
+  }
+  const command = payload.tool_input?.command ?? "";
+  if (payload.tool_name === "exec" && DENY_PATTERN.test(command)) {
+    deny(`refused by local rule: ${command}`);
+  }
+}
+
+function deny(reason: string): void {
+  process.stdout.write(
+    JSON.stringify({
+      hookSpecificOutput: { permissionDecision: "deny", permissionDecisionReason: reason },
+    }),
+  );
+}
+
+await main();
+"#
+    .to_string();
+    let deny_case = serde_json::json!({
+        "name": "denies rm -rf /",
+        "event": "PreToolUse",
+        "payload": { "tool_name": "exec", "tool_input": { "command": "rm -rf /" } },
+        "expect": { "exit": 0, "decision": "deny", "reason_contains": "rm -rf" }
+    });
+    let allow_case = serde_json::json!({
+        "name": "says nothing about ls",
+        "event": "PreToolUse",
+        "payload": { "tool_name": "exec", "tool_input": { "command": "ls -la" } },
+        "expect": { "exit": 0, "decision": "none" }
+    });
+    let pretty = |v: &serde_json::Value| serde_json::to_string_pretty(v).unwrap_or_default() + "\n";
+    vec![
+        ("recipe.json", manifest),
+        ("README.md", readme),
+        ("src/main.ts", main_ts),
+        ("tests/denies-rm-rf.json", pretty(&deny_case)),
+        ("tests/allows-ls.json", pretty(&allow_case)),
+    ]
+}

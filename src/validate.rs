@@ -1,0 +1,254 @@
+//! `hookpack validate`: find out what each path is, check it, report every problem.
+//!
+//! Paths may name a recipe folder, a folder of recipes (this repo's `recipes/` or FinClaw's
+//! `hooks/` with `recipes/` and `lib/`), a `recipe.json`, a `hooks.json`, a catalog folder
+//! or a `hooks-index.json`. One bad path never stops the others from being checked.
+
+use crate::diagnostic::{Diagnostic, Findings, Severity};
+use crate::fs::FsError;
+use crate::json::{self, pointer_push, Parsed, SyntaxError};
+use crate::{catalog, hooks_json, recipe};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// Largest `hooks.json` or index read.
+pub const MAX_DOCUMENT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// What a path turned out to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// A folder with a `recipe.json`.
+    RecipeFolder,
+    /// A folder of recipe folders (with an optional shared `lib/`).
+    RecipesFolder,
+    /// FinClaw's `hooks/` layout: `recipes/` and `lib/`.
+    HooksDir,
+    /// A `recipe.json` file.
+    RecipeManifest,
+    /// A `hooks.json` file.
+    HooksFile,
+    /// A `hooks-index.json` file.
+    CatalogIndex,
+    /// A folder holding `hooks-index.json`.
+    CatalogFolder,
+    /// Could not be read or recognised.
+    Unknown,
+}
+
+/// One path checked.
+#[derive(Debug, Clone, Serialize)]
+pub struct Checked {
+    /// The path as given.
+    pub path: PathBuf,
+    /// What it was taken to be.
+    pub kind: Kind,
+    /// Errors found under it.
+    pub errors: usize,
+    /// Warnings found under it.
+    pub warnings: usize,
+}
+
+/// The outcome of validating some paths.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Report {
+    /// Each path given, in order.
+    pub paths: Vec<Checked>,
+    /// Every problem, in path order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Report {
+    /// Number of problems of `severity`.
+    pub fn count(&self, severity: Severity) -> usize {
+        self.diagnostics.iter().filter(|d| d.severity == severity).count()
+    }
+
+    /// True when reading failed for a reason outside the input (permissions, I/O).
+    pub fn environment_failed(&self) -> bool {
+        self.diagnostics.iter().any(|d| d.code == IO_ERROR)
+    }
+
+    /// Turns warnings into errors.
+    pub fn make_strict(&mut self) {
+        for d in &mut self.diagnostics {
+            d.severity = Severity::Error;
+        }
+        for p in &mut self.paths {
+            p.errors += p.warnings;
+            p.warnings = 0;
+        }
+    }
+}
+
+/// Code of diagnostics that report a failure of the machine rather than of the input.
+pub const IO_ERROR: &str = "io-error";
+
+/// A diagnostic for a filesystem failure: `io-error` when the machine failed (exit 3),
+/// `path-invalid` when the path itself is the problem (exit 1).
+pub fn fs_diagnostic(e: &FsError) -> Diagnostic {
+    let code = if e.is_input_problem() { "path-invalid" } else { IO_ERROR };
+    let message = match e.source.kind() {
+        std::io::ErrorKind::NotFound => "does not exist; check the path".to_string(),
+        std::io::ErrorKind::PermissionDenied => format!("cannot {}: permission denied; check the file's permissions", e.op),
+        _ => format!("cannot {}: {}", e.op, e.source),
+    };
+    Diagnostic::file_level(&e.path, Severity::Error, code, message)
+}
+
+/// A diagnostic for a document that is not JSON.
+pub fn syntax_diagnostic(file: &Path, e: &SyntaxError) -> Diagnostic {
+    Diagnostic::at(file, e.position, Severity::Error, "json-syntax", e.message.clone())
+}
+
+/// Reports keys given twice in one object: JSON readers keep only the last value, so the
+/// first one silently disappears.
+pub fn report_duplicates(parsed: &Parsed, f: &mut Findings) {
+    for d in &parsed.duplicates {
+        f.error_at(
+            d.again,
+            &pointer_push(&d.object_pointer, &d.key),
+            "duplicate-key",
+            format!(
+                "key `{}` appears twice in this object (first at line {}, column {}); readers keep only the last value, so remove one",
+                d.key, d.first.line, d.first.column
+            ),
+        );
+    }
+}
+
+/// Validates every path.
+pub fn validate_paths(paths: &[PathBuf]) -> Report {
+    let mut report = Report::default();
+    for path in paths {
+        let (kind, mut diags) = validate_path(path);
+        // Reading order: by file, then by place in the file.
+        diags.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+        report.paths.push(Checked {
+            path: path.clone(),
+            kind,
+            errors: diags.iter().filter(|d| d.severity == Severity::Error).count(),
+            warnings: diags.iter().filter(|d| d.severity == Severity::Warning).count(),
+        });
+        report.diagnostics.extend(diags);
+    }
+    report
+}
+
+/// Works out what `path` is and checks it.
+pub fn validate_path(path: &Path) -> (Kind, Vec<Diagnostic>) {
+    let meta = match crate::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) => return (Kind::Unknown, vec![fs_diagnostic(&e)]),
+    };
+    if meta.is_dir() {
+        validate_dir(path)
+    } else if meta.is_file() {
+        validate_file(path)
+    } else {
+        (
+            Kind::Unknown,
+            vec![Diagnostic::file_level(path, Severity::Error, "path-invalid", "this is a device, fifo or socket, not a file or folder to validate")],
+        )
+    }
+}
+
+fn validate_dir(dir: &Path) -> (Kind, Vec<Diagnostic>) {
+    if dir.join("recipe.json").exists() {
+        return (Kind::RecipeFolder, recipe::validate_folder(dir));
+    }
+    if dir.join("recipes").is_dir() {
+        let mut out = validate_recipes_folder(&dir.join("recipes"));
+        let lib = dir.join("lib");
+        if lib.is_dir() {
+            out.extend(recipe::check_tree(&lib, false));
+        }
+        return (Kind::HooksDir, out);
+    }
+    if dir.join(catalog::INDEX_FILE).is_file() {
+        let index = dir.join(catalog::INDEX_FILE);
+        return (Kind::CatalogFolder, validate_document(&index, catalog::validate_bytes));
+    }
+    (Kind::RecipesFolder, validate_recipes_folder(dir))
+}
+
+/// Validates each recipe folder under `dir`; `lib/` holds shared helpers and dot-folders
+/// are ignored.
+pub fn validate_recipes_folder(dir: &Path) -> Vec<Diagnostic> {
+    let entries = match crate::fs::read_dir_sorted(dir) {
+        Ok(e) => e,
+        Err(e) => return vec![fs_diagnostic(&e)],
+    };
+    let mut out = Vec::new();
+    let mut recipes = 0;
+    for entry in entries {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Ok(ft) = entry.file_type() else { continue };
+        if name.starts_with('.') {
+            continue;
+        }
+        if ft.is_symlink() {
+            out.push(Diagnostic::file_level(&path, Severity::Error, "symlink", "symbolic links are not allowed among recipes; replace the link with the folder itself"));
+            continue;
+        }
+        if !ft.is_dir() {
+            continue;
+        }
+        if path.join("recipe.json").exists() {
+            recipes += 1;
+            out.extend(recipe::validate_folder(&path));
+        } else if name == "lib" {
+            out.extend(recipe::check_tree(&path, false));
+        } else {
+            out.push(Diagnostic::file_level(&path, Severity::Error, "recipe-manifest-missing", format!("folder `{name}` has no recipe.json; add one (see `hookpack new`) or move the folder out of {}", dir.display())));
+        }
+    }
+    if recipes == 0 && out.is_empty() {
+        out.push(Diagnostic::file_level(dir, Severity::Error, "no-recipes", "no recipes found: expected recipe folders (each with a recipe.json), a `recipes/` folder, or a hooks-index.json"));
+    }
+    out
+}
+
+fn validate_document(file: &Path, check: fn(&Path, &[u8]) -> Vec<Diagnostic>) -> Vec<Diagnostic> {
+    match crate::fs::read_limited(file, MAX_DOCUMENT_BYTES) {
+        Ok(bytes) => check(file, &bytes),
+        Err(e) => vec![fs_diagnostic(&e)],
+    }
+}
+
+fn validate_file(file: &Path) -> (Kind, Vec<Diagnostic>) {
+    let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    match name.as_str() {
+        "recipe.json" => {
+            let dir = file.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p });
+            return (Kind::RecipeManifest, recipe::validate_manifest_file(file, dir));
+        }
+        catalog::INDEX_FILE => return (Kind::CatalogIndex, validate_document(file, catalog::validate_bytes)),
+        "hooks.json" => return (Kind::HooksFile, validate_document(file, hooks_json::validate_bytes)),
+        _ => {}
+    }
+    // Another name: tell the kind from the content.
+    let bytes = match crate::fs::read_limited(file, MAX_DOCUMENT_BYTES) {
+        Ok(b) => b,
+        Err(e) => return (Kind::Unknown, vec![fs_diagnostic(&e)]),
+    };
+    let parsed = match json::parse(&bytes) {
+        Ok(p) => p,
+        Err(e) => return (Kind::Unknown, vec![syntax_diagnostic(file, &e)]),
+    };
+    match parsed.value.get("schema").and_then(|s| s.as_str()) {
+        Some(recipe::SCHEMA) => (Kind::RecipeManifest, recipe::validate_manifest_bytes(file, &bytes, None)),
+        Some(catalog::SCHEMA) => (Kind::CatalogIndex, catalog::validate_bytes(file, &bytes)),
+        _ if parsed.value.get("hooks").is_some() => (Kind::HooksFile, hooks_json::validate_bytes(file, &bytes)),
+        _ => (
+            Kind::Unknown,
+            vec![Diagnostic::file_level(
+                file,
+                Severity::Error,
+                "kind-unknown",
+                format!("cannot tell what this file is: name it recipe.json, hooks.json or {}, or give it a `schema` of {} or {}", catalog::INDEX_FILE, recipe::SCHEMA, catalog::SCHEMA),
+            )],
+        ),
+    }
+}
