@@ -71,7 +71,8 @@ pub struct CatalogVersion {
 /// Checks an RFC 3339 timestamp such as `2026-11-29T00:00:00Z`.
 pub fn is_rfc3339(s: &str) -> bool {
     let b = s.as_bytes();
-    let digits = |r: std::ops::Range<usize>| b.get(r).is_some_and(|x| x.iter().all(u8::is_ascii_digit));
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|x| x.iter().all(u8::is_ascii_digit));
     if b.len() < 20
         || !digits(0..4)
         || b[4] != b'-'
@@ -88,7 +89,12 @@ pub fn is_rfc3339(s: &str) -> bool {
         return false;
     }
     let num = |r: std::ops::Range<usize>| s[r].parse::<u32>().unwrap_or(99);
-    if !(1..=12).contains(&num(5..7)) || !(1..=31).contains(&num(8..10)) || num(11..13) > 23 || num(14..16) > 59 || num(17..19) > 60 {
+    if !(1..=12).contains(&num(5..7))
+        || !(1..=31).contains(&num(8..10))
+        || num(11..13) > 23
+        || num(14..16) > 59
+        || num(17..19) > 60
+    {
         return false;
     }
     let mut rest = &s[19..];
@@ -111,13 +117,20 @@ pub fn check_url(url: &str) -> Result<(), String> {
     if url.trim().is_empty() {
         return Err("is empty".into());
     }
-    if url.chars().any(|c| c.is_whitespace() || c.is_control() || c == '\\') {
-        return Err("contains whitespace, a control character or a backslash; percent-encode it".into());
+    if url
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control() || c == '\\')
+    {
+        return Err(
+            "contains whitespace, a control character or a backslash; percent-encode it".into(),
+        );
     }
     if let Some(colon) = url.find(':') {
         let scheme = &url[..colon];
         let is_scheme = !scheme.is_empty()
-            && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
             && !url[..colon].contains('/');
         if is_scheme {
             let lower = scheme.to_ascii_lowercase();
@@ -132,11 +145,20 @@ pub fn check_url(url: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn str_field<'v>(obj: &'v serde_json::Map<String, Value>, key: &str, at: &str, f: &mut Findings) -> Option<&'v str> {
+fn str_field<'v>(
+    obj: &'v serde_json::Map<String, Value>,
+    key: &str,
+    at: &str,
+    f: &mut Findings,
+) -> Option<&'v str> {
     match obj.get(key) {
         Some(Value::String(s)) => Some(s),
         Some(other) => {
-            f.error(&pointer_push(at, key), "field-type", format!("`{key}` must be a string, found {other}"));
+            f.error(
+                &pointer_push(at, key),
+                "field-type",
+                format!("`{key}` must be a string, found {other}"),
+            );
             None
         }
         None => {
@@ -146,12 +168,21 @@ fn str_field<'v>(obj: &'v serde_json::Map<String, Value>, key: &str, at: &str, f
     }
 }
 
-fn version_field(obj: &serde_json::Map<String, Value>, key: &str, at: &str, f: &mut Findings) -> Option<Version> {
+fn version_field(
+    obj: &serde_json::Map<String, Value>,
+    key: &str,
+    at: &str,
+    f: &mut Findings,
+) -> Option<Version> {
     let s = str_field(obj, key, at, f)?;
     match Version::parse(s) {
         Ok(v) => Some(v),
         Err(e) => {
-            f.error(&pointer_push(at, key), "version-invalid", format!("`{key}`: {e}"));
+            f.error(
+                &pointer_push(at, key),
+                "version-invalid",
+                format!("`{key}`: {e}"),
+            );
             None
         }
     }
@@ -160,13 +191,25 @@ fn version_field(obj: &serde_json::Map<String, Value>, key: &str, at: &str, f: &
 /// Checks an index document.
 pub fn check_document(value: &Value, f: &mut Findings) {
     let Some(obj) = value.as_object() else {
-        f.error("", "document-not-object", "a hooks-index.json must be a JSON object");
+        f.error(
+            "",
+            "document-not-object",
+            "a hooks-index.json must be a JSON object",
+        );
         return;
     };
     match obj.get("schema") {
         Some(Value::String(s)) if s == SCHEMA => {}
-        Some(other) => f.error("/schema", "schema-mismatch", format!("`schema` must be exactly \"{SCHEMA}\", found {other}")),
-        None => f.error("", "schema-missing", format!("no `schema`; add \"schema\": \"{SCHEMA}\"")),
+        Some(other) => f.error(
+            "/schema",
+            "schema-mismatch",
+            format!("`schema` must be exactly \"{SCHEMA}\", found {other}"),
+        ),
+        None => f.error(
+            "",
+            "schema-missing",
+            format!("no `schema`; add \"schema\": \"{SCHEMA}\""),
+        ),
     }
     if let Some(ts) = str_field(obj, "updated_at", "", f) {
         if !is_rfc3339(ts) {
@@ -176,11 +219,19 @@ pub fn check_document(value: &Value, f: &mut Findings) {
     let recipes = match obj.get("recipes") {
         Some(Value::Array(r)) => r,
         Some(other) => {
-            f.error("/recipes", "field-type", format!("`recipes` must be an array, found {other}"));
+            f.error(
+                "/recipes",
+                "field-type",
+                format!("`recipes` must be an array, found {other}"),
+            );
             return;
         }
         None => {
-            f.error("", "field-missing", "`recipes` is missing; add \"recipes\": []");
+            f.error(
+                "",
+                "field-missing",
+                "`recipes` is missing; add \"recipes\": []",
+            );
             return;
         }
     };
@@ -202,7 +253,14 @@ pub fn check_document(value: &Value, f: &mut Findings) {
                         ids.insert(id.to_string(), rp.clone());
                     }
                     if previous.as_deref().is_some_and(|p| p > id) {
-                        f.error(&pointer_push(&rp, "id"), "recipes-unsorted", format!("recipes must be sorted by id; `{id}` comes after `{}`", previous.as_deref().unwrap_or("")));
+                        f.error(
+                            &pointer_push(&rp, "id"),
+                            "recipes-unsorted",
+                            format!(
+                                "recipes must be sorted by id; `{id}` comes after `{}`",
+                                previous.as_deref().unwrap_or("")
+                            ),
+                        );
                     }
                     previous = Some(id.to_string());
                 }
@@ -210,12 +268,20 @@ pub fn check_document(value: &Value, f: &mut Findings) {
         }
         if let Some(s) = robj.get("summary") {
             if !s.is_string() {
-                f.error(&pointer_push(&rp, "summary"), "field-type", "`summary` must be a string");
+                f.error(
+                    &pointer_push(&rp, "summary"),
+                    "field-type",
+                    "`summary` must be a string",
+                );
             }
         }
         if let Some(n) = robj.get("name") {
             if !n.is_string() {
-                f.error(&pointer_push(&rp, "name"), "field-type", "`name` must be a string");
+                f.error(
+                    &pointer_push(&rp, "name"),
+                    "field-type",
+                    "`name` must be a string",
+                );
             }
         }
         let latest = version_field(robj, "latest", &rp, f);
@@ -223,11 +289,19 @@ pub fn check_document(value: &Value, f: &mut Findings) {
         let versions = match robj.get("versions") {
             Some(Value::Array(v)) if !v.is_empty() => v,
             Some(Value::Array(_)) => {
-                f.error(&pointer_push(&rp, "versions"), "versions-empty", "`versions` is empty; list at least the latest version");
+                f.error(
+                    &pointer_push(&rp, "versions"),
+                    "versions-empty",
+                    "`versions` is empty; list at least the latest version",
+                );
                 continue;
             }
             Some(other) => {
-                f.error(&pointer_push(&rp, "versions"), "field-type", format!("`versions` must be an array, found {other}"));
+                f.error(
+                    &pointer_push(&rp, "versions"),
+                    "field-type",
+                    format!("`versions` must be an array, found {other}"),
+                );
                 continue;
             }
             None => {
@@ -247,17 +321,29 @@ pub fn check_document(value: &Value, f: &mut Findings) {
             let version = version_field(vobj, "version", &vp, f);
             if let Some(url) = str_field(vobj, "url", &vp, f) {
                 if let Err(why) = check_url(url) {
-                    f.error(&pointer_push(&vp, "url"), "url-invalid", format!("url `{url}` {why}"));
+                    f.error(
+                        &pointer_push(&vp, "url"),
+                        "url-invalid",
+                        format!("url `{url}` {why}"),
+                    );
                 }
             }
             if let Some(sha) = str_field(vobj, "sha256", &vp, f) {
                 if let Err(e) = Sha256::parse(sha) {
-                    f.error(&pointer_push(&vp, "sha256"), "sha256-invalid", e.to_string());
+                    f.error(
+                        &pointer_push(&vp, "sha256"),
+                        "sha256-invalid",
+                        e.to_string(),
+                    );
                 }
             }
             if let Some(size) = vobj.get("size") {
                 if size.as_u64().is_none() {
-                    f.error(&pointer_push(&vp, "size"), "size-invalid", format!("`size` must be a whole number of bytes, found {size}"));
+                    f.error(
+                        &pointer_push(&vp, "size"),
+                        "size-invalid",
+                        format!("`size` must be a whole number of bytes, found {size}"),
+                    );
                 }
             }
             let vmin = version_field(vobj, "min_cli", &vp, f);
@@ -325,20 +411,43 @@ mod tests {
 
     #[test]
     fn timestamps() {
-        for good in ["2026-11-29T00:00:00Z", "2026-11-29T23:59:59.123Z", "2026-01-01T00:00:00+02:00"] {
+        for good in [
+            "2026-11-29T00:00:00Z",
+            "2026-11-29T23:59:59.123Z",
+            "2026-01-01T00:00:00+02:00",
+        ] {
             assert!(is_rfc3339(good), "{good}");
         }
-        for bad in ["2026-11-29", "2026-13-01T00:00:00Z", "2026-11-29 00:00:00Z", "2026-11-29T00:00:00", "x"] {
+        for bad in [
+            "2026-11-29",
+            "2026-13-01T00:00:00Z",
+            "2026-11-29 00:00:00Z",
+            "2026-11-29T00:00:00",
+            "x",
+        ] {
             assert!(!is_rfc3339(bad), "{bad}");
         }
     }
 
     #[test]
     fn urls() {
-        for good in ["hooks-a-0.1.0.tar.gz", "https://x.test/a.tgz", "file:///tmp/a.tgz", "sub/a.tgz", "HTTP://x/a"] {
+        for good in [
+            "hooks-a-0.1.0.tar.gz",
+            "https://x.test/a.tgz",
+            "file:///tmp/a.tgz",
+            "sub/a.tgz",
+            "HTTP://x/a",
+        ] {
             assert!(check_url(good).is_ok(), "{good}");
         }
-        for bad in ["", "ftp://x/a", "javascript:alert(1)", "https:x", "a b.tgz", "a\\b"] {
+        for bad in [
+            "",
+            "ftp://x/a",
+            "javascript:alert(1)",
+            "https:x",
+            "a b.tgz",
+            "a\\b",
+        ] {
             assert!(check_url(bad).is_err(), "{bad}");
         }
     }

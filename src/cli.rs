@@ -91,7 +91,11 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { ExitCode::Usage } else { ExitCode::Success };
+            return if e.use_stderr() {
+                ExitCode::Usage
+            } else {
+                ExitCode::Success
+            };
         }
     };
     let quiet = cli.quiet;

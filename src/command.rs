@@ -7,7 +7,9 @@
 //! covers.
 
 /// Interpreters that take a script path after their flags.
-pub const INTERPRETERS: [&str; 9] = ["node", "python3", "python", "bash", "sh", "deno", "bun", "ruby", "perl"];
+pub const INTERPRETERS: [&str; 9] = [
+    "node", "python3", "python", "bash", "sh", "deno", "bun", "ruby", "perl",
+];
 
 /// One word of a command and where it starts in the command string.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -138,7 +140,10 @@ pub fn split(command: &str) -> Result<Words, SplitError> {
     if let Some(w) = current.take() {
         words.push(w);
     }
-    Ok(Words { words, shell_syntax })
+    Ok(Words {
+        words,
+        shell_syntax,
+    })
 }
 
 /// What a command runs.
@@ -180,7 +185,9 @@ pub fn target(words: &Words) -> Target {
     }
     while let Some(word) = w.get(i) {
         let t = word.text.as_str();
-        if matches!(t, "-e" | "--eval" | "-p" | "--print" | "-c") || (base == "perl" && t.starts_with("-e")) {
+        if matches!(t, "-e" | "--eval" | "-p" | "--print" | "-c")
+            || (base == "perl" && t.starts_with("-e"))
+        {
             return Target::Inline;
         }
         if t == "--" {
@@ -205,7 +212,8 @@ pub fn target(words: &Words) -> Target {
 /// Quotes `s` for a POSIX shell so that it is read back as one word, unchanged.
 pub fn shell_quote(s: &str) -> String {
     let plain = !s.is_empty()
-        && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b));
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b));
     if plain {
         s.to_string()
     } else {
@@ -218,25 +226,45 @@ mod tests {
     use super::*;
 
     fn texts(c: &str) -> Vec<String> {
-        split(c).unwrap().words.into_iter().map(|w| w.text).collect()
+        split(c)
+            .unwrap()
+            .words
+            .into_iter()
+            .map(|w| w.text)
+            .collect()
     }
 
     #[test]
     fn splits_like_a_shell() {
         assert_eq!(texts("node scripts/main.js"), ["node", "scripts/main.js"]);
-        assert_eq!(texts(r#"node "my dir/x.js" --flag"#), ["node", "my dir/x.js", "--flag"]);
+        assert_eq!(
+            texts(r#"node "my dir/x.js" --flag"#),
+            ["node", "my dir/x.js", "--flag"]
+        );
         assert_eq!(texts(r"node my\ dir/x.js"), ["node", "my dir/x.js"]);
         assert_eq!(texts("node 'a'\"b\"c"), ["node", "abc"]);
         assert_eq!(texts("  a\t b  "), ["a", "b"]);
         assert_eq!(texts(r#"x "a\"b\\c\d""#), ["x", r#"a"b\c\d"#]);
-        assert!(matches!(split("node 'x"), Err(SplitError::Unterminated("single"))));
-        assert!(matches!(split("node \"x"), Err(SplitError::Unterminated("double"))));
-        assert!(matches!(split("node x\\"), Err(SplitError::TrailingBackslash)));
+        assert!(matches!(
+            split("node 'x"),
+            Err(SplitError::Unterminated("single"))
+        ));
+        assert!(matches!(
+            split("node \"x"),
+            Err(SplitError::Unterminated("double"))
+        ));
+        assert!(matches!(
+            split("node x\\"),
+            Err(SplitError::TrailingBackslash)
+        ));
     }
 
     #[test]
     fn notices_shell_syntax() {
-        assert_eq!(split("node a.js | tee log").unwrap().shell_syntax, Some('|'));
+        assert_eq!(
+            split("node a.js | tee log").unwrap().shell_syntax,
+            Some('|')
+        );
         assert_eq!(split("node $HOME/a.js").unwrap().shell_syntax, Some('$'));
         assert_eq!(split("node 'a;b.js'").unwrap().shell_syntax, None);
     }
@@ -249,11 +277,26 @@ mod tests {
             word,
             path: path.into(),
         };
-        assert_eq!(t("node scripts/main.js"), script(Some("node"), 1, "scripts/main.js"));
-        assert_eq!(t("node --no-warnings scripts/main.js a"), script(Some("node"), 2, "scripts/main.js"));
-        assert_eq!(t("/usr/bin/python3 -u x.py"), script(Some("/usr/bin/python3"), 2, "x.py"));
-        assert_eq!(t("deno run --allow-read x.ts"), script(Some("deno"), 3, "x.ts"));
-        assert_eq!(t("scripts/run.sh --fast"), script(None, 0, "scripts/run.sh"));
+        assert_eq!(
+            t("node scripts/main.js"),
+            script(Some("node"), 1, "scripts/main.js")
+        );
+        assert_eq!(
+            t("node --no-warnings scripts/main.js a"),
+            script(Some("node"), 2, "scripts/main.js")
+        );
+        assert_eq!(
+            t("/usr/bin/python3 -u x.py"),
+            script(Some("/usr/bin/python3"), 2, "x.py")
+        );
+        assert_eq!(
+            t("deno run --allow-read x.ts"),
+            script(Some("deno"), 3, "x.ts")
+        );
+        assert_eq!(
+            t("scripts/run.sh --fast"),
+            script(None, 0, "scripts/run.sh")
+        );
         assert_eq!(t("node -e 'console.log(1)'"), Target::Inline);
         assert_eq!(t("bash -c 'echo hi'"), Target::Inline);
         assert_eq!(t("node"), Target::Nothing);
@@ -262,7 +305,15 @@ mod tests {
 
     #[test]
     fn quoting_round_trips() {
-        for s in ["plain/path.js", "with space", "it's", "", "$HOME", "a\"b", "${FINCLAW_PROFILE_ROOT}"] {
+        for s in [
+            "plain/path.js",
+            "with space",
+            "it's",
+            "",
+            "$HOME",
+            "a\"b",
+            "${FINCLAW_PROFILE_ROOT}",
+        ] {
             let quoted = shell_quote(s);
             assert_eq!(texts(&format!("x {quoted}")), ["x", s], "{s} -> {quoted}");
         }

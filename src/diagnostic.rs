@@ -38,7 +38,12 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// A problem with a file as a whole (unreadable, not JSON, wrong kind).
-    pub fn file_level(file: &Path, severity: Severity, code: &'static str, message: impl Into<String>) -> Self {
+    pub fn file_level(
+        file: &Path,
+        severity: Severity,
+        code: &'static str,
+        message: impl Into<String>,
+    ) -> Self {
         Diagnostic {
             file: file.to_path_buf(),
             line: None,
@@ -51,7 +56,13 @@ impl Diagnostic {
     }
 
     /// A problem at a known line and column.
-    pub fn at(file: &Path, pos: Position, severity: Severity, code: &'static str, message: impl Into<String>) -> Self {
+    pub fn at(
+        file: &Path,
+        pos: Position,
+        severity: Severity,
+        code: &'static str,
+        message: impl Into<String>,
+    ) -> Self {
         Diagnostic {
             line: Some(pos.line),
             column: Some(pos.column),
@@ -83,7 +94,13 @@ impl<'a> Findings<'a> {
     }
 
     /// Records a problem at `pointer`.
-    pub fn push(&mut self, severity: Severity, pointer: &str, code: &'static str, message: impl Into<String>) {
+    pub fn push(
+        &mut self,
+        severity: Severity,
+        pointer: &str,
+        code: &'static str,
+        message: impl Into<String>,
+    ) {
         let pos = self.locations.map(|l| l.locate(pointer));
         self.out.push(Diagnostic {
             file: self.file.to_path_buf(),
@@ -97,7 +114,13 @@ impl<'a> Findings<'a> {
     }
 
     /// Records an error at `pointer`, placed at `pos` instead of where the value starts.
-    pub fn error_at(&mut self, pos: Position, pointer: &str, code: &'static str, message: impl Into<String>) {
+    pub fn error_at(
+        &mut self,
+        pos: Position,
+        pointer: &str,
+        code: &'static str,
+        message: impl Into<String>,
+    ) {
         self.out.push(Diagnostic {
             pointer: pointer.to_string(),
             ..Diagnostic::at(self.file, pos, Severity::Error, code, message)

@@ -26,7 +26,9 @@ pub enum Error {
     #[error("invalid recipe id")]
     IdInvalid(#[from] crate::id::IdError),
     /// `new` would overwrite something.
-    #[error("{path} already exists; hookpack never overwrites a folder, so choose another id or --dir")]
+    #[error(
+        "{path} already exists; hookpack never overwrites a folder, so choose another id or --dir"
+    )]
     ScaffoldTargetExists {
         /// The folder that exists.
         path: PathBuf,

@@ -3,7 +3,9 @@
 use std::fmt;
 
 /// A hook event, as named in `hooks.json`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum Event {
     PreToolUse,
     PermissionRequest,
@@ -69,19 +71,28 @@ impl Event {
 
     /// Tool events: the matcher is tested against the tool name.
     pub fn is_tool_event(self) -> bool {
-        matches!(self, Event::PreToolUse | Event::PermissionRequest | Event::PostToolUse)
+        matches!(
+            self,
+            Event::PreToolUse | Event::PermissionRequest | Event::PostToolUse
+        )
     }
 
     /// Hosts list and hash these, but never spawn their handlers.
     pub fn is_spawned(self) -> bool {
-        !matches!(self, Event::PreCompact | Event::PostCompact | Event::Interrupt)
+        !matches!(
+            self,
+            Event::PreCompact | Event::PostCompact | Event::Interrupt
+        )
     }
 
     /// `async: true` is rejected on events whose outcome the host waits for.
     pub fn allows_async(self) -> bool {
         !matches!(
             self,
-            Event::PreToolUse | Event::PermissionRequest | Event::UserPromptSubmit | Event::SessionStart
+            Event::PreToolUse
+                | Event::PermissionRequest
+                | Event::UserPromptSubmit
+                | Event::SessionStart
         )
     }
 

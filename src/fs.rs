@@ -21,7 +21,13 @@ pub struct FsError {
 
 impl fmt::Display for FsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "cannot {} {}: {}", self.op, self.path.display(), self.source)
+        write!(
+            f,
+            "cannot {} {}: {}",
+            self.op,
+            self.path.display(),
+            self.source
+        )
     }
 }
 
@@ -74,22 +80,24 @@ pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, FsError> {
             path,
             io::Error::new(
                 io::ErrorKind::InvalidData,
-                format!("file is {} bytes, larger than the {limit}-byte limit", meta.len()),
+                format!(
+                    "file is {} bytes, larger than the {limit}-byte limit",
+                    meta.len()
+                ),
             ),
         ));
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     // `take` guards against a file that grows while being read.
-    wrap(
-        "read",
-        path,
-        file.take(limit + 1).read_to_end(&mut bytes),
-    )?;
+    wrap("read", path, file.take(limit + 1).read_to_end(&mut bytes))?;
     if bytes.len() as u64 > limit {
         return Err(FsError::new(
             "read",
             path,
-            io::Error::new(io::ErrorKind::InvalidData, "file grew past the size limit while being read"),
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                "file grew past the size limit while being read",
+            ),
         ));
     }
     Ok(bytes)
@@ -131,7 +139,10 @@ pub fn write_new(path: &Path, bytes: &[u8]) -> Result<(), FsError> {
     let mut file = wrap(
         "create",
         path,
-        fs::OpenOptions::new().write(true).create_new(true).open(path),
+        fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path),
     )?;
     wrap("write", path, file.write_all(bytes))
 }

@@ -148,13 +148,21 @@ fn type_name(v: &Value) -> &'static str {
 }
 
 /// Checks an event map (`{"PreToolUse": [...], ...}`) at `pointer`, reporting every problem.
-pub fn check_hooks_map(value: &Value, pointer: &str, ctx: Context, f: &mut Findings) -> Vec<SeenHandler> {
+pub fn check_hooks_map(
+    value: &Value,
+    pointer: &str,
+    ctx: Context,
+    f: &mut Findings,
+) -> Vec<SeenHandler> {
     let mut seen = Vec::new();
     let Some(events) = value.as_object() else {
         f.error(
             pointer,
             "hooks-not-object",
-            format!("`hooks` must be an object of event name → groups, found {}", type_name(value)),
+            format!(
+                "`hooks` must be an object of event name → groups, found {}",
+                type_name(value)
+            ),
         );
         return seen;
     };
@@ -165,12 +173,13 @@ pub fn check_hooks_map(value: &Value, pointer: &str, ctx: Context, f: &mut Findi
             None => {
                 let hint = match Event::suggest(name) {
                     Some(e) => format!("did you mean `{e}`?"),
-                    None => format!(
-                        "known events: {}",
-                        Event::ALL.map(|e| e.name()).join(", ")
-                    ),
+                    None => format!("known events: {}", Event::ALL.map(|e| e.name()).join(", ")),
                 };
-                f.error(&ep, "unknown-event", format!("unknown event `{name}`; hosts never run it; {hint}"));
+                f.error(
+                    &ep,
+                    "unknown-event",
+                    format!("unknown event `{name}`; hosts never run it; {hint}"),
+                );
             }
             Some(e) if !e.is_spawned() => f.warn(
                 &ep,
@@ -183,7 +192,10 @@ pub fn check_hooks_map(value: &Value, pointer: &str, ctx: Context, f: &mut Findi
             f.error(
                 &ep,
                 "groups-not-array",
-                format!("`{name}` must be an array of matcher groups, found {}", type_name(groups)),
+                format!(
+                    "`{name}` must be an array of matcher groups, found {}",
+                    type_name(groups)
+                ),
             );
             continue;
         };
@@ -195,7 +207,14 @@ pub fn check_hooks_map(value: &Value, pointer: &str, ctx: Context, f: &mut Findi
     seen
 }
 
-fn check_group(group: &Value, gp: &str, event: Option<Event>, ctx: Context, f: &mut Findings, seen: &mut Vec<SeenHandler>) {
+fn check_group(
+    group: &Value,
+    gp: &str,
+    event: Option<Event>,
+    ctx: Context,
+    f: &mut Findings,
+    seen: &mut Vec<SeenHandler>,
+) {
     let Some(obj) = group.as_object() else {
         f.error(
             gp,
@@ -216,10 +235,23 @@ fn check_group(group: &Value, gp: &str, event: Option<Event>, ctx: Context, f: &
     if let Some(m) = obj.get("matcher") {
         let mp = pointer_push(gp, "matcher");
         match m.as_str() {
-            None => f.error(&mp, "matcher-not-string", format!("`matcher` must be a string (a regular expression), found {}", type_name(m))),
+            None => f.error(
+                &mp,
+                "matcher-not-string",
+                format!(
+                    "`matcher` must be a string (a regular expression), found {}",
+                    type_name(m)
+                ),
+            ),
             Some(s) => {
                 if let Err(e) = compile_matcher(Some(s)) {
-                    let detail = e.to_string().lines().last().unwrap_or("").trim().to_string();
+                    let detail = e
+                        .to_string()
+                        .lines()
+                        .last()
+                        .unwrap_or("")
+                        .trim()
+                        .to_string();
                     f.error(
                         &mp,
                         "matcher-invalid",
@@ -256,7 +288,13 @@ fn check_group(group: &Value, gp: &str, event: Option<Event>, ctx: Context, f: &
     }
 }
 
-fn check_handler(h: &Value, p: &str, event: Option<Event>, ctx: Context, f: &mut Findings) -> SeenHandler {
+fn check_handler(
+    h: &Value,
+    p: &str,
+    event: Option<Event>,
+    ctx: Context,
+    f: &mut Findings,
+) -> SeenHandler {
     let mut seen = SeenHandler {
         event,
         pointer: p.to_string(),
@@ -278,27 +316,63 @@ fn check_handler(h: &Value, p: &str, event: Option<Event>, ctx: Context, f: &mut
         }
     }
     match obj.get("type") {
-        None => f.error(p, "handler-missing-type", "handler has no `type`; add \"type\": \"command\""),
+        None => f.error(
+            p,
+            "handler-missing-type",
+            "handler has no `type`; add \"type\": \"command\"",
+        ),
         Some(Value::String(t)) if t == "command" => {}
-        Some(other) => f.error(&field("type"), "handler-type", format!("`type` must be \"command\" (the only kind hosts run), found {other}")),
+        Some(other) => f.error(
+            &field("type"),
+            "handler-type",
+            format!("`type` must be \"command\" (the only kind hosts run), found {other}"),
+        ),
     }
     match obj.get("command") {
-        None => f.error(p, "handler-missing-command", "handler has no `command`; add the shell command to run"),
-        Some(Value::String(c)) if c.trim().is_empty() => f.error(&field("command"), "command-empty", "`command` is empty; give the shell command to run"),
+        None => f.error(
+            p,
+            "handler-missing-command",
+            "handler has no `command`; add the shell command to run",
+        ),
+        Some(Value::String(c)) if c.trim().is_empty() => f.error(
+            &field("command"),
+            "command-empty",
+            "`command` is empty; give the shell command to run",
+        ),
         Some(Value::String(c)) => seen.command = Some(c.clone()),
-        Some(other) => f.error(&field("command"), "command-not-string", format!("`command` must be a string, found {}", type_name(other))),
+        Some(other) => f.error(
+            &field("command"),
+            "command-not-string",
+            format!("`command` must be a string, found {}", type_name(other)),
+        ),
     }
     if let Some(t) = obj.get("timeout") {
         match t.as_u64() {
             Some(n) if n >= 1 => {}
-            Some(_) => f.error(&field("timeout"), "timeout-too-small", "`timeout` must be at least 1 second; remove it for the default of 30"),
-            None if t.as_i64().is_some() => f.error(&field("timeout"), "timeout-too-small", "`timeout` must be at least 1 second; remove it for the default of 30"),
-            None => f.error(&field("timeout"), "timeout-not-integer", format!("`timeout` must be a whole number of seconds, found {t}")),
+            Some(_) => f.error(
+                &field("timeout"),
+                "timeout-too-small",
+                "`timeout` must be at least 1 second; remove it for the default of 30",
+            ),
+            None if t.as_i64().is_some() => f.error(
+                &field("timeout"),
+                "timeout-too-small",
+                "`timeout` must be at least 1 second; remove it for the default of 30",
+            ),
+            None => f.error(
+                &field("timeout"),
+                "timeout-not-integer",
+                format!("`timeout` must be a whole number of seconds, found {t}"),
+            ),
         }
     }
     if let Some(a) = obj.get("async") {
         match a.as_bool() {
-            None => f.error(&field("async"), "async-not-bool", format!("`async` must be true or false, found {}", type_name(a))),
+            None => f.error(
+                &field("async"),
+                "async-not-bool",
+                format!("`async` must be true or false, found {}", type_name(a)),
+            ),
             Some(true) => {
                 if let Some(e) = event.filter(|e| !e.allows_async()) {
                     f.error(&field("async"), "async-forbidden", format!("`async: true` is rejected on `{e}`: the host waits for its decision; remove `async`"));
@@ -309,7 +383,11 @@ fn check_handler(h: &Value, p: &str, event: Option<Event>, ctx: Context, f: &mut
     }
     if let Some(s) = obj.get("statusMessage") {
         if !s.is_string() {
-            f.error(&field("statusMessage"), "status-message-not-string", format!("`statusMessage` must be a string, found {}", type_name(s)));
+            f.error(
+                &field("statusMessage"),
+                "status-message-not-string",
+                format!("`statusMessage` must be a string, found {}", type_name(s)),
+            );
         }
     }
     match obj.get("id") {
@@ -323,18 +401,33 @@ fn check_handler(h: &Value, p: &str, event: Option<Event>, ctx: Context, f: &mut
     }
     if let Some(fp) = obj.get("failurePolicy") {
         if fp.as_str() != Some("deny") {
-            f.error(&field("failurePolicy"), "failure-policy-value", format!("`failurePolicy` can only be \"deny\", found {fp}"));
+            f.error(
+                &field("failurePolicy"),
+                "failure-policy-value",
+                format!("`failurePolicy` can only be \"deny\", found {fp}"),
+            );
         } else if let Some(e) = event.filter(|e| !e.allows_failure_policy()) {
             f.error(&field("failurePolicy"), "failure-policy-event", format!("`failurePolicy` is only allowed on PreToolUse; on `{e}` hosts report a discovery error; remove it"));
         }
     }
     if let Some(r) = obj.get("recipe") {
         match ctx {
-            Context::Recipe => f.error(&field("recipe"), "recipe-field-set", "`recipe` is written by `install`; remove it from the recipe"),
+            Context::Recipe => f.error(
+                &field("recipe"),
+                "recipe-field-set",
+                "`recipe` is written by `install`; remove it from the recipe",
+            ),
             Context::HooksFile => match r.as_str().map(Id::parse) {
                 Some(Ok(_)) => {}
                 Some(Err(e)) => f.error(&field("recipe"), "recipe-stamp-invalid", e.to_string()),
-                None => f.error(&field("recipe"), "recipe-stamp-invalid", format!("`recipe` must be a recipe id string, found {}", type_name(r))),
+                None => f.error(
+                    &field("recipe"),
+                    "recipe-stamp-invalid",
+                    format!(
+                        "`recipe` must be a recipe id string, found {}",
+                        type_name(r)
+                    ),
+                ),
             },
         }
     }
@@ -342,8 +435,13 @@ fn check_handler(h: &Value, p: &str, event: Option<Event>, ctx: Context, f: &mut
 }
 
 /// Reports handler ids used twice among `handlers`; `scope` says where they must be unique.
-pub fn check_unique_ids<'a>(handlers: impl IntoIterator<Item = &'a SeenHandler>, scope: &str, f: &mut Findings) {
-    let mut first: std::collections::HashMap<(&str, Option<Event>), &str> = std::collections::HashMap::new();
+pub fn check_unique_ids<'a>(
+    handlers: impl IntoIterator<Item = &'a SeenHandler>,
+    scope: &str,
+    f: &mut Findings,
+) {
+    let mut first: std::collections::HashMap<(&str, Option<Event>), &str> =
+        std::collections::HashMap::new();
     for h in handlers {
         let Some(id) = h.id.as_deref() else { continue };
         let key_event = if scope == "event" { h.event } else { None };
@@ -362,21 +460,42 @@ pub fn check_unique_ids<'a>(handlers: impl IntoIterator<Item = &'a SeenHandler>,
 /// Checks a whole `hooks.json` document.
 pub fn check_document(value: &Value, f: &mut Findings) {
     let Some(obj) = value.as_object() else {
-        f.error("", "document-not-object", format!("a hooks.json must be an object like {{\"hooks\": {{...}}}}, found {}", type_name(value)));
+        f.error(
+            "",
+            "document-not-object",
+            format!(
+                "a hooks.json must be an object like {{\"hooks\": {{...}}}}, found {}",
+                type_name(value)
+            ),
+        );
         return;
     };
     for key in obj.keys() {
         if key != "hooks" && key != "description" {
-            f.warn(&pointer_push("", key), "unknown-field", format!("unknown top-level field `{key}`; a hooks.json has `description` and `hooks`"));
+            f.warn(
+                &pointer_push("", key),
+                "unknown-field",
+                format!(
+                    "unknown top-level field `{key}`; a hooks.json has `description` and `hooks`"
+                ),
+            );
         }
     }
     if let Some(d) = obj.get("description") {
         if !d.is_string() {
-            f.error("/description", "description-not-string", format!("`description` must be a string, found {}", type_name(d)));
+            f.error(
+                "/description",
+                "description-not-string",
+                format!("`description` must be a string, found {}", type_name(d)),
+            );
         }
     }
     match obj.get("hooks") {
-        None => f.error("", "missing-hooks", "no `hooks` object; add \"hooks\": {\"PreToolUse\": [...]} or the file does nothing"),
+        None => f.error(
+            "",
+            "missing-hooks",
+            "no `hooks` object; add \"hooks\": {\"PreToolUse\": [...]} or the file does nothing",
+        ),
         Some(h) => {
             let seen = check_hooks_map(h, "/hooks", Context::HooksFile, f);
             check_unique_ids(&seen, "event", f);
@@ -429,12 +548,18 @@ mod tests {
             ("/hooks/Stop/0/matcher", "matcher-ignored"),
             ("/hooks/Stop/0/hooks/0/type", "handler-type"),
             ("/hooks/Stop/0/hooks/0/command", "command-empty"),
-            ("/hooks/Stop/0/hooks/0/failurePolicy", "failure-policy-event"),
+            (
+                "/hooks/Stop/0/hooks/0/failurePolicy",
+                "failure-policy-event",
+            ),
             ("/hooks/Stop/0/hooks/0/id", "handler-id-invalid"),
             ("/hooks/Stop/0/hooks/0/extra", "unknown-field"),
             ("/hooks/pretooluse", "unknown-event"),
         ] {
-            assert!(got.contains(&(want.0.to_string(), want.1)), "missing {want:?} in {got:?}");
+            assert!(
+                got.contains(&(want.0.to_string(), want.1)),
+                "missing {want:?} in {got:?}"
+            );
         }
     }
 

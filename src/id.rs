@@ -36,7 +36,9 @@ impl Id {
         if s.len() > MAX_LEN {
             return Err(IdError::TooLong(s.to_string(), s.chars().count()));
         }
-        let ok_chars = s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+        let ok_chars = s
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
         let ok_dashes = !s.starts_with('-') && !s.ends_with('-') && !s.contains("--");
         if ok_chars && ok_dashes {
             Ok(Id(s.to_string()))
@@ -92,7 +94,19 @@ mod tests {
         for good in ["a", "tool-gate", "a1-b2-c3", "0", &"x".repeat(64)] {
             assert!(Id::parse(good).is_ok(), "{good}");
         }
-        for bad in ["", "-a", "a-", "a--b", "A", "a_b", ".a", "a.b", "a b", "é", &"x".repeat(65)] {
+        for bad in [
+            "",
+            "-a",
+            "a-",
+            "a--b",
+            "A",
+            "a_b",
+            ".a",
+            "a.b",
+            "a b",
+            "é",
+            &"x".repeat(65),
+        ] {
             assert!(Id::parse(bad).is_err(), "{bad}");
         }
     }

@@ -59,7 +59,9 @@ impl Locations {
                     .rev()
                     .find(|(k, _, _)| *k == token)
                     .map(|(_, _, loc)| loc),
-                Locations::Array(_, items) => token.parse::<usize>().ok().and_then(|i| items.get(i)),
+                Locations::Array(_, items) => {
+                    token.parse::<usize>().ok().and_then(|i| items.get(i))
+                }
                 Locations::Leaf(_) => None,
             };
             match next {
@@ -110,7 +112,8 @@ pub fn parse(bytes: &[u8]) -> Result<Parsed, SyntaxError> {
     if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
         return Err(SyntaxError {
             position: Position { line: 1, column: 1 },
-            message: "the file starts with a UTF-8 byte-order mark; save it as UTF-8 without BOM".into(),
+            message: "the file starts with a UTF-8 byte-order mark; save it as UTF-8 without BOM"
+                .into(),
         });
     }
     let text = match std::str::from_utf8(bytes) {
@@ -222,7 +225,9 @@ impl<'a> Parser<'a> {
             }
             Ok(value)
         } else {
-            Err(self.error(format!("expected a JSON value here (did you mean `{word}`?)")))
+            Err(self.error(format!(
+                "expected a JSON value here (did you mean `{word}`?)"
+            )))
         }
     }
 
@@ -233,13 +238,26 @@ impl<'a> Parser<'a> {
             Some(b'{') => self.object(depth, pointer),
             Some(b'[') => self.array(depth, pointer),
             Some(b'"') => Ok((Value::String(self.string()?), Locations::Leaf(at))),
-            Some(b't') => Ok((self.expect_literal("true", Value::Bool(true))?, Locations::Leaf(at))),
-            Some(b'f') => Ok((self.expect_literal("false", Value::Bool(false))?, Locations::Leaf(at))),
-            Some(b'n') => Ok((self.expect_literal("null", Value::Null)?, Locations::Leaf(at))),
+            Some(b't') => Ok((
+                self.expect_literal("true", Value::Bool(true))?,
+                Locations::Leaf(at),
+            )),
+            Some(b'f') => Ok((
+                self.expect_literal("false", Value::Bool(false))?,
+                Locations::Leaf(at),
+            )),
+            Some(b'n') => Ok((
+                self.expect_literal("null", Value::Null)?,
+                Locations::Leaf(at),
+            )),
             Some(b'-' | b'0'..=b'9') => Ok((Value::Number(self.number()?), Locations::Leaf(at))),
-            Some(b'\'') => Err(self.error("strings must use double quotes (\"), not single quotes")),
+            Some(b'\'') => {
+                Err(self.error("strings must use double quotes (\"), not single quotes"))
+            }
             Some(b'/') => Err(self.error("comments are not allowed in JSON")),
-            Some(_) => Err(self.error("expected a JSON value (object, array, string, number, true, false or null)")),
+            Some(_) => Err(self.error(
+                "expected a JSON value (object, array, string, number, true, false or null)",
+            )),
         }
     }
 
@@ -269,8 +287,14 @@ impl<'a> Parser<'a> {
             let key_at = self.position();
             match self.peek() {
                 Some(b'"') => {}
-                Some(b'}') => return Err(self.error("trailing comma before `}`; remove the last comma")),
-                None => return Err(self.error("unexpected end of file inside an object; a `}` is missing")),
+                Some(b'}') => {
+                    return Err(self.error("trailing comma before `}`; remove the last comma"))
+                }
+                None => {
+                    return Err(
+                        self.error("unexpected end of file inside an object; a `}` is missing")
+                    )
+                }
                 _ => return Err(self.error("expected a key in double quotes")),
             }
             let key = self.string()?;
@@ -282,7 +306,11 @@ impl<'a> Parser<'a> {
             self.skip_ws();
             let child_pointer = pointer_push(pointer, &key);
             let (value, loc) = self.value(depth + 1, &child_pointer)?;
-            if let Some(first) = members.iter().find(|(k, _, _)| *k == key).map(|(_, p, _)| *p) {
+            if let Some(first) = members
+                .iter()
+                .find(|(k, _, _)| *k == key)
+                .map(|(_, p, _)| *p)
+            {
                 self.duplicates.push(DuplicateKey {
                     object_pointer: pointer.to_string(),
                     key: key.clone(),
@@ -300,7 +328,11 @@ impl<'a> Parser<'a> {
                     self.bump();
                     return Ok((Value::Object(map), Locations::Object(at, members)));
                 }
-                None => return Err(self.error("unexpected end of file inside an object; a `}` is missing")),
+                None => {
+                    return Err(
+                        self.error("unexpected end of file inside an object; a `}` is missing")
+                    )
+                }
                 _ => return Err(self.error("expected `,` or `}` after an object member")),
             }
         }
@@ -333,7 +365,11 @@ impl<'a> Parser<'a> {
                     self.bump();
                     return Ok((Value::Array(items), Locations::Array(at, locs)));
                 }
-                None => return Err(self.error("unexpected end of file inside an array; a `]` is missing")),
+                None => {
+                    return Err(
+                        self.error("unexpected end of file inside an array; a `]` is missing")
+                    )
+                }
                 _ => return Err(self.error("expected `,` or `]` after an array element")),
             }
         }
@@ -367,7 +403,11 @@ impl<'a> Parser<'a> {
             // The input was checked as UTF-8 and runs end on ASCII bytes, so this slice is valid.
             out.push_str(std::str::from_utf8(&self.bytes[start..self.pos]).unwrap_or_default());
             match self.peek() {
-                None => return Err(self.error("unexpected end of file inside a string; a closing `\"` is missing")),
+                None => {
+                    return Err(self.error(
+                        "unexpected end of file inside a string; a closing `\"` is missing",
+                    ))
+                }
                 Some(b'"') => {
                     self.bump();
                     return Ok(out);
@@ -409,13 +449,16 @@ impl<'a> Parser<'a> {
                             }
                             continue;
                         }
-                        _ => return Err(self.error("invalid escape; use one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX")),
+                        _ => return Err(self.error(
+                            "invalid escape; use one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX",
+                        )),
                     };
                     self.bump();
                     out.push(c);
                 }
                 Some(_) => {
-                    return Err(self.error("control character inside a string; escape it (e.g. \\n or \\t)"));
+                    return Err(self
+                        .error("control character inside a string; escape it (e.g. \\n or \\t)"));
                 }
             }
         }
@@ -503,10 +546,22 @@ mod tests {
     fn positions_count_lines_and_characters() {
         let doc = "{\n  \"a\": [1, {\"é\": true}],\n  \"b\": \"x\"\n}";
         let p = parse(doc.as_bytes()).unwrap();
-        assert_eq!(p.locations.locate("/a/1/é"), Position { line: 2, column: 18 });
+        assert_eq!(
+            p.locations.locate("/a/1/é"),
+            Position {
+                line: 2,
+                column: 18
+            }
+        );
         assert_eq!(p.locations.locate("/b"), Position { line: 3, column: 8 });
         // A missing member points at the nearest ancestor.
-        assert_eq!(p.locations.locate("/a/1/missing"), Position { line: 2, column: 12 });
+        assert_eq!(
+            p.locations.locate("/a/1/missing"),
+            Position {
+                line: 2,
+                column: 12
+            }
+        );
     }
 
     #[test]
@@ -555,7 +610,11 @@ mod tests {
             ("\"\\ud800\"", 1, 8),
         ] {
             let e = parse(doc.as_bytes()).unwrap_err();
-            assert_eq!((e.position.line, e.position.column), (line, column), "{doc:?}: {e}");
+            assert_eq!(
+                (e.position.line, e.position.column),
+                (line, column),
+                "{doc:?}: {e}"
+            );
         }
     }
 }

@@ -33,7 +33,11 @@ impl Printer {
         let color = format == Format::Text
             && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
             && io::stdout().is_terminal();
-        Printer { format, quiet, color }
+        Printer {
+            format,
+            quiet,
+            color,
+        }
     }
 
     /// Writes a line of data to stdout.
@@ -94,7 +98,9 @@ pub fn github_annotation(d: &Diagnostic) -> String {
             .replace(',', "%2C")
     }
     fn data(s: &str) -> String {
-        s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+        s.replace('%', "%25")
+            .replace('\r', "%0D")
+            .replace('\n', "%0A")
     }
     let level = match d.severity {
         Severity::Error => "error",

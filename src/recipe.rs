@@ -46,13 +46,19 @@ pub struct Recipe {
     pub extra: Map<String, Value>,
 }
 
-const KNOWN_FIELDS: [&str; 7] = ["schema", "id", "version", "min_cli", "name", "summary", "hooks"];
+const KNOWN_FIELDS: [&str; 7] = [
+    "schema", "id", "version", "min_cli", "name", "summary", "hooks",
+];
 
 /// Checks a manifest document. `dir` is the recipe folder when known, for the folder-name
 /// and script checks.
 pub fn check_manifest(value: &Value, dir: Option<&Path>, f: &mut Findings) {
     let Some(obj) = value.as_object() else {
-        f.error("", "document-not-object", "a recipe.json must be a JSON object");
+        f.error(
+            "",
+            "document-not-object",
+            "a recipe.json must be a JSON object",
+        );
         return;
     };
     for key in obj.keys() {
@@ -60,14 +66,25 @@ pub fn check_manifest(value: &Value, dir: Option<&Path>, f: &mut Findings) {
             f.warn(
                 &pointer_push("", key),
                 "unknown-field",
-                format!("unknown field `{key}`; known fields: {}", KNOWN_FIELDS.join(", ")),
+                format!(
+                    "unknown field `{key}`; known fields: {}",
+                    KNOWN_FIELDS.join(", ")
+                ),
             );
         }
     }
     match obj.get("schema") {
         Some(Value::String(s)) if s == SCHEMA => {}
-        Some(other) => f.error("/schema", "schema-mismatch", format!("`schema` must be exactly \"{SCHEMA}\", found {other}")),
-        None => f.error("", "schema-missing", format!("no `schema`; add \"schema\": \"{SCHEMA}\"")),
+        Some(other) => f.error(
+            "/schema",
+            "schema-mismatch",
+            format!("`schema` must be exactly \"{SCHEMA}\", found {other}"),
+        ),
+        None => f.error(
+            "",
+            "schema-missing",
+            format!("no `schema`; add \"schema\": \"{SCHEMA}\""),
+        ),
     }
     let id = match obj.get("id") {
         Some(Value::String(s)) => match Id::parse(s) {
@@ -78,11 +95,19 @@ pub fn check_manifest(value: &Value, dir: Option<&Path>, f: &mut Findings) {
             }
         },
         Some(other) => {
-            f.error("/id", "recipe-id-invalid", format!("`id` must be a string, found {other}"));
+            f.error(
+                "/id",
+                "recipe-id-invalid",
+                format!("`id` must be a string, found {other}"),
+            );
             None
         }
         None => {
-            f.error("", "recipe-id-missing", "no `id`; add the recipe id, which must equal the folder name");
+            f.error(
+                "",
+                "recipe-id-missing",
+                "no `id`; add the recipe id, which must equal the folder name",
+            );
             None
         }
     };
@@ -105,31 +130,67 @@ pub fn check_manifest(value: &Value, dir: Option<&Path>, f: &mut Findings) {
         match obj.get(key) {
             Some(Value::String(s)) => {
                 if let Err(e) = Version::parse(s) {
-                    f.error(&pointer_push("", key), "version-invalid", format!("`{key}`: {e}"));
+                    f.error(
+                        &pointer_push("", key),
+                        "version-invalid",
+                        format!("`{key}`: {e}"),
+                    );
                 }
             }
-            Some(other) => f.error(&pointer_push("", key), "version-invalid", format!("`{key}` must be a string like \"0.1.0\", found {other}")),
-            None => f.error("", "field-missing", format!("no `{key}`; add it as \"X.Y.Z\"")),
+            Some(other) => f.error(
+                &pointer_push("", key),
+                "version-invalid",
+                format!("`{key}` must be a string like \"0.1.0\", found {other}"),
+            ),
+            None => f.error(
+                "",
+                "field-missing",
+                format!("no `{key}`; add it as \"X.Y.Z\""),
+            ),
         }
     }
     match obj.get("summary") {
         Some(Value::String(s)) if !s.trim().is_empty() => {}
-        Some(Value::String(_)) => f.error("/summary", "summary-empty", "`summary` is empty; say in one line what the recipe does"),
-        Some(other) => f.error("/summary", "summary-not-string", format!("`summary` must be a string, found {other}")),
-        None => f.error("", "field-missing", "no `summary`; add a one-line description"),
+        Some(Value::String(_)) => f.error(
+            "/summary",
+            "summary-empty",
+            "`summary` is empty; say in one line what the recipe does",
+        ),
+        Some(other) => f.error(
+            "/summary",
+            "summary-not-string",
+            format!("`summary` must be a string, found {other}"),
+        ),
+        None => f.error(
+            "",
+            "field-missing",
+            "no `summary`; add a one-line description",
+        ),
     }
     if let Some(n) = obj.get("name") {
         if !n.is_string() {
-            f.error("/name", "name-not-string", format!("`name` must be a string, found {n}"));
+            f.error(
+                "/name",
+                "name-not-string",
+                format!("`name` must be a string, found {n}"),
+            );
         }
     }
     let Some(hooks) = obj.get("hooks") else {
-        f.error("", "field-missing", "no `hooks`; a recipe needs at least one handler");
+        f.error(
+            "",
+            "field-missing",
+            "no `hooks`; a recipe needs at least one handler",
+        );
         return;
     };
     let seen = hooks_json::check_hooks_map(hooks, "/hooks", Context::Recipe, f);
     if seen.is_empty() && hooks.is_object() {
-        f.error("/hooks", "recipe-no-handlers", "the recipe has no handlers; add at least one event with a handler");
+        f.error(
+            "/hooks",
+            "recipe-no-handlers",
+            "the recipe has no handlers; add at least one event with a handler",
+        );
     }
     hooks_json::check_unique_ids(&seen, "recipe", f);
     for h in &seen {
@@ -144,7 +205,11 @@ fn check_command(cmd: &str, p: &str, dir: Option<&Path>, f: &mut Findings) {
     let words = match command::split(cmd) {
         Ok(w) => w,
         Err(e) => {
-            f.error(p, "command-unparsable", format!("{e}; hosts run the command with `$SHELL -lc`, so it must be valid shell"));
+            f.error(
+                p,
+                "command-unparsable",
+                format!("{e}; hosts run the command with `$SHELL -lc`, so it must be valid shell"),
+            );
             return;
         }
     };
@@ -156,7 +221,9 @@ fn check_command(cmd: &str, p: &str, dir: Option<&Path>, f: &mut Findings) {
         );
     }
     let path = match command::target(&words) {
-        Target::Script { interpreter, path, .. } => {
+        Target::Script {
+            interpreter, path, ..
+        } => {
             if interpreter.is_none() && !path.contains('/') {
                 f.error(
                     p,
@@ -172,7 +239,11 @@ fn check_command(cmd: &str, p: &str, dir: Option<&Path>, f: &mut Findings) {
             return;
         }
         Target::Nothing => {
-            f.error(p, "command-no-script", "the command names no script; write it as `node scripts/main.js`");
+            f.error(
+                p,
+                "command-no-script",
+                "the command names no script; write it as `node scripts/main.js`",
+            );
             return;
         }
     };
@@ -212,7 +283,10 @@ pub fn check_relative(path: &str) -> Result<(), &'static str> {
     if path.contains('\\') {
         return Err("contains a backslash");
     }
-    if Path::new(path).components().any(|c| matches!(c, Component::ParentDir)) {
+    if Path::new(path)
+        .components()
+        .any(|c| matches!(c, Component::ParentDir))
+    {
         return Err("contains `..`");
     }
     Ok(())
@@ -229,7 +303,10 @@ enum ScriptState {
 /// Walks `rel` from `dir` one component at a time, without following links.
 fn script_state(dir: &Path, rel: &Path) -> ScriptState {
     let mut here = dir.to_path_buf();
-    let parts: Vec<_> = rel.components().filter(|c| matches!(c, Component::Normal(_))).collect();
+    let parts: Vec<_> = rel
+        .components()
+        .filter(|c| matches!(c, Component::Normal(_)))
+        .collect();
     for (i, part) in parts.iter().enumerate() {
         here.push(part);
         let last = i + 1 == parts.len();
@@ -257,7 +334,9 @@ fn script_state(dir: &Path, rel: &Path) -> ScriptState {
 /// `src/<name>.ts`; it is not missing yet.
 fn is_source_tree_output(dir: &Path, rel: &Path) -> bool {
     let mut comps = rel.components();
-    let (Some(Component::Normal(first)), Some(Component::Normal(file)), None) = (comps.next(), comps.next(), comps.next()) else {
+    let (Some(Component::Normal(first)), Some(Component::Normal(file)), None) =
+        (comps.next(), comps.next(), comps.next())
+    else {
         return false;
     };
     if first != "scripts" || dir.join("scripts").exists() {
@@ -278,14 +357,21 @@ fn rel_display(root: &Path, p: &Path) -> String {
 /// files, hard links or `node_modules`, and, when `want_readme`, a README.
 pub fn check_tree(dir: &Path, want_readme: bool) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    let walker = walkdir::WalkDir::new(dir).follow_links(false).sort_by_file_name();
+    let walker = walkdir::WalkDir::new(dir)
+        .follow_links(false)
+        .sort_by_file_name();
     let mut it = walker.into_iter();
     while let Some(entry) = it.next() {
         let entry = match entry {
             Ok(e) => e,
             Err(e) => {
                 let path = e.path().unwrap_or(dir).to_path_buf();
-                out.push(Diagnostic::file_level(&path, Severity::Error, "io-error", format!("cannot read: {e}")));
+                out.push(Diagnostic::file_level(
+                    &path,
+                    Severity::Error,
+                    "io-error",
+                    format!("cannot read: {e}"),
+                ));
                 continue;
             }
         };
@@ -308,11 +394,21 @@ pub fn check_tree(dir: &Path, want_readme: bool) -> Vec<Diagnostic> {
                 }
             }
         } else {
-            out.push(Diagnostic::file_level(path, Severity::Error, "special-file", "devices, fifos and sockets are not allowed in a recipe; remove it"));
+            out.push(Diagnostic::file_level(
+                path,
+                Severity::Error,
+                "special-file",
+                "devices, fifos and sockets are not allowed in a recipe; remove it",
+            ));
         }
     }
     if want_readme && !dir.join("README.md").is_file() {
-        out.push(Diagnostic::file_level(dir, Severity::Warning, "readme-missing", "the recipe has no README.md; add one saying what it does and how to configure it"));
+        out.push(Diagnostic::file_level(
+            dir,
+            Severity::Warning,
+            "readme-missing",
+            "the recipe has no README.md; add one saying what it does and how to configure it",
+        ));
     }
     out
 }
@@ -371,15 +467,26 @@ pub struct Loaded {
 /// `strict`).
 pub fn load(dir: &Path, strict: bool) -> Result<Loaded, Vec<Diagnostic>> {
     let diags = validate_folder(dir);
-    if diags.iter().any(|d| d.severity == Severity::Error || strict) {
+    if diags
+        .iter()
+        .any(|d| d.severity == Severity::Error || strict)
+    {
         return Err(diags);
     }
     let bytes = crate::fs::read_limited(&dir.join("recipe.json"), MAX_MANIFEST_BYTES)
         .map_err(|e| vec![crate::validate::fs_diagnostic(&e)])?;
     let recipe: Recipe = serde_json::from_slice(&bytes).map_err(|e| {
-        vec![Diagnostic::file_level(&dir.join("recipe.json"), Severity::Error, "manifest-invalid", e.to_string())]
+        vec![Diagnostic::file_level(
+            &dir.join("recipe.json"),
+            Severity::Error,
+            "manifest-invalid",
+            e.to_string(),
+        )]
     })?;
-    Ok(Loaded { recipe, warnings: diags })
+    Ok(Loaded {
+        recipe,
+        warnings: diags,
+    })
 }
 
 #[cfg(test)]
@@ -390,7 +497,15 @@ mod tests {
     fn script_paths_must_stay_inside() {
         assert!(check_relative("scripts/main.js").is_ok());
         assert!(check_relative("./scripts/main.js").is_ok());
-        for bad in ["/abs.js", "~/x.js", "../x.js", "scripts/../../x.js", "$HOME/x.js", "a\\b.js", ""] {
+        for bad in [
+            "/abs.js",
+            "~/x.js",
+            "../x.js",
+            "scripts/../../x.js",
+            "$HOME/x.js",
+            "a\\b.js",
+            "",
+        ] {
             assert!(check_relative(bad).is_err(), "{bad}");
         }
     }

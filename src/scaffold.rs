@@ -35,7 +35,9 @@ pub fn create(id: &Id, parent: &Path) -> Result<Scaffolded, Error> {
         // Re-check: another process may have created the target meanwhile, and rename
         // would replace an empty folder.
         if std::fs::symlink_metadata(&target).is_ok() {
-            return Err(Error::ScaffoldTargetExists { path: target.clone() });
+            return Err(Error::ScaffoldTargetExists {
+                path: target.clone(),
+            });
         }
         crate::fs::rename(&staging, &target).map_err(Error::from)
     });
@@ -46,7 +48,10 @@ pub fn create(id: &Id, parent: &Path) -> Result<Scaffolded, Error> {
     Ok(Scaffolded {
         id: id.to_string(),
         path: target,
-        files: files.into_iter().map(|(name, _)| name.to_string()).collect(),
+        files: files
+            .into_iter()
+            .map(|(name, _)| name.to_string())
+            .collect(),
     })
 }
 
@@ -111,7 +116,8 @@ fn files(id: &Id) -> Vec<(&'static str, String)> {
          code and decision.\n",
         title = title(id)
     );
-    let main_ts = r#"// PreToolUse handler: reads the host's JSON payload on stdin and answers on stdout.
+    let main_ts =
+        r#"// PreToolUse handler: reads the host's JSON payload on stdin and answers on stdout.
 // Exit 0 with no output means "no decision"; exit 0 with a JSON object is a decision.
 
 interface Payload {
@@ -157,7 +163,7 @@ function deny(reason: string): void {
 
 await main();
 "#
-    .to_string();
+        .to_string();
     let deny_case = serde_json::json!({
         "name": "denies rm -rf /",
         "event": "PreToolUse",

@@ -17,7 +17,11 @@ impl Sha256 {
     /// Validates `s`: exactly 64 characters of `0-9a-f`.
     pub fn parse(s: &str) -> Result<Sha256, Sha256Error> {
         let bytes = s.as_bytes();
-        if bytes.len() != 64 || !bytes.iter().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b)) {
+        if bytes.len() != 64
+            || !bytes
+                .iter()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b))
+        {
             return Err(Sha256Error(s.to_string()));
         }
         let mut out = [0u8; 32];
@@ -92,7 +96,10 @@ mod tests {
     fn round_trips_and_refuses_uppercase() {
         let d = Sha256::of(b"abc");
         let s = d.to_string();
-        assert_eq!(s, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        assert_eq!(
+            s,
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
         assert_eq!(Sha256::parse(&s).unwrap(), d);
         assert!(Sha256::parse(&s.to_uppercase()).is_err());
         assert!(Sha256::parse(&s[..63]).is_err());

@@ -61,7 +61,10 @@ pub struct Report {
 impl Report {
     /// Number of problems of `severity`.
     pub fn count(&self, severity: Severity) -> usize {
-        self.diagnostics.iter().filter(|d| d.severity == severity).count()
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity == severity)
+            .count()
     }
 
     /// True when reading failed for a reason outside the input (permissions, I/O).
@@ -87,10 +90,17 @@ pub const IO_ERROR: &str = "io-error";
 /// A diagnostic for a filesystem failure: `io-error` when the machine failed (exit 3),
 /// `path-invalid` when the path itself is the problem (exit 1).
 pub fn fs_diagnostic(e: &FsError) -> Diagnostic {
-    let code = if e.is_input_problem() { "path-invalid" } else { IO_ERROR };
+    let code = if e.is_input_problem() {
+        "path-invalid"
+    } else {
+        IO_ERROR
+    };
     let message = match e.source.kind() {
         std::io::ErrorKind::NotFound => "does not exist; check the path".to_string(),
-        std::io::ErrorKind::PermissionDenied => format!("cannot {}: permission denied; check the file's permissions", e.op),
+        std::io::ErrorKind::PermissionDenied => format!(
+            "cannot {}: permission denied; check the file's permissions",
+            e.op
+        ),
         _ => format!("cannot {}: {}", e.op, e.source),
     };
     Diagnostic::file_level(&e.path, Severity::Error, code, message)
@@ -98,7 +108,13 @@ pub fn fs_diagnostic(e: &FsError) -> Diagnostic {
 
 /// A diagnostic for a document that is not JSON.
 pub fn syntax_diagnostic(file: &Path, e: &SyntaxError) -> Diagnostic {
-    Diagnostic::at(file, e.position, Severity::Error, "json-syntax", e.message.clone())
+    Diagnostic::at(
+        file,
+        e.position,
+        Severity::Error,
+        "json-syntax",
+        e.message.clone(),
+    )
 }
 
 /// Reports keys given twice in one object: JSON readers keep only the last value, so the
@@ -127,8 +143,14 @@ pub fn validate_paths(paths: &[PathBuf]) -> Report {
         report.paths.push(Checked {
             path: path.clone(),
             kind,
-            errors: diags.iter().filter(|d| d.severity == Severity::Error).count(),
-            warnings: diags.iter().filter(|d| d.severity == Severity::Warning).count(),
+            errors: diags
+                .iter()
+                .filter(|d| d.severity == Severity::Error)
+                .count(),
+            warnings: diags
+                .iter()
+                .filter(|d| d.severity == Severity::Warning)
+                .count(),
         });
         report.diagnostics.extend(diags);
     }
@@ -148,7 +170,12 @@ pub fn validate_path(path: &Path) -> (Kind, Vec<Diagnostic>) {
     } else {
         (
             Kind::Unknown,
-            vec![Diagnostic::file_level(path, Severity::Error, "path-invalid", "this is a device, fifo or socket, not a file or folder to validate")],
+            vec![Diagnostic::file_level(
+                path,
+                Severity::Error,
+                "path-invalid",
+                "this is a device, fifo or socket, not a file or folder to validate",
+            )],
         )
     }
 }
@@ -167,7 +194,10 @@ fn validate_dir(dir: &Path) -> (Kind, Vec<Diagnostic>) {
     }
     if dir.join(catalog::INDEX_FILE).is_file() {
         let index = dir.join(catalog::INDEX_FILE);
-        return (Kind::CatalogFolder, validate_document(&index, catalog::validate_bytes));
+        return (
+            Kind::CatalogFolder,
+            validate_document(&index, catalog::validate_bytes),
+        );
     }
     (Kind::RecipesFolder, validate_recipes_folder(dir))
 }
@@ -218,14 +248,36 @@ fn validate_document(file: &Path, check: fn(&Path, &[u8]) -> Vec<Diagnostic>) ->
 }
 
 fn validate_file(file: &Path) -> (Kind, Vec<Diagnostic>) {
-    let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     match name.as_str() {
         "recipe.json" => {
-            let dir = file.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p });
-            return (Kind::RecipeManifest, recipe::validate_manifest_file(file, dir));
+            let dir = file.parent().map(|p| {
+                if p.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    p
+                }
+            });
+            return (
+                Kind::RecipeManifest,
+                recipe::validate_manifest_file(file, dir),
+            );
         }
-        catalog::INDEX_FILE => return (Kind::CatalogIndex, validate_document(file, catalog::validate_bytes)),
-        "hooks.json" => return (Kind::HooksFile, validate_document(file, hooks_json::validate_bytes)),
+        catalog::INDEX_FILE => {
+            return (
+                Kind::CatalogIndex,
+                validate_document(file, catalog::validate_bytes),
+            )
+        }
+        "hooks.json" => {
+            return (
+                Kind::HooksFile,
+                validate_document(file, hooks_json::validate_bytes),
+            )
+        }
         _ => {}
     }
     // Another name: tell the kind from the content.

@@ -75,10 +75,19 @@ mod tests {
     #[test]
     fn plain_versions_only() {
         assert!(Version::parse("0.13.0").is_ok());
-        assert!(matches!(Version::parse("0.13.0-rc1"), Err(VersionError::Suffix(_))));
-        assert!(matches!(Version::parse("1.0.0+build"), Err(VersionError::Suffix(_))));
+        assert!(matches!(
+            Version::parse("0.13.0-rc1"),
+            Err(VersionError::Suffix(_))
+        ));
+        assert!(matches!(
+            Version::parse("1.0.0+build"),
+            Err(VersionError::Suffix(_))
+        ));
         for bad in ["", "1", "1.2", "01.2.3", "v1.2.3", "1.2.3.4", " 1.2.3"] {
-            assert!(matches!(Version::parse(bad), Err(VersionError::Malformed(_))), "{bad}");
+            assert!(
+                matches!(Version::parse(bad), Err(VersionError::Malformed(_))),
+                "{bad}"
+            );
         }
     }
 

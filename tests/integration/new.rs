@@ -1,0 +1,64 @@
+//! `hookpack new`: a scaffold that validates, refuses bad ids, never overwrites.
+
+use crate::common::*;
+
+#[test]
+fn scaffold_validates_and_never_overwrites() {
+    let sb = Sandbox::new();
+    sb.cmd()
+        .args(["new", "my-gate", "--dir", "recipes"])
+        .assert()
+        .success();
+    for f in [
+        "recipe.json",
+        "README.md",
+        "src/main.ts",
+        "tests/denies-rm-rf.json",
+        "tests/allows-ls.json",
+    ] {
+        assert!(sb.join("recipes/my-gate").join(f).is_file(), "{f}");
+    }
+    let (code, r) = validate_json(&sb, &["--strict", "recipes/my-gate"]);
+    assert_eq!(code, 0, "{r:#}");
+
+    let before = std::fs::read(sb.join("recipes/my-gate/recipe.json")).unwrap();
+    sb.write("recipes/my-gate/recipe.json", b"edited");
+    let out = sb
+        .cmd()
+        .args(["new", "my-gate", "--dir", "recipes"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("already exists"));
+    assert_eq!(
+        std::fs::read(sb.join("recipes/my-gate/recipe.json")).unwrap(),
+        b"edited"
+    );
+    assert_ne!(before, b"edited");
+}
+
+#[test]
+fn scaffold_refuses_invalid_ids_and_leaves_nothing() {
+    let sb = Sandbox::new();
+    for bad in ["My_Gate", "-x", "a--b", ".hidden", &"x".repeat(65)] {
+        let out = sb.cmd().args(["new", "--", bad]).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{bad}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("error: invalid recipe id"));
+    }
+    assert_eq!(std::fs::read_dir(sb.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn scaffold_defaults_to_recipes_folder() {
+    let sb = Sandbox::new();
+    std::fs::create_dir(sb.join("recipes")).unwrap();
+    let out = sb
+        .cmd()
+        .args(["new", "x", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["id"], "x");
+    assert!(sb.join("recipes/x/recipe.json").is_file());
+}

@@ -1,0 +1,463 @@
+//! `hookpack validate`: every rule reported at its pointer, exit codes, hostile input.
+
+use crate::common::*;
+use serde_json::{json, Value};
+
+#[test]
+fn a_good_recipe_folder_passes() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "tool-gate", &manifest("tool-gate"));
+    let (code, report) = validate_json(&sb, &["tool-gate"]);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(report["ok"], true);
+    assert_eq!(report["paths"][0]["kind"], "recipe-folder");
+    assert_eq!(findings(&report), []);
+}
+
+#[test]
+fn recipe_rules_are_reported_at_their_pointers() {
+    let sb = Sandbox::new();
+    let m = json!({
+        "schema": "hooks.recipe.v2",
+        "id": "Wrong_Id",
+        "version": "0.13.0-rc1",
+        "min_cli": "1.2",
+        "summary": "  ",
+        "colour": "blue",
+        "hooks": {
+            "PreToolUse": [{ "matcher": "exec(", "hooks": [
+                { "id": "a", "type": "command", "command": "node /abs/main.js", "async": true, "timeout": 0 },
+                { "id": "a", "type": "command", "command": "node ../escape.js" },
+                { "type": "command", "command": "node scripts/missing.js", "recipe": "x" }
+            ]}],
+            "Stop": [{ "matcher": "x", "hooks": [
+                { "id": "s", "type": "command", "command": "node scripts/main.js", "failurePolicy": "deny" }
+            ]}],
+            "UserPromptSubmit": [{ "hooks": [
+                { "id": "u", "type": "command", "command": "node 'scripts/main.js" },
+                { "id": "v", "type": "command", "command": "echo hi" },
+                { "id": "w", "type": "command", "command": "node -e 'process.exit(0)'" }
+            ]}],
+            "OnBoot": []
+        }
+    });
+    write_recipe(&sb, "tool-gate", &m);
+    let (code, r) = validate_json(&sb, &["tool-gate"]);
+    assert_eq!(code, 1);
+    for (pointer, code) in [
+        ("/schema", "schema-mismatch"),
+        ("/id", "recipe-id-invalid"),
+        ("/version", "version-invalid"),
+        ("/min_cli", "version-invalid"),
+        ("/summary", "summary-empty"),
+        ("/colour", "unknown-field"),
+        ("/hooks/PreToolUse/0/matcher", "matcher-invalid"),
+        ("/hooks/PreToolUse/0/hooks/0/async", "async-forbidden"),
+        ("/hooks/PreToolUse/0/hooks/0/timeout", "timeout-too-small"),
+        ("/hooks/PreToolUse/0/hooks/0/command", "script-path-unsafe"),
+        ("/hooks/PreToolUse/0/hooks/1/id", "handler-id-duplicate"),
+        ("/hooks/PreToolUse/0/hooks/1/command", "script-path-unsafe"),
+        ("/hooks/PreToolUse/0/hooks/2", "handler-missing-id"),
+        ("/hooks/PreToolUse/0/hooks/2/recipe", "recipe-field-set"),
+        ("/hooks/PreToolUse/0/hooks/2/command", "script-missing"),
+        ("/hooks/Stop/0/matcher", "matcher-ignored"),
+        (
+            "/hooks/Stop/0/hooks/0/failurePolicy",
+            "failure-policy-event",
+        ),
+        (
+            "/hooks/UserPromptSubmit/0/hooks/0/command",
+            "command-unparsable",
+        ),
+        (
+            "/hooks/UserPromptSubmit/0/hooks/1/command",
+            "command-not-script",
+        ),
+        (
+            "/hooks/UserPromptSubmit/0/hooks/2/command",
+            "command-inline-code",
+        ),
+        ("/hooks/OnBoot", "unknown-event"),
+    ] {
+        assert_finding(&r, pointer, code);
+    }
+    // Every diagnostic in a JSON document carries a line and column.
+    for d in r["diagnostics"].as_array().unwrap() {
+        assert!(d["line"].as_u64().unwrap() >= 1, "{d}");
+    }
+}
+
+#[test]
+fn folder_name_must_equal_id() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "other-name", &manifest("tool-gate"));
+    let (code, r) = validate_json(&sb, &["other-name"]);
+    assert_eq!(code, 1);
+    assert_finding(&r, "/id", "folder-id-mismatch");
+}
+
+#[test]
+fn warnings_pass_unless_strict() {
+    let sb = Sandbox::new();
+    let mut m = manifest("tool-gate");
+    m["extra_field"] = json!(1);
+    write_recipe(&sb, "tool-gate", &m);
+    let (code, r) = validate_json(&sb, &["tool-gate"]);
+    assert_eq!(code, 0);
+    assert_eq!(r["warnings"], 1);
+    let (code, r) = validate_json(&sb, &["--strict", "tool-gate"]);
+    assert_eq!(code, 1);
+    assert_eq!(r["errors"], 1);
+    assert_eq!(r["diagnostics"][0]["severity"], "error");
+}
+
+#[cfg(unix)]
+#[test]
+fn tree_faults_are_reported() {
+    let sb = Sandbox::new();
+    let dir = write_recipe(&sb, "tool-gate", &manifest("tool-gate"));
+    std::os::unix::fs::symlink("/etc/passwd", dir.join("link")).unwrap();
+    sb.write("tool-gate/node_modules/x/index.js", "x");
+    sb.write("tool-gate/data.txt", "x");
+    std::fs::hard_link(dir.join("data.txt"), dir.join("data2.txt")).unwrap();
+    let fifo = dir.join("fifo");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let (code, r) = validate_json(&sb, &["tool-gate"]);
+    assert_eq!(code, 1);
+    let files: Vec<(String, String)> = r["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["file"].as_str().unwrap().to_string(),
+                d["code"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    for (suffix, code) in [
+        ("tool-gate/link", "symlink"),
+        ("tool-gate/node_modules", "node-modules"),
+        ("tool-gate/data.txt", "hard-link"),
+        ("tool-gate/fifo", "special-file"),
+    ] {
+        assert!(
+            files.iter().any(|(f, c)| f.ends_with(suffix) && c == code),
+            "{suffix} {code}: {files:#?}"
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_script_reached_through_a_link_is_refused() {
+    let sb = Sandbox::new();
+    let dir = write_recipe(&sb, "tool-gate", &manifest("tool-gate"));
+    std::fs::remove_dir_all(dir.join("scripts")).unwrap();
+    sb.write("elsewhere/main.js", "x");
+    std::os::unix::fs::symlink(sb.join("elsewhere"), dir.join("scripts")).unwrap();
+    let (code, r) = validate_json(&sb, &["tool-gate"]);
+    assert_eq!(code, 1);
+    assert_finding(&r, "/hooks/PreToolUse/0/hooks/0/command", "script-symlink");
+}
+
+#[test]
+fn a_source_tree_needs_no_assembled_script() {
+    let sb = Sandbox::new();
+    sb.write(
+        "recipes/tool-gate/recipe.json",
+        serde_json::to_vec(&manifest("tool-gate")).unwrap(),
+    );
+    sb.write("recipes/tool-gate/README.md", "x");
+    sb.write("recipes/tool-gate/src/main.ts", "export {};\n");
+    sb.write("recipes/lib/hook.ts", "export const x = 1;\n");
+    let (code, r) = validate_json(&sb, &["recipes"]);
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(r["paths"][0]["kind"], "recipes-folder");
+    // Without src/main.ts the script is simply missing.
+    std::fs::remove_file(sb.join("recipes/tool-gate/src/main.ts")).unwrap();
+    let (code, r) = validate_json(&sb, &["recipes"]);
+    assert_eq!(code, 1);
+    assert_finding(&r, "/hooks/PreToolUse/0/hooks/0/command", "script-missing");
+}
+
+#[test]
+fn finclaw_hooks_layout_is_recognised() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "hooks/recipes/tool-gate", &manifest("tool-gate"));
+    write_recipe(&sb, "hooks/recipes/bad-one", &manifest("bad-two"));
+    sb.write("hooks/recipes/not-a-recipe/notes.txt", "x");
+    sb.write("hooks/lib/util.ts", "export {};\n");
+    let (code, r) = validate_json(&sb, &["hooks"]);
+    assert_eq!(code, 1);
+    assert_eq!(r["paths"][0]["kind"], "hooks-dir");
+    let codes: Vec<String> = findings(&r).into_iter().map(|(_, c)| c).collect();
+    assert!(
+        codes.contains(&"folder-id-mismatch".to_string()),
+        "{codes:?}"
+    );
+    assert!(
+        codes.contains(&"recipe-manifest-missing".to_string()),
+        "{codes:?}"
+    );
+}
+
+#[test]
+fn an_empty_recipes_folder_is_an_error() {
+    let sb = Sandbox::new();
+    std::fs::create_dir(sb.join("recipes")).unwrap();
+    let (code, r) = validate_json(&sb, &["recipes"]);
+    assert_eq!(code, 1);
+    assert_finding(&r, "", "no-recipes");
+}
+
+#[test]
+fn hooks_json_rules_and_duplicate_keys() {
+    let sb = Sandbox::new();
+    sb.write(
+        "hooks.json",
+        r#"{
+  "hooks": {
+    "PreToolUse": [
+      { "matcher": "exec", "hooks": [
+        { "type": "command", "command": "node a.js", "id": "x", "timeout": 1.5 },
+        { "type": "command", "command": "node b.js", "id": "x", "failurePolicy": "allow" }
+      ] }
+    ],
+    "SessionStart": [ { "hooks": [ { "type": "command", "command": "x", "async": true, "async": true } ] } ],
+    "PreCompact": [ { "hooks": [ { "type": "command", "command": "x" } ] } ]
+  }
+}"#,
+    );
+    let (code, r) = validate_json(&sb, &["hooks.json"]);
+    assert_eq!(code, 1);
+    assert_finding(
+        &r,
+        "/hooks/PreToolUse/0/hooks/0/timeout",
+        "timeout-not-integer",
+    );
+    assert_finding(&r, "/hooks/PreToolUse/0/hooks/1/id", "handler-id-duplicate");
+    assert_finding(
+        &r,
+        "/hooks/PreToolUse/0/hooks/1/failurePolicy",
+        "failure-policy-value",
+    );
+    assert_finding(&r, "/hooks/SessionStart/0/hooks/0/async", "duplicate-key");
+    assert_finding(&r, "/hooks/SessionStart/0/hooks/0/async", "async-forbidden");
+    assert_finding(&r, "/hooks/PreCompact", "event-never-spawned");
+    let dup = r["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "duplicate-key")
+        .unwrap();
+    assert_eq!(
+        (dup["line"].as_u64(), dup["column"].as_u64()),
+        (Some(9), Some(88))
+    );
+}
+
+#[test]
+fn hand_written_hooks_json_may_use_stamps_and_no_ids() {
+    let sb = Sandbox::new();
+    sb.write(
+        ".finclaw/hooks.json",
+        r#"{"description":"local","hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"node /home/me/guard.js","recipe":"tool-gate","id":"gate"}]}]}}"#,
+    );
+    let (code, r) = validate_json(&sb, &[".finclaw/hooks.json"]);
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(r["paths"][0]["kind"], "hooks-file");
+}
+
+fn index(recipes: Value) -> Value {
+    json!({ "schema": "hooks.catalog.v1", "updated_at": "2026-11-29T00:00:00Z", "recipes": recipes })
+}
+
+fn entry(id: &str, latest: &str, versions: &[(&str, &str)]) -> Value {
+    json!({
+        "id": id, "name": id, "summary": "s", "latest": latest, "min_cli": "0.13.0",
+        "versions": versions.iter().map(|(v, sha)| json!({
+            "version": v, "url": format!("hooks-{id}-{v}.tar.gz"), "sha256": sha, "min_cli": "0.13.0"
+        })).collect::<Vec<_>>()
+    })
+}
+
+const SHA: &str = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+
+#[test]
+fn catalog_rules() {
+    let sb = Sandbox::new();
+    let good = index(json!([
+        entry("a", "0.2.0", &[("0.2.0", SHA), ("0.1.0", SHA)]),
+        entry("b", "1.0.0", &[("1.0.0", SHA)])
+    ]));
+    sb.write("good/hooks-index.json", serde_json::to_vec(&good).unwrap());
+    let (code, r) = validate_json(&sb, &["good"]);
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(r["paths"][0]["kind"], "catalog-folder");
+
+    let mut bad = index(json!([
+        entry("b", "0.3.0", &[("0.2.0", &SHA.to_uppercase())]),
+        entry("a", "1.0.0", &[("1.0.0", SHA), ("1.0.0", SHA)]),
+        entry("a", "1.0.0", &[("1.0.0", SHA)]),
+    ]));
+    bad["updated_at"] = json!("yesterday");
+    bad["recipes"][1]["min_cli"] = json!("0.14.0");
+    bad["recipes"][1]["versions"][0]["url"] = json!("ftp://x/a.tgz");
+    sb.write("bad.json", serde_json::to_vec_pretty(&bad).unwrap());
+    let (code, r) = validate_json(&sb, &["bad.json"]);
+    assert_eq!(code, 1);
+    assert_eq!(r["paths"][0]["kind"], "catalog-index");
+    for (p, c) in [
+        ("/updated_at", "timestamp-invalid"),
+        ("/recipes/0/latest", "latest-not-listed"),
+        ("/recipes/0/versions/0/sha256", "sha256-invalid"),
+        ("/recipes/1/id", "recipes-unsorted"),
+        ("/recipes/1/min_cli", "min-cli-mismatch"),
+        ("/recipes/1/versions/0/url", "url-invalid"),
+        ("/recipes/1/versions/1/version", "version-duplicate"),
+        ("/recipes/2/id", "recipe-id-duplicate"),
+    ] {
+        assert_finding(&r, p, c);
+    }
+}
+
+#[test]
+fn text_and_github_formats_name_file_line_and_column() {
+    let sb = Sandbox::new();
+    sb.write("hooks.json", "{\"hooks\": {\n  \"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"x\", \"timeout\": 0}]}]\n}}\n");
+    let out = sb.cmd().args(["validate", "hooks.json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("hooks.json:2:70: error[timeout-too-small]:"),
+        "{text}"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1 error"));
+    let out = sb
+        .cmd()
+        .args(["validate", "--format", "github", "hooks.json"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with(
+            "::error file=hooks.json,line=2,col=70,title=hookpack timeout-too-small::"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn hostile_documents_get_one_clear_error_each_and_other_paths_still_run() {
+    let sb = Sandbox::new();
+    sb.write("deep/hooks.json", "[".repeat(100_000));
+    sb.write(
+        "utf8/hooks.json",
+        b"{\"hooks\": {\"Stop\": \"\xff\xfe\"}}".as_slice(),
+    );
+    // 50 MB of valid-looking but broken JSON.
+    let mut big = String::from("{\"hooks\": {\"Stop\": [");
+    let item = "{\"hooks\": [{\"type\": \"command\", \"command\": \"node scripts/main.js\"}]},";
+    while big.len() < 50 * 1024 * 1024 {
+        big.push_str(item);
+    }
+    big.push_str("oops]}}");
+    sb.write("big/hooks.json", &big);
+    std::fs::create_dir_all(sb.join("dir/hooks.json")).unwrap();
+    write_recipe(&sb, "tool-gate", &manifest("tool-gate"));
+    let (code, r) = validate_json(
+        &sb,
+        &[
+            "deep/hooks.json",
+            "utf8/hooks.json",
+            "big/hooks.json",
+            "dir/hooks.json",
+            "missing.json",
+            "tool-gate",
+        ],
+    );
+    assert_eq!(code, 1, "{r:#}");
+    let diags = r["diagnostics"].as_array().unwrap();
+    let by_file = |f: &str| {
+        diags
+            .iter()
+            .filter(|d| d["file"].as_str().unwrap().ends_with(f))
+            .collect::<Vec<_>>()
+    };
+    for f in [
+        "deep/hooks.json",
+        "utf8/hooks.json",
+        "big/hooks.json",
+        "dir/hooks.json",
+        "missing.json",
+    ] {
+        assert_eq!(by_file(f).len(), 1, "{f}: {diags:#?}");
+    }
+    assert!(by_file("deep/hooks.json")[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("deeper than 128"));
+    assert_eq!(by_file("utf8/hooks.json")[0]["column"], 21);
+    assert!(by_file("big/hooks.json")[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("expected a JSON value"));
+    assert_eq!(r["paths"][5]["errors"], 0);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlink_loop_is_invalid_input() {
+    let sb = Sandbox::new();
+    std::os::unix::fs::symlink("loop", sb.join("loop")).unwrap();
+    let (code, r) = validate_json(&sb, &["loop"]);
+    assert_eq!(code, 1, "{r:#}");
+    assert_eq!(r["diagnostics"][0]["code"], "path-invalid");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_unreadable_file_is_an_environment_failure() {
+    let sb = Sandbox::new();
+    // Root reads any file regardless of its mode, so use one the kernel refuses to read:
+    // /proc/self/mem at offset 0 answers EIO.
+    let (code, r) = validate_json(&sb, &["/proc/self/mem"]);
+    assert_eq!(code, 3, "{r:#}");
+    assert_eq!(r["diagnostics"][0]["code"], "io-error");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let sb = Sandbox::new();
+    let out = sb.cmd().args(["validate"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = sb
+        .cmd()
+        .args(["validate", "--format", "yaml", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = sb.cmd().args(["frobnicate"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn content_decides_the_kind_of_an_oddly_named_file() {
+    let sb = Sandbox::new();
+    sb.write(
+        "my-recipe.json",
+        serde_json::to_vec(&manifest("x")).unwrap(),
+    );
+    sb.write("other.json", "{\"x\": 1}");
+    let (code, r) = validate_json(&sb, &["my-recipe.json", "other.json"]);
+    assert_eq!(code, 1);
+    assert_eq!(r["paths"][0]["kind"], "recipe-manifest");
+    assert_eq!(r["paths"][0]["errors"], 0);
+    assert_eq!(r["paths"][1]["kind"], "unknown");
+    assert_finding(&r, "", "kind-unknown");
+}
