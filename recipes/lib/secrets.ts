@@ -1,0 +1,126 @@
+// Credential detectors shared by secret-guard (deny) and audit-log (redact).
+// Each detector names a *kind* of secret; callers report the kind and where
+// it was found, never the matched text itself.
+
+export interface SecretDetector {
+  kind: string;
+  pattern: RegExp; // must carry the "g" flag (used with matchAll / replace)
+  /** Extra check on the match, to cut false positives. */
+  accept?: (match: RegExpMatchArray) => boolean;
+  /**
+   * For `key = value` detectors: the span is only the value, found as the
+   * match's tail minus the closing quote (`quoteGroup`). Redaction then keeps
+   * the key name readable.
+   */
+  value?: { group: number; quoteGroup: number };
+}
+
+export interface SecretHit {
+  kind: string;
+  index: number;
+  length: number;
+}
+
+// Values that are obviously not real secrets: references to the environment
+// or config, template placeholders, masked values.
+function isPlaceholderValue(value: string): boolean {
+  const v = value.replace(/^["'`]|["'`]$/g, "");
+  if (/^(?:\$|%|<|\{\{|\$\{|process\.env|os\.environ|os\.getenv|getenv|ENV\[|env\()/i.test(v)) return true;
+  if (/[()]/.test(v)) return true; // a function call, e.g. password = read_password()
+  if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(v)) return true; // config.db.password
+  if (/^(.)\1+$/.test(v)) return true; // ************, xxxxxxxxxxxx
+  if (/^(?:\/|\.{1,2}\/|~\/)/.test(v)) return true; // a file path (password_file=/run/secrets/db)
+  if (/example|placeholder|changeme|change_me|redacted|your[_-]|dummy|sample/i.test(v)) return true;
+  return false;
+}
+
+function hasLetterAndDigit(s: string): boolean {
+  return /[A-Za-z]/.test(s) && /\d/.test(s);
+}
+
+export const SECRET_DETECTORS: SecretDetector[] = [
+  {
+    kind: "PEM private key",
+    // The body is part of the span so that redaction removes it too.
+    pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*-----|$)/g,
+  },
+  {
+    kind: "AWS access key id",
+    pattern: /\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/g,
+    // AWS's documentation keys (AKIAIOSFODNN7EXAMPLE, …) are fine in docs and tests.
+    accept: (m) => !m[0].endsWith("EXAMPLE"),
+  },
+  {
+    kind: "AWS secret access key",
+    pattern: /\baws_secret_access_key\b["']?\s*[:=]\s*["']?[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])/gi,
+    accept: (m) => !/EXAMPLEKEY/.test(m[0]),
+  },
+  {
+    kind: "GitHub token",
+    pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b/g,
+  },
+  {
+    kind: "Slack token",
+    pattern: /\bxox[abposre]-[A-Za-z0-9-]{10,}/g,
+  },
+  {
+    kind: "Slack webhook URL",
+    pattern: /https:\/\/hooks\.slack\.com\/services\/T[A-Za-z0-9_]+\/B[A-Za-z0-9_]+\/[A-Za-z0-9_]+/g,
+  },
+  {
+    kind: "OpenAI-style sk- API key",
+    pattern: /\bsk-(?:proj-|ant-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g,
+    accept: (m) => hasLetterAndDigit(m[0].slice(3)),
+  },
+  {
+    kind: "Stripe secret key",
+    pattern: /\b[rs]k_live_[A-Za-z0-9]{20,}\b/g,
+  },
+  {
+    kind: "Google API key",
+    pattern: /\bAIza[0-9A-Za-z_-]{35}\b/g,
+  },
+  {
+    kind: "password or API key assignment",
+    // password=…, DB_PASSWORD=…, api_key: "…", "client_secret": "…" with a
+    // value of 12+ chars. The key may carry a prefix (OPENAI_API_KEY), bounded
+    // so that long word runs stay linear; `==` comparisons are not assignments.
+    pattern:
+      /\b[\w.-]{0,48}?(?:password|passwd|secret|secret[_-]?key|api[_-]?key|apikey|(?:access|auth|refresh|bearer)[_-]?token|private[_-]?key)["']?\s*(?:=(?!=)|:)\s*(["'`]?)([^\s"'`,;&|]{12,})\1/gi,
+    accept: (m) => !isPlaceholderValue(m[2] ?? ""),
+    value: { group: 2, quoteGroup: 1 },
+  },
+];
+
+/** All credential-looking spans in `text`. */
+export function findSecrets(text: string): SecretHit[] {
+  const hits: SecretHit[] = [];
+  for (const d of SECRET_DETECTORS) {
+    for (const m of text.matchAll(d.pattern)) {
+      if (d.accept && !d.accept(m)) continue;
+      const start = m.index ?? 0;
+      if (d.value) {
+        const value = m[d.value.group] ?? "";
+        const quote = m[d.value.quoteGroup] ?? "";
+        hits.push({ kind: d.kind, index: start + m[0].length - quote.length - value.length, length: value.length });
+      } else {
+        hits.push({ kind: d.kind, index: start, length: m[0].length });
+      }
+    }
+  }
+  return hits;
+}
+
+/** `text` with every detected credential replaced by `[REDACTED:<kind>]`. */
+export function redactSecrets(text: string): string {
+  // Stable sort: on a tie the more specific detector (listed first) wins.
+  const hits = findSecrets(text).sort((a, b) => a.index - b.index);
+  let out = "";
+  let at = 0;
+  for (const h of hits) {
+    if (h.index < at) continue; // overlapping detectors: keep the first span
+    out += `${text.slice(at, h.index)}[REDACTED:${h.kind}]`;
+    at = h.index + h.length;
+  }
+  return out + text.slice(at);
+}

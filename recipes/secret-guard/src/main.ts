@@ -1,0 +1,120 @@
+// secret-guard: PreToolUse gate that keeps credentials out of files and
+// command lines.
+//
+// Denies a write/exec tool call when
+//   - any string in tool_input carries a credential (AWS keys, PEM private
+//     keys, GitHub / Slack / OpenAI-style / Stripe / Google tokens, long
+//     password= / api_key= assignments) - see ../../lib/secrets.ts;
+//   - a file tool (or a shell redirect) writes a credential file: .env,
+//     id_rsa and other SSH private keys, .aws/credentials, .netrc, …;
+//   - a command prints a secret: echo/printf/printenv of $…_API_KEY,
+//     $…_TOKEN, $…_SECRET, $…_PASSWORD, or cat/less/cp/base64 of
+//     ~/.ssh/id_* or ~/.aws/credentials.
+// The reason names the kind of secret and where it is (e.g.
+// `tool_input.content`), never the secret itself.
+//
+// Fail-closed: unreadable stdin prints a deny (and the handler sets
+// failurePolicy: deny for crashes and timeouts).
+
+import { denyTool, errorMessage, readPayload, run, str } from "../../lib/hook.ts";
+import { findSecrets } from "../../lib/secrets.ts";
+import {
+  allStrings,
+  commandText,
+  looksLikePatch,
+  redirectTargets,
+  resolveUserPath,
+  targetPaths,
+  workspaceOf,
+} from "../../lib/tool-input.ts";
+
+const EXEC_TOOLS = /^(?:exec|start_exec_job|bash|shell|local_shell|run_command)$/i;
+
+/**
+ * Fields that hold text being *removed* (edit tools' old text). A call that
+ * deletes a hard-coded key is exactly what we want to allow.
+ */
+const REMOVED_TEXT_KEY = /(?:^|\.)(?:old_string|old_str|oldText|old_text|search|find)$/;
+
+/** Credential files, tested against the resolved path (either separator). */
+const SECRET_FILES: { pattern: RegExp; what: string }[] = [
+  // .env, .env.local, .env.production … but not the committed templates.
+  { pattern: /(?:^|[\\/])\.env(?:\.(?!example$|sample$|template$|dist$|defaults$)[\w.-]+)?$/, what: "a .env file" },
+  { pattern: /(?:^|[\\/])id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?$/, what: "an SSH private key file" },
+  { pattern: /(?:^|[\\/])\.ssh[\\/](?!.*\.pub$)(?!known_hosts$|config$)[^\\/]+$/, what: "a file in ~/.ssh" },
+  { pattern: /(?:^|[\\/])\.aws[\\/]credentials$/, what: "AWS credentials" },
+  { pattern: /(?:^|[\\/])(?:\.netrc|_netrc|\.git-credentials|\.pgpass|\.pypirc)$/, what: "a credentials file" },
+];
+
+/** Commands that print or copy a secret. */
+const SECRET_COMMANDS: { pattern: RegExp; what: string }[] = [
+  {
+    // echo "$OPENAI_API_KEY", printf '%s' "${GH_TOKEN}" - but not echo "set OPENAI_API_KEY first".
+    pattern:
+      /\b(?:echo|printf|print)\b[^;&|\n]*\$\{?[A-Za-z0-9_]*(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|PRIVATE_KEY|ACCESS_KEY)[A-Za-z0-9_]*/i,
+    what: "prints a secret environment variable",
+  },
+  {
+    pattern: /\bprintenv\s+[A-Za-z0-9_]*(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|PRIVATE_KEY|ACCESS_KEY)/i,
+    what: "prints a secret environment variable",
+  },
+  {
+    pattern:
+      /\b(?:cat|less|more|head|tail|bat|base64|xxd|od|strings|cp|scp|rsync|curl|nc|gpg)\b[^;&|\n]*(?:\.ssh[\\/]id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?(?![\w.])|\.aws[\\/]credentials\b|\.git-credentials\b|\.netrc\b)/,
+    what: "reads a private key or credentials file",
+  },
+  {
+    pattern:
+      /\b(?:cat|less|more|head|tail|bat|base64|xxd|strings)\b[^;&|\n]*(?:^|[\s\\/'"])\.env(?:\.(?!example\b|sample\b|template\b|dist\b)[\w-]+)?(?=$|[\s'";|&)])/m,
+    what: "prints a .env file",
+  },
+];
+
+/** Only the lines a patch adds or keeps: removed lines may carry the secret being deleted. */
+function withoutRemovedLines(patch: string): string {
+  return patch
+    .split("\n")
+    .filter((line) => !/^-(?!-- |--$)/.test(line))
+    .join("\n");
+}
+
+function check(toolName: string, toolInput: unknown, cwd: string): string | null {
+  // 1. Credentials inside the call itself.
+  for (const { where, text } of allStrings(toolInput)) {
+    if (REMOVED_TEXT_KEY.test(where)) continue;
+    const scanned = looksLikePatch(text) ? withoutRemovedLines(text) : text;
+    const hit = findSecrets(scanned)[0];
+    if (hit) {
+      return `secret-guard: ${where} contains a credential (${hit.kind}); keep secrets out of files and commands, use an env var or a secret store`;
+    }
+  }
+
+  // 2. Files that hold credentials by convention.
+  const isExec = EXEC_TOOLS.test(toolName);
+  const command = isExec ? commandText(toolInput) : "";
+  const paths = (isExec ? redirectTargets(command) : targetPaths(toolInput)).map((p) => resolveUserPath(p, cwd));
+  for (const p of paths) {
+    const file = SECRET_FILES.find((f) => f.pattern.test(p));
+    if (file) return `secret-guard: this call writes ${file.what} (${p}); edit credential files by hand`;
+  }
+
+  // 3. Commands that print or copy secrets.
+  if (command !== "") {
+    const bad = SECRET_COMMANDS.find((c) => c.pattern.test(command));
+    if (bad) return `secret-guard: the command ${bad.what}`;
+  }
+  return null;
+}
+
+async function main(): Promise<void> {
+  const read = await readPayload();
+  if (!read.ok) {
+    denyTool(`secret-guard: cannot check this call: ${read.error}`);
+    return;
+  }
+  const { payload } = read;
+  const reason = check(str(payload.tool_name), payload.tool_input, workspaceOf(payload.cwd));
+  if (reason !== null) denyTool(reason);
+}
+
+run(main, (err) => denyTool(`secret-guard: internal error, refusing by default: ${errorMessage(err)}`));

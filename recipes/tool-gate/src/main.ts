@@ -1,0 +1,104 @@
+// tool-gate: PreToolUse gate for mutating tools.
+//
+// deny  - clearly destructive calls (rm -rf /, mkfs, dd to a disk, fork bombs,
+//         force-push to main, chmod -R 777 /, curl | sh, …)
+// ask   - other risky mutations (sudo, git push, package installs, writes
+//         outside the workspace, …)
+// none  - everything else (no stdout: the host's normal permission flow runs)
+//
+// The gate is fail-closed: unreadable stdin or a broken rules file prints a
+// deny that says what went wrong (the handler also sets failurePolicy: deny,
+// which covers crashes and timeouts).
+
+import { askTool, denyTool, errorMessage, readPayload, run, str } from "../../lib/hook.ts";
+import {
+  allStrings,
+  commandText,
+  isInside,
+  redirectTargets,
+  resolveUserPath,
+  targetPaths,
+  workspaceOf,
+} from "../../lib/tool-input.ts";
+import { loadRules } from "./rules.ts";
+import type { Rule, RuleSet } from "./rules.ts";
+
+/** Tools whose input is a shell command rather than file paths. */
+const EXEC_TOOLS = /^(?:exec|start_exec_job|bash|shell|local_shell|run_command)$/i;
+
+interface Verdict {
+  decision: "deny" | "ask";
+  reasons: string[];
+}
+
+function evaluate(rules: RuleSet, toolName: string, toolInput: unknown, cwd: string): Verdict | null {
+  const isExec = EXEC_TOOLS.test(toolName);
+  let command = "";
+  let rawPaths: string[];
+  if (isExec) {
+    // Unknown exec input shapes: check every string rather than nothing.
+    command = commandText(toolInput) || allStrings(toolInput).map((s) => s.text).join("\n");
+    rawPaths = redirectTargets(command);
+  } else {
+    rawPaths = targetPaths(toolInput);
+  }
+  const paths = rawPaths.map((p) => resolveUserPath(p, cwd));
+
+  const hits: Rule[] = rules.rules.filter((rule) => {
+    if (rule.tools && !rule.tools.test(toolName)) return false;
+    if (!rule.command && !rule.path) return true; // a tool-only rule
+    if (rule.command && command !== "" && rule.command.test(command)) return true;
+    if (rule.path && paths.some((p) => rule.path?.test(p))) return true;
+    return false;
+  });
+
+  const denies = hits.filter((r) => r.decision === "deny");
+  if (denies.length > 0) {
+    return { decision: "deny", reasons: denies.map((r) => `${r.reason} (rule ${r.id})`) };
+  }
+
+  const reasons = hits.map((r) => `${r.reason} (rule ${r.id})`);
+  let decision: Verdict["decision"] | null = hits.length > 0 ? "ask" : null;
+
+  const { outside } = rules;
+  if (outside.decision !== "none") {
+    const allowed = outside.allow.map((a) => resolveUserPath(a, cwd));
+    const away = paths.filter((p) => !isInside(p, cwd) && !allowed.some((a) => isInside(p, a)));
+    if (away.length > 0) {
+      reasons.push(`writes outside the workspace ${cwd}: ${away.join(", ")}`);
+      if (outside.decision === "deny") return { decision: "deny", reasons };
+      decision = "ask";
+    }
+  }
+  return decision ? { decision, reasons } : null;
+}
+
+async function main(): Promise<void> {
+  const read = await readPayload();
+  if (!read.ok) {
+    denyTool(`tool-gate: cannot check this call: ${read.error}`);
+    return;
+  }
+  const { payload } = read;
+  const toolName = str(payload.tool_name);
+  if (toolName === "") {
+    denyTool("tool-gate: cannot check this call: the payload has no tool_name");
+    return;
+  }
+
+  let rules: RuleSet;
+  try {
+    rules = loadRules(new URL("../rules.json", import.meta.url));
+  } catch (err) {
+    denyTool(`tool-gate: rules error, refusing by default: ${errorMessage(err)}`);
+    return;
+  }
+
+  const verdict = evaluate(rules, toolName, payload.tool_input, workspaceOf(payload.cwd));
+  if (!verdict) return; // harmless: no decision
+  const text = `tool-gate: ${verdict.reasons.join("; ")}`;
+  if (verdict.decision === "deny") denyTool(text);
+  else askTool(text);
+}
+
+run(main, (err) => denyTool(`tool-gate: internal error, refusing by default: ${errorMessage(err)}`));

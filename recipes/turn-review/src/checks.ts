@@ -1,0 +1,111 @@
+// The checks behind turn-review. Each returns a reason to reject the answer,
+// or null. Kept apart from main.ts so they read as a list of rules.
+
+import type { TurnTool } from "../../lib/hook.ts";
+
+/** Answers that are nothing but a placeholder (after trimming). */
+const WHOLE_PLACEHOLDER =
+  /^(?:todo|tbd|tba|fixme|xxx|placeholder|n\/a|none|null|undefined|\.{2,}|…+|-+|\?+|\[?(?:answer|response) (?:here|goes here)\]?)[.!:]?$/i;
+
+/** Placeholders that give an answer away wherever they appear. */
+const EMBEDDED_PLACEHOLDER: { pattern: RegExp; what: string }[] = [
+  { pattern: /\blorem ipsum\b/i, what: "lorem ipsum filler" },
+  // Only "insert"/"fill in": "<your token>" is a normal thing to tell a user.
+  { pattern: /[[<{]\s*(?:insert|fill in)\b[^\]>}\n]{0,80}[\]>}]/i, what: "an unfilled template slot like [insert …]" },
+  { pattern: /\[\s*(?:TODO|TBD|PLACEHOLDER)\s*[:\]]/, what: "a [TODO] placeholder" },
+];
+
+/**
+ * Claims that tests pass. Kept specific ("all tests pass", "tests are
+ * passing", "✅ tests") so that an answer merely mentioning tests is left alone.
+ */
+const TESTS_PASS_CLAIM = new RegExp(
+  [
+    String.raw`\btests?\s+(?:now\s+|all\s+|still\s+)?(?:pass(?:es|ed)?|succeed(?:s|ed)?)\b`,
+    String.raw`\btests?\s+(?:are|is|were)\s+(?:now\s+|all\s+|still\s+)?(?:passing|green)\b`,
+    String.raw`\btest\s+suite\s+(?:now\s+)?(?:passes|passed|is\s+(?:passing|green))\b`,
+    String.raw`✅\s*(?:all\s+)?tests?\b`,
+    String.raw`\btests?\b[^\n]{0,20}✅`,
+  ].join("|"),
+  "giu",
+);
+
+/**
+ * A claim preceded by one of these is not an assertion of success
+ * ("make sure all tests pass", "not all tests pass", "once the tests pass").
+ */
+const HEDGE_BEFORE = /\b(?:not|n't|never|no|make\s+sure|ensure|until|unless|if|whether|once|so\s+that|verify\s+that|check\s+that|should|will|would|expect|hopefully)\b[\w\s,]{0,12}$/i;
+
+/** Commands that run a test suite. */
+const TEST_COMMAND = new RegExp(
+  [
+    String.raw`\bcargo\s+(?:\+\S+\s+)?(?:test|nextest)\b`,
+    String.raw`\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:test|t)\b`,
+    String.raw`\b(?:npm|pnpm|yarn)\s+run\s+[\w:-]*test[\w:-]*`,
+    String.raw`\bbun\s+test\b|\bdeno\s+test\b|\bnode\s+--test\b`,
+    String.raw`\bpytest\b|\bpython3?\s+-m\s+(?:pytest|unittest)\b|\btox\b|\bnox\b`,
+    String.raw`\bgo\s+test\b`,
+    String.raw`\b(?:jest|vitest|mocha|ava|karma|playwright\s+test|cypress\s+run)\b`,
+    String.raw`\bmake\s+(?:[\w-]+\s+)*(?:test|tests|check)\b|\bctest\b|\bjust\s+test\b`,
+    String.raw`\bmvn\w*\s+(?:[\w:-]+\s+)*(?:test|verify)\b|\bgradlew?\s+(?:[\w:-]+\s+)*test\b`,
+    String.raw`\b(?:rspec|phpunit|pest)\b|\brake\s+test\b|\bbundle\s+exec\s+rspec\b`,
+    String.raw`\b(?:dotnet|swift|mix|zig\s+build|stack|cabal)\s+test\b|\bflutter\s+test\b`,
+    String.raw`\bbats\b`,
+  ].join("|"),
+  "i",
+);
+
+/** Tool names whose input summary is a shell command. */
+const EXEC_TOOL = /^(?:exec|start_exec_job|bash|shell|local_shell|run_command)$/i;
+
+/** Signs in a test run's result summary that it failed. */
+const TEST_FAILURE =
+  /\btest result: FAILED\b|^FAIL\b|--- FAIL:|\b[1-9]\d*\s+(?:failed|failing|failures?|errors?)\b|\bFAILED\b|\bTests?:\s+[1-9]\d*\s+failed/m;
+
+export function checkEmpty(answer: string): string | null {
+  if (answer.trim() === "") return "turn-review: the answer is empty.";
+  return null;
+}
+
+export function checkPlaceholder(answer: string): string | null {
+  const text = answer.trim();
+  if (WHOLE_PLACEHOLDER.test(text)) {
+    return "turn-review: the answer is only a placeholder, not a response.";
+  }
+  for (const { pattern, what } of EMBEDDED_PLACEHOLDER) {
+    if (pattern.test(text)) return `turn-review: the answer contains ${what}.`;
+  }
+  return null;
+}
+
+/** The first un-hedged "tests pass" claim in `answer`, or null. */
+export function findTestsPassClaim(answer: string): string | null {
+  for (const m of answer.matchAll(TESTS_PASS_CLAIM)) {
+    const before = answer.slice(Math.max(0, (m.index ?? 0) - 40), m.index ?? 0);
+    if (HEDGE_BEFORE.test(before)) continue;
+    return m[0].trim();
+  }
+  return null;
+}
+
+/** Exec tools of this turn that ran a test command, oldest first. */
+export function testRuns(tools: TurnTool[]): TurnTool[] {
+  return tools.filter((t) => EXEC_TOOL.test(t.name ?? "") && TEST_COMMAND.test(t.input_summary ?? ""));
+}
+
+export function checkTestsClaim(answer: string, tools: TurnTool[]): string | null {
+  const claim = findTestsPassClaim(answer);
+  if (claim === null) return null;
+  const runs = testRuns(tools);
+  if (runs.length === 0) {
+    return (
+      `turn-review: the answer says "${claim}", but no test command (cargo test, npm test, pytest, go test, …) ` +
+      "ran in this turn. Run the tests, or don't claim they pass."
+    );
+  }
+  const last = runs[runs.length - 1];
+  if (last && TEST_FAILURE.test(last.result_summary ?? "")) {
+    return `turn-review: the answer says "${claim}", but the last test run in this turn reported failures.`;
+  }
+  return null;
+}
