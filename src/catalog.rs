@@ -452,3 +452,38 @@ mod tests {
         }
     }
 }
+
+/// Formats seconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn format_timestamp(secs: u64) -> String {
+    // Civil-from-days (proleptic Gregorian), after Howard Hinnant's algorithm.
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod time_tests {
+    #[test]
+    fn formats_known_instants() {
+        assert_eq!(super::format_timestamp(0), "1970-01-01T00:00:00Z");
+        assert_eq!(super::format_timestamp(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(
+            super::format_timestamp(1_795_910_400),
+            "2026-11-29T00:00:00Z"
+        );
+    }
+}

@@ -5,7 +5,7 @@ use crate::diagnostic::Severity;
 use crate::error::{Error, ExitCode};
 use crate::id::Id;
 use crate::output::{github_annotation, Format, Printer};
-use crate::{scaffold, validate};
+use crate::{assemble, pack, scaffold, validate};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -32,6 +32,70 @@ enum Command {
     Validate(ValidateArgs),
     /// Create a recipe source tree that validates, assembles and tests as written.
     New(NewArgs),
+    /// Compile recipe sources (TypeScript, in-process) into runnable trees.
+    Assemble(AssembleArgs),
+    /// Build reproducible archives, hooks-index.json and SHA256SUMS.
+    Pack(PackArgs),
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum CompressionArg {
+    Gzip,
+    Zstd,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(group = clap::ArgGroup::new("source").required(true).args(["hooks_dir", "recipes_dir"]))]
+struct AssembleArgs {
+    /// FinClaw layout: DIR/recipes/<id>/ and shared helpers in DIR/lib/.
+    #[arg(long, value_name = "DIR")]
+    hooks_dir: Option<PathBuf>,
+    /// This repo's layout: DIR/<id>/ and shared helpers in DIR/lib/.
+    #[arg(long, value_name = "DIR")]
+    recipes_dir: Option<PathBuf>,
+    /// Output folder; each recipe is written to OUT/<id>/.
+    #[arg(long, value_name = "OUT")]
+    out_dir: PathBuf,
+    /// Assemble only this recipe.
+    #[arg(long, value_name = "ID")]
+    only: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: FormatArg,
+}
+
+#[derive(Debug, clap::Args)]
+struct PackArgs {
+    /// Folder of recipe folders: assembled trees, or TypeScript sources (assembled first).
+    #[arg(long, value_name = "DIR")]
+    recipes_dir: PathBuf,
+    /// Catalog folder to write (archives, hooks-index.json, SHA256SUMS).
+    #[arg(long, value_name = "OUT")]
+    out_dir: PathBuf,
+    /// Base URL for archive URLs in the index [default: URLs relative to the index].
+    #[arg(long, value_name = "URL")]
+    asset_base_url: Option<String>,
+    /// `updated_at` to write when the index changes (RFC 3339) [default: SOURCE_DATE_EPOCH, else now].
+    #[arg(long, value_name = "TS")]
+    updated_at: Option<String>,
+    /// Pack only this recipe; other index entries stay byte-identical.
+    #[arg(long, value_name = "ID")]
+    only: Option<String>,
+    /// Archive compression.
+    #[arg(long, value_enum, default_value = "gzip")]
+    compression: CompressionArg,
+    /// Start from this index instead of OUT/hooks-index.json.
+    #[arg(long, value_name = "INDEX")]
+    merge: Option<PathBuf>,
+    /// Write nothing; exit 1 with the differences if OUT is not what the sources produce.
+    #[arg(long)]
+    check: bool,
+    /// Worker threads [default: the number of CPUs].
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: FormatArg,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -112,12 +176,23 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             let printer = Printer::new(a.format.into(), quiet);
             run_new(&a.id, a.dir, &printer)
         }
+        Command::Assemble(a) => {
+            let printer = Printer::new(a.format.into(), quiet);
+            assemble_settings(a).and_then(|o| run_assemble(&o, &printer))
+        }
+        Command::Pack(a) => {
+            let printer = Printer::new(a.format.into(), quiet);
+            pack_settings(a).and_then(|o| run_pack(&o, &printer))
+        }
     };
     match result {
         Ok(code) => code,
         Err(e) => {
             let code = e.exit_code();
             if !matches!(e, Error::BrokenPipe) {
+                for d in e.diagnostics() {
+                    eprintln!("{}", Printer::new(Format::Text, false).diagnostic_line(d));
+                }
                 report_error(&e);
             }
             code
@@ -210,4 +285,138 @@ fn run_new(id: &str, dir: Option<PathBuf>, printer: &Printer) -> Result<ExitCode
         }
     }
     Ok(ExitCode::Success)
+}
+
+fn parse_only(only: Option<String>) -> Result<Option<Id>, Error> {
+    only.map(|s| Id::parse(&s)).transpose().map_err(Error::from)
+}
+
+fn assemble_settings(a: AssembleArgs) -> Result<assemble::Options, Error> {
+    let layout = match (a.hooks_dir, a.recipes_dir) {
+        (Some(h), _) => assemble::Layout::hooks_dir(&h),
+        (None, Some(r)) => assemble::Layout::recipes_dir(&r),
+        (None, None) => unreachable!("clap requires one of --hooks-dir and --recipes-dir"),
+    };
+    Ok(assemble::Options {
+        layout,
+        out_dir: a.out_dir,
+        only: parse_only(a.only)?,
+    })
+}
+
+fn run_assemble(o: &assemble::Options, printer: &Printer) -> Result<ExitCode, Error> {
+    let report = assemble::assemble(o)?;
+    match printer.format {
+        Format::Json => printer.json(&report)?,
+        _ => {
+            for r in &report.recipes {
+                printer.data(&format!(
+                    "{}\t{}\t{} files",
+                    r.id,
+                    r.path.display(),
+                    r.files.len()
+                ))?;
+            }
+            for p in &report.removed {
+                printer.message(&format!("removed stale {}", p.display()));
+            }
+            printer.message(&format!(
+                "assembled {} recipe(s) into {}",
+                report.recipes.len(),
+                o.out_dir.display()
+            ));
+        }
+    }
+    Ok(ExitCode::Success)
+}
+
+/// `SOURCE_DATE_EPOCH`, when set to a whole number of seconds.
+fn source_date_epoch() -> Result<Option<u64>, Error> {
+    match std::env::var("SOURCE_DATE_EPOCH") {
+        Ok(v) if !v.trim().is_empty() => {
+            v.trim()
+                .parse::<u64>()
+                .map(Some)
+                .map_err(|_| Error::TimestampInvalid {
+                    value: format!("SOURCE_DATE_EPOCH={v}"),
+                })
+        }
+        _ => Ok(None),
+    }
+}
+
+fn pack_settings(a: PackArgs) -> Result<pack::Options, Error> {
+    let epoch = source_date_epoch()?;
+    Ok(pack::Options {
+        recipes_dir: a.recipes_dir,
+        out_dir: a.out_dir,
+        asset_base_url: a.asset_base_url,
+        updated_at: a.updated_at,
+        only: parse_only(a.only)?,
+        compression: match a.compression {
+            CompressionArg::Gzip => pack::Compression::Gzip,
+            CompressionArg::Zstd => pack::Compression::Zstd,
+        },
+        merge: a.merge,
+        check: a.check,
+        mtime: epoch.unwrap_or(0),
+        mtime_from_env: epoch.is_some(),
+        jobs: a.jobs.unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        }),
+    })
+}
+
+fn run_pack(o: &pack::Options, printer: &Printer) -> Result<ExitCode, Error> {
+    let report = pack::pack(o)?;
+    for w in &report.warnings {
+        printer.message(&printer.diagnostic_line(w));
+    }
+    match printer.format {
+        Format::Json => printer.json(&report)?,
+        _ => {
+            for a in &report.archives {
+                printer.data(&format!(
+                    "{:<9} {} {} {} {}",
+                    a.status, a.id, a.version, a.file, a.sha256
+                ))?;
+            }
+            for d in &report.differences {
+                let actual = d
+                    .actual
+                    .map(|s| s.to_string())
+                    .unwrap_or_else(|| "missing".into());
+                printer.data(&format!(
+                    "differs   {}: expected {} found {}",
+                    d.file, d.expected, actual
+                ))?;
+            }
+        }
+    }
+    if o.check {
+        if report.differences.is_empty() {
+            printer.message(&format!("{} is up to date", o.out_dir.display()));
+            Ok(ExitCode::Success)
+        } else {
+            printer.message(&format!(
+                "{} is not what the sources produce; run `hookpack pack` without --check",
+                o.out_dir.display()
+            ));
+            Ok(ExitCode::Invalid)
+        }
+    } else {
+        printer.message(&format!(
+            "packed {} recipe(s) into {}{}",
+            report.archives.len(),
+            o.out_dir.display(),
+            if report.index_changed {
+                ""
+            } else {
+                " (index unchanged)"
+            }
+        ));
+        Ok(ExitCode::Success)
+    }
 }

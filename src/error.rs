@@ -33,6 +33,96 @@ pub enum Error {
         /// The folder that exists.
         path: PathBuf,
     },
+    /// A recipe tree holds something a package must not.
+    #[error("refused {path}: {reason}")]
+    PackRefused {
+        /// The offending path.
+        path: PathBuf,
+        /// Why, and what to do.
+        reason: String,
+    },
+    /// Writing an archive failed.
+    #[error("cannot write the archive for {path}")]
+    ArchiveWrite {
+        /// The file or archive concerned.
+        path: PathBuf,
+        /// The I/O failure.
+        source: std::io::Error,
+    },
+    /// Recipes failed validation; nothing was written.
+    #[error("{} problem(s) in the recipes; nothing was written", diagnostics.len())]
+    RecipesInvalid {
+        /// Every problem found.
+        diagnostics: Vec<crate::diagnostic::Diagnostic>,
+    },
+    /// An existing index does not validate.
+    #[error("the existing catalog index is invalid; fix or remove it (nothing was written)")]
+    IndexInvalid {
+        /// Every problem found.
+        diagnostics: Vec<crate::diagnostic::Diagnostic>,
+    },
+    /// An id+version already in the index would get other bytes.
+    #[error("{id} {version} is already published with sha256 {published}, but packing it now gives {now}; published versions are immutable, so bump `version` in recipe.json")]
+    Republish {
+        /// Recipe id.
+        id: String,
+        /// Recipe version.
+        version: String,
+        /// Digest in the index.
+        published: String,
+        /// Digest of the new archive.
+        now: String,
+    },
+    /// A file already in the catalog folder would be replaced with other bytes.
+    #[error("{path} already exists with other bytes and is not in the index; move it away or bump the recipe version")]
+    ArchiveExists {
+        /// The file in the catalog folder.
+        path: PathBuf,
+    },
+    /// `--only` names a recipe that is not there.
+    #[error("no recipe `{id}` in {dir}")]
+    RecipeNotFound {
+        /// The id asked for.
+        id: String,
+        /// Where it was looked for.
+        dir: PathBuf,
+    },
+    /// A recipes folder holds no recipe.
+    #[error("no recipes in {dir}: expected folders each holding a recipe.json")]
+    NoRecipes {
+        /// The folder.
+        dir: PathBuf,
+    },
+    /// `--updated-at` is not RFC 3339.
+    #[error("`{value}` is not an RFC 3339 time such as 2026-11-29T00:00:00Z")]
+    TimestampInvalid {
+        /// The value given.
+        value: String,
+    },
+    /// A URL given on the command line is unusable.
+    #[error("URL `{url}` {why}")]
+    UrlInvalid {
+        /// The URL.
+        url: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// TypeScript failed to compile; nothing was written.
+    #[error("TypeScript errors; nothing was assembled")]
+    TypeScript {
+        /// Each error as `file:line:col: message`.
+        diagnostics: Vec<crate::diagnostic::Diagnostic>,
+    },
+    /// An import cannot be resolved in a recipe that runs without node_modules.
+    #[error("{file}: cannot resolve import `{specifier}`: {why}")]
+    ImportUnresolved {
+        /// The importing file.
+        file: PathBuf,
+        /// The specifier.
+        specifier: String,
+        /// Why.
+        why: String,
+    },
     /// Writing to stdout failed because the reader went away (`| head`).
     #[error("broken pipe")]
     BrokenPipe,
@@ -42,12 +132,35 @@ pub enum Error {
 }
 
 impl Error {
+    /// The per-file problems behind this error, for errors that carry them.
+    pub fn diagnostics(&self) -> &[crate::diagnostic::Diagnostic] {
+        match self {
+            Error::RecipesInvalid { diagnostics }
+            | Error::IndexInvalid { diagnostics }
+            | Error::TypeScript { diagnostics } => diagnostics,
+            _ => &[],
+        }
+    }
+
     /// The exit code this error ends the process with.
     pub fn exit_code(&self) -> ExitCode {
         match self {
             Error::Fs(e) if e.is_input_problem() => ExitCode::Invalid,
             Error::Fs(_) | Error::Output(_) => ExitCode::Environment,
-            Error::IdInvalid(_) | Error::ScaffoldTargetExists { .. } => ExitCode::Invalid,
+            Error::ArchiveWrite { .. } => ExitCode::Environment,
+            Error::IdInvalid(_)
+            | Error::ScaffoldTargetExists { .. }
+            | Error::PackRefused { .. }
+            | Error::RecipesInvalid { .. }
+            | Error::IndexInvalid { .. }
+            | Error::Republish { .. }
+            | Error::ArchiveExists { .. }
+            | Error::RecipeNotFound { .. }
+            | Error::NoRecipes { .. }
+            | Error::TimestampInvalid { .. }
+            | Error::UrlInvalid { .. }
+            | Error::TypeScript { .. }
+            | Error::ImportUnresolved { .. } => ExitCode::Invalid,
             Error::BrokenPipe => ExitCode::Success,
         }
     }

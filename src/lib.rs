@@ -5,6 +5,7 @@
 //! maps errors to exit codes. A host written in Rust can depend on this crate and call the
 //! validators and formats directly.
 
+pub mod assemble;
 pub mod catalog;
 pub mod cli;
 pub mod command;
@@ -16,9 +17,11 @@ pub mod hooks_json;
 pub mod id;
 pub mod json;
 pub mod output;
+pub mod pack;
 pub mod recipe;
 pub mod scaffold;
 pub mod sha256;
+pub mod typescript;
 pub mod validate;
 pub mod version;
 

@@ -1,0 +1,678 @@
+//! `hookpack assemble`: recipe source trees → trees that run as `node scripts/main.js` on
+//! Node 20 with no `node_modules`, no network and no build step.
+//!
+//! TypeScript is compiled in-process ([`crate::typescript`]); imports of the shared helpers
+//! (`lib/`) are rewritten to `./lib/…`, `.ts` specifiers become `.js`, only the helpers a
+//! recipe actually imports are copied (never tests), and `scripts/package.json` declares
+//! ES modules. Everything is compiled in memory first: one TypeScript error anywhere and
+//! nothing is written. Each recipe folder in OUT is replaced whole, so files from an earlier
+//! run never survive.
+//!
+//! It refuses: symbolic links and `node_modules` in sources, bare imports (there is no
+//! `node_modules` at run time), imports that leave the recipe and the shared helpers, and an
+//! OUT that is or holds the sources.
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::error::Error;
+use crate::id::Id;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::path::{Component, Path, PathBuf};
+
+/// Node built-in modules that may be imported without the `node:` prefix.
+const NODE_BUILTINS: [&str; 28] = [
+    "assert",
+    "buffer",
+    "child_process",
+    "crypto",
+    "dns",
+    "events",
+    "fs",
+    "fs/promises",
+    "http",
+    "https",
+    "net",
+    "os",
+    "path",
+    "perf_hooks",
+    "process",
+    "querystring",
+    "readline",
+    "stream",
+    "string_decoder",
+    "timers",
+    "tty",
+    "url",
+    "util",
+    "v8",
+    "vm",
+    "worker_threads",
+    "zlib",
+    "module",
+];
+
+/// Where the recipes and the shared helpers are.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    /// Folder of recipe folders.
+    pub recipes_dir: PathBuf,
+    /// Shared helpers, if any.
+    pub lib_dir: Option<PathBuf>,
+}
+
+impl Layout {
+    /// FinClaw's layout: `DIR/recipes/<id>/` and `DIR/lib/`.
+    pub fn hooks_dir(dir: &Path) -> Layout {
+        let lib = dir.join("lib");
+        Layout {
+            recipes_dir: dir.join("recipes"),
+            lib_dir: lib.is_dir().then_some(lib),
+        }
+    }
+
+    /// This repo's layout: `DIR/<id>/` with helpers in `DIR/lib/` (or a sibling `lib/`).
+    pub fn recipes_dir(dir: &Path) -> Layout {
+        let inner = dir.join("lib");
+        let sibling = dir.parent().map(|p| p.join("lib"));
+        let lib_dir = if inner.is_dir() {
+            Some(inner)
+        } else {
+            sibling.filter(|s| s.is_dir())
+        };
+        Layout {
+            recipes_dir: dir.to_path_buf(),
+            lib_dir,
+        }
+    }
+}
+
+/// What `assemble` is asked to do.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Where sources are.
+    pub layout: Layout,
+    /// Output folder; each recipe lands in `OUT/<id>/`.
+    pub out_dir: PathBuf,
+    /// Assemble only this recipe.
+    pub only: Option<Id>,
+}
+
+/// One assembled recipe.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Assembled {
+    /// Recipe id.
+    pub id: String,
+    /// Its folder in OUT.
+    pub path: PathBuf,
+    /// Files written, relative to `path`, sorted.
+    pub files: Vec<String>,
+}
+
+/// The outcome of `assemble`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Report {
+    /// Recipes assembled, by id.
+    pub recipes: Vec<Assembled>,
+    /// Stale recipe folders removed from OUT.
+    pub removed: Vec<PathBuf>,
+}
+
+/// What goes into one output file.
+enum Content {
+    Bytes(Vec<u8>),
+    Copy(PathBuf),
+}
+
+struct OutFile {
+    content: Content,
+    exec: bool,
+}
+
+/// True when `dir` is a TypeScript source tree (has `src/`).
+pub fn is_source_tree(dir: &Path) -> bool {
+    dir.join("src").is_dir()
+}
+
+fn is_test_file(name: &str) -> bool {
+    name.ends_with(".test.ts") || name.ends_with(".spec.ts") || name.ends_with(".d.ts")
+}
+
+/// Lexically normalises `p` (resolving `.` and `..`), without touching the filesystem.
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The relative specifier from the folder of `from` to `to` (both relative to one root).
+fn relative_specifier(from: &Path, to: &Path) -> String {
+    let from_dir: Vec<_> = from
+        .parent()
+        .map(|p| p.components().collect())
+        .unwrap_or_default();
+    let to_parts: Vec<_> = to.components().collect();
+    let common = from_dir
+        .iter()
+        .zip(&to_parts)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut parts: Vec<String> = Vec::new();
+    for _ in common..from_dir.len() {
+        parts.push("..".into());
+    }
+    for c in &to_parts[common..] {
+        parts.push(c.as_os_str().to_string_lossy().into_owned());
+    }
+    let joined = parts.join("/");
+    if joined.starts_with("..") {
+        joined
+    } else {
+        format!("./{joined}")
+    }
+}
+
+fn with_js(p: &Path) -> PathBuf {
+    p.with_extension("js")
+}
+
+/// A TypeScript (or JavaScript) module found by resolving a relative import.
+fn resolve_module(base: &Path) -> Option<PathBuf> {
+    let s = base.to_string_lossy();
+    let candidates: Vec<PathBuf> = if s.ends_with(".ts") {
+        vec![base.to_path_buf()]
+    } else if s.ends_with(".js") || s.ends_with(".mjs") {
+        vec![base.with_extension("ts"), base.to_path_buf()]
+    } else {
+        vec![
+            PathBuf::from(format!("{s}.ts")),
+            PathBuf::from(format!("{s}.js")),
+            base.join("index.ts"),
+            base.join("index.js"),
+        ]
+    };
+    candidates.into_iter().find(|c| c.is_file())
+}
+
+/// Where a module ends up, relative to the recipe's output root.
+enum Place {
+    /// In the recipe's own `src/`: the path under `scripts/`.
+    Own(PathBuf),
+    /// In the shared helpers: the path under `lib/`.
+    Lib(PathBuf),
+}
+
+struct Planner<'a> {
+    recipe_dir: &'a Path,
+    lib_dir: Option<&'a Path>,
+    ts_errors: Vec<Diagnostic>,
+    files: BTreeMap<String, OutFile>,
+    lib_queue: VecDeque<PathBuf>,
+    lib_done: BTreeSet<PathBuf>,
+}
+
+impl Planner<'_> {
+    fn locate(&self, module: &Path) -> Option<Place> {
+        let src = normalize(&self.recipe_dir.join("src"));
+        let module = normalize(module);
+        if let Ok(rel) = module.strip_prefix(&src) {
+            return Some(Place::Own(rel.to_path_buf()));
+        }
+        let lib = normalize(self.lib_dir?);
+        module
+            .strip_prefix(&lib)
+            .ok()
+            .map(|rel| Place::Lib(rel.to_path_buf()))
+    }
+
+    /// Compiles `file` (at `out_rel` under the output root) and queues the helpers it uses.
+    fn compile(&mut self, file: &Path, out_rel: &Path) -> Result<(), Error> {
+        let source =
+            std::fs::read_to_string(file).map_err(|e| crate::fs::FsError::new("read", file, e))?;
+        let mut unresolved: Option<Error> = None;
+        let mut wanted_lib: Vec<PathBuf> = Vec::new();
+        let dir = file.parent().unwrap_or(Path::new("."));
+        let mut rewrite = |spec: &str| -> Option<String> {
+            if spec.starts_with("node:") || NODE_BUILTINS.contains(&spec) {
+                return None;
+            }
+            if !(spec.starts_with("./") || spec.starts_with("../")) {
+                unresolved.get_or_insert(Error::ImportUnresolved {
+                    file: file.to_path_buf(),
+                    specifier: spec.to_string(),
+                    why: "recipes run without node_modules; import Node built-ins as `node:…` or a relative file".into(),
+                });
+                return None;
+            }
+            let Some(module) = resolve_module(&normalize(&dir.join(spec))) else {
+                unresolved.get_or_insert(Error::ImportUnresolved {
+                    file: file.to_path_buf(),
+                    specifier: spec.to_string(),
+                    why: "no such file (tried .ts, .js and index files)".into(),
+                });
+                return None;
+            };
+            let target = match self.locate(&module) {
+                Some(Place::Own(rel)) => Path::new("scripts").join(with_js(&rel)),
+                Some(Place::Lib(rel)) => {
+                    wanted_lib.push(module.clone());
+                    Path::new("scripts/lib").join(with_js(&rel))
+                }
+                None => {
+                    unresolved.get_or_insert(Error::ImportUnresolved {
+                        file: file.to_path_buf(),
+                        specifier: spec.to_string(),
+                        why: "it leaves the recipe's src/ and the shared lib/".into(),
+                    });
+                    return None;
+                }
+            };
+            Some(relative_specifier(out_rel, &target))
+        };
+        let result = crate::typescript::compile(&source, file, &mut rewrite);
+        if let Some(e) = unresolved {
+            return Err(e);
+        }
+        match result {
+            Ok(js) => {
+                self.files.insert(
+                    out_rel.to_string_lossy().replace('\\', "/"),
+                    OutFile {
+                        content: Content::Bytes(js.into_bytes()),
+                        exec: false,
+                    },
+                );
+            }
+            Err(diags) => {
+                for d in diags {
+                    self.ts_errors.push(Diagnostic::at(
+                        file,
+                        crate::json::Position {
+                            line: d.line,
+                            column: d.column,
+                        },
+                        Severity::Error,
+                        "typescript",
+                        d.message,
+                    ));
+                }
+            }
+        }
+        for m in wanted_lib {
+            if self.lib_done.insert(m.clone()) {
+                self.lib_queue.push_back(m);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Plans the assembled tree of one recipe: every output file, compiled in memory.
+fn plan(recipe_dir: &Path, lib_dir: Option<&Path>) -> Result<BTreeMap<String, OutFile>, Error> {
+    let mut p = Planner {
+        recipe_dir,
+        lib_dir,
+        ts_errors: Vec::new(),
+        files: BTreeMap::new(),
+        lib_queue: VecDeque::new(),
+        lib_done: BTreeSet::new(),
+    };
+    let source = is_source_tree(recipe_dir);
+    let mut walker = walkdir::WalkDir::new(recipe_dir)
+        .follow_links(false)
+        .sort_by_file_name()
+        .min_depth(1)
+        .into_iter();
+    while let Some(item) = walker.next() {
+        let item = item.map_err(|e| {
+            let path = e.path().unwrap_or(recipe_dir).to_path_buf();
+            crate::fs::FsError::new(
+                "read",
+                &path,
+                e.into_io_error()
+                    .unwrap_or_else(|| std::io::Error::other("walk failed")),
+            )
+        })?;
+        let path = item.path();
+        let rel = path.strip_prefix(recipe_dir).unwrap_or(path);
+        let name = item.file_name().to_string_lossy().into_owned();
+        let top = rel
+            .components()
+            .next()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if item.file_type().is_symlink() {
+            return Err(Error::PackRefused {
+                path: path.to_path_buf(),
+                reason: "symbolic links are refused; replace it with a copy".into(),
+            });
+        }
+        if name == "node_modules" {
+            return Err(Error::PackRefused {
+                path: path.to_path_buf(),
+                reason: "`node_modules` is refused: recipes run without it".into(),
+            });
+        }
+        let depth1 = item.depth() == 1;
+        let skip = name.starts_with('.')
+            || (source && (top == "tests" || top == "test"))
+            || (depth1
+                && (name.starts_with("tsconfig")
+                    || name == "package.json"
+                    || name == "package-lock.json"));
+        if skip {
+            if item.file_type().is_dir() {
+                walker.skip_current_dir();
+            }
+            continue;
+        }
+        if item.file_type().is_dir() {
+            continue;
+        }
+        if !item.file_type().is_file() {
+            return Err(Error::PackRefused {
+                path: path.to_path_buf(),
+                reason: "devices, fifos and sockets are refused".into(),
+            });
+        }
+        if source && top == "src" {
+            let under_src = rel.strip_prefix("src").unwrap_or(rel);
+            if name.ends_with(".ts") && !is_test_file(&name) {
+                p.compile(path, &Path::new("scripts").join(with_js(under_src)))?;
+            } else if name.ends_with(".js") || name.ends_with(".mjs") || name.ends_with(".json") {
+                let out = Path::new("scripts").join(under_src);
+                p.files.insert(
+                    out.to_string_lossy().into_owned(),
+                    OutFile {
+                        content: Content::Copy(path.to_path_buf()),
+                        exec: false,
+                    },
+                );
+            }
+            continue;
+        }
+        let exec = is_exec(path);
+        p.files.insert(
+            rel.to_string_lossy().replace('\\', "/"),
+            OutFile {
+                content: Content::Copy(path.to_path_buf()),
+                exec,
+            },
+        );
+    }
+    // The shared helpers the recipe imports, and the helpers they import in turn.
+    while let Some(module) = p.lib_queue.pop_front() {
+        let Some(Place::Lib(rel)) = p.locate(&module) else {
+            continue;
+        };
+        let out = Path::new("scripts/lib").join(if module.extension().is_some_and(|e| e == "ts") {
+            with_js(&rel)
+        } else {
+            rel.clone()
+        });
+        if module.extension().is_some_and(|e| e == "ts") {
+            p.compile(&module, &out)?;
+        } else {
+            p.files.insert(
+                out.to_string_lossy().into_owned(),
+                OutFile {
+                    content: Content::Copy(module.clone()),
+                    exec: false,
+                },
+            );
+        }
+    }
+    if !p.ts_errors.is_empty() {
+        return Err(Error::TypeScript {
+            diagnostics: p.ts_errors,
+        });
+    }
+    if source {
+        p.files.insert(
+            "scripts/package.json".into(),
+            OutFile {
+                content: Content::Bytes(b"{\n  \"type\": \"module\"\n}\n".to_vec()),
+                exec: false,
+            },
+        );
+    }
+    Ok(p.files)
+}
+
+#[cfg(unix)]
+fn is_exec(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_exec(_: &Path) -> bool {
+    false
+}
+
+fn write_tree(dest: &Path, files: &BTreeMap<String, OutFile>) -> Result<(), Error> {
+    crate::fs::create_dir_all(dest)?;
+    for (rel, f) in files {
+        let path = dest.join(rel);
+        if let Some(parent) = path.parent() {
+            crate::fs::create_dir_all(parent)?;
+        }
+        match &f.content {
+            Content::Bytes(b) => crate::fs::write_new(&path, b)?,
+            Content::Copy(src) => {
+                std::fs::copy(src, &path).map_err(|e| crate::fs::FsError::new("copy", src, e))?;
+            }
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = if f.exec { 0o755 } else { 0o644 };
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode))
+                .map_err(|e| crate::fs::FsError::new("set permissions of", &path, e))?;
+        }
+    }
+    Ok(())
+}
+
+/// The recipe folders of a layout, optionally just one.
+fn recipe_dirs(layout: &Layout, only: Option<&Id>) -> Result<Vec<PathBuf>, Error> {
+    let mut dirs = crate::pack::discover(&layout.recipes_dir)?;
+    if let Some(only) = only {
+        dirs.retain(|d| d.file_name().is_some_and(|n| n == only.as_str()));
+        if dirs.is_empty() {
+            return Err(Error::RecipeNotFound {
+                id: only.to_string(),
+                dir: layout.recipes_dir.clone(),
+            });
+        }
+    }
+    if dirs.is_empty() {
+        return Err(Error::NoRecipes {
+            dir: layout.recipes_dir.clone(),
+        });
+    }
+    Ok(dirs)
+}
+
+fn validate_sources(dirs: &[PathBuf]) -> Result<(), Error> {
+    let problems: Vec<Diagnostic> = dirs
+        .iter()
+        .flat_map(|d| crate::recipe::validate_folder(d))
+        .filter(|d| d.severity == Severity::Error)
+        .collect();
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::RecipesInvalid {
+            diagnostics: problems,
+        })
+    }
+}
+
+/// Assembles the recipes of `opts.layout` into `opts.out_dir`.
+pub fn assemble(opts: &Options) -> Result<Report, Error> {
+    let dirs = recipe_dirs(&opts.layout, opts.only.as_ref())?;
+    let out_abs = std::path::absolute(&opts.out_dir)
+        .map_err(|e| crate::fs::FsError::new("resolve", &opts.out_dir, e))?;
+    let src_abs = std::path::absolute(&opts.layout.recipes_dir)
+        .map_err(|e| crate::fs::FsError::new("resolve", &opts.layout.recipes_dir, e))?;
+    let (out_n, src_n) = (normalize(&out_abs), normalize(&src_abs));
+    if src_n.starts_with(&out_n) || out_n.starts_with(&src_n) {
+        return Err(Error::UrlInvalid {
+            url: opts.out_dir.display().to_string(),
+            why: format!(
+                "overlaps the recipe sources in {}; choose an output folder outside them",
+                opts.layout.recipes_dir.display()
+            ),
+        });
+    }
+    validate_sources(&dirs)?;
+    let mut plans = Vec::new();
+    let mut ts_errors = Vec::new();
+    for d in &dirs {
+        match plan(d, opts.layout.lib_dir.as_deref()) {
+            Ok(p) => plans.push((d.clone(), p)),
+            Err(Error::TypeScript { diagnostics }) => ts_errors.extend(diagnostics),
+            Err(e) => return Err(e),
+        }
+    }
+    if !ts_errors.is_empty() {
+        return Err(Error::TypeScript {
+            diagnostics: ts_errors,
+        });
+    }
+
+    crate::fs::create_dir_all(&opts.out_dir)?;
+    let staging = tempfile::Builder::new()
+        .prefix(".hookpack-assemble-")
+        .tempdir_in(&opts.out_dir)
+        .map_err(|e| crate::fs::FsError::new("create staging folder in", &opts.out_dir, e))?;
+    let mut report = Report {
+        recipes: Vec::new(),
+        removed: Vec::new(),
+    };
+    for (dir, files) in &plans {
+        let id = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        write_tree(&staging.path().join(&id), files)?;
+        report.recipes.push(Assembled {
+            id: id.clone(),
+            path: opts.out_dir.join(&id),
+            files: files.keys().cloned().collect(),
+        });
+    }
+    // Swap each recipe folder in whole; without --only, drop assembled recipes that no
+    // longer have sources.
+    let keep: BTreeSet<String> = report.recipes.iter().map(|r| r.id.clone()).collect();
+    if opts.only.is_none() {
+        for entry in crate::fs::read_dir_sorted(&opts.out_dir)? {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let path = entry.path();
+            if !name.starts_with('.')
+                && !keep.contains(&name)
+                && path.join("recipe.json").is_file()
+                && !path.is_symlink()
+            {
+                crate::fs::remove_dir_all(&path)?;
+                report.removed.push(path);
+            }
+        }
+    }
+    for id in &keep {
+        let dest = opts.out_dir.join(id);
+        let old = staging.path().join(format!(".old-{id}"));
+        if std::fs::symlink_metadata(&dest).is_ok() {
+            crate::fs::rename(&dest, &old)?;
+        }
+        crate::fs::rename(&staging.path().join(id), &dest)?;
+    }
+    Ok(report)
+}
+
+/// Recipe folders ready to pack: source trees are assembled into a temporary folder, which
+/// lives as long as this value.
+pub struct ForPack {
+    /// Assembled recipe folders, in the order given.
+    pub dirs: Vec<PathBuf>,
+    _tmp: Option<tempfile::TempDir>,
+}
+
+/// Assembles the source trees among `dirs` (recipes of `recipes_dir`) for packing.
+pub fn assemble_sources_for_pack(recipes_dir: &Path, dirs: &[PathBuf]) -> Result<ForPack, Error> {
+    if !dirs.iter().any(|d| is_source_tree(d)) {
+        return Ok(ForPack {
+            dirs: dirs.to_vec(),
+            _tmp: None,
+        });
+    }
+    validate_sources(dirs)?;
+    let layout = Layout::recipes_dir(recipes_dir);
+    let tmp = tempfile::Builder::new()
+        .prefix("hookpack-assembled-")
+        .tempdir()
+        .map_err(|e| {
+            crate::fs::FsError::new("create a temporary folder in", &std::env::temp_dir(), e)
+        })?;
+    let mut out = Vec::new();
+    let mut ts_errors = Vec::new();
+    for d in dirs {
+        if !is_source_tree(d) {
+            out.push(d.clone());
+            continue;
+        }
+        let id = d.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+        match plan(d, layout.lib_dir.as_deref()) {
+            Ok(files) => {
+                let dest = tmp.path().join(&id);
+                write_tree(&dest, &files)?;
+                out.push(dest);
+            }
+            Err(Error::TypeScript { diagnostics }) => ts_errors.extend(diagnostics),
+            Err(e) => return Err(e),
+        }
+    }
+    if !ts_errors.is_empty() {
+        return Err(Error::TypeScript {
+            diagnostics: ts_errors,
+        });
+    }
+    Ok(ForPack {
+        dirs: out,
+        _tmp: Some(tmp),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_specifiers() {
+        assert_eq!(
+            relative_specifier(
+                Path::new("scripts/main.js"),
+                Path::new("scripts/lib/hook.js")
+            ),
+            "./lib/hook.js"
+        );
+        assert_eq!(
+            relative_specifier(Path::new("scripts/lib/a.js"), Path::new("scripts/lib/b.js")),
+            "./b.js"
+        );
+        assert_eq!(
+            relative_specifier(
+                Path::new("scripts/sub/x.js"),
+                Path::new("scripts/lib/hook.js")
+            ),
+            "../lib/hook.js"
+        );
+    }
+}

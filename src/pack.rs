@@ -1,0 +1,846 @@
+//! `hookpack pack`: reproducible recipe archives, the `hooks.catalog.v1` index and
+//! `SHA256SUMS`.
+//!
+//! The same recipe tree gives the same archive bytes on any machine, in any run, whatever
+//! the files' mtimes, owners, umask or the order the filesystem lists them: entries are
+//! sorted bytewise, every header carries a fixed mtime (`SOURCE_DATE_EPOCH` when set), uid
+//! and gid 0, empty owner names and mode 0644 or 0755, and the gzip header has no time or
+//! name. Compression is pure-Rust deflate (miniz_oxide) at a pinned level, which has no
+//! CPU-dependent code paths.
+//!
+//! It refuses, naming the path and writing nothing: symbolic links, hard links, devices,
+//! fifos, sockets, anything under `node_modules`, non-UTF-8 names, recipes that do not
+//! validate, and re-publishing an id+version with bytes other than those already indexed.
+//! Everything is built in a staging folder first; `OUT` changes only once all of it
+//! succeeded, archives before the index, so a reader never sees an index naming an archive
+//! that is not there.
+
+use crate::catalog::{self, CatalogRecipe, INDEX_FILE};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::error::Error;
+use crate::id::Id;
+use crate::recipe::{self, Recipe};
+use crate::sha256::Sha256;
+use crate::version::Version;
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+use sha2::Digest as _;
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Deflate level of `.tar.gz` archives. Pinned: changing it changes every archive's bytes.
+pub const GZIP_LEVEL: u32 = 6;
+/// zstd level of `.tar.zst` archives. Pinned, like the zstd library version in Cargo.lock.
+pub const ZSTD_LEVEL: i32 = 10;
+/// Name of the checksum file written beside the index.
+pub const SUMS_FILE: &str = "SHA256SUMS";
+
+/// Archive compression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Compression {
+    /// `.tar.gz`, deflate at [`GZIP_LEVEL`].
+    #[default]
+    Gzip,
+    /// `.tar.zst`, zstd at [`ZSTD_LEVEL`], as the reference host reads.
+    Zstd,
+}
+
+impl Compression {
+    /// The archive file extension.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Compression::Gzip => "tar.gz",
+            Compression::Zstd => "tar.zst",
+        }
+    }
+}
+
+/// What `pack` is asked to do.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Folder of recipe folders (assembled, or TypeScript sources that are assembled first).
+    pub recipes_dir: PathBuf,
+    /// Catalog folder to write.
+    pub out_dir: PathBuf,
+    /// Prefix for archive URLs; relative URLs when absent.
+    pub asset_base_url: Option<String>,
+    /// `updated_at` to write when the index changes; derived from `mtime` or the clock when
+    /// absent.
+    pub updated_at: Option<String>,
+    /// Pack only this recipe; other index entries are left as they are.
+    pub only: Option<Id>,
+    /// Archive compression.
+    pub compression: Compression,
+    /// Index to start from instead of `OUT/hooks-index.json`.
+    pub merge: Option<PathBuf>,
+    /// Compare with `OUT` instead of writing.
+    pub check: bool,
+    /// Archive entry mtime: `SOURCE_DATE_EPOCH`, or 0.
+    pub mtime: u64,
+    /// Whether `mtime` came from `SOURCE_DATE_EPOCH`.
+    pub mtime_from_env: bool,
+    /// Worker threads.
+    pub jobs: usize,
+}
+
+/// One archive in the outcome.
+#[derive(Debug, Clone, Serialize)]
+pub struct Packed {
+    /// Recipe id.
+    pub id: String,
+    /// Recipe version.
+    pub version: String,
+    /// Archive file name.
+    pub file: String,
+    /// Archive digest.
+    pub sha256: Sha256,
+    /// Archive size in bytes.
+    pub size: u64,
+    /// `new` (added to the index) or `unchanged` (already published with these bytes).
+    pub status: &'static str,
+}
+
+/// A file in `OUT` that differs from what the sources produce (`--check`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Difference {
+    /// File name in `OUT`.
+    pub file: String,
+    /// Digest the sources produce.
+    pub expected: Sha256,
+    /// Digest found in `OUT`, if the file is there.
+    pub actual: Option<Sha256>,
+}
+
+/// The outcome of `pack`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// Archives built, in id order.
+    pub archives: Vec<Packed>,
+    /// The index path.
+    pub index: PathBuf,
+    /// Whether the index content changed.
+    pub index_changed: bool,
+    /// With `--check`: what differs (empty when `OUT` is current).
+    pub differences: Vec<Difference>,
+    /// Warnings from validating the recipes.
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// A file or folder to put in an archive.
+#[derive(Debug, Clone)]
+struct Entry {
+    /// Path inside the recipe, `/`-separated, no leading `./`.
+    rel: String,
+    /// Where it is on disk.
+    src: PathBuf,
+    /// `None` for a folder; the size for a file.
+    size: Option<u64>,
+    /// Any execute bit set.
+    exec: bool,
+}
+
+/// Lists what a recipe folder puts in its archive, refusing what a package must not hold.
+fn collect(dir: &Path) -> Result<Vec<Entry>, Error> {
+    let mut out = Vec::new();
+    for item in walkdir::WalkDir::new(dir).follow_links(false).min_depth(1) {
+        let item = item.map_err(|e| {
+            let path = e.path().unwrap_or(dir).to_path_buf();
+            Error::Fs(crate::fs::FsError::new(
+                "read",
+                &path,
+                e.into_io_error()
+                    .unwrap_or_else(|| io::Error::other("walk failed")),
+            ))
+        })?;
+        let path = item.path();
+        let rel_path = path.strip_prefix(dir).unwrap_or(path);
+        let Some(rel) = rel_path.to_str() else {
+            return Err(refused(
+                path,
+                "its name is not valid UTF-8; archive paths must be UTF-8",
+            ));
+        };
+        if rel_path
+            .components()
+            .any(|c| c.as_os_str() == "node_modules")
+        {
+            return Err(refused(path, "anything under `node_modules` is refused; assemble bundles what handlers need into scripts/"));
+        }
+        let ft = item.file_type();
+        if ft.is_symlink() {
+            return Err(refused(path, "symbolic links are refused (they can point outside the recipe); replace it with a copy"));
+        }
+        let meta = crate::fs::symlink_metadata(path)?;
+        let rel = rel.replace(std::path::MAIN_SEPARATOR, "/");
+        if ft.is_dir() {
+            out.push(Entry {
+                rel,
+                src: path.to_path_buf(),
+                size: None,
+                exec: true,
+            });
+        } else if ft.is_file() {
+            #[cfg(unix)]
+            let (exec, links) = {
+                use std::os::unix::fs::MetadataExt;
+                (meta.mode() & 0o111 != 0, meta.nlink())
+            };
+            #[cfg(not(unix))]
+            let (exec, links) = (false, 1);
+            if links > 1 {
+                return Err(refused(
+                    path,
+                    "hard links are refused; replace it with a plain copy",
+                ));
+            }
+            out.push(Entry {
+                rel,
+                src: path.to_path_buf(),
+                size: Some(meta.len()),
+                exec,
+            });
+        } else {
+            return Err(refused(path, "devices, fifos and sockets are refused"));
+        }
+    }
+    // Bytewise order of the archive path; a folder sorts before its contents because its
+    // archive path ("a/") is a prefix of theirs.
+    out.sort_by_key(archive_name);
+    Ok(out)
+}
+
+fn archive_name(e: &Entry) -> String {
+    if e.size.is_none() {
+        format!("{}/", e.rel)
+    } else {
+        e.rel.clone()
+    }
+}
+
+fn refused(path: &Path, reason: &str) -> Error {
+    Error::PackRefused {
+        path: path.to_path_buf(),
+        reason: reason.to_string(),
+    }
+}
+
+/// A writer that hashes and counts what passes through it.
+struct Hashing<W> {
+    inner: W,
+    hasher: sha2::Sha256,
+    count: u64,
+}
+
+impl<W: Write> Write for Hashing<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        self.count += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Reads exactly `remaining` bytes, failing if the file is shorter (it changed under us),
+/// so a short read can never produce a corrupt archive.
+struct Exact<R> {
+    inner: R,
+    remaining: u64,
+}
+
+impl<R: Read> Read for Exact<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.remaining == 0 {
+            return Ok(0);
+        }
+        let max = buf.len().min(self.remaining as usize);
+        let n = self.inner.read(&mut buf[..max])?;
+        if n == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "file shrank while being packed",
+            ));
+        }
+        self.remaining -= n as u64;
+        Ok(n)
+    }
+}
+
+/// Writes the tar stream of `entries` under `top/` to `out`.
+fn write_tar<W: Write>(entries: &[Entry], top: &str, mtime: u64, out: W) -> Result<W, Error> {
+    let mut builder = tar::Builder::new(out);
+    let mut top_header = header(tar::EntryType::Directory, 0o755, 0, mtime);
+    builder
+        .append_data(&mut top_header, format!("{top}/"), io::empty())
+        .map_err(|e| Error::ArchiveWrite {
+            path: PathBuf::from(top),
+            source: e,
+        })?;
+    for e in entries {
+        let name = format!("{top}/{}", archive_name(e));
+        let result = match e.size {
+            None => {
+                let mut h = header(tar::EntryType::Directory, 0o755, 0, mtime);
+                builder.append_data(&mut h, &name, io::empty())
+            }
+            Some(size) => {
+                let mode = if e.exec { 0o755 } else { 0o644 };
+                let mut h = header(tar::EntryType::Regular, mode, size, mtime);
+                let file = File::open(&e.src)
+                    .map_err(|err| crate::fs::FsError::new("open", &e.src, err))?;
+                builder.append_data(
+                    &mut h,
+                    &name,
+                    Exact {
+                        inner: file,
+                        remaining: size,
+                    },
+                )
+            }
+        };
+        result.map_err(|err| Error::ArchiveWrite {
+            path: e.src.clone(),
+            source: err,
+        })?;
+    }
+    builder.into_inner().map_err(|e| Error::ArchiveWrite {
+        path: PathBuf::from(top),
+        source: e,
+    })
+}
+
+fn header(kind: tar::EntryType, mode: u32, size: u64, mtime: u64) -> tar::Header {
+    let mut h = tar::Header::new_gnu();
+    h.set_entry_type(kind);
+    h.set_mode(mode);
+    h.set_size(size);
+    h.set_mtime(mtime);
+    h.set_uid(0);
+    h.set_gid(0);
+    h
+}
+
+/// Builds one archive at `dest`, returning its digest and size.
+fn build_archive(
+    dir: &Path,
+    top: &str,
+    opts: &Options,
+    dest: &Path,
+) -> Result<(Sha256, u64), Error> {
+    let entries = collect(dir)?;
+    let file = File::create(dest).map_err(|e| crate::fs::FsError::new("create", dest, e))?;
+    let sink = Hashing {
+        inner: BufWriter::with_capacity(256 * 1024, file),
+        hasher: sha2::Sha256::new(),
+        count: 0,
+    };
+    let werr = |e: io::Error| Error::ArchiveWrite {
+        path: dest.to_path_buf(),
+        source: e,
+    };
+    let mut sink = match opts.compression {
+        Compression::Gzip => {
+            let enc = flate2::GzBuilder::new()
+                .operating_system(255)
+                .write(sink, flate2::Compression::new(GZIP_LEVEL));
+            write_tar(&entries, top, opts.mtime, enc)?
+                .finish()
+                .map_err(werr)?
+        }
+        Compression::Zstd => {
+            let mut enc = zstd::stream::Encoder::new(sink, ZSTD_LEVEL).map_err(werr)?;
+            enc.include_checksum(true).map_err(werr)?;
+            write_tar(&entries, top, opts.mtime, enc)?
+                .finish()
+                .map_err(werr)?
+        }
+    };
+    sink.flush().map_err(werr)?;
+    let digest = Sha256::from(<[u8; 32]>::from(sink.hasher.finalize()));
+    let file = sink.inner.into_inner().map_err(|e| werr(e.into_error()))?;
+    // Catalogs are served to others: readable whatever the umask.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        file.set_permissions(std::fs::Permissions::from_mode(0o644))
+            .map_err(werr)?;
+    }
+    file.sync_all().map_err(werr)?;
+    Ok((digest, sink.count))
+}
+
+/// The recipe folders under `dir` (with a `recipe.json`), sorted by name.
+pub fn discover(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    let mut out = Vec::new();
+    for entry in crate::fs::read_dir_sorted(dir)? {
+        let path = entry.path();
+        let name = entry.file_name();
+        if name.to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let ft = entry
+            .file_type()
+            .map_err(|e| crate::fs::FsError::new("inspect", &path, e))?;
+        if ft.is_symlink() {
+            return Err(refused(&path, "symbolic links are refused among recipes"));
+        }
+        if ft.is_dir() && path.join("recipe.json").exists() {
+            out.push(path);
+        }
+    }
+    Ok(out)
+}
+
+struct Built {
+    recipe: Recipe,
+    file: String,
+    sha256: Sha256,
+    size: u64,
+}
+
+/// Packs the recipes and writes (or, with `check`, compares) the catalog folder.
+pub fn pack(opts: &Options) -> Result<Report, Error> {
+    if let Some(ts) = &opts.updated_at {
+        if !catalog::is_rfc3339(ts) {
+            return Err(Error::TimestampInvalid { value: ts.clone() });
+        }
+    }
+    if let Some(base) = &opts.asset_base_url {
+        catalog::check_url(base).map_err(|why| Error::UrlInvalid {
+            url: base.clone(),
+            why,
+        })?;
+    }
+    let mut dirs = discover(&opts.recipes_dir)?;
+    if let Some(only) = &opts.only {
+        dirs.retain(|d| d.file_name().is_some_and(|n| n == only.as_str()));
+        if dirs.is_empty() {
+            return Err(Error::RecipeNotFound {
+                id: only.to_string(),
+                dir: opts.recipes_dir.clone(),
+            });
+        }
+    }
+    if dirs.is_empty() {
+        return Err(Error::NoRecipes {
+            dir: opts.recipes_dir.clone(),
+        });
+    }
+
+    // Validate everything before building anything.
+    let assembled = crate::assemble::assemble_sources_for_pack(&opts.recipes_dir, &dirs)?;
+    let dirs: Vec<PathBuf> = assembled.dirs.clone();
+    let mut recipes = Vec::new();
+    let mut problems = Vec::new();
+    let mut warnings = Vec::new();
+    for d in &dirs {
+        match recipe::load(d, false) {
+            Ok(l) => {
+                warnings.extend(l.warnings);
+                recipes.push(l.recipe);
+            }
+            Err(diags) => {
+                problems.extend(diags.into_iter().filter(|d| d.severity == Severity::Error))
+            }
+        }
+    }
+    if !problems.is_empty() {
+        return Err(Error::RecipesInvalid {
+            diagnostics: problems,
+        });
+    }
+
+    let index_path = opts.out_dir.join(INDEX_FILE);
+    let base_index = opts.merge.clone().unwrap_or_else(|| index_path.clone());
+    let old_index = read_index(&base_index)?;
+
+    // Build every archive into a staging folder beside OUT.
+    let parent = match opts.out_dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let staging_parent = if opts.check {
+        std::env::temp_dir()
+    } else {
+        parent
+    };
+    crate::fs::create_dir_all(&staging_parent)?;
+    let staging = tempfile::Builder::new()
+        .prefix(".hookpack-pack-")
+        .tempdir_in(&staging_parent)
+        .map_err(|e| crate::fs::FsError::new("create staging folder in", &staging_parent, e))?;
+    let built = build_all(&dirs, &recipes, opts, staging.path())?;
+
+    // Merge into the index, refusing to change a published version.
+    let (new_index, statuses) = merge_index(old_index.as_ref(), &built, opts)?;
+    let index_bytes = {
+        let mut s = serde_json::to_string_pretty(&new_index)
+            .map_err(|e| Error::Output(io::Error::other(e)))?;
+        s.push('\n');
+        s.into_bytes()
+    };
+    let index_changed = old_index
+        .as_ref()
+        .is_none_or(|old| old.get("recipes") != new_index.get("recipes"));
+
+    let mut archives = Vec::new();
+    for (b, status) in built.iter().zip(&statuses) {
+        archives.push(Packed {
+            id: b.recipe.id.to_string(),
+            version: b.recipe.version.to_string(),
+            file: b.file.clone(),
+            sha256: b.sha256,
+            size: b.size,
+            status,
+        });
+    }
+    let sums = sums_file(&new_index, &index_bytes, &opts.out_dir, staging.path())?;
+
+    if opts.check {
+        let differences = compare(opts, &built, &index_bytes, &sums)?;
+        return Ok(Report {
+            archives,
+            index: index_path,
+            index_changed,
+            differences,
+            warnings,
+        });
+    }
+
+    // Commit: archives first, then the index, then SHA256SUMS.
+    crate::fs::create_dir_all(&opts.out_dir)?;
+    for (b, status) in built.iter().zip(&statuses) {
+        let dest = opts.out_dir.join(&b.file);
+        if *status == "unchanged" && dest.is_file() {
+            continue;
+        }
+        crate::fs::rename(&staging.path().join(&b.file), &dest)?;
+    }
+    write_atomic(&index_path, &index_bytes)?;
+    write_atomic(&opts.out_dir.join(SUMS_FILE), &sums)?;
+    Ok(Report {
+        archives,
+        index: index_path,
+        index_changed,
+        differences: Vec::new(),
+        warnings,
+    })
+}
+
+fn build_all(
+    dirs: &[PathBuf],
+    recipes: &[Recipe],
+    opts: &Options,
+    staging: &Path,
+) -> Result<Vec<Built>, Error> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    type Slot = std::sync::Mutex<Option<Result<(Sha256, u64), Error>>>;
+    let results: Vec<Slot> = dirs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    let jobs = opts.jobs.clamp(1, dirs.len().max(1));
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(dir) = dirs.get(i) else { break };
+                let r = &recipes[i];
+                let top = format!("{}-{}", r.id, r.version);
+                let file = archive_file_name(&r.id, &r.version, opts.compression);
+                let out = build_archive(dir, &top, opts, &staging.join(&file));
+                let failed = out.is_err();
+                if let Ok(mut slot) = results[i].lock() {
+                    *slot = Some(out);
+                }
+                if failed {
+                    // Stop handing out work: the whole pack fails anyway.
+                    next.store(usize::MAX / 2, std::sync::atomic::Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    let mut built = Vec::new();
+    for (i, slot) in results.into_iter().enumerate() {
+        let r = &recipes[i];
+        match slot.into_inner().ok().flatten() {
+            Some(Ok((sha256, size))) => built.push(Built {
+                recipe: r.clone(),
+                file: archive_file_name(&r.id, &r.version, opts.compression),
+                sha256,
+                size,
+            }),
+            Some(Err(e)) => return Err(e),
+            None => {}
+        }
+    }
+    Ok(built)
+}
+
+/// `hooks-<id>-<version>.tar.gz` (or `.tar.zst`).
+pub fn archive_file_name(id: &Id, version: &Version, compression: Compression) -> String {
+    format!("hooks-{id}-{version}.{}", compression.extension())
+}
+
+fn read_index(path: &Path) -> Result<Option<Value>, Error> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(crate::fs::FsError::new("read", path, e).into()),
+    };
+    let diags = catalog::validate_bytes(path, &bytes);
+    if diags.iter().any(|d| d.severity == Severity::Error) {
+        return Err(Error::IndexInvalid {
+            diagnostics: diags
+                .into_iter()
+                .filter(|d| d.severity == Severity::Error)
+                .collect(),
+        });
+    }
+    let value: Value = serde_json::from_slice(&bytes).map_err(|e| Error::IndexInvalid {
+        diagnostics: vec![Diagnostic::file_level(
+            path,
+            Severity::Error,
+            "json-syntax",
+            e.to_string(),
+        )],
+    })?;
+    Ok(Some(value))
+}
+
+fn version_entry(b: &Built, opts: &Options) -> Value {
+    let url = match &opts.asset_base_url {
+        Some(base) => format!("{}/{}", base.trim_end_matches('/'), b.file),
+        None => b.file.clone(),
+    };
+    json!({
+        "version": b.recipe.version.to_string(),
+        "url": url,
+        "sha256": b.sha256.to_string(),
+        "size": b.size,
+        "min_cli": b.recipe.min_cli.to_string(),
+    })
+}
+
+fn merge_index(
+    old: Option<&Value>,
+    built: &[Built],
+    opts: &Options,
+) -> Result<(Value, Vec<&'static str>), Error> {
+    let mut entries: BTreeMap<String, Value> = BTreeMap::new();
+    let mut top_extra = Map::new();
+    let mut old_updated_at = None;
+    if let Some(old) = old {
+        for r in old["recipes"].as_array().into_iter().flatten() {
+            if let Some(id) = r["id"].as_str() {
+                entries.insert(id.to_string(), r.clone());
+            }
+        }
+        if let Some(obj) = old.as_object() {
+            for (k, v) in obj {
+                if !matches!(k.as_str(), "schema" | "updated_at" | "recipes") {
+                    top_extra.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        old_updated_at = old["updated_at"].as_str().map(String::from);
+    }
+    let mut statuses = Vec::new();
+    for b in built {
+        let id = b.recipe.id.to_string();
+        let version = b.recipe.version.to_string();
+        let mut versions: Vec<Value> = entries
+            .get(&id)
+            .and_then(|e| e["versions"].as_array().cloned())
+            .unwrap_or_default();
+        match versions.iter().find(|v| v["version"] == version.as_str()) {
+            Some(existing) => {
+                let published = existing["sha256"].as_str().unwrap_or_default().to_string();
+                if published != b.sha256.to_string() {
+                    return Err(Error::Republish {
+                        id,
+                        version,
+                        published,
+                        now: b.sha256.to_string(),
+                    });
+                }
+                statuses.push("unchanged");
+                continue;
+            }
+            None => {
+                versions.push(version_entry(b, opts));
+                statuses.push("new");
+            }
+        }
+        versions.sort_by(|a, b| {
+            let va = a["version"].as_str().and_then(|s| Version::parse(s).ok());
+            let vb = b["version"].as_str().and_then(|s| Version::parse(s).ok());
+            vb.cmp(&va)
+        });
+        let old_entry = entries.get(&id).cloned().unwrap_or(Value::Null);
+        let latest_entry = versions[0].clone();
+        let latest_is_new = latest_entry["version"] == version.as_str();
+        let (name, summary) = if latest_is_new || old_entry.is_null() {
+            (
+                b.recipe.name.clone().map(Value::String),
+                Value::String(b.recipe.summary.clone()),
+            )
+        } else {
+            (
+                old_entry.get("name").cloned(),
+                old_entry
+                    .get("summary")
+                    .cloned()
+                    .unwrap_or(Value::String(String::new())),
+            )
+        };
+        let mut m = Map::new();
+        m.insert("id".into(), Value::String(id.clone()));
+        if let Some(n) = name {
+            m.insert("name".into(), n);
+        }
+        m.insert("summary".into(), summary);
+        m.insert("latest".into(), latest_entry["version"].clone());
+        m.insert("min_cli".into(), latest_entry["min_cli"].clone());
+        m.insert("versions".into(), Value::Array(versions));
+        if let Some(obj) = old_entry.as_object() {
+            for (k, v) in obj {
+                if !m.contains_key(k) {
+                    m.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        entries.insert(id, Value::Object(m));
+    }
+    let recipes: Vec<Value> = entries.into_values().collect();
+    let changed = old.is_none_or(|o| o.get("recipes") != Some(&Value::Array(recipes.clone())));
+    let updated_at = match (&opts.updated_at, changed, old_updated_at) {
+        (Some(ts), _, _) => ts.clone(),
+        (None, false, Some(old)) => old,
+        _ => {
+            let secs = if opts.mtime_from_env {
+                opts.mtime
+            } else {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_secs())
+                    .unwrap_or(0)
+            };
+            catalog::format_timestamp(secs)
+        }
+    };
+    let mut doc = Map::new();
+    doc.insert("schema".into(), Value::String(catalog::SCHEMA.into()));
+    doc.insert("updated_at".into(), Value::String(updated_at));
+    doc.insert("recipes".into(), Value::Array(recipes));
+    doc.extend(top_extra);
+    // The result must itself be a valid index.
+    let typed: Result<Vec<CatalogRecipe>, _> = serde_json::from_value(doc["recipes"].clone());
+    if let Err(e) = typed {
+        return Err(Error::IndexInvalid {
+            diagnostics: vec![Diagnostic::file_level(
+                Path::new(INDEX_FILE),
+                Severity::Error,
+                "index-invalid",
+                e.to_string(),
+            )],
+        });
+    }
+    Ok((Value::Object(doc), statuses))
+}
+
+/// `SHA256SUMS`: every archive the index names that lives in the catalog folder, and the
+/// index itself, sorted by name.
+fn sums_file(
+    index: &Value,
+    index_bytes: &[u8],
+    out_dir: &Path,
+    staging: &Path,
+) -> Result<Vec<u8>, Error> {
+    let mut lines: BTreeMap<String, String> = BTreeMap::new();
+    for r in index["recipes"].as_array().into_iter().flatten() {
+        for v in r["versions"].as_array().into_iter().flatten() {
+            let (Some(url), Some(sha)) = (v["url"].as_str(), v["sha256"].as_str()) else {
+                continue;
+            };
+            let name = url.rsplit('/').next().unwrap_or(url);
+            if out_dir.join(name).is_file() || staging.join(name).is_file() {
+                lines.insert(name.to_string(), sha.to_string());
+            }
+        }
+    }
+    lines.insert(INDEX_FILE.to_string(), Sha256::of(index_bytes).to_string());
+    let mut out = String::new();
+    for (name, sha) in lines {
+        out.push_str(&format!("{sha}  {name}\n"));
+    }
+    Ok(out.into_bytes())
+}
+
+fn digest_of_file(path: &Path) -> Result<Option<Sha256>, Error> {
+    match File::open(path) {
+        Ok(f) => Ok(Some(
+            Sha256::of_reader(f)
+                .map_err(|e| crate::fs::FsError::new("read", path, e))?
+                .0,
+        )),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(crate::fs::FsError::new("open", path, e).into()),
+    }
+}
+
+fn compare(
+    opts: &Options,
+    built: &[Built],
+    index_bytes: &[u8],
+    sums: &[u8],
+) -> Result<Vec<Difference>, Error> {
+    let mut diffs = Vec::new();
+    let mut expect: Vec<(String, Sha256)> =
+        built.iter().map(|b| (b.file.clone(), b.sha256)).collect();
+    expect.push((INDEX_FILE.to_string(), Sha256::of(index_bytes)));
+    expect.push((SUMS_FILE.to_string(), Sha256::of(sums)));
+    for (file, expected) in expect {
+        let actual = digest_of_file(&opts.out_dir.join(&file))?;
+        if actual != Some(expected) {
+            diffs.push(Difference {
+                file,
+                expected,
+                actual,
+            });
+        }
+    }
+    Ok(diffs)
+}
+
+/// Writes `bytes` to `path` through a temporary file, fsync and rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".hookpack-")
+        .tempfile_in(dir)
+        .map_err(|e| crate::fs::FsError::new("create a temporary file in", dir, e))?;
+    tmp.write_all(bytes)
+        .map_err(|e| crate::fs::FsError::new("write", tmp.path(), e))?;
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| crate::fs::FsError::new("sync", tmp.path(), e))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = tmp
+            .as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o644));
+    }
+    tmp.persist(path)
+        .map_err(|e| crate::fs::FsError::new("replace", path, e.error))?;
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}

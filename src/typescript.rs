@@ -1,0 +1,467 @@
+//! In-process TypeScript → JavaScript compilation for hook files.
+//!
+//! hookpack ships hooks as plain ESM that Node 20 runs directly, and we don't
+//! want users to need `tsc`, `esbuild` or any Node tooling to build them. So
+//! this module parses one `.ts`/`.mts` file with oxc, strips the types,
+//! rewrites module specifiers through a caller-supplied function, and prints
+//! readable JavaScript.
+//!
+//! It refuses, with diagnostics rather than output:
+//! - files that are not `.ts` or `.mts` (`.tsx`, `.cts`, `.d.ts`, JavaScript):
+//!   JSX, CommonJS and declaration files are not hook sources;
+//! - any syntax error, and any error oxc's semantic checker or transformer
+//!   reports (all diagnostics are returned, each with a 1-based line:column);
+//! - sources longer than [`MAX_SOURCE_LEN`] bytes or with brackets nested
+//!   deeper than [`MAX_NESTING`]: oxc recurses without a depth limit, so it
+//!   runs on a thread whose stack grows with the source, and both limits keep
+//!   that stack reasonable;
+//! - what oxc would turn into code Node 20 can't run as an ES module:
+//!   `import x = require(…)`, `export =`, decorators, and syntax that oxc only
+//!   lowers by importing its runtime helper package (e.g. `using`), which a
+//!   hook has no `node_modules` to load from.
+//!
+//! It does not type-check: that is `tsc`'s job, and hooks that are wrong in
+//! type-space but valid JavaScript still compile.
+
+use std::{path::Path, sync::mpsc, thread};
+
+use oxc::{
+    allocator::Allocator,
+    ast::{
+        ast::{
+            Declaration, Decorator, ExportAllDeclaration, ExportFromDeclaration, Expression,
+            ImportDeclaration, ImportExpression, Program, Statement, StringLiteral,
+            TSModuleReference,
+        },
+        builder::AstBuilder,
+    },
+    ast_visit::{walk_mut, VisitMut},
+    codegen::{Codegen, CodegenOptions},
+    diagnostics::{OxcDiagnostic, Severity},
+    parser::Parser,
+    semantic::SemanticBuilder,
+    span::{SourceType, Span},
+    str::Str,
+    syntax::es_target::ESTarget,
+    transformer::{TransformOptions, Transformer},
+};
+
+/// Largest source accepted, in bytes. Hooks are hand-written and small; the
+/// limit keeps the compiler thread's stack reservation (4 KiB per source
+/// byte) within what any 64-bit machine grants.
+pub const MAX_SOURCE_LEN: usize = 1024 * 1024;
+
+/// Deepest bracket nesting (`(`, `[`, `{`) accepted.
+///
+/// Not what keeps oxc from overflowing the stack (a stack sized by source
+/// length does that), but it refuses the classic pathological input (thousands of nested brackets)
+/// with a clear message instead of compiling it with hundreds of megabytes of
+/// stack. Real code stays far below this.
+pub const MAX_NESTING: usize = 1_000;
+
+/// Stack reserved for the compiler thread per byte of source.
+///
+/// oxc 0.146 recurses (in the parser, semantic builder, transformer and code
+/// generator) once or more per nesting level, with no depth limit of its own:
+/// 100,000 nested parentheses abort the whole process with a stack overflow.
+/// Nesting depth can't exceed the source length, so a stack proportional to
+/// it is always enough. Measured over ~45 nesting shapes, the worst cost is
+/// 2.2 KiB per source byte in a debug build (nested tuple types) and 0.9 KiB in
+/// release; 4 KiB leaves room for shapes we didn't try.
+const STACK_PER_SOURCE_BYTE: usize = 4 * 1024;
+
+/// Stack for the non-recursive part of the pipeline, with ample room.
+const BASE_STACK: usize = 32 * 1024 * 1024;
+
+/// Where oxc injects runtime-helper imports from when lowering newer syntax.
+const HELPER_MODULE: &str = "@oxc-project/runtime";
+
+/// Where a TypeScript problem sits, 1-based line and column (column in chars).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TsDiagnostic {
+    pub line: u32,
+    pub column: u32,
+    pub message: String,
+}
+
+impl std::fmt::Display for TsDiagnostic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}: {}", self.line, self.column, self.message)
+    }
+}
+
+/// Compile TypeScript source to ESM JavaScript for Node 20.
+/// `rewrite` is called with every module specifier found in static imports, `export … from`,
+/// and dynamic `import("literal")`; returning Some(new) replaces the specifier.
+///
+/// # Errors
+///
+/// Every diagnostic, in source order, if the file has a syntax or semantic
+/// error or uses something this module refuses (see the module docs).
+pub fn compile(
+    source: &str,
+    file_name: &Path,
+    rewrite: &mut dyn FnMut(&str) -> Option<String>,
+) -> Result<String, Vec<TsDiagnostic>> {
+    check_file_name(file_name)?;
+    check_size(source)?;
+    check_nesting(source)?;
+    // oxc runs on its own thread so that it can have a stack big enough for
+    // this source. `rewrite` is not `Send`, so it stays on this thread and
+    // the compiler thread asks for each specifier over a channel.
+    thread::scope(|scope| {
+        let (ask, questions) = mpsc::channel::<String>();
+        let (tell, answers) = mpsc::channel::<Option<String>>();
+        let worker = thread::Builder::new()
+            .name("hookpack-tsc".into())
+            .stack_size(stack_size(source))
+            .spawn_scoped(scope, move || {
+                compile_here(source, file_name, &mut |specifier: &str| {
+                    ask.send(specifier.to_owned()).ok()?;
+                    answers.recv().ok().flatten()
+                })
+            })
+            .map_err(|err| vec![at_start(format!("cannot start the compiler thread: {err}"))])?;
+        // Ends when the worker drops `ask`, i.e. when it has finished.
+        for specifier in questions {
+            if tell.send(rewrite(&specifier)).is_err() {
+                break;
+            }
+        }
+        // A panic in oxc is a bug we can't fix here; report it as a
+        // diagnostic on this file rather than taking hookpack down with it.
+        worker.join().unwrap_or_else(|panic| {
+            let reason = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Err(vec![at_start(format!("internal error in oxc: {reason}"))])
+        })
+    })
+}
+
+/// Only the pages the compiler actually touches get memory, so reserving
+/// generously costs address space, not RAM.
+fn stack_size(source: &str) -> usize {
+    BASE_STACK + source.len() * STACK_PER_SOURCE_BYTE
+}
+
+fn check_file_name(file_name: &Path) -> Result<(), Vec<TsDiagnostic>> {
+    let accepted = matches!(
+        file_name.extension().and_then(|ext| ext.to_str()),
+        Some("ts" | "mts")
+    ) && SourceType::from_path(file_name)
+        .is_ok_and(|ty| !ty.is_typescript_definition());
+    if accepted {
+        Ok(())
+    } else {
+        Err(vec![at_start(format!(
+            "{}: only .ts and .mts files can be compiled",
+            file_name.display()
+        ))])
+    }
+}
+
+fn check_size(source: &str) -> Result<(), Vec<TsDiagnostic>> {
+    if source.len() <= MAX_SOURCE_LEN {
+        return Ok(());
+    }
+    Err(vec![at_start(format!(
+        "file is {} bytes; at most {MAX_SOURCE_LEN} can be compiled",
+        source.len()
+    ))])
+}
+
+/// Refuses sources nested deeper than [`MAX_NESTING`], pointing at the
+/// bracket that went too deep.
+///
+/// Purely lexical: brackets inside strings, comments and regular expressions
+/// count too. That can refuse a file only if it has about a thousand more
+/// unmatched opening brackets in literals than closing ones.
+fn check_nesting(source: &str) -> Result<(), Vec<TsDiagnostic>> {
+    let mut depth = 0usize;
+    for (offset, byte) in source.bytes().enumerate() {
+        match byte {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    let message = format!("brackets nested more than {MAX_NESTING} deep");
+                    return Err(vec![Locator::new(source).diagnostic(offset, message)]);
+                }
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The whole oxc pipeline; needs a stack of [`stack_size`].
+fn compile_here(
+    source: &str,
+    file_name: &Path,
+    rewrite: &mut dyn FnMut(&str) -> Option<String>,
+) -> Result<String, Vec<TsDiagnostic>> {
+    let locator = Locator::new(source);
+    let fail = |diagnostics: Vec<OxcDiagnostic>| Err(locator.convert(diagnostics));
+
+    let allocator = Allocator::default();
+    // `.ts` alone would be "unambiguous"; hooks are always ES modules.
+    let source_type = SourceType::ts().with_module(true);
+    let parsed = Parser::new(&allocator, source, source_type).parse();
+    let mut program = parsed.program;
+    let mut diagnostics = parsed.diagnostics.into_vec();
+    // A panicked parse leaves an empty program, which would check clean.
+    if !parsed.panicked {
+        diagnostics.extend(commonjs_only_syntax(&program));
+        let semantic = SemanticBuilder::new_compiler()
+            // The enum transform reads member values from here; without them
+            // it emits wrong reverse mappings for string members.
+            .with_enum_eval(true)
+            .build(&program);
+        diagnostics.extend(semantic.diagnostics);
+        if !has_errors(&diagnostics) {
+            let scoping = semantic.semantic.into_scoping();
+            let options = TransformOptions::from(ESTarget::ES2022);
+            let transformed = Transformer::new(&allocator, file_name, &options)
+                .build_with_scoping(scoping, &mut program);
+            diagnostics.extend(transformed.diagnostics);
+        }
+    }
+    if has_errors(&diagnostics) {
+        return fail(diagnostics);
+    }
+
+    let mut pass = OutputPass {
+        builder: AstBuilder::new(&allocator),
+        rewrite,
+        problems: Vec::new(),
+    };
+    pass.visit_program(&mut program);
+    if !pass.problems.is_empty() {
+        return fail(pass.problems);
+    }
+    Ok(print(&program))
+}
+
+/// `import x = require("…")` and `export = …` are CommonJS; oxc would turn
+/// them into `require`/`module.exports`, which don't exist in an ES module.
+/// Only the top level needs checking: elsewhere they are already errors.
+fn commonjs_only_syntax(program: &Program<'_>) -> Vec<OxcDiagnostic> {
+    let commonjs = |span: Span, what: &str| {
+        OxcDiagnostic::error(format!(
+            "{what} is CommonJS and cannot be used in an ES module"
+        ))
+        .with_label(span)
+    };
+    let mut found = Vec::new();
+    for statement in &program.body {
+        let import = match statement {
+            Statement::TSExportAssignment(export) => {
+                found.push(commonjs(export.span, "`export =`"));
+                continue;
+            }
+            Statement::TSImportEqualsDeclaration(import) => import,
+            Statement::ExportDeclaration(export) => match &export.declaration {
+                Declaration::TSImportEqualsDeclaration(import) => import,
+                _ => continue,
+            },
+            _ => continue,
+        };
+        let requires = matches!(
+            import.module_reference,
+            TSModuleReference::ExternalModuleReference(_)
+        );
+        if requires && import.import_kind.is_value() {
+            found.push(commonjs(import.span, "`import … = require(…)`"));
+        }
+    }
+    found
+}
+
+fn has_errors(diagnostics: &[OxcDiagnostic]) -> bool {
+    diagnostics.iter().any(|d| d.severity == Severity::Error)
+}
+
+fn print(program: &Program<'_>) -> String {
+    Codegen::new()
+        .with_options(CodegenOptions::default())
+        .build(program)
+        .code
+}
+
+/// Runs after the transformer, so that type-only imports are gone and
+/// `rewrite` only sees runtime dependencies. Rewrites specifiers in place and
+/// collects syntax that survived the transform but cannot run on Node 20.
+struct OutputPass<'a, 'r> {
+    builder: AstBuilder<'a>,
+    rewrite: &'r mut dyn FnMut(&str) -> Option<String>,
+    problems: Vec<OxcDiagnostic>,
+}
+
+impl<'a> OutputPass<'a, '_> {
+    fn rewrite_literal(&mut self, literal: &mut StringLiteral<'a>) {
+        if let Some(new) = (self.rewrite)(literal.value.as_str()) {
+            literal.value = Str::from_str_in(&new, &self.builder);
+            // Codegen prints `raw` verbatim when present.
+            literal.raw = None;
+            literal.lone_surrogates = false;
+        }
+    }
+
+    /// Whether `declaration` is an import of oxc's runtime helpers that the
+    /// transformer added, in which case it is recorded as a problem.
+    fn is_helper_import(&mut self, declaration: &ImportDeclaration<'a>) -> bool {
+        let specifier = declaration.source.value.as_str();
+        // Injected imports carry an empty span; a user's own import of the
+        // same package keeps its real one.
+        if !declaration.span.is_empty() || !specifier.starts_with(HELPER_MODULE) {
+            return false;
+        }
+        let helper = specifier.rsplit('/').next().unwrap_or(specifier);
+        self.problems.push(OxcDiagnostic::error(format!(
+            "this file uses syntax that Node 20 lacks and that oxc can only lower with its \
+             runtime helper `{helper}`, which a hook cannot import; avoid that syntax"
+        )));
+        true
+    }
+}
+
+impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
+    fn visit_import_declaration(&mut self, it: &mut ImportDeclaration<'a>) {
+        if !self.is_helper_import(it) {
+            self.rewrite_literal(&mut it.source);
+        }
+    }
+
+    fn visit_export_from_declaration(&mut self, it: &mut ExportFromDeclaration<'a>) {
+        self.rewrite_literal(&mut it.source);
+    }
+
+    fn visit_export_all_declaration(&mut self, it: &mut ExportAllDeclaration<'a>) {
+        self.rewrite_literal(&mut it.source);
+    }
+
+    fn visit_import_expression(&mut self, it: &mut ImportExpression<'a>) {
+        match &mut it.source {
+            Expression::StringLiteral(literal) => self.rewrite_literal(literal),
+            // import(`./x.ts`) is as static as import("./x.ts"). Replace it by a
+            // string literal instead of editing the quasi, so we never have to
+            // escape the new specifier for a template.
+            Expression::TemplateLiteral(template) => {
+                if let Some(old) = template.single_quasi() {
+                    if let Some(new) = (self.rewrite)(old.as_str()) {
+                        let value = Str::from_str_in(&new, &self.builder);
+                        it.source = Expression::new_string_literal(
+                            template.span,
+                            value,
+                            None,
+                            &self.builder,
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
+        walk_mut::walk_import_expression(self, it);
+    }
+
+    /// oxc leaves decorators in place at this target (lowering them would need
+    /// its runtime helpers), and Node 20 cannot parse them.
+    fn visit_decorator(&mut self, it: &mut Decorator<'a>) {
+        self.problems.push(
+            OxcDiagnostic::error("decorators are not supported by Node 20").with_label(it.span),
+        );
+        walk_mut::walk_decorator(self, it);
+    }
+}
+
+/// Turns byte offsets into 1-based line and character columns.
+///
+/// Lines end at `\n`, `\r\n`, `\r`, U+2028 and U+2029, as in ECMAScript and
+/// `tsc`, so positions agree with what TypeScript tooling reports.
+struct Locator<'s> {
+    source: &'s str,
+    line_starts: Vec<usize>,
+}
+
+impl<'s> Locator<'s> {
+    fn new(source: &'s str) -> Self {
+        let mut line_starts = vec![0];
+        let mut chars = source.char_indices().peekable();
+        while let Some((offset, ch)) = chars.next() {
+            let ends_line = match ch {
+                '\r' => chars.peek().is_none_or(|&(_, next)| next != '\n'),
+                '\n' | '\u{2028}' | '\u{2029}' => true,
+                _ => false,
+            };
+            if ends_line {
+                line_starts.push(offset + ch.len_utf8());
+            }
+        }
+        Self {
+            source,
+            line_starts,
+        }
+    }
+
+    fn position(&self, offset: usize) -> (u32, u32) {
+        let mut offset = offset.min(self.source.len());
+        while !self.source.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self.line_starts.partition_point(|&start| start <= offset) - 1;
+        let column = self.source[self.line_starts[line]..offset].chars().count();
+        (to_u32(line + 1), to_u32(column + 1))
+    }
+
+    fn diagnostic(&self, offset: usize, message: String) -> TsDiagnostic {
+        let (line, column) = self.position(offset);
+        TsDiagnostic {
+            line,
+            column,
+            message,
+        }
+    }
+
+    fn convert(&self, diagnostics: Vec<OxcDiagnostic>) -> Vec<TsDiagnostic> {
+        let mut converted: Vec<TsDiagnostic> = diagnostics
+            .into_iter()
+            .map(|d| {
+                let offset = primary_offset(&d).unwrap_or(0);
+                let mut message = d.message.to_string();
+                if let Some(help) = &d.help {
+                    message.push_str("\nhelp: ");
+                    message.push_str(help);
+                }
+                self.diagnostic(offset, message)
+            })
+            .collect();
+        // Parser, semantic and our own checks each report in their own
+        // order; the caller gets one list in source order.
+        converted.sort_by_key(|d| (d.line, d.column));
+        converted
+    }
+}
+
+fn primary_offset(diagnostic: &OxcDiagnostic) -> Option<usize> {
+    let labels = &diagnostic.labels;
+    let label = labels
+        .iter()
+        .find(|l| l.primary())
+        .or_else(|| labels.first())?;
+    usize::try_from(label.offset()).ok()
+}
+
+fn at_start(message: String) -> TsDiagnostic {
+    TsDiagnostic {
+        line: 1,
+        column: 1,
+        message,
+    }
+}
+
+fn to_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
