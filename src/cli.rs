@@ -5,7 +5,7 @@ use crate::diagnostic::Severity;
 use crate::error::{Error, ExitCode};
 use crate::id::Id;
 use crate::output::{github_annotation, Format, Printer};
-use crate::{assemble, pack, scaffold, validate};
+use crate::{assemble, catalog, pack, scaffold, validate};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -36,6 +36,30 @@ enum Command {
     Assemble(AssembleArgs),
     /// Build reproducible archives, hooks-index.json and SHA256SUMS.
     Pack(PackArgs),
+    /// Read or check a published catalog.
+    #[command(subcommand)]
+    Catalog(CatalogCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum CatalogCommand {
+    /// List the recipes and versions an index offers.
+    List(CatalogArgs),
+    /// Fetch every archive an index lists and check it against the index and SHA256SUMS.
+    Verify(CatalogArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct CatalogArgs {
+    /// The index: a hooks-index.json path or URL, or a catalog folder.
+    #[arg(value_name = "INDEX")]
+    index: String,
+    /// Extra CA certificate (PEM) to trust for https [env: SSL_CERT_FILE is honoured too].
+    #[arg(long, value_name = "FILE")]
+    ca_cert: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: FormatArg,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -183,6 +207,14 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Pack(a) => {
             let printer = Printer::new(a.format.into(), quiet);
             pack_settings(a).and_then(|o| run_pack(&o, &printer))
+        }
+        Command::Catalog(CatalogCommand::List(a)) => {
+            let printer = Printer::new(a.format.into(), quiet);
+            run_catalog_list(&a, &printer)
+        }
+        Command::Catalog(CatalogCommand::Verify(a)) => {
+            let printer = Printer::new(a.format.into(), quiet);
+            run_catalog_verify(&a, &printer)
         }
     };
     match result {
@@ -419,4 +451,84 @@ fn run_pack(o: &pack::Options, printer: &Printer) -> Result<ExitCode, Error> {
         ));
         Ok(ExitCode::Success)
     }
+}
+
+fn fetcher(ca_cert: Option<PathBuf>) -> crate::fetch::Fetcher {
+    crate::fetch::Fetcher::new(crate::fetch::Options {
+        ca_certs: ca_cert.into_iter().collect(),
+        ..Default::default()
+    })
+}
+
+fn run_catalog_list(a: &CatalogArgs, printer: &Printer) -> Result<ExitCode, Error> {
+    let loc = catalog::verify::index_location(&a.index)?;
+    let bytes = fetcher(a.ca_cert.clone()).read_to_vec(&loc, catalog::verify::MAX_INDEX_BYTES)?;
+    let name = std::path::PathBuf::from(loc.to_string());
+    let problems: Vec<_> = catalog::validate_bytes(&name, &bytes)
+        .into_iter()
+        .filter(|d| d.severity == Severity::Error)
+        .collect();
+    if !problems.is_empty() {
+        return Err(Error::IndexInvalid { diagnostics: problems });
+    }
+    let index: catalog::Catalog = serde_json::from_slice(&bytes).map_err(|e| Error::IndexInvalid {
+        diagnostics: vec![crate::diagnostic::Diagnostic::file_level(&name, Severity::Error, "index-invalid", e.to_string())],
+    })?;
+    match printer.format {
+        Format::Json => printer.json(&index)?,
+        _ => {
+            for r in &index.recipes {
+                let versions: Vec<String> = r.versions.iter().map(|v| v.version.to_string()).collect();
+                printer.data(&format!(
+                    "{}\t{}\tmin_cli {}\t{}\t(versions: {})",
+                    r.id,
+                    r.latest,
+                    r.min_cli,
+                    r.summary,
+                    versions.join(", ")
+                ))?;
+            }
+            printer.message(&format!("{} recipe(s) in {} (updated {})", index.recipes.len(), loc, index.updated_at));
+        }
+    }
+    Ok(ExitCode::Success)
+}
+
+fn run_catalog_verify(a: &CatalogArgs, printer: &Printer) -> Result<ExitCode, Error> {
+    let loc = catalog::verify::index_location(&a.index)?;
+    let report = catalog::verify::verify(&loc, &fetcher(a.ca_cert.clone()));
+    match printer.format {
+        Format::Json => {
+            #[derive(serde::Serialize)]
+            struct Out<'a> {
+                ok: bool,
+                errors: usize,
+                #[serde(flatten)]
+                report: &'a catalog::verify::Report,
+            }
+            printer.json(&Out { ok: report.errors() == 0, errors: report.errors(), report: &report })?;
+        }
+        Format::Github => {
+            for d in &report.diagnostics {
+                printer.data(&github_annotation(d))?;
+            }
+        }
+        Format::Text => {
+            for c in &report.archives {
+                let status = if c.ok { "ok" } else { "FAILED" };
+                printer.data(&format!("{status:<6} {} {} {}", c.id, c.version, c.location))?;
+            }
+            for d in &report.diagnostics {
+                printer.data(&printer.diagnostic_line(d))?;
+            }
+        }
+    }
+    printer.message(&format!("verified {} archive(s): {} error(s)", report.archives.len(), report.errors()));
+    Ok(if report.environment_failed {
+        ExitCode::Environment
+    } else if report.errors() > 0 {
+        ExitCode::Invalid
+    } else {
+        ExitCode::Success
+    })
 }

@@ -123,6 +123,9 @@ pub enum Error {
         /// Why.
         why: String,
     },
+    /// Fetching an index or archive failed.
+    #[error(transparent)]
+    Fetch(#[from] crate::fetch::FetchError),
     /// Writing to stdout failed because the reader went away (`| head`).
     #[error("broken pipe")]
     BrokenPipe,
@@ -148,6 +151,8 @@ impl Error {
             Error::Fs(e) if e.is_input_problem() => ExitCode::Invalid,
             Error::Fs(_) | Error::Output(_) => ExitCode::Environment,
             Error::ArchiveWrite { .. } => ExitCode::Environment,
+            Error::Fetch(e) if e.is_input_problem() => ExitCode::Invalid,
+            Error::Fetch(_) => ExitCode::Environment,
             Error::IdInvalid(_)
             | Error::ScaffoldTargetExists { .. }
             | Error::PackRefused { .. }

@@ -5,6 +5,7 @@
 //! maps errors to exit codes. A host written in Rust can depend on this crate and call the
 //! validators and formats directly.
 
+pub mod archive;
 pub mod assemble;
 pub mod catalog;
 pub mod cli;
@@ -12,6 +13,7 @@ pub mod command;
 pub mod diagnostic;
 pub mod error;
 pub mod event;
+pub mod fetch;
 pub mod fs;
 pub mod hooks_json;
 pub mod id;

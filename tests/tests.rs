@@ -6,5 +6,7 @@ mod common;
 mod new;
 #[path = "integration/schemas.rs"]
 mod schemas;
+#[path = "integration/typescript.rs"]
+mod typescript;
 #[path = "integration/validate.rs"]
 mod validate;

@@ -6,6 +6,8 @@
 //! or relative to the index. Readers ignore fields they do not know, so unknown fields are
 //! not reported.
 
+pub mod verify;
+
 use crate::diagnostic::{Diagnostic, Findings};
 use crate::id::Id;
 use crate::json::{self, pointer_push};

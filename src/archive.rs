@@ -1,0 +1,402 @@
+//! Reading recipe archives without trusting them.
+//!
+//! Every entry is checked before anything is done with it, and the `tar` crate's
+//! `unpack_in` is never used as the boundary. Refused: anything but regular files and
+//! folders (links, devices, fifos, global headers); absolute paths, `..`, `.`, empty
+//! components, backslashes, drive letters, NUL and control characters; two entries that
+//! collide exactly, by case or by Unicode normalisation; more than one top folder or a top
+//! folder other than the expected one; more entries, deeper or longer paths, or more
+//! unpacked bytes than [`Limits`] allow (checked from the header, before the data is read,
+//! so a small archive that inflates to gigabytes is refused early); data after the end of
+//! the archive; truncated streams; header and gzip/zstd checksum failures. The format is
+//! told by magic bytes, never by the file name.
+
+use std::collections::HashMap;
+use std::io::{self, BufRead, BufReader, Read};
+use unicode_normalization::UnicodeNormalization;
+
+/// Bounds on what an archive may hold.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Most entries.
+    pub max_entries: usize,
+    /// Most bytes unpacked in all.
+    pub max_total_bytes: u64,
+    /// Longest entry path, in bytes.
+    pub max_path_bytes: usize,
+    /// Deepest entry path, in components.
+    pub max_depth: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_entries: 10_000,
+            max_total_bytes: 256 * 1024 * 1024,
+            max_path_bytes: 512,
+            max_depth: 24,
+        }
+    }
+}
+
+/// The compression of an archive, from its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Compression {
+    /// gzip (`1f 8b`).
+    Gzip,
+    /// zstd (`28 b5 2f fd`).
+    Zstd,
+}
+
+/// Why an archive is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ArchiveError {
+    /// Neither gzip nor zstd.
+    #[error("not a gzip or zstd archive (the first bytes are neither 1f8b nor 28b52ffd)")]
+    UnknownFormat,
+    /// Reading or decompressing failed (truncated stream, bad checksum, I/O).
+    #[error("the archive is damaged or truncated: {0}")]
+    Corrupt(io::Error),
+    /// An entry type other than file or folder.
+    #[error("entry `{path}` is a {kind}; only regular files and folders are allowed")]
+    EntryTypeRefused {
+        /// Entry path as stored.
+        path: String,
+        /// What it is.
+        kind: &'static str,
+    },
+    /// A path that could land outside the target or is malformed.
+    #[error("entry `{path}` is refused: {why}")]
+    EntryPathRefused {
+        /// Entry path as stored (lossy).
+        path: String,
+        /// What is wrong.
+        why: &'static str,
+    },
+    /// Two entries with the same (or the same-looking) path.
+    #[error("entries `{first}` and `{second}` collide ({how})")]
+    EntryCollision {
+        /// The earlier entry.
+        first: String,
+        /// The later one.
+        second: String,
+        /// Exactly, by case, or by Unicode normalisation.
+        how: &'static str,
+    },
+    /// Entries under more than one top folder, or not under the expected one.
+    #[error("entry `{path}` is not under the top folder `{expected}/`; an archive holds exactly one top folder")]
+    TopFolder {
+        /// The entry.
+        path: String,
+        /// The expected top folder.
+        expected: String,
+    },
+    /// A limit was exceeded.
+    #[error("the archive exceeds the limit on {what} ({limit})")]
+    LimitExceeded {
+        /// Which limit.
+        what: &'static str,
+        /// Its value.
+        limit: u64,
+    },
+    /// Data after the end of the archive.
+    #[error("there is data after the end of the archive ({0})")]
+    TrailingData(&'static str),
+    /// No entries at all.
+    #[error("the archive is empty")]
+    Empty,
+    /// The visitor refused an entry.
+    #[error("{0}")]
+    Visit(String),
+}
+
+/// One entry, after checking.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// Path below the top folder, `/`-separated; empty for the top folder itself.
+    pub path: String,
+    /// True for a folder.
+    pub is_dir: bool,
+    /// Size in bytes (0 for folders).
+    pub size: u64,
+    /// Mode reduced to 0644 or 0755.
+    pub mode: u32,
+}
+
+/// What a scan found.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    /// The format.
+    pub compression: Compression,
+    /// The top folder name.
+    pub top: String,
+    /// Entries, in archive order.
+    pub entries: Vec<Entry>,
+    /// Bytes unpacked.
+    pub total_bytes: u64,
+}
+
+fn kind_name(t: tar::EntryType) -> &'static str {
+    match t {
+        tar::EntryType::Symlink => "symbolic link",
+        tar::EntryType::Link => "hard link",
+        tar::EntryType::Char => "character device",
+        tar::EntryType::Block => "block device",
+        tar::EntryType::Fifo => "fifo",
+        tar::EntryType::XGlobalHeader => "global pax header",
+        tar::EntryType::GNUSparse => "sparse file",
+        _ => "special entry",
+    }
+}
+
+/// Checks one stored path and splits off its top folder.
+fn check_path(raw: &[u8], limits: &Limits) -> Result<(String, String), ArchiveError> {
+    let lossy = String::from_utf8_lossy(raw).into_owned();
+    let refuse = |why| ArchiveError::EntryPathRefused {
+        path: lossy.clone(),
+        why,
+    };
+    let s = std::str::from_utf8(raw).map_err(|_| refuse("its name is not UTF-8"))?;
+    if s.len() > limits.max_path_bytes {
+        return Err(ArchiveError::LimitExceeded {
+            what: "path length",
+            limit: limits.max_path_bytes as u64,
+        });
+    }
+    if s.chars().any(|c| c.is_control()) {
+        return Err(refuse("it contains a NUL or control character"));
+    }
+    if s.contains('\\') {
+        return Err(refuse("it contains a backslash"));
+    }
+    if s.starts_with('/') {
+        return Err(refuse("it is absolute"));
+    }
+    let b = s.as_bytes();
+    if b.len() >= 2 && b[1] == b':' && b[0].is_ascii_alphabetic() {
+        return Err(refuse("it starts with a drive letter"));
+    }
+    let trimmed = s.strip_suffix('/').unwrap_or(s);
+    let parts: Vec<&str> = trimmed.split('/').collect();
+    if parts.len() > limits.max_depth {
+        return Err(ArchiveError::LimitExceeded {
+            what: "path depth",
+            limit: limits.max_depth as u64,
+        });
+    }
+    for p in &parts {
+        match *p {
+            "" => return Err(refuse("it has an empty path component")),
+            "." => return Err(refuse("it has a `.` component")),
+            ".." => return Err(refuse("it has a `..` component")),
+            _ => {}
+        }
+    }
+    let top = parts[0].to_string();
+    let rest = parts[1..].join("/");
+    Ok((top, rest))
+}
+
+/// Reads an archive from `input`, checking every entry against `limits` and the expected
+/// top folder (`None`: whatever the first entry names, as long as it is the only one).
+/// `visit` is called for each entry with its data; whatever it does not read is skipped.
+pub fn scan<R: Read>(
+    input: R,
+    expected_top: Option<&str>,
+    limits: &Limits,
+    mut visit: impl FnMut(&Entry, &mut dyn Read) -> Result<(), ArchiveError>,
+) -> Result<Summary, ArchiveError> {
+    let mut input = BufReader::with_capacity(64 * 1024, input);
+    let head = input.fill_buf().map_err(ArchiveError::Corrupt)?;
+    let compression = if head.starts_with(&[0x1f, 0x8b]) {
+        Compression::Gzip
+    } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        Compression::Zstd
+    } else {
+        return Err(ArchiveError::UnknownFormat);
+    };
+    match compression {
+        Compression::Gzip => {
+            let mut dec = flate2::bufread::GzDecoder::new(input);
+            let summary = scan_tar(&mut dec, compression, expected_top, limits, &mut visit)?;
+            let mut rest = dec.into_inner();
+            ensure_consumed(&mut rest)?;
+            Ok(summary)
+        }
+        Compression::Zstd => {
+            let mut dec = zstd::stream::read::Decoder::with_buffer(input)
+                .map_err(ArchiveError::Corrupt)?
+                .single_frame();
+            let summary = scan_tar(&mut dec, compression, expected_top, limits, &mut visit)?;
+            let mut rest = dec.finish();
+            ensure_consumed(&mut rest)?;
+            Ok(summary)
+        }
+    }
+}
+
+fn ensure_consumed(r: &mut impl BufRead) -> Result<(), ArchiveError> {
+    let left = r.fill_buf().map_err(ArchiveError::Corrupt)?;
+    if left.is_empty() {
+        Ok(())
+    } else {
+        Err(ArchiveError::TrailingData("after the compressed stream"))
+    }
+}
+
+fn scan_tar<R: Read>(
+    dec: &mut R,
+    compression: Compression,
+    expected_top: Option<&str>,
+    limits: &Limits,
+    visit: &mut impl FnMut(&Entry, &mut dyn Read) -> Result<(), ArchiveError>,
+) -> Result<Summary, ArchiveError> {
+    let mut archive = tar::Archive::new(&mut *dec);
+    let mut top: Option<String> = expected_top.map(String::from);
+    let mut entries = Vec::new();
+    let mut total: u64 = 0;
+    let mut seen_exact: HashMap<String, String> = HashMap::new();
+    let mut seen_folded: HashMap<String, String> = HashMap::new();
+    for item in archive.entries().map_err(ArchiveError::Corrupt)? {
+        let mut item = item.map_err(ArchiveError::Corrupt)?;
+        if entries.len() >= limits.max_entries {
+            return Err(ArchiveError::LimitExceeded {
+                what: "entries",
+                limit: limits.max_entries as u64,
+            });
+        }
+        let raw = item.path_bytes().into_owned();
+        let kind = item.header().entry_type();
+        let is_dir = match kind {
+            tar::EntryType::Regular | tar::EntryType::Continuous => false,
+            tar::EntryType::Directory => true,
+            // Extension headers (GNU long names, pax) are folded into the next entry by
+            // the tar crate; anything else is refused.
+            other => {
+                return Err(ArchiveError::EntryTypeRefused {
+                    path: String::from_utf8_lossy(&raw).into_owned(),
+                    kind: kind_name(other),
+                });
+            }
+        };
+        let (entry_top, rest) = check_path(&raw, limits)?;
+        let display = String::from_utf8_lossy(&raw).into_owned();
+        match &top {
+            Some(t) if *t != entry_top => {
+                return Err(ArchiveError::TopFolder {
+                    path: display,
+                    expected: t.clone(),
+                });
+            }
+            Some(_) => {}
+            None => top = Some(entry_top.clone()),
+        }
+        if rest.is_empty() && !is_dir {
+            return Err(ArchiveError::EntryPathRefused {
+                path: display,
+                why: "a file sits where the top folder should be",
+            });
+        }
+        // Collisions: exact, then case-folded and NFC-normalised.
+        let exact = rest.clone();
+        if let Some(first) = seen_exact.get(&exact) {
+            return Err(ArchiveError::EntryCollision {
+                first: first.clone(),
+                second: display,
+                how: "same path",
+            });
+        }
+        let folded: String = rest.nfc().collect::<String>().to_lowercase();
+        if let Some(first) = seen_folded.get(&folded) {
+            let how = if first.to_lowercase() == display.to_lowercase() {
+                "differ only by case"
+            } else {
+                "same after Unicode normalisation"
+            };
+            return Err(ArchiveError::EntryCollision {
+                first: first.clone(),
+                second: display,
+                how,
+            });
+        }
+        seen_exact.insert(exact, display.clone());
+        seen_folded.insert(folded, display.clone());
+
+        let size = if is_dir {
+            0
+        } else {
+            item.header().size().map_err(ArchiveError::Corrupt)?
+        };
+        total = total.saturating_add(size);
+        if total > limits.max_total_bytes {
+            return Err(ArchiveError::LimitExceeded {
+                what: "unpacked size in bytes",
+                limit: limits.max_total_bytes,
+            });
+        }
+        let raw_mode = item.header().mode().map_err(ArchiveError::Corrupt)?;
+        let mode = if is_dir || raw_mode & 0o111 != 0 {
+            0o755
+        } else {
+            0o644
+        };
+        let entry = Entry {
+            path: rest,
+            is_dir,
+            size,
+            mode,
+        };
+        visit(&entry, &mut item)?;
+        // Drain what the visitor left, so truncation and checksum errors surface here.
+        io::copy(&mut item, &mut io::sink()).map_err(ArchiveError::Corrupt)?;
+        entries.push(entry);
+    }
+    // After the end-of-archive blocks, only zero padding may follow.
+    let mut buf = [0u8; 8192];
+    loop {
+        let n = dec.read(&mut buf).map_err(ArchiveError::Corrupt)?;
+        if n == 0 {
+            break;
+        }
+        if buf[..n].iter().any(|&b| b != 0) {
+            return Err(ArchiveError::TrailingData(
+                "after the end-of-archive marker",
+            ));
+        }
+    }
+    let Some(top) = top.filter(|_| !entries.is_empty()) else {
+        return Err(ArchiveError::Empty);
+    };
+    Ok(Summary {
+        compression,
+        top,
+        entries,
+        total_bytes: total,
+    })
+}
+
+/// Reads `recipe.json` from an archive while checking all of it.
+pub fn read_manifest<R: Read>(
+    input: R,
+    expected_top: Option<&str>,
+    limits: &Limits,
+) -> Result<(Summary, Option<Vec<u8>>), ArchiveError> {
+    let mut manifest = None;
+    let summary = scan(input, expected_top, limits, |e, data| {
+        if e.path == "recipe.json" && !e.is_dir {
+            let mut buf = Vec::new();
+            data.take(crate::recipe::MAX_MANIFEST_BYTES + 1)
+                .read_to_end(&mut buf)
+                .map_err(ArchiveError::Corrupt)?;
+            if buf.len() as u64 > crate::recipe::MAX_MANIFEST_BYTES {
+                return Err(ArchiveError::Visit(
+                    "recipe.json is larger than 4 MiB".into(),
+                ));
+            }
+            manifest = Some(buf);
+        }
+        Ok(())
+    })?;
+    Ok((summary, manifest))
+}

@@ -1,0 +1,268 @@
+//! `hookpack catalog verify`: does a published catalog hold what its index promises?
+//!
+//! Fetches (or reads) every archive the index lists and checks its size and sha256, opens
+//! it with the same checks `install` applies, validates its `recipe.json` and compares its
+//! id, version and `min_cli` with the index; checks that `latest` is the newest version and
+//! that `SHA256SUMS` agrees with both. Every problem is reported, not just the first.
+
+use crate::archive::{self, Limits};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::fetch::{FetchError, Fetcher, Location};
+use crate::json::pointer_push;
+use crate::sha256::Sha256;
+use crate::version::Version;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Largest index fetched.
+pub const MAX_INDEX_BYTES: u64 = 64 * 1024 * 1024;
+/// Largest archive fetched.
+pub const MAX_ARCHIVE_BYTES: u64 = 256 * 1024 * 1024;
+
+/// One archive checked.
+#[derive(Debug, Clone, Serialize)]
+pub struct Checked {
+    /// Recipe id.
+    pub id: String,
+    /// Version.
+    pub version: String,
+    /// Where the archive was read from.
+    pub location: String,
+    /// Its digest, when it could be read.
+    pub sha256: Option<Sha256>,
+    /// Whether every check on it passed.
+    pub ok: bool,
+}
+
+/// The outcome of a verification.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// The index location.
+    pub index: String,
+    /// Archives checked.
+    pub archives: Vec<Checked>,
+    /// Every problem found.
+    pub diagnostics: Vec<Diagnostic>,
+    /// True when a fetch failed for a reason outside the catalog (network, I/O).
+    #[serde(skip)]
+    pub environment_failed: bool,
+}
+
+impl Report {
+    /// Number of errors.
+    pub fn errors(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.severity == Severity::Error).count()
+    }
+}
+
+/// Where the index is: a catalog folder means its `hooks-index.json`.
+pub fn index_location(s: &str) -> Result<Location, FetchError> {
+    let loc = Location::parse(s)?;
+    Ok(match loc {
+        Location::Path(p) if p.is_dir() => Location::Path(p.join(super::INDEX_FILE)),
+        other => other,
+    })
+}
+
+struct Ctx<'a> {
+    index_file: PathBuf,
+    diags: Vec<Diagnostic>,
+    env_failed: bool,
+    fetcher: &'a Fetcher,
+}
+
+impl Ctx<'_> {
+    fn error(&mut self, file: &Path, pointer: &str, code: &'static str, msg: impl Into<String>) {
+        self.diags.push(Diagnostic { pointer: pointer.to_string(), ..Diagnostic::file_level(file, Severity::Error, code, msg) });
+    }
+    fn warn(&mut self, file: &Path, pointer: &str, code: &'static str, msg: impl Into<String>) {
+        self.diags.push(Diagnostic { pointer: pointer.to_string(), ..Diagnostic::file_level(file, Severity::Warning, code, msg) });
+    }
+    fn fetch_failed(&mut self, file: &Path, pointer: &str, e: &FetchError) {
+        if !e.is_input_problem() {
+            self.env_failed = true;
+        }
+        let mut msg = e.to_string();
+        let mut src = std::error::Error::source(e);
+        while let Some(s) = src {
+            msg.push_str(&format!(": {s}"));
+            src = s.source();
+        }
+        self.error(file, pointer, "fetch-failed", msg);
+    }
+}
+
+/// Verifies the catalog whose index is at `index`.
+pub fn verify(index: &Location, fetcher: &Fetcher) -> Report {
+    let index_file = PathBuf::from(index.to_string());
+    let mut ctx = Ctx { index_file: index_file.clone(), diags: Vec::new(), env_failed: false, fetcher };
+    let mut archives = Vec::new();
+    let bytes = match fetcher.read_to_vec(index, MAX_INDEX_BYTES) {
+        Ok(b) => b,
+        Err(e) => {
+            ctx.fetch_failed(&index_file, "", &e);
+            return finish(index, archives, ctx);
+        }
+    };
+    ctx.diags.extend(super::validate_bytes(&index_file, &bytes));
+    let Ok(doc) = serde_json::from_slice::<Value>(&bytes) else {
+        return finish(index, archives, ctx);
+    };
+    let mut sums_expected: BTreeMap<String, (String, String)> = BTreeMap::new();
+    for (i, r) in doc["recipes"].as_array().into_iter().flatten().enumerate() {
+        let rp = format!("/recipes/{i}");
+        let Some(id) = r["id"].as_str() else { continue };
+        let mut newest: Option<Version> = None;
+        for (j, v) in r["versions"].as_array().into_iter().flatten().enumerate() {
+            let vp = format!("{rp}/versions/{j}");
+            let (Some(version), Some(url)) = (v["version"].as_str(), v["url"].as_str()) else { continue };
+            if let Ok(parsed) = Version::parse(version) {
+                if newest.as_ref().is_none_or(|n| parsed > *n) {
+                    newest = Some(parsed);
+                }
+            }
+            let checked = verify_archive(&mut ctx, index, id, version, url, v, &vp);
+            if !url.contains("://") {
+                if let Some(sha) = v["sha256"].as_str() {
+                    let name = url.rsplit('/').next().unwrap_or(url).to_string();
+                    sums_expected.insert(name, (sha.to_string(), vp.clone()));
+                }
+            }
+            archives.push(checked);
+        }
+        if let (Some(latest), Some(newest)) = (r["latest"].as_str().and_then(|l| Version::parse(l).ok()), newest) {
+            if newest > latest {
+                ctx.error(&index_file, &pointer_push(&rp, "latest"), "latest-not-newest", format!("`latest` is {latest} but {newest} is published; `install {id}` would not get the newest version"));
+            }
+        }
+    }
+    verify_sums(&mut ctx, index, &bytes, &sums_expected);
+    finish(index, archives, ctx)
+}
+
+fn finish(index: &Location, archives: Vec<Checked>, ctx: Ctx) -> Report {
+    Report { index: index.to_string(), archives, diagnostics: ctx.diags, environment_failed: ctx.env_failed }
+}
+
+fn verify_archive(ctx: &mut Ctx, index: &Location, id: &str, version: &str, url: &str, entry: &Value, vp: &str) -> Checked {
+    let before = ctx.diags.len();
+    let index_file = ctx.index_file.clone();
+    let mut checked = Checked { id: id.into(), version: version.into(), location: url.into(), sha256: None, ok: false };
+    let loc = match index.join(url) {
+        Ok(l) => l,
+        Err(e) => {
+            ctx.fetch_failed(&index_file, &pointer_push(vp, "url"), &e);
+            return checked;
+        }
+    };
+    checked.location = loc.to_string();
+    let archive_file = PathBuf::from(loc.to_string());
+    let limit = entry["size"].as_u64().map(|s| s.min(MAX_ARCHIVE_BYTES)).unwrap_or(MAX_ARCHIVE_BYTES);
+    let bytes = match ctx.fetcher.read_to_vec(&loc, limit) {
+        Ok(b) => b,
+        Err(FetchError::TooLarge { .. }) if entry["size"].is_u64() => {
+            ctx.error(&archive_file, vp, "size-mismatch", format!("the archive is larger than the index's size of {limit} bytes"));
+            return checked;
+        }
+        Err(e) => {
+            ctx.fetch_failed(&archive_file, vp, &e);
+            return checked;
+        }
+    };
+    let actual = Sha256::of(&bytes);
+    checked.sha256 = Some(actual);
+    if let Some(size) = entry["size"].as_u64() {
+        if size != bytes.len() as u64 {
+            ctx.error(&archive_file, &pointer_push(vp, "size"), "size-mismatch", format!("the index says {size} bytes, the archive has {}", bytes.len()));
+        }
+    }
+    match entry["sha256"].as_str() {
+        Some(expected) if expected != actual.to_string() => {
+            ctx.error(&archive_file, &pointer_push(vp, "sha256"), "sha256-mismatch", format!("the index says sha256 {expected}, the archive's is {actual}"));
+        }
+        _ => {}
+    }
+    let top = format!("{id}-{version}");
+    match archive::read_manifest(bytes.as_slice(), Some(&top), &Limits::default()) {
+        Err(e) => ctx.error(&archive_file, vp, "archive-invalid", e.to_string()),
+        Ok((_, None)) => ctx.error(&archive_file, vp, "archive-no-manifest", format!("the archive has no {top}/recipe.json")),
+        Ok((_, Some(manifest))) => {
+            let file = PathBuf::from(format!("{}!{top}/recipe.json", loc));
+            let diags = crate::recipe::validate_manifest_bytes(&file, &manifest, None);
+            let errors: Vec<Diagnostic> = diags.into_iter().filter(|d| d.severity == Severity::Error).collect();
+            ctx.diags.extend(errors);
+            if let Ok(m) = serde_json::from_slice::<Value>(&manifest) {
+                let wanted = [
+                    ("id", Some(id.to_string())),
+                    ("version", Some(version.to_string())),
+                    ("min_cli", entry["min_cli"].as_str().map(String::from)),
+                ];
+                for (field, want) in wanted {
+                    let Some(want) = want else { continue };
+                    let got = m[field].as_str();
+                    if got != Some(want.as_str()) {
+                        ctx.error(&file, &format!("/{field}"), "manifest-mismatch", format!("recipe.json has {field} {}, the index says {want}", got.unwrap_or("(missing)")));
+                    }
+                }
+            }
+        }
+    }
+    checked.ok = ctx.diags[before..].iter().all(|d| d.severity != Severity::Error);
+    checked
+}
+
+fn verify_sums(ctx: &mut Ctx, index: &Location, index_bytes: &[u8], expected: &BTreeMap<String, (String, String)>) {
+    let sums_loc = match index.join(crate::pack::SUMS_FILE) {
+        Ok(l) => l,
+        Err(_) => return,
+    };
+    let sums_file = PathBuf::from(sums_loc.to_string());
+    let text = match ctx.fetcher.read_to_vec(&sums_loc, 16 * 1024 * 1024) {
+        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+        Err(FetchError::Fs(e)) if e.source.kind() == std::io::ErrorKind::NotFound => {
+            ctx.warn(&sums_file, "", "sums-missing", "there is no SHA256SUMS beside the index; `hookpack pack` writes one");
+            return;
+        }
+        Err(FetchError::HttpStatus { status: 404, .. }) => {
+            ctx.warn(&sums_file, "", "sums-missing", "there is no SHA256SUMS beside the index; `hookpack pack` writes one");
+            return;
+        }
+        Err(e) => {
+            ctx.fetch_failed(&sums_file, "", &e);
+            return;
+        }
+    };
+    let mut listed: BTreeMap<String, String> = BTreeMap::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let parsed = line.split_once("  ").or_else(|| line.split_once(" *"));
+        match parsed {
+            Some((sha, name)) if Sha256::parse(sha).is_ok() => {
+                listed.insert(name.to_string(), sha.to_string());
+            }
+            _ => ctx.error(&sums_file, "", "sums-malformed", format!("line {} is not `<sha256>  <file>`", n + 1)),
+        }
+    }
+    let index_name = match index {
+        Location::Path(p) => p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        Location::Http(u) => u.path().rsplit('/').next().unwrap_or_default().to_string(),
+    };
+    match listed.get(&index_name) {
+        None => ctx.error(&sums_file, "", "sums-incomplete", format!("SHA256SUMS does not list {index_name}")),
+        Some(sha) if *sha != Sha256::of(index_bytes).to_string() => {
+            ctx.error(&sums_file, "", "sums-mismatch", format!("SHA256SUMS says {index_name} has sha256 {sha}, it has {}", Sha256::of(index_bytes)))
+        }
+        Some(_) => {}
+    }
+    for (name, (sha, vp)) in expected {
+        match listed.get(name) {
+            None => ctx.error(&sums_file, vp, "sums-incomplete", format!("SHA256SUMS does not list {name}")),
+            Some(s) if s != sha => ctx.error(&sums_file, vp, "sums-mismatch", format!("SHA256SUMS says {name} has sha256 {s}, the index says {sha}")),
+            Some(_) => {}
+        }
+    }
+}

@@ -1,0 +1,315 @@
+//! Getting index and archive bytes from `https://`, `http://`, `file://` or a plain path.
+//!
+//! Bounded in every direction: connect and read timeouts, a few retries with backoff on
+//! connection failures and 5xx answers only, a redirect limit, and a size cap enforced both
+//! from `Content-Length` and while reading, so a server cannot make hookpack hold or write
+//! more than it asked for. Private CAs come from `--ca-cert` or `SSL_CERT_FILE`.
+
+use crate::sha256::Sha256;
+use sha2::Digest as _;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Where bytes come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// A local file (plain path or `file://` URL).
+    Path(PathBuf),
+    /// An `http(s)://` URL.
+    Http(reqwest::Url),
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Location::Path(p) => write!(f, "{}", p.display()),
+            Location::Http(u) => write!(f, "{u}"),
+        }
+    }
+}
+
+/// Why a fetch failed.
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    /// The location is not usable.
+    #[error("`{location}` is not a usable location: {why}")]
+    LocationInvalid {
+        /// What was given.
+        location: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// The server answered with an error status.
+    #[error("{url} answered HTTP {status}")]
+    HttpStatus {
+        /// The URL.
+        url: String,
+        /// The status code.
+        status: u16,
+    },
+    /// The connection failed or timed out, after retries.
+    #[error("cannot fetch {url} (tried {attempts} time(s))")]
+    Network {
+        /// The URL.
+        url: String,
+        /// How many attempts were made.
+        attempts: u32,
+        /// The last failure.
+        source: reqwest::Error,
+    },
+    /// Reading the body failed midway (truncated, reset, timed out).
+    #[error("reading {location} failed midway")]
+    Body {
+        /// Where from.
+        location: String,
+        /// The failure.
+        source: io::Error,
+    },
+    /// More bytes than allowed.
+    #[error("{location} is larger than the {limit}-byte limit")]
+    TooLarge {
+        /// Where from.
+        location: String,
+        /// The cap.
+        limit: u64,
+    },
+    /// A local file could not be read or written.
+    #[error(transparent)]
+    Fs(#[from] crate::fs::FsError),
+    /// The CA certificate file is unusable.
+    #[error("cannot use the CA certificate {path}: {why}")]
+    CaCert {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        why: String,
+    },
+}
+
+impl FetchError {
+    /// True when the failure is the input's (a bad location, a body over the cap) rather
+    /// than the network's or the machine's.
+    pub fn is_input_problem(&self) -> bool {
+        match self {
+            FetchError::LocationInvalid { .. } | FetchError::TooLarge { .. } | FetchError::CaCert { .. } => true,
+            FetchError::Fs(e) => e.is_input_problem(),
+            _ => false,
+        }
+    }
+}
+
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            let hex = std::str::from_utf8(&b[i + 1..i + 3]).ok().and_then(|h| u8::from_str_radix(h, 16).ok());
+            if let Some(v) = hex {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+impl Location {
+    /// Reads a command-line or configured location: an `http(s)://` or `file://` URL, or
+    /// a path.
+    pub fn parse(s: &str) -> Result<Location, FetchError> {
+        let lower = s.to_ascii_lowercase();
+        let invalid = |why: String| FetchError::LocationInvalid { location: s.to_string(), why };
+        if lower.starts_with("http://") || lower.starts_with("https://") {
+            let url = reqwest::Url::parse(s).map_err(|e| invalid(e.to_string()))?;
+            Ok(Location::Http(url))
+        } else if lower.starts_with("file://") {
+            let url = reqwest::Url::parse(s).map_err(|e| invalid(e.to_string()))?;
+            let path = url.to_file_path().map_err(|()| invalid("not a local file URL".into()))?;
+            Ok(Location::Path(path))
+        } else if let Some(scheme) = s.split_once("://").map(|(a, _)| a) {
+            Err(invalid(format!("the `{scheme}` scheme is not supported; use https, http, file or a path")))
+        } else if s.is_empty() {
+            Err(invalid("it is empty".into()))
+        } else {
+            Ok(Location::Path(PathBuf::from(s)))
+        }
+    }
+
+    /// Resolves `reference` (absolute, or relative as in an index's `url`) against this
+    /// location.
+    pub fn join(&self, reference: &str) -> Result<Location, FetchError> {
+        if let Err(why) = crate::catalog::check_url(reference) {
+            return Err(FetchError::LocationInvalid { location: reference.to_string(), why });
+        }
+        let has_scheme = reference.split_once(':').is_some_and(|(s, _)| !s.contains('/') && s.len() > 1);
+        if has_scheme {
+            return Location::parse(reference);
+        }
+        match self {
+            Location::Http(base) => base
+                .join(reference)
+                .map(Location::Http)
+                .map_err(|e| FetchError::LocationInvalid { location: reference.to_string(), why: e.to_string() }),
+            Location::Path(base) => {
+                let rel = percent_decode(reference.split(['?', '#']).next().unwrap_or(reference));
+                let dir = base.parent().unwrap_or(Path::new("."));
+                Ok(Location::Path(if rel.starts_with('/') { PathBuf::from(rel) } else { dir.join(rel) }))
+            }
+        }
+    }
+}
+
+/// How to fetch.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Time to establish a connection.
+    pub connect_timeout: Duration,
+    /// Longest silence while reading.
+    pub read_timeout: Duration,
+    /// Attempts on connection errors and 5xx (at least 1).
+    pub attempts: u32,
+    /// First backoff; doubled after each failed attempt.
+    pub backoff: Duration,
+    /// Most redirects followed.
+    pub max_redirects: usize,
+    /// Extra trusted CA certificates (PEM).
+    pub ca_certs: Vec<PathBuf>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            connect_timeout: Duration::from_secs(10),
+            read_timeout: Duration::from_secs(30),
+            attempts: 3,
+            backoff: Duration::from_millis(250),
+            max_redirects: 5,
+            ca_certs: Vec::new(),
+        }
+    }
+}
+
+/// Fetches with one shared HTTP client, built on first use.
+pub struct Fetcher {
+    options: Options,
+    client: std::sync::OnceLock<reqwest::blocking::Client>,
+}
+
+impl Fetcher {
+    /// A fetcher with `options`.
+    pub fn new(options: Options) -> Self {
+        Fetcher { options, client: std::sync::OnceLock::new() }
+    }
+
+    fn client(&self) -> Result<&reqwest::blocking::Client, FetchError> {
+        if let Some(c) = self.client.get() {
+            return Ok(c);
+        }
+        let mut b = reqwest::blocking::Client::builder()
+            .connect_timeout(self.options.connect_timeout)
+            // The blocking client applies this to each wait (send, and every body read), so
+            // it bounds silence, not the length of a large download.
+            .timeout(self.options.read_timeout)
+            .redirect(reqwest::redirect::Policy::limited(self.options.max_redirects))
+            .user_agent(concat!("hookpack/", env!("CARGO_PKG_VERSION")));
+        for path in &self.options.ca_certs {
+            let pem = crate::fs::read_limited(path, 1024 * 1024)?;
+            let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| FetchError::CaCert { path: path.clone(), why: e.to_string() })?;
+            if certs.is_empty() {
+                return Err(FetchError::CaCert { path: path.clone(), why: "no PEM certificate in the file".into() });
+            }
+            for c in certs {
+                b = b.add_root_certificate(c);
+            }
+        }
+        let client = b.build().map_err(|e| FetchError::Network { url: String::new(), attempts: 0, source: e })?;
+        Ok(self.client.get_or_init(|| client))
+    }
+
+    /// Opens `loc` for reading, with retries for HTTP; returns the reader and the announced
+    /// length, if any.
+    fn open(&self, loc: &Location, limit: u64) -> Result<(Box<dyn Read + Send>, Option<u64>), FetchError> {
+        match loc {
+            Location::Path(p) => {
+                let f = std::fs::File::open(p).map_err(|e| crate::fs::FsError::new("open", p, e))?;
+                let meta = f.metadata().map_err(|e| crate::fs::FsError::new("inspect", p, e))?;
+                if meta.is_dir() {
+                    return Err(FetchError::LocationInvalid { location: p.display().to_string(), why: "it is a folder".into() });
+                }
+                Ok((Box::new(f), Some(meta.len())))
+            }
+            Location::Http(url) => {
+                let client = self.client()?;
+                let mut delay = self.options.backoff;
+                let attempts = self.options.attempts.max(1);
+                for attempt in 1..=attempts {
+                    let last = attempt == attempts;
+                    match client.get(url.clone()).send() {
+                        Ok(resp) if resp.status().is_success() => {
+                            let len = resp.content_length();
+                            if len.is_some_and(|l| l > limit) {
+                                return Err(FetchError::TooLarge { location: url.to_string(), limit });
+                            }
+                            return Ok((Box::new(resp), len));
+                        }
+                        Ok(resp) if resp.status().is_server_error() && !last => {}
+                        Ok(resp) => {
+                            return Err(FetchError::HttpStatus { url: url.to_string(), status: resp.status().as_u16() });
+                        }
+                        Err(e) if (e.is_connect() || e.is_timeout()) && !last => {}
+                        Err(e) => {
+                            return Err(FetchError::Network { url: url.to_string(), attempts: attempt, source: e });
+                        }
+                    }
+                    std::thread::sleep(delay);
+                    delay *= 2;
+                }
+                unreachable!("the last attempt always returns")
+            }
+        }
+    }
+
+    /// Reads all of `loc`, refusing more than `limit` bytes.
+    pub fn read_to_vec(&self, loc: &Location, limit: u64) -> Result<Vec<u8>, FetchError> {
+        let mut out = Vec::new();
+        self.copy_to(loc, limit, &mut out)?;
+        Ok(out)
+    }
+
+    /// Streams `loc` into `sink`, refusing more than `limit` bytes and a body shorter than
+    /// announced; returns the digest and length of what was written.
+    pub fn copy_to(&self, loc: &Location, limit: u64, sink: &mut dyn Write) -> Result<(Sha256, u64), FetchError> {
+        let (reader, announced) = self.open(loc, limit)?;
+        let body_err = |e: io::Error| FetchError::Body { location: loc.to_string(), source: e };
+        let mut reader = reader.take(limit + 1);
+        let mut hasher = sha2::Sha256::new();
+        let mut total = 0u64;
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let n = reader.read(&mut buf).map_err(body_err)?;
+            if n == 0 {
+                break;
+            }
+            total += n as u64;
+            if total > limit {
+                return Err(FetchError::TooLarge { location: loc.to_string(), limit });
+            }
+            hasher.update(&buf[..n]);
+            sink.write_all(&buf[..n]).map_err(body_err)?;
+        }
+        if let Some(len) = announced {
+            if len != total {
+                return Err(body_err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    format!("announced {len} bytes but {total} arrived"),
+                )));
+            }
+        }
+        Ok((Sha256::from(<[u8; 32]>::from(hasher.finalize())), total))
+    }
+}

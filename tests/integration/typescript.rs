@@ -1,0 +1,448 @@
+//! The in-process TypeScript compiler: type stripping, specifier rewriting, positions, and
+//! no panics or stack overflows on hostile input.
+
+use std::{
+    fs,
+    path::{Path, PathBuf},
+    process::Command,
+};
+
+use hookpack::typescript::{compile, TsDiagnostic, MAX_NESTING, MAX_SOURCE_LEN};
+
+fn ts(source: &str) -> Result<String, Vec<TsDiagnostic>> {
+    compile(source, Path::new("hook.ts"), &mut |_| None)
+}
+
+fn js(source: &str) -> String {
+    ts(source).unwrap_or_else(|errors| panic!("unexpected diagnostics: {errors:?}"))
+}
+
+fn errors(source: &str) -> Vec<TsDiagnostic> {
+    match ts(source) {
+        Ok(out) => panic!("expected diagnostics, got output:\n{out}"),
+        Err(errors) => errors,
+    }
+}
+
+/// Compiles with a rewrite that records what it was asked and maps `.ts` to `.js`.
+fn with_rewrite(source: &str) -> (String, Vec<String>) {
+    let mut seen = Vec::new();
+    let out = compile(source, Path::new("hook.ts"), &mut |specifier| {
+        seen.push(specifier.to_owned());
+        specifier
+            .strip_suffix(".ts")
+            .map(|stem| format!("{stem}.js"))
+    })
+    .unwrap();
+    (out, seen)
+}
+
+fn positions(errors: &[TsDiagnostic]) -> Vec<(u32, u32)> {
+    errors.iter().map(|e| (e.line, e.column)).collect()
+}
+
+#[test]
+fn strips_type_annotations() {
+    let out = js(r#"
+        export function add<T extends number>(a: T, b?: number): number {
+            const total = (a as number) + b! satisfies number;
+            return <number>total;
+        }
+        export class Box<T> {
+            declare tag: string;
+            constructor(private readonly value: T, public label: string = "x") {}
+            get(): T { return this.value; }
+        }
+        let maybe: string | undefined;
+        export const fn = (x: unknown): x is string => typeof x === "string";
+    "#);
+    for type_syntax in [
+        ": number",
+        ": T",
+        "<T",
+        " as ",
+        " satisfies ",
+        "!",
+        "private",
+        "readonly",
+        "declare",
+        "x is",
+    ] {
+        assert!(
+            !out.contains(type_syntax),
+            "{type_syntax:?} survived in:\n{out}"
+        );
+    }
+    assert!(out.contains("this.value = value;"), "{out}");
+    assert!(out.contains("let maybe;"), "{out}");
+}
+
+#[test]
+fn removes_interfaces_and_type_aliases() {
+    let out = js(r#"
+        export interface Hook { name: string; run(): void }
+        interface Internal extends Hook {}
+        export type Id = string | number;
+        type Pair<A, B> = [A, B];
+        declare global { interface Window { hook: Hook } }
+        export const answer: Id = 42;
+    "#);
+    assert_eq!(out, "export const answer = 42;\n");
+}
+
+#[test]
+fn removes_type_only_imports_and_exports() {
+    let (out, seen) = with_rewrite(
+        r#"
+        import type { Config } from "./config.ts";
+        import { type Options, run } from "./run.ts";
+        import { OnlyUsedAsType } from "./types.ts";
+        import * as Everything from "./types2.ts";
+        export type { Config };
+        export type { Other } from "./other.ts";
+        export type * from "./all-types.ts";
+        const options: Options & OnlyUsedAsType & Everything.T = {} as Config;
+        run(options);
+    "#,
+    );
+    assert_eq!(
+        seen,
+        ["./run.ts"],
+        "rewrite saw type-only specifiers; output:\n{out}"
+    );
+    assert_eq!(
+        out,
+        "import { run } from \"./run.js\";\nconst options = {};\nrun(options);\n"
+    );
+}
+
+#[test]
+fn keeps_side_effect_imports() {
+    let (out, seen) = with_rewrite("import \"./polyfill.ts\";\n");
+    assert_eq!(seen, ["./polyfill.ts"]);
+    assert_eq!(out, "import \"./polyfill.js\";\n");
+}
+
+#[test]
+fn compiles_enums_and_namespaces() {
+    let out = js(r#"
+        export enum Level { Low, High = 10, Named = "named" }
+        const enum Flag { On = 1 }
+        namespace Util { export const twice = (n: number) => n * 2; }
+        export const values = [Level.Low, Level.High, Level[10], Level.Named, Flag.On, Util.twice(2)];
+    "#);
+    assert!(!out.contains("enum "), "{out}");
+    assert!(!out.contains("namespace "), "{out}");
+    let printed = run_node(&[(
+        "main.mjs",
+        &format!("{out}\nconsole.log(JSON.stringify(values));\n"),
+    )]);
+    assert_eq!(printed.trim(), r#"[0,10,"High","named",1,4]"#);
+}
+
+#[test]
+fn rewrites_static_reexport_and_dynamic_specifiers() {
+    let (out, seen) = with_rewrite(
+        r#"
+        import hook from "../../lib/hook.ts";
+        import { a } from "./a.ts";
+        export { b } from "./b.ts";
+        export * from "./c.ts";
+        export * as d from "./d.ts";
+        import "node:fs";
+        const e = await import("./e.ts");
+        const f = await import(`./f.ts`);
+        const name = "./g.ts";
+        const g = await import(name);
+        console.log(hook, a, e, f, g);
+    "#,
+    );
+    assert_eq!(
+        seen,
+        [
+            "../../lib/hook.ts",
+            "./a.ts",
+            "./b.ts",
+            "./c.ts",
+            "./d.ts",
+            "node:fs",
+            "./e.ts",
+            "./f.ts"
+        ]
+    );
+    for expected in [
+        r#"import hook from "../../lib/hook.js";"#,
+        r#"import { a } from "./a.js";"#,
+        r#"export { b } from "./b.js";"#,
+        r#"export * from "./c.js";"#,
+        r#"export * as d from "./d.js";"#,
+        r#"import "node:fs";"#,
+        r#"await import("./e.js")"#,
+        r#"await import("./f.js")"#,
+        "await import(name)",
+    ] {
+        assert!(out.contains(expected), "missing {expected:?} in:\n{out}");
+    }
+    assert!(
+        out.contains(r#"const name = "./g.ts";"#),
+        "only specifiers are rewritten:\n{out}"
+    );
+}
+
+#[test]
+fn rewritten_specifiers_are_escaped() {
+    let out = compile("import \"./x.ts\";", Path::new("hook.ts"), &mut |_| {
+        Some("./we\"ird\\dir/x.js".to_owned())
+    })
+    .unwrap();
+    assert_eq!(out, "import \"./we\\\"ird\\\\dir/x.js\";\n");
+}
+
+#[test]
+fn keeps_import_meta_and_top_level_await() {
+    let out = js("export const here: string = import.meta.url;\nawait Promise.resolve();\n");
+    assert_eq!(
+        out,
+        "export const here = import.meta.url;\nawait Promise.resolve();\n"
+    );
+}
+
+#[test]
+fn syntax_error_reports_line_and_column() {
+    let found = errors("const a = 1;\nconst b = 2;\nlet x = ;\n");
+    assert_eq!(positions(&found), [(3, 9)]);
+    assert_eq!(found[0].message, "Unexpected token");
+}
+
+#[test]
+fn columns_count_characters_and_all_line_terminators() {
+    assert_eq!(positions(&errors("let é = \"ü😀\"; let z = ;")), [(1, 23)]);
+    assert_eq!(
+        positions(&errors("a;\r\nb;\rc;\u{2028}d;\n  let z = ;")),
+        [(5, 11)]
+    );
+}
+
+#[test]
+fn reports_every_semantic_error_in_source_order() {
+    let found = errors("let a = 1;\nlet a = 2;\nconst c;\nwith (a) {}\n");
+    assert_eq!(positions(&found), [(1, 5), (3, 7), (4, 1)], "{found:#?}");
+    assert!(
+        found[0].message.contains("`a` has already been declared"),
+        "{found:#?}"
+    );
+}
+
+#[test]
+fn empty_source_compiles_to_empty_output() {
+    assert_eq!(js(""), "");
+    assert_eq!(js("  \n// only a comment\n"), "// only a comment\n");
+}
+
+#[test]
+fn garbage_input_gives_diagnostics_not_panics() {
+    let samples = [
+        "\u{0}\u{1}\u{7f}",
+        "))))]]]}}}",
+        "<<<<>>>>",
+        "@@@ ### $$$",
+        "`${`${`${",
+        "/* never closed",
+        "'never closed",
+        "class { { function ( =>",
+        "import from from from",
+        "export default default;",
+        "\u{feff}\u{feff}let",
+        "💥💥💥",
+        "enum {}",
+        "namespace 1 {}",
+        "let x: = ;",
+        "a ?? b || c",
+        "#!/bin/sh\necho hi",
+        "<!-- html comment -->",
+        "new.target",
+        "super()",
+    ];
+    for sample in samples {
+        let _ = ts(sample);
+    }
+    // Pseudo-random printable soup, reproducible.
+    let alphabet: Vec<char> = "abcxyz019 \n\t(){}[]<>;:,.?!=+-*/%&|^~'\"`$#@\\é😀"
+        .chars()
+        .collect();
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    for _ in 0..300 {
+        let len = (state % 64) as usize;
+        let sample: String = (0..len)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                alphabet[usize::try_from(state % alphabet.len() as u64).unwrap()]
+            })
+            .collect();
+        let _ = ts(&sample);
+    }
+}
+
+#[test]
+fn deep_bracket_nesting_is_refused() {
+    let depth = 100_000;
+    let source = format!(
+        "export const x = {}1{};",
+        "(".repeat(depth),
+        ")".repeat(depth)
+    );
+    let found = errors(&source);
+    let first_too_deep = u32::try_from("export const x = ".len() + MAX_NESTING + 1).unwrap();
+    assert_eq!(positions(&found), [(1, first_too_deep)]);
+    assert!(found[0].message.contains("nested"), "{found:?}");
+}
+
+#[test]
+fn long_unbracketed_chains_compile() {
+    let n = 100_000;
+    js(&format!("export const a = {}1;", "!".repeat(n)));
+    js(&format!("export const b = 1{};", " + 1".repeat(n)));
+    js(&format!(
+        "declare const o: any; export const c = o{};",
+        ".p".repeat(n)
+    ));
+    js(&format!(
+        "type T<X> = X; export const d: {}number{} = 1;",
+        "T<".repeat(n / 4),
+        ">".repeat(n / 4)
+    ));
+    let nesting_just_allowed = MAX_NESTING - 1;
+    js(&format!(
+        "export const e: {}number{} = 1 as any;",
+        "[".repeat(nesting_just_allowed),
+        "]".repeat(nesting_just_allowed)
+    ));
+}
+
+#[test]
+fn oversized_source_is_refused() {
+    let source = format!("export const s = \"{}\";", "a".repeat(MAX_SOURCE_LEN));
+    assert!(errors(&source)[0].message.contains("bytes"));
+}
+
+#[test]
+fn output_is_deterministic() {
+    let source = r#"
+        import { a } from "./a.ts";
+        export enum E { A, B = "b" }
+        namespace N { export const x = 1; }
+        export class C { constructor(public p: number) {} #q = 1; static s = a; }
+        export default async function (this: unknown) { return await import("./d.ts"); }
+    "#;
+    let first = with_rewrite(source).0;
+    let outputs: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4).map(|_| s.spawn(|| with_rewrite(source).0)).collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for out in outputs {
+        assert_eq!(out.as_bytes(), first.as_bytes());
+    }
+}
+
+#[test]
+fn accepts_only_ts_and_mts() {
+    let compile_as = |name: &str| compile("export const a = 1;", Path::new(name), &mut |_| None);
+    assert!(compile_as("hook.ts").is_ok());
+    assert!(compile_as("dir/hook.mts").is_ok());
+    for refused in ["hook.tsx", "hook.cts", "hook.d.ts", "hook.js", "hook", ""] {
+        let found = compile_as(refused).expect_err(refused);
+        assert_eq!(positions(&found), [(1, 1)], "{refused}");
+    }
+}
+
+#[test]
+fn refuses_what_node_20_cannot_run() {
+    let found = errors("import fs = require(\"fs\");\nexport = fs;\n");
+    assert_eq!(positions(&found), [(1, 1), (2, 1)], "{found:?}");
+    assert!(found[0].message.contains("CommonJS"));
+
+    let found = errors("class A {\n  @logged run() {}\n}\n");
+    assert_eq!(positions(&found), [(2, 3)], "{found:?}");
+    assert!(found[0].message.contains("decorators"));
+
+    let mut asked = Vec::new();
+    let found = compile("{ using res = open(); }", Path::new("hook.ts"), &mut |s| {
+        asked.push(s.to_owned());
+        None
+    })
+    .expect_err("`using` needs oxc's runtime helpers");
+    assert!(found[0].message.contains("usingCtx"), "{found:?}");
+    assert!(asked.is_empty(), "helper import reached rewrite: {asked:?}");
+
+    // Type-only `import = require` is fine: it leaves no code behind.
+    assert_eq!(
+        js("import type T = require(\"t\");\nexport const a = 1;\n"),
+        "export const a = 1;\n"
+    );
+}
+
+#[test]
+fn output_runs_on_node() {
+    let dependency = r#"
+        export interface Greeting { text: string }
+        export enum Mood { Calm = "calm", Loud = "loud" }
+        export function greet(name: string, mood: Mood = Mood.Calm): Greeting {
+            return { text: mood === Mood.Loud ? `HELLO ${name.toUpperCase()}!` : `hello ${name}` };
+        }
+    "#;
+    let main = r#"
+        import type { Greeting } from "./greet.ts";
+        import { greet, Mood } from "./greet.ts";
+        namespace Counter { const seen: string[] = []; export function bump(who: string): number { return seen.push(who); } }
+        class Hook {
+            constructor(private readonly name: string) {}
+            async run(): Promise<Greeting> {
+                const { greet: lazy } = await import("./greet.ts");
+                Counter.bump(this.name);
+                return lazy(this.name, Mood.Loud);
+            }
+        }
+        const url: string = import.meta.url;
+        const loud = await new Hook("node").run();
+        console.log([greet("ts").text, loud.text, Counter.bump("again"), url.endsWith("main.mjs")].join("|"));
+    "#;
+    let mut to_mjs = |specifier: &str| Some(specifier.replace(".ts", ".mjs"));
+    let dependency = compile(dependency, Path::new("greet.ts"), &mut to_mjs).unwrap();
+    let main = compile(main, Path::new("main.ts"), &mut to_mjs).unwrap();
+    let printed = run_node(&[("greet.mjs", &dependency), ("main.mjs", &main)]);
+    assert_eq!(printed, "hello ts|HELLO NODE!|2|true\n");
+}
+
+/// Writes `files` to a fresh directory and runs the last one with `node`.
+fn run_node(files: &[(&str, &str)]) -> String {
+    let dir = scratch_dir();
+    for (name, contents) in files {
+        fs::write(dir.join(name), contents).unwrap();
+    }
+    let entry = dir.join(files.last().unwrap().0);
+    let output = Command::new("node")
+        .arg(&entry)
+        .output()
+        .expect("`node` (v20) must be on PATH for this test");
+    fs::remove_dir_all(&dir).ok();
+    assert!(
+        output.status.success(),
+        "node failed: {}\n--- files ---\n{files:#?}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+fn scratch_dir() -> PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "oxc-ts-test-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
