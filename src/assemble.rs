@@ -606,7 +606,7 @@ pub struct ForPack {
 }
 
 /// Assembles the source trees among `dirs` (recipes of `recipes_dir`) for packing.
-pub fn assemble_sources_for_pack(recipes_dir: &Path, dirs: &[PathBuf]) -> Result<ForPack, Error> {
+pub fn assemble_to_temp(recipes_dir: &Path, dirs: &[PathBuf]) -> Result<ForPack, Error> {
     if !dirs.iter().any(|d| is_source_tree(d)) {
         return Ok(ForPack {
             dirs: dirs.to_vec(),

@@ -36,9 +36,21 @@ enum Command {
     Assemble(AssembleArgs),
     /// Build reproducible archives, hooks-index.json and SHA256SUMS.
     Pack(PackArgs),
+    /// Run recipes' fixture cases (tests/*.json) the way a host runs the handlers.
+    Test(TestArgs),
     /// Read or check a published catalog.
     #[command(subcommand)]
     Catalog(CatalogCommand),
+}
+
+#[derive(Debug, clap::Args)]
+struct TestArgs {
+    /// Recipe folders or folders of recipes [default: . if it is a recipe, else ./recipes].
+    #[arg(value_name = "RECIPE_DIR")]
+    dirs: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: FormatArg,
 }
 
 #[derive(Debug, Subcommand)]
@@ -207,6 +219,10 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Pack(a) => {
             let printer = Printer::new(a.format.into(), quiet);
             pack_settings(a).and_then(|o| run_pack(&o, &printer))
+        }
+        Command::Test(a) => {
+            let printer = Printer::new(a.format.into(), quiet);
+            run_test(a.dirs, &printer)
         }
         Command::Catalog(CatalogCommand::List(a)) => {
             let printer = Printer::new(a.format.into(), quiet);
@@ -469,16 +485,25 @@ fn run_catalog_list(a: &CatalogArgs, printer: &Printer) -> Result<ExitCode, Erro
         .filter(|d| d.severity == Severity::Error)
         .collect();
     if !problems.is_empty() {
-        return Err(Error::IndexInvalid { diagnostics: problems });
+        return Err(Error::IndexInvalid {
+            diagnostics: problems,
+        });
     }
-    let index: catalog::Catalog = serde_json::from_slice(&bytes).map_err(|e| Error::IndexInvalid {
-        diagnostics: vec![crate::diagnostic::Diagnostic::file_level(&name, Severity::Error, "index-invalid", e.to_string())],
-    })?;
+    let index: catalog::Catalog =
+        serde_json::from_slice(&bytes).map_err(|e| Error::IndexInvalid {
+            diagnostics: vec![crate::diagnostic::Diagnostic::file_level(
+                &name,
+                Severity::Error,
+                "index-invalid",
+                e.to_string(),
+            )],
+        })?;
     match printer.format {
         Format::Json => printer.json(&index)?,
         _ => {
             for r in &index.recipes {
-                let versions: Vec<String> = r.versions.iter().map(|v| v.version.to_string()).collect();
+                let versions: Vec<String> =
+                    r.versions.iter().map(|v| v.version.to_string()).collect();
                 printer.data(&format!(
                     "{}\t{}\tmin_cli {}\t{}\t(versions: {})",
                     r.id,
@@ -488,7 +513,12 @@ fn run_catalog_list(a: &CatalogArgs, printer: &Printer) -> Result<ExitCode, Erro
                     versions.join(", ")
                 ))?;
             }
-            printer.message(&format!("{} recipe(s) in {} (updated {})", index.recipes.len(), loc, index.updated_at));
+            printer.message(&format!(
+                "{} recipe(s) in {} (updated {})",
+                index.recipes.len(),
+                loc,
+                index.updated_at
+            ));
         }
     }
     Ok(ExitCode::Success)
@@ -506,7 +536,11 @@ fn run_catalog_verify(a: &CatalogArgs, printer: &Printer) -> Result<ExitCode, Er
                 #[serde(flatten)]
                 report: &'a catalog::verify::Report,
             }
-            printer.json(&Out { ok: report.errors() == 0, errors: report.errors(), report: &report })?;
+            printer.json(&Out {
+                ok: report.errors() == 0,
+                errors: report.errors(),
+                report: &report,
+            })?;
         }
         Format::Github => {
             for d in &report.diagnostics {
@@ -516,17 +550,116 @@ fn run_catalog_verify(a: &CatalogArgs, printer: &Printer) -> Result<ExitCode, Er
         Format::Text => {
             for c in &report.archives {
                 let status = if c.ok { "ok" } else { "FAILED" };
-                printer.data(&format!("{status:<6} {} {} {}", c.id, c.version, c.location))?;
+                printer.data(&format!(
+                    "{status:<6} {} {} {}",
+                    c.id, c.version, c.location
+                ))?;
             }
             for d in &report.diagnostics {
                 printer.data(&printer.diagnostic_line(d))?;
             }
         }
     }
-    printer.message(&format!("verified {} archive(s): {} error(s)", report.archives.len(), report.errors()));
+    printer.message(&format!(
+        "verified {} archive(s): {} error(s)",
+        report.archives.len(),
+        report.errors()
+    ));
     Ok(if report.environment_failed {
         ExitCode::Environment
     } else if report.errors() > 0 {
+        ExitCode::Invalid
+    } else {
+        ExitCode::Success
+    })
+}
+
+/// Expands the `test` arguments into recipe folders.
+fn test_dirs(dirs: Vec<PathBuf>) -> Result<Vec<PathBuf>, Error> {
+    let dirs = if dirs.is_empty() {
+        if std::path::Path::new("recipe.json").is_file() {
+            vec![PathBuf::from(".")]
+        } else {
+            vec![PathBuf::from("recipes")]
+        }
+    } else {
+        dirs
+    };
+    let mut out = Vec::new();
+    for d in dirs {
+        if d.join("recipe.json").is_file() {
+            out.push(d);
+        } else {
+            let found = pack::discover(&d)?;
+            if found.is_empty() {
+                return Err(Error::NoRecipes { dir: d });
+            }
+            out.extend(found);
+        }
+    }
+    Ok(out)
+}
+
+fn run_test(dirs: Vec<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
+    let dirs = test_dirs(dirs)?;
+    let mut results = Vec::new();
+    for dir in &dirs {
+        let parent = dir
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(std::path::Path::new("."));
+        let assembled = assemble::assemble_to_temp(parent, std::slice::from_ref(dir))?;
+        let built = &assembled.dirs[0];
+        let loaded = crate::recipe::load(built, false)
+            .map_err(|diagnostics| Error::RecipesInvalid { diagnostics })?;
+        results.extend(crate::fixture::run_recipe(dir, built, &loaded.recipe)?);
+    }
+    let passed = results.iter().filter(|r| r.passed).count();
+    let failed = results.len() - passed;
+    match printer.format {
+        Format::Json => {
+            #[derive(serde::Serialize)]
+            struct Out<'a> {
+                passed: usize,
+                failed: usize,
+                cases: &'a [crate::fixture::CaseResult],
+            }
+            printer.json(&Out {
+                passed,
+                failed,
+                cases: &results,
+            })?;
+        }
+        _ => {
+            for r in &results {
+                let ms: u128 = r.handlers.iter().map(|h| h.ms).sum();
+                let status = if r.passed { "ok  " } else { "FAIL" };
+                printer.data(&format!(
+                    "{status} {}/{}: {} ({ms} ms)",
+                    r.recipe, r.file, r.name
+                ))?;
+                for m in &r.mismatches {
+                    printer.data(&format!("       {m}"))?;
+                }
+                if !r.passed {
+                    for h in &r.handlers {
+                        if !h.stderr.is_empty() {
+                            printer.data(&format!(
+                                "       stderr of {}: {}",
+                                h.id,
+                                h.stderr.trim()
+                            ))?;
+                        }
+                    }
+                }
+            }
+            printer.data(&format!("{passed} passed, {failed} failed"))?;
+        }
+    }
+    if results.is_empty() {
+        printer.message("no fixture cases found (tests/*.json in each recipe)");
+    }
+    Ok(if failed > 0 {
         ExitCode::Invalid
     } else {
         ExitCode::Success

@@ -209,6 +209,48 @@ pub fn target(words: &Words) -> Target {
     }
 }
 
+/// Replaces word `index` of `command` (as split by [`split`]) with `replacement`, which is
+/// inserted as is (quote it first with [`shell_quote`] or [`shell_quote_expanding`]).
+pub fn replace_word(command: &str, words: &Words, index: usize, replacement: &str) -> String {
+    let w = &words.words[index];
+    format!(
+        "{}{}{}",
+        &command[..w.start],
+        replacement,
+        &command[w.end..]
+    )
+}
+
+/// Quotes `s` for a POSIX shell inside double quotes, leaving `${NAME}` references to be
+/// expanded: `${FINCLAW_PROFILE_ROOT}/hooks/x/main.js` → `"${FINCLAW_PROFILE_ROOT}/hooks/x/main.js"`.
+pub fn shell_quote_expanding(s: &str) -> String {
+    let mut out = String::from("\"");
+    let mut rest = s;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix("${") {
+            if let Some(end) = after.find('}') {
+                let name = &after[..end];
+                if !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                {
+                    out.push_str("${");
+                    out.push_str(name);
+                    out.push('}');
+                    rest = &after[end + 1..];
+                    continue;
+                }
+            }
+        }
+        let c = rest.chars().next().unwrap_or_default();
+        if matches!(c, '"' | '\\' | '$' | '`') {
+            out.push('\\');
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out.push('"');
+    out
+}
+
 /// Quotes `s` for a POSIX shell so that it is read back as one word, unchanged.
 pub fn shell_quote(s: &str) -> String {
     let plain = !s.is_empty()
@@ -301,6 +343,21 @@ mod tests {
         assert_eq!(t("bash -c 'echo hi'"), Target::Inline);
         assert_eq!(t("node"), Target::Nothing);
         assert_eq!(t(""), Target::Nothing);
+    }
+
+    #[test]
+    fn replaces_the_script_word() {
+        let cmd = "node  --no-warnings 'scripts/main.js' --flag";
+        let words = split(cmd).unwrap();
+        let Target::Script { word, .. } = target(&words) else {
+            panic!()
+        };
+        assert_eq!(
+            replace_word(cmd, &words, word, "/abs/x.js"),
+            "node  --no-warnings /abs/x.js --flag"
+        );
+        let q = shell_quote_expanding("${FINCLAW_PROFILE_ROOT}/hooks/it's \"x\"/$HOME.js");
+        assert_eq!(q, r#""${FINCLAW_PROFILE_ROOT}/hooks/it's \"x\"/\$HOME.js""#);
     }
 
     #[test]

@@ -92,7 +92,9 @@ impl FetchError {
     /// than the network's or the machine's.
     pub fn is_input_problem(&self) -> bool {
         match self {
-            FetchError::LocationInvalid { .. } | FetchError::TooLarge { .. } | FetchError::CaCert { .. } => true,
+            FetchError::LocationInvalid { .. }
+            | FetchError::TooLarge { .. }
+            | FetchError::CaCert { .. } => true,
             FetchError::Fs(e) => e.is_input_problem(),
             _ => false,
         }
@@ -105,7 +107,9 @@ fn percent_decode(s: &str) -> String {
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'%' && i + 2 < b.len() {
-            let hex = std::str::from_utf8(&b[i + 1..i + 3]).ok().and_then(|h| u8::from_str_radix(h, 16).ok());
+            let hex = std::str::from_utf8(&b[i + 1..i + 3])
+                .ok()
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
             if let Some(v) = hex {
                 out.push(v);
                 i += 3;
@@ -123,16 +127,23 @@ impl Location {
     /// a path.
     pub fn parse(s: &str) -> Result<Location, FetchError> {
         let lower = s.to_ascii_lowercase();
-        let invalid = |why: String| FetchError::LocationInvalid { location: s.to_string(), why };
+        let invalid = |why: String| FetchError::LocationInvalid {
+            location: s.to_string(),
+            why,
+        };
         if lower.starts_with("http://") || lower.starts_with("https://") {
             let url = reqwest::Url::parse(s).map_err(|e| invalid(e.to_string()))?;
             Ok(Location::Http(url))
         } else if lower.starts_with("file://") {
             let url = reqwest::Url::parse(s).map_err(|e| invalid(e.to_string()))?;
-            let path = url.to_file_path().map_err(|()| invalid("not a local file URL".into()))?;
+            let path = url
+                .to_file_path()
+                .map_err(|()| invalid("not a local file URL".into()))?;
             Ok(Location::Path(path))
         } else if let Some(scheme) = s.split_once("://").map(|(a, _)| a) {
-            Err(invalid(format!("the `{scheme}` scheme is not supported; use https, http, file or a path")))
+            Err(invalid(format!(
+                "the `{scheme}` scheme is not supported; use https, http, file or a path"
+            )))
         } else if s.is_empty() {
             Err(invalid("it is empty".into()))
         } else {
@@ -144,21 +155,34 @@ impl Location {
     /// location.
     pub fn join(&self, reference: &str) -> Result<Location, FetchError> {
         if let Err(why) = crate::catalog::check_url(reference) {
-            return Err(FetchError::LocationInvalid { location: reference.to_string(), why });
+            return Err(FetchError::LocationInvalid {
+                location: reference.to_string(),
+                why,
+            });
         }
-        let has_scheme = reference.split_once(':').is_some_and(|(s, _)| !s.contains('/') && s.len() > 1);
+        let has_scheme = reference
+            .split_once(':')
+            .is_some_and(|(s, _)| !s.contains('/') && s.len() > 1);
         if has_scheme {
             return Location::parse(reference);
         }
         match self {
-            Location::Http(base) => base
-                .join(reference)
-                .map(Location::Http)
-                .map_err(|e| FetchError::LocationInvalid { location: reference.to_string(), why: e.to_string() }),
+            Location::Http(base) => {
+                base.join(reference)
+                    .map(Location::Http)
+                    .map_err(|e| FetchError::LocationInvalid {
+                        location: reference.to_string(),
+                        why: e.to_string(),
+                    })
+            }
             Location::Path(base) => {
                 let rel = percent_decode(reference.split(['?', '#']).next().unwrap_or(reference));
                 let dir = base.parent().unwrap_or(Path::new("."));
-                Ok(Location::Path(if rel.starts_with('/') { PathBuf::from(rel) } else { dir.join(rel) }))
+                Ok(Location::Path(if rel.starts_with('/') {
+                    PathBuf::from(rel)
+                } else {
+                    dir.join(rel)
+                }))
             }
         }
     }
@@ -203,7 +227,10 @@ pub struct Fetcher {
 impl Fetcher {
     /// A fetcher with `options`.
     pub fn new(options: Options) -> Self {
-        Fetcher { options, client: std::sync::OnceLock::new() }
+        Fetcher {
+            options,
+            client: std::sync::OnceLock::new(),
+        }
     }
 
     fn client(&self) -> Result<&reqwest::blocking::Client, FetchError> {
@@ -215,31 +242,54 @@ impl Fetcher {
             // The blocking client applies this to each wait (send, and every body read), so
             // it bounds silence, not the length of a large download.
             .timeout(self.options.read_timeout)
-            .redirect(reqwest::redirect::Policy::limited(self.options.max_redirects))
+            .redirect(reqwest::redirect::Policy::limited(
+                self.options.max_redirects,
+            ))
             .user_agent(concat!("hookpack/", env!("CARGO_PKG_VERSION")));
         for path in &self.options.ca_certs {
             let pem = crate::fs::read_limited(path, 1024 * 1024)?;
-            let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| FetchError::CaCert { path: path.clone(), why: e.to_string() })?;
+            let certs =
+                reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| FetchError::CaCert {
+                    path: path.clone(),
+                    why: e.to_string(),
+                })?;
             if certs.is_empty() {
-                return Err(FetchError::CaCert { path: path.clone(), why: "no PEM certificate in the file".into() });
+                return Err(FetchError::CaCert {
+                    path: path.clone(),
+                    why: "no PEM certificate in the file".into(),
+                });
             }
             for c in certs {
                 b = b.add_root_certificate(c);
             }
         }
-        let client = b.build().map_err(|e| FetchError::Network { url: String::new(), attempts: 0, source: e })?;
+        let client = b.build().map_err(|e| FetchError::Network {
+            url: String::new(),
+            attempts: 0,
+            source: e,
+        })?;
         Ok(self.client.get_or_init(|| client))
     }
 
     /// Opens `loc` for reading, with retries for HTTP; returns the reader and the announced
     /// length, if any.
-    fn open(&self, loc: &Location, limit: u64) -> Result<(Box<dyn Read + Send>, Option<u64>), FetchError> {
+    fn open(
+        &self,
+        loc: &Location,
+        limit: u64,
+    ) -> Result<(Box<dyn Read + Send>, Option<u64>), FetchError> {
         match loc {
             Location::Path(p) => {
-                let f = std::fs::File::open(p).map_err(|e| crate::fs::FsError::new("open", p, e))?;
-                let meta = f.metadata().map_err(|e| crate::fs::FsError::new("inspect", p, e))?;
+                let f =
+                    std::fs::File::open(p).map_err(|e| crate::fs::FsError::new("open", p, e))?;
+                let meta = f
+                    .metadata()
+                    .map_err(|e| crate::fs::FsError::new("inspect", p, e))?;
                 if meta.is_dir() {
-                    return Err(FetchError::LocationInvalid { location: p.display().to_string(), why: "it is a folder".into() });
+                    return Err(FetchError::LocationInvalid {
+                        location: p.display().to_string(),
+                        why: "it is a folder".into(),
+                    });
                 }
                 Ok((Box::new(f), Some(meta.len())))
             }
@@ -253,17 +303,27 @@ impl Fetcher {
                         Ok(resp) if resp.status().is_success() => {
                             let len = resp.content_length();
                             if len.is_some_and(|l| l > limit) {
-                                return Err(FetchError::TooLarge { location: url.to_string(), limit });
+                                return Err(FetchError::TooLarge {
+                                    location: url.to_string(),
+                                    limit,
+                                });
                             }
                             return Ok((Box::new(resp), len));
                         }
                         Ok(resp) if resp.status().is_server_error() && !last => {}
                         Ok(resp) => {
-                            return Err(FetchError::HttpStatus { url: url.to_string(), status: resp.status().as_u16() });
+                            return Err(FetchError::HttpStatus {
+                                url: url.to_string(),
+                                status: resp.status().as_u16(),
+                            });
                         }
                         Err(e) if (e.is_connect() || e.is_timeout()) && !last => {}
                         Err(e) => {
-                            return Err(FetchError::Network { url: url.to_string(), attempts: attempt, source: e });
+                            return Err(FetchError::Network {
+                                url: url.to_string(),
+                                attempts: attempt,
+                                source: e,
+                            });
                         }
                     }
                     std::thread::sleep(delay);
@@ -283,9 +343,17 @@ impl Fetcher {
 
     /// Streams `loc` into `sink`, refusing more than `limit` bytes and a body shorter than
     /// announced; returns the digest and length of what was written.
-    pub fn copy_to(&self, loc: &Location, limit: u64, sink: &mut dyn Write) -> Result<(Sha256, u64), FetchError> {
+    pub fn copy_to(
+        &self,
+        loc: &Location,
+        limit: u64,
+        sink: &mut dyn Write,
+    ) -> Result<(Sha256, u64), FetchError> {
         let (reader, announced) = self.open(loc, limit)?;
-        let body_err = |e: io::Error| FetchError::Body { location: loc.to_string(), source: e };
+        let body_err = |e: io::Error| FetchError::Body {
+            location: loc.to_string(),
+            source: e,
+        };
         let mut reader = reader.take(limit + 1);
         let mut hasher = sha2::Sha256::new();
         let mut total = 0u64;
@@ -297,7 +365,10 @@ impl Fetcher {
             }
             total += n as u64;
             if total > limit {
-                return Err(FetchError::TooLarge { location: loc.to_string(), limit });
+                return Err(FetchError::TooLarge {
+                    location: loc.to_string(),
+                    limit,
+                });
             }
             hasher.update(&buf[..n]);
             sink.write_all(&buf[..n]).map_err(body_err)?;

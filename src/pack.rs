@@ -433,7 +433,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
     }
 
     // Validate everything before building anything.
-    let assembled = crate::assemble::assemble_sources_for_pack(&opts.recipes_dir, &dirs)?;
+    let assembled = crate::assemble::assemble_to_temp(&opts.recipes_dir, &dirs)?;
     let dirs: Vec<PathBuf> = assembled.dirs.clone();
     let mut recipes = Vec::new();
     let mut problems = Vec::new();

@@ -1,9 +1,17 @@
 //! Integration tests: the real `hookpack` binary, each test in its own temporary folder.
 
+#[path = "integration/assemble.rs"]
+mod assemble;
+#[path = "integration/catalog.rs"]
+mod catalog;
 #[path = "integration/common.rs"]
 mod common;
 #[path = "integration/new.rs"]
 mod new;
+#[path = "integration/pack.rs"]
+mod pack;
+#[path = "integration/recipes.rs"]
+mod recipes;
 #[path = "integration/schemas.rs"]
 mod schemas;
 #[path = "integration/typescript.rs"]

@@ -53,7 +53,10 @@ pub struct Report {
 impl Report {
     /// Number of errors.
     pub fn errors(&self) -> usize {
-        self.diagnostics.iter().filter(|d| d.severity == Severity::Error).count()
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count()
     }
 }
 
@@ -75,10 +78,16 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn error(&mut self, file: &Path, pointer: &str, code: &'static str, msg: impl Into<String>) {
-        self.diags.push(Diagnostic { pointer: pointer.to_string(), ..Diagnostic::file_level(file, Severity::Error, code, msg) });
+        self.diags.push(Diagnostic {
+            pointer: pointer.to_string(),
+            ..Diagnostic::file_level(file, Severity::Error, code, msg)
+        });
     }
     fn warn(&mut self, file: &Path, pointer: &str, code: &'static str, msg: impl Into<String>) {
-        self.diags.push(Diagnostic { pointer: pointer.to_string(), ..Diagnostic::file_level(file, Severity::Warning, code, msg) });
+        self.diags.push(Diagnostic {
+            pointer: pointer.to_string(),
+            ..Diagnostic::file_level(file, Severity::Warning, code, msg)
+        });
     }
     fn fetch_failed(&mut self, file: &Path, pointer: &str, e: &FetchError) {
         if !e.is_input_problem() {
@@ -97,7 +106,12 @@ impl Ctx<'_> {
 /// Verifies the catalog whose index is at `index`.
 pub fn verify(index: &Location, fetcher: &Fetcher) -> Report {
     let index_file = PathBuf::from(index.to_string());
-    let mut ctx = Ctx { index_file: index_file.clone(), diags: Vec::new(), env_failed: false, fetcher };
+    let mut ctx = Ctx {
+        index_file: index_file.clone(),
+        diags: Vec::new(),
+        env_failed: false,
+        fetcher,
+    };
     let mut archives = Vec::new();
     let bytes = match fetcher.read_to_vec(index, MAX_INDEX_BYTES) {
         Ok(b) => b,
@@ -117,7 +131,9 @@ pub fn verify(index: &Location, fetcher: &Fetcher) -> Report {
         let mut newest: Option<Version> = None;
         for (j, v) in r["versions"].as_array().into_iter().flatten().enumerate() {
             let vp = format!("{rp}/versions/{j}");
-            let (Some(version), Some(url)) = (v["version"].as_str(), v["url"].as_str()) else { continue };
+            let (Some(version), Some(url)) = (v["version"].as_str(), v["url"].as_str()) else {
+                continue;
+            };
             if let Ok(parsed) = Version::parse(version) {
                 if newest.as_ref().is_none_or(|n| parsed > *n) {
                     newest = Some(parsed);
@@ -132,7 +148,10 @@ pub fn verify(index: &Location, fetcher: &Fetcher) -> Report {
             }
             archives.push(checked);
         }
-        if let (Some(latest), Some(newest)) = (r["latest"].as_str().and_then(|l| Version::parse(l).ok()), newest) {
+        if let (Some(latest), Some(newest)) = (
+            r["latest"].as_str().and_then(|l| Version::parse(l).ok()),
+            newest,
+        ) {
             if newest > latest {
                 ctx.error(&index_file, &pointer_push(&rp, "latest"), "latest-not-newest", format!("`latest` is {latest} but {newest} is published; `install {id}` would not get the newest version"));
             }
@@ -143,13 +162,32 @@ pub fn verify(index: &Location, fetcher: &Fetcher) -> Report {
 }
 
 fn finish(index: &Location, archives: Vec<Checked>, ctx: Ctx) -> Report {
-    Report { index: index.to_string(), archives, diagnostics: ctx.diags, environment_failed: ctx.env_failed }
+    Report {
+        index: index.to_string(),
+        archives,
+        diagnostics: ctx.diags,
+        environment_failed: ctx.env_failed,
+    }
 }
 
-fn verify_archive(ctx: &mut Ctx, index: &Location, id: &str, version: &str, url: &str, entry: &Value, vp: &str) -> Checked {
+fn verify_archive(
+    ctx: &mut Ctx,
+    index: &Location,
+    id: &str,
+    version: &str,
+    url: &str,
+    entry: &Value,
+    vp: &str,
+) -> Checked {
     let before = ctx.diags.len();
     let index_file = ctx.index_file.clone();
-    let mut checked = Checked { id: id.into(), version: version.into(), location: url.into(), sha256: None, ok: false };
+    let mut checked = Checked {
+        id: id.into(),
+        version: version.into(),
+        location: url.into(),
+        sha256: None,
+        ok: false,
+    };
     let loc = match index.join(url) {
         Ok(l) => l,
         Err(e) => {
@@ -159,11 +197,19 @@ fn verify_archive(ctx: &mut Ctx, index: &Location, id: &str, version: &str, url:
     };
     checked.location = loc.to_string();
     let archive_file = PathBuf::from(loc.to_string());
-    let limit = entry["size"].as_u64().map(|s| s.min(MAX_ARCHIVE_BYTES)).unwrap_or(MAX_ARCHIVE_BYTES);
+    let limit = entry["size"]
+        .as_u64()
+        .map(|s| s.min(MAX_ARCHIVE_BYTES))
+        .unwrap_or(MAX_ARCHIVE_BYTES);
     let bytes = match ctx.fetcher.read_to_vec(&loc, limit) {
         Ok(b) => b,
         Err(FetchError::TooLarge { .. }) if entry["size"].is_u64() => {
-            ctx.error(&archive_file, vp, "size-mismatch", format!("the archive is larger than the index's size of {limit} bytes"));
+            ctx.error(
+                &archive_file,
+                vp,
+                "size-mismatch",
+                format!("the archive is larger than the index's size of {limit} bytes"),
+            );
             return checked;
         }
         Err(e) => {
@@ -175,23 +221,44 @@ fn verify_archive(ctx: &mut Ctx, index: &Location, id: &str, version: &str, url:
     checked.sha256 = Some(actual);
     if let Some(size) = entry["size"].as_u64() {
         if size != bytes.len() as u64 {
-            ctx.error(&archive_file, &pointer_push(vp, "size"), "size-mismatch", format!("the index says {size} bytes, the archive has {}", bytes.len()));
+            ctx.error(
+                &archive_file,
+                &pointer_push(vp, "size"),
+                "size-mismatch",
+                format!(
+                    "the index says {size} bytes, the archive has {}",
+                    bytes.len()
+                ),
+            );
         }
     }
     match entry["sha256"].as_str() {
         Some(expected) if expected != actual.to_string() => {
-            ctx.error(&archive_file, &pointer_push(vp, "sha256"), "sha256-mismatch", format!("the index says sha256 {expected}, the archive's is {actual}"));
+            ctx.error(
+                &archive_file,
+                &pointer_push(vp, "sha256"),
+                "sha256-mismatch",
+                format!("the index says sha256 {expected}, the archive's is {actual}"),
+            );
         }
         _ => {}
     }
     let top = format!("{id}-{version}");
     match archive::read_manifest(bytes.as_slice(), Some(&top), &Limits::default()) {
         Err(e) => ctx.error(&archive_file, vp, "archive-invalid", e.to_string()),
-        Ok((_, None)) => ctx.error(&archive_file, vp, "archive-no-manifest", format!("the archive has no {top}/recipe.json")),
+        Ok((_, None)) => ctx.error(
+            &archive_file,
+            vp,
+            "archive-no-manifest",
+            format!("the archive has no {top}/recipe.json"),
+        ),
         Ok((_, Some(manifest))) => {
             let file = PathBuf::from(format!("{}!{top}/recipe.json", loc));
             let diags = crate::recipe::validate_manifest_bytes(&file, &manifest, None);
-            let errors: Vec<Diagnostic> = diags.into_iter().filter(|d| d.severity == Severity::Error).collect();
+            let errors: Vec<Diagnostic> = diags
+                .into_iter()
+                .filter(|d| d.severity == Severity::Error)
+                .collect();
             ctx.diags.extend(errors);
             if let Ok(m) = serde_json::from_slice::<Value>(&manifest) {
                 let wanted = [
@@ -203,17 +270,32 @@ fn verify_archive(ctx: &mut Ctx, index: &Location, id: &str, version: &str, url:
                     let Some(want) = want else { continue };
                     let got = m[field].as_str();
                     if got != Some(want.as_str()) {
-                        ctx.error(&file, &format!("/{field}"), "manifest-mismatch", format!("recipe.json has {field} {}, the index says {want}", got.unwrap_or("(missing)")));
+                        ctx.error(
+                            &file,
+                            &format!("/{field}"),
+                            "manifest-mismatch",
+                            format!(
+                                "recipe.json has {field} {}, the index says {want}",
+                                got.unwrap_or("(missing)")
+                            ),
+                        );
                     }
                 }
             }
         }
     }
-    checked.ok = ctx.diags[before..].iter().all(|d| d.severity != Severity::Error);
+    checked.ok = ctx.diags[before..]
+        .iter()
+        .all(|d| d.severity != Severity::Error);
     checked
 }
 
-fn verify_sums(ctx: &mut Ctx, index: &Location, index_bytes: &[u8], expected: &BTreeMap<String, (String, String)>) {
+fn verify_sums(
+    ctx: &mut Ctx,
+    index: &Location,
+    index_bytes: &[u8],
+    expected: &BTreeMap<String, (String, String)>,
+) {
     let sums_loc = match index.join(crate::pack::SUMS_FILE) {
         Ok(l) => l,
         Err(_) => return,
@@ -222,11 +304,21 @@ fn verify_sums(ctx: &mut Ctx, index: &Location, index_bytes: &[u8], expected: &B
     let text = match ctx.fetcher.read_to_vec(&sums_loc, 16 * 1024 * 1024) {
         Ok(b) => String::from_utf8_lossy(&b).into_owned(),
         Err(FetchError::Fs(e)) if e.source.kind() == std::io::ErrorKind::NotFound => {
-            ctx.warn(&sums_file, "", "sums-missing", "there is no SHA256SUMS beside the index; `hookpack pack` writes one");
+            ctx.warn(
+                &sums_file,
+                "",
+                "sums-missing",
+                "there is no SHA256SUMS beside the index; `hookpack pack` writes one",
+            );
             return;
         }
         Err(FetchError::HttpStatus { status: 404, .. }) => {
-            ctx.warn(&sums_file, "", "sums-missing", "there is no SHA256SUMS beside the index; `hookpack pack` writes one");
+            ctx.warn(
+                &sums_file,
+                "",
+                "sums-missing",
+                "there is no SHA256SUMS beside the index; `hookpack pack` writes one",
+            );
             return;
         }
         Err(e) => {
@@ -244,24 +336,53 @@ fn verify_sums(ctx: &mut Ctx, index: &Location, index_bytes: &[u8], expected: &B
             Some((sha, name)) if Sha256::parse(sha).is_ok() => {
                 listed.insert(name.to_string(), sha.to_string());
             }
-            _ => ctx.error(&sums_file, "", "sums-malformed", format!("line {} is not `<sha256>  <file>`", n + 1)),
+            _ => ctx.error(
+                &sums_file,
+                "",
+                "sums-malformed",
+                format!("line {} is not `<sha256>  <file>`", n + 1),
+            ),
         }
     }
     let index_name = match index {
-        Location::Path(p) => p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        Location::Path(p) => p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
         Location::Http(u) => u.path().rsplit('/').next().unwrap_or_default().to_string(),
     };
     match listed.get(&index_name) {
-        None => ctx.error(&sums_file, "", "sums-incomplete", format!("SHA256SUMS does not list {index_name}")),
-        Some(sha) if *sha != Sha256::of(index_bytes).to_string() => {
-            ctx.error(&sums_file, "", "sums-mismatch", format!("SHA256SUMS says {index_name} has sha256 {sha}, it has {}", Sha256::of(index_bytes)))
-        }
+        None => ctx.error(
+            &sums_file,
+            "",
+            "sums-incomplete",
+            format!("SHA256SUMS does not list {index_name}"),
+        ),
+        Some(sha) if *sha != Sha256::of(index_bytes).to_string() => ctx.error(
+            &sums_file,
+            "",
+            "sums-mismatch",
+            format!(
+                "SHA256SUMS says {index_name} has sha256 {sha}, it has {}",
+                Sha256::of(index_bytes)
+            ),
+        ),
         Some(_) => {}
     }
     for (name, (sha, vp)) in expected {
         match listed.get(name) {
-            None => ctx.error(&sums_file, vp, "sums-incomplete", format!("SHA256SUMS does not list {name}")),
-            Some(s) if s != sha => ctx.error(&sums_file, vp, "sums-mismatch", format!("SHA256SUMS says {name} has sha256 {s}, the index says {sha}")),
+            None => ctx.error(
+                &sums_file,
+                vp,
+                "sums-incomplete",
+                format!("SHA256SUMS does not list {name}"),
+            ),
+            Some(s) if s != sha => ctx.error(
+                &sums_file,
+                vp,
+                "sums-mismatch",
+                format!("SHA256SUMS says {name} has sha256 {s}, the index says {sha}"),
+            ),
             Some(_) => {}
         }
     }

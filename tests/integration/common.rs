@@ -118,3 +118,91 @@ pub fn write_recipe(sb: &Sandbox, rel: &str, manifest: &Value) -> PathBuf {
     sb.write(&format!("{rel}/scripts/main.js"), "process.exit(0);\n");
     sb.join(rel)
 }
+
+/// A real HTTP/1.1 server on 127.0.0.1, serving files from a folder, for fetch tests.
+/// Each connection is answered by `respond`, which gets the request path and may return
+/// a custom raw response (for faults); `None` serves the file.
+pub struct HttpServer {
+    pub addr: std::net::SocketAddr,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    handle: Option<std::thread::JoinHandle<()>>,
+}
+
+pub type Responder = dyn Fn(&str) -> Option<Vec<u8>> + Send + Sync;
+
+impl HttpServer {
+    pub fn serve(root: PathBuf, respond: Box<Responder>) -> HttpServer {
+        use std::io::{BufRead, BufReader, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        let handle = std::thread::spawn(move || {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+            while !flag.load(std::sync::atomic::Ordering::Relaxed)
+                && std::time::Instant::now() < deadline
+            {
+                let (stream, _) = match listener.accept() {
+                    Ok(s) => s,
+                    Err(_) => {
+                        std::thread::sleep(std::time::Duration::from_millis(5));
+                        continue;
+                    }
+                };
+                stream.set_nonblocking(false).unwrap();
+                stream
+                    .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+                    .unwrap();
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut request_line = String::new();
+                if reader.read_line(&mut request_line).is_err() {
+                    continue;
+                }
+                loop {
+                    let mut h = String::new();
+                    if reader.read_line(&mut h).is_err() || h == "\r\n" || h.is_empty() {
+                        break;
+                    }
+                }
+                let path = request_line
+                    .split_whitespace()
+                    .nth(1)
+                    .unwrap_or("/")
+                    .to_string();
+                let mut stream = stream;
+                let response = respond(&path).unwrap_or_else(|| {
+                    let file = root.join(path.trim_start_matches('/'));
+                    match std::fs::read(&file) {
+                        Ok(body) => {
+                            let mut r = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len()).into_bytes();
+                            r.extend(body);
+                            r
+                        }
+                        Err(_) => b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_vec(),
+                    }
+                });
+                let _ = stream.write_all(&response);
+                let _ = stream.flush();
+            }
+        });
+        HttpServer {
+            addr,
+            stop,
+            handle: Some(handle),
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}/{}", self.addr, path.trim_start_matches('/'))
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}

@@ -1,0 +1,361 @@
+//! `hookpack test`: a recipe's fixture cases (`tests/*.json`), run through the host's
+//! dispatch against the assembled tree.
+//!
+//! A case names an event, a stdin payload (merged over the host's common fields), optional
+//! environment and the expected outcome. Each case gets a fresh temporary folder, which is
+//! the working directory, `{tmp}` in the case, and `FINCLAW_PROFILE_ROOT`; nothing a case
+//! does lands outside it unless the case says so.
+
+use crate::command::{self, Target};
+use crate::error::Error;
+use crate::event::Event;
+use crate::hooks_json::compile_matcher;
+use crate::recipe::Recipe;
+use crate::run::{self, Decision, Verdict};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// A fixture case as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Case {
+    /// What the case shows.
+    pub name: String,
+    /// The event to dispatch.
+    pub event: String,
+    /// The payload, or `"@raw:<text>"` for raw stdin bytes.
+    #[serde(default)]
+    pub payload: Value,
+    /// Environment to add; `{tmp}` is the case's temporary folder.
+    #[serde(default)]
+    pub env: Map<String, Value>,
+    /// Run only this handler id.
+    #[serde(default)]
+    pub handler: Option<String>,
+    /// What must happen.
+    pub expect: Expect,
+}
+
+/// The expected outcome.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// Exit code of the handler (every handler that ran).
+    #[serde(default)]
+    pub exit: Option<i32>,
+    /// `none`, `allow`, `deny`, `ask`, `block`, `reject`, `route` or `failure`.
+    pub decision: String,
+    /// Text the reason must contain.
+    #[serde(default)]
+    pub reason_contains: Option<String>,
+    /// The model a route must pick.
+    #[serde(default)]
+    pub updated_model: Option<String>,
+    /// A file the handler must have written, and text it must contain.
+    #[serde(default)]
+    pub file_contains: Option<FileContains>,
+}
+
+/// A file check.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileContains {
+    /// Path; `{tmp}` is the case's temporary folder.
+    pub path: String,
+    /// Text it must contain.
+    pub contains: String,
+}
+
+/// The result of one case.
+#[derive(Debug, Clone, Serialize)]
+pub struct CaseResult {
+    /// Recipe id.
+    pub recipe: String,
+    /// Case file name.
+    pub file: String,
+    /// Case name.
+    pub name: String,
+    /// Passed or not.
+    pub passed: bool,
+    /// What differed: `expected …, got …` lines.
+    pub mismatches: Vec<String>,
+    /// Handler ids run, exit codes and durations in milliseconds.
+    pub handlers: Vec<HandlerTrace>,
+}
+
+/// One handler run inside a case.
+#[derive(Debug, Clone, Serialize)]
+pub struct HandlerTrace {
+    /// Handler id.
+    pub id: String,
+    /// Exit code (`None`: killed).
+    pub exit: Option<i32>,
+    /// Milliseconds.
+    pub ms: u128,
+    /// The handler's decision.
+    pub decision: Decision,
+    /// First part of stderr.
+    pub stderr: String,
+}
+
+/// The common stdin fields a host sends (seeds/004), for `event`.
+pub fn common_fields(event: Event, cwd: &Path) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("session_id".into(), json!("hookpack-test-session"));
+    m.insert("turn_id".into(), json!("hookpack-test-turn"));
+    m.insert("cwd".into(), json!(cwd.display().to_string()));
+    m.insert("hook_event_name".into(), json!(event.name()));
+    m.insert("model".into(), json!("test-model"));
+    m.insert("permission_mode".into(), json!("default"));
+    m.insert("transcript_path".into(), Value::Null);
+    m
+}
+
+fn expand(s: &str, tmp: &Path) -> String {
+    s.replace("{tmp}", &tmp.display().to_string())
+}
+
+fn verdict_name(d: &Decision) -> &'static str {
+    match d.verdict {
+        Some(Verdict::Allow) => "allow",
+        Some(Verdict::Ask) => "ask",
+        Some(Verdict::Deny) => "deny",
+        Some(Verdict::Block) => "block",
+        Some(Verdict::Reject) => "reject",
+        None if d.failure.is_some() => "failure",
+        None if d.updated_model.is_some() => "route",
+        None => "none",
+    }
+}
+
+/// Runs one case against an assembled recipe in `dir`.
+pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, Error> {
+    let bytes = crate::fs::read_limited(file, 4 * 1024 * 1024)?;
+    let file_name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut result = CaseResult {
+        recipe: recipe.id.to_string(),
+        file: file_name,
+        name: String::new(),
+        passed: false,
+        mismatches: Vec::new(),
+        handlers: Vec::new(),
+    };
+    let case: Case = match serde_json::from_slice(&bytes) {
+        Ok(c) => c,
+        Err(e) => {
+            result
+                .mismatches
+                .push(format!("the case file is invalid: {e}"));
+            return Ok(result);
+        }
+    };
+    result.name = case.name.clone();
+    let Some(event) = Event::parse(&case.event) else {
+        result
+            .mismatches
+            .push(format!("unknown event `{}`", case.event));
+        return Ok(result);
+    };
+    let tmp = tempfile::Builder::new()
+        .prefix("hookpack-case-")
+        .tempdir()
+        .map_err(|e| {
+            crate::fs::FsError::new("create a temporary folder in", &std::env::temp_dir(), e)
+        })?;
+    let tmp_path = tmp.path().to_path_buf();
+    let stdin: Vec<u8> = match &case.payload {
+        Value::String(s) if s.starts_with("@raw:") => s.as_bytes()["@raw:".len()..].to_vec(),
+        Value::Object(p) => {
+            let mut m = common_fields(event, &tmp_path);
+            for (k, v) in p {
+                m.insert(k.clone(), v.clone());
+            }
+            serde_json::to_vec(&Value::Object(m)).unwrap_or_default()
+        }
+        Value::Null => {
+            serde_json::to_vec(&Value::Object(common_fields(event, &tmp_path))).unwrap_or_default()
+        }
+        other => {
+            result.mismatches.push(format!(
+                "`payload` must be an object or \"@raw:…\", found {other}"
+            ));
+            return Ok(result);
+        }
+    };
+    let match_name = case
+        .payload
+        .get("tool_name")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let mut env: Vec<(String, String)> = vec![
+        ("FINCLAW_HOOK_EVENT".into(), event.name().into()),
+        ("FINCLAW_PROFILE".into(), "hookpack-test".into()),
+        (
+            "FINCLAW_PROFILE_ROOT".into(),
+            tmp_path.join("profile").display().to_string(),
+        ),
+    ];
+    for (k, v) in &case.env {
+        let v = match v {
+            Value::String(s) => expand(s, &tmp_path),
+            other => other.to_string(),
+        };
+        env.retain(|(name, _)| name != k);
+        env.push((k.clone(), v));
+    }
+    let groups = recipe.hooks.get(event.name()).cloned().unwrap_or_default();
+    let mut decisions = Vec::new();
+    for g in &groups {
+        if event.is_tool_event() && case.handler.is_none() {
+            let m = compile_matcher(g.matcher.as_deref()).ok().flatten();
+            if m.is_some_and(|m| !m.is_match(match_name)) {
+                continue;
+            }
+        }
+        for h in &g.hooks {
+            let id = h.id.as_ref().map(|i| i.to_string()).unwrap_or_default();
+            if case.handler.as_ref().is_some_and(|want| *want != id) {
+                continue;
+            }
+            let command = absolute_command(&h.command, dir);
+            let out = run::spawn(&run::Spawn {
+                command: &command,
+                cwd: &tmp_path,
+                stdin: &stdin,
+                env: &env,
+                timeout: Duration::from_secs(h.effective_timeout()),
+            })
+            .map_err(|e| crate::fs::FsError::new("run a handler of", dir, e))?;
+            let decision = run::interpret(event, &out, h.failure_policy.as_deref() == Some("deny"));
+            let stderr = String::from_utf8_lossy(&out.stderr)
+                .chars()
+                .take(400)
+                .collect();
+            result.handlers.push(HandlerTrace {
+                id,
+                exit: out.exit,
+                ms: out.duration.as_millis(),
+                decision: decision.clone(),
+                stderr,
+            });
+            decisions.push(decision);
+        }
+    }
+    if result.handlers.is_empty() {
+        result.mismatches.push(format!(
+            "no handler of the recipe runs for {event} with tool `{match_name}`"
+        ));
+        return Ok(result);
+    }
+    let outcome = run::combine(&decisions);
+    let e = &case.expect;
+    if let Some(want) = e.exit {
+        for h in &result.handlers {
+            if h.exit != Some(want) {
+                result.mismatches.push(format!(
+                    "exit: expected {want}, got {}",
+                    h.exit
+                        .map(|c| c.to_string())
+                        .unwrap_or_else(|| "killed".into())
+                ));
+            }
+        }
+    }
+    let got = verdict_name(&outcome);
+    let decision_ok = got == e.decision
+        || (e.decision == "route" && outcome.updated_model.is_some() && outcome.verdict.is_none());
+    if !decision_ok {
+        let detail = outcome
+            .failure
+            .as_deref()
+            .map(|f| format!(" ({f})"))
+            .unwrap_or_default();
+        result.mismatches.push(format!(
+            "decision: expected {}, got {got}{detail}",
+            e.decision
+        ));
+    }
+    if let Some(want) = &e.reason_contains {
+        // For a failure, the reason is what failed (exit code and the first line of stderr).
+        let reason = outcome
+            .reason
+            .clone()
+            .or_else(|| outcome.failure.clone())
+            .unwrap_or_default();
+        if !reason.contains(want.as_str()) {
+            result.mismatches.push(format!(
+                "reason: expected it to contain {want:?}, got {reason:?}"
+            ));
+        }
+    }
+    if let Some(want) = &e.updated_model {
+        if outcome.updated_model.as_deref() != Some(want.as_str()) {
+            result.mismatches.push(format!(
+                "updatedModel: expected {want:?}, got {:?}",
+                outcome.updated_model
+            ));
+        }
+    }
+    if let Some(fc) = &e.file_contains {
+        let path = PathBuf::from(expand(&fc.path, &tmp_path));
+        match std::fs::read_to_string(&path) {
+            Ok(text) if text.contains(&fc.contains) => {}
+            Ok(text) => result.mismatches.push(format!(
+                "{}: expected it to contain {:?}, it holds {:?}",
+                path.display(),
+                fc.contains,
+                text.chars().take(300).collect::<String>()
+            )),
+            Err(err) => result
+                .mismatches
+                .push(format!("{}: expected a file, {err}", path.display())),
+        }
+    }
+    result.passed = result.mismatches.is_empty();
+    Ok(result)
+}
+
+/// `command` with its script path made absolute inside `dir` (shell-quoted), so it runs
+/// from any working directory, as an installed handler does.
+pub fn absolute_command(cmd: &str, dir: &Path) -> String {
+    let Ok(words) = command::split(cmd) else {
+        return cmd.to_string();
+    };
+    match command::target(&words) {
+        Target::Script { word, path, .. } if !path.starts_with('/') => {
+            let abs = dir.join(path.trim_start_matches("./"));
+            command::replace_word(
+                cmd,
+                &words,
+                word,
+                &command::shell_quote(&abs.display().to_string()),
+            )
+        }
+        _ => cmd.to_string(),
+    }
+}
+
+/// Runs every case in `source/tests/` against the assembled tree `assembled`.
+pub fn run_recipe(
+    source: &Path,
+    assembled: &Path,
+    recipe: &Recipe,
+) -> Result<Vec<CaseResult>, Error> {
+    let tests = source.join("tests");
+    let mut out = Vec::new();
+    if !tests.is_dir() {
+        return Ok(out);
+    }
+    for entry in crate::fs::read_dir_sorted(&tests)? {
+        let p = entry.path();
+        if p.extension().is_some_and(|e| e == "json") && p.is_file() {
+            out.push(run_case(assembled, recipe, &p)?);
+        }
+    }
+    Ok(out)
+}

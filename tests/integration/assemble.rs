@@ -1,0 +1,219 @@
+//! `hookpack assemble`: in-process TypeScript, helper imports rewritten, only used helpers
+//! copied, stale files removed, nothing written on a TypeScript error.
+
+use crate::common::*;
+use crate::pack::snapshot;
+
+fn source_recipe(sb: &Sandbox, root: &str, id: &str, main_ts: &str) {
+    sb.write(
+        &format!("{root}/{id}/recipe.json"),
+        serde_json::to_vec_pretty(&manifest(id)).unwrap(),
+    );
+    sb.write(&format!("{root}/{id}/README.md"), "# x\n");
+    sb.write(&format!("{root}/{id}/src/main.ts"), main_ts);
+    sb.write(
+        &format!("{root}/{id}/src/util.ts"),
+        "export const twice = (n: number): number => n * 2;\n",
+    );
+    sb.write(
+        &format!("{root}/{id}/src/util.test.ts"),
+        "throw new Error('tests are not shipped');\n",
+    );
+    sb.write(&format!("{root}/{id}/tests/case.json"), "{}");
+    sb.write(&format!("{root}/{id}/routes.json"), "{\"routes\": []}\n");
+}
+
+const MAIN: &str = r#"import { greet } from "../../lib/hook.ts";
+import type { Shape } from "../../lib/types.ts";
+import { twice } from "./util.ts";
+const s: Shape = { n: twice(21) };
+process.stdout.write(greet(String(s.n)));
+"#;
+
+fn lib(sb: &Sandbox, root: &str) {
+    sb.write(&format!("{root}/hook.ts"), "import { prefix } from \"./text.ts\";\nexport function greet(x: string): string { return prefix + x; }\n");
+    sb.write(
+        &format!("{root}/text.ts"),
+        "export const prefix: string = \"answer=\";\n",
+    );
+    sb.write(
+        &format!("{root}/types.ts"),
+        "export interface Shape { n: number }\n",
+    );
+    sb.write(&format!("{root}/unused.ts"), "export const never = 1;\n");
+    sb.write(&format!("{root}/hook.test.ts"), "throw new Error('no');\n");
+}
+
+fn node_out(dir: &std::path::Path) -> String {
+    let o = std::process::Command::new("node")
+        .arg("scripts/main.js")
+        .current_dir(dir)
+        .output()
+        .expect("node is installed");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout).unwrap()
+}
+
+#[test]
+fn this_repos_layout_assembles_and_runs() {
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "demo", MAIN);
+    lib(&sb, "recipes/lib");
+    let o = sb
+        .cmd()
+        .args(["assemble", "--recipes-dir", "recipes", "--out-dir", "out"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let files: Vec<String> = snapshot(&sb.join("out/demo")).into_keys().collect();
+    assert_eq!(
+        files,
+        [
+            "README.md",
+            "recipe.json",
+            "routes.json",
+            "scripts/lib/hook.js",
+            "scripts/lib/text.js",
+            "scripts/main.js",
+            "scripts/package.json",
+            "scripts/util.js",
+        ]
+    );
+    let main = std::fs::read_to_string(sb.join("out/demo/scripts/main.js")).unwrap();
+    assert!(
+        main.contains("from \"./lib/hook.js\"") && main.contains("from \"./util.js\""),
+        "{main}"
+    );
+    assert!(
+        !main.contains("Shape") && !main.contains(": number"),
+        "{main}"
+    );
+    assert_eq!(node_out(&sb.join("out/demo")), "answer=42");
+    // The assembled tree validates strictly, as an assembled tree.
+    let (code, r) = validate_json(&sb, &["--strict", "out/demo"]);
+    assert_eq!(code, 0, "{r:#}");
+}
+
+#[test]
+fn finclaw_layout_and_stale_files() {
+    let sb = Sandbox::new();
+    source_recipe(
+        &sb,
+        "hooks/recipes",
+        "demo",
+        &MAIN.replace("../../lib/", "../../../lib/"),
+    );
+    source_recipe(&sb, "hooks/recipes", "gone", "export {};\n");
+    lib(&sb, "hooks/lib");
+    sb.cmd()
+        .args(["assemble", "--hooks-dir", "hooks", "--out-dir", "out"])
+        .assert()
+        .success();
+    assert_eq!(node_out(&sb.join("out/demo")), "answer=42");
+    // A stale file inside a recipe and a recipe whose sources are gone both disappear.
+    sb.write("out/demo/scripts/stale.js", "x");
+    std::fs::remove_dir_all(sb.join("hooks/recipes/gone")).unwrap();
+    sb.write("out/unrelated.txt", "kept");
+    sb.cmd()
+        .args(["assemble", "--hooks-dir", "hooks", "--out-dir", "out"])
+        .assert()
+        .success();
+    assert!(!sb.join("out/demo/scripts/stale.js").exists());
+    assert!(!sb.join("out/gone").exists());
+    assert!(sb.join("out/unrelated.txt").exists());
+    // --only touches one recipe.
+    sb.cmd()
+        .args([
+            "assemble",
+            "--hooks-dir",
+            "hooks",
+            "--out-dir",
+            "out",
+            "--only",
+            "demo",
+        ])
+        .assert()
+        .success();
+}
+
+#[test]
+fn a_typescript_error_is_located_and_nothing_is_written() {
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "good", "export {};\n");
+    source_recipe(&sb, "recipes", "bad", "export {};\n");
+    sb.cmd()
+        .args(["assemble", "--recipes-dir", "recipes", "--out-dir", "out"])
+        .assert()
+        .success();
+    std::fs::remove_dir_all(sb.join("out")).unwrap();
+    std::fs::create_dir(sb.join("out")).unwrap();
+    sb.write("recipes/bad/src/main.ts", "const a = 1;\nconst b = ;\n");
+    let o = sb
+        .cmd()
+        .args(["assemble", "--recipes-dir", "recipes", "--out-dir", "out"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("recipes/bad/src/main.ts:2:11: error[typescript]"),
+        "{err}"
+    );
+    assert!(
+        snapshot(&sb.join("out")).is_empty(),
+        "something was written"
+    );
+}
+
+#[test]
+fn bare_imports_and_escapes_are_refused() {
+    for (src, want) in [
+        (
+            "import x from \"lodash\";\nconsole.log(x);\n",
+            "cannot resolve import `lodash`",
+        ),
+        (
+            "import { x } from \"../../../etc/x.ts\";\nconsole.log(x);\n",
+            "cannot resolve import",
+        ),
+    ] {
+        let sb = Sandbox::new();
+        source_recipe(&sb, "recipes", "demo", src);
+        let o = sb
+            .cmd()
+            .args(["assemble", "--recipes-dir", "recipes", "--out-dir", "out"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1));
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains(want),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+#[test]
+fn out_may_not_overlap_the_sources() {
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "demo", "export {};\n");
+    let o = sb
+        .cmd()
+        .args([
+            "assemble",
+            "--recipes-dir",
+            "recipes",
+            "--out-dir",
+            "recipes/out",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let o = sb
+        .cmd()
+        .args(["assemble", "--recipes-dir", "recipes", "--out-dir", "."])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(sb.join("recipes/demo/src/main.ts").exists());
+}

@@ -1,0 +1,190 @@
+//! `hookpack catalog list` and `verify`, from disk and from a real HTTP server on loopback.
+
+use crate::common::*;
+use serde_json::{json, Value};
+
+fn packed(sb: &Sandbox) {
+    for id in ["alpha", "beta"] {
+        write_recipe(sb, &format!("src/{id}"), &manifest(id));
+    }
+    sb.cmd()
+        .args([
+            "pack",
+            "--recipes-dir",
+            "src",
+            "--out-dir",
+            "cat",
+            "--updated-at",
+            "2026-11-29T00:00:00Z",
+        ])
+        .assert()
+        .success();
+}
+
+fn verify_json(sb: &Sandbox, index: &str) -> (i32, Value) {
+    let o = sb
+        .cmd()
+        .args(["catalog", "verify", "--format", "json", index])
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap(),
+        serde_json::from_slice(&o.stdout).unwrap(),
+    )
+}
+
+fn codes(r: &Value) -> Vec<String> {
+    r["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn list_shows_every_recipe() {
+    let sb = Sandbox::new();
+    packed(&sb);
+    let o = sb
+        .cmd()
+        .args(["catalog", "list", "cat/hooks-index.json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.starts_with("alpha\t0.1.0\tmin_cli 0.13.0\tA test recipe."),
+        "{text}"
+    );
+    let o = sb
+        .cmd()
+        .args(["catalog", "list", "--format", "json", "cat"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["recipes"][1]["id"], "beta");
+}
+
+#[test]
+fn verify_passes_on_a_packed_catalog_from_disk_and_http() {
+    let sb = Sandbox::new();
+    packed(&sb);
+    let (code, r) = verify_json(&sb, "cat");
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(r["archives"].as_array().unwrap().len(), 2);
+    let server = HttpServer::serve(sb.join("cat"), Box::new(|_| None));
+    let (code, r) = verify_json(&sb, &server.url("hooks-index.json"));
+    assert_eq!(code, 0, "{r:#}");
+    assert!(r["archives"][0]["location"]
+        .as_str()
+        .unwrap()
+        .starts_with("http://127.0.0.1:"));
+}
+
+#[test]
+fn verify_reports_every_tampering() {
+    let sb = Sandbox::new();
+    packed(&sb);
+    // Wrong bytes for alpha, trailing garbage for beta, a lying SHA256SUMS, latest not newest.
+    let alpha = sb.join("cat/hooks-alpha-0.1.0.tar.gz");
+    let mut bytes = std::fs::read(&alpha).unwrap();
+    let n = bytes.len();
+    bytes[n - 10] ^= 0xff;
+    std::fs::write(&alpha, bytes).unwrap();
+    let beta = sb.join("cat/hooks-beta-0.1.0.tar.gz");
+    let mut bytes = std::fs::read(&beta).unwrap();
+    bytes.extend_from_slice(b"junk");
+    std::fs::write(&beta, &bytes).unwrap();
+    let mut index: Value =
+        serde_json::from_slice(&std::fs::read(sb.join("cat/hooks-index.json")).unwrap()).unwrap();
+    // Claim beta's archive holds 0.2.0 too: its manifest will not match.
+    let mut v2 = index["recipes"][1]["versions"][0].clone();
+    v2["version"] = json!("0.2.0");
+    v2["size"] = json!(bytes.len());
+    v2["sha256"] = json!(hookpack::sha256::Sha256::of(&bytes).to_string());
+    index["recipes"][1]["versions"]
+        .as_array_mut()
+        .unwrap()
+        .insert(0, v2);
+    std::fs::write(
+        sb.join("cat/hooks-index.json"),
+        serde_json::to_vec_pretty(&index).unwrap(),
+    )
+    .unwrap();
+    let (code, r) = verify_json(&sb, "cat");
+    assert_eq!(code, 1);
+    let c = codes(&r);
+    for want in [
+        "sha256-mismatch",
+        "size-mismatch",
+        "archive-invalid",
+        "latest-not-newest",
+        "sums-mismatch",
+    ] {
+        assert!(c.contains(&want.to_string()), "missing {want}: {c:?}");
+    }
+    // Each archive has its verdict.
+    let oks: Vec<bool> = r["archives"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["ok"].as_bool().unwrap())
+        .collect();
+    assert_eq!(oks, [false, false, false]);
+}
+
+#[test]
+fn verify_catches_a_manifest_that_disagrees_with_the_index() {
+    let sb = Sandbox::new();
+    packed(&sb);
+    let mut index: Value =
+        serde_json::from_slice(&std::fs::read(sb.join("cat/hooks-index.json")).unwrap()).unwrap();
+    index["recipes"][0]["min_cli"] = json!("0.14.0");
+    index["recipes"][0]["versions"][0]["min_cli"] = json!("0.14.0");
+    std::fs::write(
+        sb.join("cat/hooks-index.json"),
+        serde_json::to_vec_pretty(&index).unwrap(),
+    )
+    .unwrap();
+    std::fs::remove_file(sb.join("cat/SHA256SUMS")).unwrap();
+    let (code, r) = verify_json(&sb, "cat");
+    assert_eq!(code, 1);
+    let c = codes(&r);
+    assert!(c.contains(&"manifest-mismatch".to_string()), "{c:?}");
+    assert!(c.contains(&"sums-missing".to_string()), "{c:?}");
+}
+
+#[test]
+fn verify_over_http_reports_server_faults() {
+    let sb = Sandbox::new();
+    packed(&sb);
+    let beta_len = std::fs::metadata(sb.join("cat/hooks-beta-0.1.0.tar.gz"))
+        .unwrap()
+        .len();
+    let server = HttpServer::serve(
+        sb.join("cat"),
+        Box::new(move |path| {
+            match path {
+            "/hooks-alpha-0.1.0.tar.gz" => Some(b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_vec()),
+            // The right length announced, the body cut short.
+            "/hooks-beta-0.1.0.tar.gz" => Some(format!("HTTP/1.1 200 OK\r\nContent-Length: {beta_len}\r\nConnection: close\r\n\r\nshort").into_bytes()),
+            _ => None,
+        }
+        }),
+    );
+    let (code, r) = verify_json(&sb, &server.url("hooks-index.json"));
+    assert_eq!(code, 3, "{r:#}");
+    let msgs: Vec<&str> = r["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    assert!(msgs.iter().any(|m| m.contains("HTTP 500")), "{msgs:?}");
+    assert!(
+        msgs.iter()
+            .any(|m| m.contains("hooks-beta-0.1.0.tar.gz failed midway")),
+        "{msgs:?}"
+    );
+}

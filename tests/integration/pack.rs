@@ -1,0 +1,536 @@
+//! `hookpack pack`: byte-for-byte reproducible archives, refusals that leave OUT untouched,
+//! immutable versions, `--only`, `--check`, and the reference packer's own test cases.
+
+use crate::common::*;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Every file under `dir` with its bytes.
+pub fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    if !dir.exists() {
+        return out;
+    }
+    for e in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let e = e.unwrap();
+        if e.file_type().is_file() {
+            out.insert(
+                e.path().strip_prefix(dir).unwrap().display().to_string(),
+                std::fs::read(e.path()).unwrap(),
+            );
+        }
+    }
+    out
+}
+
+fn pack(sb: &Sandbox, recipes: &str, out: &str, extra: &[&str]) -> std::process::Output {
+    sb.cmd()
+        .args([
+            "pack",
+            "--recipes-dir",
+            recipes,
+            "--out-dir",
+            out,
+            "--updated-at",
+            "2026-11-29T00:00:00Z",
+        ])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Two assembled recipes with a nested folder and an executable file.
+fn two_recipes(sb: &Sandbox, root: &str) {
+    for id in ["alpha", "beta"] {
+        write_recipe(sb, &format!("{root}/{id}"), &manifest(id));
+        sb.write(
+            &format!("{root}/{id}/data/rules.json"),
+            format!("{{\"id\": \"{id}\"}}\n"),
+        );
+        let tool = sb.write(
+            &format!("{root}/{id}/scripts/tool.sh"),
+            "#!/bin/sh\necho hi\n",
+        );
+        set_mode(&tool, 0o755);
+    }
+}
+
+fn set_mode(p: &Path, mode: u32) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+}
+
+#[test]
+fn same_tree_same_bytes_after_touch_chmod_copy_and_umask() {
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    assert!(pack(&sb, "src", "out1", &[]).status.success());
+    let first = snapshot(&sb.join("out1"));
+    assert_eq!(first.len(), 4, "{:?}", first.keys());
+
+    // touch, chmod g+w, copy elsewhere (new inodes, new walk order), another umask.
+    let status = std::process::Command::new("sh")
+        .current_dir(sb.path())
+        .args(["-c", "cp -r src copy && find copy -exec touch -d '2001-02-03 04:05' {} + && chmod -R g+w copy"])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let o = sb
+        .cmd()
+        .args([
+            "pack",
+            "--recipes-dir",
+            "copy",
+            "--out-dir",
+            "out2",
+            "--updated-at",
+            "2026-11-29T00:00:00Z",
+            "--jobs",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(first, snapshot(&sb.join("out2")));
+
+    // Under umask 077 the output is still readable by others.
+    let o = std::process::Command::new("sh")
+        .current_dir(sb.path())
+        .arg("-c")
+        .arg(format!("umask 077 && {} pack --recipes-dir src --out-dir out3 --updated-at 2026-11-29T00:00:00Z", assert_cmd::cargo::cargo_bin("hookpack").display()))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(first, snapshot(&sb.join("out3")));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(sb.join("out3/hooks-alpha-0.1.0.tar.gz"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o644);
+    }
+}
+
+#[test]
+fn archive_layout_is_normalised() {
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    assert!(pack(&sb, "src", "out", &[]).status.success());
+    let bytes = std::fs::read(sb.join("out/hooks-alpha-0.1.0.tar.gz")).unwrap();
+    // gzip header: no mtime (bytes 4..8), no name flag, OS 255.
+    assert_eq!(&bytes[..4], &[0x1f, 0x8b, 8, 0]);
+    assert_eq!(&bytes[4..8], &[0, 0, 0, 0]);
+    assert_eq!(bytes[9], 255);
+    let mut ar = tar::Archive::new(flate2::read::GzDecoder::new(bytes.as_slice()));
+    let mut names = Vec::new();
+    for e in ar.entries().unwrap() {
+        let e = e.unwrap();
+        let h = e.header();
+        names.push((e.path().unwrap().display().to_string(), h.mode().unwrap()));
+        assert_eq!(
+            (h.uid().unwrap(), h.gid().unwrap(), h.mtime().unwrap()),
+            (0, 0, 0)
+        );
+        assert_eq!(h.username().unwrap(), Some(""));
+        assert_eq!(h.groupname().unwrap(), Some(""));
+    }
+    let expected = [
+        ("alpha-0.1.0/", 0o755),
+        ("alpha-0.1.0/README.md", 0o644),
+        ("alpha-0.1.0/data/", 0o755),
+        ("alpha-0.1.0/data/rules.json", 0o644),
+        ("alpha-0.1.0/recipe.json", 0o644),
+        ("alpha-0.1.0/scripts/", 0o755),
+        ("alpha-0.1.0/scripts/main.js", 0o644),
+        ("alpha-0.1.0/scripts/tool.sh", 0o755),
+    ];
+    let got: Vec<(&str, u32)> = names.iter().map(|(n, m)| (n.as_str(), *m)).collect();
+    assert_eq!(got, expected);
+}
+
+#[test]
+fn source_date_epoch_sets_the_mtime() {
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    let o = sb
+        .cmd()
+        .env("SOURCE_DATE_EPOCH", "1700000000")
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "out"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bytes = std::fs::read(sb.join("out/hooks-alpha-0.1.0.tar.gz")).unwrap();
+    let mut ar = tar::Archive::new(flate2::read::GzDecoder::new(bytes.as_slice()));
+    for e in ar.entries().unwrap() {
+        assert_eq!(e.unwrap().header().mtime().unwrap(), 1_700_000_000);
+    }
+    let index: Value =
+        serde_json::from_slice(&std::fs::read(sb.join("out/hooks-index.json")).unwrap()).unwrap();
+    assert_eq!(index["updated_at"], "2023-11-14T22:13:20Z");
+}
+
+/// The deflate backend must give the same bytes on every CPU. miniz_oxide has no runtime
+/// CPU dispatch; this pins its output, so a backend that varied (zlib-ng picks hash
+/// functions by CPU feature) would fail here on some machine.
+#[test]
+fn archive_bytes_are_pinned_across_machines() {
+    let sb = Sandbox::new();
+    let m = manifest("pinned");
+    sb.write(
+        "src/pinned/recipe.json",
+        serde_json::to_vec_pretty(&m).unwrap(),
+    );
+    sb.write("src/pinned/README.md", "# pinned\n".repeat(200));
+    let mut text = String::new();
+    for i in 0..5000u32 {
+        text.push_str(&format!(
+            "export const v{i} = {};\n",
+            i.wrapping_mul(2_654_435_761) % 1000
+        ));
+    }
+    sb.write("src/pinned/scripts/main.js", &text);
+    let o = pack(&sb, "src", "out", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bytes = std::fs::read(sb.join("out/hooks-pinned-0.1.0.tar.gz")).unwrap();
+    let digest = hookpack::sha256::Sha256::of(&bytes).to_string();
+    assert_eq!(
+        digest, GOLDEN_GZIP,
+        "archive bytes changed: a different deflate backend, level or tar layout"
+    );
+}
+
+const GOLDEN_GZIP: &str = "eab40ba95ae9e09cd0d67cc383418f27b4beccc733ce0ddcbdf959b7b67682df";
+
+#[cfg(unix)]
+#[test]
+fn planted_faults_are_refused_and_out_is_untouched() {
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    assert!(pack(&sb, "src", "out", &[]).status.success());
+    let before = snapshot(&sb.join("out"));
+    let beta = sb.join("src/beta");
+    type Step<'a> = Box<dyn Fn() + 'a>;
+    let cases: Vec<(&str, Step, Step)> = vec![
+        (
+            "symlink",
+            Box::new(|| std::os::unix::fs::symlink("/etc/passwd", beta.join("link")).unwrap()),
+            Box::new(|| std::fs::remove_file(beta.join("link")).unwrap()),
+        ),
+        (
+            "fifo",
+            Box::new(|| {
+                assert!(std::process::Command::new("mkfifo")
+                    .arg(beta.join("fifo"))
+                    .status()
+                    .unwrap()
+                    .success())
+            }),
+            Box::new(|| std::fs::remove_file(beta.join("fifo")).unwrap()),
+        ),
+        (
+            "node_modules",
+            Box::new(|| {
+                std::fs::create_dir_all(beta.join("scripts/node_modules/x")).unwrap();
+                std::fs::write(beta.join("scripts/node_modules/x/i.js"), "x").unwrap();
+            }),
+            Box::new(|| std::fs::remove_dir_all(beta.join("scripts/node_modules")).unwrap()),
+        ),
+        (
+            "hard link",
+            Box::new(|| {
+                std::fs::hard_link(beta.join("README.md"), beta.join("README2.md")).unwrap()
+            }),
+            Box::new(|| std::fs::remove_file(beta.join("README2.md")).unwrap()),
+        ),
+    ];
+    for (what, plant, clean) in cases {
+        plant();
+        // Bump the version so the pack would otherwise write something new.
+        let mut m = manifest("beta");
+        m["version"] = json!("0.2.0");
+        std::fs::write(beta.join("recipe.json"), serde_json::to_vec(&m).unwrap()).unwrap();
+        let o = pack(&sb, "src", "out", &[]);
+        assert_eq!(o.status.code(), Some(1), "{what}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains("src/beta"),
+            "{what}: error must name the path: {err}"
+        );
+        assert_eq!(snapshot(&sb.join("out")), before, "{what}: OUT changed");
+        clean();
+        std::fs::write(
+            beta.join("recipe.json"),
+            serde_json::to_vec(&manifest("beta")).unwrap(),
+        )
+        .unwrap();
+    }
+    // Nothing was left beside OUT either.
+    let leftovers: Vec<_> = std::fs::read_dir(sb.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().starts_with(".hookpack"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn published_versions_are_immutable_and_kept() {
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    assert!(pack(&sb, "src", "out", &[]).status.success());
+    let before = snapshot(&sb.join("out"));
+    // Same version, other bytes: refused, nothing written.
+    sb.write("src/alpha/scripts/main.js", "process.exit(1);\n");
+    let o = pack(&sb, "src", "out", &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("alpha 0.1.0 is already published"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(snapshot(&sb.join("out")), before);
+    // A new version is added; the old one stays listed and on disk.
+    let mut m = manifest("alpha");
+    m["version"] = json!("0.2.0");
+    m["min_cli"] = json!("0.13.1");
+    sb.write("src/alpha/recipe.json", serde_json::to_vec(&m).unwrap());
+    let o = pack(&sb, "src", "out", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let index: Value =
+        serde_json::from_slice(&std::fs::read(sb.join("out/hooks-index.json")).unwrap()).unwrap();
+    let alpha = &index["recipes"][0];
+    assert_eq!(alpha["latest"], "0.2.0");
+    assert_eq!(alpha["min_cli"], "0.13.1");
+    let versions: Vec<&str> = alpha["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["version"].as_str().unwrap())
+        .collect();
+    assert_eq!(versions, ["0.2.0", "0.1.0"]);
+    assert!(sb.join("out/hooks-alpha-0.1.0.tar.gz").is_file());
+    let sums = std::fs::read_to_string(sb.join("out/SHA256SUMS")).unwrap();
+    assert!(
+        sums.contains("  hooks-alpha-0.1.0.tar.gz\n")
+            && sums.contains("  hooks-alpha-0.2.0.tar.gz\n")
+            && sums.contains("  hooks-index.json\n")
+    );
+    sb.cmd()
+        .args(["catalog", "verify", "out"])
+        .assert()
+        .success();
+}
+
+#[test]
+fn only_leaves_other_entries_byte_identical() {
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    assert!(pack(&sb, "src", "out", &[]).status.success());
+    let index_before = std::fs::read_to_string(sb.join("out/hooks-index.json")).unwrap();
+    let beta_before =
+        serde_json::from_str::<Value>(&index_before).unwrap()["recipes"][1].to_string();
+    let mut m = manifest("alpha");
+    m["version"] = json!("0.3.0");
+    sb.write("src/alpha/recipe.json", serde_json::to_vec(&m).unwrap());
+    // beta changed too, but --only alpha must not touch it.
+    sb.write("src/beta/scripts/main.js", "changed();\n");
+    let o = pack(&sb, "src", "out", &["--only", "alpha"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let index_after = std::fs::read_to_string(sb.join("out/hooks-index.json")).unwrap();
+    let after: Value = serde_json::from_str(&index_after).unwrap();
+    assert_eq!(after["recipes"][1].to_string(), beta_before);
+    // The beta block of the file is textually identical too.
+    let block = |s: &str| s[s.find("\"id\": \"beta\"").unwrap()..].to_string();
+    assert_eq!(block(&index_before), block(&index_after));
+    assert_eq!(after["recipes"][0]["latest"], "0.3.0");
+    let o = pack(&sb, "src", "out", &["--only", "gamma"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("no recipe `gamma`"));
+}
+
+#[test]
+fn check_reports_differences_and_writes_nothing() {
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    assert!(pack(&sb, "src", "out", &[]).status.success());
+    sb.cmd()
+        .args([
+            "pack",
+            "--recipes-dir",
+            "src",
+            "--out-dir",
+            "out",
+            "--check",
+        ])
+        .assert()
+        .success();
+    std::fs::remove_file(sb.join("out/hooks-beta-0.1.0.tar.gz")).unwrap();
+    std::fs::write(sb.join("out/SHA256SUMS"), "tampered\n").unwrap();
+    let before = snapshot(&sb.join("out"));
+    let o = sb
+        .cmd()
+        .args([
+            "pack",
+            "--recipes-dir",
+            "src",
+            "--out-dir",
+            "out",
+            "--check",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("differs   hooks-beta-0.1.0.tar.gz: expected ")
+            && text.contains("found missing"),
+        "{text}"
+    );
+    assert!(text.contains("differs   SHA256SUMS"), "{text}");
+    assert_eq!(snapshot(&sb.join("out")), before);
+}
+
+#[test]
+fn zstd_archives_are_reproducible_and_verify() {
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    assert!(pack(&sb, "src", "a", &["--compression", "zstd"])
+        .status
+        .success());
+    assert!(
+        pack(&sb, "src", "b", &["--compression", "zstd", "--jobs", "1"])
+            .status
+            .success()
+    );
+    assert_eq!(snapshot(&sb.join("a")), snapshot(&sb.join("b")));
+    let bytes = std::fs::read(sb.join("a/hooks-alpha-0.1.0.tar.zst")).unwrap();
+    assert_eq!(&bytes[..4], &[0x28, 0xb5, 0x2f, 0xfd]);
+    sb.cmd().args(["catalog", "verify", "a"]).assert().success();
+}
+
+#[test]
+fn asset_base_url_makes_absolute_urls() {
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    assert!(pack(
+        &sb,
+        "src",
+        "out",
+        &["--asset-base-url", "https://example.test/catalog/"]
+    )
+    .status
+    .success());
+    let index: Value =
+        serde_json::from_slice(&std::fs::read(sb.join("out/hooks-index.json")).unwrap()).unwrap();
+    assert_eq!(
+        index["recipes"][0]["versions"][0]["url"],
+        "https://example.test/catalog/hooks-alpha-0.1.0.tar.gz"
+    );
+    let o = pack(&sb, "src", "out2", &["--asset-base-url", "ftp://x"]);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+/// The reference packer's own cases, against the CLI.
+#[test]
+fn reference_cases() {
+    let bad = |edit: fn(&mut Value), fix_folder: Option<&str>, expect: &str| {
+        let sb = Sandbox::new();
+        let mut m = manifest("good-one");
+        edit(&mut m);
+        write_recipe(
+            &sb,
+            &format!("src/{}", fix_folder.unwrap_or("good-one")),
+            &m,
+        );
+        let o = pack(&sb, "src", "out", &[]);
+        assert_eq!(o.status.code(), Some(1), "{expect}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(expect),
+            "expected {expect:?} in {}",
+            stderr(&o)
+        );
+        assert!(!sb.join("out").exists(), "{expect}: OUT was created");
+    };
+    bad(
+        |m| m["id"] = json!("Bad_Id"),
+        Some("Bad_Id"),
+        "recipe-id-invalid",
+    );
+    bad(
+        |m| m["id"] = json!(".hidden"),
+        Some("x"),
+        "recipe-id-invalid",
+    );
+    bad(|m| m["version"] = json!("0.13.0-rc1"), None, "prerelease");
+    bad(|m| m["min_cli"] = json!("0.13.0-rc1"), None, "prerelease");
+    bad(
+        |m| {
+            drop(
+                m["hooks"]["PreToolUse"][0]["hooks"][0]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("id"),
+            )
+        },
+        None,
+        "handler-missing-id",
+    );
+    bad(
+        |m| m["hooks"]["PreToolUse"][0]["hooks"][0]["command"] = json!("node /usr/lib/x.js"),
+        None,
+        "is absolute",
+    );
+    bad(
+        |m| m["hooks"]["PreToolUse"][0]["hooks"][0]["command"] = json!("node scripts/missing.js"),
+        None,
+        "does not exist",
+    );
+    bad(
+        |_| {},
+        Some("other-folder"),
+        "does not match its folder name",
+    );
+
+    let sb = Sandbox::new();
+    std::fs::create_dir(sb.join("empty")).unwrap();
+    let o = pack(&sb, "empty", "out", &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("no recipes in"), "{}", stderr(&o));
+}
+
+#[test]
+fn the_committed_catalog_is_current() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let sb = Sandbox::new();
+    let o = sb
+        .cmd()
+        .env_remove("SOURCE_DATE_EPOCH")
+        .args(["pack", "--check", "--recipes-dir"])
+        .arg(root.join("recipes"))
+        .arg("--out-dir")
+        .arg(root.join("catalog"))
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "catalog/ is stale; run `hookpack pack --recipes-dir recipes --out-dir catalog`:\n{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        stderr(&o)
+    );
+    sb.cmd()
+        .arg("catalog")
+        .arg("verify")
+        .arg(root.join("catalog"))
+        .assert()
+        .success();
+}
