@@ -5,7 +5,7 @@ use crate::diagnostic::Severity;
 use crate::error::{Error, ExitCode};
 use crate::id::Id;
 use crate::output::{github_annotation, Format, Printer};
-use crate::{assemble, catalog, pack, scaffold, validate};
+use crate::{assemble, catalog, install, pack, scaffold, validate};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -36,11 +36,112 @@ enum Command {
     Assemble(AssembleArgs),
     /// Build reproducible archives, hooks-index.json and SHA256SUMS.
     Pack(PackArgs),
+    /// Install recipes by id from an index into a profile.
+    Install(InstallArgs),
+    /// Remove installed recipes: their handlers, folders and receipts.
+    Remove(RemoveArgs),
+    /// Update installed recipes to the newest version the host can run.
+    Update(UpdateArgs),
+    /// List installed recipes and every handler of the profile and workspace hooks.json.
+    List(ListArgs),
     /// Run recipes' fixture cases (tests/*.json) the way a host runs the handlers.
     Test(TestArgs),
     /// Read or check a published catalog.
     #[command(subcommand)]
     Catalog(CatalogCommand),
+}
+
+#[derive(Debug, clap::Args)]
+struct ProfileArgs {
+    /// Profile folder [default: $FINCLAW_HOME/profiles/<$FINCLAW_PROFILE or active-profile>].
+    #[arg(long, value_name = "DIR")]
+    profile: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+struct SourceArgs {
+    /// Index URL or path [default: $HOOKPACK_INDEX_URL, extra.hooks.index_url in config.yaml, else built in].
+    #[arg(long, value_name = "URL|PATH")]
+    index: Option<String>,
+    /// Host CLI version for `min_cli` checks [env: HOOKPACK_CLI_VERSION].
+    #[arg(long, value_name = "X.Y.Z")]
+    cli_version: Option<String>,
+    /// Extra CA certificate (PEM) to trust for https (SSL_CERT_FILE is honoured too).
+    #[arg(long, value_name = "FILE")]
+    ca_cert: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+struct InstallArgs {
+    /// ID, ID@VERSION or ID@RANGE (e.g. tool-gate@^0.1).
+    #[arg(value_name = "ID", required_unless_present = "archive")]
+    specs: Vec<String>,
+    #[command(flatten)]
+    profile: ProfileArgs,
+    #[command(flatten)]
+    source: SourceArgs,
+    /// Install this archive file (or URL) instead, with no index.
+    #[arg(long, value_name = "FILE", conflicts_with = "specs")]
+    archive: Option<String>,
+    /// With --archive: the sha256 the archive must have.
+    #[arg(long, value_name = "HEX", requires = "archive")]
+    sha256: Option<String>,
+    /// Write absolute script paths instead of ${FINCLAW_PROFILE_ROOT}/… (for hosts that do not set it).
+    #[arg(long)]
+    absolute_paths: bool,
+    /// Print the plan and the hooks.json change; write nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: FormatArg,
+}
+
+#[derive(Debug, clap::Args)]
+struct RemoveArgs {
+    /// Recipe ids.
+    #[arg(value_name = "ID", required = true)]
+    ids: Vec<String>,
+    #[command(flatten)]
+    profile: ProfileArgs,
+    /// Print the plan and the hooks.json change; write nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: FormatArg,
+}
+
+#[derive(Debug, clap::Args)]
+struct UpdateArgs {
+    /// Recipe ids [default: every installed recipe].
+    #[arg(value_name = "ID")]
+    ids: Vec<String>,
+    #[command(flatten)]
+    profile: ProfileArgs,
+    #[command(flatten)]
+    source: SourceArgs,
+    /// Write absolute script paths instead of ${FINCLAW_PROFILE_ROOT}/….
+    #[arg(long)]
+    absolute_paths: bool,
+    /// Show what is outdated; write nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: FormatArg,
+}
+
+#[derive(Debug, clap::Args)]
+struct ListArgs {
+    #[command(flatten)]
+    profile: ProfileArgs,
+    /// Workspace whose .finclaw/hooks.json is listed too [default: the current folder].
+    #[arg(long, value_name = "DIR")]
+    workspace: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: FormatArg,
 }
 
 #[derive(Debug, clap::Args)]
@@ -219,6 +320,22 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Pack(a) => {
             let printer = Printer::new(a.format.into(), quiet);
             pack_settings(a).and_then(|o| run_pack(&o, &printer))
+        }
+        Command::Install(a) => {
+            let printer = Printer::new(a.format.into(), quiet);
+            run_install(a, &printer)
+        }
+        Command::Remove(a) => {
+            let printer = Printer::new(a.format.into(), quiet);
+            run_remove(a, &printer)
+        }
+        Command::Update(a) => {
+            let printer = Printer::new(a.format.into(), quiet);
+            run_update(a, &printer)
+        }
+        Command::List(a) => {
+            let printer = Printer::new(a.format.into(), quiet);
+            run_list(a, &printer)
         }
         Command::Test(a) => {
             let printer = Printer::new(a.format.into(), quiet);
@@ -664,4 +781,232 @@ fn run_test(dirs: Vec<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
     } else {
         ExitCode::Success
     })
+}
+
+fn cli_version(flag: Option<String>) -> Result<Option<crate::version::Version>, Error> {
+    let raw = flag.or_else(|| {
+        std::env::var("HOOKPACK_CLI_VERSION")
+            .ok()
+            .filter(|s| !s.trim().is_empty())
+    });
+    raw.map(|s| {
+        crate::version::Version::parse(s.trim()).map_err(|e| Error::SpecInvalid {
+            spec: s.clone(),
+            why: format!("not a CLI version: {e}"),
+        })
+    })
+    .transpose()
+}
+
+fn print_outcome(o: &install::Outcome, printer: &Printer) -> Result<(), Error> {
+    let what = match (o.action, &o.from, &o.to) {
+        ("install", _, Some(to)) => format!("install {} {to}", o.id),
+        ("update", Some(from), Some(to)) => format!("update  {} {from} -> {to}", o.id),
+        ("unchanged", _, Some(to)) => format!("ok      {} {to} (already installed)", o.id),
+        ("remove", from, _) => format!("remove  {} {}", o.id, from.clone().unwrap_or_default()),
+        _ => format!("{} {}", o.action, o.id),
+    };
+    let prefix = if o.dry_run { "would " } else { "" };
+    printer.data(&format!("{prefix}{what}  ({})", o.path.display()))?;
+    if o.dry_run {
+        for f in &o.files {
+            printer.data(&format!("  file {f}"))?;
+        }
+        if !o.hooks_json_diff.is_empty() {
+            printer.data("  hooks.json:")?;
+            for l in &o.hooks_json_diff {
+                printer.data(&format!("    {l}"))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn finish_outcomes(
+    results: Vec<Result<install::Outcome, Error>>,
+    printer: &Printer,
+) -> Result<ExitCode, Error> {
+    let mut worst = ExitCode::Success;
+    let mut outcomes = Vec::new();
+    for r in results {
+        match r {
+            Ok(o) => {
+                if printer.format != Format::Json {
+                    print_outcome(&o, printer)?;
+                }
+                outcomes.push(o);
+            }
+            Err(e) => {
+                let code = e.exit_code();
+                for d in e.diagnostics() {
+                    eprintln!("{}", printer.diagnostic_line(d));
+                }
+                report_error(&e);
+                if code as i32 > worst as i32 {
+                    worst = code;
+                }
+            }
+        }
+    }
+    if printer.format == Format::Json {
+        printer.json(&outcomes)?;
+    }
+    Ok(worst)
+}
+
+fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
+    let profile = crate::profile::Profile::resolve(a.profile.profile.as_deref());
+    let opts = install::Options {
+        cli_version: cli_version(a.source.cli_version)?,
+        dry_run: a.dry_run,
+        absolute_paths: a.absolute_paths,
+        progress: printer.format == Format::Text
+            && !printer.quiet
+            && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+    };
+    let fetcher = fetcher(a.source.ca_cert);
+    if let Some(archive) = a.archive {
+        let sha = a
+            .sha256
+            .map(|s| {
+                crate::sha256::Sha256::parse(&s).map_err(|e| Error::SpecInvalid {
+                    spec: s.clone(),
+                    why: e.to_string(),
+                })
+            })
+            .transpose()?;
+        let loc = crate::fetch::Location::parse(&archive)?;
+        return finish_outcomes(
+            vec![install::install_archive(
+                &profile, &fetcher, &loc, sha, &opts,
+            )],
+            printer,
+        );
+    }
+    let specs: Vec<install::Spec> = a
+        .specs
+        .iter()
+        .map(|s| install::Spec::parse(s))
+        .collect::<Result<_, _>>()?;
+    let (index, source) = profile.resolve_index(a.source.index.as_deref())?;
+    printer.message(&format!(
+        "index: {index} ({}); profile: {}",
+        serde_json::to_value(source)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default(),
+        profile.root.display()
+    ));
+    let results = specs
+        .iter()
+        .map(|s| install::install(&profile, &fetcher, &index, s, &opts))
+        .collect();
+    finish_outcomes(results, printer)
+}
+
+fn run_remove(a: RemoveArgs, printer: &Printer) -> Result<ExitCode, Error> {
+    let profile = crate::profile::Profile::resolve(a.profile.profile.as_deref());
+    let ids: Vec<crate::id::Id> = a
+        .ids
+        .iter()
+        .map(|s| Id::parse(s))
+        .collect::<Result<_, _>>()?;
+    let results = ids
+        .iter()
+        .map(|id| install::remove(&profile, id.as_str(), a.dry_run))
+        .collect();
+    finish_outcomes(results, printer)
+}
+
+fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
+    let profile = crate::profile::Profile::resolve(a.profile.profile.as_deref());
+    let cli = cli_version(a.source.cli_version)?;
+    for id in &a.ids {
+        Id::parse(id)?;
+    }
+    let fetcher = fetcher(a.source.ca_cert);
+    let (index, _) = profile.resolve_index(a.source.index.as_deref())?;
+    let report = install::outdated(&profile, &fetcher, &index, &a.ids, cli.as_ref())?;
+    if a.dry_run {
+        match printer.format {
+            Format::Json => printer.json(&report)?,
+            _ => {
+                for o in &report {
+                    let state = match &o.available {
+                        Some(v) if *v != o.installed => "outdated",
+                        Some(_) => "current",
+                        None => "not in index",
+                    };
+                    printer.data(&format!(
+                        "{:<12} {} installed {} available {}",
+                        state,
+                        o.id,
+                        o.installed,
+                        o.available.clone().unwrap_or_else(|| "-".into())
+                    ))?;
+                }
+            }
+        }
+        return Ok(ExitCode::Success);
+    }
+    let opts = install::Options {
+        cli_version: cli,
+        dry_run: false,
+        absolute_paths: a.absolute_paths,
+        progress: printer.format == Format::Text
+            && !printer.quiet
+            && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+    };
+    let mut results = Vec::new();
+    for o in report {
+        let Some(v) = o.available.filter(|v| *v != o.installed) else {
+            continue;
+        };
+        let spec = install::Spec::parse(&format!("{}@{v}", o.id))?;
+        results.push(install::install(&profile, &fetcher, &index, &spec, &opts));
+    }
+    if results.is_empty() && printer.format != Format::Json {
+        printer.message("everything is up to date");
+    }
+    finish_outcomes(results, printer)
+}
+
+fn run_list(a: ListArgs, printer: &Printer) -> Result<ExitCode, Error> {
+    let profile = crate::profile::Profile::resolve(a.profile.profile.as_deref());
+    let workspace = a.workspace.unwrap_or_else(|| PathBuf::from("."));
+    let listing = crate::list::collect(&profile, &workspace)?;
+    match printer.format {
+        Format::Json => printer.json(&listing)?,
+        _ => {
+            printer.data(&format!("profile {}", listing.profile.display()))?;
+            for r in &listing.recipes {
+                let missing = if r.folder_present {
+                    ""
+                } else {
+                    "  (folder missing; run `hookpack doctor`)"
+                };
+                printer.data(&format!("recipe  {} {}{missing}", r.id, r.version))?;
+            }
+            for h in &listing.handlers {
+                let status = if h.problems.is_empty() {
+                    "ok".to_string()
+                } else {
+                    format!("invalid: {}", h.problems.join("; "))
+                };
+                printer.data(&format!(
+                    "{:<9} {:<17} {:<24} {:<20} {:<14} {}  [{status}]",
+                    h.source,
+                    h.event,
+                    h.matcher.clone().unwrap_or_else(|| "*".into()),
+                    h.id.clone().unwrap_or_else(|| "-".into()),
+                    h.recipe.clone().unwrap_or_else(|| "(hand-written)".into()),
+                    h.command
+                ))?;
+            }
+            if listing.handlers.is_empty() {
+                printer.message("no handlers in the profile or workspace hooks.json");
+            }
+        }
+    }
+    Ok(ExitCode::Success)
 }

@@ -126,6 +126,122 @@ pub enum Error {
     /// Fetching an index or archive failed.
     #[error(transparent)]
     Fetch(#[from] crate::fetch::FetchError),
+    /// `config.yaml` could not be read.
+    #[error("{path}: {why}")]
+    ConfigInvalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        why: String,
+    },
+    /// Another process holds the profile lock.
+    #[error("another hookpack process holds {path}; gave up after {waited:?}")]
+    LockTimeout {
+        /// The lock file.
+        path: PathBuf,
+        /// How long it waited.
+        waited: std::time::Duration,
+    },
+    /// `ID@…` is not a version or range.
+    #[error("`{spec}` is not ID, ID@VERSION or ID@RANGE: {why}")]
+    SpecInvalid {
+        /// What was given.
+        spec: String,
+        /// Why.
+        why: String,
+    },
+    /// The index does not list the recipe.
+    #[error("the index {index} has no recipe `{id}`; `hookpack catalog list` shows what it has")]
+    RecipeNotInIndex {
+        /// Recipe id.
+        id: String,
+        /// The index.
+        index: String,
+    },
+    /// No listed version matches.
+    #[error("no version of `{id}` matches {want}; available: {available}")]
+    VersionNotFound {
+        /// Recipe id.
+        id: String,
+        /// What was asked.
+        want: String,
+        /// What there is.
+        available: String,
+    },
+    /// The host CLI is older than every candidate's `min_cli`.
+    #[error("`{id}` {version} needs CLI {needs} or newer, and the host is {have}; upgrade the CLI or pin an older version")]
+    CliTooOld {
+        /// Recipe id.
+        id: String,
+        /// Version or range considered.
+        version: String,
+        /// Lowest `min_cli` on offer.
+        needs: String,
+        /// The host version.
+        have: String,
+    },
+    /// The archive's digest is not the index's.
+    #[error("checksum mismatch for {id}: the index says sha256 {expected}, the download is {actual}; nothing was extracted")]
+    ChecksumMismatch {
+        /// Recipe id (or archive location).
+        id: String,
+        /// From the index.
+        expected: String,
+        /// Of the bytes received.
+        actual: String,
+    },
+    /// The archive's size is not the index's.
+    #[error("size mismatch for {id}: the index says {expected} bytes, the download is {}; nothing was extracted", actual.map(|a| a.to_string()).unwrap_or_else(|| "larger".into()))]
+    SizeMismatch {
+        /// Recipe id.
+        id: String,
+        /// From the index.
+        expected: u64,
+        /// Received, when known.
+        actual: Option<u64>,
+    },
+    /// The archive was refused while reading it.
+    #[error("refused the archive {location}")]
+    ArchiveRefused {
+        /// Where it came from.
+        location: String,
+        /// Why.
+        source: crate::archive::ArchiveError,
+    },
+    /// The archive's recipe.json disagrees with the index.
+    #[error("the archive's recipe.json has {what} `{archive}` but the index promised `{index}`; the index or the archive is wrong, nothing was installed")]
+    ManifestMismatch {
+        /// Which field.
+        what: String,
+        /// The index's value.
+        index: String,
+        /// The archive's value.
+        archive: String,
+    },
+    /// `hooks.json` cannot be safely rewritten.
+    #[error("refusing to rewrite {path}: {why}")]
+    HooksJsonRefused {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
+    /// `hooks.json` has a shape merge will not touch.
+    #[error("refusing to rewrite {path}")]
+    HooksJsonShape {
+        /// The file.
+        path: PathBuf,
+        /// Where and what.
+        source: crate::merge::ShapeError,
+    },
+    /// The recipe is not installed.
+    #[error("`{id}` is not installed in {profile}")]
+    NotInstalled {
+        /// Recipe id.
+        id: String,
+        /// The profile.
+        profile: PathBuf,
+    },
     /// Writing to stdout failed because the reader went away (`| head`).
     #[error("broken pipe")]
     BrokenPipe,
@@ -152,7 +268,8 @@ impl Error {
             Error::Fs(_) | Error::Output(_) => ExitCode::Environment,
             Error::ArchiveWrite { .. } => ExitCode::Environment,
             Error::Fetch(e) if e.is_input_problem() => ExitCode::Invalid,
-            Error::Fetch(_) => ExitCode::Environment,
+            Error::Fetch(_) | Error::LockTimeout { .. } => ExitCode::Environment,
+            Error::ConfigInvalid { .. } => ExitCode::Invalid,
             Error::IdInvalid(_)
             | Error::ScaffoldTargetExists { .. }
             | Error::PackRefused { .. }
@@ -165,7 +282,18 @@ impl Error {
             | Error::TimestampInvalid { .. }
             | Error::UrlInvalid { .. }
             | Error::TypeScript { .. }
-            | Error::ImportUnresolved { .. } => ExitCode::Invalid,
+            | Error::ImportUnresolved { .. }
+            | Error::SpecInvalid { .. }
+            | Error::RecipeNotInIndex { .. }
+            | Error::VersionNotFound { .. }
+            | Error::CliTooOld { .. }
+            | Error::ChecksumMismatch { .. }
+            | Error::SizeMismatch { .. }
+            | Error::ArchiveRefused { .. }
+            | Error::ManifestMismatch { .. }
+            | Error::HooksJsonRefused { .. }
+            | Error::HooksJsonShape { .. }
+            | Error::NotInstalled { .. } => ExitCode::Invalid,
             Error::BrokenPipe => ExitCode::Success,
         }
     }

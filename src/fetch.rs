@@ -18,6 +18,18 @@ pub enum Location {
     Path(PathBuf),
     /// An `http(s)://` URL.
     Http(reqwest::Url),
+    /// A file of the catalog built into the binary.
+    Builtin(String),
+}
+
+/// The catalog built into the binary (this repo's `catalog/`).
+pub mod builtin {
+    include!(concat!(env!("OUT_DIR"), "/builtin_catalog.rs"));
+
+    /// The bytes of a built-in catalog file.
+    pub fn get(name: &str) -> Option<&'static [u8]> {
+        FILES.iter().find(|(n, _)| *n == name).map(|(_, b)| *b)
+    }
 }
 
 impl std::fmt::Display for Location {
@@ -25,6 +37,7 @@ impl std::fmt::Display for Location {
         match self {
             Location::Path(p) => write!(f, "{}", p.display()),
             Location::Http(u) => write!(f, "{u}"),
+            Location::Builtin(n) => write!(f, "builtin:{n}"),
         }
     }
 }
@@ -140,6 +153,12 @@ impl Location {
                 .to_file_path()
                 .map_err(|()| invalid("not a local file URL".into()))?;
             Ok(Location::Path(path))
+        } else if let Some(name) = s.strip_prefix("builtin:") {
+            Ok(Location::Builtin(if name.is_empty() {
+                crate::catalog::INDEX_FILE.to_string()
+            } else {
+                name.to_string()
+            }))
         } else if let Some(scheme) = s.split_once("://").map(|(a, _)| a) {
             Err(invalid(format!(
                 "the `{scheme}` scheme is not supported; use https, http, file or a path"
@@ -175,6 +194,7 @@ impl Location {
                         why: e.to_string(),
                     })
             }
+            Location::Builtin(_) => Ok(Location::Builtin(percent_decode(reference))),
             Location::Path(base) => {
                 let rel = percent_decode(reference.split(['?', '#']).next().unwrap_or(reference));
                 let dir = base.parent().unwrap_or(Path::new("."));
@@ -279,6 +299,13 @@ impl Fetcher {
         limit: u64,
     ) -> Result<(Box<dyn Read + Send>, Option<u64>), FetchError> {
         match loc {
+            Location::Builtin(name) => match builtin::get(name) {
+                Some(bytes) => Ok((Box::new(bytes), Some(bytes.len() as u64))),
+                None => Err(FetchError::LocationInvalid {
+                    location: loc.to_string(),
+                    why: "no such file in the built-in catalog".into(),
+                }),
+            },
             Location::Path(p) => {
                 let f =
                     std::fs::File::open(p).map_err(|e| crate::fs::FsError::new("open", p, e))?;

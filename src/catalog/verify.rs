@@ -350,6 +350,7 @@ fn verify_sums(
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default(),
         Location::Http(u) => u.path().rsplit('/').next().unwrap_or_default().to_string(),
+        Location::Builtin(n) => n.clone(),
     };
     match listed.get(&index_name) {
         None => ctx.error(

@@ -1,0 +1,1132 @@
+//! `install`, `remove` and `update`: recipes from an index into a profile, losing nothing.
+//!
+//! An install fetches the index, picks a version, streams the archive to a staging folder
+//! inside the profile and checks its sha256 against the index **before** anything is
+//! extracted; reads the archive twice (once to check every entry, once to write), validates
+//! the extracted recipe and checks that its id, version and `min_cli` are the index's. Only
+//! then, under the profile lock, does it change the profile, through a journal:
+//!
+//! 1. the journal records the state before and after;
+//! 2. the old recipe folder moves into staging, the new one into `hooks/<id>/`;
+//! 3. the receipt is written;
+//! 4. `hooks.json` is replaced (temp file, fsync, rename, fsync of the folder; the previous
+//!    file kept as `hooks.json.bak`) — the commit point;
+//! 5. staging and journal are removed.
+//!
+//! The next command, finding a journal, rolls forward if `hooks.json` is the new one and
+//! back otherwise, so a crash at any instant leaves the old state or the new. Install never
+//! runs recipe code and never writes the trust file.
+
+use crate::archive::{self, Limits};
+use crate::catalog::{Catalog, CatalogVersion};
+use crate::command::{self, Target};
+use crate::error::Error;
+use crate::fetch::{Fetcher, Location};
+use crate::hooks_json::Group;
+use crate::profile::{Lock, Profile, LOCK_WAIT};
+use crate::receipt::{self, FileRecord, HandlerRecord, Receipt};
+use crate::recipe::Recipe;
+use crate::sha256::Sha256;
+use crate::version::Version;
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Largest `hooks.json` read.
+pub const MAX_HOOKS_JSON_BYTES: u64 = 16 * 1024 * 1024;
+
+/// What the user asked for: `ID`, `ID@1.2.3` or `ID@^1.2`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spec {
+    /// Recipe id.
+    pub id: crate::id::Id,
+    /// Version wanted.
+    pub want: Want,
+}
+
+/// A version choice.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Want {
+    /// The newest the host can run.
+    Newest,
+    /// Exactly this one.
+    Exact(Version),
+    /// The newest in this semver range.
+    Range(semver::VersionReq),
+}
+
+impl Spec {
+    /// Parses `ID[@VERSION|@RANGE]`.
+    pub fn parse(s: &str) -> Result<Spec, Error> {
+        let (id, want) = match s.split_once('@') {
+            None => (s, Want::Newest),
+            Some((id, v)) => {
+                let want = match Version::parse(v) {
+                    Ok(exact) => Want::Exact(exact),
+                    Err(_) => Want::Range(semver::VersionReq::parse(v).map_err(|e| {
+                        Error::SpecInvalid {
+                            spec: s.to_string(),
+                            why: e.to_string(),
+                        }
+                    })?),
+                };
+                (id, want)
+            }
+        };
+        Ok(Spec {
+            id: crate::id::Id::parse(id)?,
+            want,
+        })
+    }
+}
+
+/// How to install.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The host CLI version, for `min_cli`.
+    pub cli_version: Option<Version>,
+    /// Print the plan, write nothing.
+    pub dry_run: bool,
+    /// Write absolute script paths instead of `${FINCLAW_PROFILE_ROOT}/…`.
+    pub absolute_paths: bool,
+    /// Show a download progress bar.
+    pub progress: bool,
+}
+
+/// What an operation did or, with `--dry-run`, would do.
+#[derive(Debug, Clone, Serialize)]
+pub struct Outcome {
+    /// `install`, `update`, `remove` or `unchanged`.
+    pub action: &'static str,
+    /// Recipe id.
+    pub id: String,
+    /// Version before, if any.
+    pub from: Option<String>,
+    /// Version after, if any.
+    pub to: Option<String>,
+    /// The recipe folder.
+    pub path: PathBuf,
+    /// Files written (install) or removed (remove), relative to `path`.
+    pub files: Vec<String>,
+    /// A line diff of `hooks.json` (`-`/`+` lines, with context).
+    pub hooks_json_diff: Vec<String>,
+    /// True when nothing was written.
+    pub dry_run: bool,
+}
+
+/// Picks the version to install from an index entry.
+pub fn choose<'a>(
+    entry: &'a crate::catalog::CatalogRecipe,
+    want: &Want,
+    cli: Option<&Version>,
+) -> Result<&'a CatalogVersion, Error> {
+    let mut candidates: Vec<&CatalogVersion> = entry.versions.iter().collect();
+    candidates.sort_by(|a, b| b.version.cmp(&a.version));
+    let fits_cli = |v: &CatalogVersion| cli.is_none_or(|c| v.min_cli <= *c);
+    let pick = match want {
+        Want::Exact(x) => {
+            let v = candidates
+                .into_iter()
+                .find(|v| v.version == *x)
+                .ok_or_else(|| Error::VersionNotFound {
+                    id: entry.id.to_string(),
+                    want: x.to_string(),
+                    available: entry
+                        .versions
+                        .iter()
+                        .map(|v| v.version.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                })?;
+            if !fits_cli(v) {
+                return Err(Error::CliTooOld {
+                    id: entry.id.to_string(),
+                    version: v.version.to_string(),
+                    needs: v.min_cli.to_string(),
+                    have: cli.map(|c| c.to_string()).unwrap_or_default(),
+                });
+            }
+            Some(v)
+        }
+        Want::Range(r) => candidates
+            .into_iter()
+            .find(|v| r.matches(v.version.as_semver()) && fits_cli(v)),
+        Want::Newest => candidates
+            .into_iter()
+            .find(|v| v.version <= entry.latest && fits_cli(v)),
+    };
+    pick.ok_or_else(|| match cli {
+        Some(c) => Error::CliTooOld {
+            id: entry.id.to_string(),
+            version: match want {
+                Want::Range(r) => r.to_string(),
+                _ => entry.latest.to_string(),
+            },
+            needs: entry
+                .versions
+                .iter()
+                .map(|v| v.min_cli.clone())
+                .min()
+                .map(|v| v.to_string())
+                .unwrap_or_default(),
+            have: c.to_string(),
+        },
+        None => Error::VersionNotFound {
+            id: entry.id.to_string(),
+            want: match want {
+                Want::Range(r) => r.to_string(),
+                _ => "newest".into(),
+            },
+            available: entry
+                .versions
+                .iter()
+                .map(|v| v.version.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        },
+    })
+}
+
+/// Fetches and checks an index.
+pub fn load_index(fetcher: &Fetcher, loc: &Location) -> Result<Catalog, Error> {
+    let bytes = fetcher.read_to_vec(loc, crate::catalog::verify::MAX_INDEX_BYTES)?;
+    let name = PathBuf::from(loc.to_string());
+    let problems: Vec<_> = crate::catalog::validate_bytes(&name, &bytes)
+        .into_iter()
+        .filter(|d| d.severity == crate::diagnostic::Severity::Error)
+        .collect();
+    if !problems.is_empty() {
+        return Err(Error::IndexInvalid {
+            diagnostics: problems,
+        });
+    }
+    serde_json::from_slice(&bytes).map_err(|e| Error::IndexInvalid {
+        diagnostics: vec![crate::diagnostic::Diagnostic::file_level(
+            &name,
+            crate::diagnostic::Severity::Error,
+            "index-invalid",
+            e.to_string(),
+        )],
+    })
+}
+
+/// A staging folder inside the profile (or, for a dry run, the system temp folder), removed
+/// when dropped.
+pub struct Staging {
+    dir: tempfile::TempDir,
+}
+
+impl Staging {
+    fn new(profile: &Profile, dry_run: bool) -> Result<Staging, Error> {
+        let parent = if dry_run {
+            std::env::temp_dir()
+        } else {
+            profile.staging_dir()
+        };
+        crate::fs::create_dir_all(&parent)?;
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("{}-", std::process::id()))
+            .tempdir_in(&parent)
+            .map_err(|e| crate::fs::FsError::new("create a staging folder in", &parent, e))?;
+        Ok(Staging { dir })
+    }
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+/// A recipe fetched, checked and extracted into staging, ready to commit.
+pub struct Prepared {
+    /// The manifest.
+    pub recipe: Recipe,
+    /// The extracted tree, `staging/<id>`.
+    pub tree: PathBuf,
+    /// Archive digest.
+    pub sha256: Sha256,
+    /// Index location, if any.
+    pub index_url: Option<String>,
+    /// Archive location.
+    pub archive_url: String,
+    /// Files extracted.
+    pub files: Vec<FileRecord>,
+    staging: Staging,
+}
+
+/// What the index promised about an archive.
+pub struct Promise {
+    /// Recipe id.
+    pub id: String,
+    /// Version.
+    pub version: Option<Version>,
+    /// `min_cli`.
+    pub min_cli: Option<Version>,
+    /// Digest.
+    pub sha256: Option<Sha256>,
+    /// Size.
+    pub size: Option<u64>,
+}
+
+fn progress_bar(enabled: bool, len: Option<u64>, label: &str) -> Option<indicatif::ProgressBar> {
+    if !enabled {
+        return None;
+    }
+    let pb = match len {
+        Some(l) => indicatif::ProgressBar::new(l),
+        None => indicatif::ProgressBar::new_spinner(),
+    };
+    pb.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{msg} {bar:30} {bytes}/{total_bytes}")
+    {
+        pb.set_style(style);
+    }
+    pb.set_message(label.to_string());
+    Some(pb)
+}
+
+struct Progress<W> {
+    inner: W,
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl<W: Write> Write for Progress<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        if let Some(b) = &self.bar {
+            b.inc(n as u64);
+        }
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Downloads, verifies and extracts an archive into a new staging folder.
+pub fn prepare(
+    profile: &Profile,
+    fetcher: &Fetcher,
+    archive_loc: &Location,
+    promise: &Promise,
+    index_url: Option<String>,
+    opts: &Options,
+) -> Result<Prepared, Error> {
+    let staging = Staging::new(profile, opts.dry_run)?;
+    let archive_path = staging.path().join("archive");
+    let limit = promise
+        .size
+        .unwrap_or(crate::catalog::verify::MAX_ARCHIVE_BYTES)
+        .min(crate::catalog::verify::MAX_ARCHIVE_BYTES);
+    {
+        let file = std::fs::File::create(&archive_path)
+            .map_err(|e| crate::fs::FsError::new("create", &archive_path, e))?;
+        let bar = progress_bar(opts.progress, promise.size, &promise.id);
+        let mut sink = Progress {
+            inner: std::io::BufWriter::new(file),
+            bar,
+        };
+        let (digest, size) = match fetcher.copy_to(archive_loc, limit, &mut sink) {
+            Ok(x) => x,
+            Err(crate::fetch::FetchError::TooLarge { .. }) if promise.size.is_some() => {
+                return Err(Error::SizeMismatch {
+                    id: promise.id.clone(),
+                    expected: limit,
+                    actual: None,
+                });
+            }
+            Err(e) => return Err(e.into()),
+        };
+        if let Some(b) = &sink.bar {
+            b.finish_and_clear();
+        }
+        sink.flush()
+            .map_err(|e| crate::fs::FsError::new("write", &archive_path, e))?;
+        if let Some(expected) = promise.sha256 {
+            if expected != digest {
+                return Err(Error::ChecksumMismatch {
+                    id: promise.id.clone(),
+                    expected: expected.to_string(),
+                    actual: digest.to_string(),
+                });
+            }
+        }
+        if let Some(expected) = promise.size {
+            if expected != size {
+                return Err(Error::SizeMismatch {
+                    id: promise.id.clone(),
+                    expected,
+                    actual: Some(size),
+                });
+            }
+        }
+    }
+    let digest = Sha256::of_reader(open(&archive_path)?)
+        .map_err(|e| crate::fs::FsError::new("read", &archive_path, e))?
+        .0;
+    let location = archive_loc.to_string();
+    let refuse = |e: archive::ArchiveError| Error::ArchiveRefused {
+        location: location.clone(),
+        source: e,
+    };
+    let limits = Limits::default();
+    // Pass 1: check every entry; nothing is written.
+    let top = promise
+        .version
+        .as_ref()
+        .map(|v| format!("{}-{v}", promise.id));
+    let (summary, manifest) =
+        archive::read_manifest(open(&archive_path)?, top.as_deref(), &limits).map_err(refuse)?;
+    let Some(manifest) = manifest else {
+        return Err(Error::ArchiveRefused {
+            location,
+            source: archive::ArchiveError::Visit(format!(
+                "there is no {}/recipe.json",
+                summary.top
+            )),
+        });
+    };
+    let recipe_value: Value =
+        serde_json::from_slice(&manifest).map_err(|e| Error::ArchiveRefused {
+            location: location.clone(),
+            source: archive::ArchiveError::Visit(format!("recipe.json is not JSON: {e}")),
+        })?;
+    let id = recipe_value["id"].as_str().unwrap_or_default().to_string();
+    let version = recipe_value["version"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    if id != promise.id {
+        return Err(Error::ManifestMismatch {
+            what: "id".into(),
+            index: promise.id.clone(),
+            archive: id,
+        });
+    }
+    if let Some(v) = &promise.version {
+        if version != v.to_string() {
+            return Err(Error::ManifestMismatch {
+                what: "version".into(),
+                index: v.to_string(),
+                archive: version,
+            });
+        }
+    }
+    if summary.top != format!("{id}-{version}") {
+        return Err(Error::ArchiveRefused {
+            location,
+            source: archive::ArchiveError::TopFolder {
+                path: summary.top.clone(),
+                expected: format!("{id}-{version}"),
+            },
+        });
+    }
+    if let Some(m) = &promise.min_cli {
+        let got = recipe_value["min_cli"].as_str().unwrap_or_default();
+        if got != m.to_string() {
+            return Err(Error::ManifestMismatch {
+                what: "min_cli".into(),
+                index: m.to_string(),
+                archive: got.to_string(),
+            });
+        }
+    }
+    // Pass 2: write.
+    let tree = staging.path().join(&id);
+    crate::fs::create_dir(&tree)?;
+    let mut files = Vec::new();
+    archive::scan(
+        open(&archive_path)?,
+        Some(&summary.top),
+        &limits,
+        |e, data| {
+            let dest = tree.join(&e.path);
+            let io = |err: std::io::Error| {
+                archive::ArchiveError::Visit(format!("cannot write {}: {err}", dest.display()))
+            };
+            if e.is_dir {
+                std::fs::create_dir_all(&dest).map_err(io)?;
+                return Ok(());
+            }
+            if let Some(parent) = dest.parent() {
+                std::fs::create_dir_all(parent).map_err(io)?;
+            }
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&dest)
+                .map_err(io)?;
+            let mut hasher = HashingWriter {
+                inner: &mut f,
+                hasher: <sha2::Sha256 as sha2::Digest>::new(),
+                count: 0,
+            };
+            std::io::copy(data, &mut hasher).map_err(archive::ArchiveError::Corrupt)?;
+            let digest: [u8; 32] = sha2::Digest::finalize(hasher.hasher).into();
+            let size = hasher.count;
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                f.set_permissions(std::fs::Permissions::from_mode(e.mode))
+                    .map_err(io)?;
+            }
+            f.sync_all().map_err(io)?;
+            files.push(FileRecord {
+                path: e.path.clone(),
+                sha256: Sha256::from(digest),
+                size,
+                mode: e.mode,
+            });
+            Ok(())
+        },
+    )
+    .map_err(refuse)?;
+    // The extracted tree must be a valid recipe in its own right.
+    let loaded = crate::recipe::load(&tree, false)
+        .map_err(|diagnostics| Error::RecipesInvalid { diagnostics })?;
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(Prepared {
+        recipe: loaded.recipe,
+        tree,
+        sha256: digest,
+        index_url,
+        archive_url: location,
+        files,
+        staging,
+    })
+}
+
+struct HashingWriter<'a> {
+    inner: &'a mut std::fs::File,
+    hasher: sha2::Sha256,
+    count: u64,
+}
+
+impl Write for HashingWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        sha2::Digest::update(&mut self.hasher, &buf[..n]);
+        self.count += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+fn open(p: &Path) -> Result<std::fs::File, Error> {
+    std::fs::File::open(p).map_err(|e| crate::fs::FsError::new("open", p, e).into())
+}
+
+/// The recipe's handlers with commands pointing at the installed tree.
+pub fn rewrite_commands(
+    recipe: &Recipe,
+    profile: &Profile,
+    absolute: bool,
+) -> IndexMap<String, Vec<Group>> {
+    let mut out = recipe.hooks.clone();
+    for groups in out.values_mut() {
+        for g in groups {
+            for h in &mut g.hooks {
+                let Ok(words) = command::split(&h.command) else {
+                    continue;
+                };
+                if let Target::Script { word, path, .. } = command::target(&words) {
+                    let rel = path.trim_start_matches("./");
+                    let replacement = if absolute {
+                        command::shell_quote(
+                            &profile
+                                .recipe_dir(recipe.id.as_str())
+                                .join(rel)
+                                .display()
+                                .to_string(),
+                        )
+                    } else {
+                        command::shell_quote_expanding(&format!(
+                            "${{FINCLAW_PROFILE_ROOT}}/hooks/{}/{rel}",
+                            recipe.id
+                        ))
+                    };
+                    h.command = command::replace_word(&h.command, &words, word, &replacement);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The current `hooks.json`: its value (an empty document when absent) and its bytes.
+pub fn read_hooks_json(path: &Path) -> Result<(Value, Option<Vec<u8>>), Error> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((serde_json::json!({"hooks": {}}), None)),
+        Err(e) => return Err(crate::fs::FsError::new("inspect", path, e).into()),
+        Ok(m) if m.file_type().is_symlink() => return Err(Error::HooksJsonRefused { path: path.to_path_buf(), why: "it is a symbolic link; hookpack does not write through links, replace it with the file itself".into() }),
+        Ok(m) if !m.is_file() => return Err(Error::HooksJsonRefused { path: path.to_path_buf(), why: "it is not a regular file".into() }),
+        Ok(_) => {}
+    }
+    let bytes = crate::fs::read_limited(path, MAX_HOOKS_JSON_BYTES)?;
+    let parsed = crate::json::parse(&bytes).map_err(|e| Error::HooksJsonRefused {
+        path: path.to_path_buf(),
+        why: format!(
+            "it is not valid JSON ({}:{}: {}); fix it first, hookpack will not overwrite it",
+            e.position.line, e.position.column, e.message
+        ),
+    })?;
+    if let Some(d) = parsed.duplicates.first() {
+        return Err(Error::HooksJsonRefused {
+            path: path.to_path_buf(),
+            why: format!(
+                "key `{}` appears twice (line {}); rewriting would drop one, so fix it first",
+                d.key, d.again.line
+            ),
+        });
+    }
+    Ok((parsed.value, Some(bytes)))
+}
+
+/// Pretty JSON with a final newline, as hookpack writes `hooks.json`.
+pub fn to_bytes(v: &Value) -> Vec<u8> {
+    let mut s = serde_json::to_string_pretty(v).unwrap_or_default();
+    s.push('\n');
+    s.into_bytes()
+}
+
+/// A line diff of two texts: removed lines `-`, added `+`, up to two lines of context ` `.
+pub fn line_diff(before: &str, after: &str) -> Vec<String> {
+    let a: Vec<&str> = before.lines().collect();
+    let b: Vec<&str> = after.lines().collect();
+    if a.len().saturating_mul(b.len()) > 4_000_000 {
+        return vec![format!(
+            "(hooks.json: {} lines before, {} after; too large to diff)",
+            a.len(),
+            b.len()
+        )];
+    }
+    // Longest common subsequence table.
+    let mut lcs = vec![vec![0u32; b.len() + 1]; a.len() + 1];
+    for i in (0..a.len()).rev() {
+        for j in (0..b.len()).rev() {
+            lcs[i][j] = if a[i] == b[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
+        }
+    }
+    let mut ops: Vec<(char, &str)> = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        if i < a.len() && j < b.len() && a[i] == b[j] {
+            ops.push((' ', a[i]));
+            i += 1;
+            j += 1;
+        } else if j < b.len() && (i == a.len() || lcs[i][j + 1] >= lcs[i + 1][j]) {
+            ops.push(('+', b[j]));
+            j += 1;
+        } else {
+            ops.push(('-', a[i]));
+            i += 1;
+        }
+    }
+    let near = |k: usize| {
+        ops[k.saturating_sub(2)..(k + 3).min(ops.len())]
+            .iter()
+            .any(|(c, _)| *c != ' ')
+    };
+    let mut out = Vec::new();
+    let mut skipped = false;
+    for (k, (c, line)) in ops.iter().enumerate() {
+        if *c != ' ' || near(k) {
+            if skipped {
+                out.push("…".to_string());
+                skipped = false;
+            }
+            out.push(format!("{c}{line}"));
+        } else {
+            skipped = true;
+        }
+    }
+    out
+}
+
+/// The journal of a commit in progress.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Journal {
+    id: String,
+    staging: PathBuf,
+    hooks_before: Option<Sha256>,
+    hooks_after: Sha256,
+    old_receipt: Option<Receipt>,
+    new_receipt: Option<Receipt>,
+}
+
+fn file_digest(p: &Path) -> Result<Option<Sha256>, Error> {
+    match std::fs::File::open(p) {
+        Ok(f) => Ok(Some(
+            Sha256::of_reader(f)
+                .map_err(|e| crate::fs::FsError::new("read", p, e))?
+                .0,
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(crate::fs::FsError::new("read", p, e).into()),
+    }
+}
+
+fn write_receipt(profile: &Profile, id: &str, r: Option<&Receipt>) -> Result<(), Error> {
+    let p = receipt::path(profile, id);
+    match r {
+        Some(r) => {
+            crate::fs::create_dir_all(&profile.receipts_dir())?;
+            let mut bytes = serde_json::to_vec_pretty(r).unwrap_or_default();
+            bytes.push(b'\n');
+            crate::pack::write_atomic(&p, &bytes)
+        }
+        None => match std::fs::remove_file(&p) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(crate::fs::FsError::new("remove", &p, e).into()),
+        },
+    }
+}
+
+fn move_if_exists(from: &Path, to: &Path) -> Result<bool, Error> {
+    match std::fs::symlink_metadata(from) {
+        Ok(_) => {
+            crate::fs::rename(from, to)?;
+            Ok(true)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(crate::fs::FsError::new("inspect", from, e).into()),
+    }
+}
+
+/// Finishes or undoes a commit that a crash interrupted, and removes staging folders left
+/// by processes that are gone. Call under the profile lock.
+pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
+    let mut notes = Vec::new();
+    let jpath = profile.journal();
+    if let Ok(bytes) = std::fs::read(&jpath) {
+        match serde_json::from_slice::<Journal>(&bytes) {
+            Ok(j) => {
+                let current = file_digest(&profile.hooks_json())?;
+                let tree = profile.recipe_dir(&j.id);
+                let new_tree = j.staging.join(&j.id);
+                let old_tree = j.staging.join("old");
+                if current == Some(j.hooks_after) {
+                    // Committed: finish.
+                    write_receipt(profile, &j.id, j.new_receipt.as_ref())?;
+                    notes.push(format!("completed the interrupted change of `{}`", j.id));
+                } else {
+                    // Not committed: undo.
+                    if !new_tree.exists() && j.new_receipt.is_some() && tree.exists() {
+                        let trash = j.staging.join("trash");
+                        crate::fs::rename(&tree, &trash)?;
+                    }
+                    move_if_exists(&old_tree, &tree)?;
+                    write_receipt(profile, &j.id, j.old_receipt.as_ref())?;
+                    notes.push(format!("rolled back the interrupted change of `{}`", j.id));
+                }
+                if j.staging.starts_with(profile.staging_dir()) && j.staging.exists() {
+                    crate::fs::remove_dir_all(&j.staging)?;
+                }
+            }
+            Err(e) => notes.push(format!(
+                "ignored an unreadable journal {}: {e}",
+                jpath.display()
+            )),
+        }
+        std::fs::remove_file(&jpath).map_err(|e| crate::fs::FsError::new("remove", &jpath, e))?;
+    }
+    let staging = profile.staging_dir();
+    if staging.is_dir() {
+        for e in crate::fs::read_dir_sorted(&staging)? {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let pid: Option<i32> = name.split('-').next().and_then(|p| p.parse().ok());
+            let alive = pid.is_some_and(|p| p == std::process::id() as i32 || process_alive(p));
+            if !alive {
+                crate::fs::remove_dir_all(&e.path())?;
+                notes.push(format!("removed staging leftovers {}", e.path().display()));
+            }
+        }
+    }
+    Ok(notes)
+}
+
+fn process_alive(pid: i32) -> bool {
+    #[cfg(unix)]
+    {
+        // SAFETY: kill with signal 0 only checks whether the process exists.
+        let r = unsafe { libc::kill(pid, 0) };
+        r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        true
+    }
+}
+
+/// Hooks a crash test can use to stop the process at numbered points of a commit.
+fn crash_point(n: u32) {
+    if let Ok(v) = std::env::var("HOOKPACK_TEST_CRASH_AT") {
+        if v.parse::<u32>().ok() == Some(n) {
+            // Abrupt, like kill -9: no destructors, no cleanup.
+            std::process::abort();
+        }
+    }
+}
+
+/// Applies a change to the profile through the journal. `new_tree` is the staged recipe
+/// folder (None to remove), `new_hooks` the new `hooks.json`.
+fn commit(
+    profile: &Profile,
+    id: &str,
+    staging: &Path,
+    new_tree: Option<&Path>,
+    new_receipt: Option<Receipt>,
+    new_hooks: &[u8],
+) -> Result<(), Error> {
+    let hooks_path = profile.hooks_json();
+    let before = file_digest(&hooks_path)?;
+    let journal = Journal {
+        id: id.to_string(),
+        staging: staging.to_path_buf(),
+        hooks_before: before,
+        hooks_after: Sha256::of(new_hooks),
+        old_receipt: receipt::read(profile, id)?,
+        new_receipt,
+    };
+    crate::pack::write_atomic(
+        &profile.journal(),
+        &serde_json::to_vec_pretty(&journal).unwrap_or_default(),
+    )?;
+    crash_point(1);
+    let tree = profile.recipe_dir(id);
+    move_if_exists(&tree, &staging.join("old"))?;
+    crash_point(2);
+    if let Some(new_tree) = new_tree {
+        crate::fs::create_dir_all(&profile.hooks_dir())?;
+        crate::fs::rename(new_tree, &tree)?;
+    }
+    crash_point(3);
+    write_receipt(profile, id, journal.new_receipt.as_ref())?;
+    crash_point(4);
+    if let Ok(old) = std::fs::read(&hooks_path) {
+        crate::pack::write_atomic(&profile.root.join("hooks.json.bak"), &old)?;
+    }
+    crash_point(5);
+    crate::pack::write_atomic(&hooks_path, new_hooks)?;
+    crash_point(6);
+    crate::fs::remove_dir_all(staging)?;
+    std::fs::remove_file(profile.journal())
+        .map_err(|e| crate::fs::FsError::new("remove", &profile.journal(), e))?;
+    Ok(())
+}
+
+fn now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    crate::catalog::format_timestamp(secs)
+}
+
+/// Installs a prepared recipe into the profile (or describes it, for a dry run).
+pub fn install_prepared(
+    profile: &Profile,
+    prepared: Prepared,
+    opts: &Options,
+) -> Result<Outcome, Error> {
+    let id = prepared.recipe.id.to_string();
+    let _lock = if opts.dry_run {
+        None
+    } else {
+        Some(Lock::acquire(profile, LOCK_WAIT)?)
+    };
+    if !opts.dry_run {
+        recover(profile)?;
+    }
+    let (doc, old_bytes) = read_hooks_json(&profile.hooks_json())?;
+    let hooks = rewrite_commands(&prepared.recipe, profile, opts.absolute_paths);
+    let new_doc = crate::merge::merge(&doc, &id, &hooks).map_err(|e| Error::HooksJsonShape {
+        path: profile.hooks_json(),
+        source: e,
+    })?;
+    let new_bytes = to_bytes(&new_doc);
+    let old_text = old_bytes
+        .as_deref()
+        .map(String::from_utf8_lossy)
+        .unwrap_or_default()
+        .into_owned();
+    let diff = line_diff(&old_text, &String::from_utf8_lossy(&new_bytes));
+    let previous = receipt::read(profile, &id)?;
+    let from = previous.as_ref().map(|r| r.version.clone());
+    let to = prepared.recipe.version.to_string();
+    let action = match &from {
+        None => "install",
+        Some(v)
+            if *v == to
+                && previous
+                    .as_ref()
+                    .is_some_and(|r| r.sha256 == prepared.sha256)
+                && old_bytes.as_deref() == Some(new_bytes.as_slice()) =>
+        {
+            "unchanged"
+        }
+        Some(_) => "update",
+    };
+    let outcome = Outcome {
+        action,
+        id: id.clone(),
+        from,
+        to: Some(to.clone()),
+        path: profile.recipe_dir(&id),
+        files: prepared.files.iter().map(|f| f.path.clone()).collect(),
+        hooks_json_diff: diff,
+        dry_run: opts.dry_run,
+    };
+    if opts.dry_run || action == "unchanged" {
+        return Ok(outcome);
+    }
+    let handlers = crate::merge::stamped_handlers(&new_doc, &id)
+        .into_iter()
+        .map(|(event, hid, command)| HandlerRecord {
+            event,
+            id: hid.unwrap_or_default(),
+            command,
+        })
+        .collect();
+    let receipt = Receipt {
+        schema: receipt::SCHEMA.into(),
+        id: id.clone(),
+        version: to,
+        min_cli: prepared.recipe.min_cli.to_string(),
+        sha256: prepared.sha256,
+        index_url: prepared.index_url.clone(),
+        archive_url: prepared.archive_url.clone(),
+        installed_at: now(),
+        files: prepared.files.clone(),
+        handlers,
+    };
+    commit(
+        profile,
+        &id,
+        prepared.staging.path(),
+        Some(&prepared.tree),
+        Some(receipt),
+        &new_bytes,
+    )?;
+    Ok(outcome)
+}
+
+/// Installs `spec` from the index at `index`.
+pub fn install(
+    profile: &Profile,
+    fetcher: &Fetcher,
+    index: &Location,
+    spec: &Spec,
+    opts: &Options,
+) -> Result<Outcome, Error> {
+    let catalog = load_index(fetcher, index)?;
+    let entry = catalog
+        .recipes
+        .iter()
+        .find(|r| r.id == spec.id)
+        .ok_or_else(|| Error::RecipeNotInIndex {
+            id: spec.id.to_string(),
+            index: index.to_string(),
+        })?;
+    let version = choose(entry, &spec.want, opts.cli_version.as_ref())?;
+    let archive_loc = index.join(&version.url)?;
+    let promise = Promise {
+        id: spec.id.to_string(),
+        version: Some(version.version.clone()),
+        min_cli: Some(version.min_cli.clone()),
+        sha256: Some(version.sha256),
+        size: version.size,
+    };
+    let prepared = prepare(
+        profile,
+        fetcher,
+        &archive_loc,
+        &promise,
+        Some(index.to_string()),
+        opts,
+    )?;
+    install_prepared(profile, prepared, opts)
+}
+
+/// Installs an archive file with no index; `sha256` is checked when given.
+pub fn install_archive(
+    profile: &Profile,
+    fetcher: &Fetcher,
+    archive: &Location,
+    sha256: Option<Sha256>,
+    opts: &Options,
+) -> Result<Outcome, Error> {
+    // The id comes from the archive itself: read its manifest first (checked as usual).
+    let id = {
+        let bytes = fetcher.read_to_vec(archive, crate::catalog::verify::MAX_ARCHIVE_BYTES)?;
+        if let Some(expected) = sha256 {
+            let actual = Sha256::of(&bytes);
+            if actual != expected {
+                return Err(Error::ChecksumMismatch {
+                    id: archive.to_string(),
+                    expected: expected.to_string(),
+                    actual: actual.to_string(),
+                });
+            }
+        }
+        let (_, manifest) = archive::read_manifest(bytes.as_slice(), None, &Limits::default())
+            .map_err(|e| Error::ArchiveRefused {
+                location: archive.to_string(),
+                source: e,
+            })?;
+        let manifest = manifest.ok_or_else(|| Error::ArchiveRefused {
+            location: archive.to_string(),
+            source: archive::ArchiveError::Visit(
+                "there is no recipe.json in the top folder".into(),
+            ),
+        })?;
+        let v: Value = serde_json::from_slice(&manifest).unwrap_or(Value::Null);
+        v["id"].as_str().unwrap_or_default().to_string()
+    };
+    crate::id::Id::parse(&id)?;
+    let promise = Promise {
+        id,
+        version: None,
+        min_cli: None,
+        sha256,
+        size: None,
+    };
+    let prepared = prepare(profile, fetcher, archive, &promise, None, opts)?;
+    if let Some(cli) = &opts.cli_version {
+        if prepared.recipe.min_cli > *cli {
+            return Err(Error::CliTooOld {
+                id: prepared.recipe.id.to_string(),
+                version: prepared.recipe.version.to_string(),
+                needs: prepared.recipe.min_cli.to_string(),
+                have: cli.to_string(),
+            });
+        }
+    }
+    install_prepared(profile, prepared, opts)
+}
+
+/// Removes `id`: its stamped handlers, the groups and events they leave empty, its folder
+/// and its receipt.
+pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Error> {
+    let _lock = if dry_run {
+        None
+    } else {
+        Some(Lock::acquire(profile, LOCK_WAIT)?)
+    };
+    if !dry_run {
+        recover(profile)?;
+    }
+    let (doc, old_bytes) = read_hooks_json(&profile.hooks_json())?;
+    let (new_doc, removed) =
+        crate::merge::unmerge(&doc, id).map_err(|e| Error::HooksJsonShape {
+            path: profile.hooks_json(),
+            source: e,
+        })?;
+    let previous = receipt::read(profile, id)?;
+    let tree = profile.recipe_dir(id);
+    if removed == 0 && previous.is_none() && !tree.exists() {
+        return Err(Error::NotInstalled {
+            id: id.to_string(),
+            profile: profile.root.clone(),
+        });
+    }
+    let new_bytes = if removed == 0 {
+        old_bytes.clone().unwrap_or_else(|| to_bytes(&new_doc))
+    } else {
+        to_bytes(&new_doc)
+    };
+    let old_text = old_bytes
+        .as_deref()
+        .map(String::from_utf8_lossy)
+        .unwrap_or_default()
+        .into_owned();
+    let files = previous
+        .as_ref()
+        .map(|r| r.files.iter().map(|f| f.path.clone()).collect())
+        .unwrap_or_default();
+    let outcome = Outcome {
+        action: "remove",
+        id: id.to_string(),
+        from: previous.as_ref().map(|r| r.version.clone()),
+        to: None,
+        path: tree,
+        files,
+        hooks_json_diff: if removed == 0 {
+            Vec::new()
+        } else {
+            line_diff(&old_text, &String::from_utf8_lossy(&new_bytes))
+        },
+        dry_run,
+    };
+    if dry_run {
+        return Ok(outcome);
+    }
+    let staging = Staging::new(profile, false)?;
+    if removed == 0 && old_bytes.is_none() {
+        // No hooks.json to rewrite: just move the folder and receipt away.
+        move_if_exists(&profile.recipe_dir(id), &staging.path().join("old"))?;
+        write_receipt(profile, id, None)?;
+        return Ok(outcome);
+    }
+    commit(profile, id, staging.path(), None, None, &new_bytes)?;
+    Ok(outcome)
+}
+
+/// An installed recipe and what the index offers for it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Outdated {
+    /// Recipe id.
+    pub id: String,
+    /// Installed version.
+    pub installed: String,
+    /// The version `update` would install (the newest the host can run).
+    pub available: Option<String>,
+    /// The index's `latest`.
+    pub latest: Option<String>,
+}
+
+/// Compares installed recipes (`ids`, or all) with the index.
+pub fn outdated(
+    profile: &Profile,
+    fetcher: &Fetcher,
+    index: &Location,
+    ids: &[String],
+    cli: Option<&Version>,
+) -> Result<Vec<Outdated>, Error> {
+    let catalog = load_index(fetcher, index)?;
+    let mut out = Vec::new();
+    let receipts = receipt::all(profile)?;
+    for id in ids {
+        if !receipts.iter().any(|r| r.id == *id) {
+            return Err(Error::NotInstalled {
+                id: id.clone(),
+                profile: profile.root.clone(),
+            });
+        }
+    }
+    for r in receipts {
+        if !ids.is_empty() && !ids.contains(&r.id) {
+            continue;
+        }
+        let entry = catalog.recipes.iter().find(|e| e.id.as_str() == r.id);
+        let available = entry
+            .and_then(|e| choose(e, &Want::Newest, cli).ok())
+            .map(|v| v.version.to_string());
+        out.push(Outdated {
+            id: r.id.clone(),
+            installed: r.version.clone(),
+            available,
+            latest: entry.map(|e| e.latest.to_string()),
+        });
+    }
+    Ok(out)
+}

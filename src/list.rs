@@ -1,0 +1,150 @@
+//! `hookpack list`: installed recipes and every handler a host would load, in host order
+//! (profile `hooks.json`, then `<workspace>/.finclaw/hooks.json`), with what is wrong with
+//! the ones a host would skip.
+
+use crate::diagnostic::{Findings, Severity};
+use crate::error::Error;
+use crate::profile::Profile;
+use crate::receipt;
+use serde::Serialize;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// An installed recipe.
+#[derive(Debug, Clone, Serialize)]
+pub struct Installed {
+    /// Recipe id.
+    pub id: String,
+    /// Installed version.
+    pub version: String,
+    /// Where it came from.
+    pub archive_url: String,
+    /// Whether its folder is there.
+    pub folder_present: bool,
+}
+
+/// One handler of a `hooks.json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Listed {
+    /// `profile` or `workspace`.
+    pub source: &'static str,
+    /// The file.
+    pub file: PathBuf,
+    /// JSON pointer to the handler.
+    pub pointer: String,
+    /// Event name.
+    pub event: String,
+    /// Matcher, if any.
+    pub matcher: Option<String>,
+    /// Handler id, if any.
+    pub id: Option<String>,
+    /// The recipe that installed it, if any.
+    pub recipe: Option<String>,
+    /// The command.
+    pub command: String,
+    /// What a host would reject it for; empty when valid.
+    pub problems: Vec<String>,
+}
+
+/// Everything `list` shows.
+#[derive(Debug, Clone, Serialize)]
+pub struct Listing {
+    /// The profile root.
+    pub profile: PathBuf,
+    /// Installed recipes.
+    pub recipes: Vec<Installed>,
+    /// Handlers, in host order.
+    pub handlers: Vec<Listed>,
+}
+
+/// The handlers of one `hooks.json`, if it exists.
+pub fn handlers_of(file: &Path, source: &'static str) -> Result<Vec<Listed>, Error> {
+    if !file.exists() {
+        return Ok(Vec::new());
+    }
+    let (doc, bytes) = crate::install::read_hooks_json(file)?;
+    let bytes = bytes.unwrap_or_default();
+    let parsed = crate::json::parse(&bytes).ok();
+    let mut f = Findings::new(file, parsed.as_ref().map(|p| &p.locations));
+    crate::hooks_json::check_document(&doc, &mut f);
+    let problems: Vec<_> = f
+        .finish()
+        .into_iter()
+        .filter(|d| d.severity == Severity::Error)
+        .collect();
+    let mut out = Vec::new();
+    for (event, groups) in doc
+        .get("hooks")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        for (gi, g) in groups.as_array().into_iter().flatten().enumerate() {
+            let matcher = g.get("matcher").and_then(Value::as_str).map(String::from);
+            for (hi, h) in g
+                .get("hooks")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .enumerate()
+            {
+                let pointer = format!(
+                    "{}/{gi}/hooks/{hi}",
+                    crate::json::pointer_push("/hooks", event)
+                );
+                let gp = format!("{}/{gi}", crate::json::pointer_push("/hooks", event));
+                let mine: Vec<String> = problems
+                    .iter()
+                    .filter(|d| {
+                        d.pointer == pointer
+                            || d.pointer.starts_with(&format!("{pointer}/"))
+                            || d.pointer == format!("{gp}/matcher")
+                            || d.pointer == crate::json::pointer_push("/hooks", event)
+                    })
+                    .map(|d| d.message.clone())
+                    .collect();
+                out.push(Listed {
+                    source,
+                    file: file.to_path_buf(),
+                    pointer,
+                    event: event.clone(),
+                    matcher: matcher.clone(),
+                    id: h.get("id").and_then(Value::as_str).map(String::from),
+                    recipe: h.get("recipe").and_then(Value::as_str).map(String::from),
+                    command: h
+                        .get("command")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string(),
+                    problems: mine,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `<workspace>/.finclaw/hooks.json`.
+pub fn workspace_hooks_json(workspace: &Path) -> PathBuf {
+    workspace.join(".finclaw").join("hooks.json")
+}
+
+/// Collects the listing.
+pub fn collect(profile: &Profile, workspace: &Path) -> Result<Listing, Error> {
+    let recipes = receipt::all(profile)?
+        .into_iter()
+        .map(|r| Installed {
+            folder_present: profile.recipe_dir(&r.id).is_dir(),
+            id: r.id,
+            version: r.version,
+            archive_url: r.archive_url,
+        })
+        .collect();
+    let mut handlers = handlers_of(&profile.hooks_json(), "profile")?;
+    handlers.extend(handlers_of(&workspace_hooks_json(workspace), "workspace")?);
+    Ok(Listing {
+        profile: profile.root.clone(),
+        recipes,
+        handlers,
+    })
+}

@@ -1,0 +1,283 @@
+//! Merging a recipe's handlers into a user's `hooks.json`, and taking them out again.
+//!
+//! Pure functions on [`serde_json::Value`] (which keeps key order), so everything hookpack
+//! does not own keeps its order, fields and values. A recipe's handlers are stamped
+//! `"recipe": "<id>"` and added as new groups at the end of each event; `unmerge` removes
+//! exactly the handlers stamped with the id, then the groups and events that this left empty.
+//! Installing again replaces, never duplicates. A document whose shape does not allow a safe
+//! edit (hooks not an object, an event not an array, a group not an object with a `hooks`
+//! array) is refused, never rewritten.
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value};
+
+use crate::hooks_json::Group;
+
+/// Why a document cannot be edited safely.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("hooks.json has an unexpected shape at {pointer}: {why}; fix it by hand (hookpack validate shows every problem), hookpack will not rewrite it")]
+pub struct ShapeError {
+    /// Where.
+    pub pointer: String,
+    /// What.
+    pub why: String,
+}
+
+fn shape(pointer: impl Into<String>, why: &str) -> ShapeError {
+    ShapeError {
+        pointer: pointer.into(),
+        why: why.into(),
+    }
+}
+
+/// Checks the parts of the document that merge and unmerge walk.
+fn check_shape(doc: &Value) -> Result<(), ShapeError> {
+    let obj = doc
+        .as_object()
+        .ok_or_else(|| shape("", "the document is not an object"))?;
+    let Some(hooks) = obj.get("hooks") else {
+        return Ok(());
+    };
+    let events = hooks
+        .as_object()
+        .ok_or_else(|| shape("/hooks", "`hooks` is not an object"))?;
+    for (event, groups) in events {
+        let ep = crate::json::pointer_push("/hooks", event);
+        let groups = groups
+            .as_array()
+            .ok_or_else(|| shape(ep.clone(), "the event is not an array of groups"))?;
+        for (i, g) in groups.iter().enumerate() {
+            let gp = format!("{ep}/{i}");
+            let g = g
+                .as_object()
+                .ok_or_else(|| shape(gp.clone(), "the group is not an object"))?;
+            match g.get("hooks") {
+                Some(Value::Array(_)) => {}
+                _ => return Err(shape(gp, "the group has no `hooks` array")),
+            }
+        }
+    }
+    Ok(())
+}
+
+fn stamped(handler: &Value, id: &str) -> bool {
+    handler.get("recipe").and_then(Value::as_str) == Some(id)
+}
+
+/// Removes every handler stamped with `id`, and the groups and events this leaves empty.
+/// Returns the new document and how many handlers were removed.
+pub fn unmerge(doc: &Value, id: &str) -> Result<(Value, usize), ShapeError> {
+    check_shape(doc)?;
+    let mut out = doc.clone();
+    let mut removed = 0;
+    let Some(events) = out.get_mut("hooks").and_then(Value::as_object_mut) else {
+        return Ok((out, 0));
+    };
+    let mut emptied_events = Vec::new();
+    for (event, groups) in events.iter_mut() {
+        let Some(groups) = groups.as_array_mut() else {
+            continue;
+        };
+        let mut touched_any = false;
+        groups.retain_mut(|g| {
+            let Some(handlers) = g.get_mut("hooks").and_then(Value::as_array_mut) else {
+                return true;
+            };
+            let before = handlers.len();
+            handlers.retain(|h| !stamped(h, id));
+            let gone = before - handlers.len();
+            removed += gone;
+            if gone > 0 {
+                touched_any = true;
+            }
+            !(gone > 0 && handlers.is_empty())
+        });
+        if touched_any && groups.is_empty() {
+            emptied_events.push(event.clone());
+        }
+    }
+    for e in emptied_events {
+        events.shift_remove(&e);
+    }
+    Ok((out, removed))
+}
+
+/// Replaces `id`'s handlers in `doc` with `hooks` (event → groups, commands already
+/// rewritten for the installed location), each handler stamped with `id`.
+pub fn merge(
+    doc: &Value,
+    id: &str,
+    hooks: &IndexMap<String, Vec<Group>>,
+) -> Result<Value, ShapeError> {
+    let (mut out, _) = unmerge(doc, id)?;
+    let obj = out
+        .as_object_mut()
+        .ok_or_else(|| shape("", "the document is not an object"))?;
+    let events = obj
+        .entry("hooks")
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .ok_or_else(|| shape("/hooks", "`hooks` is not an object"))?;
+    for (event, groups) in hooks {
+        let list = events
+            .entry(event.clone())
+            .or_insert_with(|| Value::Array(Vec::new()))
+            .as_array_mut()
+            .ok_or_else(|| {
+                shape(
+                    crate::json::pointer_push("/hooks", event),
+                    "the event is not an array of groups",
+                )
+            })?;
+        for g in groups {
+            let mut group = Map::new();
+            if let Some(m) = &g.matcher {
+                group.insert("matcher".into(), Value::String(m.clone()));
+            }
+            let handlers: Vec<Value> = g
+                .hooks
+                .iter()
+                .map(|h| {
+                    let mut h = h.clone();
+                    h.recipe = None;
+                    let mut v = serde_json::to_value(&h).unwrap_or(Value::Null);
+                    if let Some(o) = v.as_object_mut() {
+                        o.insert("recipe".into(), Value::String(id.to_string()));
+                    }
+                    v
+                })
+                .collect();
+            group.insert("hooks".into(), Value::Array(handlers));
+            list.push(Value::Object(group));
+        }
+    }
+    Ok(out)
+}
+
+/// Handlers stamped with `id`: (event, handler id, command).
+pub fn stamped_handlers(doc: &Value, id: &str) -> Vec<(String, Option<String>, String)> {
+    let mut out = Vec::new();
+    for (event, groups) in doc
+        .get("hooks")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        for g in groups.as_array().into_iter().flatten() {
+            for h in g
+                .get("hooks")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                if stamped(h, id) {
+                    out.push((
+                        event.clone(),
+                        h.get("id").and_then(Value::as_str).map(String::from),
+                        h.get("command")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_string(),
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn recipe_hooks() -> IndexMap<String, Vec<Group>> {
+        serde_json::from_value(json!({
+            "PreToolUse": [{"matcher": "exec", "hooks": [{"id": "gate", "type": "command", "command": "node x.js", "timeout": 10}]}],
+            "Stop": [{"hooks": [{"id": "review", "type": "command", "command": "node y.js"}]}]
+        }))
+        .unwrap()
+    }
+
+    fn user_doc() -> Value {
+        json!({
+            "description": "mine",
+            "zeta": {"keep": [1, 2]},
+            "hooks": {
+                "PreToolUse": [{"matcher": "write_file", "x-note": "hand", "hooks": [{"type": "command", "command": "guard", "custom": true}]}],
+                "SessionEnd": [{"hooks": [{"type": "command", "command": "bye", "recipe": "other"}]}]
+            },
+            "alpha": 1
+        })
+    }
+
+    #[test]
+    fn table() {
+        let user = user_doc();
+        // (name, document, then: merge or unmerge, expected)
+        let merged = merge(&user, "tool-gate", &recipe_hooks()).unwrap();
+        assert_eq!(
+            merged,
+            json!({
+                "description": "mine",
+                "zeta": {"keep": [1, 2]},
+                "hooks": {
+                    "PreToolUse": [
+                        {"matcher": "write_file", "x-note": "hand", "hooks": [{"type": "command", "command": "guard", "custom": true}]},
+                        {"matcher": "exec", "hooks": [{"type": "command", "command": "node x.js", "timeout": 10, "id": "gate", "recipe": "tool-gate"}]}
+                    ],
+                    "SessionEnd": [{"hooks": [{"type": "command", "command": "bye", "recipe": "other"}]}],
+                    "Stop": [{"hooks": [{"type": "command", "command": "node y.js", "id": "review", "recipe": "tool-gate"}]}]
+                },
+                "alpha": 1
+            })
+        );
+        // Key order of everything the user had is unchanged.
+        let keys: Vec<&String> = merged.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["description", "zeta", "hooks", "alpha"]);
+        // Installing again replaces.
+        assert_eq!(
+            merge(&merged, "tool-gate", &recipe_hooks()).unwrap(),
+            merged
+        );
+        // Removing gives back the original exactly.
+        let (back, n) = unmerge(&merged, "tool-gate").unwrap();
+        assert_eq!(n, 2);
+        assert_eq!(back, user);
+        assert_eq!(
+            serde_json::to_string(&back).unwrap(),
+            serde_json::to_string(&user).unwrap()
+        );
+        // Another recipe's stamps are left alone.
+        assert_eq!(unmerge(&user, "tool-gate").unwrap(), (user.clone(), 0));
+    }
+
+    #[test]
+    fn a_user_handler_added_to_our_group_survives_removal() {
+        let mut merged = merge(&json!({}), "tool-gate", &recipe_hooks()).unwrap();
+        merged["hooks"]["Stop"][0]["hooks"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"type": "command", "command": "mine"}));
+        let (back, _) = unmerge(&merged, "tool-gate").unwrap();
+        assert_eq!(
+            back,
+            json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "mine"}]}]}})
+        );
+    }
+
+    #[test]
+    fn odd_shapes_are_refused() {
+        for doc in [
+            json!([]),
+            json!({"hooks": []}),
+            json!({"hooks": {"Stop": {}}}),
+            json!({"hooks": {"Stop": [1]}}),
+            json!({"hooks": {"Stop": [{"matcher": "x"}]}}),
+            json!({"hooks": {"Stop": [{"hooks": {}}]}}),
+        ] {
+            assert!(merge(&doc, "x", &recipe_hooks()).is_err(), "{doc}");
+            assert!(unmerge(&doc, "x").is_err(), "{doc}");
+        }
+    }
+}

@@ -1,0 +1,213 @@
+//! Where a FinClaw profile is, where the index comes from, and the profile lock.
+//!
+//! Resolution follows FinClaw: `--profile DIR`, else `$FINCLAW_HOME` (default `~/.finclaw`)
+//! `/profiles/<name>`, the name from `$FINCLAW_PROFILE`, else the file `active-profile`,
+//! else `default`. The index: `--index`, else `$HOOKPACK_INDEX_URL`, else
+//! `extra.hooks.index_url` in `<profile>/config.yaml`, else the catalog built into this
+//! binary.
+
+use crate::error::Error;
+use crate::fetch::Location;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// A resolved profile.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Profile {
+    /// The profile root (`FINCLAW_PROFILE_ROOT` for handlers).
+    pub root: PathBuf,
+    /// `$FINCLAW_HOME`.
+    pub home: PathBuf,
+    /// The profile name, when it came from FinClaw's resolution.
+    pub name: Option<String>,
+}
+
+/// Where the index came from, for messages and receipts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IndexSource {
+    /// `--index`.
+    Flag,
+    /// `$HOOKPACK_INDEX_URL`.
+    Env,
+    /// `extra.hooks.index_url` in config.yaml.
+    Config,
+    /// The catalog built into the binary.
+    Builtin,
+}
+
+/// `$FINCLAW_HOME`, or `~/.finclaw`.
+pub fn finclaw_home() -> PathBuf {
+    if let Some(h) = std::env::var_os("FINCLAW_HOME").filter(|h| !h.is_empty()) {
+        return PathBuf::from(h);
+    }
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("."));
+    home.join(".finclaw")
+}
+
+impl Profile {
+    /// Resolves the profile; `flag` is `--profile`.
+    pub fn resolve(flag: Option<&Path>) -> Profile {
+        let home = finclaw_home();
+        if let Some(dir) = flag {
+            return Profile {
+                root: absolute(dir),
+                home,
+                name: None,
+            };
+        }
+        let name = std::env::var("FINCLAW_PROFILE")
+            .ok()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .or_else(|| {
+                std::fs::read_to_string(home.join("active-profile"))
+                    .ok()
+                    .map(|s| s.trim().to_string())
+                    .filter(|s| !s.is_empty())
+            })
+            .unwrap_or_else(|| "default".to_string());
+        Profile {
+            root: absolute(&home.join("profiles").join(&name)),
+            home,
+            name: Some(name),
+        }
+    }
+
+    /// `<profile>/hooks.json`.
+    pub fn hooks_json(&self) -> PathBuf {
+        self.root.join("hooks.json")
+    }
+
+    /// `<profile>/hooks/`, where recipe trees live.
+    pub fn hooks_dir(&self) -> PathBuf {
+        self.root.join("hooks")
+    }
+
+    /// `<profile>/hooks/<id>/`.
+    pub fn recipe_dir(&self, id: &str) -> PathBuf {
+        self.hooks_dir().join(id)
+    }
+
+    /// Install receipts.
+    pub fn receipts_dir(&self) -> PathBuf {
+        self.hooks_dir().join(".receipts")
+    }
+
+    /// Staging folders of installs in progress.
+    pub fn staging_dir(&self) -> PathBuf {
+        self.root.join(".hookpack-staging")
+    }
+
+    /// The journal of a commit in progress.
+    pub fn journal(&self) -> PathBuf {
+        self.root.join(".hookpack-journal.json")
+    }
+
+    /// The trust file, `$FINCLAW_HOME/hooks-trust.json`.
+    pub fn trust_file(&self) -> PathBuf {
+        self.home.join("hooks-trust.json")
+    }
+
+    /// `extra.hooks.index_url` from `<profile>/config.yaml`, if set.
+    pub fn configured_index(&self) -> Result<Option<String>, Error> {
+        let path = self.root.join("config.yaml");
+        let text = match std::fs::read(&path) {
+            Ok(b) => String::from_utf8(b).map_err(|_| Error::ConfigInvalid {
+                path: path.clone(),
+                why: "not UTF-8".into(),
+            })?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(crate::fs::FsError::new("read", &path, e).into()),
+        };
+        let docs =
+            yaml_rust2::YamlLoader::load_from_str(&text).map_err(|e| Error::ConfigInvalid {
+                path: path.clone(),
+                why: e.to_string(),
+            })?;
+        let Some(doc) = docs.first() else {
+            return Ok(None);
+        };
+        let v = &doc["extra"]["hooks"]["index_url"];
+        match v {
+            yaml_rust2::Yaml::String(s) if !s.trim().is_empty() => Ok(Some(s.trim().to_string())),
+            yaml_rust2::Yaml::BadValue | yaml_rust2::Yaml::Null => Ok(None),
+            other => Err(Error::ConfigInvalid {
+                path,
+                why: format!("extra.hooks.index_url must be a string, found {other:?}"),
+            }),
+        }
+    }
+
+    /// The index to use and where that choice came from.
+    pub fn resolve_index(&self, flag: Option<&str>) -> Result<(Location, IndexSource), Error> {
+        if let Some(f) = flag {
+            return Ok((
+                crate::catalog::verify::index_location(f)?,
+                IndexSource::Flag,
+            ));
+        }
+        if let Some(e) = std::env::var("HOOKPACK_INDEX_URL")
+            .ok()
+            .filter(|s| !s.trim().is_empty())
+        {
+            return Ok((
+                crate::catalog::verify::index_location(e.trim())?,
+                IndexSource::Env,
+            ));
+        }
+        if let Some(c) = self.configured_index()? {
+            return Ok((
+                crate::catalog::verify::index_location(&c)?,
+                IndexSource::Config,
+            ));
+        }
+        Ok((
+            Location::Builtin(crate::catalog::INDEX_FILE.to_string()),
+            IndexSource::Builtin,
+        ))
+    }
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// An exclusive lock on a profile, held until dropped.
+pub struct Lock {
+    _file: std::fs::File,
+}
+
+/// How long a second process waits for the profile lock.
+pub const LOCK_WAIT: Duration = Duration::from_secs(60);
+
+impl Lock {
+    /// Takes the profile's lock, waiting up to `wait` for another process to let go.
+    pub fn acquire(profile: &Profile, wait: Duration) -> Result<Lock, Error> {
+        crate::fs::create_dir_all(&profile.root)?;
+        let path = profile.root.join(".hookpack.lock");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| crate::fs::FsError::new("open the lock file", &path, e))?;
+        let start = Instant::now();
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(Lock { _file: file }),
+                Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < wait => {
+                    std::thread::sleep(Duration::from_millis(25));
+                }
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(Error::LockTimeout { path, waited: wait });
+                }
+                Err(std::fs::TryLockError::Error(e)) => {
+                    return Err(crate::fs::FsError::new("lock", &path, e).into())
+                }
+            }
+        }
+    }
+}

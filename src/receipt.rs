@@ -1,0 +1,102 @@
+//! Install receipts: what `install` put into a profile, so that `remove` undoes exactly
+//! that, `update` knows what is there, and `doctor` can tell when a tree has drifted.
+
+use crate::error::Error;
+use crate::profile::Profile;
+use crate::sha256::Sha256;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The receipt schema string.
+pub const SCHEMA: &str = "hookpack.receipt.v1";
+
+/// One installed file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileRecord {
+    /// Path inside the recipe folder, `/`-separated.
+    pub path: String,
+    /// Digest of its bytes.
+    pub sha256: Sha256,
+    /// Size in bytes.
+    pub size: u64,
+    /// 0644 or 0755.
+    pub mode: u32,
+}
+
+/// One handler merged into `hooks.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HandlerRecord {
+    /// Event name.
+    pub event: String,
+    /// Handler id.
+    pub id: String,
+    /// The command as written into `hooks.json`.
+    pub command: String,
+}
+
+/// What one install did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Receipt {
+    /// Always [`SCHEMA`].
+    pub schema: String,
+    /// Recipe id.
+    pub id: String,
+    /// Installed version.
+    pub version: String,
+    /// The recipe's `min_cli`.
+    pub min_cli: String,
+    /// Digest of the archive installed.
+    pub sha256: Sha256,
+    /// Where the index was (absent for `--archive`).
+    pub index_url: Option<String>,
+    /// Where the archive was.
+    pub archive_url: String,
+    /// When, RFC 3339.
+    pub installed_at: String,
+    /// Files of the recipe folder.
+    pub files: Vec<FileRecord>,
+    /// Handlers merged.
+    pub handlers: Vec<HandlerRecord>,
+}
+
+/// `<profile>/hooks/.receipts/<id>.json`.
+pub fn path(profile: &Profile, id: &str) -> std::path::PathBuf {
+    profile.receipts_dir().join(format!("{id}.json"))
+}
+
+/// Reads the receipt of `id`, if there is one.
+pub fn read(profile: &Profile, id: &str) -> Result<Option<Receipt>, Error> {
+    read_file(&path(profile, id))
+}
+
+/// Reads a receipt file, if it exists.
+pub fn read_file(p: &Path) -> Result<Option<Receipt>, Error> {
+    match std::fs::read(p) {
+        Ok(b) => serde_json::from_slice(&b)
+            .map(Some)
+            .map_err(|e| Error::ConfigInvalid {
+                path: p.to_path_buf(),
+                why: format!("not a readable receipt: {e}"),
+            }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(crate::fs::FsError::new("read", p, e).into()),
+    }
+}
+
+/// Every receipt in the profile, by id.
+pub fn all(profile: &Profile) -> Result<Vec<Receipt>, Error> {
+    let dir = profile.receipts_dir();
+    if !dir.is_dir() {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for e in crate::fs::read_dir_sorted(&dir)? {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "json") {
+            if let Some(r) = read_file(&p)? {
+                out.push(r);
+            }
+        }
+    }
+    Ok(out)
+}
