@@ -586,11 +586,25 @@ fn run_pack(o: &pack::Options, printer: &Printer) -> Result<ExitCode, Error> {
     }
 }
 
+/// Seconds from an environment variable such as `HOOKPACK_HTTP_TIMEOUT=2.5`.
+fn env_seconds(name: &str) -> Option<std::time::Duration> {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map(std::time::Duration::from_secs_f64)
+}
+
 fn fetcher(ca_cert: Option<PathBuf>) -> crate::fetch::Fetcher {
-    crate::fetch::Fetcher::new(crate::fetch::Options {
+    let mut options = crate::fetch::Options {
         ca_certs: ca_cert.into_iter().collect(),
         ..Default::default()
-    })
+    };
+    if let Some(t) = env_seconds("HOOKPACK_HTTP_TIMEOUT") {
+        options.read_timeout = t;
+        options.connect_timeout = t;
+    }
+    crate::fetch::Fetcher::new(options)
 }
 
 fn run_catalog_list(a: &CatalogArgs, printer: &Printer) -> Result<ExitCode, Error> {

@@ -23,7 +23,7 @@ use crate::command::{self, Target};
 use crate::error::Error;
 use crate::fetch::{Fetcher, Location};
 use crate::hooks_json::Group;
-use crate::profile::{Lock, Profile, LOCK_WAIT};
+use crate::profile::{lock_wait, Lock, Profile};
 use crate::receipt::{self, FileRecord, HandlerRecord, Receipt};
 use crate::recipe::Recipe;
 use crate::sha256::Sha256;
@@ -842,7 +842,7 @@ pub fn install_prepared(
     let _lock = if opts.dry_run {
         None
     } else {
-        Some(Lock::acquire(profile, LOCK_WAIT)?)
+        Some(Lock::acquire(profile, lock_wait())?)
     };
     if !opts.dry_run {
         recover(profile)?;
@@ -1020,7 +1020,7 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
     let _lock = if dry_run {
         None
     } else {
-        Some(Lock::acquire(profile, LOCK_WAIT)?)
+        Some(Lock::acquire(profile, lock_wait())?)
     };
     if !dry_run {
         recover(profile)?;

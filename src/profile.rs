@@ -180,8 +180,16 @@ pub struct Lock {
     _file: std::fs::File,
 }
 
-/// How long a second process waits for the profile lock.
-pub const LOCK_WAIT: Duration = Duration::from_secs(60);
+/// How long a second process waits for the profile lock: `HOOKPACK_LOCK_TIMEOUT` seconds,
+/// or 60.
+pub fn lock_wait() -> Duration {
+    std::env::var("HOOKPACK_LOCK_TIMEOUT")
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .map(Duration::from_secs_f64)
+        .unwrap_or(Duration::from_secs(60))
+}
 
 impl Lock {
     /// Takes the profile's lock, waiting up to `wait` for another process to let go.
