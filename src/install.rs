@@ -713,7 +713,10 @@ pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
                 let tree = profile.recipe_dir(&j.id);
                 let new_tree = j.staging.join(&j.id);
                 let old_tree = j.staging.join("old");
-                if current == Some(j.hooks_after) {
+                // hooks.json is the commit point. When the change leaves it byte-identical
+                // (an upgrade with the same handlers) it cannot tell, so such a change is
+                // undone: the journal still exists, so the old folder is still in staging.
+                if current == Some(j.hooks_after) && j.hooks_before != Some(j.hooks_after) {
                     // Committed: finish.
                     write_receipt(profile, &j.id, j.new_receipt.as_ref())?;
                     notes.push(format!("completed the interrupted change of `{}`", j.id));
@@ -818,9 +821,11 @@ fn commit(
     crash_point(5);
     crate::pack::write_atomic(&hooks_path, new_hooks)?;
     crash_point(6);
-    crate::fs::remove_dir_all(staging)?;
+    // The journal goes first: while it exists, the old folder must still be in staging.
     std::fs::remove_file(profile.journal())
         .map_err(|e| crate::fs::FsError::new("remove", &profile.journal(), e))?;
+    crash_point(7);
+    crate::fs::remove_dir_all(staging)?;
     Ok(())
 }
 

@@ -6,6 +6,8 @@ mod assemble;
 mod catalog;
 #[path = "integration/common.rs"]
 mod common;
+#[path = "integration/install.rs"]
+mod install;
 #[path = "integration/new.rs"]
 mod new;
 #[path = "integration/pack.rs"]

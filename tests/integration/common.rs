@@ -34,12 +34,18 @@ impl Sandbox {
 
     /// The binary, run inside the sandbox with a clean hookpack environment.
     pub fn cmd(&self) -> Command {
-        let mut c = Command::cargo_bin("hookpack").expect("binary");
+        Command::from_std(self.std_cmd())
+    }
+
+    /// The same as [`Sandbox::cmd`], as a `std` command (to spawn several at once).
+    pub fn std_cmd(&self) -> std::process::Command {
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("hookpack"));
         c.current_dir(self.path())
             .env("FINCLAW_HOME", self.join("finclaw-home"))
             .env_remove("FINCLAW_PROFILE")
             .env_remove("HOOKPACK_INDEX_URL")
             .env_remove("HOOKPACK_CLI_VERSION")
+            .env_remove("SOURCE_DATE_EPOCH")
             .env("NO_COLOR", "1");
         c
     }

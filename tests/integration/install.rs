@@ -1,0 +1,737 @@
+//! `install`, `remove`, `update`, `list`: from the built-in catalog, a folder and a real
+//! HTTP server; user entries never lost; version choice; crash consistency; concurrency.
+
+use crate::common::*;
+use crate::pack::snapshot;
+use serde_json::{json, Value};
+use std::path::Path;
+
+fn read_json(p: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
+}
+
+fn ok(o: &std::process::Output) {
+    assert!(
+        o.status.success(),
+        "exit {:?}\nstdout: {}\nstderr: {}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// Packs `demo` at each (version, min_cli) into `cat`, so the index lists them all.
+fn catalog_with_versions(sb: &Sandbox, id: &str, versions: &[(&str, &str)]) {
+    for (v, min) in versions {
+        let mut m = manifest(id);
+        m["version"] = json!(v);
+        m["min_cli"] = json!(min);
+        write_recipe(sb, &format!("src/{id}"), &m);
+        sb.write(
+            &format!("src/{id}/scripts/main.js"),
+            format!("// {v}\nprocess.exit(0);\n"),
+        );
+        let o = sb
+            .cmd()
+            .args([
+                "pack",
+                "--recipes-dir",
+                "src",
+                "--out-dir",
+                "cat",
+                "--updated-at",
+                "2026-11-29T00:00:00Z",
+                "--only",
+                id,
+            ])
+            .output()
+            .unwrap();
+        ok(&o);
+    }
+}
+
+#[test]
+fn built_in_catalog_installs_offline_and_the_handler_runs() {
+    let sb = Sandbox::new();
+    let o = sb
+        .cmd()
+        .args(["install", "tool-gate", "--profile", "./demo"])
+        .output()
+        .unwrap();
+    ok(&o);
+    let doc = read_json(&sb.join("demo/hooks.json"));
+    let h = &doc["hooks"]["PreToolUse"][0]["hooks"][0];
+    assert_eq!(h["recipe"], "tool-gate");
+    assert_eq!(
+        h["command"],
+        "node \"${FINCLAW_PROFILE_ROOT}/hooks/tool-gate/scripts/main.js\""
+    );
+    assert!(sb.join("demo/hooks/tool-gate/scripts/main.js").is_file());
+    assert!(sb.join("demo/hooks/.receipts/tool-gate.json").is_file());
+    // The installed handler runs the way a host runs it.
+    let payload = r#"{"hook_event_name":"PreToolUse","tool_name":"exec","tool_input":{"command":"rm -rf /"},"cwd":"/tmp"}"#;
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "printf '%s' '{payload}' | {}",
+            h["command"].as_str().unwrap()
+        ))
+        .env("FINCLAW_PROFILE_ROOT", sb.join("demo"))
+        .output()
+        .unwrap();
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
+    // Absolute paths for hosts that do not set FINCLAW_PROFILE_ROOT.
+    ok(&sb
+        .cmd()
+        .args([
+            "install",
+            "tool-gate",
+            "--profile",
+            "abs",
+            "--absolute-paths",
+        ])
+        .output()
+        .unwrap());
+    let doc = read_json(&sb.join("abs/hooks.json"));
+    let cmd = doc["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        cmd.starts_with("node ")
+            && cmd.contains(
+                &sb.join("abs/hooks/tool-gate/scripts/main.js")
+                    .display()
+                    .to_string()
+            ),
+        "{cmd}"
+    );
+}
+
+const USER_DOC: &str = r#"{
+    "description": "hand-written",
+    "x-editor": {"tabSize": 4},
+    "hooks": {
+        "PreToolUse": [
+            {"matcher": "exec", "comment": "mine", "hooks": [
+                {"type": "command", "command": "node /home/me/guard.js", "timeout": 5, "x-extra": [1, 2, 3]}
+            ]}
+        ],
+        "SessionEnd": [
+            {"hooks": [{"type": "command", "command": "notify", "recipe": "someone-else"}]}
+        ]
+    },
+    "zzz-last": true
+}"#;
+
+#[test]
+fn user_entries_survive_install_reinstall_update_and_remove() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "alpha", &[("0.1.0", "0.13.0")]);
+    write_recipe(&sb, "src/beta", &manifest("beta"));
+    ok(&sb
+        .cmd()
+        .args([
+            "pack",
+            "--recipes-dir",
+            "src",
+            "--out-dir",
+            "cat",
+            "--only",
+            "beta",
+        ])
+        .output()
+        .unwrap());
+    sb.write("prof/hooks.json", USER_DOC);
+    let original: Value = serde_json::from_str(USER_DOC).unwrap();
+    let run = |args: &[&str]| {
+        let o = sb
+            .cmd()
+            .args(args)
+            .args(["--profile", "prof"])
+            .output()
+            .unwrap();
+        ok(&o);
+    };
+    run(&["install", "alpha", "beta", "--index", "cat"]);
+    run(&["install", "alpha", "--index", "cat"]);
+    let doc = read_json(&sb.join("prof/hooks.json"));
+    let stamped = |d: &Value, id: &str| {
+        d["hooks"]
+            .as_object()
+            .unwrap()
+            .values()
+            .flat_map(|g| g.as_array().unwrap())
+            .flat_map(|g| g["hooks"].as_array().unwrap())
+            .filter(|h| h["recipe"] == id)
+            .count()
+    };
+    assert_eq!(stamped(&doc, "alpha"), 1, "re-install duplicated entries");
+    assert_eq!(stamped(&doc, "beta"), 1);
+    assert_eq!(
+        doc["hooks"]["PreToolUse"][0],
+        original["hooks"]["PreToolUse"][0]
+    );
+    let keys: Vec<&String> = doc.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["description", "x-editor", "hooks", "zzz-last"]);
+    assert!(sb.join("prof/hooks.json.bak").is_file());
+
+    // Upgrade replaces.
+    catalog_with_versions(&sb, "alpha", &[("0.2.0", "0.13.0")]);
+    run(&["update", "--index", "cat"]);
+    let doc = read_json(&sb.join("prof/hooks.json"));
+    assert_eq!(stamped(&doc, "alpha"), 1);
+    assert_eq!(
+        read_json(&sb.join("prof/hooks/.receipts/alpha.json"))["version"],
+        "0.2.0"
+    );
+    assert!(
+        std::fs::read_to_string(sb.join("prof/hooks/alpha/scripts/main.js"))
+            .unwrap()
+            .contains("0.2.0")
+    );
+
+    run(&["remove", "alpha", "beta"]);
+    let doc = read_json(&sb.join("prof/hooks.json"));
+    assert_eq!(
+        doc, original,
+        "removing everything must give back exactly the user's document"
+    );
+    assert!(!sb.join("prof/hooks/alpha").exists() && !sb.join("prof/hooks/beta").exists());
+    assert!(!sb.join("prof/hooks/.receipts/alpha.json").exists());
+}
+
+#[test]
+fn version_choice_follows_min_cli_pins_and_ranges() {
+    let sb = Sandbox::new();
+    catalog_with_versions(
+        &sb,
+        "demo",
+        &[
+            ("0.1.0", "0.13.0"),
+            ("0.2.0", "0.13.1"),
+            ("0.3.0", "0.14.0"),
+        ],
+    );
+    let installed = |profile: &str| {
+        read_json(&sb.join(&format!("{profile}/hooks/.receipts/demo.json")))["version"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let install = |profile: &str, extra: &[&str], env: Option<&str>| {
+        let mut c = sb.cmd();
+        c.args(["install", "--index", "cat", "--profile", profile])
+            .args(extra);
+        if let Some(v) = env {
+            c.env("HOOKPACK_CLI_VERSION", v);
+        }
+        c.output().unwrap()
+    };
+    ok(&install("p1", &["demo"], None));
+    assert_eq!(installed("p1"), "0.3.0");
+    ok(&install("p2", &["demo", "--cli-version", "0.13.0"], None));
+    assert_eq!(installed("p2"), "0.1.0");
+    ok(&install("p3", &["demo"], Some("0.13.5")));
+    assert_eq!(installed("p3"), "0.2.0");
+    ok(&install("p4", &["demo@0.1.0"], None));
+    assert_eq!(installed("p4"), "0.1.0");
+    ok(&install("p5", &["demo@^0.2"], None));
+    assert_eq!(installed("p5"), "0.2.0");
+    let o = install("p6", &["demo@0.3.0", "--cli-version", "0.13.0"], None);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("needs CLI 0.14.0"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(!sb.join("p6/hooks.json").exists());
+    let o = install("p7", &["demo@9.9.9"], None);
+    assert_eq!(o.status.code(), Some(1));
+    let o = install("p8", &["nope"], None);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("has no recipe `nope`"));
+
+    // update: outdated view, then the newest the host can run.
+    let o = sb
+        .cmd()
+        .args([
+            "update",
+            "--dry-run",
+            "--index",
+            "cat",
+            "--profile",
+            "p2",
+            "--cli-version",
+            "0.13.1",
+        ])
+        .output()
+        .unwrap();
+    ok(&o);
+    assert!(
+        String::from_utf8_lossy(&o.stdout)
+            .contains("outdated     demo installed 0.1.0 available 0.2.0"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert_eq!(installed("p2"), "0.1.0");
+    ok(&sb
+        .cmd()
+        .args([
+            "update",
+            "--index",
+            "cat",
+            "--profile",
+            "p2",
+            "--cli-version",
+            "0.13.1",
+        ])
+        .output()
+        .unwrap());
+    assert_eq!(installed("p2"), "0.2.0");
+}
+
+#[test]
+fn install_update_remove_over_http() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    let server = HttpServer::serve(sb.join("cat"), Box::new(|_| None));
+    let index = server.url("hooks-index.json");
+    ok(&sb
+        .cmd()
+        .args(["install", "demo", "--profile", "p", "--index", &index])
+        .output()
+        .unwrap());
+    let receipt = read_json(&sb.join("p/hooks/.receipts/demo.json"));
+    assert_eq!(
+        receipt["archive_url"],
+        server.url("hooks-demo-0.1.0.tar.gz")
+    );
+    assert_eq!(receipt["index_url"], index);
+    catalog_with_versions(&sb, "demo", &[("0.2.0", "0.13.0")]);
+    ok(&sb
+        .cmd()
+        .env("HOOKPACK_INDEX_URL", &index)
+        .args(["update", "demo", "--profile", "p"])
+        .output()
+        .unwrap());
+    assert_eq!(
+        read_json(&sb.join("p/hooks/.receipts/demo.json"))["version"],
+        "0.2.0"
+    );
+    ok(&sb
+        .cmd()
+        .args(["remove", "demo", "--profile", "p"])
+        .output()
+        .unwrap());
+    assert_eq!(read_json(&sb.join("p/hooks.json")), json!({"hooks": {}}));
+}
+
+#[test]
+fn profile_and_index_resolution() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    let home = sb.join("finclaw-home");
+    // active-profile names the profile; config.yaml names the index.
+    sb.write("finclaw-home/active-profile", "work\n");
+    sb.write(
+        "finclaw-home/profiles/work/config.yaml",
+        format!(
+            "model: x\nextra:\n  hooks:\n    index_url: \"{}\"\n",
+            sb.join("cat/hooks-index.json").display()
+        ),
+    );
+    ok(&sb.cmd().args(["install", "demo"]).output().unwrap());
+    assert!(home.join("profiles/work/hooks/demo").is_dir());
+    // FINCLAW_PROFILE wins over active-profile; HOOKPACK_INDEX_URL over config.yaml.
+    ok(&sb
+        .cmd()
+        .env("FINCLAW_PROFILE", "other")
+        .env("HOOKPACK_INDEX_URL", sb.join("cat").display().to_string())
+        .args(["install", "demo"])
+        .output()
+        .unwrap());
+    assert!(home.join("profiles/other/hooks/demo").is_dir());
+    // Without any of them: the built-in catalog, which has no `demo`.
+    let o = sb
+        .cmd()
+        .env("FINCLAW_PROFILE", "third")
+        .args(["install", "demo"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("builtin:hooks-index.json"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // A broken config.yaml is reported, not ignored.
+    sb.write(
+        "finclaw-home/profiles/work/config.yaml",
+        "extra: [unclosed\n",
+    );
+    let o = sb.cmd().args(["install", "demo"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("config.yaml"));
+}
+
+#[test]
+fn list_shows_recipes_and_hand_written_handlers() {
+    let sb = Sandbox::new();
+    sb.write("prof/hooks.json", USER_DOC);
+    sb.write(
+        "ws/.finclaw/hooks.json",
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": 0}]}]}}"#,
+    );
+    ok(&sb
+        .cmd()
+        .args(["install", "secret-guard", "--profile", "prof"])
+        .output()
+        .unwrap());
+    let o = sb
+        .cmd()
+        .args([
+            "list",
+            "--profile",
+            "prof",
+            "--workspace",
+            "ws",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    ok(&o);
+    let l: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(l["recipes"][0]["id"], "secret-guard");
+    let hs = l["handlers"].as_array().unwrap();
+    let sources: Vec<&str> = hs.iter().map(|h| h["source"].as_str().unwrap()).collect();
+    assert_eq!(sources, ["profile", "profile", "profile", "workspace"]);
+    assert_eq!(hs[1]["recipe"], "secret-guard");
+    assert!(hs[3]["problems"][0]
+        .as_str()
+        .unwrap()
+        .contains("at least 1 second"));
+}
+
+#[test]
+fn bad_hooks_json_and_dry_runs_write_nothing() {
+    let sb = Sandbox::new();
+    sb.write("prof/hooks.json", "{\"hooks\": {\"Stop\": [}\n");
+    let before = snapshot(&sb.join("prof"));
+    let o = sb
+        .cmd()
+        .args(["install", "tool-gate", "--profile", "prof"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("not valid JSON (1:21"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let after = snapshot(&sb.join("prof"));
+    assert_eq!(before.get("hooks.json"), after.get("hooks.json"));
+    assert!(!sb.join("prof/hooks/tool-gate").exists());
+
+    sb.write("p2/hooks.json", USER_DOC);
+    let before = snapshot(&sb.join("p2"));
+    let o = sb
+        .cmd()
+        .args(["install", "tool-gate", "--profile", "p2", "--dry-run"])
+        .output()
+        .unwrap();
+    ok(&o);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("would install tool-gate 0.1.0")
+            && text.contains("+            \"recipe\": \"tool-gate\""),
+        "{text}"
+    );
+    assert_eq!(snapshot(&sb.join("p2")), before);
+    ok(&sb
+        .cmd()
+        .args(["install", "tool-gate", "--profile", "p2"])
+        .output()
+        .unwrap());
+    let before = snapshot(&sb.join("p2"));
+    let o = sb
+        .cmd()
+        .args(["remove", "tool-gate", "--profile", "p2", "--dry-run"])
+        .output()
+        .unwrap();
+    ok(&o);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("would remove  tool-gate"));
+    assert_eq!(snapshot(&sb.join("p2")), before);
+}
+
+#[test]
+fn a_held_lock_times_out_and_changes_nothing() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("prof")).unwrap();
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(sb.join("prof/.hookpack.lock"))
+        .unwrap();
+    lock.lock().unwrap();
+    let o = sb
+        .cmd()
+        .env("HOOKPACK_LOCK_TIMEOUT", "0.3")
+        .args(["install", "tool-gate", "--profile", "prof"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("holds"));
+    assert!(!sb.join("prof/hooks.json").exists() && !sb.join("prof/hooks/tool-gate").exists());
+    lock.unlock().unwrap();
+    ok(&sb
+        .cmd()
+        .args(["install", "tool-gate", "--profile", "prof"])
+        .output()
+        .unwrap());
+}
+
+#[test]
+fn concurrent_installs_all_land() {
+    let sb = Sandbox::new();
+    let ids: Vec<String> = (0..10).map(|i| format!("r{i}")).collect();
+    for id in &ids {
+        write_recipe(&sb, &format!("src/{id}"), &manifest(id));
+    }
+    ok(&sb
+        .cmd()
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
+        .output()
+        .unwrap());
+    sb.write("prof/hooks.json", USER_DOC);
+    let children: Vec<_> = ids
+        .iter()
+        .map(|id| {
+            sb.std_cmd()
+                .args(["install", id, "--profile", "prof", "--index", "cat"])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in children {
+        let o = c.wait_with_output().unwrap();
+        ok(&o);
+    }
+    let doc = read_json(&sb.join("prof/hooks.json"));
+    let groups = doc["hooks"]["PreToolUse"].as_array().unwrap();
+    assert_eq!(groups.len(), 11);
+    for id in &ids {
+        let n = groups
+            .iter()
+            .filter(|g| g["hooks"][0]["recipe"] == id.as_str())
+            .count();
+        assert_eq!(n, 1, "{id}");
+        assert!(sb.join(&format!("prof/hooks/{id}/recipe.json")).is_file());
+    }
+    let original: Value = serde_json::from_str(USER_DOC).unwrap();
+    assert_eq!(groups[0], original["hooks"]["PreToolUse"][0]);
+    assert_eq!(doc["hooks"]["SessionEnd"], original["hooks"]["SessionEnd"]);
+}
+
+/// Stops install and remove at every step of their commit (an abort, like kill -9) and
+/// checks that the profile is the old state or the new, and that the next command recovers.
+#[test]
+fn a_crash_at_any_commit_step_leaves_old_or_new() {
+    for op in ["install", "upgrade", "remove"] {
+        for point in 1..=7 {
+            let sb = Sandbox::new();
+            catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+            sb.write("prof/hooks.json", USER_DOC);
+            if op != "install" {
+                ok(&sb
+                    .cmd()
+                    .args([
+                        "install",
+                        "demo@0.1.0",
+                        "--profile",
+                        "prof",
+                        "--index",
+                        "cat",
+                    ])
+                    .output()
+                    .unwrap());
+            }
+            if op == "upgrade" {
+                catalog_with_versions(&sb, "demo", &[("0.2.0", "0.13.0")]);
+            }
+            let before = snapshot(&sb.join("prof"));
+            let args: Vec<&str> = match op {
+                "remove" => vec!["remove", "demo"],
+                _ => vec!["install", "demo", "--index", "cat"],
+            };
+            let o = sb
+                .cmd()
+                .env("HOOKPACK_TEST_CRASH_AT", point.to_string())
+                .args(&args)
+                .args(["--profile", "prof"])
+                .output()
+                .unwrap();
+            assert!(
+                !o.status.success(),
+                "{op} {point}: the crash hook did not fire"
+            );
+            // hooks.json parses and is the old or the new document.
+            let doc = read_json(&sb.join("prof/hooks.json"));
+            let old: Value = serde_json::from_slice(&before["hooks.json"]).unwrap();
+            let committed = doc != old;
+            if committed {
+                assert!(
+                    point >= 6,
+                    "{op} {point}: hooks.json changed before the commit point"
+                );
+            }
+            // The next command recovers; then the state is consistent.
+            ok(&sb
+                .cmd()
+                .args(["list", "--profile", "prof"])
+                .output()
+                .unwrap());
+            let o = sb
+                .cmd()
+                .args(["install", "tool-gate", "--profile", "prof"])
+                .output()
+                .unwrap();
+            ok(&o);
+            ok(&sb
+                .cmd()
+                .args(["remove", "tool-gate", "--profile", "prof"])
+                .output()
+                .unwrap());
+            let after = snapshot(&sb.join("prof"));
+            let leftovers: Vec<&String> = after
+                .keys()
+                .filter(|k| {
+                    k.starts_with(".hookpack-staging/") || k.starts_with(".hookpack-journal")
+                })
+                .collect();
+            assert!(
+                leftovers.is_empty(),
+                "{op} {point}: leftovers {leftovers:?}"
+            );
+            let receipt = sb.join("prof/hooks/.receipts/demo.json");
+            let tree = sb.join("prof/hooks/demo/recipe.json");
+            let doc = read_json(&sb.join("prof/hooks.json"));
+            let has_entry = doc["hooks"]["PreToolUse"]
+                .as_array()
+                .is_some_and(|g| g.iter().any(|g| g["hooks"][0]["recipe"] == "demo"));
+            assert_eq!(
+                has_entry,
+                receipt.exists(),
+                "{op} {point}: receipt and hooks.json disagree"
+            );
+            assert_eq!(
+                has_entry,
+                tree.exists(),
+                "{op} {point}: folder and hooks.json disagree"
+            );
+            if has_entry {
+                let version = read_json(&receipt)["version"].as_str().unwrap().to_string();
+                let manifest_version = read_json(&tree)["version"].as_str().unwrap().to_string();
+                assert_eq!(
+                    version, manifest_version,
+                    "{op} {point}: receipt and folder disagree"
+                );
+            }
+            // The user's own entries are intact whatever happened.
+            let original: Value = serde_json::from_str(USER_DOC).unwrap();
+            assert_eq!(
+                doc["hooks"]["PreToolUse"][0], original["hooks"]["PreToolUse"][0],
+                "{op} {point}"
+            );
+            assert_eq!(doc["description"], original["description"]);
+        }
+    }
+}
+
+#[test]
+fn a_reference_packer_catalog_installs() {
+    // What hooks_pack.py does: tarfile (PAX) of the folder, then zstd, index with the digest.
+    let sb = Sandbox::new();
+    write_recipe(&sb, "ref/demo-0.1.0", &manifest("demo"));
+    std::fs::rename(sb.join("ref/demo-0.1.0"), sb.join("ref/tmp")).unwrap();
+    std::fs::create_dir_all(sb.join("ref/demo-0.1.0")).unwrap();
+    std::fs::rename(sb.join("ref/tmp"), sb.join("ref/demo-0.1.0")).ok();
+    let script = r#"
+import hashlib, json, subprocess, tarfile, os
+os.chdir("ref")
+with tarfile.open("hooks-demo-0.1.0.tar", "w") as t:
+    t.add("demo-0.1.0")
+subprocess.run(["zstd", "-q", "-19", "--rm", "hooks-demo-0.1.0.tar", "-o", "hooks-demo-0.1.0.tar.zst"], check=True)
+data = open("hooks-demo-0.1.0.tar.zst", "rb").read()
+index = {"schema": "hooks.catalog.v1", "updated_at": "2026-11-29T00:00:00Z", "recipes": [
+  {"id": "demo", "name": "Demo", "summary": "s", "latest": "0.1.0", "min_cli": "0.13.0",
+   "versions": [{"version": "0.1.0", "url": "hooks-demo-0.1.0.tar.zst", "sha256": hashlib.sha256(data).hexdigest(), "min_cli": "0.13.0"}]}]}
+json.dump(index, open("hooks-index.json", "w"))
+"#;
+    let o = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .current_dir(sb.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    ok(&sb
+        .cmd()
+        .args([
+            "install",
+            "demo",
+            "--profile",
+            "p",
+            "--index",
+            "ref/hooks-index.json",
+        ])
+        .output()
+        .unwrap());
+    assert!(sb.join("p/hooks/demo/scripts/main.js").is_file());
+    // And with no index at all.
+    let sha = hookpack::sha256::Sha256::of(
+        &std::fs::read(sb.join("ref/hooks-demo-0.1.0.tar.zst")).unwrap(),
+    )
+    .to_string();
+    ok(&sb
+        .cmd()
+        .args([
+            "install",
+            "--archive",
+            "ref/hooks-demo-0.1.0.tar.zst",
+            "--sha256",
+            &sha,
+            "--profile",
+            "q",
+        ])
+        .output()
+        .unwrap());
+    assert!(sb.join("q/hooks/demo/recipe.json").is_file());
+    let wrong = "0".repeat(64);
+    let o = sb
+        .cmd()
+        .args([
+            "install",
+            "--archive",
+            "ref/hooks-demo-0.1.0.tar.zst",
+            "--sha256",
+            &wrong,
+            "--profile",
+            "r",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("checksum mismatch"));
+    assert!(!sb.join("r/hooks.json").exists());
+}
