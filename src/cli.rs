@@ -8,6 +8,7 @@ use crate::output::{github_annotation, Format, Printer};
 use crate::{assemble, catalog, install, pack, scaffold, validate};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
+use std::io::Read as _;
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
@@ -44,6 +45,14 @@ enum Command {
     Update(UpdateArgs),
     /// List installed recipes and every handler of the profile and workspace hooks.json.
     List(ListArgs),
+    /// Trust handlers (record their hash), so hosts and `run` will run them.
+    Trust(TrustArgs),
+    /// Forget the trust of handlers.
+    Revoke(TrustArgs),
+    /// Dispatch an event payload through the matching handlers, as a host does.
+    Run(RunArgs),
+    /// Find what hosts fail on silently; --fix repairs what is safe.
+    Doctor(DoctorArgs),
     /// Run recipes' fixture cases (tests/*.json) the way a host runs the handlers.
     Test(TestArgs),
     /// Read or check a published catalog.
@@ -137,6 +146,63 @@ struct ListArgs {
     #[command(flatten)]
     profile: ProfileArgs,
     /// Workspace whose .finclaw/hooks.json is listed too [default: the current folder].
+    #[arg(long, value_name = "DIR")]
+    workspace: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: FormatArg,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(group = clap::ArgGroup::new("which").required(true).args(["ids", "recipe", "all"]))]
+struct TrustArgs {
+    /// Handler ids.
+    #[arg(value_name = "HANDLER_ID")]
+    ids: Vec<String>,
+    /// Every handler installed by this recipe.
+    #[arg(long, value_name = "ID")]
+    recipe: Option<String>,
+    /// Every handler of the profile and workspace.
+    #[arg(long)]
+    all: bool,
+    #[command(flatten)]
+    profile: ProfileArgs,
+    /// Workspace whose .finclaw/hooks.json is included [default: the current folder].
+    #[arg(long, value_name = "DIR")]
+    workspace: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: FormatArg,
+}
+
+#[derive(Debug, clap::Args)]
+struct RunArgs {
+    /// The event, e.g. PreToolUse.
+    event: String,
+    /// JSON payload file, or - for stdin [default: the common fields only].
+    #[arg(long, value_name = "FILE|-")]
+    payload: Option<String>,
+    /// Run handlers that are not trusted too (never invalid ones).
+    #[arg(long)]
+    include_untrusted: bool,
+    #[command(flatten)]
+    profile: ProfileArgs,
+    /// Workspace: the handlers' working directory, and its .finclaw/hooks.json [default: the current folder].
+    #[arg(long, value_name = "DIR")]
+    workspace: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: FormatArg,
+}
+
+#[derive(Debug, clap::Args)]
+struct DoctorArgs {
+    /// Repair what is safe: interrupted commits, staging leftovers, dangling trust entries.
+    #[arg(long)]
+    fix: bool,
+    #[command(flatten)]
+    profile: ProfileArgs,
+    /// Workspace whose .finclaw/hooks.json is checked too [default: the current folder].
     #[arg(long, value_name = "DIR")]
     workspace: Option<PathBuf>,
     /// Output format.
@@ -336,6 +402,22 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::List(a) => {
             let printer = Printer::new(a.format.into(), quiet);
             run_list(a, &printer)
+        }
+        Command::Trust(a) => {
+            let printer = Printer::new(a.format.into(), quiet);
+            run_trust(a, false, &printer)
+        }
+        Command::Revoke(a) => {
+            let printer = Printer::new(a.format.into(), quiet);
+            run_trust(a, true, &printer)
+        }
+        Command::Run(a) => {
+            let printer = Printer::new(a.format.into(), quiet);
+            run_run(a, &printer)
+        }
+        Command::Doctor(a) => {
+            let printer = Printer::new(a.format.into(), quiet);
+            run_doctor(a, &printer)
         }
         Command::Test(a) => {
             let printer = Printer::new(a.format.into(), quiet);
@@ -1003,7 +1085,7 @@ fn run_list(a: ListArgs, printer: &Printer) -> Result<ExitCode, Error> {
             }
             for h in &listing.handlers {
                 let status = if h.problems.is_empty() {
-                    "ok".to_string()
+                    h.status.word().to_string()
                 } else {
                     format!("invalid: {}", h.problems.join("; "))
                 };
@@ -1023,4 +1105,189 @@ fn run_list(a: ListArgs, printer: &Printer) -> Result<ExitCode, Error> {
         }
     }
     Ok(ExitCode::Success)
+}
+
+fn run_trust(a: TrustArgs, revoke: bool, printer: &Printer) -> Result<ExitCode, Error> {
+    let profile = crate::profile::Profile::resolve(a.profile.profile.as_deref());
+    let workspace = a.workspace.unwrap_or_else(|| PathBuf::from("."));
+    let sel = if a.all {
+        crate::trust::Selection::All
+    } else if let Some(r) = a.recipe {
+        crate::trust::Selection::Recipe(Id::parse(&r)?.to_string())
+    } else {
+        crate::trust::Selection::Ids(a.ids)
+    };
+    let changes = crate::trust::apply(&profile, &workspace, &sel, revoke)?;
+    match printer.format {
+        Format::Json => printer.json(&changes)?,
+        _ => {
+            for c in &changes {
+                printer.data(&format!(
+                    "{:<10} {} {} {}  ({})",
+                    c.result,
+                    c.event,
+                    c.id.clone().unwrap_or_else(|| "-".into()),
+                    c.hash,
+                    c.key
+                ))?;
+            }
+        }
+    }
+    if changes.is_empty() {
+        printer.message("no handler matched");
+    }
+    let refused = changes.iter().any(|c| c.result.starts_with("refused"));
+    Ok(if refused {
+        ExitCode::Invalid
+    } else {
+        ExitCode::Success
+    })
+}
+
+fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
+    let event = crate::event::Event::parse(&a.event).ok_or_else(|| Error::SpecInvalid {
+        spec: a.event.clone(),
+        why: format!(
+            "not an event; known events: {}",
+            crate::event::Event::ALL.map(|e| e.name()).join(", ")
+        ),
+    })?;
+    let payload = match a.payload.as_deref() {
+        None => serde_json::Map::new(),
+        Some(src) => {
+            let bytes = if src == "-" {
+                let mut b = Vec::new();
+                std::io::Read::read_to_end(&mut std::io::stdin().take(16 * 1024 * 1024), &mut b)
+                    .map_err(Error::Output)?;
+                b
+            } else {
+                crate::fs::read_limited(std::path::Path::new(src), 16 * 1024 * 1024)?
+            };
+            match serde_json::from_slice::<serde_json::Value>(&bytes) {
+                Ok(serde_json::Value::Object(m)) => m,
+                Ok(_) => {
+                    return Err(Error::SpecInvalid {
+                        spec: src.to_string(),
+                        why: "the payload must be a JSON object".into(),
+                    })
+                }
+                Err(e) => {
+                    return Err(Error::SpecInvalid {
+                        spec: src.to_string(),
+                        why: format!("the payload is not JSON: {e}"),
+                    })
+                }
+            }
+        }
+    };
+    let profile = crate::profile::Profile::resolve(a.profile.profile.as_deref());
+    let workspace = a.workspace.unwrap_or_else(|| PathBuf::from("."));
+    let d = crate::run::dispatch(
+        &profile,
+        &workspace,
+        event,
+        &payload,
+        &crate::run::DispatchOptions {
+            include_untrusted: a.include_untrusted,
+        },
+    )?;
+    match printer.format {
+        Format::Json => printer.json(&d)?,
+        _ => {
+            let o = &d.outcome;
+            let verdict = o
+                .verdict
+                .map(|v| {
+                    serde_json::to_value(v)
+                        .ok()
+                        .and_then(|x| x.as_str().map(String::from))
+                        .unwrap_or_default()
+                })
+                .unwrap_or_else(|| "no decision".into());
+            printer.data(&format!(
+                "{event}: {verdict}{}",
+                o.reason
+                    .as_ref()
+                    .map(|r| format!(" ({r})"))
+                    .unwrap_or_default()
+            ))?;
+            if let Some(m) = &o.updated_model {
+                printer.data(&format!("  updatedModel: {m}"))?;
+            }
+            if let Some(p) = &o.updated_prompt {
+                printer.data(&format!("  prompt rewritten: {p}"))?;
+            }
+            if let Some(i) = &o.updated_input {
+                printer.data(&format!("  updatedInput: {i}"))?;
+            }
+            if let Some(c) = &o.additional_context {
+                printer.data(&format!("  additionalContext: {c}"))?;
+            }
+            for t in &d.handlers {
+                let timing =
+                    t.ms.map(|m| {
+                        format!(
+                            " exit {} in {m} ms",
+                            t.exit
+                                .map(|c| c.to_string())
+                                .unwrap_or_else(|| "killed".into())
+                        )
+                    })
+                    .unwrap_or_default();
+                let decision = t
+                    .decision
+                    .as_ref()
+                    .and_then(|x| {
+                        x.failure
+                            .clone()
+                            .map(|f| format!(" failure: {f}"))
+                            .or(x.verdict.map(|v| format!(" {v:?}").to_lowercase()))
+                    })
+                    .unwrap_or_default();
+                printer.data(&format!(
+                    "  {} {} [{}]{timing}{decision}",
+                    t.source,
+                    t.id.clone().unwrap_or_else(|| t.command.clone()),
+                    t.state
+                ))?;
+                if !t.stderr.trim().is_empty() {
+                    printer.data(&format!("    stderr: {}", t.stderr.trim()))?;
+                }
+            }
+            if d.handlers.is_empty() {
+                printer.message(&format!("no {event} handlers in the profile or workspace"));
+            }
+        }
+    }
+    Ok(ExitCode::Success)
+}
+
+fn run_doctor(a: DoctorArgs, printer: &Printer) -> Result<ExitCode, Error> {
+    let profile = crate::profile::Profile::resolve(a.profile.profile.as_deref());
+    let workspace = a.workspace.unwrap_or_else(|| PathBuf::from("."));
+    let report = crate::doctor::check(&profile, &workspace, a.fix)?;
+    match printer.format {
+        Format::Json => printer.json(&report)?,
+        Format::Github => {
+            for d in &report.problems {
+                printer.data(&github_annotation(d))?;
+            }
+        }
+        Format::Text => {
+            for f in &report.fixed {
+                printer.data(&format!("fixed: {f}"))?;
+            }
+            for d in &report.problems {
+                printer.data(&printer.diagnostic_line(d))?;
+            }
+            if report.problems.is_empty() {
+                printer.message(&format!("no problems in {}", profile.root.display()));
+            }
+        }
+    }
+    Ok(if report.problems.is_empty() {
+        ExitCode::Success
+    } else {
+        ExitCode::Invalid
+    })
 }

@@ -242,6 +242,12 @@ pub enum Error {
         /// The profile.
         profile: PathBuf,
     },
+    /// No handler has this id.
+    #[error("no handler with id `{id}` in the profile or workspace hooks.json; `hookpack list` shows them")]
+    HandlerNotFound {
+        /// The id.
+        id: String,
+    },
     /// Writing to stdout failed because the reader went away (`| head`).
     #[error("broken pipe")]
     BrokenPipe,
@@ -293,7 +299,8 @@ impl Error {
             | Error::ManifestMismatch { .. }
             | Error::HooksJsonRefused { .. }
             | Error::HooksJsonShape { .. }
-            | Error::NotInstalled { .. } => ExitCode::Invalid,
+            | Error::NotInstalled { .. }
+            | Error::HandlerNotFound { .. } => ExitCode::Invalid,
             Error::BrokenPipe => ExitCode::Success,
         }
     }

@@ -44,6 +44,17 @@ pub struct Listed {
     pub command: String,
     /// What a host would reject it for; empty when valid.
     pub problems: Vec<String>,
+    /// Trust status.
+    pub status: crate::trust::Status,
+    /// The trust hash as the handler stands now.
+    pub hash: crate::sha256::Sha256,
+    /// The trust file key.
+    pub key: String,
+    /// The script the command runs.
+    pub script: crate::trust::Script,
+    /// The handler as written.
+    #[serde(skip)]
+    pub handler: Value,
 }
 
 /// Everything `list` shows.
@@ -57,8 +68,13 @@ pub struct Listing {
     pub handlers: Vec<Listed>,
 }
 
-/// The handlers of one `hooks.json`, if it exists.
-pub fn handlers_of(file: &Path, source: &'static str) -> Result<Vec<Listed>, Error> {
+/// The handlers of one `hooks.json`, if it exists, with their trust status.
+pub fn handlers_of(
+    file: &Path,
+    source: &'static str,
+    env: &crate::trust::Env,
+    trust: &crate::trust::TrustFile,
+) -> Result<Vec<Listed>, Error> {
     if !file.exists() {
         return Ok(Vec::new());
     }
@@ -103,7 +119,22 @@ pub fn handlers_of(file: &Path, source: &'static str) -> Result<Vec<Listed>, Err
                     })
                     .map(|d| d.message.clone())
                     .collect();
+                let (hash, script) = crate::trust::hash(
+                    &crate::trust::Subject {
+                        event,
+                        matcher: matcher.as_deref(),
+                        handler: h,
+                    },
+                    env,
+                )?;
+                let key = crate::trust::key(file, event, h);
+                let status = crate::trust::status(trust, &key, &hash, &script, mine.is_empty());
                 out.push(Listed {
+                    status,
+                    hash,
+                    key,
+                    script,
+                    handler: h.clone(),
                     source,
                     file: file.to_path_buf(),
                     pointer,
@@ -129,8 +160,29 @@ pub fn workspace_hooks_json(workspace: &Path) -> PathBuf {
     workspace.join(".finclaw").join("hooks.json")
 }
 
+/// Every handler a host would load, in host order: profile, then workspace.
+pub fn all_handlers(
+    profile: &Profile,
+    workspace: &Path,
+    trust: &crate::trust::TrustFile,
+) -> Result<Vec<Listed>, Error> {
+    let env = crate::trust::Env {
+        profile_root: profile.root.clone(),
+        workspace: workspace.to_path_buf(),
+    };
+    let mut handlers = handlers_of(&profile.hooks_json(), "profile", &env, trust)?;
+    handlers.extend(handlers_of(
+        &workspace_hooks_json(workspace),
+        "workspace",
+        &env,
+        trust,
+    )?);
+    Ok(handlers)
+}
+
 /// Collects the listing.
 pub fn collect(profile: &Profile, workspace: &Path) -> Result<Listing, Error> {
+    let workspace = &std::path::absolute(workspace).unwrap_or_else(|_| workspace.to_path_buf());
     let recipes = receipt::all(profile)?
         .into_iter()
         .map(|r| Installed {
@@ -140,8 +192,8 @@ pub fn collect(profile: &Profile, workspace: &Path) -> Result<Listing, Error> {
             archive_url: r.archive_url,
         })
         .collect();
-    let mut handlers = handlers_of(&profile.hooks_json(), "profile")?;
-    handlers.extend(handlers_of(&workspace_hooks_json(workspace), "workspace")?);
+    let trust = crate::trust::TrustFile::read(&profile.trust_file())?;
+    let handlers = all_handlers(profile, workspace, &trust)?;
     Ok(Listing {
         profile: profile.root.clone(),
         recipes,

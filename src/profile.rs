@@ -194,8 +194,15 @@ pub fn lock_wait() -> Duration {
 impl Lock {
     /// Takes the profile's lock, waiting up to `wait` for another process to let go.
     pub fn acquire(profile: &Profile, wait: Duration) -> Result<Lock, Error> {
-        crate::fs::create_dir_all(&profile.root)?;
-        let path = profile.root.join(".hookpack.lock");
+        Lock::acquire_file(&profile.root.join(".hookpack.lock"), wait)
+    }
+
+    /// Takes an exclusive lock on the file `path` (created if needed).
+    pub fn acquire_file(path: &Path, wait: Duration) -> Result<Lock, Error> {
+        let path = path.to_path_buf();
+        if let Some(dir) = path.parent() {
+            crate::fs::create_dir_all(dir)?;
+        }
         let file = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)

@@ -463,3 +463,222 @@ mod tests {
         }
     }
 }
+
+/// How to dispatch.
+#[derive(Debug, Clone, Default)]
+pub struct DispatchOptions {
+    /// Run handlers that are not trusted (still never invalid ones).
+    pub include_untrusted: bool,
+}
+
+/// One handler in a dispatch.
+#[derive(Debug, Clone, Serialize)]
+pub struct Trace {
+    /// `profile` or `workspace`.
+    pub source: &'static str,
+    /// Handler id, if any.
+    pub id: Option<String>,
+    /// The recipe that installed it.
+    pub recipe: Option<String>,
+    /// The command.
+    pub command: String,
+    /// `ran`, `started` (async), or why it was skipped.
+    pub state: String,
+    /// Exit code, when it ran to completion.
+    pub exit: Option<i32>,
+    /// Milliseconds.
+    pub ms: Option<u128>,
+    /// Its decision.
+    pub decision: Option<Decision>,
+    /// The start of its stderr.
+    pub stderr: String,
+}
+
+/// The outcome of a dispatch.
+#[derive(Debug, Clone, Serialize)]
+pub struct Dispatch {
+    /// The event.
+    pub event: Event,
+    /// The string matchers were tested against (the tool name), if any.
+    pub match_string: Option<String>,
+    /// The combined outcome.
+    pub outcome: Decision,
+    /// Every handler considered, in host order.
+    pub handlers: Vec<Trace>,
+}
+
+/// Dispatches `payload` for `event` through the profile's and workspace's handlers, the
+/// way a host does: profile first, matcher as a whole-string regex on the tool name, only
+/// trusted handlers unless asked, each with the original stdin.
+pub fn dispatch(
+    profile: &crate::profile::Profile,
+    workspace: &Path,
+    event: Event,
+    payload: &serde_json::Map<String, Value>,
+    opts: &DispatchOptions,
+) -> Result<Dispatch, crate::error::Error> {
+    let workspace = std::path::absolute(workspace).unwrap_or_else(|_| workspace.to_path_buf());
+    let trust = crate::trust::TrustFile::read(&profile.trust_file())?;
+    let handlers = crate::list::all_handlers(profile, &workspace, &trust)?;
+    let mut stdin_doc = crate::fixture::common_fields(event, &workspace);
+    for (k, v) in payload {
+        stdin_doc.insert(k.clone(), v.clone());
+    }
+    stdin_doc.insert("hook_event_name".into(), Value::String(event.name().into()));
+    let stdin = serde_json::to_vec(&Value::Object(stdin_doc.clone())).unwrap_or_default();
+    let match_string = stdin_doc
+        .get("tool_name")
+        .and_then(Value::as_str)
+        .map(String::from);
+    let mut env: Vec<(String, String)> = vec![
+        ("FINCLAW_HOOK_EVENT".into(), event.name().into()),
+        (
+            "FINCLAW_PROFILE_ROOT".into(),
+            profile.root.display().to_string(),
+        ),
+    ];
+    env.push((
+        "FINCLAW_PROFILE".into(),
+        profile.name.clone().unwrap_or_else(|| {
+            profile
+                .root
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        }),
+    ));
+    let mut traces = Vec::new();
+    let mut decisions = Vec::new();
+    for h in handlers.iter().filter(|h| h.event == event.name()) {
+        let mut trace = Trace {
+            source: h.source,
+            id: h.id.clone(),
+            recipe: h.recipe.clone(),
+            command: h.command.clone(),
+            state: String::new(),
+            exit: None,
+            ms: None,
+            decision: None,
+            stderr: String::new(),
+        };
+        let skip = |why: String, trace: &mut Trace| trace.state = format!("skipped: {why}");
+        if !h.problems.is_empty() {
+            skip(format!("invalid ({})", h.problems.join("; ")), &mut trace);
+        } else if event.is_tool_event()
+            && !crate::hooks_json::compile_matcher(h.matcher.as_deref())
+                .ok()
+                .flatten()
+                .is_none_or(|m| m.is_match(match_string.as_deref().unwrap_or("")))
+        {
+            skip("matcher does not match".into(), &mut trace);
+        } else if !event.is_spawned() {
+            skip(format!("hosts never spawn {event} handlers"), &mut trace);
+        } else if h.status != crate::trust::Status::Trusted && !opts.include_untrusted {
+            skip(
+                format!(
+                    "{} (run `hookpack trust` or pass --include-untrusted)",
+                    h.status.word()
+                ),
+                &mut trace,
+            );
+        } else if h.handler.get("async").and_then(Value::as_bool) == Some(true) {
+            spawn_detached(&h.command, &workspace, &stdin, &env)
+                .map_err(|e| crate::fs::FsError::new("start a handler in", &workspace, e))?;
+            trace.state = "started (async, not awaited)".into();
+        } else {
+            let timeout = h
+                .handler
+                .get("timeout")
+                .and_then(Value::as_u64)
+                .unwrap_or(crate::hooks_json::DEFAULT_TIMEOUT);
+            let spawned = spawn(&Spawn {
+                command: &h.command,
+                cwd: &workspace,
+                stdin: &stdin,
+                env: &env,
+                timeout: Duration::from_secs(timeout),
+            });
+            let deny_on_failure =
+                h.handler.get("failurePolicy").and_then(Value::as_str) == Some("deny");
+            let (decision, out) = match spawned {
+                Ok(out) => (interpret(event, &out, deny_on_failure), Some(out)),
+                Err(e) => {
+                    let failed = RawOutput {
+                        exit: Some(127),
+                        timed_out: false,
+                        stdout: Vec::new(),
+                        stderr: format!("cannot start the shell: {e}").into_bytes(),
+                        duration: Duration::ZERO,
+                    };
+                    (interpret(event, &failed, deny_on_failure), Some(failed))
+                }
+            };
+            if let Some(out) = out {
+                trace.exit = out.exit;
+                trace.ms = Some(out.duration.as_millis());
+                trace.stderr = String::from_utf8_lossy(&out.stderr)
+                    .chars()
+                    .take(400)
+                    .collect();
+                trace.state = if out.timed_out {
+                    "timed out".into()
+                } else {
+                    "ran".into()
+                };
+            }
+            trace.decision = Some(decision.clone());
+            decisions.push(decision);
+        }
+        traces.push(trace);
+    }
+    Ok(Dispatch {
+        event,
+        match_string,
+        outcome: combine(&decisions),
+        handlers: traces,
+    })
+}
+
+/// Starts an async handler and does not wait for it.
+fn spawn_detached(
+    command: &str,
+    cwd: &Path,
+    stdin: &[u8],
+    env: &[(String, String)],
+) -> std::io::Result<()> {
+    let mut cmd = Command::new(shell());
+    cmd.arg("-lc").arg(command).current_dir(cwd);
+    for (k, _) in std::env::vars_os() {
+        if is_secret_name(&k.to_string_lossy()) {
+            cmd.env_remove(&k);
+        }
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    let mut child = cmd.spawn()?;
+    if let Some(mut w) = child.stdin.take() {
+        let bytes = stdin.to_vec();
+        // Hand over the payload, but a handler that never reads it must not hold up the
+        // host for long.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = w.write_all(&bytes);
+            let _ = tx.send(());
+        });
+        let _ = rx.recv_timeout(Duration::from_secs(2));
+    }
+    // Reap it in the background so it never lingers as a zombie of a long-lived host.
+    std::thread::spawn(move || {
+        let _ = child.wait();
+    });
+    Ok(())
+}

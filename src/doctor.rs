@@ -1,0 +1,208 @@
+//! `hookpack doctor`: what hosts fail on silently.
+//!
+//! Finds stamped entries whose recipe folder or receipt is gone, receipts whose entries or
+//! folder are gone, installed trees that differ from their receipt, scripts that are
+//! missing, handlers a host would skip, interrupted commits and staging leftovers, and
+//! trust entries for handlers that no longer exist. `--fix` repairs only what is safe:
+//! interrupted commits (rolled forward or back), staging leftovers, dangling trust entries.
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::error::Error;
+use crate::profile::Profile;
+use crate::receipt;
+use crate::trust::{Status, TrustFile};
+use serde::Serialize;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// The outcome of a check.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// Problems found (after fixing, with `--fix`).
+    pub problems: Vec<Diagnostic>,
+    /// What `--fix` did.
+    pub fixed: Vec<String>,
+}
+
+fn problem(out: &mut Vec<Diagnostic>, file: &Path, pointer: &str, code: &'static str, msg: String) {
+    out.push(Diagnostic {
+        pointer: pointer.into(),
+        ..Diagnostic::file_level(file, Severity::Error, code, msg)
+    });
+}
+
+/// Checks the profile (and workspace) and, with `fix`, repairs what is safe.
+pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, Error> {
+    let mut fixed = Vec::new();
+    if fix {
+        let _lock = crate::profile::Lock::acquire(profile, crate::profile::lock_wait())?;
+        fixed.extend(crate::install::recover(profile)?);
+    }
+    let mut out = Vec::new();
+    if profile.journal().exists() {
+        problem(&mut out, &profile.journal(), "", "interrupted-commit", "an install or remove was interrupted; `hookpack doctor --fix` (or any install/remove) finishes or undoes it".into());
+    }
+    if profile.staging_dir().is_dir() {
+        for e in crate::fs::read_dir_sorted(&profile.staging_dir())? {
+            problem(&mut out, &e.path(), "", "staging-leftover", "a staging folder of an install that did not finish; `hookpack doctor --fix` removes it".into());
+        }
+    }
+    let workspace = std::path::absolute(workspace).unwrap_or_else(|_| workspace.to_path_buf());
+    let trust_path = profile.trust_file();
+    let mut trust = TrustFile::read(&trust_path)?;
+    let handlers = crate::list::all_handlers(profile, &workspace, &trust)?;
+    let receipts = receipt::all(profile)?;
+    let hooks_file = profile.hooks_json();
+    for h in &handlers {
+        match h.status {
+            Status::Invalid => problem(
+                &mut out,
+                &h.file,
+                &h.pointer,
+                "handler-invalid",
+                format!("hosts skip this handler: {}", h.problems.join("; ")),
+            ),
+            Status::ScriptMissing => {
+                if let crate::trust::Script::Missing(p) = &h.script {
+                    problem(
+                        &mut out,
+                        &h.file,
+                        &h.pointer,
+                        "script-missing",
+                        format!("the command runs {}, which does not exist", p.display()),
+                    );
+                }
+            }
+            _ => {}
+        }
+        if let Some(r) = &h.recipe {
+            if h.source == "profile" {
+                if !receipts.iter().any(|x| x.id == *r) {
+                    problem(&mut out, &h.file, &h.pointer, "receipt-missing", format!("stamped by recipe `{r}`, which has no install receipt; reinstall it (`hookpack install {r}`) or `hookpack remove {r}`"));
+                }
+                if !profile.recipe_dir(r).is_dir() {
+                    problem(&mut out, &h.file, &h.pointer, "recipe-folder-missing", format!("stamped by recipe `{r}`, whose folder {} is gone; reinstall or remove it", profile.recipe_dir(r).display()));
+                }
+            }
+        }
+    }
+    for r in &receipts {
+        let rp = receipt::path(profile, &r.id);
+        let dir = profile.recipe_dir(&r.id);
+        if !handlers
+            .iter()
+            .any(|h| h.source == "profile" && h.recipe.as_deref() == Some(r.id.as_str()))
+            && !r.handlers.is_empty()
+        {
+            problem(&mut out, &hooks_file, "", "entries-missing", format!("`{}` is installed but hooks.json has none of its handlers; `hookpack install {}` puts them back", r.id, r.id));
+        }
+        if !dir.is_dir() {
+            problem(
+                &mut out,
+                &rp,
+                "",
+                "recipe-folder-missing",
+                format!(
+                    "`{}` has a receipt but its folder {} is gone",
+                    r.id,
+                    dir.display()
+                ),
+            );
+            continue;
+        }
+        out.extend(tree_drift(&dir, r));
+    }
+    // Trust entries for handlers that no longer exist.
+    let live: BTreeSet<&str> = handlers.iter().map(|h| h.key.as_str()).collect();
+    let dangling: Vec<String> = trust
+        .handlers
+        .keys()
+        .filter(|k| !live.contains(k.as_str()) && belongs_here(k, profile, &workspace))
+        .cloned()
+        .collect();
+    if fix && !dangling.is_empty() {
+        let _lock = crate::profile::Lock::acquire_file(
+            &profile.home.join(".hookpack-trust.lock"),
+            crate::profile::lock_wait(),
+        )?;
+        trust = TrustFile::read(&trust_path)?;
+        for k in &dangling {
+            trust.handlers.remove(k);
+            fixed.push(format!("removed the trust entry {k} (no such handler)"));
+        }
+        trust.write(&trust_path)?;
+    } else {
+        for k in dangling {
+            problem(&mut out, &trust_path, "", "trust-dangling", format!("trust entry {k} names a handler that no longer exists; `hookpack doctor --fix` removes it"));
+        }
+    }
+    Ok(Report {
+        problems: out,
+        fixed,
+    })
+}
+
+/// Trust entries of other profiles' and workspaces' files are not this check's business.
+fn belongs_here(key: &str, profile: &Profile, workspace: &Path) -> bool {
+    let file = key.split('#').next().unwrap_or_default();
+    file == profile.hooks_json().display().to_string()
+        || file
+            == crate::list::workspace_hooks_json(workspace)
+                .display()
+                .to_string()
+}
+
+/// Differences between an installed tree and its receipt.
+fn tree_drift(dir: &Path, r: &receipt::Receipt) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let mut seen = BTreeSet::new();
+    for f in &r.files {
+        let p = dir.join(&f.path);
+        seen.insert(f.path.clone());
+        match std::fs::File::open(&p).map(crate::sha256::Sha256::of_reader) {
+            Ok(Ok((digest, _))) if digest == f.sha256 => {}
+            Ok(Ok(_)) => problem(
+                &mut out,
+                &p,
+                "",
+                "tree-modified",
+                format!(
+                    "differs from what `{}` {} installed; `hookpack install {}` restores it",
+                    r.id, r.version, r.id
+                ),
+            ),
+            _ => problem(
+                &mut out,
+                &p,
+                "",
+                "tree-file-missing",
+                format!("installed by `{}` {} and now missing", r.id, r.version),
+            ),
+        }
+    }
+    for e in walkdir::WalkDir::new(dir)
+        .min_depth(1)
+        .into_iter()
+        .filter_map(Result::ok)
+    {
+        if e.file_type().is_dir() {
+            continue;
+        }
+        let rel = e
+            .path()
+            .strip_prefix(dir)
+            .unwrap_or(e.path())
+            .to_string_lossy()
+            .replace('\\', "/");
+        if !seen.contains(&rel) {
+            problem(
+                &mut out,
+                e.path(),
+                "",
+                "tree-extra-file",
+                format!("not part of `{}` {} as installed", r.id, r.version),
+            );
+        }
+    }
+    out
+}

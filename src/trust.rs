@@ -1,0 +1,466 @@
+//! Trust: a host runs a handler only while the hash it was trusted with still matches.
+//!
+//! The hash covers what decides the handler's behaviour: its event, matcher, command,
+//! effective timeout, `async`, `failurePolicy` when set, `stop:v1` on Stop, and the bytes of
+//! the script the command runs (resolved as the host would: interpreter and flags skipped,
+//! shell words, `${FINCLAW_PROFILE_ROOT}` expanded). Editing the script or any of those
+//! fields flips the handler to `modified`. Entries are keyed by source file + event +
+//! handler id, not by position, so adding a handler elsewhere re-prompts nothing.
+//!
+//! Canonical encoding (so another host can reproduce it): the SHA-256, in lowercase hex, of
+//! the compact JSON object with keys sorted bytewise and no insignificant whitespace
+//! (`json.dumps(o, sort_keys=True, separators=(",", ":"), ensure_ascii=False)` in Python):
+//! `{"async": bool, "command": str, "event": str, "failurePolicy": str (only when set),
+//! "matcher": str or null, "script": str or null, "stop": "stop:v1" (only on Stop),
+//! "timeout": int, "v": 1}` where `script` is the lowercase hex SHA-256 of the script file's
+//! bytes, or null when the command runs no script file.
+
+use crate::command::{self, Target};
+use crate::error::Error;
+use crate::event::Event;
+use crate::hooks_json::DEFAULT_TIMEOUT;
+use crate::sha256::Sha256;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The trust file schema string.
+pub const SCHEMA: &str = "hookpack.trust.v1";
+
+/// What the hash covers, read from a handler as written.
+#[derive(Debug, Clone)]
+pub struct Subject<'a> {
+    /// Event name.
+    pub event: &'a str,
+    /// Matcher, if any.
+    pub matcher: Option<&'a str>,
+    /// The handler object.
+    pub handler: &'a Value,
+}
+
+/// Where a command's script is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind", content = "path")]
+pub enum Script {
+    /// A file that exists.
+    File(PathBuf),
+    /// A path the command names that does not exist.
+    Missing(PathBuf),
+    /// The command runs no script file (inline code, a plain program).
+    None,
+}
+
+/// What a host resolves paths against.
+#[derive(Debug, Clone)]
+pub struct Env {
+    /// `FINCLAW_PROFILE_ROOT`.
+    pub profile_root: PathBuf,
+    /// The workspace: the handler's working directory.
+    pub workspace: PathBuf,
+}
+
+fn expand(path: &str, env: &Env) -> PathBuf {
+    let root = env.profile_root.display().to_string();
+    let mut p = path.replace("${FINCLAW_PROFILE_ROOT}", &root);
+    if let Some(rest) = p.strip_prefix("$FINCLAW_PROFILE_ROOT") {
+        p = format!("{root}{rest}");
+    }
+    if let Some(rest) = p.strip_prefix("~/") {
+        if let Some(home) = std::env::var_os("HOME") {
+            p = format!("{}/{rest}", PathBuf::from(home).display());
+        }
+    }
+    let pb = PathBuf::from(p);
+    if pb.is_absolute() {
+        pb
+    } else {
+        env.workspace.join(pb)
+    }
+}
+
+/// Resolves the script a command runs.
+pub fn resolve_script(cmd: &str, env: &Env) -> Script {
+    let Ok(words) = command::split(cmd) else {
+        return Script::None;
+    };
+    match command::target(&words) {
+        Target::Script {
+            interpreter, path, ..
+        } => {
+            // A bare program name (`echo`, `true`) is looked up on PATH: not a script file.
+            if interpreter.is_none() && !path.contains('/') {
+                return Script::None;
+            }
+            let p = expand(&path, env);
+            if p.is_file() {
+                Script::File(p)
+            } else {
+                Script::Missing(p)
+            }
+        }
+        _ => Script::None,
+    }
+}
+
+/// The canonical document the hash is taken over.
+pub fn canonical(subject: &Subject, script: Option<&Sha256>) -> String {
+    let h = subject.handler;
+    let mut m: BTreeMap<&str, Value> = BTreeMap::new();
+    m.insert("v", json!(1));
+    m.insert("event", json!(subject.event));
+    m.insert(
+        "matcher",
+        subject.matcher.map(Value::from).unwrap_or(Value::Null),
+    );
+    m.insert("command", h.get("command").cloned().unwrap_or(Value::Null));
+    m.insert(
+        "timeout",
+        json!(h
+            .get("timeout")
+            .and_then(Value::as_u64)
+            .unwrap_or(DEFAULT_TIMEOUT)),
+    );
+    m.insert(
+        "async",
+        json!(h.get("async").and_then(Value::as_bool).unwrap_or(false)),
+    );
+    if let Some(fp) = h.get("failurePolicy") {
+        m.insert("failurePolicy", fp.clone());
+    }
+    if subject.event == Event::Stop.name() {
+        m.insert("stop", json!("stop:v1"));
+    }
+    m.insert(
+        "script",
+        script
+            .map(|s| Value::String(s.to_string()))
+            .unwrap_or(Value::Null),
+    );
+    // BTreeMap iterates in bytewise key order; serde_json writes it compactly.
+    serde_json::to_string(&m).unwrap_or_default()
+}
+
+/// The trust hash of a handler, reading its script from disk.
+pub fn hash(subject: &Subject, env: &Env) -> Result<(Sha256, Script), Error> {
+    let cmd = subject
+        .handler
+        .get("command")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let script = resolve_script(cmd, env);
+    let digest = match &script {
+        Script::File(p) => Some(
+            Sha256::of_reader(
+                std::fs::File::open(p).map_err(|e| crate::fs::FsError::new("open", p, e))?,
+            )
+            .map_err(|e| crate::fs::FsError::new("read", p, e))?
+            .0,
+        ),
+        _ => None,
+    };
+    Ok((
+        Sha256::of(canonical(subject, digest.as_ref()).as_bytes()),
+        script,
+    ))
+}
+
+/// The key of a handler in the trust file: source file, event and handler id (or, for a
+/// handler without an id, a digest of its command).
+pub fn key(file: &Path, event: &str, handler: &Value) -> String {
+    let who = match handler.get("id").and_then(Value::as_str) {
+        Some(id) => format!("id:{id}"),
+        None => format!(
+            "command:{}",
+            Sha256::of(
+                handler
+                    .get("command")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .as_bytes()
+            )
+        ),
+    };
+    format!("{}#{event}#{who}", file.display())
+}
+
+/// One trusted handler.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// The hash trusted.
+    pub hash: Sha256,
+    /// When, RFC 3339.
+    pub trusted_at: String,
+}
+
+/// The trust file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrustFile {
+    /// Always [`SCHEMA`].
+    pub schema: String,
+    /// Key → entry.
+    pub handlers: BTreeMap<String, Entry>,
+    /// Fields hookpack does not know, kept.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl TrustFile {
+    /// Reads the trust file; absent means empty.
+    pub fn read(path: &Path) -> Result<TrustFile, Error> {
+        match std::fs::symlink_metadata(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(TrustFile {
+                    schema: SCHEMA.into(),
+                    ..Default::default()
+                });
+            }
+            Err(e) => return Err(crate::fs::FsError::new("inspect", path, e).into()),
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(Error::HooksJsonRefused {
+                    path: path.to_path_buf(),
+                    why: "the trust file is a symbolic link; hookpack does not write through links"
+                        .into(),
+                });
+            }
+            Ok(_) => {}
+        }
+        let bytes = crate::fs::read_limited(path, 16 * 1024 * 1024)?;
+        serde_json::from_slice(&bytes).map_err(|e| Error::ConfigInvalid {
+            path: path.to_path_buf(),
+            why: format!("not a hookpack trust file: {e}; fix or remove it"),
+        })
+    }
+
+    /// Writes it atomically.
+    pub fn write(&self, path: &Path) -> Result<(), Error> {
+        if let Some(dir) = path.parent() {
+            crate::fs::create_dir_all(dir)?;
+        }
+        let mut bytes = serde_json::to_vec_pretty(self).unwrap_or_default();
+        bytes.push(b'\n');
+        crate::pack::write_atomic(path, &bytes)
+    }
+}
+
+/// A handler's trust status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// The trusted hash matches.
+    Trusted,
+    /// Never trusted.
+    Untrusted,
+    /// Trusted once; something it covers has changed since.
+    Modified,
+    /// The script it runs does not exist.
+    ScriptMissing,
+    /// A host would skip it (invalid fields, a matcher that does not compile).
+    Invalid,
+}
+
+impl Status {
+    /// The word `list` prints.
+    pub fn word(self) -> &'static str {
+        match self {
+            Status::Trusted => "trusted",
+            Status::Untrusted => "untrusted",
+            Status::Modified => "modified",
+            Status::ScriptMissing => "script missing",
+            Status::Invalid => "invalid",
+        }
+    }
+}
+
+/// The status of a handler given the trust file.
+pub fn status(trust: &TrustFile, key: &str, hash: &Sha256, script: &Script, valid: bool) -> Status {
+    if !valid {
+        return Status::Invalid;
+    }
+    if matches!(script, Script::Missing(_)) {
+        return Status::ScriptMissing;
+    }
+    match trust.handlers.get(key) {
+        None => Status::Untrusted,
+        Some(e) if e.hash == *hash => Status::Trusted,
+        Some(_) => Status::Modified,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_form_is_stable_and_documented() {
+        let h =
+            json!({"type": "command", "command": "node x.js", "failurePolicy": "deny", "id": "a"});
+        let s = Subject {
+            event: "PreToolUse",
+            matcher: Some("exec"),
+            handler: &h,
+        };
+        assert_eq!(
+            canonical(&s, None),
+            r#"{"async":false,"command":"node x.js","event":"PreToolUse","failurePolicy":"deny","matcher":"exec","script":null,"timeout":30,"v":1}"#
+        );
+        let stop = Subject {
+            event: "Stop",
+            matcher: None,
+            handler: &json!({"command": "x", "timeout": 5, "async": true}),
+        };
+        assert_eq!(
+            canonical(&stop, None),
+            r#"{"async":true,"command":"x","event":"Stop","matcher":null,"script":null,"stop":"stop:v1","timeout":5,"v":1}"#
+        );
+    }
+
+    #[test]
+    fn every_covered_field_changes_the_hash() {
+        let base = json!({"type": "command", "command": "node x.js", "timeout": 10});
+        let s = |h: &Value, m: Option<&str>, e: &str| {
+            Sha256::of(
+                canonical(
+                    &Subject {
+                        event: e,
+                        matcher: m,
+                        handler: h,
+                    },
+                    None,
+                )
+                .as_bytes(),
+            )
+        };
+        let h0 = s(&base, Some("exec"), "PreToolUse");
+        let mut variants = vec![
+            s(&base, Some("write"), "PreToolUse"),
+            s(&base, None, "PreToolUse"),
+            s(&base, Some("exec"), "PostToolUse"),
+        ];
+        for (k, v) in [
+            ("command", json!("node y.js")),
+            ("timeout", json!(11)),
+            ("async", json!(true)),
+            ("failurePolicy", json!("deny")),
+        ] {
+            let mut h = base.clone();
+            h[k] = v;
+            variants.push(s(&h, Some("exec"), "PreToolUse"));
+        }
+        for v in variants {
+            assert_ne!(v, h0);
+        }
+        // Fields outside the hash (statusMessage, id) do not change it.
+        let mut h = base.clone();
+        h["statusMessage"] = json!("x");
+        assert_eq!(s(&h, Some("exec"), "PreToolUse"), h0);
+    }
+}
+
+/// The selection `trust` and `revoke` act on.
+#[derive(Debug, Clone)]
+pub enum Selection {
+    /// Handlers with these ids.
+    Ids(Vec<String>),
+    /// Handlers stamped with this recipe id.
+    Recipe(String),
+    /// Every handler.
+    All,
+}
+
+/// What `trust` or `revoke` did to one handler.
+#[derive(Debug, Clone, Serialize)]
+pub struct Change {
+    /// The trust key.
+    pub key: String,
+    /// Handler id, if any.
+    pub id: Option<String>,
+    /// Event.
+    pub event: String,
+    /// The hash recorded or removed.
+    pub hash: Sha256,
+    /// `trusted`, `revoked`, `unchanged`, or why it was refused.
+    pub result: String,
+}
+
+fn selected(h: &crate::list::Listed, sel: &Selection) -> bool {
+    match sel {
+        Selection::All => true,
+        Selection::Recipe(r) => h.recipe.as_deref() == Some(r.as_str()),
+        Selection::Ids(ids) => h.id.as_ref().is_some_and(|id| ids.contains(id)),
+    }
+}
+
+/// Trusts (or, with `revoke`, forgets) the selected handlers of the profile and workspace.
+/// Invalid handlers and handlers whose script is missing are never trusted.
+pub fn apply(
+    profile: &crate::profile::Profile,
+    workspace: &Path,
+    sel: &Selection,
+    revoke: bool,
+) -> Result<Vec<Change>, Error> {
+    let path = profile.trust_file();
+    let lock_path = profile.home.join(".hookpack-trust.lock");
+    let _lock = crate::profile::Lock::acquire_file(&lock_path, crate::profile::lock_wait())?;
+    let mut file = TrustFile::read(&path)?;
+    if file.schema.is_empty() {
+        file.schema = SCHEMA.into();
+    }
+    let workspace = std::path::absolute(workspace).unwrap_or_else(|_| workspace.to_path_buf());
+    let handlers = crate::list::all_handlers(profile, &workspace, &file)?;
+    let mut changes = Vec::new();
+    for h in handlers.iter().filter(|h| selected(h, sel)) {
+        let mut c = Change {
+            key: h.key.clone(),
+            id: h.id.clone(),
+            event: h.event.clone(),
+            hash: h.hash,
+            result: String::new(),
+        };
+        if revoke {
+            c.result = if file.handlers.remove(&h.key).is_some() {
+                "revoked".into()
+            } else {
+                "not trusted".into()
+            };
+        } else {
+            c.result = match h.status {
+                Status::Invalid => format!("refused: invalid ({})", h.problems.join("; ")),
+                Status::ScriptMissing => "refused: its script is missing".into(),
+                Status::Trusted => "unchanged".into(),
+                Status::Untrusted | Status::Modified => {
+                    let secs = std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map(|d| d.as_secs())
+                        .unwrap_or(0);
+                    file.handlers.insert(
+                        h.key.clone(),
+                        Entry {
+                            hash: h.hash,
+                            trusted_at: crate::catalog::format_timestamp(secs),
+                        },
+                    );
+                    "trusted".into()
+                }
+            };
+        }
+        changes.push(c);
+    }
+    if let Selection::Ids(ids) = sel {
+        for id in ids {
+            if !handlers
+                .iter()
+                .any(|h| h.id.as_deref() == Some(id.as_str()))
+            {
+                return Err(Error::HandlerNotFound { id: id.clone() });
+            }
+        }
+    }
+    if changes
+        .iter()
+        .any(|c| c.result == "trusted" || c.result == "revoked")
+    {
+        file.write(&path)?;
+    }
+    Ok(changes)
+}
