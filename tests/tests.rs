@@ -6,6 +6,8 @@ mod assemble;
 mod catalog;
 #[path = "integration/common.rs"]
 mod common;
+#[path = "integration/host.rs"]
+mod host;
 #[path = "integration/install.rs"]
 mod install;
 #[path = "integration/new.rs"]

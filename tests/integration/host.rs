@@ -1,0 +1,498 @@
+//! `trust`, `revoke`, `list` statuses, `run` dispatch like a host, and `doctor`.
+
+use crate::common::*;
+use serde_json::{json, Value};
+use std::path::Path;
+
+fn ok(o: &std::process::Output) {
+    assert!(
+        o.status.success(),
+        "exit {:?}\nstdout: {}\nstderr: {}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// A profile whose hooks.json runs the given handlers (event → handler objects).
+fn profile_with(sb: &Sandbox, handlers: Value) {
+    let mut hooks = serde_json::Map::new();
+    for (event, hs) in handlers.as_object().unwrap() {
+        hooks.insert(event.clone(), json!([{ "hooks": hs }]));
+    }
+    sb.write(
+        "prof/hooks.json",
+        serde_json::to_vec_pretty(&json!({ "hooks": hooks })).unwrap(),
+    );
+}
+
+fn run(sb: &Sandbox, event: &str, payload: Value, extra: &[&str]) -> Value {
+    sb.write("payload.json", payload.to_string());
+    let o = sb
+        .cmd()
+        .args([
+            "run",
+            event,
+            "--payload",
+            "payload.json",
+            "--profile",
+            "prof",
+            "--workspace",
+            "ws",
+            "--format",
+            "json",
+        ])
+        .args(extra)
+        .output()
+        .unwrap();
+    ok(&o);
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+fn alive(pid: u32) -> bool {
+    // A zombie has exited; only a running or sleeping process counts.
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z'),
+        Err(_) => false,
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_timeout_kills_the_handler_and_its_grandchild() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let pids = sb.join("pids");
+    let cmd = format!(
+        "sh -c 'sleep 60 & echo $! >> {p}; echo $$ >> {p}; sleep 60'",
+        p = pids.display()
+    );
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [{"id": "slow", "type": "command", "command": cmd, "timeout": 1, "failurePolicy": "deny"}]}),
+    );
+    let start = std::time::Instant::now();
+    let d = run(
+        &sb,
+        "PreToolUse",
+        json!({"tool_name": "exec"}),
+        &["--include-untrusted"],
+    );
+    assert!(start.elapsed() < std::time::Duration::from_secs(10));
+    assert_eq!(d["handlers"][0]["state"], "timed out");
+    assert_eq!(
+        d["outcome"]["verdict"], "deny",
+        "failurePolicy deny turns a timeout into a deny: {d:#}"
+    );
+    let text = std::fs::read_to_string(&pids).unwrap();
+    let list: Vec<u32> = text
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect();
+    assert_eq!(list.len(), 2);
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    for pid in list {
+        assert!(!alive(pid), "process {pid} survived the timeout");
+    }
+}
+
+#[test]
+fn answers_are_read_like_a_host() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({
+            "PreToolUse": [
+                {"id": "bad-json", "type": "command", "command": "echo '{not json'"},
+                {"id": "blocks", "type": "command", "command": "echo 'no way' >&2; exit 2"},
+                {"id": "crashes", "type": "command", "command": "exit 1", "failurePolicy": "deny"},
+                {"id": "crashes-open", "type": "command", "command": "exit 1"}
+            ],
+            "UserPromptSubmit": [
+                {"id": "route-a", "type": "command", "command": "echo '{\"hookSpecificOutput\":{\"updatedModel\":\"a\"}}'"},
+                {"id": "route-b", "type": "command", "command": "echo '{\"hookSpecificOutput\":{\"updatedModel\":\"b\"}}'"}
+            ],
+            "Stop": [
+                {"id": "empty-reject", "type": "command", "command": "echo '{\"hookSpecificOutput\":{\"decision\":\"reject\",\"reason\":\"\"}}'"},
+                {"id": "exit2-stop", "type": "command", "command": "echo x >&2; exit 2"}
+            ]
+        }),
+    );
+    let d = run(
+        &sb,
+        "PreToolUse",
+        json!({"tool_name": "exec"}),
+        &["--include-untrusted"],
+    );
+    let by_id = |d: &Value, id: &str| {
+        d["handlers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["id"] == id)
+            .unwrap()
+            .clone()
+    };
+    assert!(by_id(&d, "bad-json")["decision"]["failure"]
+        .as_str()
+        .unwrap()
+        .contains("looks like JSON"));
+    assert_eq!(by_id(&d, "blocks")["decision"]["verdict"], "block");
+    assert_eq!(by_id(&d, "crashes")["decision"]["verdict"], "deny");
+    assert!(by_id(&d, "crashes-open")["decision"]["verdict"].is_null());
+    // Deny wins over block.
+    assert_eq!(d["outcome"]["verdict"], "deny");
+    let d = run(
+        &sb,
+        "UserPromptSubmit",
+        json!({"prompt": "hi"}),
+        &["--include-untrusted"],
+    );
+    assert_eq!(d["outcome"]["updated_model"], "b", "the last rewrite wins");
+    let d = run(&sb, "Stop", json!({}), &["--include-untrusted"]);
+    assert!(d["outcome"]["verdict"].is_null(), "{d:#}");
+    assert!(by_id(&d, "empty-reject")["decision"]["failure"]
+        .as_str()
+        .unwrap()
+        .contains("non-empty reason"));
+    assert!(by_id(&d, "exit2-stop")["decision"]["failure"]
+        .as_str()
+        .unwrap()
+        .contains("not a Stop reject"));
+}
+
+#[test]
+fn secrets_are_stripped_and_host_variables_set() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({"SessionStart": [{"id": "env", "type": "command", "command": "echo \"key=${OPENAI_API_KEY:-unset} tok=${GITHUB_TOKEN:-unset} judge=$FINCLAW_HOOK_JUDGE_TOKEN ev=$FINCLAW_HOOK_EVENT root=$FINCLAW_PROFILE_ROOT cwd=$(pwd)\" >&2; cat > stdin.json"}]}),
+    );
+    let o = sb
+        .cmd()
+        .env("OPENAI_API_KEY", "sk-secret")
+        .env("GITHUB_TOKEN", "ghp_secret")
+        .env("FINCLAW_HOOK_JUDGE_TOKEN", "judge")
+        .args([
+            "run",
+            "SessionStart",
+            "--include-untrusted",
+            "--profile",
+            "prof",
+            "--workspace",
+            "ws",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    ok(&o);
+    let d: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let stderr = d["handlers"][0]["stderr"].as_str().unwrap().to_string();
+    assert!(
+        stderr.contains("key=unset tok=unset judge=judge ev=SessionStart"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("root={}", sb.join("prof").display())),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "cwd={}",
+            std::fs::canonicalize(sb.join("ws")).unwrap().display()
+        )),
+        "{stderr}"
+    );
+    let stdin: Value =
+        serde_json::from_slice(&std::fs::read(sb.join("ws/stdin.json")).unwrap()).unwrap();
+    for f in [
+        "session_id",
+        "turn_id",
+        "cwd",
+        "hook_event_name",
+        "model",
+        "permission_mode",
+        "transcript_path",
+    ] {
+        assert!(stdin.get(f).is_some(), "stdin lacks {f}: {stdin}");
+    }
+}
+
+#[test]
+fn trust_lifecycle_and_matchers() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    sb.write(
+        "prof/scripts/gate.sh",
+        "echo '{\"hookSpecificOutput\":{\"permissionDecision\":\"ask\"}}'\n",
+    );
+    let script = sb.join("prof/scripts/gate.sh");
+    sb.write(
+        "prof/hooks.json",
+        serde_json::to_vec_pretty(&json!({"hooks": {
+            "PreToolUse": [
+                {"matcher": "exec", "hooks": [{"id": "gate", "type": "command", "command": format!("bash {}", script.display())}]},
+                {"matcher": "(", "hooks": [{"id": "broken", "type": "command", "command": "true"}]},
+                {"matcher": "write_file", "hooks": [{"id": "gone", "type": "command", "command": "node /nowhere/x.js"}]}
+            ]
+        }}))
+        .unwrap(),
+    );
+    let list = |sb: &Sandbox| -> Vec<(String, String)> {
+        let o = sb
+            .cmd()
+            .args([
+                "list",
+                "--profile",
+                "prof",
+                "--workspace",
+                "ws",
+                "--format",
+                "json",
+            ])
+            .output()
+            .unwrap();
+        let l: Value = serde_json::from_slice(&o.stdout).unwrap();
+        l["handlers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| {
+                (
+                    h["id"].as_str().unwrap().to_string(),
+                    h["status"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        list(&sb),
+        [
+            ("gate".into(), "untrusted".into()),
+            ("broken".into(), "invalid".into()),
+            ("gone".into(), "script-missing".into())
+        ]
+    );
+    // Untrusted handlers do not run.
+    let d = run(&sb, "PreToolUse", json!({"tool_name": "exec"}), &[]);
+    assert!(d["outcome"]["verdict"].is_null());
+    // Trusting all trusts only what can be trusted, prints hashes, and exits 1 for the rest.
+    let o = sb
+        .cmd()
+        .args(["trust", "--all", "--profile", "prof", "--workspace", "ws"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("trusted    PreToolUse gate ")
+            && text.contains("refused: invalid")
+            && text.contains("refused: its script is missing"),
+        "{text}"
+    );
+    assert_eq!(list(&sb)[0].1, "trusted");
+    // The matcher is a whole-string regex on the tool name.
+    let d = run(&sb, "PreToolUse", json!({"tool_name": "exec"}), &[]);
+    assert_eq!(d["outcome"]["verdict"], "ask");
+    let d = run(&sb, "PreToolUse", json!({"tool_name": "exec2"}), &[]);
+    assert!(d["outcome"]["verdict"].is_null());
+    assert_eq!(d["handlers"][0]["state"], "skipped: matcher does not match");
+    // Editing the script flips it to modified, and it stops running.
+    std::fs::write(
+        &script,
+        "echo '{\"hookSpecificOutput\":{\"permissionDecision\":\"allow\"}}'\n",
+    )
+    .unwrap();
+    assert_eq!(list(&sb)[0].1, "modified");
+    let d = run(&sb, "PreToolUse", json!({"tool_name": "exec"}), &[]);
+    assert!(d["outcome"]["verdict"].is_null());
+    // Adding a handler before it does not disturb its trust (keyed by id, not position).
+    ok(&sb
+        .cmd()
+        .args(["trust", "gate", "--profile", "prof", "--workspace", "ws"])
+        .output()
+        .unwrap());
+    let mut doc: Value =
+        serde_json::from_slice(&std::fs::read(sb.join("prof/hooks.json")).unwrap()).unwrap();
+    doc["hooks"]["PreToolUse"].as_array_mut().unwrap().insert(
+        0,
+        json!({"hooks": [{"id": "new", "type": "command", "command": "true"}]}),
+    );
+    std::fs::write(
+        sb.join("prof/hooks.json"),
+        serde_json::to_vec(&doc).unwrap(),
+    )
+    .unwrap();
+    assert!(list(&sb).contains(&("gate".to_string(), "trusted".to_string())));
+    // Revoke.
+    ok(&sb
+        .cmd()
+        .args(["revoke", "gate", "--profile", "prof", "--workspace", "ws"])
+        .output()
+        .unwrap());
+    assert!(list(&sb).contains(&("gate".to_string(), "untrusted".to_string())));
+    let o = sb
+        .cmd()
+        .args(["trust", "nope", "--profile", "prof"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let trust: Value =
+        serde_json::from_slice(&std::fs::read(sb.join("finclaw-home/hooks-trust.json")).unwrap())
+            .unwrap();
+    assert_eq!(trust["schema"], "hookpack.trust.v1");
+}
+
+#[test]
+fn installed_recipes_run_after_trust() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    ok(&sb
+        .cmd()
+        .args(["install", "tool-gate", "secret-guard", "--profile", "prof"])
+        .output()
+        .unwrap());
+    ok(&sb
+        .cmd()
+        .args([
+            "trust",
+            "--recipe",
+            "tool-gate",
+            "--profile",
+            "prof",
+            "--workspace",
+            "ws",
+        ])
+        .output()
+        .unwrap());
+    let d = run(
+        &sb,
+        "PreToolUse",
+        json!({"tool_name": "exec", "tool_input": {"command": "rm -rf /"}}),
+        &[],
+    );
+    assert_eq!(d["outcome"]["verdict"], "deny", "{d:#}");
+    let states: Vec<&str> = d["handlers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["state"].as_str().unwrap())
+        .collect();
+    assert_eq!(states[0], "ran");
+    assert!(states[1].starts_with("skipped: untrusted"), "{states:?}");
+}
+
+#[test]
+fn doctor_finds_damage_and_fixes_what_is_safe() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    ok(&sb
+        .cmd()
+        .args([
+            "install",
+            "tool-gate",
+            "turn-review",
+            "audit-log",
+            "--profile",
+            "prof",
+        ])
+        .output()
+        .unwrap());
+    ok(&sb
+        .cmd()
+        .args(["trust", "--all", "--profile", "prof", "--workspace", "ws"])
+        .output()
+        .unwrap());
+    ok(&sb
+        .cmd()
+        .args(["doctor", "--profile", "prof", "--workspace", "ws"])
+        .output()
+        .unwrap());
+    // Damage by hand.
+    std::fs::remove_dir_all(sb.join("prof/hooks/turn-review")).unwrap();
+    std::fs::remove_file(sb.join("prof/hooks/.receipts/audit-log.json")).unwrap();
+    std::fs::write(sb.join("prof/hooks/tool-gate/rules.json"), "{}").unwrap();
+    std::fs::write(sb.join("prof/hooks/tool-gate/extra.txt"), "x").unwrap();
+    std::fs::create_dir_all(sb.join("prof/.hookpack-staging/999999-leftover/x")).unwrap();
+    let mut doc: Value =
+        serde_json::from_slice(&std::fs::read(sb.join("prof/hooks.json")).unwrap()).unwrap();
+    doc["hooks"]["PreToolUse"][0]["matcher"] = json!("exec(");
+    doc["hooks"].as_object_mut().unwrap().remove("Stop");
+    std::fs::write(
+        sb.join("prof/hooks.json"),
+        serde_json::to_vec_pretty(&doc).unwrap(),
+    )
+    .unwrap();
+    let check = |fix: bool| -> (i32, Value) {
+        let mut c = sb.cmd();
+        c.args([
+            "doctor",
+            "--profile",
+            "prof",
+            "--workspace",
+            "ws",
+            "--format",
+            "json",
+        ]);
+        if fix {
+            c.arg("--fix");
+        }
+        let o = c.output().unwrap();
+        (
+            o.status.code().unwrap(),
+            serde_json::from_slice(&o.stdout).unwrap(),
+        )
+    };
+    let (code, r) = check(false);
+    assert_eq!(code, 1);
+    let codes: Vec<&str> = r["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["code"].as_str().unwrap())
+        .collect();
+    for want in [
+        "staging-leftover",
+        "handler-invalid",
+        "receipt-missing",
+        "recipe-folder-missing",
+        "entries-missing",
+        "tree-modified",
+        "tree-extra-file",
+        "trust-dangling",
+    ] {
+        assert!(codes.contains(&want), "missing {want}: {codes:?}");
+    }
+    let (code, r) = check(true);
+    assert_eq!(code, 1, "unsafe problems remain");
+    let fixed = r["fixed"].as_array().unwrap();
+    assert!(fixed
+        .iter()
+        .any(|f| f.as_str().unwrap().contains("staging leftovers")));
+    assert!(fixed
+        .iter()
+        .any(|f| f.as_str().unwrap().contains("removed the trust entry")));
+    assert!(!Path::new(&sb.join("prof/.hookpack-staging/999999-leftover")).exists());
+    let codes: Vec<&str> = r["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["code"].as_str().unwrap())
+        .collect();
+    assert!(
+        !codes.contains(&"staging-leftover") && !codes.contains(&"trust-dangling"),
+        "{codes:?}"
+    );
+    assert!(
+        codes.contains(&"tree-modified"),
+        "doctor --fix must not touch installed files"
+    );
+}
