@@ -109,6 +109,15 @@ pub enum ArchiveError {
     /// The visitor refused an entry.
     #[error("{0}")]
     Visit(String),
+    /// Writing an extracted entry failed (disk full, read-only folder): the machine's fault,
+    /// not the archive's.
+    #[error("cannot write {path}: {source}")]
+    Write {
+        /// Where.
+        path: std::path::PathBuf,
+        /// Why.
+        source: io::Error,
+    },
 }
 
 /// One entry, after checking.

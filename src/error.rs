@@ -272,7 +272,11 @@ impl Error {
         match self {
             Error::Fs(e) if e.is_input_problem() => ExitCode::Invalid,
             Error::Fs(_) | Error::Output(_) => ExitCode::Environment,
-            Error::ArchiveWrite { .. } => ExitCode::Environment,
+            Error::ArchiveWrite { .. }
+            | Error::ArchiveRefused {
+                source: crate::archive::ArchiveError::Write { .. },
+                ..
+            } => ExitCode::Environment,
             Error::Fetch(e) if e.is_input_problem() => ExitCode::Invalid,
             Error::Fetch(_) | Error::LockTimeout { .. } => ExitCode::Environment,
             Error::ConfigInvalid { .. } => ExitCode::Invalid,

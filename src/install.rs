@@ -215,7 +215,10 @@ pub fn load_index(fetcher: &Fetcher, loc: &Location) -> Result<Catalog, Error> {
 /// A staging folder inside the profile (or, for a dry run, the system temp folder), removed
 /// when dropped.
 pub struct Staging {
-    dir: tempfile::TempDir,
+    dir: Option<tempfile::TempDir>,
+    /// Folders this staging created on the way (the profile itself, `.hookpack-staging`),
+    /// innermost last: removed again when empty, so a refused install leaves no trace.
+    created: Vec<PathBuf>,
 }
 
 impl Staging {
@@ -225,15 +228,37 @@ impl Staging {
         } else {
             profile.staging_dir()
         };
+        let mut created = Vec::new();
+        let mut missing: Vec<PathBuf> = parent
+            .ancestors()
+            .take_while(|p| !p.exists())
+            .map(Path::to_path_buf)
+            .collect();
+        missing.reverse();
         crate::fs::create_dir_all(&parent)?;
+        created.extend(missing);
         let dir = tempfile::Builder::new()
             .prefix(&format!("{}-", std::process::id()))
             .tempdir_in(&parent)
             .map_err(|e| crate::fs::FsError::new("create a staging folder in", &parent, e))?;
-        Ok(Staging { dir })
+        Ok(Staging {
+            dir: Some(dir),
+            created,
+        })
     }
     fn path(&self) -> &Path {
-        self.dir.path()
+        self.dir.as_ref().map(|d| d.path()).unwrap_or(Path::new(""))
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        // Removes the staging folder (if a commit has not already), then any folder created
+        // for it that is now empty.
+        drop(self.dir.take());
+        for d in self.created.iter().rev() {
+            let _ = std::fs::remove_dir(d);
+        }
     }
 }
 
@@ -442,8 +467,9 @@ pub fn prepare(
         &limits,
         |e, data| {
             let dest = tree.join(&e.path);
-            let io = |err: std::io::Error| {
-                archive::ArchiveError::Visit(format!("cannot write {}: {err}", dest.display()))
+            let io = |err: std::io::Error| archive::ArchiveError::Write {
+                path: dest.clone(),
+                source: err,
             };
             if e.is_dir {
                 std::fs::create_dir_all(&dest).map_err(io)?;
