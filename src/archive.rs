@@ -11,7 +11,7 @@
 //! the archive; truncated streams; header and gzip/zstd checksum failures. The format is
 //! told by magic bytes, never by the file name.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{self, BufRead, BufReader, Read};
 use unicode_normalization::UnicodeNormalization;
 
@@ -146,6 +146,23 @@ pub struct Summary {
     pub total_bytes: u64,
 }
 
+/// Most zero bytes accepted after the end-of-archive marker.
+const MAX_PADDING: usize = 1024 * 1024;
+
+/// `s` with control characters escaped, so a hostile name cannot drive the terminal.
+pub fn printable(s: &str) -> String {
+    s.chars()
+        .flat_map(|c| {
+            let escaped: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            escaped
+        })
+        .collect()
+}
+
 fn kind_name(t: tar::EntryType) -> &'static str {
     match t {
         tar::EntryType::Symlink => "symbolic link",
@@ -161,7 +178,7 @@ fn kind_name(t: tar::EntryType) -> &'static str {
 
 /// Checks one stored path and splits off its top folder.
 fn check_path(raw: &[u8], limits: &Limits) -> Result<(String, String), ArchiveError> {
-    let lossy = String::from_utf8_lossy(raw).into_owned();
+    let lossy = printable(&String::from_utf8_lossy(raw));
     let refuse = |why| ArchiveError::EntryPathRefused {
         path: lossy.clone(),
         why,
@@ -267,6 +284,8 @@ fn scan_tar<R: Read>(
     let mut total: u64 = 0;
     let mut seen_exact: HashMap<String, String> = HashMap::new();
     let mut seen_folded: HashMap<String, String> = HashMap::new();
+    let mut files: HashSet<String> = HashSet::new();
+    let mut folders: HashSet<String> = HashSet::new();
     for item in archive.entries().map_err(ArchiveError::Corrupt)? {
         let mut item = item.map_err(ArchiveError::Corrupt)?;
         if entries.len() >= limits.max_entries {
@@ -284,13 +303,13 @@ fn scan_tar<R: Read>(
             // the tar crate; anything else is refused.
             other => {
                 return Err(ArchiveError::EntryTypeRefused {
-                    path: String::from_utf8_lossy(&raw).into_owned(),
+                    path: printable(&String::from_utf8_lossy(&raw)),
                     kind: kind_name(other),
                 });
             }
         };
         let (entry_top, rest) = check_path(&raw, limits)?;
-        let display = String::from_utf8_lossy(&raw).into_owned();
+        let display = printable(&String::from_utf8_lossy(&raw));
         match &top {
             Some(t) if *t != entry_top => {
                 return Err(ArchiveError::TopFolder {
@@ -329,13 +348,38 @@ fn scan_tar<R: Read>(
                 how,
             });
         }
+        // A path used both as a file and as a folder (`a` then `a/b`, or `a/b` then `a`).
+        let parts: Vec<&str> = folded.split('/').collect();
+        for i in 1..parts.len() {
+            let prefix = parts[..i].join("/");
+            if files.contains(&prefix) {
+                return Err(ArchiveError::EntryCollision {
+                    first: prefix,
+                    second: display,
+                    how: "a file is used as a folder",
+                });
+            }
+            folders.insert(prefix);
+        }
+        if is_dir {
+            folders.insert(folded.clone());
+        } else if folders.contains(&folded) {
+            return Err(ArchiveError::EntryCollision {
+                first: folded,
+                second: display,
+                how: "a folder is used as a file",
+            });
+        } else {
+            files.insert(folded.clone());
+        }
         seen_exact.insert(exact, display.clone());
         seen_folded.insert(folded, display.clone());
 
         let size = if is_dir {
             0
         } else {
-            item.header().size().map_err(ArchiveError::Corrupt)?
+            // The entry's real size: a pax `size` record overrides the header's.
+            item.size()
         };
         total = total.saturating_add(size);
         if total > limits.max_total_bytes {
@@ -361,12 +405,20 @@ fn scan_tar<R: Read>(
         io::copy(&mut item, &mut io::sink()).map_err(ArchiveError::Corrupt)?;
         entries.push(entry);
     }
-    // After the end-of-archive blocks, only zero padding may follow.
+    // After the end-of-archive blocks, only zero padding may follow, and not much of it
+    // (tar pads to a 10 KiB record): a stream of zeros could otherwise inflate forever.
     let mut buf = [0u8; 8192];
+    let mut padding = 0usize;
     loop {
         let n = dec.read(&mut buf).map_err(ArchiveError::Corrupt)?;
         if n == 0 {
             break;
+        }
+        padding += n;
+        if padding > MAX_PADDING {
+            return Err(ArchiveError::TrailingData(
+                "more than 1 MiB of padding after the end-of-archive marker",
+            ));
         }
         if buf[..n].iter().any(|&b| b != 0) {
             return Err(ArchiveError::TrailingData(

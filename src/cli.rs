@@ -449,10 +449,11 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
 
 /// Prints `error: …` and a `caused by:` line per source.
 pub fn report_error(e: &(dyn std::error::Error + 'static)) {
-    eprintln!("error: {e}");
+    // Messages quote names from archives, indexes and files: never let them drive the terminal.
+    eprintln!("error: {}", crate::archive::printable(&e.to_string()));
     let mut source = e.source();
     while let Some(s) = source {
-        eprintln!("  caused by: {s}");
+        eprintln!("  caused by: {}", crate::archive::printable(&s.to_string()));
         source = s.source();
     }
 }

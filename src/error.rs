@@ -56,7 +56,7 @@ pub enum Error {
         diagnostics: Vec<crate::diagnostic::Diagnostic>,
     },
     /// An existing index does not validate.
-    #[error("the existing catalog index is invalid; fix or remove it (nothing was written)")]
+    #[error("the catalog index does not validate; nothing was written")]
     IndexInvalid {
         /// Every problem found.
         diagnostics: Vec<crate::diagnostic::Diagnostic>,

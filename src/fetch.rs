@@ -208,6 +208,18 @@ impl Location {
     }
 }
 
+/// A TLS trust failure will not go away on retry.
+fn is_certificate_error(e: &reqwest::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = source {
+        if s.to_string().to_ascii_lowercase().contains("certificate") {
+            return true;
+        }
+        source = s.source();
+    }
+    false
+}
+
 /// How to fetch.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -344,7 +356,10 @@ impl Fetcher {
                                 status: resp.status().as_u16(),
                             });
                         }
-                        Err(e) if (e.is_connect() || e.is_timeout()) && !last => {}
+                        Err(e)
+                            if (e.is_connect() || e.is_timeout())
+                                && !last
+                                && !is_certificate_error(&e) => {}
                         Err(e) => {
                             return Err(FetchError::Network {
                                 url: url.to_string(),

@@ -459,7 +459,7 @@ pub fn prepare(
     }
     // Pass 2: write.
     let tree = staging.path().join(&id);
-    crate::fs::create_dir(&tree)?;
+    make_dirs(&tree).map_err(|e| crate::fs::FsError::new("create folder", &tree, e))?;
     let mut files = Vec::new();
     archive::scan(
         open(&archive_path)?,
@@ -472,11 +472,11 @@ pub fn prepare(
                 source: err,
             };
             if e.is_dir {
-                std::fs::create_dir_all(&dest).map_err(io)?;
+                make_dirs(&dest).map_err(io)?;
                 return Ok(());
             }
             if let Some(parent) = dest.parent() {
-                std::fs::create_dir_all(parent).map_err(io)?;
+                make_dirs(parent).map_err(io)?;
             }
             let mut f = std::fs::OpenOptions::new()
                 .write(true)
@@ -509,8 +509,22 @@ pub fn prepare(
     )
     .map_err(refuse)?;
     // The extracted tree must be a valid recipe in its own right.
-    let loaded = crate::recipe::load(&tree, false)
-        .map_err(|diagnostics| Error::RecipesInvalid { diagnostics })?;
+    let loaded =
+        crate::recipe::load(&tree, false).map_err(|diagnostics| Error::RecipesInvalid {
+            // Name the files as they are in the archive: staging is gone by the time anyone reads this.
+            diagnostics: diagnostics
+                .into_iter()
+                .map(|mut d| {
+                    let rel = d
+                        .file
+                        .strip_prefix(&tree)
+                        .map(Path::to_path_buf)
+                        .unwrap_or_default();
+                    d.file = PathBuf::from(format!("{location}!{}/{}", summary.top, rel.display()));
+                    d
+                })
+                .collect(),
+        })?;
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(Prepared {
         recipe: loaded.recipe,
@@ -539,6 +553,25 @@ impl Write for HashingWriter<'_> {
     fn flush(&mut self) -> std::io::Result<()> {
         self.inner.flush()
     }
+}
+
+/// Creates a folder and its missing parents with mode 0755 whatever the umask allows more.
+fn make_dirs(p: &Path) -> std::io::Result<()> {
+    let mut b = std::fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(0o755);
+    }
+    b.create(p)?;
+    #[cfg(unix)]
+    {
+        // An existing folder (the top folder given twice) keeps 0755 too.
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755))?;
+    }
+    Ok(())
 }
 
 fn open(p: &Path) -> Result<std::fs::File, Error> {
@@ -880,10 +913,18 @@ pub fn install_prepared(
     }
     let (doc, old_bytes) = read_hooks_json(&profile.hooks_json())?;
     let hooks = rewrite_commands(&prepared.recipe, profile, opts.absolute_paths);
-    let new_doc = crate::merge::merge(&doc, &id, &hooks).map_err(|e| Error::HooksJsonShape {
+    let previous = receipt::read(profile, &id)?;
+    let merged = crate::merge::merge(
+        &doc,
+        &id,
+        &hooks,
+        previous.as_ref().and_then(|r| r.created.as_ref()),
+    )
+    .map_err(|e| Error::HooksJsonShape {
         path: profile.hooks_json(),
         source: e,
     })?;
+    let new_doc = merged.doc;
     let new_bytes = to_bytes(&new_doc);
     let old_text = old_bytes
         .as_deref()
@@ -891,7 +932,7 @@ pub fn install_prepared(
         .unwrap_or_default()
         .into_owned();
     let diff = line_diff(&old_text, &String::from_utf8_lossy(&new_bytes));
-    let previous = receipt::read(profile, &id)?;
+
     let from = previous.as_ref().map(|r| r.version.clone());
     let to = prepared.recipe.version.to_string();
     let action = match &from {
@@ -939,6 +980,7 @@ pub fn install_prepared(
         installed_at: now(),
         files: prepared.files.clone(),
         handlers,
+        created: Some(merged.created),
     };
     commit(
         profile,
@@ -970,6 +1012,13 @@ pub fn install(
         })?;
     let version = choose(entry, &spec.want, opts.cli_version.as_ref())?;
     let archive_loc = index.join(&version.url)?;
+    if matches!(index, Location::Http(_)) && !matches!(archive_loc, Location::Http(_)) {
+        // A remote index must not make hookpack read files or devices of this machine.
+        return Err(Error::UrlInvalid {
+            url: version.url.clone(),
+            why: "points at a local file, but the index is remote; a remote index may only name http(s) archives".into(),
+        });
+    }
     let promise = Promise {
         id: spec.id.to_string(),
         version: Some(version.version.clone()),
@@ -1020,8 +1069,21 @@ pub fn install_archive(
                 "there is no recipe.json in the top folder".into(),
             ),
         })?;
-        let v: Value = serde_json::from_slice(&manifest).unwrap_or(Value::Null);
-        v["id"].as_str().unwrap_or_default().to_string()
+        let v: Value = serde_json::from_slice(&manifest).map_err(|e| Error::ArchiveRefused {
+            location: archive.to_string(),
+            source: archive::ArchiveError::Visit(format!("its recipe.json is not JSON: {e}")),
+        })?;
+        match v["id"].as_str() {
+            Some(id) => id.to_string(),
+            None => {
+                return Err(Error::ArchiveRefused {
+                    location: archive.to_string(),
+                    source: archive::ArchiveError::Visit(
+                        "its recipe.json has no string `id`".into(),
+                    ),
+                })
+            }
+        }
     };
     crate::id::Id::parse(&id)?;
     let promise = Promise {
@@ -1057,12 +1119,13 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
         recover(profile)?;
     }
     let (doc, old_bytes) = read_hooks_json(&profile.hooks_json())?;
-    let (new_doc, removed) =
-        crate::merge::unmerge(&doc, id).map_err(|e| Error::HooksJsonShape {
-            path: profile.hooks_json(),
-            source: e,
-        })?;
     let previous = receipt::read(profile, id)?;
+    let (new_doc, removed) =
+        crate::merge::unmerge(&doc, id, previous.as_ref().and_then(|r| r.created.as_ref()))
+            .map_err(|e| Error::HooksJsonShape {
+                path: profile.hooks_json(),
+                source: e,
+            })?;
     let tree = profile.recipe_dir(id);
     if removed == 0 && previous.is_none() && !tree.exists() {
         return Err(Error::NotInstalled {

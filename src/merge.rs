@@ -64,61 +64,129 @@ fn stamped(handler: &Value, id: &str) -> bool {
     handler.get("recipe").and_then(Value::as_str) == Some(id)
 }
 
-/// Removes every handler stamped with `id`, and the groups and events this leaves empty.
-/// Returns the new document and how many handlers were removed.
-pub fn unmerge(doc: &Value, id: &str) -> Result<(Value, usize), ShapeError> {
+/// What a merge added to the document's structure (beyond its own groups), so that removing
+/// the recipe can take exactly that away again: a `hooks` key the document lacked, and event
+/// keys it did not have. Kept in the install receipt.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Created {
+    /// The document had no `hooks` key.
+    #[serde(default)]
+    pub hooks_key: bool,
+    /// Event keys the recipe's handlers brought in.
+    #[serde(default)]
+    pub events: Vec<String>,
+}
+
+/// A merged document and what the merge created.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Merged {
+    /// The new document.
+    pub doc: Value,
+    /// Structure the merge created (previous installs' included).
+    pub created: Created,
+}
+
+/// Takes `id`'s handlers out, and the groups this leaves empty. Returns the document, the
+/// number removed and the events left empty by the removal (not yet deleted).
+fn strip(doc: &Value, id: &str) -> Result<(Value, usize, Vec<String>), ShapeError> {
     check_shape(doc)?;
     let mut out = doc.clone();
     let mut removed = 0;
-    let Some(events) = out.get_mut("hooks").and_then(Value::as_object_mut) else {
-        return Ok((out, 0));
-    };
-    let mut emptied_events = Vec::new();
-    for (event, groups) in events.iter_mut() {
-        let Some(groups) = groups.as_array_mut() else {
-            continue;
-        };
-        let mut touched_any = false;
-        groups.retain_mut(|g| {
-            let Some(handlers) = g.get_mut("hooks").and_then(Value::as_array_mut) else {
-                return true;
+    let mut emptied = Vec::new();
+    if let Some(events) = out.get_mut("hooks").and_then(Value::as_object_mut) {
+        for (event, groups) in events.iter_mut() {
+            let Some(groups) = groups.as_array_mut() else {
+                continue;
             };
-            let before = handlers.len();
-            handlers.retain(|h| !stamped(h, id));
-            let gone = before - handlers.len();
-            removed += gone;
-            if gone > 0 {
-                touched_any = true;
+            let mut touched = false;
+            groups.retain_mut(|g| {
+                let Some(handlers) = g.get_mut("hooks").and_then(Value::as_array_mut) else {
+                    return true;
+                };
+                let before = handlers.len();
+                handlers.retain(|h| !stamped(h, id));
+                let gone = before - handlers.len();
+                removed += gone;
+                touched |= gone > 0;
+                !(gone > 0 && handlers.is_empty())
+            });
+            if touched && groups.is_empty() {
+                emptied.push(event.clone());
             }
-            !(gone > 0 && handlers.is_empty())
-        });
-        if touched_any && groups.is_empty() {
-            emptied_events.push(event.clone());
         }
     }
-    for e in emptied_events {
-        events.shift_remove(&e);
+    Ok((out, removed, emptied))
+}
+
+/// Whether an event (or the `hooks` key) left empty by a removal goes too: what an earlier
+/// merge created does; without that record, every emptied event does.
+fn goes(previous: Option<&Created>, event: &str) -> bool {
+    previous.is_none_or(|c| c.events.iter().any(|e| e == event))
+}
+
+/// Removes every handler stamped with `id`, the groups this leaves empty, and the events
+/// (and `hooks` key) that `previous` — the record of the merge that added them — says the
+/// merge created. Without a record, every event left empty by the removal is deleted.
+/// Returns the new document and how many handlers were removed.
+pub fn unmerge(
+    doc: &Value,
+    id: &str,
+    previous: Option<&Created>,
+) -> Result<(Value, usize), ShapeError> {
+    let (mut out, removed, emptied) = strip(doc, id)?;
+    if let Some(events) = out.get_mut("hooks").and_then(Value::as_object_mut) {
+        for e in emptied.iter().filter(|e| goes(previous, e)) {
+            events.shift_remove(e);
+        }
+    }
+    let hooks_empty = out
+        .get("hooks")
+        .and_then(Value::as_object)
+        .is_some_and(|m| m.is_empty());
+    if previous.is_some_and(|c| c.hooks_key) && hooks_empty {
+        if let Some(obj) = out.as_object_mut() {
+            obj.shift_remove("hooks");
+        }
     }
     Ok((out, removed))
 }
 
 /// Replaces `id`'s handlers in `doc` with `hooks` (event → groups, commands already
-/// rewritten for the installed location), each handler stamped with `id`.
+/// rewritten for the installed location), each handler stamped with `id`. Groups without
+/// handlers are not added. `previous` is the record of the merge being replaced, if any.
 pub fn merge(
     doc: &Value,
     id: &str,
     hooks: &IndexMap<String, Vec<Group>>,
-) -> Result<Value, ShapeError> {
-    let (mut out, _) = unmerge(doc, id)?;
+    previous: Option<&Created>,
+) -> Result<Merged, ShapeError> {
+    let (mut out, _, emptied) = strip(doc, id)?;
     let obj = out
         .as_object_mut()
         .ok_or_else(|| shape("", "the document is not an object"))?;
+    let mut created = Created {
+        hooks_key: previous.is_some_and(|c| c.hooks_key),
+        events: Vec::new(),
+    };
+    if !obj.contains_key("hooks") {
+        created.hooks_key = true;
+    }
     let events = obj
         .entry("hooks")
         .or_insert_with(|| Value::Object(Map::new()))
         .as_object_mut()
         .ok_or_else(|| shape("/hooks", "`hooks` is not an object"))?;
     for (event, groups) in hooks {
+        let groups: Vec<&Group> = groups.iter().filter(|g| !g.hooks.is_empty()).collect();
+        if groups.is_empty() {
+            continue;
+        }
+        if !events.contains_key(event) {
+            created.events.push(event.clone());
+        } else if previous.is_some_and(|c| c.events.contains(event)) {
+            // Still ours from the install being replaced.
+            created.events.push(event.clone());
+        }
         let list = events
             .entry(event.clone())
             .or_insert_with(|| Value::Array(Vec::new()))
@@ -151,7 +219,17 @@ pub fn merge(
             list.push(Value::Object(group));
         }
     }
-    Ok(out)
+    // Events the replaced install emptied and this one does not use go, if they were its own.
+    for e in &emptied {
+        let still_empty = events
+            .get(e)
+            .and_then(Value::as_array)
+            .is_some_and(|a| a.is_empty());
+        if still_empty && goes(previous, e) {
+            events.shift_remove(e);
+        }
+    }
+    Ok(Merged { doc: out, created })
 }
 
 /// Handlers stamped with `id`: (event, handler id, command).
@@ -215,7 +293,8 @@ mod tests {
     fn table() {
         let user = user_doc();
         // (name, document, then: merge or unmerge, expected)
-        let merged = merge(&user, "tool-gate", &recipe_hooks()).unwrap();
+        let m = merge(&user, "tool-gate", &recipe_hooks(), None).unwrap();
+        let merged = m.doc.clone();
         assert_eq!(
             merged,
             json!({
@@ -237,11 +316,13 @@ mod tests {
         assert_eq!(keys, ["description", "zeta", "hooks", "alpha"]);
         // Installing again replaces.
         assert_eq!(
-            merge(&merged, "tool-gate", &recipe_hooks()).unwrap(),
+            merge(&merged, "tool-gate", &recipe_hooks(), Some(&m.created))
+                .unwrap()
+                .doc,
             merged
         );
         // Removing gives back the original exactly.
-        let (back, n) = unmerge(&merged, "tool-gate").unwrap();
+        let (back, n) = unmerge(&merged, "tool-gate", Some(&m.created)).unwrap();
         assert_eq!(n, 2);
         assert_eq!(back, user);
         assert_eq!(
@@ -249,20 +330,44 @@ mod tests {
             serde_json::to_string(&user).unwrap()
         );
         // Another recipe's stamps are left alone.
-        assert_eq!(unmerge(&user, "tool-gate").unwrap(), (user.clone(), 0));
+        assert_eq!(
+            unmerge(&user, "tool-gate", None).unwrap(),
+            (user.clone(), 0)
+        );
     }
 
     #[test]
     fn a_user_handler_added_to_our_group_survives_removal() {
-        let mut merged = merge(&json!({}), "tool-gate", &recipe_hooks()).unwrap();
+        let m = merge(&json!({}), "tool-gate", &recipe_hooks(), None).unwrap();
+        let mut merged = m.doc;
         merged["hooks"]["Stop"][0]["hooks"]
             .as_array_mut()
             .unwrap()
             .push(json!({"type": "command", "command": "mine"}));
-        let (back, _) = unmerge(&merged, "tool-gate").unwrap();
+        let (back, _) = unmerge(&merged, "tool-gate", Some(&m.created)).unwrap();
         assert_eq!(
             back,
             json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "mine"}]}]}})
+        );
+    }
+
+    #[test]
+    fn empty_arrays_and_a_missing_hooks_key_come_back_exactly() {
+        let doc = json!({"description": "x", "hooks": {"Stop": [], "SessionEnd": []}});
+        let m = merge(&doc, "r", &recipe_hooks(), None).unwrap();
+        assert_eq!(m.created.events, ["PreToolUse"]);
+        let again = merge(&m.doc, "r", &recipe_hooks(), Some(&m.created)).unwrap();
+        assert_eq!(again, m, "re-install must not move or change anything");
+        assert_eq!(unmerge(&m.doc, "r", Some(&m.created)).unwrap().0, doc);
+        let bare = json!({"description": "x"});
+        let m = merge(&bare, "r", &recipe_hooks(), None).unwrap();
+        assert_eq!(unmerge(&m.doc, "r", Some(&m.created)).unwrap().0, bare);
+        // A recipe's empty groups and events add nothing.
+        let empty: IndexMap<String, Vec<Group>> =
+            serde_json::from_value(json!({"Stop": [{"hooks": []}], "SessionEnd": []})).unwrap();
+        assert_eq!(
+            merge(&bare, "r", &empty, None).unwrap().doc,
+            json!({"description": "x", "hooks": {}})
         );
     }
 
@@ -276,8 +381,8 @@ mod tests {
             json!({"hooks": {"Stop": [{"matcher": "x"}]}}),
             json!({"hooks": {"Stop": [{"hooks": {}}]}}),
         ] {
-            assert!(merge(&doc, "x", &recipe_hooks()).is_err(), "{doc}");
-            assert!(unmerge(&doc, "x").is_err(), "{doc}");
+            assert!(merge(&doc, "x", &recipe_hooks(), None).is_err(), "{doc}");
+            assert!(unmerge(&doc, "x", None).is_err(), "{doc}");
         }
     }
 }

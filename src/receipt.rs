@@ -57,6 +57,10 @@ pub struct Receipt {
     pub files: Vec<FileRecord>,
     /// Handlers merged.
     pub handlers: Vec<HandlerRecord>,
+    /// What the merge added to `hooks.json`'s structure, for an exact removal. Absent in
+    /// receipts that predate it: removal then deletes every event it leaves empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created: Option<crate::merge::Created>,
 }
 
 /// `<profile>/hooks/.receipts/<id>.json`.

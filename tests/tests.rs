@@ -8,12 +8,18 @@ mod catalog;
 mod common;
 #[path = "integration/host.rs"]
 mod host;
+#[path = "integration/hostile.rs"]
+mod hostile;
 #[path = "integration/install.rs"]
 mod install;
 #[path = "integration/new.rs"]
 mod new;
+#[path = "integration/nginx.rs"]
+mod nginx;
 #[path = "integration/pack.rs"]
 mod pack;
+#[path = "integration/properties.rs"]
+mod properties;
 #[path = "integration/recipes.rs"]
 mod recipes;
 #[path = "integration/schemas.rs"]

@@ -196,6 +196,15 @@ fn verify_archive(
         }
     };
     checked.location = loc.to_string();
+    if matches!(index, Location::Http(_)) && !matches!(loc, Location::Http(_)) {
+        ctx.error(
+            &index_file,
+            &pointer_push(vp, "url"),
+            "url-local",
+            "a remote index may only name http(s) archives, not local files",
+        );
+        return checked;
+    }
     let archive_file = PathBuf::from(loc.to_string());
     let limit = entry["size"]
         .as_u64()
