@@ -146,25 +146,23 @@ pub fn spawn(s: &Spawn) -> std::io::Result<RawOutput> {
         .stderr
         .take()
         .map(|e| std::thread::spawn(move || read_capped(e)));
-    let deadline = start + s.timeout;
-    let mut timed_out = false;
-    let status = loop {
-        if let Some(st) = child.try_wait()? {
-            break Some(st);
-        }
-        if Instant::now() >= deadline {
-            timed_out = true;
+    // A waiter thread reaps the child and reports at once, so a fast handler costs no
+    // polling delay; the timeout is a bounded wait on that report.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let status = child.wait();
+        let _ = tx.send(());
+        status
+    });
+    let timed_out = match rx.recv_timeout(s.timeout) {
+        Ok(()) => false,
+        Err(_) => {
             #[cfg(unix)]
             kill_group(pid);
-            let _ = child.kill();
-            break child.wait().ok();
+            true
         }
-        std::thread::sleep(
-            Duration::from_millis(2)
-                .min(deadline.saturating_duration_since(Instant::now()))
-                .max(Duration::from_micros(200)),
-        );
     };
+    let status = waiter.join().ok().and_then(Result::ok);
     // Whatever the handler left running (a forked grandchild holding the pipes) goes too.
     #[cfg(unix)]
     kill_group(pid);
