@@ -281,8 +281,8 @@ pub struct Prepared {
 
 /// What the index promised about an archive.
 pub struct Promise {
-    /// Recipe id.
-    pub id: String,
+    /// Recipe id; `None` to take it from the archive (`--archive`).
+    pub id: Option<String>,
     /// Version.
     pub version: Option<Version>,
     /// `min_cli`.
@@ -344,10 +344,14 @@ pub fn prepare(
         .size
         .unwrap_or(crate::catalog::verify::MAX_ARCHIVE_BYTES)
         .min(crate::catalog::verify::MAX_ARCHIVE_BYTES);
-    {
+    let label = promise
+        .id
+        .clone()
+        .unwrap_or_else(|| archive_loc.to_string());
+    let digest = {
         let file = std::fs::File::create(&archive_path)
             .map_err(|e| crate::fs::FsError::new("create", &archive_path, e))?;
-        let bar = progress_bar(opts.progress, promise.size, &promise.id);
+        let bar = progress_bar(opts.progress, promise.size, &label);
         let mut sink = Progress {
             inner: std::io::BufWriter::new(file),
             bar,
@@ -356,7 +360,7 @@ pub fn prepare(
             Ok(x) => x,
             Err(crate::fetch::FetchError::TooLarge { .. }) if promise.size.is_some() => {
                 return Err(Error::SizeMismatch {
-                    id: promise.id.clone(),
+                    id: label,
                     expected: limit,
                     actual: None,
                 });
@@ -371,7 +375,7 @@ pub fn prepare(
         if let Some(expected) = promise.sha256 {
             if expected != digest {
                 return Err(Error::ChecksumMismatch {
-                    id: promise.id.clone(),
+                    id: label,
                     expected: expected.to_string(),
                     actual: digest.to_string(),
                 });
@@ -380,16 +384,14 @@ pub fn prepare(
         if let Some(expected) = promise.size {
             if expected != size {
                 return Err(Error::SizeMismatch {
-                    id: promise.id.clone(),
+                    id: label,
                     expected,
                     actual: Some(size),
                 });
             }
         }
-    }
-    let digest = Sha256::of_reader(open(&archive_path)?)
-        .map_err(|e| crate::fs::FsError::new("read", &archive_path, e))?
-        .0;
+        digest
+    };
     let location = archive_loc.to_string();
     let refuse = |e: archive::ArchiveError| Error::ArchiveRefused {
         location: location.clone(),
@@ -397,10 +399,10 @@ pub fn prepare(
     };
     let limits = Limits::default();
     // Pass 1: check every entry; nothing is written.
-    let top = promise
-        .version
-        .as_ref()
-        .map(|v| format!("{}-{v}", promise.id));
+    let top = match (&promise.id, &promise.version) {
+        (Some(id), Some(v)) => Some(format!("{id}-{v}")),
+        _ => None,
+    };
     let (summary, manifest) =
         archive::read_manifest(open(&archive_path)?, top.as_deref(), &limits).map_err(refuse)?;
     let Some(manifest) = manifest else {
@@ -418,14 +420,26 @@ pub fn prepare(
             source: archive::ArchiveError::Visit(format!("recipe.json is not JSON: {e}")),
         })?;
     let id = recipe_value["id"].as_str().unwrap_or_default().to_string();
+    if promise.id.is_none() && crate::id::Id::parse(&id).is_err() {
+        return Err(Error::ArchiveRefused {
+            location,
+            source: archive::ArchiveError::Visit(format!(
+                "its recipe.json has no valid `id` (found {})",
+                recipe_value
+                    .get("id")
+                    .map(|v| v.to_string())
+                    .unwrap_or_else(|| "none".into())
+            )),
+        });
+    }
     let version = recipe_value["version"]
         .as_str()
         .unwrap_or_default()
         .to_string();
-    if id != promise.id {
+    if let Some(promised) = promise.id.as_ref().filter(|p| **p != id) {
         return Err(Error::ManifestMismatch {
             what: "id".into(),
-            index: promise.id.clone(),
+            index: promised.clone(),
             archive: id,
         });
     }
@@ -1020,7 +1034,7 @@ pub fn install(
         });
     }
     let promise = Promise {
-        id: spec.id.to_string(),
+        id: Some(spec.id.to_string()),
         version: Some(version.version.clone()),
         min_cli: Some(version.min_cli.clone()),
         sha256: Some(version.sha256),
@@ -1045,49 +1059,9 @@ pub fn install_archive(
     sha256: Option<Sha256>,
     opts: &Options,
 ) -> Result<Outcome, Error> {
-    // The id comes from the archive itself: read its manifest first (checked as usual).
-    let id = {
-        let bytes = fetcher.read_to_vec(archive, crate::catalog::verify::MAX_ARCHIVE_BYTES)?;
-        if let Some(expected) = sha256 {
-            let actual = Sha256::of(&bytes);
-            if actual != expected {
-                return Err(Error::ChecksumMismatch {
-                    id: archive.to_string(),
-                    expected: expected.to_string(),
-                    actual: actual.to_string(),
-                });
-            }
-        }
-        let (_, manifest) = archive::read_manifest(bytes.as_slice(), None, &Limits::default())
-            .map_err(|e| Error::ArchiveRefused {
-                location: archive.to_string(),
-                source: e,
-            })?;
-        let manifest = manifest.ok_or_else(|| Error::ArchiveRefused {
-            location: archive.to_string(),
-            source: archive::ArchiveError::Visit(
-                "there is no recipe.json in the top folder".into(),
-            ),
-        })?;
-        let v: Value = serde_json::from_slice(&manifest).map_err(|e| Error::ArchiveRefused {
-            location: archive.to_string(),
-            source: archive::ArchiveError::Visit(format!("its recipe.json is not JSON: {e}")),
-        })?;
-        match v["id"].as_str() {
-            Some(id) => id.to_string(),
-            None => {
-                return Err(Error::ArchiveRefused {
-                    location: archive.to_string(),
-                    source: archive::ArchiveError::Visit(
-                        "its recipe.json has no string `id`".into(),
-                    ),
-                })
-            }
-        }
-    };
-    crate::id::Id::parse(&id)?;
+    // The id, version and min_cli come from the archive itself.
     let promise = Promise {
-        id,
+        id: None,
         version: None,
         min_cli: None,
         sha256,
