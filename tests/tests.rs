@@ -6,6 +6,8 @@ mod assemble;
 mod catalog;
 #[path = "integration/common.rs"]
 mod common;
+#[path = "integration/consistency.rs"]
+mod consistency;
 #[path = "integration/host.rs"]
 mod host;
 #[path = "integration/hostile.rs"]

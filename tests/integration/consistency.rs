@@ -1,0 +1,181 @@
+//! Crash consistency under SIGKILL at random instants, and installs and removes of
+//! different recipes racing in one profile.
+
+use crate::common::*;
+use serde_json::Value;
+
+const USER: &str = r#"{"description": "mine", "hooks": {"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command", "command": "true", "x": 1}]}]}, "z": [1]}"#;
+
+fn read_json(p: &std::path::Path) -> Value {
+    serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
+}
+
+fn stamped(doc: &Value, id: &str) -> usize {
+    doc["hooks"]
+        .as_object()
+        .map(|m| {
+            m.values()
+                .flat_map(|g| g.as_array().unwrap().iter())
+                .flat_map(|g| g["hooks"].as_array().unwrap().iter())
+                .filter(|h| h["recipe"] == id)
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+fn catalog(sb: &Sandbox, ids: &[String]) {
+    for id in ids {
+        write_recipe(sb, &format!("src/{id}"), &manifest(id));
+        // Some weight, so an install takes long enough to be killed midway.
+        sb.write(&format!("src/{id}/data.bin"), vec![7u8; 256 * 1024]);
+    }
+    let o = sb
+        .cmd()
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// Kills install and remove with SIGKILL after a pseudo-random delay, many times; after
+/// each kill `hooks.json` parses and is the state before or after, and the next command
+/// recovers (no staging or journal left, receipt, folder and entries agree).
+#[cfg(unix)]
+#[test]
+fn sigkill_at_random_instants() {
+    let sb = Sandbox::new();
+    catalog(&sb, &["demo".to_string()]);
+    sb.write("prof/hooks.json", USER);
+    let user: Value = serde_json::from_str(USER).unwrap();
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut kills = 0;
+    let mut states = std::collections::BTreeMap::new();
+    for round in 0..40 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let delay_us = seed % 25_000;
+        let installed = stamped(&read_json(&sb.join("prof/hooks.json")), "demo") == 1;
+        let args: &[&str] = if installed {
+            &["remove", "demo"]
+        } else {
+            &["install", "demo", "--index", "cat"]
+        };
+        let before = read_json(&sb.join("prof/hooks.json"));
+        let mut child = sb
+            .std_cmd()
+            .args(args)
+            .args(["--profile", "prof", "-q"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_micros(delay_us));
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe {
+            libc::kill(child.id() as i32, libc::SIGKILL);
+        }
+        let status = child.wait().unwrap();
+        if status.code().is_none() {
+            kills += 1;
+        }
+        let now = read_json(&sb.join("prof/hooks.json"));
+        let changed = now != before;
+        *states
+            .entry(if changed { "after" } else { "before" })
+            .or_insert(0) += 1;
+        // Before or after, never a mix: the user's part is intact, ours is all or nothing.
+        assert_eq!(
+            now["hooks"]["PreToolUse"][0], user["hooks"]["PreToolUse"][0],
+            "round {round}"
+        );
+        assert_eq!(now["z"], user["z"]);
+        assert!(stamped(&now, "demo") <= 1, "round {round}: duplicated");
+        // The next command recovers.
+        let o = sb
+            .cmd()
+            .args(["doctor", "--fix", "--profile", "prof", "--format", "json"])
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let problems = report["problems"].as_array().unwrap();
+        assert!(
+            problems.is_empty(),
+            "round {round} (delay {delay_us} us): {problems:#?}"
+        );
+        let has_entry = stamped(&read_json(&sb.join("prof/hooks.json")), "demo") == 1;
+        assert_eq!(
+            has_entry,
+            sb.join("prof/hooks/.receipts/demo.json").exists(),
+            "round {round}"
+        );
+        assert_eq!(
+            has_entry,
+            sb.join("prof/hooks/demo/recipe.json").exists(),
+            "round {round}"
+        );
+        let leftovers: Vec<_> = std::fs::read_dir(sb.join("prof"))
+            .unwrap()
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains("journal"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+    assert!(
+        kills >= 20,
+        "only {kills} of 40 runs were killed midway; the delays are too long"
+    );
+    eprintln!("sigkill: {kills} kills in 40 rounds, end states {states:?}");
+}
+
+/// Ten processes at once: five install new recipes while five remove installed ones.
+#[test]
+fn ten_installs_and_removes_race_and_nothing_is_lost() {
+    let sb = Sandbox::new();
+    let ids: Vec<String> = (0..10).map(|i| format!("r{i}")).collect();
+    catalog(&sb, &ids);
+    sb.write("prof/hooks.json", USER);
+    for id in &ids[5..] {
+        let o = sb
+            .cmd()
+            .args(["install", id, "--profile", "prof", "--index", "cat"])
+            .output()
+            .unwrap();
+        assert!(o.status.success());
+    }
+    let children: Vec<_> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| {
+            let mut c = sb.std_cmd();
+            if i < 5 {
+                c.args(["install", id, "--index", "cat"]);
+            } else {
+                c.args(["remove", id]);
+            }
+            c.args(["--profile", "prof"])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in children {
+        let o = c.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let doc = read_json(&sb.join("prof/hooks.json"));
+    for (i, id) in ids.iter().enumerate() {
+        let want = usize::from(i < 5);
+        assert_eq!(stamped(&doc, id), want, "{id}");
+        assert_eq!(sb.join(&format!("prof/hooks/{id}")).exists(), i < 5, "{id}");
+    }
+    let user: Value = serde_json::from_str(USER).unwrap();
+    assert_eq!(
+        doc["hooks"]["PreToolUse"][0],
+        user["hooks"]["PreToolUse"][0]
+    );
+    assert_eq!(doc["description"], user["description"]);
+    assert_eq!(doc["z"], user["z"]);
+}
