@@ -1433,7 +1433,6 @@ fn unsafe_modes_are_installed_reduced() {
 /// group- or world-writable.
 #[cfg(unix)]
 #[test]
-
 fn unsafe_modes_are_reduced_under_a_permissive_umask() {
     let w = World::new();
     w.publish("modes.gzip", &gz(&unsafe_modes()));
@@ -1981,7 +1980,6 @@ fn not_json_recipe() -> Payload {
 }
 
 #[test]
-
 fn recipe_json_that_is_not_json_is_named_with_archive() {
     let w = World::new();
     let c = Case {
@@ -1997,7 +1995,6 @@ fn recipe_json_that_is_not_json_is_named_with_archive() {
 }
 
 #[test]
-
 fn an_entry_under_a_file_is_refused_as_invalid() {
     run_table(vec![case(
         "a file, then an entry under it",
@@ -2015,7 +2012,6 @@ fn raw_controls(s: &[u8]) -> Vec<String> {
 }
 
 #[test]
-
 fn control_characters_are_not_echoed_raw() {
     let w = World::new();
     // An OSC title change and a screen clear hidden in an entry name and in recipe.json's id.
@@ -2045,7 +2041,6 @@ fn control_characters_are_not_echoed_raw() {
 /// A pax `size` record overrides the header's size field (the tar crate honours it), so
 /// the limit must be checked against the size the data actually has.
 #[test]
-
 fn a_pax_size_record_cannot_bypass_the_size_limit() {
     run_table(vec![case(
         "header says 0 bytes, pax says 300 MiB",
@@ -2057,7 +2052,6 @@ fn a_pax_size_record_cannot_bypass_the_size_limit() {
 /// Zero blocks after the end-of-archive marker are unpacked bytes too: 300 MiB of them must
 /// not be inflated without bound (a real archive has at most a record of padding).
 #[test]
-
 fn zero_padding_after_the_end_marker_is_bounded() {
     let start = Instant::now();
     run_table(vec![case(
