@@ -524,7 +524,8 @@ impl<'a> Parser<'a> {
             if let Ok(v) = text.parse::<u64>() {
                 return Ok(Number::from(v));
             }
-            if let Ok(v) = text.parse::<i64>() {
+            // `-0` is a float in serde_json (negative zero), not the integer 0.
+            if let Some(v) = text.parse::<i64>().ok().filter(|v| *v != 0) {
                 return Ok(Number::from(v));
             }
         }
@@ -592,7 +593,7 @@ mod tests {
 
     #[test]
     fn agrees_with_serde_json_on_valid_input() {
-        let doc = r#"{"s":"a\"b\\c\u00e9\ud83d\ude00\n","n":[0,-1,1.5,2e3,18446744073709551615,-9223372036854775808],"t":true,"f":false,"z":null}"#;
+        let doc = r#"{"s":"a\"b\\c\u00e9\ud83d\ude00\n","n":[0,-0,-1,1.5,2e3,18446744073709551615,-9223372036854775808],"t":true,"f":false,"z":null}"#;
         let ours = parse(doc.as_bytes()).unwrap().value;
         let theirs: Value = serde_json::from_str(doc).unwrap();
         assert_eq!(ours, theirs);
