@@ -109,8 +109,8 @@ fn files(id: &Id) -> Vec<(&'static str, String)> {
          ## Develop\n\n\
          ```sh\n\
          hookpack validate .            # check recipe.json and the tree\n\
-         hookpack assemble              # compile src/*.ts to scripts/main.js\n\
-         hookpack test .                # run the cases in tests/\n\
+         hookpack test .                # compile src/*.ts in memory, run the cases in tests/\n\
+         hookpack pack --recipes-dir .. --out-dir ../catalog   # publish with the other recipes\n\
          ```\n\n\
          Each file in `tests/` is one case: the event, the stdin payload, and the expected exit\n\
          code and decision.\n",
