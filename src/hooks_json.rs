@@ -10,7 +10,7 @@
 use crate::diagnostic::{Diagnostic, Findings};
 use crate::event::Event;
 use crate::id::Id;
-use crate::json::{self, pointer_push};
+use crate::json::pointer_push;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -505,15 +505,7 @@ pub fn check_document(value: &Value, f: &mut Findings) {
 
 /// Parses and checks a `hooks.json` given as bytes; `file` names it in the diagnostics.
 pub fn validate_bytes(file: &Path, bytes: &[u8]) -> Vec<Diagnostic> {
-    match json::parse(bytes) {
-        Err(e) => vec![crate::validate::syntax_diagnostic(file, &e)],
-        Ok(parsed) => {
-            let mut f = Findings::new(file, Some(&parsed.locations));
-            crate::validate::report_duplicates(&parsed, &mut f);
-            check_document(&parsed.value, &mut f);
-            f.finish()
-        }
-    }
+    crate::validate::check_bytes(file, bytes, check_document)
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use crate::command::{self, Target};
 use crate::diagnostic::{Diagnostic, Findings, Severity};
 use crate::hooks_json::{self, Context, Group};
 use crate::id::Id;
-use crate::json::{self, pointer_push};
+use crate::json::pointer_push;
 use crate::version::Version;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -443,15 +443,7 @@ pub fn validate_manifest_file(file: &Path, dir: Option<&Path>) -> Vec<Diagnostic
 
 /// Validates manifest bytes; `file` names it in the diagnostics.
 pub fn validate_manifest_bytes(file: &Path, bytes: &[u8], dir: Option<&Path>) -> Vec<Diagnostic> {
-    match json::parse(bytes) {
-        Err(e) => vec![crate::validate::syntax_diagnostic(file, &e)],
-        Ok(parsed) => {
-            let mut f = Findings::new(file, Some(&parsed.locations));
-            crate::validate::report_duplicates(&parsed, &mut f);
-            check_manifest(&parsed.value, dir, &mut f);
-            f.finish()
-        }
-    }
+    crate::validate::check_bytes(file, bytes, |v, f| check_manifest(v, dir, f))
 }
 
 /// A recipe folder that validated, and the warnings it had.

@@ -133,6 +133,24 @@ pub fn report_duplicates(parsed: &Parsed, f: &mut Findings) {
     }
 }
 
+/// Parses `bytes` as JSON and runs `check` on it, with syntax errors and duplicate keys
+/// reported first; `file` names the document in the diagnostics.
+pub fn check_bytes(
+    file: &Path,
+    bytes: &[u8],
+    check: impl FnOnce(&serde_json::Value, &mut Findings),
+) -> Vec<Diagnostic> {
+    match json::parse(bytes) {
+        Err(e) => vec![syntax_diagnostic(file, &e)],
+        Ok(parsed) => {
+            let mut f = Findings::new(file, Some(&parsed.locations));
+            report_duplicates(&parsed, &mut f);
+            check(&parsed.value, &mut f);
+            f.finish()
+        }
+    }
+}
+
 /// Validates every path.
 pub fn validate_paths(paths: &[PathBuf]) -> Report {
     let mut report = Report::default();

@@ -10,7 +10,7 @@ pub mod verify;
 
 use crate::diagnostic::{Diagnostic, Findings};
 use crate::id::Id;
-use crate::json::{self, pointer_push};
+use crate::json::pointer_push;
 use crate::sha256::Sha256;
 use crate::version::Version;
 use serde::{Deserialize, Serialize};
@@ -396,15 +396,7 @@ pub fn check_document(value: &Value, f: &mut Findings) {
 
 /// Parses and checks an index given as bytes; `file` names it in the diagnostics.
 pub fn validate_bytes(file: &Path, bytes: &[u8]) -> Vec<Diagnostic> {
-    match json::parse(bytes) {
-        Err(e) => vec![crate::validate::syntax_diagnostic(file, &e)],
-        Ok(parsed) => {
-            let mut f = Findings::new(file, Some(&parsed.locations));
-            crate::validate::report_duplicates(&parsed, &mut f);
-            check_document(&parsed.value, &mut f);
-            f.finish()
-        }
-    }
+    crate::validate::check_bytes(file, bytes, check_document)
 }
 
 #[cfg(test)]

@@ -51,6 +51,22 @@ impl Sandbox {
     }
 }
 
+/// Asserts that a run succeeded, showing its output when it did not.
+pub fn ok(o: &std::process::Output) {
+    assert!(
+        o.status.success(),
+        "exit {:?}\nstdout: {}\nstderr: {}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// Reads a JSON file.
+pub fn read_json(p: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
+}
+
 /// Runs `hookpack validate --format json ARGS…` and returns (exit code, report).
 pub fn validate_json(sb: &Sandbox, args: &[&str]) -> (i32, Value) {
     let out = sb

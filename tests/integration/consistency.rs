@@ -6,10 +6,6 @@ use serde_json::Value;
 
 const USER: &str = r#"{"description": "mine", "hooks": {"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command", "command": "true", "x": 1}]}]}, "z": [1]}"#;
 
-fn read_json(p: &std::path::Path) -> Value {
-    serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
-}
-
 fn stamped(doc: &Value, id: &str) -> usize {
     doc["hooks"]
         .as_object()

@@ -4,16 +4,6 @@ use crate::common::*;
 use serde_json::{json, Value};
 use std::path::Path;
 
-fn ok(o: &std::process::Output) {
-    assert!(
-        o.status.success(),
-        "exit {:?}\nstdout: {}\nstderr: {}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
 /// A profile whose hooks.json runs the given handlers (event → handler objects).
 fn profile_with(sb: &Sandbox, handlers: Value) {
     let mut hooks = serde_json::Map::new();

@@ -4,21 +4,6 @@
 use crate::common::*;
 use crate::pack::snapshot;
 use serde_json::{json, Value};
-use std::path::Path;
-
-fn read_json(p: &Path) -> Value {
-    serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
-}
-
-fn ok(o: &std::process::Output) {
-    assert!(
-        o.status.success(),
-        "exit {:?}\nstdout: {}\nstderr: {}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
 
 /// Packs `demo` at each (version, min_cli) into `cat`, so the index lists them all.
 fn catalog_with_versions(sb: &Sandbox, id: &str, versions: &[(&str, &str)]) {

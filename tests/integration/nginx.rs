@@ -311,20 +311,6 @@ fn pack_version(sb: &Sandbox, version: &str) {
     ok(&o);
 }
 
-fn ok(o: &std::process::Output) {
-    assert!(
-        o.status.success(),
-        "exit {:?}\nstdout: {}\nstderr: {}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
-fn read_json(p: &Path) -> Value {
-    serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
-}
-
 /// How a run trusts the test CA.
 #[derive(Clone, Copy)]
 enum Trust {
