@@ -208,9 +208,15 @@ enum Place {
     Lib(PathBuf),
 }
 
+/// Shared helpers compiled once per run: a helper's output does not depend on the recipe
+/// importing it (its imports stay inside `lib/`). Maps the helper's path to its JavaScript
+/// and the helpers it imports.
+type LibCache = std::sync::Mutex<std::collections::HashMap<PathBuf, (Vec<u8>, Vec<PathBuf>)>>;
+
 struct Planner<'a> {
     recipe_dir: &'a Path,
     lib_dir: Option<&'a Path>,
+    cache: &'a LibCache,
     ts_errors: Vec<Diagnostic>,
     files: BTreeMap<String, OutFile>,
     lib_queue: VecDeque<PathBuf>,
@@ -233,6 +239,28 @@ impl Planner<'_> {
 
     /// Compiles `file` (at `out_rel` under the output root) and queues the helpers it uses.
     fn compile(&mut self, file: &Path, out_rel: &Path) -> Result<(), Error> {
+        let is_lib = out_rel.starts_with("scripts/lib");
+        let cached = if is_lib {
+            self.cache.lock().ok().and_then(|c| c.get(file).cloned())
+        } else {
+            None
+        };
+        if let Some((js, deps)) = cached {
+            self.files.insert(
+                out_rel.to_string_lossy().replace('\\', "/"),
+                OutFile {
+                    content: Content::Bytes(js),
+                    exec: false,
+                },
+            );
+            for m in deps {
+                if self.lib_done.insert(m.clone()) {
+                    self.lib_queue.push_back(m);
+                }
+            }
+            return Ok(());
+        }
+        let mut recipe_specific = false;
         let source =
             std::fs::read_to_string(file).map_err(|e| crate::fs::FsError::new("read", file, e))?;
         let mut unresolved: Option<Error> = None;
@@ -259,7 +287,10 @@ impl Planner<'_> {
                 return None;
             };
             let target = match self.locate(&module) {
-                Some(Place::Own(rel)) => Path::new("scripts").join(with_js(&rel)),
+                Some(Place::Own(rel)) => {
+                    recipe_specific = true;
+                    Path::new("scripts").join(with_js(&rel))
+                }
                 Some(Place::Lib(rel)) => {
                     wanted_lib.push(module.clone());
                     Path::new("scripts/lib").join(with_js(&rel))
@@ -281,10 +312,16 @@ impl Planner<'_> {
         }
         match result {
             Ok(js) => {
+                let js = js.into_bytes();
+                if is_lib && !recipe_specific {
+                    if let Ok(mut c) = self.cache.lock() {
+                        c.insert(file.to_path_buf(), (js.clone(), wanted_lib.clone()));
+                    }
+                }
                 self.files.insert(
                     out_rel.to_string_lossy().replace('\\', "/"),
                     OutFile {
-                        content: Content::Bytes(js.into_bytes()),
+                        content: Content::Bytes(js),
                         exec: false,
                     },
                 );
@@ -314,10 +351,15 @@ impl Planner<'_> {
 }
 
 /// Plans the assembled tree of one recipe: every output file, compiled in memory.
-fn plan(recipe_dir: &Path, lib_dir: Option<&Path>) -> Result<BTreeMap<String, OutFile>, Error> {
+fn plan(
+    recipe_dir: &Path,
+    lib_dir: Option<&Path>,
+    cache: &LibCache,
+) -> Result<BTreeMap<String, OutFile>, Error> {
     let mut p = Planner {
         recipe_dir,
         lib_dir,
+        cache,
         ts_errors: Vec::new(),
         files: BTreeMap::new(),
         lib_queue: VecDeque::new(),
@@ -480,6 +522,43 @@ fn write_tree(dest: &Path, files: &BTreeMap<String, OutFile>) -> Result<(), Erro
     Ok(())
 }
 
+/// Plans every recipe, on all cores; results in the order of `dirs`.
+fn plan_all(
+    dirs: &[PathBuf],
+    lib_dir: Option<&Path>,
+) -> Vec<Result<BTreeMap<String, OutFile>, Error>> {
+    let cache = LibCache::default();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<Option<Result<BTreeMap<String, OutFile>, Error>>>> =
+        dirs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    let jobs = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, dirs.len().max(1));
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(dir) = dirs.get(i) else { break };
+                let r = plan(dir, lib_dir, &cache);
+                if let Ok(mut slot) = slots[i].lock() {
+                    *slot = Some(r);
+                }
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .map(|s| {
+            s.into_inner().ok().flatten().unwrap_or_else(|| {
+                Err(Error::Output(std::io::Error::other(
+                    "a planning thread panicked",
+                )))
+            })
+        })
+        .collect()
+}
+
 /// The recipe folders of a layout, optionally just one.
 fn recipe_dirs(layout: &Layout, only: Option<&Id>) -> Result<Vec<PathBuf>, Error> {
     let mut dirs = crate::pack::discover(&layout.recipes_dir)?;
@@ -535,8 +614,11 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
     validate_sources(&dirs)?;
     let mut plans = Vec::new();
     let mut ts_errors = Vec::new();
-    for d in &dirs {
-        match plan(d, opts.layout.lib_dir.as_deref()) {
+    for (d, planned) in dirs
+        .iter()
+        .zip(plan_all(&dirs, opts.layout.lib_dir.as_deref()))
+    {
+        match planned {
             Ok(p) => plans.push((d.clone(), p)),
             Err(Error::TypeScript { diagnostics }) => ts_errors.extend(diagnostics),
             Err(e) => return Err(e),
@@ -623,13 +705,20 @@ pub fn assemble_to_temp(recipes_dir: &Path, dirs: &[PathBuf]) -> Result<ForPack,
         })?;
     let mut out = Vec::new();
     let mut ts_errors = Vec::new();
+    let sources: Vec<PathBuf> = dirs.iter().filter(|d| is_source_tree(d)).cloned().collect();
+    let mut planned = plan_all(&sources, layout.lib_dir.as_deref()).into_iter();
     for d in dirs {
         if !is_source_tree(d) {
             out.push(d.clone());
             continue;
         }
         let id = d.file_name().map(|n| n.to_os_string()).unwrap_or_default();
-        match plan(d, layout.lib_dir.as_deref()) {
+        let this = planned.next().unwrap_or_else(|| {
+            Err(Error::Output(std::io::Error::other(
+                "planning lost a recipe",
+            )))
+        });
+        match this {
             Ok(files) => {
                 let dest = tmp.path().join(&id);
                 write_tree(&dest, &files)?;
