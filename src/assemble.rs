@@ -529,8 +529,8 @@ fn plan_all(
 ) -> Vec<Result<BTreeMap<String, OutFile>, Error>> {
     let cache = LibCache::default();
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let slots: Vec<std::sync::Mutex<Option<Result<BTreeMap<String, OutFile>, Error>>>> =
-        dirs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    type Slot = std::sync::Mutex<Option<Result<BTreeMap<String, OutFile>, Error>>>;
+    let slots: Vec<Slot> = dirs.iter().map(|_| std::sync::Mutex::new(None)).collect();
     let jobs = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
