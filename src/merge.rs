@@ -181,10 +181,9 @@ pub fn merge(
         if groups.is_empty() {
             continue;
         }
-        if !events.contains_key(event) {
-            created.events.push(event.clone());
-        } else if previous.is_some_and(|c| c.events.contains(event)) {
-            // Still ours from the install being replaced.
+        // Ours if it is new, or if only handlers stamped with this id kept it alive (the
+        // install being replaced created it, or a stale stamp without a record did).
+        if !events.contains_key(event) || (emptied.contains(event) && goes(previous, event)) {
             created.events.push(event.clone());
         }
         let list = events
@@ -357,6 +356,10 @@ mod tests {
         let m = merge(&doc, "r", &recipe_hooks(), None).unwrap();
         assert_eq!(m.created.events, ["PreToolUse"]);
         let again = merge(&m.doc, "r", &recipe_hooks(), Some(&m.created)).unwrap();
+        // A stale stamp without a record: its event is taken for ours.
+        let stale = json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "old", "recipe": "r"}]}]}});
+        let fresh = merge(&stale, "r", &recipe_hooks(), None).unwrap();
+        assert_eq!(unmerge(&fresh.doc, "r", Some(&fresh.created)).unwrap().0, json!({"hooks": {}}));
         assert_eq!(again, m, "re-install must not move or change anything");
         assert_eq!(unmerge(&m.doc, "r", Some(&m.created)).unwrap().0, doc);
         let bare = json!({"description": "x"});
