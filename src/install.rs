@@ -501,8 +501,16 @@ pub fn prepare(
                 inner: &mut f,
                 hasher: <sha2::Sha256 as sha2::Digest>::new(),
                 count: 0,
+                write_failed: false,
             };
-            std::io::copy(data, &mut hasher).map_err(archive::ArchiveError::Corrupt)?;
+            if let Err(err) = std::io::copy(data, &mut hasher) {
+                // Writing failed (disk full): the machine's fault; reading failed: the archive's.
+                return Err(if hasher.write_failed {
+                    io(err)
+                } else {
+                    archive::ArchiveError::Corrupt(err)
+                });
+            }
             let digest: [u8; 32] = sha2::Digest::finalize(hasher.hasher).into();
             let size = hasher.count;
             #[cfg(unix)]
@@ -555,11 +563,15 @@ struct HashingWriter<'a> {
     inner: &'a mut std::fs::File,
     hasher: sha2::Sha256,
     count: u64,
+    write_failed: bool,
 }
 
 impl Write for HashingWriter<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.inner.write(buf)?;
+        let n = self
+            .inner
+            .write(buf)
+            .inspect_err(|_| self.write_failed = true)?;
         sha2::Digest::update(&mut self.hasher, &buf[..n]);
         self.count += n as u64;
         Ok(n)

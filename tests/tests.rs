@@ -8,6 +8,8 @@ mod catalog;
 mod common;
 #[path = "integration/consistency.rs"]
 mod consistency;
+#[path = "integration/faults.rs"]
+mod faults;
 #[path = "integration/host.rs"]
 mod host;
 #[path = "integration/hostile.rs"]

@@ -1,0 +1,111 @@
+//! Environment faults: a full disk and a read-only profile give exit 3 and leave the profile
+//! as it was. The profile lives on a tiny tmpfs mounted by the test (CI runs as root).
+
+use crate::common::*;
+use crate::pack::snapshot;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A tmpfs mounted at a folder, unmounted on drop.
+struct Mount(PathBuf);
+
+impl Mount {
+    fn tmpfs(at: &Path, size: &str) -> Mount {
+        std::fs::create_dir_all(at).unwrap();
+        let o = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(at)
+            .output()
+            .expect("mount");
+        assert!(
+            o.status.success(),
+            "these tests mount a tmpfs and need root (CI runs as root): {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        Mount(at.to_path_buf())
+    }
+
+    fn read_only(&self) {
+        let o = Command::new("mount")
+            .args(["-o", "remount,ro"])
+            .arg(&self.0)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
+
+const USER: &str =
+    "{\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"true\"}]}]}}\n";
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_changes_nothing() {
+    let sb = Sandbox::new();
+    // A recipe larger than the file system it is installed into.
+    write_recipe(&sb, "src/big", &manifest("big"));
+    let noise: Vec<u8> = (0..3_000_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    sb.write("src/big/data.bin", noise);
+    ok(&sb
+        .cmd()
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
+        .output()
+        .unwrap());
+    let _m = Mount::tmpfs(&sb.join("prof"), "1m");
+    sb.write("prof/hooks.json", USER);
+    let before = snapshot(&sb.join("prof"));
+    let o = sb
+        .cmd()
+        .args(["install", "big", "--profile", "prof", "--index", "cat"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("No space left"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(snapshot(&sb.join("prof")), before);
+    let names: Vec<String> = std::fs::read_dir(sb.join("prof"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["hooks.json"], "leftovers in the profile");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_read_only_profile_changes_nothing() {
+    let sb = Sandbox::new();
+    let m = Mount::tmpfs(&sb.join("prof"), "4m");
+    sb.write("prof/hooks.json", USER);
+    let before = snapshot(&sb.join("prof"));
+    m.read_only();
+    for args in [&["install", "tool-gate"][..], &["remove", "tool-gate"][..]] {
+        let o = sb
+            .cmd()
+            .args(args)
+            .args(["--profile", "prof"])
+            .output()
+            .unwrap();
+        let code = o.status.code();
+        let err = String::from_utf8_lossy(&o.stderr);
+        // Both need the profile lock, which cannot be created on a read-only file system.
+        assert_eq!(code, Some(3), "{} {err}", args[0]);
+        assert!(err.contains("Read-only file system"), "{err}");
+        assert_eq!(snapshot(&sb.join("prof")), before);
+    }
+}
