@@ -213,7 +213,9 @@ fn check_path(raw: &[u8], limits: &Limits) -> Result<(String, String), ArchiveEr
     }
     for p in &parts {
         if p.len() > 255 {
-            return Err(refuse("a path component is longer than 255 bytes, more than file systems allow"));
+            return Err(refuse(
+                "a path component is longer than 255 bytes, more than file systems allow",
+            ));
         }
         match *p {
             "" => return Err(refuse("it has an empty path component")),

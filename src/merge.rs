@@ -359,7 +359,10 @@ mod tests {
         // A stale stamp without a record: its event is taken for ours.
         let stale = json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "old", "recipe": "r"}]}]}});
         let fresh = merge(&stale, "r", &recipe_hooks(), None).unwrap();
-        assert_eq!(unmerge(&fresh.doc, "r", Some(&fresh.created)).unwrap().0, json!({"hooks": {}}));
+        assert_eq!(
+            unmerge(&fresh.doc, "r", Some(&fresh.created)).unwrap().0,
+            json!({"hooks": {}})
+        );
         assert_eq!(again, m, "re-install must not move or change anything");
         assert_eq!(unmerge(&m.doc, "r", Some(&m.created)).unwrap().0, doc);
         let bare = json!({"description": "x"});
