@@ -116,6 +116,16 @@ pub struct Outcome {
     pub dry_run: bool,
 }
 
+/// The versions an index entry lists, for messages.
+fn listed(entry: &crate::catalog::CatalogRecipe) -> String {
+    entry
+        .versions
+        .iter()
+        .map(|v| v.version.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Picks the version to install from an index entry.
 pub fn choose<'a>(
     entry: &'a crate::catalog::CatalogRecipe,
@@ -133,12 +143,7 @@ pub fn choose<'a>(
                 .ok_or_else(|| Error::VersionNotFound {
                     id: entry.id.to_string(),
                     want: x.to_string(),
-                    available: entry
-                        .versions
-                        .iter()
-                        .map(|v| v.version.to_string())
-                        .collect::<Vec<_>>()
-                        .join(", "),
+                    available: listed(entry),
                 })?;
             if !fits_cli(v) {
                 return Err(Error::CliTooOld {
@@ -179,12 +184,7 @@ pub fn choose<'a>(
                 Want::Range(r) => r.to_string(),
                 _ => "newest".into(),
             },
-            available: entry
-                .versions
-                .iter()
-                .map(|v| v.version.to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
+            available: listed(entry),
         },
     })
 }
@@ -914,14 +914,6 @@ fn commit(
     Ok(())
 }
 
-fn now() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    crate::catalog::format_timestamp(secs)
-}
-
 /// Installs a prepared recipe into the profile (or describes it, for a dry run).
 pub fn install_prepared(
     profile: &Profile,
@@ -1003,7 +995,7 @@ pub fn install_prepared(
         sha256: prepared.sha256,
         index_url: prepared.index_url.clone(),
         archive_url: prepared.archive_url.clone(),
-        installed_at: now(),
+        installed_at: crate::catalog::format_timestamp(crate::catalog::now_secs()),
         files: prepared.files.clone(),
         handlers,
         created: Some(merged.created),

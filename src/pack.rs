@@ -723,10 +723,7 @@ fn merge_index(
             let secs = if opts.mtime_from_env {
                 opts.mtime
             } else {
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map(|d| d.as_secs())
-                    .unwrap_or(0)
+                catalog::now_secs()
             };
             catalog::format_timestamp(secs)
         }

@@ -107,27 +107,33 @@ fn kill_group(pgid: u32) {
     }
 }
 
-/// Runs one handler to completion or timeout.
-pub fn spawn(s: &Spawn) -> std::io::Result<RawOutput> {
-    let start = Instant::now();
+/// `$SHELL -lc COMMAND` in `cwd`, in its own process group, with stdin piped, secret-shaped
+/// variables removed and `env` added: how every handler is started.
+fn handler_command(command: &str, cwd: &Path, env: &[(String, String)]) -> Command {
     let mut cmd = Command::new(shell());
-    cmd.arg("-lc").arg(s.command).current_dir(s.cwd);
+    cmd.arg("-lc").arg(command).current_dir(cwd);
     for (k, _) in std::env::vars_os() {
         if is_secret_name(&k.to_string_lossy()) {
             cmd.env_remove(&k);
         }
     }
-    for (k, v) in s.env {
+    for (k, v) in env {
         cmd.env(k, v);
     }
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    cmd.stdin(Stdio::piped());
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;
         cmd.process_group(0);
     }
+    cmd
+}
+
+/// Runs one handler to completion or timeout.
+pub fn spawn(s: &Spawn) -> std::io::Result<RawOutput> {
+    let start = Instant::now();
+    let mut cmd = handler_command(s.command, s.cwd, s.env);
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd.spawn()?;
     let pid = child.id();
     let stdin_bytes = s.stdin.to_vec();
@@ -644,24 +650,8 @@ fn spawn_detached(
     stdin: &[u8],
     env: &[(String, String)],
 ) -> std::io::Result<()> {
-    let mut cmd = Command::new(shell());
-    cmd.arg("-lc").arg(command).current_dir(cwd);
-    for (k, _) in std::env::vars_os() {
-        if is_secret_name(&k.to_string_lossy()) {
-            cmd.env_remove(&k);
-        }
-    }
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        cmd.process_group(0);
-    }
+    let mut cmd = handler_command(command, cwd, env);
+    cmd.stdout(Stdio::null()).stderr(Stdio::null());
     let mut child = cmd.spawn()?;
     if let Some(mut w) = child.stdin.take() {
         let bytes = stdin.to_vec();

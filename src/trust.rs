@@ -429,10 +429,7 @@ pub fn apply(
                 Status::ScriptMissing => "refused: its script is missing".into(),
                 Status::Trusted => "unchanged".into(),
                 Status::Untrusted | Status::Modified => {
-                    let secs = std::time::SystemTime::now()
-                        .duration_since(std::time::UNIX_EPOCH)
-                        .map(|d| d.as_secs())
-                        .unwrap_or(0);
+                    let secs = crate::catalog::now_secs();
                     file.handlers.insert(
                         h.key.clone(),
                         Entry {

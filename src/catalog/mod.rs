@@ -447,6 +447,14 @@ mod tests {
     }
 }
 
+/// Seconds since the Unix epoch now (0 if the clock is before it).
+pub fn now_secs() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
 /// Formats seconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ`.
 pub fn format_timestamp(secs: u64) -> String {
     // Civil-from-days (proleptic Gregorian), after Howard Hinnant's algorithm.

@@ -299,6 +299,14 @@ fn verify_archive(
     checked
 }
 
+fn is_not_found(e: &FetchError) -> bool {
+    match e {
+        FetchError::Fs(e) => e.source.kind() == std::io::ErrorKind::NotFound,
+        FetchError::HttpStatus { status, .. } => *status == 404,
+        _ => false,
+    }
+}
+
 fn verify_sums(
     ctx: &mut Ctx,
     index: &Location,
@@ -312,16 +320,7 @@ fn verify_sums(
     let sums_file = PathBuf::from(sums_loc.to_string());
     let text = match ctx.fetcher.read_to_vec(&sums_loc, 16 * 1024 * 1024) {
         Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-        Err(FetchError::Fs(e)) if e.source.kind() == std::io::ErrorKind::NotFound => {
-            ctx.warn(
-                &sums_file,
-                "",
-                "sums-missing",
-                "there is no SHA256SUMS beside the index; `hookpack pack` writes one",
-            );
-            return;
-        }
-        Err(FetchError::HttpStatus { status: 404, .. }) => {
+        Err(e) if is_not_found(&e) => {
             ctx.warn(
                 &sums_file,
                 "",
