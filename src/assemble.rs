@@ -528,29 +528,16 @@ fn plan_all(
     lib_dir: Option<&Path>,
 ) -> Vec<Result<BTreeMap<String, OutFile>, Error>> {
     let cache = LibCache::default();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    type Slot = std::sync::Mutex<Option<Result<BTreeMap<String, OutFile>, Error>>>;
-    let slots: Vec<Slot> = dirs.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    let jobs = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .clamp(1, dirs.len().max(1));
-    std::thread::scope(|s| {
-        for _ in 0..jobs {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(dir) = dirs.get(i) else { break };
-                let r = plan(dir, lib_dir, &cache);
-                if let Ok(mut slot) = slots[i].lock() {
-                    *slot = Some(r);
-                }
-            });
-        }
-    });
-    slots
+    let planned = crate::parallel::map(
+        dirs,
+        crate::parallel::cores(),
+        |dir| plan(dir, lib_dir, &cache),
+        |_| false,
+    );
+    planned
         .into_iter()
-        .map(|s| {
-            s.into_inner().ok().flatten().unwrap_or_else(|| {
+        .map(|r| {
+            r.unwrap_or_else(|| {
                 Err(Error::Output(std::io::Error::other(
                     "a planning thread panicked",
                 )))

@@ -609,11 +609,7 @@ fn pack_settings(a: PackArgs) -> Result<pack::Options, Error> {
         check: a.check,
         mtime: epoch.unwrap_or(0),
         mtime_from_env: epoch.is_some(),
-        jobs: a.jobs.unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-        }),
+        jobs: a.jobs.unwrap_or_else(crate::parallel::cores),
     })
 }
 

@@ -5,8 +5,8 @@
 //! the files' mtimes, owners, umask or the order the filesystem lists them: entries are
 //! sorted bytewise, every header carries a fixed mtime (`SOURCE_DATE_EPOCH` when set), uid
 //! and gid 0, empty owner names and mode 0644 or 0755, and the gzip header has no time or
-//! name. Compression is pure-Rust deflate (miniz_oxide) at a pinned level, which has no
-//! CPU-dependent code paths.
+//! name. Compression is pure-Rust deflate (zlib-rs, see [`crate::gzip`]) at a pinned level
+//! and piece size, with no run-time CPU dispatch.
 //!
 //! It refuses, naming the path and writing nothing: symbolic links, hard links, devices,
 //! fifos, sockets, anything under `node_modules`, non-UTF-8 names, recipes that do not
@@ -19,7 +19,7 @@ use crate::catalog::{self, CatalogRecipe, INDEX_FILE};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::error::Error;
 use crate::id::Id;
-use crate::recipe::{self, Recipe};
+use crate::recipe::{self, Recipe, TreeEntry};
 use crate::sha256::Sha256;
 use crate::version::Version;
 use serde::Serialize;
@@ -32,6 +32,9 @@ use std::path::{Path, PathBuf};
 
 /// Deflate level of `.tar.gz` archives. Pinned: changing it changes every archive's bytes.
 pub const GZIP_LEVEL: u32 = 6;
+/// Most threads one `.tar.gz` archive is compressed on (only archives bigger than
+/// [`crate::gzip::CHUNK`] use more than one); bounds memory on many-core machines.
+const MAX_DEFLATE_THREADS: usize = 8;
 /// zstd level of `.tar.zst` archives. Pinned, like the zstd library version in Cargo.lock.
 pub const ZSTD_LEVEL: i32 = 10;
 /// Name of the checksum file written beside the index.
@@ -129,90 +132,9 @@ pub struct Report {
     pub warnings: Vec<Diagnostic>,
 }
 
-/// A file or folder to put in an archive.
-#[derive(Debug, Clone)]
-struct Entry {
-    /// Path inside the recipe, `/`-separated, no leading `./`.
-    rel: String,
-    /// Where it is on disk.
-    src: PathBuf,
-    /// `None` for a folder; the size for a file.
-    size: Option<u64>,
-    /// Any execute bit set.
-    exec: bool,
-}
-
-/// Lists what a recipe folder puts in its archive, refusing what a package must not hold.
-fn collect(dir: &Path) -> Result<Vec<Entry>, Error> {
-    let mut out = Vec::new();
-    for item in walkdir::WalkDir::new(dir).follow_links(false).min_depth(1) {
-        let item = item.map_err(|e| {
-            let path = e.path().unwrap_or(dir).to_path_buf();
-            Error::Fs(crate::fs::FsError::new(
-                "read",
-                &path,
-                e.into_io_error()
-                    .unwrap_or_else(|| io::Error::other("walk failed")),
-            ))
-        })?;
-        let path = item.path();
-        let rel_path = path.strip_prefix(dir).unwrap_or(path);
-        let Some(rel) = rel_path.to_str() else {
-            return Err(refused(
-                path,
-                "its name is not valid UTF-8; archive paths must be UTF-8",
-            ));
-        };
-        if rel_path
-            .components()
-            .any(|c| c.as_os_str() == "node_modules")
-        {
-            return Err(refused(path, "anything under `node_modules` is refused; assemble bundles what handlers need into scripts/"));
-        }
-        let ft = item.file_type();
-        if ft.is_symlink() {
-            return Err(refused(path, "symbolic links are refused (they can point outside the recipe); replace it with a copy"));
-        }
-        let meta = crate::fs::symlink_metadata(path)?;
-        let rel = rel.replace(std::path::MAIN_SEPARATOR, "/");
-        if ft.is_dir() {
-            out.push(Entry {
-                rel,
-                src: path.to_path_buf(),
-                size: None,
-                exec: true,
-            });
-        } else if ft.is_file() {
-            #[cfg(unix)]
-            let (exec, links) = {
-                use std::os::unix::fs::MetadataExt;
-                (meta.mode() & 0o111 != 0, meta.nlink())
-            };
-            #[cfg(not(unix))]
-            let (exec, links) = (false, 1);
-            if links > 1 {
-                return Err(refused(
-                    path,
-                    "hard links are refused; replace it with a plain copy",
-                ));
-            }
-            out.push(Entry {
-                rel,
-                src: path.to_path_buf(),
-                size: Some(meta.len()),
-                exec,
-            });
-        } else {
-            return Err(refused(path, "devices, fifos and sockets are refused"));
-        }
-    }
-    // Bytewise order of the archive path; a folder sorts before its contents because its
-    // archive path ("a/") is a prefix of theirs.
-    out.sort_by_key(archive_name);
-    Ok(out)
-}
-
-fn archive_name(e: &Entry) -> String {
+/// The entry's path in the archive below the top folder; folders end in `/`, so a
+/// folder sorts before its contents.
+fn archive_name(e: &TreeEntry) -> String {
     if e.size.is_none() {
         format!("{}/", e.rel)
     } else {
@@ -272,7 +194,7 @@ impl<R: Read> Read for Exact<R> {
 }
 
 /// Writes the tar stream of `entries` under `top/` to `out`.
-fn write_tar<W: Write>(entries: &[Entry], top: &str, mtime: u64, out: W) -> Result<W, Error> {
+fn write_tar<W: Write>(entries: &[&TreeEntry], top: &str, mtime: u64, out: W) -> Result<W, Error> {
     let mut builder = tar::Builder::new(out);
     let mut top_header = header(tar::EntryType::Directory, 0o755, 0, mtime);
     builder
@@ -291,8 +213,8 @@ fn write_tar<W: Write>(entries: &[Entry], top: &str, mtime: u64, out: W) -> Resu
             Some(size) => {
                 let mode = if e.exec { 0o755 } else { 0o644 };
                 let mut h = header(tar::EntryType::Regular, mode, size, mtime);
-                let file = File::open(&e.src)
-                    .map_err(|err| crate::fs::FsError::new("open", &e.src, err))?;
+                let file = open_no_follow(&e.path)
+                    .map_err(|err| crate::fs::FsError::new("open", &e.path, err))?;
                 builder.append_data(
                     &mut h,
                     &name,
@@ -304,7 +226,7 @@ fn write_tar<W: Write>(entries: &[Entry], top: &str, mtime: u64, out: W) -> Resu
             }
         };
         result.map_err(|err| Error::ArchiveWrite {
-            path: e.src.clone(),
+            path: e.path.clone(),
             source: err,
         })?;
     }
@@ -325,14 +247,30 @@ fn header(kind: tar::EntryType, mode: u32, size: u64, mtime: u64) -> tar::Header
     h
 }
 
-/// Builds one archive at `dest`, returning its digest and size.
+/// Opens a file for reading, refusing a symbolic link put there since the folder was
+/// checked.
+fn open_no_follow(path: &Path) -> io::Result<File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NOFOLLOW);
+    }
+    o.open(path)
+}
+
+/// Builds one archive of `tree` at `dest`, returning its digest, size and the still open
+/// file (for the caller to make durable).
 fn build_archive(
-    dir: &Path,
+    tree: &[TreeEntry],
     top: &str,
     opts: &Options,
     dest: &Path,
-) -> Result<(Sha256, u64), Error> {
-    let entries = collect(dir)?;
+) -> Result<(Sha256, u64, File), Error> {
+    let mut entries: Vec<&TreeEntry> = tree.iter().collect();
+    // Bytewise order of the archive path, whatever order the folder was listed in.
+    entries.sort_by_cached_key(|e| archive_name(e));
     let file = File::create(dest).map_err(|e| crate::fs::FsError::new("create", dest, e))?;
     let sink = Hashing {
         inner: BufWriter::with_capacity(256 * 1024, file),
@@ -345,9 +283,8 @@ fn build_archive(
     };
     let mut sink = match opts.compression {
         Compression::Gzip => {
-            let enc = flate2::GzBuilder::new()
-                .operating_system(255)
-                .write(sink, flate2::Compression::new(GZIP_LEVEL));
+            let threads = opts.jobs.clamp(1, MAX_DEFLATE_THREADS);
+            let enc = crate::gzip::GzipWriter::new(sink, GZIP_LEVEL, threads);
             write_tar(&entries, top, opts.mtime, enc)?
                 .finish()
                 .map_err(werr)?
@@ -370,8 +307,7 @@ fn build_archive(
         file.set_permissions(std::fs::Permissions::from_mode(0o644))
             .map_err(werr)?;
     }
-    file.sync_all().map_err(werr)?;
-    Ok((digest, sink.count))
+    Ok((digest, sink.count, file))
 }
 
 /// The recipe folders under `dir` (with a `recipe.json`), sorted by name.
@@ -438,14 +374,27 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
     let mut recipes = Vec::new();
     let mut problems = Vec::new();
     let mut warnings = Vec::new();
-    for d in &dirs {
-        match recipe::load(d, false) {
-            Ok(l) => {
+    let mut trees = Vec::new();
+    let loaded = crate::parallel::map(
+        &dirs,
+        opts.jobs,
+        |d| recipe::load_with_tree(d, false),
+        |_| false,
+    );
+    for l in loaded {
+        match l {
+            Some(Ok((l, tree))) => {
                 warnings.extend(l.warnings);
                 recipes.push(l.recipe);
+                trees.push(tree);
             }
-            Err(diags) => {
+            Some(Err(diags)) => {
                 problems.extend(diags.into_iter().filter(|d| d.severity == Severity::Error))
+            }
+            None => {
+                return Err(Error::Output(io::Error::other(
+                    "a validating thread panicked",
+                )))
             }
         }
     }
@@ -474,7 +423,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         .prefix(".hookpack-pack-")
         .tempdir_in(&staging_parent)
         .map_err(|e| crate::fs::FsError::new("create staging folder in", &staging_parent, e))?;
-    let built = build_all(&dirs, &recipes, opts, staging.path())?;
+    let built = build_all(&trees, &recipes, opts, staging.path())?;
 
     // Merge into the index, refusing to change a published version.
     let (new_index, statuses) = merge_index(old_index.as_ref(), &built, opts)?;
@@ -533,39 +482,49 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
 }
 
 fn build_all(
-    dirs: &[PathBuf],
+    trees: &[Vec<TreeEntry>],
     recipes: &[Recipe],
     opts: &Options,
     staging: &Path,
 ) -> Result<Vec<Built>, Error> {
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    type Slot = std::sync::Mutex<Option<Result<(Sha256, u64), Error>>>;
-    let results: Vec<Slot> = dirs.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    let jobs = opts.jobs.clamp(1, dirs.len().max(1));
-    std::thread::scope(|s| {
-        for _ in 0..jobs {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(dir) = dirs.get(i) else { break };
-                let r = &recipes[i];
+    let items: Vec<(&Vec<TreeEntry>, &Recipe)> = trees.iter().zip(recipes).collect();
+    // Archives are fsynced on a thread of their own, so compressing never waits for the
+    // disk; the pack commits only once every archive is durable.
+    let (to_sync, synced) = std::sync::mpsc::channel::<(File, PathBuf)>();
+    let (results, sync_result) = std::thread::scope(|s| {
+        let syncer = s.spawn(move || -> Result<(), Error> {
+            for (file, path) in synced {
+                file.sync_all()
+                    .map_err(|e| crate::fs::FsError::new("sync", &path, e))?;
+            }
+            Ok(())
+        });
+        let results = crate::parallel::map(
+            &items,
+            opts.jobs,
+            |(tree, r)| {
                 let top = format!("{}-{}", r.id, r.version);
                 let file = archive_file_name(&r.id, &r.version, opts.compression);
-                let out = build_archive(dir, &top, opts, &staging.join(&file));
-                let failed = out.is_err();
-                if let Ok(mut slot) = results[i].lock() {
-                    *slot = Some(out);
+                let dest = staging.join(&file);
+                let (sha256, size, f) = build_archive(tree, &top, opts, &dest)?;
+                if !opts.check {
+                    // A send fails only once the syncer stopped on an error, reported below.
+                    let _ = to_sync.send((f, dest));
                 }
-                if failed {
-                    // Stop handing out work: the whole pack fails anyway.
-                    next.store(usize::MAX / 2, std::sync::atomic::Ordering::Relaxed);
-                }
-            });
-        }
+                Ok((sha256, size))
+            },
+            // The whole pack fails anyway: stop handing out work.
+            Result::is_err,
+        );
+        drop(to_sync);
+        let sync_result = syncer
+            .join()
+            .unwrap_or_else(|_| Err(Error::Output(io::Error::other("the fsync thread panicked"))));
+        (results, sync_result)
     });
     let mut built = Vec::new();
-    for (i, slot) in results.into_iter().enumerate() {
-        let r = &recipes[i];
-        match slot.into_inner().ok().flatten() {
+    for (result, r) in results.into_iter().zip(recipes) {
+        match result {
             Some(Ok((sha256, size))) => built.push(Built {
                 recipe: r.clone(),
                 file: archive_file_name(&r.id, &r.version, opts.compression),
@@ -576,6 +535,7 @@ fn build_all(
             None => {}
         }
     }
+    sync_result?;
     Ok(built)
 }
 

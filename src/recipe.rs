@@ -15,7 +15,7 @@ use crate::version::Version;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
 
 /// The exact schema string.
 pub const SCHEMA: &str = "hooks.recipe.v1";
@@ -353,9 +353,23 @@ fn rel_display(root: &Path, p: &Path) -> String {
     p.strip_prefix(root).unwrap_or(p).display().to_string()
 }
 
-/// Checks the files of a recipe folder (or a shared helper folder): no links, special
-/// files, hard links or `node_modules`, and, when `want_readme`, a README.
-pub fn check_tree(dir: &Path, want_readme: bool) -> Vec<Diagnostic> {
+/// One thing in a recipe folder, as [`walk_tree`] found it.
+#[derive(Debug, Clone)]
+pub struct TreeEntry {
+    /// Path inside the folder, `/`-separated, no leading `./`.
+    pub rel: String,
+    /// Where it is on disk.
+    pub path: PathBuf,
+    /// `None` for a folder; the size for a file.
+    pub size: Option<u64>,
+    /// Any execute bit set (folders: always).
+    pub exec: bool,
+}
+
+/// Walks a folder once, listing its folders and plain files and reporting what a package
+/// must not hold: links, special files, hard links, `node_modules`, non-UTF-8 names.
+pub fn walk_tree(dir: &Path) -> (Vec<TreeEntry>, Vec<Diagnostic>) {
+    let mut entries = Vec::new();
     let mut out = Vec::new();
     let walker = walkdir::WalkDir::new(dir)
         .follow_links(false)
@@ -384,14 +398,45 @@ pub fn check_tree(dir: &Path, want_readme: bool) -> Vec<Diagnostic> {
             }
             continue;
         }
+        let rel = path.strip_prefix(dir).unwrap_or(path);
+        let Some(rel) = rel.to_str() else {
+            out.push(Diagnostic::file_level(
+                path,
+                Severity::Error,
+                "name-not-utf8",
+                "this name is not valid UTF-8, and archive paths must be; rename it",
+            ));
+            continue;
+        };
+        let rel = rel.replace(std::path::MAIN_SEPARATOR, "/");
         if ft.is_symlink() {
             out.push(Diagnostic::file_level(path, Severity::Error, "symlink", "symbolic links are not allowed in a recipe (they can point outside it); replace the link with a copy of the file"));
         } else if ft.is_dir() {
+            if entry.depth() > 0 {
+                entries.push(TreeEntry {
+                    rel,
+                    path: path.to_path_buf(),
+                    size: None,
+                    exec: true,
+                });
+            }
         } else if ft.is_file() {
-            if let Some(n) = hard_link_count(&entry) {
-                if n > 1 {
-                    out.push(Diagnostic::file_level(path, Severity::Error, "hard-link", format!("this file has {n} hard links; packs refuse hard links, so replace it with a plain copy")));
+            match file_facts(&entry) {
+                Ok((_, _, links)) if links > 1 => {
+                    out.push(Diagnostic::file_level(path, Severity::Error, "hard-link", format!("this file has {links} hard links; packs refuse hard links, so replace it with a plain copy")));
                 }
+                Ok((size, exec, _)) => entries.push(TreeEntry {
+                    rel,
+                    path: path.to_path_buf(),
+                    size: Some(size),
+                    exec,
+                }),
+                Err(e) => out.push(Diagnostic::file_level(
+                    path,
+                    Severity::Error,
+                    "io-error",
+                    format!("cannot read: {e}"),
+                )),
             }
         } else {
             out.push(Diagnostic::file_level(
@@ -402,34 +447,57 @@ pub fn check_tree(dir: &Path, want_readme: bool) -> Vec<Diagnostic> {
             ));
         }
     }
-    if want_readme && !dir.join("README.md").is_file() {
-        out.push(Diagnostic::file_level(
-            dir,
-            Severity::Warning,
-            "readme-missing",
-            "the recipe has no README.md; add one saying what it does and how to configure it",
-        ));
+    (entries, out)
+}
+
+/// Checks the files of a recipe folder (or a shared helper folder) as [`walk_tree`] does,
+/// and, when `want_readme`, that it has a README.
+pub fn check_tree(dir: &Path, want_readme: bool) -> Vec<Diagnostic> {
+    let mut out = walk_tree(dir).1;
+    if want_readme {
+        out.extend(check_readme(dir));
     }
     out
 }
 
+fn check_readme(dir: &Path) -> Option<Diagnostic> {
+    (!dir.join("README.md").is_file()).then(|| {
+        Diagnostic::file_level(
+            dir,
+            Severity::Warning,
+            "readme-missing",
+            "the recipe has no README.md; add one saying what it does and how to configure it",
+        )
+    })
+}
+
+/// Size, any execute bit, and hard link count of a file.
 #[cfg(unix)]
-fn hard_link_count(entry: &walkdir::DirEntry) -> Option<u64> {
+fn file_facts(entry: &walkdir::DirEntry) -> std::io::Result<(u64, bool, u64)> {
     use std::os::unix::fs::MetadataExt;
-    entry.metadata().ok().map(|m| m.nlink())
+    let m = entry.metadata().map_err(std::io::Error::other)?;
+    Ok((m.len(), m.mode() & 0o111 != 0, m.nlink()))
 }
 
 #[cfg(not(unix))]
-fn hard_link_count(_: &walkdir::DirEntry) -> Option<u64> {
-    None
+fn file_facts(entry: &walkdir::DirEntry) -> std::io::Result<(u64, bool, u64)> {
+    let m = entry.metadata().map_err(std::io::Error::other)?;
+    Ok((m.len(), false, 1))
 }
 
 /// Validates a whole recipe folder: manifest and tree.
 pub fn validate_folder(dir: &Path) -> Vec<Diagnostic> {
+    validate_folder_tree(dir).0
+}
+
+/// Validates a whole recipe folder, also returning what its tree holds.
+fn validate_folder_tree(dir: &Path) -> (Vec<Diagnostic>, Vec<TreeEntry>) {
     let manifest = dir.join("recipe.json");
     let mut out = validate_manifest_file(&manifest, Some(dir));
-    out.extend(check_tree(dir, true));
-    out
+    let (tree, problems) = walk_tree(dir);
+    out.extend(problems);
+    out.extend(check_readme(dir));
+    (out, tree)
 }
 
 /// Validates a `recipe.json`; `dir` is its recipe folder when the file sits in one.
@@ -458,7 +526,15 @@ pub struct Loaded {
 /// Loads a recipe folder, refusing it when validation finds errors (or warnings, when
 /// `strict`).
 pub fn load(dir: &Path, strict: bool) -> Result<Loaded, Vec<Diagnostic>> {
-    let diags = validate_folder(dir);
+    load_with_tree(dir, strict).map(|(loaded, _)| loaded)
+}
+
+/// [`load`], also returning what the folder holds (for packing it without a second walk).
+pub fn load_with_tree(
+    dir: &Path,
+    strict: bool,
+) -> Result<(Loaded, Vec<TreeEntry>), Vec<Diagnostic>> {
+    let (diags, tree) = validate_folder_tree(dir);
     if diags
         .iter()
         .any(|d| d.severity == Severity::Error || strict)
@@ -475,10 +551,13 @@ pub fn load(dir: &Path, strict: bool) -> Result<Loaded, Vec<Diagnostic>> {
             e.to_string(),
         )]
     })?;
-    Ok(Loaded {
-        recipe,
-        warnings: diags,
-    })
+    Ok((
+        Loaded {
+            recipe,
+            warnings: diags,
+        },
+        tree,
+    ))
 }
 
 #[cfg(test)]

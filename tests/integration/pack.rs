@@ -179,12 +179,9 @@ fn source_date_epoch_sets_the_mtime() {
     assert_eq!(index["updated_at"], "2023-11-14T22:13:20Z");
 }
 
-/// The deflate backend must give the same bytes on every CPU. miniz_oxide has no runtime
-/// CPU dispatch; this pins its output, so a backend that varied (zlib-ng picks hash
-/// functions by CPU feature) would fail here on some machine.
-#[test]
-fn archive_bytes_are_pinned_across_machines() {
-    let sb = Sandbox::new();
+/// A recipe whose archive spans several deflate pieces (`hookpack::gzip::CHUNK`): text,
+/// then pseudo-random bytes, then text again.
+fn pinned_tree(sb: &Sandbox) {
     let m = manifest("pinned");
     sb.write(
         "src/pinned/recipe.json",
@@ -199,17 +196,83 @@ fn archive_bytes_are_pinned_across_machines() {
         ));
     }
     sb.write("src/pinned/scripts/main.js", &text);
-    let o = pack(&sb, "src", "out", &[]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let bytes = std::fs::read(sb.join("out/hooks-pinned-0.1.0.tar.gz")).unwrap();
-    let digest = hookpack::sha256::Sha256::of(&bytes).to_string();
-    assert_eq!(
-        digest, GOLDEN_GZIP,
-        "archive bytes changed: a different deflate backend, level or tar layout"
-    );
+    let mut blob = Vec::new();
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    while blob.len() < 3 * hookpack::gzip::CHUNK / 2 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        blob.extend_from_slice(&x.to_le_bytes());
+    }
+    blob.extend(text.bytes().cycle().take(hookpack::gzip::CHUNK));
+    sb.write("src/pinned/data/blob.bin", &blob);
 }
 
-const GOLDEN_GZIP: &str = "eab40ba95ae9e09cd0d67cc383418f27b4beccc733ce0ddcbdf959b7b67682df";
+fn pinned_digest(sb: &Sandbox, out: &str, extra: &[&str]) -> String {
+    let o = pack(sb, "src", out, extra);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bytes = std::fs::read(sb.join(&format!("{out}/hooks-pinned-0.1.0.tar.gz"))).unwrap();
+    hookpack::sha256::Sha256::of(&bytes).to_string()
+}
+
+/// Archive bytes are pinned: deflate backend, level, piece size and tar layout. A change to
+/// any of them (or a backend whose output varied by machine) fails here. Packing on one
+/// thread or several gives the same bytes.
+#[test]
+fn archive_bytes_are_pinned_across_machines() {
+    let sb = Sandbox::new();
+    pinned_tree(&sb);
+    let digest = pinned_digest(&sb, "out", &[]);
+    assert_eq!(
+        digest, GOLDEN_GZIP,
+        "archive bytes changed: a different deflate backend, level, piece size or tar layout"
+    );
+    assert_eq!(pinned_digest(&sb, "out1", &["--jobs", "1"]), GOLDEN_GZIP);
+    assert_eq!(pinned_digest(&sb, "out3", &["--jobs", "3"]), GOLDEN_GZIP);
+}
+
+const GOLDEN_GZIP: &str = "854b2828c04d5a808692e246b250f9159000b7857a5993f5461bb23894b38178";
+
+/// The same binary on CPUs with and without the vector extensions a deflate backend might
+/// dispatch on (SSE4.2, AVX2, BMI2, PCLMULQDQ), emulated by QEMU's user mode, writes the
+/// same bytes as on this machine's CPU.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+#[test]
+fn archive_bytes_do_not_depend_on_the_cpu() {
+    let qemu = ["/usr/bin/qemu-x86_64", "/usr/local/bin/qemu-x86_64"]
+        .into_iter()
+        .map(std::path::PathBuf::from)
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| {
+            panic!(
+                "`qemu-x86_64` is not installed, and this test runs hookpack on emulated CPUs: \
+                 install it with `apt-get install -y qemu-user` (.ci/run does this on CI)"
+            )
+        });
+    let sb = Sandbox::new();
+    pinned_tree(&sb);
+    let native = pinned_digest(&sb, "native", &[]);
+    let bin = assert_cmd::cargo::cargo_bin("hookpack");
+    // qemu64: SSE2/SSE3 only. max: everything QEMU emulates, AVX2 and BMI2 included.
+    for cpu in ["qemu64", "max"] {
+        let out = format!("out-{cpu}");
+        let o = std::process::Command::new(&qemu)
+            .args(["-cpu", cpu])
+            .arg(&bin)
+            .args(["pack", "--recipes-dir", "src", "--out-dir", &out])
+            .current_dir(sb.path())
+            .env_remove("SOURCE_DATE_EPOCH")
+            .output()
+            .expect("run qemu-x86_64");
+        assert!(o.status.success(), "{cpu}: {}", stderr(&o));
+        let bytes = std::fs::read(sb.join(&format!("{out}/hooks-pinned-0.1.0.tar.gz"))).unwrap();
+        assert_eq!(
+            hookpack::sha256::Sha256::of(&bytes).to_string(),
+            native,
+            "packing on an emulated `{cpu}` CPU gave other bytes than on this CPU"
+        );
+    }
+}
 
 #[cfg(unix)]
 #[test]

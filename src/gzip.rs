@@ -1,0 +1,355 @@
+//! Reproducible gzip writing, on several cores for big inputs.
+//!
+//! The input is cut into [`CHUNK`]-byte pieces at fixed offsets. Each piece is deflated on
+//! its own, primed with the 32 KiB that precede it (so matches may still reach back across
+//! the cut), and ends with a sync flush; the last one ends the stream. This is the scheme
+//! `pigz` uses. Because the cuts depend only on offsets, the bytes are the same whether one
+//! thread or many compress the pieces, and an input shorter than one piece is plain deflate.
+//!
+//! The compressor is zlib-rs built without `std` (flate2's `runtime_detection` feature off),
+//! so it has no run-time CPU dispatch: the same code runs on every x86-64 CPU. Its only
+//! SIMD-capable routines (match-length comparison, hash sliding) compute exact integer
+//! results in every variant, so even a build that enabled them would not change the bytes;
+//! `tests/integration/pack.rs` pins a digest and re-packs under an emulated CPU without
+//! AVX2 or SSE4 to hold both claims.
+
+use flate2::{Compress, Compression, Crc, FlushCompress, Status};
+use std::collections::VecDeque;
+use std::io::{self, Write};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+
+/// Input bytes per independently deflated piece. Pinned: changing it changes the archive
+/// bytes of every input larger than one piece.
+pub const CHUNK: usize = 1 << 20;
+/// Deflate's window: how much preceding input primes each piece.
+const WINDOW: usize = 32 * 1024;
+/// gzip member header: deflate, no name, no time, no extra flags, OS "unknown".
+const HEADER: [u8; 10] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
+
+/// One piece to compress.
+struct Job {
+    data: Vec<u8>,
+    dict: Vec<u8>,
+    last: bool,
+    reply: mpsc::SyncSender<io::Result<Piece>>,
+}
+
+/// A compressed piece and the CRC-32 of its input.
+struct Piece {
+    bytes: Vec<u8>,
+    crc: Crc,
+}
+
+/// Threads that compress pieces; they stop when the job sender is dropped.
+struct Workers {
+    jobs: Option<mpsc::Sender<Job>>,
+    handles: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Workers {
+    fn start(count: usize, level: u32) -> io::Result<Workers> {
+        let (tx, rx) = mpsc::channel::<Job>();
+        let rx = Arc::new(Mutex::new(rx));
+        let mut handles = Vec::new();
+        for _ in 0..count {
+            let rx = Arc::clone(&rx);
+            let handle = std::thread::Builder::new()
+                .name("hookpack-deflate".into())
+                .spawn(move || {
+                    let mut z = new_compressor(level);
+                    loop {
+                        let job = match rx.lock() {
+                            Ok(guard) => guard.recv(),
+                            Err(_) => return,
+                        };
+                        let Ok(job) = job else { return };
+                        let piece = compress_piece(&mut z, &job.data, &job.dict, job.last);
+                        // The writer may have given up (an error elsewhere): nothing to do.
+                        let _ = job.reply.send(piece);
+                    }
+                })?;
+            handles.push(handle);
+        }
+        Ok(Workers {
+            jobs: Some(tx),
+            handles,
+        })
+    }
+}
+
+impl Drop for Workers {
+    fn drop(&mut self) {
+        self.jobs = None;
+        for h in self.handles.drain(..) {
+            let _ = h.join();
+        }
+    }
+}
+
+fn new_compressor(level: u32) -> Compress {
+    // Raw deflate: the gzip wrapper is written here.
+    Compress::new(Compression::new(level), false)
+}
+
+/// Deflates `data` primed with `dict`, ending with a sync flush, or the stream's end when
+/// `last`.
+fn compress_piece(z: &mut Compress, data: &[u8], dict: &[u8], last: bool) -> io::Result<Piece> {
+    z.reset();
+    if !dict.is_empty() {
+        z.set_dictionary(dict).map_err(io::Error::other)?;
+    }
+    let mut crc = Crc::new();
+    crc.update(data);
+    // Room for the worst case (stored blocks) up front, so one call nearly always does it;
+    // the sizes depend only on the input, never on an allocator.
+    let mut out = vec![0u8; data.len() + data.len() / 8 + 4096];
+    let flush = if last {
+        FlushCompress::Finish
+    } else {
+        FlushCompress::Sync
+    };
+    let (start_in, start_out) = (z.total_in(), z.total_out());
+    loop {
+        let consumed = (z.total_in() - start_in) as usize;
+        let produced = (z.total_out() - start_out) as usize;
+        if produced == out.len() {
+            out.resize(out.len() + 64 * 1024, 0);
+        }
+        let status = z
+            .compress(&data[consumed..], &mut out[produced..], flush)
+            .map_err(io::Error::other)?;
+        let consumed = (z.total_in() - start_in) as usize;
+        let produced_now = (z.total_out() - start_out) as usize;
+        let finished = match status {
+            Status::StreamEnd => true,
+            // A sync flush is complete once all input is taken and room was left over.
+            Status::Ok | Status::BufError => {
+                !last && consumed == data.len() && produced_now < out.len()
+            }
+        };
+        if finished {
+            out.truncate(produced_now);
+            break;
+        }
+        if produced_now == produced && consumed == data.len() && produced_now < out.len() {
+            return Err(io::Error::other("deflate made no progress"));
+        }
+    }
+    Ok(Piece { bytes: out, crc })
+}
+
+thread_local! {
+    /// One compressor per thread, reset between inputs: allocating a fresh one for every
+    /// small archive costs more than compressing it.
+    static COMPRESSOR: std::cell::RefCell<Option<(u32, Compress)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+fn compress_here(level: u32, data: &[u8], dict: &[u8], last: bool) -> io::Result<Piece> {
+    COMPRESSOR.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if !matches!(&*slot, Some((l, _)) if *l == level) {
+            *slot = Some((level, new_compressor(level)));
+        }
+        let (_, z) = slot
+            .as_mut()
+            .ok_or_else(|| io::Error::other("no compressor"))?;
+        compress_piece(z, data, dict, last)
+    })
+}
+
+/// A gzip writer whose output depends only on the input and `level`, never on `threads`.
+pub struct GzipWriter<W: Write> {
+    out: W,
+    level: u32,
+    threads: usize,
+    buf: Vec<u8>,
+    dict: Vec<u8>,
+    crc: Crc,
+    header_written: bool,
+    workers: Option<Workers>,
+    in_flight: VecDeque<mpsc::Receiver<io::Result<Piece>>>,
+}
+
+impl<W: Write> GzipWriter<W> {
+    /// A writer compressing at `level`, on up to `threads` threads once the input is
+    /// bigger than one piece.
+    pub fn new(out: W, level: u32, threads: usize) -> GzipWriter<W> {
+        GzipWriter {
+            out,
+            level,
+            threads: threads.max(1),
+            buf: Vec::new(),
+            dict: Vec::new(),
+            crc: Crc::new(),
+            header_written: false,
+            workers: None,
+            in_flight: VecDeque::new(),
+        }
+    }
+
+    fn emit(&mut self, piece: Piece) -> io::Result<()> {
+        if !self.header_written {
+            self.out.write_all(&HEADER)?;
+            self.header_written = true;
+        }
+        self.crc.combine(&piece.crc);
+        self.out.write_all(&piece.bytes)
+    }
+
+    fn wait_oldest(&mut self) -> io::Result<()> {
+        if let Some(rx) = self.in_flight.pop_front() {
+            let piece = rx
+                .recv()
+                .map_err(|_| io::Error::other("a deflate thread stopped"))??;
+            self.emit(piece)?;
+        }
+        Ok(())
+    }
+
+    /// Hands the buffered piece to be compressed.
+    fn ship(&mut self, last: bool) -> io::Result<()> {
+        let data = std::mem::take(&mut self.buf);
+        let next_dict = tail(&self.dict, &data);
+        let dict = std::mem::replace(&mut self.dict, next_dict);
+        if self.threads == 1 || (last && self.workers.is_none()) {
+            let piece = compress_here(self.level, &data, &dict, last)?;
+            return self.emit(piece);
+        }
+        if self.workers.is_none() {
+            self.workers = Some(Workers::start(self.threads, self.level)?);
+        }
+        let (reply, rx) = mpsc::sync_channel(1);
+        let sender = self
+            .workers
+            .as_ref()
+            .and_then(|w| w.jobs.as_ref())
+            .ok_or_else(|| io::Error::other("deflate threads are gone"))?;
+        sender
+            .send(Job {
+                data,
+                dict,
+                last,
+                reply,
+            })
+            .map_err(|_| io::Error::other("deflate threads are gone"))?;
+        self.in_flight.push_back(rx);
+        while self.in_flight.len() > 2 * self.threads {
+            self.wait_oldest()?;
+        }
+        Ok(())
+    }
+
+    /// Compresses what is left, writes the trailer and returns the inner writer.
+    pub fn finish(mut self) -> io::Result<W> {
+        self.ship(true)?;
+        while !self.in_flight.is_empty() {
+            self.wait_oldest()?;
+        }
+        let mut trailer = [0u8; 8];
+        trailer[..4].copy_from_slice(&self.crc.sum().to_le_bytes());
+        trailer[4..].copy_from_slice(&self.crc.amount().to_le_bytes());
+        self.out.write_all(&trailer)?;
+        self.workers = None;
+        Ok(self.out)
+    }
+}
+
+/// The last `WINDOW` bytes of `dict` followed by `data`.
+fn tail(dict: &[u8], data: &[u8]) -> Vec<u8> {
+    if data.len() >= WINDOW {
+        return data[data.len() - WINDOW..].to_vec();
+    }
+    let keep = WINDOW - data.len();
+    let mut t = dict[dict.len().saturating_sub(keep)..].to_vec();
+    t.extend_from_slice(data);
+    t
+}
+
+impl<W: Write> Write for GzipWriter<W> {
+    fn write(&mut self, mut data: &[u8]) -> io::Result<usize> {
+        let total = data.len();
+        while !data.is_empty() {
+            if self.buf.len() == CHUNK {
+                self.ship(false)?;
+            }
+            if self.buf.capacity() == 0 {
+                self.buf.reserve_exact(CHUNK.min(data.len().max(64 * 1024)));
+            }
+            let take = (CHUNK - self.buf.len()).min(data.len());
+            self.buf.extend_from_slice(&data[..take]);
+            data = &data[take..];
+        }
+        Ok(total)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        // Pieces are cut at fixed offsets only; flushing early would change the bytes.
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+
+    fn sample(len: usize) -> Vec<u8> {
+        // Text-like with repeats that cross piece boundaries, plus a noisy stretch.
+        let mut v = Vec::with_capacity(len);
+        let mut x: u32 = 12345;
+        while v.len() < len {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            if (v.len() / 100_000) % 3 == 2 {
+                v.push((x >> 16) as u8);
+            } else {
+                v.extend_from_slice(format!("line {} of the hook payload\n", x % 97).as_bytes());
+            }
+        }
+        v.truncate(len);
+        v
+    }
+
+    fn gzip(data: &[u8], threads: usize, writes: usize) -> Vec<u8> {
+        let mut w = GzipWriter::new(Vec::new(), 6, threads);
+        for part in data.chunks(writes.max(1)) {
+            w.write_all(part).unwrap();
+        }
+        w.finish().unwrap()
+    }
+
+    fn gunzip(bytes: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(bytes)
+            .read_to_end(&mut out)
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn round_trips_at_every_size_around_the_cut() {
+        for len in [0, 1, 1000, CHUNK - 1, CHUNK, CHUNK + 1, 3 * CHUNK + 77] {
+            let data = sample(len);
+            assert_eq!(gunzip(&gzip(&data, 2, 4096)), data, "length {len}");
+        }
+    }
+
+    #[test]
+    fn bytes_do_not_depend_on_threads_or_write_sizes() {
+        let data = sample(5 * CHUNK / 2 + 12_345);
+        let one = gzip(&data, 1, 7919);
+        assert_eq!(gzip(&data, 2, 512), one);
+        assert_eq!(gzip(&data, 4, CHUNK + 3), one);
+    }
+
+    #[test]
+    fn one_piece_is_plain_deflate() {
+        let data = sample(200_000);
+        let mut plain = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::new(6));
+        plain.write_all(&data).unwrap();
+        let plain = plain.finish().unwrap();
+        let ours = gzip(&data, 2, 4096);
+        assert_eq!(&ours[10..ours.len() - 8], plain.as_slice());
+    }
+}
