@@ -528,10 +528,13 @@ fn plan_all(
     lib_dir: Option<&Path>,
 ) -> Vec<Result<BTreeMap<String, OutFile>, Error>> {
     let cache = LibCache::default();
-    let planned = crate::parallel::map(
+    let stack = crate::typescript::POOL_STACK;
+    let planned = crate::parallel::map_with_stack(
         dirs,
         crate::parallel::cores(),
-        |dir| plan(dir, lib_dir, &cache),
+        Some(stack),
+        // Runs on threads started with `stack`, so claiming it is true.
+        |dir| crate::typescript::with_stack(stack, || plan(dir, lib_dir, &cache)),
         |_| false,
     );
     planned
@@ -539,7 +542,7 @@ fn plan_all(
         .map(|r| {
             r.unwrap_or_else(|| {
                 Err(Error::Output(std::io::Error::other(
-                    "a planning thread panicked",
+                    "a planning thread panicked or could not start",
                 )))
             })
         })

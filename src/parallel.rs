@@ -13,6 +13,24 @@ where
     F: Fn(&T) -> R + Sync,
     S: Fn(&R) -> bool + Sync,
 {
+    map_with_stack(items, jobs, None, f, stop)
+}
+
+/// [`map`] on threads started with `stack` bytes of stack; `f` never runs on the calling
+/// thread then. With `None`, default stacks, and one job runs on the calling thread.
+pub fn map_with_stack<T, R, F, S>(
+    items: &[T],
+    jobs: usize,
+    stack: Option<usize>,
+    f: F,
+    stop: S,
+) -> Vec<Option<R>>
+where
+    T: Sync,
+    R: Send,
+    F: Fn(&T) -> R + Sync,
+    S: Fn(&R) -> bool + Sync,
+{
     let next = AtomicUsize::new(0);
     let slots: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
     let jobs = jobs.clamp(1, items.len().max(1));
@@ -27,12 +45,18 @@ where
             *slot = Some(r);
         }
     };
-    if jobs == 1 {
+    if jobs == 1 && stack.is_none() {
         work();
     } else {
         std::thread::scope(|s| {
             for _ in 0..jobs {
-                s.spawn(work);
+                let mut b = std::thread::Builder::new();
+                if let Some(size) = stack {
+                    b = b.stack_size(size);
+                }
+                // A thread that cannot start leaves the work to the others; if none
+                // started, every item stays `None` for the caller to report.
+                let _ = b.spawn_scoped(s, work);
             }
         });
     }

@@ -106,6 +106,10 @@ pub fn compile(
     check_file_name(file_name)?;
     check_size(source)?;
     check_nesting(source)?;
+    if STACK.get() >= stack_size(source) {
+        // This thread was started big enough (see `with_stack`): no thread of its own.
+        return catch(|| compile_here(source, file_name, rewrite));
+    }
     // oxc runs on its own thread so that it can have a stack big enough for
     // this source. `rewrite` is not `Send`, so it stays on this thread and
     // the compiler thread asks for each specifier over a channel.
@@ -128,21 +132,56 @@ pub fn compile(
                 break;
             }
         }
-        // A panic in oxc is a bug we can't fix here; report it as a
-        // diagnostic on this file rather than taking hookpack down with it.
-        worker.join().unwrap_or_else(|panic| {
-            let reason = panic
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            Err(vec![at_start(format!("internal error in oxc: {reason}"))])
-        })
+        worker
+            .join()
+            .unwrap_or_else(|panic| Err(internal_error(&*panic)))
     })
 }
 
 /// Only the pages the compiler actually touches get memory, so reserving
 /// generously costs address space, not RAM.
+/// A panic in oxc is a bug we can't fix here; it becomes a diagnostic on the file rather
+/// than taking hookpack down with it.
+fn internal_error(panic: &(dyn std::any::Any + Send)) -> Vec<TsDiagnostic> {
+    let reason = panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    vec![at_start(format!("internal error in oxc: {reason}"))]
+}
+
+fn catch(
+    f: impl FnOnce() -> Result<String, Vec<TsDiagnostic>>,
+) -> Result<String, Vec<TsDiagnostic>> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+        .unwrap_or_else(|panic| Err(internal_error(&*panic)))
+}
+
+/// Sources up to this size compile in place on a thread started by [`with_stack`] with
+/// [`POOL_STACK`]; bigger ones still get a thread of their own.
+const POOL_SOURCE_LEN: usize = 64 * 1024;
+
+/// Stack for threads that compile many files (see [`with_stack`]): enough for every source
+/// up to 64 KiB, so the usual hook compiles without starting a thread per file. Reserved,
+/// not touched: the pages a compile does not reach are never allocated.
+pub const POOL_STACK: usize = BASE_STACK + POOL_SOURCE_LEN * STACK_PER_SOURCE_BYTE;
+
+thread_local! {
+    /// Stack size this thread was started with, when [`with_stack`] told us.
+    static STACK: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Runs `f` telling [`compile`] that the current thread was started with `stack` bytes of
+/// stack (for example by [`crate::parallel::map_with_stack`]), so sources that fit compile
+/// in place. Claiming more than the thread has would let oxc overflow it.
+pub fn with_stack<R>(stack: usize, f: impl FnOnce() -> R) -> R {
+    let before = STACK.replace(stack);
+    let r = f();
+    STACK.set(before);
+    r
+}
+
 fn stack_size(source: &str) -> usize {
     BASE_STACK + source.len() * STACK_PER_SOURCE_BYTE
 }

@@ -217,3 +217,47 @@ fn out_may_not_overlap_the_sources() {
     assert_eq!(o.status.code(), Some(1));
     assert!(sb.join("recipes/demo/src/main.ts").exists());
 }
+
+/// Sources up to 64 KiB compile in place on assemble's worker threads (no thread per file);
+/// the deepest shapes that fit must still compile, never overflow the stack.
+#[test]
+fn deep_sources_just_under_the_in_place_limit_do_not_overflow() {
+    let n = 64 * 1024 - 64;
+    let shapes = [
+        (
+            "unary",
+            format!("export const x = {}0;\n", "!".repeat(n - 20)),
+        ),
+        (
+            "ternary",
+            format!("export const x = {}0;\n", "a ? 1 : ".repeat((n - 20) / 8)),
+        ),
+        (
+            "arrows",
+            format!("export const x = {}0;\n", "a => ".repeat((n - 20) / 5)),
+        ),
+        (
+            "binary",
+            format!("export const x = {}0;\n", "1 + ".repeat((n - 20) / 4)),
+        ),
+    ];
+    for (what, source) in shapes {
+        assert!(source.len() <= 64 * 1024, "{what}: {}", source.len());
+        let sb = Sandbox::new();
+        source_recipe(&sb, "recipes", "deep", &source);
+        // Several recipes, so assemble runs them on its worker threads.
+        source_recipe(&sb, "recipes", "other", MAIN);
+        lib(&sb, "recipes/lib");
+        let o = sb
+            .cmd()
+            .args(["assemble", "--recipes-dir", "recipes", "--out-dir", "out"])
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{what}: ({:?}): {}",
+            o.status,
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
