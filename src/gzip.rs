@@ -13,7 +13,8 @@
 //! `tests/integration/pack.rs` pins a digest and re-packs under an emulated CPU without
 //! AVX2 or SSE4 to hold both claims.
 
-use flate2::{Compress, Compression, Crc, FlushCompress, Status};
+use crc32fast::Hasher as Crc;
+use flate2::{Compress, Compression, FlushCompress, Status};
 use std::collections::VecDeque;
 use std::io::{self, Write};
 use std::sync::mpsc;
@@ -35,10 +36,11 @@ struct Job {
     reply: mpsc::SyncSender<io::Result<Piece>>,
 }
 
-/// A compressed piece and the CRC-32 of its input.
+/// A compressed piece, and the CRC-32 and length of its input.
 struct Piece {
     bytes: Vec<u8>,
     crc: Crc,
+    len: u32,
 }
 
 /// Threads that compress pieces; they stop when the job sender is dropped.
@@ -136,7 +138,12 @@ fn compress_piece(z: &mut Compress, data: &[u8], dict: &[u8], last: bool) -> io:
             return Err(io::Error::other("deflate made no progress"));
         }
     }
-    Ok(Piece { bytes: out, crc })
+    Ok(Piece {
+        bytes: out,
+        crc,
+        // gzip keeps the input length modulo 2^32.
+        len: data.len() as u32,
+    })
 }
 
 thread_local! {
@@ -167,6 +174,7 @@ pub struct GzipWriter<W: Write> {
     buf: Vec<u8>,
     dict: Vec<u8>,
     crc: Crc,
+    len: u32,
     header_written: bool,
     workers: Option<Workers>,
     in_flight: VecDeque<mpsc::Receiver<io::Result<Piece>>>,
@@ -183,6 +191,7 @@ impl<W: Write> GzipWriter<W> {
             buf: Vec::new(),
             dict: Vec::new(),
             crc: Crc::new(),
+            len: 0,
             header_written: false,
             workers: None,
             in_flight: VecDeque::new(),
@@ -195,6 +204,7 @@ impl<W: Write> GzipWriter<W> {
             self.header_written = true;
         }
         self.crc.combine(&piece.crc);
+        self.len = self.len.wrapping_add(piece.len);
         self.out.write_all(&piece.bytes)
     }
 
@@ -248,8 +258,8 @@ impl<W: Write> GzipWriter<W> {
             self.wait_oldest()?;
         }
         let mut trailer = [0u8; 8];
-        trailer[..4].copy_from_slice(&self.crc.sum().to_le_bytes());
-        trailer[4..].copy_from_slice(&self.crc.amount().to_le_bytes());
+        trailer[..4].copy_from_slice(&self.crc.clone().finalize().to_le_bytes());
+        trailer[4..].copy_from_slice(&self.len.to_le_bytes());
         self.out.write_all(&trailer)?;
         self.workers = None;
         Ok(self.out)

@@ -112,10 +112,16 @@ pub fn check_manifest(value: &Value, dir: Option<&Path>, f: &mut Findings) {
         }
     };
     if let (Some(id), Some(dir)) = (&id, dir) {
-        let folder = dir
-            .canonicalize()
-            .ok()
-            .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()));
+        // The folder's own name, resolving `.`, `..` or a trailing link only when needed.
+        let named = match dir.components().next_back() {
+            Some(Component::Normal(n)) => Some(n.to_string_lossy().into_owned()),
+            _ => None,
+        };
+        let folder = named.or_else(|| {
+            dir.canonicalize()
+                .ok()
+                .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+        });
         if let Some(folder) = folder {
             if folder != id.as_str() {
                 f.error(
@@ -490,14 +496,23 @@ pub fn validate_folder(dir: &Path) -> Vec<Diagnostic> {
     validate_folder_tree(dir).0
 }
 
-/// Validates a whole recipe folder, also returning what its tree holds.
-fn validate_folder_tree(dir: &Path) -> (Vec<Diagnostic>, Vec<TreeEntry>) {
+/// Validates a whole recipe folder, also returning what its tree holds and the manifest's
+/// bytes (when they could be read).
+fn validate_folder_tree(dir: &Path) -> (Vec<Diagnostic>, Vec<TreeEntry>, Option<Vec<u8>>) {
     let manifest = dir.join("recipe.json");
-    let mut out = validate_manifest_file(&manifest, Some(dir));
+    let (mut out, bytes) = match crate::fs::read_limited(&manifest, MAX_MANIFEST_BYTES) {
+        Ok(b) => (validate_manifest_bytes(&manifest, &b, Some(dir)), Some(b)),
+        Err(e) => (vec![crate::validate::fs_diagnostic(&e)], None),
+    };
     let (tree, problems) = walk_tree(dir);
     out.extend(problems);
-    out.extend(check_readme(dir));
-    (out, tree)
+    if !tree
+        .iter()
+        .any(|e| e.rel == "README.md" && e.size.is_some())
+    {
+        out.extend(check_readme(dir));
+    }
+    (out, tree, bytes)
 }
 
 /// Validates a `recipe.json`; `dir` is its recipe folder when the file sits in one.
@@ -534,15 +549,15 @@ pub fn load_with_tree(
     dir: &Path,
     strict: bool,
 ) -> Result<(Loaded, Vec<TreeEntry>), Vec<Diagnostic>> {
-    let (diags, tree) = validate_folder_tree(dir);
+    let (diags, tree, bytes) = validate_folder_tree(dir);
     if diags
         .iter()
         .any(|d| d.severity == Severity::Error || strict)
     {
         return Err(diags);
     }
-    let bytes = crate::fs::read_limited(&dir.join("recipe.json"), MAX_MANIFEST_BYTES)
-        .map_err(|e| vec![crate::validate::fs_diagnostic(&e)])?;
+    // Validation passed, so the manifest was read.
+    let bytes = bytes.unwrap_or_default();
     let recipe: Recipe = serde_json::from_slice(&bytes).map_err(|e| {
         vec![Diagnostic::file_level(
             &dir.join("recipe.json"),
