@@ -138,7 +138,9 @@ rss() {
 # creating thousands of files right after deleting thousands gets slower run after run
 # (the inode allocator skips inodes freed in the last 30 s, kernel `recently_deleted`), which
 # would tax whichever tool creates the most files. Everything is deleted at the end.
-fresh() { printf 'if [ -e %s ]; then mv %s "$(mktemp -u -p %s)"; fi' "$1" "$1" "$W/trash"; }
+# It then runs `sync`, so no run pays for writing back what an earlier run (of any tool) left
+# dirty: hookpack fsyncs its archives, the baselines do not.
+fresh() { printf 'if [ -e %s ]; then mv %s "$(mktemp -u -p %s)"; fi; sync' "$1" "$1" "$W/trash"; }
 
 field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
 
