@@ -162,7 +162,7 @@ bench cat-hp 1 "(c) hookpack pack (default --jobs = $(nproc))" "$cat_bytes" "$W/
 bench cat-hp1 1 "(c') hookpack pack --jobs 1" "$cat_bytes" "$W/out-hp1" \
   "$(fresh $W/out-hp1)" "$HP pack --recipes-dir $W/catalog --out-dir $W/out-hp1 --updated-at $UPDATED_AT --jobs 1"
 tar $TARARGS -C "$W/catalog" -cf "$W/catalog.tar" .
-bench cat-floor 1 "(reference) gzip -6 of the whole catalog as one tar stream: 1-core deflate floor" "$cat_bytes" "$W/out-floor.tar.gz" \
+bench cat-floor 1 "(reference) gzip -6 of the whole catalog as one tar stream (GNU gzip's deflate speed, 1 core)" "$cat_bytes" "$W/out-floor.tar.gz" \
   "$(fresh $W/out-floor.tar.gz)" "gzip -6 -c $W/catalog.tar > $W/out-floor.tar.gz"
 bench cat-zstd 1 "(reference) hookpack pack --compression zstd" "$cat_bytes" "$W/out-zstd" \
   "$(fresh $W/out-zstd)" "$HP pack --recipes-dir $W/catalog --out-dir $W/out-zstd --updated-at $UPDATED_AT --compression zstd"
