@@ -59,14 +59,13 @@ impl Workers {
             let handle = std::thread::Builder::new()
                 .name("hookpack-deflate".into())
                 .spawn(move || {
-                    let mut z = new_compressor(level);
                     loop {
                         let job = match rx.lock() {
                             Ok(guard) => guard.recv(),
                             Err(_) => return,
                         };
                         let Ok(job) = job else { return };
-                        let piece = compress_piece(&mut z, &job.data, &job.dict, job.last);
+                        let piece = compress_piece(level, &job.data, &job.dict, job.last);
                         // The writer may have given up (an error elsewhere): nothing to do.
                         let _ = job.reply.send(piece);
                     }
@@ -89,15 +88,15 @@ impl Drop for Workers {
     }
 }
 
-fn new_compressor(level: u32) -> Compress {
-    // Raw deflate: the gzip wrapper is written here.
-    Compress::new(Compression::new(level), false)
-}
-
 /// Deflates `data` primed with `dict`, ending with a sync flush, or the stream's end when
 /// `last`.
-fn compress_piece(z: &mut Compress, data: &[u8], dict: &[u8], last: bool) -> io::Result<Piece> {
-    z.reset();
+///
+/// Always with a new compressor: zlib-rs's reset keeps the previous input's hash chains
+/// (only their heads are cleared), and they can steer later match searches, so a reused
+/// compressor made the bytes depend on what that thread had compressed before.
+fn compress_piece(level: u32, data: &[u8], dict: &[u8], last: bool) -> io::Result<Piece> {
+    // Raw deflate: the gzip wrapper is written by `GzipWriter`.
+    let mut z = Compress::new(Compression::new(level), false);
     if !dict.is_empty() {
         z.set_dictionary(dict).map_err(io::Error::other)?;
     }
@@ -143,26 +142,6 @@ fn compress_piece(z: &mut Compress, data: &[u8], dict: &[u8], last: bool) -> io:
         crc,
         // gzip keeps the input length modulo 2^32.
         len: data.len() as u32,
-    })
-}
-
-thread_local! {
-    /// One compressor per thread, reset between inputs: allocating a fresh one for every
-    /// small archive costs more than compressing it.
-    static COMPRESSOR: std::cell::RefCell<Option<(u32, Compress)>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-fn compress_here(level: u32, data: &[u8], dict: &[u8], last: bool) -> io::Result<Piece> {
-    COMPRESSOR.with(|cell| {
-        let mut slot = cell.borrow_mut();
-        if !matches!(&*slot, Some((l, _)) if *l == level) {
-            *slot = Some((level, new_compressor(level)));
-        }
-        let (_, z) = slot
-            .as_mut()
-            .ok_or_else(|| io::Error::other("no compressor"))?;
-        compress_piece(z, data, dict, last)
     })
 }
 
@@ -224,7 +203,7 @@ impl<W: Write> GzipWriter<W> {
         let next_dict = tail(&self.dict, &data);
         let dict = std::mem::replace(&mut self.dict, next_dict);
         if self.threads == 1 || (last && self.workers.is_none()) {
-            let piece = compress_here(self.level, &data, &dict, last)?;
+            let piece = compress_piece(self.level, &data, &dict, last)?;
             return self.emit(piece);
         }
         if self.workers.is_none() {
@@ -351,6 +330,53 @@ mod tests {
         let one = gzip(&data, 1, 7919);
         assert_eq!(gzip(&data, 2, 512), one);
         assert_eq!(gzip(&data, 4, CHUNK + 3), one);
+    }
+
+    /// Inputs minimized from the benchmark's 100 MiB recipe, where a reused compressor
+    /// (reset, then primed with `dictionary.txt`) deflated `piece.txt` differently after
+    /// having deflated `earlier.txt`: packing the same tree gave other bytes from run to
+    /// run, depending on which thread had compressed which piece.
+    #[test]
+    fn a_piece_never_depends_on_what_was_compressed_before() {
+        let earlier = include_bytes!("../tests/data/deflate-history/earlier.txt");
+        let dict = include_bytes!("../tests/data/deflate-history/dictionary.txt");
+        let piece = include_bytes!("../tests/data/deflate-history/piece.txt");
+        let alone = std::thread::spawn(|| compress_piece(6, piece, dict, false).unwrap().bytes)
+            .join()
+            .unwrap();
+        let after = std::thread::spawn(|| {
+            compress_piece(6, earlier, &[], false).unwrap();
+            compress_piece(6, piece, dict, false).unwrap().bytes
+        })
+        .join()
+        .unwrap();
+        assert!(after == alone, "an earlier input changed the piece's bytes");
+        // The inputs do reach the zlib-rs behaviour: a reused compressor differs.
+        let reused = |first: &[u8]| {
+            let mut z = Compress::new(Compression::new(6), false);
+            let mut out = vec![0u8; 64 * 1024];
+            z.compress(first, &mut out, FlushCompress::Sync).unwrap();
+            z.reset();
+            z.set_dictionary(dict).unwrap();
+            let before = z.total_out();
+            z.compress(piece, &mut out, FlushCompress::Sync).unwrap();
+            out.truncate((z.total_out() - before) as usize);
+            out
+        };
+        assert!(reused(b"") == alone);
+        assert!(
+            reused(earlier) != alone,
+            "zlib-rs no longer keeps history across reset; this test's inputs need renewing"
+        );
+    }
+
+    #[test]
+    fn bytes_do_not_depend_on_threads_across_runs() {
+        let data = sample(5 * CHUNK / 2 + 999);
+        let one = gzip(&data, 1, 4096);
+        for round in 0..6 {
+            assert!(gzip(&data, 2 + round % 3, 65_536) == one, "round {round}");
+        }
     }
 
     #[test]
