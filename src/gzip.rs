@@ -23,6 +23,8 @@ use std::sync::{Arc, Mutex};
 /// Input bytes per independently deflated piece. Pinned: changing it changes the archive
 /// bytes of every input larger than one piece.
 pub const CHUNK: usize = 1 << 20;
+/// Output buffer of one deflate call.
+const SCRATCH: usize = 64 * 1024;
 /// Deflate's window: how much preceding input primes each piece.
 const WINDOW: usize = 32 * 1024;
 /// gzip member header: deflate, no name, no time, no extra flags, OS "unknown".
@@ -32,6 +34,8 @@ const HEADER: [u8; 10] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
 struct Job {
     data: Vec<u8>,
     dict: Vec<u8>,
+    /// An empty buffer to put the compressed bytes in (recycled, to keep memory flat).
+    out: Vec<u8>,
     last: bool,
     reply: mpsc::SyncSender<io::Result<Piece>>,
 }
@@ -39,6 +43,8 @@ struct Job {
 /// A compressed piece, and the CRC-32 and length of its input.
 struct Piece {
     bytes: Vec<u8>,
+    /// The input buffer, handed back for reuse.
+    input: Vec<u8>,
     crc: Crc,
     len: u32,
 }
@@ -65,7 +71,7 @@ impl Workers {
                             Err(_) => return,
                         };
                         let Ok(job) = job else { return };
-                        let piece = compress_piece(level, &job.data, &job.dict, job.last);
+                        let piece = compress_piece(level, job.data, &job.dict, job.out, job.last);
                         // The writer may have given up (an error elsewhere): nothing to do.
                         let _ = job.reply.send(piece);
                     }
@@ -94,46 +100,51 @@ impl Drop for Workers {
 /// Always with a new compressor: zlib-rs's reset keeps the previous input's hash chains
 /// (only their heads are cleared), and they can steer later match searches, so a reused
 /// compressor made the bytes depend on what that thread had compressed before.
-fn compress_piece(level: u32, data: &[u8], dict: &[u8], last: bool) -> io::Result<Piece> {
+fn compress_piece(
+    level: u32,
+    data: Vec<u8>,
+    dict: &[u8],
+    mut out: Vec<u8>,
+    last: bool,
+) -> io::Result<Piece> {
     // Raw deflate: the gzip wrapper is written by `GzipWriter`.
     let mut z = Compress::new(Compression::new(level), false);
     if !dict.is_empty() {
         z.set_dictionary(dict).map_err(io::Error::other)?;
     }
     let mut crc = Crc::new();
-    crc.update(data);
-    // Room for the worst case (stored blocks) up front, so one call nearly always does it;
-    // the sizes depend only on the input, never on an allocator.
-    let mut out = vec![0u8; data.len() + data.len() / 8 + 4096];
+    crc.update(&data);
     let flush = if last {
         FlushCompress::Finish
     } else {
         FlushCompress::Sync
     };
-    let (start_in, start_out) = (z.total_in(), z.total_out());
+    // Output goes through a fixed-size buffer: the calls made to zlib-rs depend only on
+    // the input, and `out` holds only the compressed bytes (about a quarter of the input
+    // for text), which keeps the memory of pieces in flight low.
+    let mut scratch = vec![0u8; SCRATCH];
+    out.clear();
+    let start_in = z.total_in();
     loop {
         let consumed = (z.total_in() - start_in) as usize;
-        let produced = (z.total_out() - start_out) as usize;
-        if produced == out.len() {
-            out.resize(out.len() + 64 * 1024, 0);
-        }
+        let before = z.total_out();
         let status = z
-            .compress(&data[consumed..], &mut out[produced..], flush)
+            .compress(&data[consumed..], &mut scratch, flush)
             .map_err(io::Error::other)?;
-        let consumed = (z.total_in() - start_in) as usize;
-        let produced_now = (z.total_out() - start_out) as usize;
+        let produced = (z.total_out() - before) as usize;
+        out.extend_from_slice(&scratch[..produced]);
+        let consumed_now = (z.total_in() - start_in) as usize;
         let finished = match status {
             Status::StreamEnd => true,
             // A sync flush is complete once all input is taken and room was left over.
             Status::Ok | Status::BufError => {
-                !last && consumed == data.len() && produced_now < out.len()
+                !last && consumed_now == data.len() && produced < scratch.len()
             }
         };
         if finished {
-            out.truncate(produced_now);
             break;
         }
-        if produced_now == produced && consumed == data.len() && produced_now < out.len() {
+        if produced == 0 && consumed_now == consumed {
             return Err(io::Error::other("deflate made no progress"));
         }
     }
@@ -142,6 +153,7 @@ fn compress_piece(level: u32, data: &[u8], dict: &[u8], last: bool) -> io::Resul
         crc,
         // gzip keeps the input length modulo 2^32.
         len: data.len() as u32,
+        input: data,
     })
 }
 
@@ -157,6 +169,8 @@ pub struct GzipWriter<W: Write> {
     header_written: bool,
     workers: Option<Workers>,
     in_flight: VecDeque<mpsc::Receiver<io::Result<Piece>>>,
+    /// Buffers of emitted pieces, for the next pieces' input and output.
+    spare: Vec<Vec<u8>>,
 }
 
 impl<W: Write> GzipWriter<W> {
@@ -174,6 +188,7 @@ impl<W: Write> GzipWriter<W> {
             header_written: false,
             workers: None,
             in_flight: VecDeque::new(),
+            spare: Vec::new(),
         }
     }
 
@@ -184,7 +199,27 @@ impl<W: Write> GzipWriter<W> {
         }
         self.crc.combine(&piece.crc);
         self.len = self.len.wrapping_add(piece.len);
-        self.out.write_all(&piece.bytes)
+        self.out.write_all(&piece.bytes)?;
+        // Enough for the pieces in flight (input and output each) and the one being filled.
+        let keep = if self.threads == 1 {
+            1
+        } else {
+            2 * (self.threads + 1) + 1
+        };
+        for mut b in [piece.input, piece.bytes] {
+            if self.spare.len() < keep {
+                b.clear();
+                self.spare.push(b);
+            }
+        }
+        Ok(())
+    }
+
+    /// An empty buffer with room for a piece, reusing an emitted one when there is one.
+    fn buffer(&mut self) -> Vec<u8> {
+        self.spare
+            .pop()
+            .unwrap_or_else(|| Vec::with_capacity(CHUNK))
     }
 
     fn wait_oldest(&mut self) -> io::Result<()> {
@@ -203,7 +238,7 @@ impl<W: Write> GzipWriter<W> {
         let next_dict = tail(&self.dict, &data);
         let dict = std::mem::replace(&mut self.dict, next_dict);
         if self.threads == 1 || (last && self.workers.is_none()) {
-            let piece = compress_piece(self.level, &data, &dict, last)?;
+            let piece = compress_piece(self.level, data, &dict, Vec::new(), last)?;
             return self.emit(piece);
         }
         if self.workers.is_none() {
@@ -215,16 +250,18 @@ impl<W: Write> GzipWriter<W> {
             .as_ref()
             .and_then(|w| w.jobs.as_ref())
             .ok_or_else(|| io::Error::other("deflate threads are gone"))?;
+        let out = self.spare.pop().unwrap_or_default();
         sender
             .send(Job {
                 data,
                 dict,
+                out,
                 last,
                 reply,
             })
             .map_err(|_| io::Error::other("deflate threads are gone"))?;
         self.in_flight.push_back(rx);
-        while self.in_flight.len() > 2 * self.threads {
+        while self.in_flight.len() > self.threads {
             self.wait_oldest()?;
         }
         Ok(())
@@ -262,6 +299,8 @@ impl<W: Write> Write for GzipWriter<W> {
         while !data.is_empty() {
             if self.buf.len() == CHUNK {
                 self.ship(false)?;
+                // More than one piece: full-size buffers from now on.
+                self.buf = self.buffer();
             }
             if self.buf.capacity() == 0 {
                 self.buf.reserve_exact(CHUNK.min(data.len().max(64 * 1024)));
@@ -341,12 +380,15 @@ mod tests {
         let earlier = include_bytes!("../tests/data/deflate-history/earlier.txt");
         let dict = include_bytes!("../tests/data/deflate-history/dictionary.txt");
         let piece = include_bytes!("../tests/data/deflate-history/piece.txt");
-        let alone = std::thread::spawn(|| compress_piece(6, piece, dict, false).unwrap().bytes)
-            .join()
-            .unwrap();
-        let after = std::thread::spawn(|| {
-            compress_piece(6, earlier, &[], false).unwrap();
-            compress_piece(6, piece, dict, false).unwrap().bytes
+        let run = |data: &[u8], dict: &[u8]| {
+            compress_piece(6, data.to_vec(), dict, Vec::new(), false)
+                .unwrap()
+                .bytes
+        };
+        let alone = std::thread::spawn(move || run(piece, dict)).join().unwrap();
+        let after = std::thread::spawn(move || {
+            run(earlier, &[]);
+            run(piece, dict)
         })
         .join()
         .unwrap();

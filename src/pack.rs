@@ -33,8 +33,9 @@ use std::path::{Path, PathBuf};
 /// Deflate level of `.tar.gz` archives. Pinned: changing it changes every archive's bytes.
 pub const GZIP_LEVEL: u32 = 6;
 /// Most threads one `.tar.gz` archive is compressed on (only archives bigger than
-/// [`crate::gzip::CHUNK`] use more than one); bounds memory on many-core machines.
-const MAX_DEFLATE_THREADS: usize = 8;
+/// [`crate::gzip::CHUNK`] use more than one). Each thread holds a few MiB of pieces in
+/// flight; 4 keeps one archive under 32 MiB of memory on any machine.
+const MAX_DEFLATE_THREADS: usize = 4;
 /// zstd level of `.tar.zst` archives. Pinned, like the zstd library version in Cargo.lock.
 pub const ZSTD_LEVEL: i32 = 10;
 /// Name of the checksum file written beside the index.
