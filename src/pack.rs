@@ -338,6 +338,8 @@ struct Built {
     file: String,
     sha256: Sha256,
     size: u64,
+    /// Position in the list of recipes (and of their trees).
+    index: usize,
 }
 
 /// Packs the recipes and writes (or, with `check`, compares) the catalog folder.
@@ -424,10 +426,14 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         .prefix(".hookpack-pack-")
         .tempdir_in(&staging_parent)
         .map_err(|e| crate::fs::FsError::new("create staging folder in", &staging_parent, e))?;
-    let built = build_all(&trees, &recipes, opts, staging.path())?;
+    let mut built = build_all(&trees, &recipes, opts, staging.path())?;
 
-    // Merge into the index, refusing to change a published version.
-    let (new_index, statuses) = merge_index(old_index.as_ref(), &built, opts)?;
+    // Merge into the index, refusing to change a published version; one whose contents
+    // are unchanged but compressed otherwise (by another hookpack) keeps its archive.
+    let same_contents = |b: &Built, published: &Path| {
+        same_contents(&trees[b.index], &b.recipe, opts.mtime, published)
+    };
+    let (new_index, statuses) = merge_index(old_index.as_ref(), &mut built, opts, &same_contents)?;
     let index_bytes = {
         let mut s = serde_json::to_string_pretty(&new_index)
             .map_err(|e| Error::Output(io::Error::other(e)))?;
@@ -531,6 +537,7 @@ fn build_all(
                 file: archive_file_name(&r.id, &r.version, opts.compression),
                 sha256,
                 size,
+                index: built.len(),
             }),
             Some(Err(e)) => return Err(e),
             None => {}
@@ -587,8 +594,9 @@ fn version_entry(b: &Built, opts: &Options) -> Value {
 
 fn merge_index(
     old: Option<&Value>,
-    built: &[Built],
+    built: &mut [Built],
     opts: &Options,
+    same_contents: &dyn Fn(&Built, &Path) -> Result<bool, Error>,
 ) -> Result<(Value, Vec<&'static str>), Error> {
     let mut entries: BTreeMap<String, Value> = BTreeMap::new();
     let mut top_extra = Map::new();
@@ -620,12 +628,22 @@ fn merge_index(
             Some(existing) => {
                 let published = existing["sha256"].as_str().unwrap_or_default().to_string();
                 if published != b.sha256.to_string() {
-                    return Err(Error::Republish {
-                        id,
-                        version,
-                        published,
-                        now: b.sha256.to_string(),
-                    });
+                    match kept_archive(existing, b, opts, same_contents)? {
+                        Some((file, sha256, size)) => {
+                            // Report and commit the published archive, not the new bytes.
+                            b.file = file;
+                            b.sha256 = sha256;
+                            b.size = size;
+                        }
+                        None => {
+                            return Err(Error::Republish {
+                                id,
+                                version,
+                                published,
+                                now: b.sha256.to_string(),
+                            })
+                        }
+                    }
                 }
                 statuses.push("unchanged");
                 continue;
@@ -707,6 +725,88 @@ fn merge_index(
         });
     }
     Ok((Value::Object(doc), statuses))
+}
+
+/// The published archive of an index entry whose digest differs from the new build, when
+/// it sits in `OUT`, still has the indexed digest, and holds exactly the tar stream the
+/// sources produce now: its file name, digest and size. Archives compressed by another
+/// hookpack (another deflate, level or compression) stay published that way.
+fn kept_archive(
+    existing: &Value,
+    b: &Built,
+    opts: &Options,
+    same_contents: &dyn Fn(&Built, &Path) -> Result<bool, Error>,
+) -> Result<Option<(String, Sha256, u64)>, Error> {
+    let (Some(url), Some(sha)) = (existing["url"].as_str(), existing["sha256"].as_str()) else {
+        return Ok(None);
+    };
+    let name = url.rsplit('/').next().unwrap_or(url);
+    if name.is_empty() || name == "." || name == ".." || name.contains('\\') {
+        return Ok(None);
+    }
+    let path = opts.out_dir.join(name);
+    let Ok(meta) = std::fs::symlink_metadata(&path) else {
+        return Ok(None);
+    };
+    if !meta.is_file() || digest_of_file(&path)?.map(|d| d.to_string()).as_deref() != Some(sha) {
+        return Ok(None);
+    }
+    if !same_contents(b, &path)? {
+        return Ok(None);
+    }
+    let Ok(sha256) = Sha256::parse(sha) else {
+        return Ok(None);
+    };
+    Ok(Some((name.to_string(), sha256, meta.len())))
+}
+
+/// Whether the archive at `published` decompresses to the tar stream `tree` gives now.
+fn same_contents(
+    tree: &[TreeEntry],
+    recipe: &Recipe,
+    mtime: u64,
+    published: &Path,
+) -> Result<bool, Error> {
+    let mut entries: Vec<&TreeEntry> = tree.iter().collect();
+    entries.sort_by_cached_key(|e| archive_name(e));
+    let top = format!("{}-{}", recipe.id, recipe.version);
+    let now = write_tar(
+        &entries,
+        &top,
+        mtime,
+        Hashing {
+            inner: io::sink(),
+            hasher: sha2::Sha256::new(),
+            count: 0,
+        },
+    )?;
+    let rerr = |e: io::Error| crate::fs::FsError::new("read", published, e);
+    let file = File::open(published).map_err(rerr)?;
+    let mut input = io::BufReader::new(file);
+    let head = io::BufRead::fill_buf(&mut input).map_err(rerr)?.to_vec();
+    let mut then = Hashing {
+        inner: io::sink(),
+        hasher: sha2::Sha256::new(),
+        count: 0,
+    };
+    // A damaged or foreign archive is simply not the same contents.
+    // Reading one byte more than expected is enough to tell them apart.
+    let limit = now.count + 1;
+    let copied = if head.starts_with(&[0x1f, 0x8b]) {
+        io::copy(
+            &mut flate2::bufread::GzDecoder::new(input).take(limit),
+            &mut then,
+        )
+    } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        zstd::stream::read::Decoder::with_buffer(input)
+            .and_then(|d| io::copy(&mut d.take(limit), &mut then))
+    } else {
+        return Ok(false);
+    };
+    if copied.is_err() || then.count != now.count {
+        return Ok(false);
+    }
+    Ok(then.hasher.finalize() == now.hasher.finalize())
 }
 
 /// `SHA256SUMS`: every archive the index names that lives in the catalog folder, and the

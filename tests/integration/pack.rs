@@ -346,6 +346,55 @@ fn planted_faults_are_refused_and_out_is_untouched() {
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
+/// A version published by another hookpack (here: another compression; in general another
+/// deflate backend, level or piece size) holds the same tar stream: re-packing keeps that
+/// archive instead of refusing. Other contents under the same version are still refused.
+#[test]
+fn archives_compressed_otherwise_are_kept_when_their_contents_are_the_same() {
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    let o = pack(&sb, "src", "out", &["--compression", "zstd"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let before = snapshot(&sb.join("out"));
+
+    // Same sources, now gzip: both versions stay as published, nothing changes on disk.
+    let o = pack(&sb, "src", "out", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("unchanged alpha 0.1.0 hooks-alpha-0.1.0.tar.zst"),
+        "{stdout}"
+    );
+    assert_eq!(snapshot(&sb.join("out")), before);
+    let o = pack(&sb, "src", "out", &["--check"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    // An archive in OUT that no longer has the indexed digest is not trusted, even with
+    // the same contents (here: recompressed at another zstd level behind the index's back).
+    let alpha = sb.join("out/hooks-alpha-0.1.0.tar.zst");
+    let original = std::fs::read(&alpha).unwrap();
+    let tar = zstd::stream::decode_all(original.as_slice()).unwrap();
+    let recompressed = zstd::stream::encode_all(tar.as_slice(), 3).unwrap();
+    assert_ne!(recompressed, original);
+    std::fs::write(&alpha, recompressed).unwrap();
+    let o = pack(&sb, "src", "out", &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("alpha 0.1.0 is already published"));
+    std::fs::write(&alpha, original).unwrap();
+    assert_eq!(snapshot(&sb.join("out")), before);
+
+    // Other contents under the same version: refused, as ever.
+    sb.write("src/beta/data/rules.json", "{\"id\": \"changed\"}\n");
+    let o = pack(&sb, "src", "out", &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("beta 0.1.0 is already published"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(snapshot(&sb.join("out")), before);
+}
+
 #[test]
 fn published_versions_are_immutable_and_kept() {
     let sb = Sandbox::new();
