@@ -231,9 +231,8 @@ fn pinned_digest(sb: &Sandbox, out: &str, extra: &[&str]) -> String {
 }
 
 /// Archive bytes are pinned: deflate backend, level, piece size, output buffer size and tar
-/// layout. A change to
-/// any of them (or a backend whose output varied by machine) fails here. Packing on one
-/// thread or several gives the same bytes.
+/// layout. A change to any of them (or a backend whose output varied by machine) fails
+/// here. Packing on one thread or several gives the same bytes.
 #[test]
 fn archive_bytes_are_pinned_across_machines() {
     let sb = Sandbox::new();
