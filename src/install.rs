@@ -775,6 +775,32 @@ fn write_receipt(profile: &Profile, id: &str, r: Option<&Receipt>) -> Result<(),
     }
 }
 
+/// Gives other installed recipes' receipts what this change hands over to them (see
+/// [`crate::merge::Handover`]), so that the last recipe using an event it did not create
+/// still removes it. Written before the commit: if the commit then fails, two recipes claim
+/// the same structure, which is harmless (a claim only removes structure once it is empty).
+/// Stamps that name no installed recipe, unreadable receipts and receipts without a record
+/// (which remove every event they empty anyway) are left alone.
+fn hand_over(profile: &Profile, id: &str, handover: &crate::merge::Handover) -> Result<(), Error> {
+    for (to, given) in handover {
+        if to == id || crate::id::Id::parse(to).is_err() {
+            continue;
+        }
+        let Some(mut r) = receipt::read(profile, to).ok().flatten() else {
+            continue;
+        };
+        let Some(created) = r.created.as_mut() else {
+            continue;
+        };
+        let before = created.clone();
+        created.absorb(given);
+        if *created != before {
+            write_receipt(profile, to, Some(&r))?;
+        }
+    }
+    Ok(())
+}
+
 fn move_if_exists(from: &Path, to: &Path) -> Result<bool, Error> {
     match std::fs::symlink_metadata(from) {
         Ok(_) => {
@@ -1000,6 +1026,7 @@ pub fn install_prepared(
         handlers,
         created: Some(merged.created),
     };
+    hand_over(profile, &id, &merged.handover)?;
     commit(
         profile,
         &id,
@@ -1098,12 +1125,15 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
     }
     let (doc, old_bytes) = read_hooks_json(&profile.hooks_json())?;
     let previous = receipt::read(profile, id)?;
-    let (new_doc, removed) =
-        crate::merge::unmerge(&doc, id, previous.as_ref().and_then(|r| r.created.as_ref()))
-            .map_err(|e| Error::HooksJsonShape {
-                path: profile.hooks_json(),
-                source: e,
-            })?;
+    let (new_doc, removed, handover) = crate::merge::unmerge_handing_over(
+        &doc,
+        id,
+        previous.as_ref().and_then(|r| r.created.as_ref()),
+    )
+    .map_err(|e| Error::HooksJsonShape {
+        path: profile.hooks_json(),
+        source: e,
+    })?;
     let tree = profile.recipe_dir(id);
     if removed == 0 && previous.is_none() && !tree.exists() {
         return Err(Error::NotInstalled {
@@ -1149,6 +1179,7 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
         write_receipt(profile, id, None)?;
         return Ok(outcome);
     }
+    hand_over(profile, id, &handover)?;
     commit(profile, id, staging.path(), None, None, &new_bytes)?;
     Ok(outcome)
 }

@@ -77,6 +77,23 @@ pub struct Created {
     pub events: Vec<String>,
 }
 
+impl Created {
+    /// Adds what `other` records.
+    pub fn absorb(&mut self, other: &Created) {
+        self.hooks_key |= other.hooks_key;
+        for e in &other.events {
+            if !self.events.contains(e) {
+                self.events.push(e.clone());
+            }
+        }
+    }
+}
+
+/// Structure a recipe created that it gives up (removed, or upgraded to a version that no
+/// longer uses it) while another recipe's handlers still live in it: that recipe takes the
+/// record over, so whichever leaves last removes it.
+pub type Handover = Vec<(String, Created)>;
+
 /// A merged document and what the merge created.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Merged {
@@ -84,6 +101,63 @@ pub struct Merged {
     pub doc: Value,
     /// Structure the merge created (previous installs' included).
     pub created: Created,
+    /// What the replaced install created and this one gives up to other recipes.
+    pub handover: Handover,
+}
+
+/// The first recipe other than `id` with a handler under `event` (or anywhere, for `None`).
+fn other_owner(doc: &Value, id: &str, event: Option<&str>) -> Option<String> {
+    let events = doc.get("hooks")?.as_object()?;
+    events
+        .iter()
+        .filter(|(e, _)| event.is_none_or(|want| want == e.as_str()))
+        .filter_map(|(_, groups)| groups.as_array())
+        .flatten()
+        .filter_map(|g| g.get("hooks").and_then(Value::as_array))
+        .flatten()
+        .filter_map(|h| h.get("recipe").and_then(Value::as_str))
+        .find(|r| *r != id)
+        .map(String::from)
+}
+
+/// Hands what `previous` recorded, and `kept` no longer claims, to the recipes still using
+/// it in `doc`.
+fn handover(doc: &Value, id: &str, previous: Option<&Created>, kept: &Created) -> Handover {
+    let mut out: Handover = Vec::new();
+    let mut give = |to: String, c: Created| match out.iter_mut().find(|(r, _)| *r == to) {
+        Some((_, have)) => have.absorb(&c),
+        None => out.push((to, c)),
+    };
+    let Some(previous) = previous else {
+        return Vec::new();
+    };
+    let events = doc.get("hooks").and_then(Value::as_object);
+    for e in &previous.events {
+        if kept.events.contains(e) || !events.is_some_and(|m| m.contains_key(e)) {
+            continue;
+        }
+        if let Some(to) = other_owner(doc, id, Some(e)) {
+            give(
+                to,
+                Created {
+                    hooks_key: false,
+                    events: vec![e.clone()],
+                },
+            );
+        }
+    }
+    if previous.hooks_key && !kept.hooks_key && events.is_some() {
+        if let Some(to) = other_owner(doc, id, None) {
+            give(
+                to,
+                Created {
+                    hooks_key: true,
+                    events: Vec::new(),
+                },
+            );
+        }
+    }
+    out
 }
 
 /// Takes `id`'s handlers out, and the groups this leaves empty. Returns the document, the
@@ -133,6 +207,16 @@ pub fn unmerge(
     id: &str,
     previous: Option<&Created>,
 ) -> Result<(Value, usize), ShapeError> {
+    unmerge_handing_over(doc, id, previous).map(|(doc, removed, _)| (doc, removed))
+}
+
+/// [`unmerge`], also returning what `previous` recorded that other recipes' handlers still
+/// use, for their records to take over.
+pub fn unmerge_handing_over(
+    doc: &Value,
+    id: &str,
+    previous: Option<&Created>,
+) -> Result<(Value, usize, Handover), ShapeError> {
     let (mut out, removed, emptied) = strip(doc, id)?;
     if let Some(events) = out.get_mut("hooks").and_then(Value::as_object_mut) {
         for e in emptied.iter().filter(|e| goes(previous, e)) {
@@ -148,7 +232,8 @@ pub fn unmerge(
             obj.shift_remove("hooks");
         }
     }
-    Ok((out, removed))
+    let given = handover(&out, id, previous, &Created::default());
+    Ok((out, removed, given))
 }
 
 /// Replaces `id`'s handlers in `doc` with `hooks` (event → groups, commands already
@@ -228,7 +313,12 @@ pub fn merge(
             events.shift_remove(e);
         }
     }
-    Ok(Merged { doc: out, created })
+    let given = handover(&out, id, previous, &created);
+    Ok(Merged {
+        doc: out,
+        created,
+        handover: given,
+    })
 }
 
 /// Handlers stamped with `id`: (event, handler id, command).

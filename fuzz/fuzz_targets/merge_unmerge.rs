@@ -20,13 +20,14 @@
 //!    in the same relative order; everything outside `hooks` is untouched, in order.
 //! 5. The result holds exactly the recipe's handlers stamped with `id`.
 //! 6. Upgrade (merge another hook map with the first record), then remove: the original.
-//! 7. `two-recipes`: install `id` then `other`, remove them in either order: the original.
+//! 7. `two-recipes`: install `id` then `other`, remove them in either order (what the first
+//!    removal hands over joining the other's record): the original.
 //!
 //! `HOOKPACK_FUZZ_ALLOW=name,...` skips the named checks (for long runs past a known finding).
 #![no_main]
 
 use hookpack::hooks_json::Group;
-use hookpack::merge::{merge, stamped_handlers, unmerge};
+use hookpack::merge::{merge, stamped_handlers, unmerge, unmerge_handing_over, Created, Handover};
 use indexmap::IndexMap;
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
@@ -480,8 +481,21 @@ fuzz_target!(|data: &[u8]| {
     if fresh && !has_stamp(&doc, other) {
         let mb = merge(&m1.doc, other, &h3, None).unwrap();
         assert_eq!(unstamped(&m1.doc, other), unstamped(&mb.doc, other));
-        let lifo = unmerge(&mb.doc, other, Some(&mb.created)).unwrap().0;
-        let lifo = unmerge(&lifo, id, Some(&m1.created)).unwrap().0;
+        // What a removed recipe hands over joins the remaining one's record, as install
+        // does with receipts.
+        let with = |record: &Created, handover: &Handover, to: &str| {
+            let mut r = record.clone();
+            for (rid, c) in handover {
+                if rid == to {
+                    r.absorb(c);
+                }
+            }
+            r
+        };
+        let (lifo, _, given) = unmerge_handing_over(&mb.doc, other, Some(&mb.created)).unwrap();
+        let lifo = unmerge(&lifo, id, Some(&with(&m1.created, &given, id)))
+            .unwrap()
+            .0;
         same(
             "two-recipes",
             &lifo,
@@ -489,8 +503,10 @@ fuzz_target!(|data: &[u8]| {
             "install a, b; remove b, a is not the original",
             &doc,
         );
-        let fifo = unmerge(&mb.doc, id, Some(&m1.created)).unwrap().0;
-        let fifo = unmerge(&fifo, other, Some(&mb.created)).unwrap().0;
+        let (fifo, _, given) = unmerge_handing_over(&mb.doc, id, Some(&m1.created)).unwrap();
+        let fifo = unmerge(&fifo, other, Some(&with(&mb.created, &given, other)))
+            .unwrap()
+            .0;
         same(
             "two-recipes",
             &fifo,

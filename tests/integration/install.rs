@@ -720,3 +720,50 @@ json.dump(index, open("hooks-index.json", "w"))
     assert!(String::from_utf8_lossy(&o.stderr).contains("checksum mismatch"));
     assert!(!sb.join("r/hooks.json").exists());
 }
+
+/// Two recipes share an event (and the `hooks` key) the user's document lacked. Whichever
+/// is removed first, removing both gives back the user's document: the one that created the
+/// structure hands its record to the one still using it.
+#[test]
+fn shared_structure_goes_with_the_last_recipe_using_it() {
+    let sb = Sandbox::new();
+    for id in ["alpha", "beta"] {
+        write_recipe(&sb, &format!("src/{id}"), &manifest(id));
+    }
+    ok(&sb
+        .cmd()
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
+        .output()
+        .unwrap());
+    let original = json!({"description": "mine", "x-editor": {"tab": 2}});
+    for (first, second) in [("alpha", "beta"), ("beta", "alpha")] {
+        let prof = format!("prof-{first}");
+        sb.write(
+            &format!("{prof}/hooks.json"),
+            serde_json::to_vec_pretty(&original).unwrap(),
+        );
+        let run = |args: &[&str]| {
+            ok(&sb
+                .cmd()
+                .args(args)
+                .args(["--profile", &prof])
+                .output()
+                .unwrap());
+        };
+        // alpha creates the structure, beta joins it; remove in both orders.
+        run(&["install", "alpha", "--index", "cat"]);
+        run(&["install", "beta", "--index", "cat"]);
+        run(&["remove", first]);
+        let doc = read_json(&sb.join(&format!("{prof}/hooks.json")));
+        assert!(
+            doc["hooks"].as_object().is_some_and(|m| !m.is_empty()),
+            "{first} removed: {second}'s handlers must remain: {doc}"
+        );
+        run(&["remove", second]);
+        assert_eq!(
+            read_json(&sb.join(&format!("{prof}/hooks.json"))),
+            original,
+            "removing {first} then {second} must give back the user's document"
+        );
+    }
+}
