@@ -218,7 +218,7 @@ fn pinned_tree(sb: &Sandbox) {
         x ^= x >> 7;
         x ^= x << 17;
         prose.push_str(words[(x % 16) as usize]);
-        prose.push(if x % 11 == 0 { '\n' } else { ' ' });
+        prose.push(if x.is_multiple_of(11) { '\n' } else { ' ' });
     }
     sb.write("src/pinned/data/words.txt", &prose);
 }
