@@ -529,7 +529,7 @@ fn plan_all(
 ) -> Vec<Result<BTreeMap<String, OutFile>, Error>> {
     let cache = LibCache::default();
     let stack = crate::typescript::POOL_STACK;
-    let planned = crate::parallel::map_with_stack(
+    let mut planned = crate::parallel::map_with_stack(
         dirs,
         crate::parallel::cores(),
         Some(stack),
@@ -537,12 +537,22 @@ fn plan_all(
         |dir| crate::typescript::with_stack(stack, || plan(dir, lib_dir, &cache)),
         |_| false,
     );
+    if planned.iter().any(Option::is_none) {
+        // No thread got that big a stack (an address-space limit, a 32-bit machine):
+        // plan on ordinary threads, where each compile starts a thread sized for its file.
+        planned = crate::parallel::map(
+            dirs,
+            crate::parallel::cores(),
+            |dir| plan(dir, lib_dir, &cache),
+            |_| false,
+        );
+    }
     planned
         .into_iter()
         .map(|r| {
             r.unwrap_or_else(|| {
                 Err(Error::Output(std::io::Error::other(
-                    "a planning thread panicked or could not start",
+                    "no planning thread could start",
                 )))
             })
         })

@@ -169,27 +169,57 @@ impl<W: Write> Write for Hashing<W> {
     }
 }
 
-/// Reads exactly `remaining` bytes, failing if the file is shorter (it changed under us),
-/// so a short read can never produce a corrupt archive.
+/// Reads exactly `remaining` bytes, failing if the file turns out shorter or longer (it
+/// changed since it was listed), so a race can never produce a corrupt or cut archive.
 struct Exact<R> {
     inner: R,
     remaining: u64,
+    /// The end of the file has been seen.
+    at_end: bool,
+}
+
+impl<R: Read> Exact<R> {
+    fn new(inner: R, size: u64) -> Exact<R> {
+        Exact {
+            inner,
+            remaining: size,
+            at_end: false,
+        }
+    }
 }
 
 impl<R: Read> Read for Exact<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let changed = |what: &str| io::Error::other(format!("file {what} while being packed"));
         if self.remaining == 0 {
+            if !self.at_end && !buf.is_empty() {
+                let mut probe = [0u8; 1];
+                if self.inner.read(&mut probe)? != 0 {
+                    return Err(changed("grew"));
+                }
+                self.at_end = true;
+            }
             return Ok(0);
         }
-        let max = buf.len().min(self.remaining as usize);
-        let n = self.inner.read(&mut buf[..max])?;
+        // One byte more than is left, when there is room: a short read then shows the end
+        // without another call.
+        let want = buf
+            .len()
+            .min(usize::try_from(self.remaining.saturating_add(1)).unwrap_or(usize::MAX));
+        let n = self.inner.read(&mut buf[..want])?;
         if n == 0 {
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
                 "file shrank while being packed",
             ));
         }
+        if n as u64 > self.remaining {
+            return Err(changed("grew"));
+        }
         self.remaining -= n as u64;
+        if self.remaining == 0 && n < want {
+            self.at_end = true;
+        }
         Ok(n)
     }
 }
@@ -216,14 +246,7 @@ fn write_tar<W: Write>(entries: &[&TreeEntry], top: &str, mtime: u64, out: W) ->
                 let mut h = header(tar::EntryType::Regular, mode, size, mtime);
                 let file = open_no_follow(&e.path)
                     .map_err(|err| crate::fs::FsError::new("open", &e.path, err))?;
-                builder.append_data(
-                    &mut h,
-                    &name,
-                    Exact {
-                        inner: file,
-                        remaining: size,
-                    },
-                )
+                builder.append_data(&mut h, &name, Exact::new(file, size))
             }
         };
         result.map_err(|err| Error::ArchiveWrite {
@@ -261,14 +284,13 @@ fn open_no_follow(path: &Path) -> io::Result<File> {
     o.open(path)
 }
 
-/// Builds one archive of `tree` at `dest`, returning its digest, size and the still open
-/// file (for the caller to make durable).
+/// Builds one archive of `tree` at `dest` (not yet fsynced), returning its digest and size.
 fn build_archive(
     tree: &[TreeEntry],
     top: &str,
     opts: &Options,
     dest: &Path,
-) -> Result<(Sha256, u64, File), Error> {
+) -> Result<(Sha256, u64), Error> {
     let mut entries: Vec<&TreeEntry> = tree.iter().collect();
     // Bytewise order of the archive path, whatever order the folder was listed in.
     entries.sort_by_cached_key(|e| archive_name(e));
@@ -308,7 +330,8 @@ fn build_archive(
         file.set_permissions(std::fs::Permissions::from_mode(0o644))
             .map_err(werr)?;
     }
-    Ok((digest, sink.count, file))
+    drop(file);
+    Ok((digest, sink.count))
 }
 
 /// The recipe folders under `dir` (with a `recipe.json`), sorted by name.
@@ -396,7 +419,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
             }
             None => {
                 return Err(Error::Output(io::Error::other(
-                    "a validating thread panicked",
+                    "a validating thread could not start",
                 )))
             }
         }
@@ -496,12 +519,15 @@ fn build_all(
 ) -> Result<Vec<Built>, Error> {
     let items: Vec<(&Vec<TreeEntry>, &Recipe)> = trees.iter().zip(recipes).collect();
     // Archives are fsynced on a thread of their own, so compressing never waits for the
-    // disk; the pack commits only once every archive is durable.
-    let (to_sync, synced) = std::sync::mpsc::channel::<(File, PathBuf)>();
+    // disk; the pack commits only once every archive is durable. The syncer reopens each
+    // archive by path: handing it open files let them pile up past the open-file limit
+    // while the disk was slower than the compressors.
+    let (to_sync, synced) = std::sync::mpsc::channel::<PathBuf>();
     let (results, sync_result) = std::thread::scope(|s| {
         let syncer = s.spawn(move || -> Result<(), Error> {
-            for (file, path) in synced {
-                file.sync_all()
+            for path in synced {
+                File::open(&path)
+                    .and_then(|f| f.sync_all())
                     .map_err(|e| crate::fs::FsError::new("sync", &path, e))?;
             }
             Ok(())
@@ -513,10 +539,10 @@ fn build_all(
                 let top = format!("{}-{}", r.id, r.version);
                 let file = archive_file_name(&r.id, &r.version, opts.compression);
                 let dest = staging.join(&file);
-                let (sha256, size, f) = build_archive(tree, &top, opts, &dest)?;
+                let (sha256, size) = build_archive(tree, &top, opts, &dest)?;
                 if !opts.check {
                     // A send fails only once the syncer stopped on an error, reported below.
-                    let _ = to_sync.send((f, dest));
+                    let _ = to_sync.send(dest);
                 }
                 Ok((sha256, size))
             },
@@ -540,7 +566,14 @@ fn build_all(
                 index: built.len(),
             }),
             Some(Err(e)) => return Err(e),
-            None => {}
+            // Not built: stopped after another recipe failed (that error is returned
+            // above, in order) or no thread could start.
+            None => {
+                return Err(Error::Output(io::Error::other(format!(
+                    "{} {} was not packed: no thread could start",
+                    r.id, r.version
+                ))))
+            }
         }
     }
     sync_result?;
@@ -741,7 +774,7 @@ fn kept_archive(
         return Ok(None);
     };
     let name = url.rsplit('/').next().unwrap_or(url);
-    if name.is_empty() || name == "." || name == ".." || name.contains('\\') {
+    if name.is_empty() || name == "." || name == ".." || name.contains(['\\', ':']) {
         return Ok(None);
     }
     let path = opts.out_dir.join(name);
@@ -901,4 +934,33 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_all(data: &[u8], size: u64, chunk: usize) -> io::Result<Vec<u8>> {
+        let mut r = Exact::new(data, size);
+        let mut out = Vec::new();
+        let mut buf = vec![0u8; chunk];
+        loop {
+            let n = r.read(&mut buf)?;
+            if n == 0 {
+                return Ok(out);
+            }
+            out.extend_from_slice(&buf[..n]);
+        }
+    }
+
+    #[test]
+    fn exact_refuses_files_that_changed_size() {
+        for chunk in [1, 3, 4, 5, 8192] {
+            assert_eq!(read_all(b"abcd", 4, chunk).unwrap(), b"abcd");
+            assert!(read_all(b"abc", 4, chunk).is_err(), "shrank, chunk {chunk}");
+            assert!(read_all(b"abcde", 4, chunk).is_err(), "grew, chunk {chunk}");
+        }
+        assert_eq!(read_all(b"", 0, 8).unwrap(), b"");
+        assert!(read_all(b"x", 0, 8).is_err());
+    }
 }

@@ -5,7 +5,8 @@ use std::sync::Mutex;
 
 /// Runs `f` on every item on up to `jobs` threads and returns the results in the order of
 /// `items`. Once `stop` holds for a result, no further items are started; an item that was
-/// never run (or whose thread panicked) gives `None`.
+/// never run (stopped early, or no thread could start) gives `None`. A panic in `f` is
+/// passed on to the caller.
 pub fn map<T, R, F, S>(items: &[T], jobs: usize, f: F, stop: S) -> Vec<Option<R>>
 where
     T: Sync,

@@ -112,7 +112,7 @@ pub fn check_manifest(value: &Value, dir: Option<&Path>, f: &mut Findings) {
         }
     };
     if let (Some(id), Some(dir)) = (&id, dir) {
-        // The folder's own name, resolving `.`, `..` or a trailing link only when needed.
+        // The folder's name as given; `.`, `..` and the like are resolved first.
         let named = match dir.components().next_back() {
             Some(Component::Normal(n)) => Some(n.to_string_lossy().into_owned()),
             _ => None,

@@ -176,10 +176,15 @@ thread_local! {
 /// stack (for example by [`crate::parallel::map_with_stack`]), so sources that fit compile
 /// in place. Claiming more than the thread has would let oxc overflow it.
 pub fn with_stack<R>(stack: usize, f: impl FnOnce() -> R) -> R {
-    let before = STACK.replace(stack);
-    let r = f();
-    STACK.set(before);
-    r
+    /// Puts the previous value back even if `f` panics.
+    struct Restore(usize);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            STACK.set(self.0);
+        }
+    }
+    let _restore = Restore(STACK.replace(stack));
+    f()
 }
 
 fn stack_size(source: &str) -> usize {

@@ -661,3 +661,50 @@ fn the_committed_catalog_is_current() {
         .assert()
         .success();
 }
+
+/// Archives are fsynced by a thread of their own; it must not hold them open, or a big
+/// catalog runs out of file descriptors when the disk is slower than the compressors.
+/// `strace` makes every fsync take 20 ms, so the compressors finish long before the syncer.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_slow_disk_and_a_small_open_file_limit_do_not_stop_a_big_catalog() {
+    let strace = ["/usr/bin/strace", "/bin/strace"]
+        .into_iter()
+        .find(|p| Path::new(p).is_file())
+        .unwrap_or_else(|| {
+            panic!(
+                "`strace` is not installed, and this test slows fsync down with it: install it \
+                 with `apt-get install -y strace` (.ci/run does this on CI)"
+            )
+        });
+    let sb = Sandbox::new();
+    for i in 0..120 {
+        let id = format!("r{i:03}");
+        write_recipe(&sb, &format!("src/{id}"), &manifest(&id));
+    }
+    let bin = assert_cmd::cargo::cargo_bin("hookpack");
+    let o = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(
+            "ulimit -n 48 && exec \"$0\" -f -qq -o /dev/null -e trace=fsync \
+             -e inject=fsync:delay_enter=20000 \"$1\" pack --recipes-dir src --out-dir out --jobs 2",
+        )
+        .arg(strace)
+        .arg(&bin)
+        .current_dir(sb.path())
+        .env_remove("SOURCE_DATE_EPOCH")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let archives = std::fs::read_dir(sb.join("out"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".tar.gz")
+        })
+        .count();
+    assert_eq!(archives, 120);
+}
