@@ -54,16 +54,20 @@ fn node_out(dir: &std::path::Path) -> String {
     String::from_utf8(o.stdout).unwrap()
 }
 
+/// `hookpack assemble --recipes-dir recipes --out-dir out` in the sandbox.
+fn assemble(sb: &Sandbox) -> std::process::Output {
+    sb.cmd()
+        .args(["assemble", "--recipes-dir", "recipes", "--out-dir", "out"])
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn this_repos_layout_assembles_and_runs() {
     let sb = Sandbox::new();
     source_recipe(&sb, "recipes", "demo", MAIN);
     lib(&sb, "recipes/lib");
-    let o = sb
-        .cmd()
-        .args(["assemble", "--recipes-dir", "recipes", "--out-dir", "out"])
-        .output()
-        .unwrap();
+    let o = assemble(&sb);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let files: Vec<String> = snapshot(&sb.join("out/demo")).into_keys().collect();
     assert_eq!(
@@ -148,11 +152,7 @@ fn a_typescript_error_is_located_and_nothing_is_written() {
     std::fs::remove_dir_all(sb.join("out")).unwrap();
     std::fs::create_dir(sb.join("out")).unwrap();
     sb.write("recipes/bad/src/main.ts", "const a = 1;\nconst b = ;\n");
-    let o = sb
-        .cmd()
-        .args(["assemble", "--recipes-dir", "recipes", "--out-dir", "out"])
-        .output()
-        .unwrap();
+    let o = assemble(&sb);
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
@@ -179,11 +179,7 @@ fn bare_imports_and_escapes_are_refused() {
     ] {
         let sb = Sandbox::new();
         source_recipe(&sb, "recipes", "demo", src);
-        let o = sb
-            .cmd()
-            .args(["assemble", "--recipes-dir", "recipes", "--out-dir", "out"])
-            .output()
-            .unwrap();
+        let o = assemble(&sb);
         assert_eq!(o.status.code(), Some(1));
         assert!(
             String::from_utf8_lossy(&o.stderr).contains(want),
@@ -248,11 +244,7 @@ fn deep_sources_just_under_the_in_place_limit_do_not_overflow() {
         // Several recipes, so assemble runs them on its worker threads.
         source_recipe(&sb, "recipes", "other", MAIN);
         lib(&sb, "recipes/lib");
-        let o = sb
-            .cmd()
-            .args(["assemble", "--recipes-dir", "recipes", "--out-dir", "out"])
-            .output()
-            .unwrap();
+        let o = assemble(&sb);
         assert!(
             o.status.success(),
             "{what}: ({:?}): {}",

@@ -51,6 +51,16 @@ impl Sandbox {
     }
 }
 
+/// Packs the recipes under `src/` into the catalog folder `cat/`; the test fails if that
+/// fails.
+pub fn pack_src_into_cat(sb: &Sandbox) {
+    ok(&sb
+        .cmd()
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
+        .output()
+        .unwrap());
+}
+
 /// Asserts that a run succeeded, showing its output when it did not.
 pub fn ok(o: &std::process::Output) {
     assert!(

@@ -25,12 +25,7 @@ fn catalog(sb: &Sandbox, ids: &[String]) {
         // Some weight, so an install takes long enough to be killed midway.
         sb.write(&format!("src/{id}/data.bin"), vec![7u8; 256 * 1024]);
     }
-    let o = sb
-        .cmd()
-        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    pack_src_into_cat(sb);
 }
 
 /// Kills install and remove with SIGKILL after a pseudo-random delay, many times; after

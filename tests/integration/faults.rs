@@ -54,11 +54,7 @@ fn a_full_disk_changes_nothing() {
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
         .collect();
     sb.write("src/big/data.bin", noise);
-    ok(&sb
-        .cmd()
-        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
-        .output()
-        .unwrap());
+    pack_src_into_cat(&sb);
     let _m = Mount::tmpfs(&sb.join("prof"), "1m");
     sb.write("prof/hooks.json", USER);
     let before = snapshot(&sb.join("prof"));

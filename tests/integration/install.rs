@@ -491,11 +491,7 @@ fn concurrent_installs_all_land() {
     for id in &ids {
         write_recipe(&sb, &format!("src/{id}"), &manifest(id));
     }
-    ok(&sb
-        .cmd()
-        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
-        .output()
-        .unwrap());
+    pack_src_into_cat(&sb);
     sb.write("prof/hooks.json", USER_DOC);
     let children: Vec<_> = ids
         .iter()
@@ -730,11 +726,7 @@ fn shared_structure_goes_with_the_last_recipe_using_it() {
     for id in ["alpha", "beta"] {
         write_recipe(&sb, &format!("src/{id}"), &manifest(id));
     }
-    ok(&sb
-        .cmd()
-        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
-        .output()
-        .unwrap());
+    pack_src_into_cat(&sb);
     let original = json!({"description": "mine", "x-editor": {"tab": 2}});
     for (first, second) in [("alpha", "beta"), ("beta", "alpha")] {
         let prof = format!("prof-{first}");

@@ -361,6 +361,16 @@ fn planted_faults_are_refused_and_out_is_untouched() {
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
+/// The run failed (exit 1) because `what` ("id version") is already published.
+fn refused_as_published(o: &std::process::Output, what: &str) {
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(o));
+    assert!(
+        stderr(o).contains(&format!("{what} is already published")),
+        "{}",
+        stderr(o)
+    );
+}
+
 /// A version published by another hookpack (here: another compression; in general another
 /// deflate backend, level or piece size) holds the same tar stream: re-packing keeps that
 /// archive instead of refusing. Other contents under the same version are still refused.
@@ -392,21 +402,13 @@ fn archives_compressed_otherwise_are_kept_when_their_contents_are_the_same() {
     let recompressed = zstd::stream::encode_all(tar.as_slice(), 3).unwrap();
     assert_ne!(recompressed, original);
     std::fs::write(&alpha, recompressed).unwrap();
-    let o = pack(&sb, "src", "out", &[]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(stderr(&o).contains("alpha 0.1.0 is already published"));
+    refused_as_published(&pack(&sb, "src", "out", &[]), "alpha 0.1.0");
     std::fs::write(&alpha, original).unwrap();
     assert_eq!(snapshot(&sb.join("out")), before);
 
     // Other contents under the same version: refused, as ever.
     sb.write("src/beta/data/rules.json", "{\"id\": \"changed\"}\n");
-    let o = pack(&sb, "src", "out", &[]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("beta 0.1.0 is already published"),
-        "{}",
-        stderr(&o)
-    );
+    refused_as_published(&pack(&sb, "src", "out", &[]), "beta 0.1.0");
     assert_eq!(snapshot(&sb.join("out")), before);
 }
 
@@ -418,13 +420,7 @@ fn published_versions_are_immutable_and_kept() {
     let before = snapshot(&sb.join("out"));
     // Same version, other bytes: refused, nothing written.
     sb.write("src/alpha/scripts/main.js", "process.exit(1);\n");
-    let o = pack(&sb, "src", "out", &[]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("alpha 0.1.0 is already published"),
-        "{}",
-        stderr(&o)
-    );
+    refused_as_published(&pack(&sb, "src", "out", &[]), "alpha 0.1.0");
     assert_eq!(snapshot(&sb.join("out")), before);
     // A new version is added; the old one stays listed and on disk.
     let mut m = manifest("alpha");
