@@ -15,7 +15,7 @@
 use crate::common::*;
 use crate::pack::snapshot;
 use hookpack::hooks_json::Group;
-use hookpack::merge::{merge, unmerge};
+use hookpack::merge::{merge, unmerge, unmerge_handing_over, Created, Handover};
 use indexmap::IndexMap;
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
@@ -474,6 +474,35 @@ proptest! {
             let gs = gs.as_array().unwrap();
             let all_ours = !gs.is_empty() && foreign(&json!({"hooks": {e: gs}}), ID).is_empty();
             prop_assert_eq!(out["hooks"].get(e).is_none(), all_ours, "event {}", e);
+        }
+    }
+
+    /// Two recipes installed one after the other and removed in either order give back the
+    /// document, whatever events they share or it lacked (`hooks` key included): what the
+    /// first one out hands over joins the other's record, as install does with receipts.
+    #[test]
+    fn two_recipes_removed_in_either_order_give_back_the_document(
+        doc in user_doc(DocShape { own_stamps: false, empty_events: true, no_hooks_key: true }),
+        first in recipe_hooks(),
+        second in recipe_hooks(),
+    ) {
+        const OTHER: &str = "demo-two";
+        let a = merge(&doc, ID, &first, None).unwrap();
+        let b = merge(&a.doc, OTHER, &second, None).unwrap();
+        let with = |record: &Created, given: &Handover, to: &str| {
+            let mut r = record.clone();
+            for (id, c) in given {
+                if id == to {
+                    r.absorb(c);
+                }
+            }
+            r
+        };
+        for (out, stay) in [(ID, OTHER), (OTHER, ID)] {
+            let (mine, theirs) = if out == ID { (&a, &b) } else { (&b, &a) };
+            let (half, _, given) = unmerge_handing_over(&b.doc, out, Some(&mine.created)).unwrap();
+            let (back, _) = unmerge(&half, stay, Some(&with(&theirs.created, &given, stay))).unwrap();
+            prop_assert_eq!(text(&back), text(&doc), "removing {} first", out);
         }
     }
 }
