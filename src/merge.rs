@@ -105,17 +105,29 @@ pub struct Merged {
     pub handover: Handover,
 }
 
+/// Every handler object of a document: (event, handler), in document order; parts of the
+/// wrong shape are skipped.
+fn handlers(doc: &Value) -> impl Iterator<Item = (&String, &Value)> {
+    doc.get("hooks")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .flat_map(|(event, groups)| {
+            groups
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|g| g.get("hooks").and_then(Value::as_array))
+                .flatten()
+                .map(move |h| (event, h))
+        })
+}
+
 /// The first recipe other than `id` with a handler under `event` (or anywhere, for `None`).
 fn other_owner(doc: &Value, id: &str, event: Option<&str>) -> Option<String> {
-    let events = doc.get("hooks")?.as_object()?;
-    events
-        .iter()
+    handlers(doc)
         .filter(|(e, _)| event.is_none_or(|want| want == e.as_str()))
-        .filter_map(|(_, groups)| groups.as_array())
-        .flatten()
-        .filter_map(|g| g.get("hooks").and_then(Value::as_array))
-        .flatten()
-        .filter_map(|h| h.get("recipe").and_then(Value::as_str))
+        .filter_map(|(_, h)| h.get("recipe").and_then(Value::as_str))
         .find(|r| *r != id)
         .map(String::from)
 }
@@ -323,34 +335,19 @@ pub fn merge(
 
 /// Handlers stamped with `id`: (event, handler id, command).
 pub fn stamped_handlers(doc: &Value, id: &str) -> Vec<(String, Option<String>, String)> {
-    let mut out = Vec::new();
-    for (event, groups) in doc
-        .get("hooks")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
-        for g in groups.as_array().into_iter().flatten() {
-            for h in g
-                .get("hooks")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                if stamped(h, id) {
-                    out.push((
-                        event.clone(),
-                        h.get("id").and_then(Value::as_str).map(String::from),
-                        h.get("command")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default()
-                            .to_string(),
-                    ));
-                }
-            }
-        }
-    }
-    out
+    handlers(doc)
+        .filter(|(_, h)| stamped(h, id))
+        .map(|(event, h)| {
+            (
+                event.clone(),
+                h.get("id").and_then(Value::as_str).map(String::from),
+                h.get("command")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]
