@@ -486,32 +486,12 @@ fn check_reports_differences_and_writes_nothing() {
     let sb = Sandbox::new();
     two_recipes(&sb, "src");
     assert!(pack(&sb, "src", "out", &[]).status.success());
-    sb.cmd()
-        .args([
-            "pack",
-            "--recipes-dir",
-            "src",
-            "--out-dir",
-            "out",
-            "--check",
-        ])
-        .assert()
-        .success();
+    let o = pack(&sb, "src", "out", &["--check"]);
+    assert!(o.status.success(), "{}", stderr(&o));
     std::fs::remove_file(sb.join("out/hooks-beta-0.1.0.tar.gz")).unwrap();
     std::fs::write(sb.join("out/SHA256SUMS"), "tampered\n").unwrap();
     let before = snapshot(&sb.join("out"));
-    let o = sb
-        .cmd()
-        .args([
-            "pack",
-            "--recipes-dir",
-            "src",
-            "--out-dir",
-            "out",
-            "--check",
-        ])
-        .output()
-        .unwrap();
+    let o = pack(&sb, "src", "out", &["--check"]);
     assert_eq!(o.status.code(), Some(1));
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
