@@ -157,6 +157,16 @@ struct Hashing<W> {
     count: u64,
 }
 
+impl<W> Hashing<W> {
+    fn new(inner: W) -> Hashing<W> {
+        Hashing {
+            inner,
+            hasher: sha2::Sha256::new(),
+            count: 0,
+        }
+    }
+}
+
 impl<W: Write> Write for Hashing<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let n = self.inner.write(buf)?;
@@ -295,11 +305,7 @@ fn build_archive(
     // Bytewise order of the archive path, whatever order the folder was listed in.
     entries.sort_by_cached_key(|e| archive_name(e));
     let file = File::create(dest).map_err(|e| crate::fs::FsError::new("create", dest, e))?;
-    let sink = Hashing {
-        inner: BufWriter::with_capacity(256 * 1024, file),
-        hasher: sha2::Sha256::new(),
-        count: 0,
-    };
+    let sink = Hashing::new(BufWriter::with_capacity(256 * 1024, file));
     let werr = |e: io::Error| Error::ArchiveWrite {
         path: dest.to_path_buf(),
         source: e,
@@ -453,10 +459,10 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
 
     // Merge into the index, refusing to change a published version; one whose contents
     // are unchanged but compressed otherwise (by another hookpack) keeps its archive.
-    let same_contents = |b: &Built, published: &Path| {
+    let unchanged = |b: &Built, published: &Path| {
         same_contents(&trees[b.index], &b.recipe, opts.mtime, published)
     };
-    let (new_index, statuses) = merge_index(old_index.as_ref(), &mut built, opts, &same_contents)?;
+    let (new_index, statuses) = merge_index(old_index.as_ref(), &mut built, opts, &unchanged)?;
     let index_bytes = {
         let mut s = serde_json::to_string_pretty(&new_index)
             .map_err(|e| Error::Output(io::Error::other(e)))?;
@@ -803,25 +809,12 @@ fn same_contents(
     let mut entries: Vec<&TreeEntry> = tree.iter().collect();
     entries.sort_by_cached_key(|e| archive_name(e));
     let top = format!("{}-{}", recipe.id, recipe.version);
-    let now = write_tar(
-        &entries,
-        &top,
-        mtime,
-        Hashing {
-            inner: io::sink(),
-            hasher: sha2::Sha256::new(),
-            count: 0,
-        },
-    )?;
+    let now = write_tar(&entries, &top, mtime, Hashing::new(io::sink()))?;
     let rerr = |e: io::Error| crate::fs::FsError::new("read", published, e);
     let file = File::open(published).map_err(rerr)?;
     let mut input = io::BufReader::new(file);
     let head = io::BufRead::fill_buf(&mut input).map_err(rerr)?.to_vec();
-    let mut then = Hashing {
-        inner: io::sink(),
-        hasher: sha2::Sha256::new(),
-        count: 0,
-    };
+    let mut then = Hashing::new(io::sink());
     // A damaged or foreign archive is simply not the same contents.
     // Reading one byte more than expected is enough to tell them apart.
     let limit = now.count + 1;
