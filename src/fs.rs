@@ -158,7 +158,181 @@ pub fn rename(from: &Path, to: &Path) -> Result<(), FsError> {
     })
 }
 
+/// A folder whose files are opened without ever passing through a symbolic link, so a
+/// folder swapped for a link after the tree was checked cannot lead outside it.
+pub struct Beneath {
+    root: PathBuf,
+    #[cfg(unix)]
+    dir: fs::File,
+}
+
+impl Beneath {
+    /// Opens the folder `root` itself, refusing it if it is a symbolic link.
+    pub fn open(root: &Path) -> io::Result<Beneath> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            let dir = fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW)
+                .open(root)?;
+            Ok(Beneath {
+                root: root.to_path_buf(),
+                dir,
+            })
+        }
+        #[cfg(not(unix))]
+        Ok(Beneath {
+            root: root.to_path_buf(),
+        })
+    }
+
+    /// Opens the plain file `rel` (`/`-separated, inside the folder) for reading. A symbolic
+    /// link in any component, a `..` or an absolute path fails (ELOOP, EXDEV or
+    /// InvalidInput on Linux).
+    pub fn open_file(&self, rel: &str) -> io::Result<fs::File> {
+        if rel.is_empty()
+            || rel.starts_with('/')
+            || rel.split('/').any(|c| c == ".." || c.is_empty())
+        {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("`{rel}` is not a plain path inside {}", self.root.display()),
+            ));
+        }
+        #[cfg(target_os = "linux")]
+        match self.openat2(rel) {
+            // Kernels before 5.6, and sandboxes that filter the call, lack openat2.
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ENOSYS | libc::EPERM)) => {}
+            other => return other,
+        }
+        #[cfg(unix)]
+        return self.open_by_components(rel);
+        #[cfg(not(unix))]
+        fs::File::open(self.root.join(rel))
+    }
+
+    #[cfg(target_os = "linux")]
+    fn openat2(&self, rel: &str) -> io::Result<fs::File> {
+        use std::os::fd::{AsRawFd, FromRawFd};
+        let name = std::ffi::CString::new(rel)?;
+        // SAFETY: open_how is plain integers; all-zero is its documented default.
+        let mut how: libc::open_how = unsafe { std::mem::zeroed() };
+        how.flags = (libc::O_RDONLY | libc::O_CLOEXEC | libc::O_NOFOLLOW) as u64;
+        how.resolve =
+            libc::RESOLVE_BENEATH | libc::RESOLVE_NO_SYMLINKS | libc::RESOLVE_NO_MAGICLINKS;
+        // SAFETY: openat2(2) reads `name` (NUL-terminated, alive for the call) and `how`
+        // (a live open_how whose size we pass); it returns a new descriptor or -1.
+        let fd = unsafe {
+            libc::syscall(
+                libc::SYS_openat2,
+                self.dir.as_raw_fd(),
+                name.as_ptr(),
+                &how as *const libc::open_how,
+                std::mem::size_of::<libc::open_how>(),
+            )
+        };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: `fd` is a descriptor openat2 just opened for us and nothing else owns.
+        Ok(unsafe { fs::File::from_raw_fd(fd as i32) })
+    }
+
+    /// The portable way: one `openat(O_NOFOLLOW)` per component, each relative to the last.
+    #[cfg(unix)]
+    fn open_by_components(&self, rel: &str) -> io::Result<fs::File> {
+        use std::os::fd::{AsRawFd, FromRawFd};
+        let mut parts: Vec<&str> = rel.split('/').collect();
+        let last = parts.pop().unwrap_or_default();
+        let mut here: Option<fs::File> = None;
+        let open = |at: &Option<fs::File>, name: &str, flags: i32| -> io::Result<fs::File> {
+            let name = std::ffi::CString::new(name)?;
+            let at = at.as_ref().unwrap_or(&self.dir).as_raw_fd();
+            // SAFETY: openat(2) reads `name`, NUL-terminated and alive for the call.
+            let fd = unsafe {
+                libc::openat(
+                    at,
+                    name.as_ptr(),
+                    flags | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+                )
+            };
+            if fd < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // SAFETY: a descriptor openat just opened, owned by nothing else.
+            Ok(unsafe { fs::File::from_raw_fd(fd) })
+        };
+        for part in parts {
+            here = Some(open(&here, part, libc::O_RDONLY | libc::O_DIRECTORY)?);
+        }
+        open(&here, last, libc::O_RDONLY)
+    }
+}
+
 /// `std::fs::remove_dir_all` with the path in the error.
 pub fn remove_dir_all(path: &Path) -> Result<(), FsError> {
     wrap("remove", path, fs::remove_dir_all(path))
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::Beneath;
+    use std::io::Read;
+    use std::os::unix::fs::symlink;
+
+    /// root/a/b.txt, root/link -> outside/, root/file-link -> outside/secret.txt.
+    fn tree() -> (tempfile::TempDir, std::path::PathBuf) {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("root");
+        let outside = tmp.path().join("outside");
+        std::fs::create_dir_all(root.join("a")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(root.join("a/b.txt"), "inside").unwrap();
+        std::fs::write(outside.join("secret.txt"), "outside").unwrap();
+        symlink(&outside, root.join("link")).unwrap();
+        symlink(outside.join("secret.txt"), root.join("file-link")).unwrap();
+        (tmp, root)
+    }
+
+    fn read(f: std::io::Result<std::fs::File>) -> String {
+        let mut s = String::new();
+        f.unwrap().read_to_string(&mut s).unwrap();
+        s
+    }
+
+    #[test]
+    fn files_inside_open_and_links_on_the_way_are_refused() {
+        let (_tmp, root) = tree();
+        let b = Beneath::open(&root).unwrap();
+        assert_eq!(read(b.open_file("a/b.txt")), "inside");
+        for rel in [
+            "link/secret.txt",
+            "file-link",
+            "a/../link/secret.txt",
+            "../outside/secret.txt",
+            "/etc/passwd",
+            "",
+        ] {
+            assert!(b.open_file(rel).is_err(), "{rel} was opened");
+        }
+    }
+
+    #[test]
+    fn the_portable_way_refuses_the_same_links() {
+        let (_tmp, root) = tree();
+        let b = Beneath::open(&root).unwrap();
+        assert_eq!(read(b.open_by_components("a/b.txt")), "inside");
+        for rel in ["link/secret.txt", "file-link"] {
+            assert!(b.open_by_components(rel).is_err(), "{rel} was opened");
+        }
+    }
+
+    #[test]
+    fn a_root_that_is_a_link_is_refused() {
+        let (tmp, root) = tree();
+        let alias = tmp.path().join("alias");
+        symlink(&root, &alias).unwrap();
+        assert!(Beneath::open(&alias).is_err());
+    }
 }

@@ -234,8 +234,28 @@ impl<R: Read> Read for Exact<R> {
     }
 }
 
-/// Writes the tar stream of `entries` under `top/` to `out`.
-fn write_tar<W: Write>(entries: &[&TreeEntry], top: &str, mtime: u64, out: W) -> Result<W, Error> {
+/// A recipe folder as it was walked and checked: what goes into its archive.
+struct Tree {
+    root: PathBuf,
+    entries: Vec<TreeEntry>,
+}
+
+impl Tree {
+    /// The entries in archive order: bytewise by archive path, whatever order the folder
+    /// was listed in.
+    fn sorted(&self) -> Vec<&TreeEntry> {
+        let mut entries: Vec<&TreeEntry> = self.entries.iter().collect();
+        entries.sort_by_cached_key(|e| archive_name(e));
+        entries
+    }
+}
+
+/// Writes the tar stream of `tree` under `top/` to `out`. Files are opened beneath the
+/// recipe folder without following any link, and must still have the size they were
+/// listed with.
+fn write_tar<W: Write>(tree: &Tree, top: &str, mtime: u64, out: W) -> Result<W, Error> {
+    let root = crate::fs::Beneath::open(&tree.root)
+        .map_err(|err| changed_or_unreadable(&tree.root, err))?;
     let mut builder = tar::Builder::new(out);
     let mut top_header = header(tar::EntryType::Directory, 0o755, 0, mtime);
     builder
@@ -244,7 +264,7 @@ fn write_tar<W: Write>(entries: &[&TreeEntry], top: &str, mtime: u64, out: W) ->
             path: PathBuf::from(top),
             source: e,
         })?;
-    for e in entries {
+    for e in tree.sorted() {
         let name = format!("{top}/{}", archive_name(e));
         let result = match e.size {
             None => {
@@ -254,8 +274,9 @@ fn write_tar<W: Write>(entries: &[&TreeEntry], top: &str, mtime: u64, out: W) ->
             Some(size) => {
                 let mode = if e.exec { 0o755 } else { 0o644 };
                 let mut h = header(tar::EntryType::Regular, mode, size, mtime);
-                let file = open_no_follow(&e.path)
-                    .map_err(|err| crate::fs::FsError::new("open", &e.path, err))?;
+                let file = root
+                    .open_file(&e.rel)
+                    .map_err(|err| changed_or_unreadable(&e.path, err))?;
                 builder.append_data(&mut h, &name, Exact::new(file, size))
             }
         };
@@ -281,29 +302,29 @@ fn header(kind: tar::EntryType, mode: u32, size: u64, mtime: u64) -> tar::Header
     h
 }
 
-/// Opens a file for reading, refusing a symbolic link put there since the folder was
-/// checked.
-fn open_no_follow(path: &Path) -> io::Result<File> {
-    let mut o = std::fs::OpenOptions::new();
-    o.read(true);
+/// A file that cannot be opened for its archive: refused when a link or another kind of
+/// file took its place (or a folder's on its path) after the tree was checked.
+fn changed_or_unreadable(path: &Path, err: io::Error) -> Error {
     #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        o.custom_flags(libc::O_NOFOLLOW);
+    if matches!(
+        err.raw_os_error(),
+        Some(libc::ELOOP | libc::EXDEV | libc::ENOTDIR)
+    ) {
+        return refused(
+            path,
+            "it was replaced by a symbolic link (or a link was put on its path) while the recipe was being packed; nothing was written, so remove the link and pack again",
+        );
     }
-    o.open(path)
+    crate::fs::FsError::new("open", path, err).into()
 }
 
 /// Builds one archive of `tree` at `dest` (not yet fsynced), returning its digest and size.
 fn build_archive(
-    tree: &[TreeEntry],
+    tree: &Tree,
     top: &str,
     opts: &Options,
     dest: &Path,
 ) -> Result<(Sha256, u64), Error> {
-    let mut entries: Vec<&TreeEntry> = tree.iter().collect();
-    // Bytewise order of the archive path, whatever order the folder was listed in.
-    entries.sort_by_cached_key(|e| archive_name(e));
     let file = File::create(dest).map_err(|e| crate::fs::FsError::new("create", dest, e))?;
     let sink = Hashing::new(BufWriter::with_capacity(256 * 1024, file));
     let werr = |e: io::Error| Error::ArchiveWrite {
@@ -314,14 +335,14 @@ fn build_archive(
         Compression::Gzip => {
             let threads = opts.jobs.clamp(1, MAX_DEFLATE_THREADS);
             let enc = crate::gzip::GzipWriter::new(sink, GZIP_LEVEL, threads);
-            write_tar(&entries, top, opts.mtime, enc)?
+            write_tar(tree, top, opts.mtime, enc)?
                 .finish()
                 .map_err(werr)?
         }
         Compression::Zstd => {
             let mut enc = zstd::stream::Encoder::new(sink, ZSTD_LEVEL).map_err(werr)?;
             enc.include_checksum(true).map_err(werr)?;
-            write_tar(&entries, top, opts.mtime, enc)?
+            write_tar(tree, top, opts.mtime, enc)?
                 .finish()
                 .map_err(werr)?
         }
@@ -413,12 +434,15 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         |d| recipe::load_with_tree(d, false),
         |_| false,
     );
-    for l in loaded {
+    for (l, dir) in loaded.into_iter().zip(&dirs) {
         match l {
-            Some(Ok((l, tree))) => {
+            Some(Ok((l, entries))) => {
                 warnings.extend(l.warnings);
                 recipes.push(l.recipe);
-                trees.push(tree);
+                trees.push(Tree {
+                    root: dir.clone(),
+                    entries,
+                });
             }
             Some(Err(diags)) => {
                 problems.extend(diags.into_iter().filter(|d| d.severity == Severity::Error))
@@ -518,12 +542,12 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
 }
 
 fn build_all(
-    trees: &[Vec<TreeEntry>],
+    trees: &[Tree],
     recipes: &[Recipe],
     opts: &Options,
     staging: &Path,
 ) -> Result<Vec<Built>, Error> {
-    let items: Vec<(&Vec<TreeEntry>, &Recipe)> = trees.iter().zip(recipes).collect();
+    let items: Vec<(&Tree, &Recipe)> = trees.iter().zip(recipes).collect();
     // Archives are fsynced on a thread of their own, so compressing never waits for the
     // disk; the pack commits only once every archive is durable. The syncer reopens each
     // archive by path: handing it open files let them pile up past the open-file limit
@@ -801,15 +825,13 @@ fn kept_archive(
 
 /// Whether the archive at `published` decompresses to the tar stream `tree` gives now.
 fn same_contents(
-    tree: &[TreeEntry],
+    tree: &Tree,
     recipe: &Recipe,
     mtime: u64,
     published: &Path,
 ) -> Result<bool, Error> {
-    let mut entries: Vec<&TreeEntry> = tree.iter().collect();
-    entries.sort_by_cached_key(|e| archive_name(e));
     let top = format!("{}-{}", recipe.id, recipe.version);
-    let now = write_tar(&entries, &top, mtime, Hashing::new(io::sink()))?;
+    let now = write_tar(tree, &top, mtime, Hashing::new(io::sink()))?;
     let rerr = |e: io::Error| crate::fs::FsError::new("read", published, e);
     let file = File::open(published).map_err(rerr)?;
     let mut input = io::BufReader::new(file);

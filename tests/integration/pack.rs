@@ -644,15 +644,7 @@ fn the_committed_catalog_is_current() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_slow_disk_and_a_small_open_file_limit_do_not_stop_a_big_catalog() {
-    let strace = ["/usr/bin/strace", "/bin/strace"]
-        .into_iter()
-        .find(|p| Path::new(p).is_file())
-        .unwrap_or_else(|| {
-            panic!(
-                "`strace` is not installed, and this test slows fsync down with it: install it \
-                 with `apt-get install -y strace` (.ci/run does this on CI)"
-            )
-        });
+    let strace = strace();
     let sb = Sandbox::new();
     for i in 0..120 {
         let id = format!("r{i:03}");
@@ -683,4 +675,71 @@ fn a_slow_disk_and_a_small_open_file_limit_do_not_stop_a_big_catalog() {
         })
         .count();
     assert_eq!(archives, 120);
+}
+
+/// strace, which the tests below use to slow chosen system calls down.
+#[cfg(target_os = "linux")]
+fn strace() -> &'static str {
+    ["/usr/bin/strace", "/bin/strace"]
+        .into_iter()
+        .find(|p| Path::new(p).is_file())
+        .unwrap_or_else(|| {
+            panic!(
+                "`strace` is not installed, and this test slows system calls down with it: \
+                 install it with `apt-get install -y strace` (.ci/run does this on CI)"
+            )
+        })
+}
+
+/// A folder swapped for a link after the recipe was checked must not lead the archive out
+/// of the recipe. strace holds each file open of the build (openat2) for half a second; the
+/// test swaps the folder while the first one is held.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_folder_swapped_for_a_link_while_packing_is_refused() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "src/r1", &manifest("r1"));
+    std::fs::create_dir_all(sb.join("src/r1/zdata")).unwrap();
+    std::fs::write(sb.join("src/r1/zdata/notes.txt"), "inside").unwrap();
+    std::fs::create_dir_all(sb.join("elsewhere")).unwrap();
+    std::fs::write(
+        sb.join("elsewhere/notes.txt"),
+        "a secret outside the recipe",
+    )
+    .unwrap();
+    let child = std::process::Command::new(strace())
+        .args(["-f", "-qq", "-o", "/dev/null", "-e", "trace=openat2"])
+        .args(["-e", "inject=openat2:delay_enter=500000"])
+        .arg(assert_cmd::cargo::cargo_bin("hookpack"))
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "out"])
+        .current_dir(sb.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The staging folder appears once every recipe has been checked, just before the build.
+    let staging_made = || {
+        std::fs::read_dir(sb.path()).unwrap().any(|e| {
+            let name = e.unwrap().file_name();
+            name.to_string_lossy().starts_with(".hookpack-pack-")
+        })
+    };
+    let start = std::time::Instant::now();
+    while !staging_made() {
+        assert!(
+            start.elapsed().as_secs() < 60,
+            "pack never started building"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    std::fs::remove_dir_all(sb.join("src/r1/zdata")).unwrap();
+    std::os::unix::fs::symlink(sb.join("elsewhere"), sb.join("src/r1/zdata")).unwrap();
+    let o = child.wait_with_output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("zdata/notes.txt") && err.contains("symbolic link"),
+        "{err}"
+    );
+    assert!(!sb.join("out").exists(), "OUT was created");
 }
