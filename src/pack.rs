@@ -486,7 +486,13 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
     let unchanged = |b: &Built, published: &Path| {
         same_contents(&trees[b.index], &b.recipe, opts.mtime, published)
     };
-    let (new_index, statuses) = merge_index(old_index.as_ref(), &mut built, opts, &unchanged)?;
+    let (new_index, statuses) = merge_index(
+        old_index.as_ref(),
+        &mut built,
+        opts,
+        &unchanged,
+        &mut warnings,
+    )?;
     let index_bytes = {
         let mut s = serde_json::to_string_pretty(&new_index)
             .map_err(|e| Error::Output(io::Error::other(e)))?;
@@ -530,8 +536,8 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         }
         crate::fs::rename(&staging.path().join(&b.file), &dest)?;
     }
-    write_atomic(&index_path, &index_bytes)?;
-    write_atomic(&opts.out_dir.join(SUMS_FILE), &sums)?;
+    write_if_changed(&index_path, &index_bytes)?;
+    write_if_changed(&opts.out_dir.join(SUMS_FILE), &sums)?;
     Ok(Report {
         archives,
         index: index_path,
@@ -660,6 +666,7 @@ fn merge_index(
     built: &mut [Built],
     opts: &Options,
     same_contents: &dyn Fn(&Built, &Path) -> Result<bool, Error>,
+    warnings: &mut Vec<Diagnostic>,
 ) -> Result<(Value, Vec<&'static str>), Error> {
     let mut entries: BTreeMap<String, Value> = BTreeMap::new();
     let mut top_extra = Map::new();
@@ -706,6 +713,16 @@ fn merge_index(
                                 now: b.sha256.to_string(),
                             })
                         }
+                    }
+                }
+                if let (Some(base), Some(url)) = (&opts.asset_base_url, existing["url"].as_str()) {
+                    if !url.starts_with(base.trim_end_matches('/')) {
+                        warnings.push(Diagnostic::file_level(
+                            &opts.out_dir.join(INDEX_FILE),
+                            Severity::Warning,
+                            "published-url-kept",
+                            format!("{id} {version} keeps its published URL `{url}`: --asset-base-url applies only to versions packed now, since a published entry never changes"),
+                        ));
                     }
                 }
                 statuses.push("unchanged");
@@ -922,6 +939,18 @@ fn compare(
 }
 
 /// Writes `bytes` to `path` through a temporary file, fsync and rename.
+/// [`write_atomic`], unless `path` already holds exactly `bytes`: a re-pack of unchanged
+/// sources leaves the file as it was (inode and modification time included).
+fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let same = std::fs::symlink_metadata(path)
+        .is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64)
+        && std::fs::read(path).is_ok_and(|old| old == bytes);
+    if same {
+        return Ok(());
+    }
+    write_atomic(path, bytes)
+}
+
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,

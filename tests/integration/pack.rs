@@ -541,6 +541,27 @@ fn asset_base_url_makes_absolute_urls() {
     );
     let o = pack(&sb, "src", "out2", &["--asset-base-url", "ftp://x"]);
     assert_eq!(o.status.code(), Some(1));
+    // Published entries keep their URL, and the user is told so.
+    let o = pack(
+        &sb,
+        "src",
+        "out",
+        &["--asset-base-url", "https://mirror.test/c"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("alpha 0.1.0 keeps its published URL `https://example.test/catalog/hooks-alpha-0.1.0.tar.gz`"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read(sb.join("out/hooks-index.json")).unwrap(),
+        serde_json::to_vec_pretty(&index)
+            .unwrap()
+            .into_iter()
+            .chain(*b"\n")
+            .collect::<Vec<u8>>()
+    );
 }
 
 /// The reference packer's own cases, against the CLI.
@@ -742,4 +763,33 @@ fn a_folder_swapped_for_a_link_while_packing_is_refused() {
         "{err}"
     );
     assert!(!sb.join("out").exists(), "OUT was created");
+}
+
+/// Re-packing unchanged sources leaves every file in OUT as it was: same bytes, same inode,
+/// same modification time (static hosts and rsync see no change).
+#[cfg(unix)]
+#[test]
+fn repacking_unchanged_sources_rewrites_nothing() {
+    use std::os::unix::fs::MetadataExt;
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    let stamps = || -> BTreeMap<String, (u64, i64, i64)> {
+        std::fs::read_dir(sb.join("cat"))
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                let m = e.metadata().unwrap();
+                let name = e.file_name().to_string_lossy().into_owned();
+                (name, (m.ino(), m.mtime(), m.mtime_nsec()))
+            })
+            .collect()
+    };
+    let o = pack(&sb, "src", "cat", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let first = stamps();
+    assert_eq!(first.len(), 4, "{first:?}");
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let o = pack(&sb, "src", "cat", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stamps(), first);
 }
