@@ -522,6 +522,39 @@ fn write_tree(dest: &Path, files: &BTreeMap<String, OutFile>) -> Result<(), Erro
     Ok(())
 }
 
+/// What assembling the source trees among `dirs` would report, without writing anything:
+/// TypeScript errors at file:line:col and imports that cannot be resolved.
+pub fn check_sources(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Vec<Diagnostic> {
+    let sources: Vec<PathBuf> = dirs.iter().filter(|d| is_source_tree(d)).cloned().collect();
+    let mut out = Vec::new();
+    for (dir, result) in sources.iter().zip(plan_all(&sources, lib_dir)) {
+        match result {
+            Ok(_) => {}
+            Err(Error::TypeScript { diagnostics }) => out.extend(diagnostics),
+            Err(Error::ImportUnresolved {
+                file,
+                specifier,
+                why,
+            }) => {
+                out.push(Diagnostic::file_level(
+                    &file,
+                    Severity::Error,
+                    "import-unresolved",
+                    format!("cannot resolve import `{specifier}`: {why}"),
+                ));
+            }
+            Err(Error::Fs(e)) => out.push(crate::validate::fs_diagnostic(&e)),
+            Err(e) => out.push(Diagnostic::file_level(
+                dir,
+                Severity::Error,
+                "assemble-failed",
+                format!("{e}; run `hookpack assemble` on this recipe for details"),
+            )),
+        }
+    }
+    out
+}
+
 /// Plans every recipe, on all cores; results in the order of `dirs`.
 fn plan_all(
     dirs: &[PathBuf],

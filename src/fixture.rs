@@ -7,15 +7,20 @@
 //! does lands outside it unless the case says so.
 
 use crate::command::{self, Target};
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::error::Error;
 use crate::event::Event;
 use crate::hooks_json::compile_matcher;
+use crate::json::Position;
 use crate::recipe::Recipe;
 use crate::run::{self, Decision, Verdict};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// Largest fixture case file read.
+const MAX_CASE_BYTES: u64 = 4 * 1024 * 1024;
 
 /// A fixture case as written.
 #[derive(Debug, Clone, Deserialize)]
@@ -36,6 +41,61 @@ pub struct Case {
     pub handler: Option<String>,
     /// What must happen.
     pub expect: Expect,
+}
+
+/// Decisions a case may expect.
+const DECISIONS: [&str; 8] = [
+    "none", "allow", "deny", "ask", "block", "reject", "route", "failure",
+];
+
+/// Problems in a fixture case file found without running it: JSON that is not a case
+/// (at its line:column), an unknown event or decision.
+pub fn check_case_file(file: &Path) -> Vec<Diagnostic> {
+    let bytes = match crate::fs::read_limited(file, MAX_CASE_BYTES) {
+        Ok(b) => b,
+        Err(e) => return vec![crate::validate::fs_diagnostic(&e)],
+    };
+    let case: Case = match serde_json::from_slice(&bytes) {
+        Ok(c) => c,
+        Err(e) => {
+            let pos = Position {
+                line: u32::try_from(e.line()).unwrap_or(u32::MAX).max(1),
+                column: u32::try_from(e.column()).unwrap_or(u32::MAX).max(1),
+            };
+            return vec![Diagnostic::at(
+                file,
+                pos,
+                Severity::Error,
+                "case-invalid",
+                format!("not a fixture case: {e}; the README (`test`) shows the fields of a case"),
+            )];
+        }
+    };
+    let mut out = Vec::new();
+    if Event::parse(&case.event).is_none() {
+        out.push(Diagnostic::file_level(
+            file,
+            Severity::Error,
+            "case-event-unknown",
+            format!(
+                "unknown event `{}`; use one of the events in SPEC 1.1, e.g. `PreToolUse`",
+                case.event
+            ),
+        ));
+    }
+    if !DECISIONS.contains(&case.expect.decision.as_str()) {
+        out.push(Diagnostic::file_level(
+            file,
+            Severity::Error,
+            "case-decision-unknown",
+            format!(
+                "unknown decision `{}`; expect one of {}",
+                case.expect.decision,
+                DECISIONS.join(", ")
+            ),
+        ));
+    }
+    out
 }
 
 /// The expected outcome.
@@ -132,7 +192,7 @@ fn verdict_name(d: &Decision) -> &'static str {
 
 /// Runs one case against an assembled recipe in `dir`.
 pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, Error> {
-    let bytes = crate::fs::read_limited(file, 4 * 1024 * 1024)?;
+    let bytes = crate::fs::read_limited(file, MAX_CASE_BYTES)?;
     let file_name = file
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

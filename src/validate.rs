@@ -200,7 +200,14 @@ pub fn validate_path(path: &Path) -> (Kind, Vec<Diagnostic>) {
 
 fn validate_dir(dir: &Path) -> (Kind, Vec<Diagnostic>) {
     if dir.join("recipe.json").exists() {
-        return (Kind::RecipeFolder, recipe::validate_folder(dir));
+        let mut out = Vec::new();
+        let parent = dir
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let lib = crate::assemble::Layout::recipes_dir(parent).lib_dir;
+        check_recipes(&[dir.to_path_buf()], lib.as_deref(), &mut out);
+        return (Kind::RecipeFolder, out);
     }
     if dir.join("recipes").is_dir() {
         let mut out = validate_recipes_folder(&dir.join("recipes"));
@@ -228,7 +235,7 @@ pub fn validate_recipes_folder(dir: &Path) -> Vec<Diagnostic> {
         Err(e) => return vec![fs_diagnostic(&e)],
     };
     let mut out = Vec::new();
-    let mut recipes = 0;
+    let mut recipes = Vec::new();
     for entry in entries {
         let path = entry.path();
         let name = entry.file_name().to_string_lossy().into_owned();
@@ -244,18 +251,51 @@ pub fn validate_recipes_folder(dir: &Path) -> Vec<Diagnostic> {
             continue;
         }
         if path.join("recipe.json").exists() {
-            recipes += 1;
-            out.extend(recipe::validate_folder(&path));
+            recipes.push(path);
         } else if name == "lib" {
             out.extend(recipe::check_tree(&path, false));
         } else {
             out.push(Diagnostic::file_level(&path, Severity::Error, "recipe-manifest-missing", format!("folder `{name}` has no recipe.json; add one (see `hookpack new`) or move the folder out of {}", dir.display())));
         }
     }
-    if recipes == 0 && out.is_empty() {
+    let lib = crate::assemble::Layout::recipes_dir(dir).lib_dir;
+    check_recipes(&recipes, lib.as_deref(), &mut out);
+    if recipes.is_empty() && out.is_empty() {
         out.push(Diagnostic::file_level(dir, Severity::Error, "no-recipes", "no recipes found: expected recipe folders (each with a recipe.json), a `recipes/` folder, or a hooks-index.json"));
     }
     out
+}
+
+/// Validates recipe folders, then what only assembling or testing them would show:
+/// TypeScript errors and unresolvable imports in source trees (those with no other error),
+/// and fixture cases (`tests/*.json`) that are not valid cases.
+fn check_recipes(dirs: &[PathBuf], lib_dir: Option<&Path>, out: &mut Vec<Diagnostic>) {
+    let mut clean = Vec::new();
+    for dir in dirs {
+        let found = recipe::validate_folder(dir);
+        if !found.iter().any(|d| d.severity == Severity::Error) {
+            clean.push(dir.clone());
+        }
+        out.extend(found);
+    }
+    out.extend(crate::assemble::check_sources(&clean, lib_dir));
+    for dir in dirs {
+        let tests = dir.join("tests");
+        if !tests.is_dir() {
+            continue;
+        }
+        match crate::fs::read_dir_sorted(&tests) {
+            Ok(entries) => {
+                for e in entries {
+                    let path = e.path();
+                    if path.extension().is_some_and(|x| x == "json") && path.is_file() {
+                        out.extend(crate::fixture::check_case_file(&path));
+                    }
+                }
+            }
+            Err(e) => out.push(fs_diagnostic(&e)),
+        }
+    }
 }
 
 fn validate_document(file: &Path, check: fn(&Path, &[u8]) -> Vec<Diagnostic>) -> Vec<Diagnostic> {

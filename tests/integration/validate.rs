@@ -185,6 +185,81 @@ fn a_source_tree_needs_no_assembled_script() {
     assert_finding(&r, "/hooks/PreToolUse/0/hooks/0/command", "script-missing");
 }
 
+/// What `assemble` or `test` would refuse is reported by `validate` too: a TypeScript error
+/// at its line:column, an import that does not resolve, a fixture case with a typo.
+#[test]
+fn typescript_imports_and_fixture_cases_are_checked() {
+    let sb = Sandbox::new();
+    sb.write(
+        "recipes/tool-gate/recipe.json",
+        serde_json::to_vec(&manifest("tool-gate")).unwrap(),
+    );
+    sb.write("recipes/tool-gate/README.md", "x");
+    sb.write(
+        "recipes/tool-gate/src/main.ts",
+        "import { x } from \"../../lib/hook.ts\";\nconst y: = x;\n",
+    );
+    sb.write("recipes/lib/hook.ts", "export const x = 1;\n");
+    sb.write(
+        "recipes/tool-gate/tests/deny.json",
+        r#"{"name": "n", "event": "PreToolUse", "expect": {"decison": "deny"}}"#,
+    );
+    sb.write(
+        "recipes/tool-gate/tests/event.json",
+        r#"{"name": "n", "event": "PreToolUze", "expect": {"decision": "maybe"}}"#,
+    );
+    let (code, r) = validate_json(&sb, &["recipes"]);
+    assert_eq!(code, 1, "{r:#}");
+    let text = r.to_string();
+    for code in [
+        "typescript",
+        "case-invalid",
+        "case-event-unknown",
+        "case-decision-unknown",
+    ] {
+        assert!(
+            text.contains(&format!("\"{code}\"")),
+            "{code} missing: {r:#}"
+        );
+    }
+    let ts = &findings_full(&r)["typescript"];
+    assert_eq!(
+        (ts["line"].as_u64(), ts["column"].as_u64()),
+        (Some(2), Some(10)),
+        "{ts}"
+    );
+    // Fixed source, broken import: reported on the importing file, also for one folder.
+    sb.write(
+        "recipes/tool-gate/src/main.ts",
+        "import { x } from \"../../lib/nope.ts\";\nexport const y = x;\n",
+    );
+    std::fs::remove_dir_all(sb.join("recipes/tool-gate/tests")).unwrap();
+    let (code, r) = validate_json(&sb, &["recipes/tool-gate"]);
+    assert_eq!(code, 1, "{r:#}");
+    assert!(findings_full(&r).contains_key("import-unresolved"), "{r:#}");
+    sb.write(
+        "recipes/tool-gate/src/main.ts",
+        "import { x } from \"../../lib/hook.ts\";\nexport const y = x;\n",
+    );
+    let (code, r) = validate_json(&sb, &["recipes/tool-gate"]);
+    assert_eq!(code, 0, "{r:#}");
+}
+
+/// Each finding of a report by code (the last one of a code wins).
+fn findings_full(r: &Value) -> std::collections::BTreeMap<String, Value> {
+    r["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap_or_default().to_string(),
+                d.clone(),
+            )
+        })
+        .collect()
+}
+
 #[test]
 fn finclaw_hooks_layout_is_recognised() {
     let sb = Sandbox::new();
