@@ -630,19 +630,14 @@ fn validate_sources(dirs: &[PathBuf]) -> Result<(), Error> {
 /// Assembles the recipes of `opts.layout` into `opts.out_dir`.
 pub fn assemble(opts: &Options) -> Result<Report, Error> {
     let dirs = recipe_dirs(&opts.layout, opts.only.as_ref())?;
-    let out_abs = std::path::absolute(&opts.out_dir)
-        .map_err(|e| crate::fs::FsError::new("resolve", &opts.out_dir, e))?;
-    let src_abs = std::path::absolute(&opts.layout.recipes_dir)
-        .map_err(|e| crate::fs::FsError::new("resolve", &opts.layout.recipes_dir, e))?;
-    let (out_n, src_n) = (normalize(&out_abs), normalize(&src_abs));
-    if src_n.starts_with(&out_n) || out_n.starts_with(&src_n) {
-        return Err(Error::UrlInvalid {
-            url: opts.out_dir.display().to_string(),
-            why: format!(
-                "overlaps the recipe sources in {}; choose an output folder outside them",
-                opts.layout.recipes_dir.display()
-            ),
-        });
+    let sources = std::iter::once(&opts.layout.recipes_dir).chain(&opts.layout.lib_dir);
+    for src in sources {
+        if crate::fs::overlaps(&opts.out_dir, src)? {
+            return Err(Error::OutOverlaps {
+                out: opts.out_dir.clone(),
+                sources: src.clone(),
+            });
+        }
     }
     validate_sources(&dirs)?;
     let mut plans = Vec::new();

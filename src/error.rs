@@ -33,6 +33,14 @@ pub enum Error {
         /// The folder that exists.
         path: PathBuf,
     },
+    /// The output folder is, contains or sits inside the sources.
+    #[error("output folder {out} overlaps the sources in {sources}; choose an output folder outside them")]
+    OutOverlaps {
+        /// The output folder as given.
+        out: PathBuf,
+        /// The source folder it overlaps.
+        sources: PathBuf,
+    },
     /// A recipe tree holds something a package must not.
     #[error("refused {path}: {reason}")]
     PackRefused {
@@ -283,6 +291,7 @@ impl Error {
             Error::IdInvalid(_)
             | Error::ScaffoldTargetExists { .. }
             | Error::PackRefused { .. }
+            | Error::OutOverlaps { .. }
             | Error::RecipesInvalid { .. }
             | Error::IndexInvalid { .. }
             | Error::Republish { .. }

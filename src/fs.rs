@@ -158,6 +158,44 @@ pub fn rename(from: &Path, to: &Path) -> Result<(), FsError> {
     })
 }
 
+/// Where `path` really is: its deepest existing ancestor with every link resolved, then the
+/// rest of it. Two names for one folder (a link, `..`) give the same answer.
+pub fn real_path(path: &Path) -> Result<PathBuf, FsError> {
+    let abs = wrap("resolve", path, std::path::absolute(path))?;
+    let mut rest = Vec::new();
+    let mut here = abs.as_path();
+    loop {
+        match fs::canonicalize(here) {
+            Ok(real) => {
+                let mut out = real;
+                for part in rest.iter().rev() {
+                    match part {
+                        std::path::Component::ParentDir => {
+                            out.pop();
+                        }
+                        std::path::Component::Normal(n) => out.push(n),
+                        _ => {}
+                    }
+                }
+                return Ok(out);
+            }
+            Err(e) => match (here.parent(), here.components().next_back()) {
+                (Some(parent), Some(last)) => {
+                    rest.push(last);
+                    here = parent;
+                }
+                _ => return Err(FsError::new("resolve", path, e)),
+            },
+        }
+    }
+}
+
+/// Whether one of the two folders is the other or inside it, after resolving links.
+pub fn overlaps(a: &Path, b: &Path) -> Result<bool, FsError> {
+    let (a, b) = (real_path(a)?, real_path(b)?);
+    Ok(a.starts_with(&b) || b.starts_with(&a))
+}
+
 /// A folder whose files are opened without ever passing through a symbolic link, so a
 /// folder swapped for a link after the tree was checked cannot lead outside it.
 pub struct Beneath {

@@ -421,6 +421,16 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         });
     }
 
+    // Archives written into a recipe would be packed into its next version.
+    for dir in &dirs {
+        if crate::fs::overlaps(&opts.out_dir, dir)? {
+            return Err(Error::OutOverlaps {
+                out: opts.out_dir.clone(),
+                sources: dir.clone(),
+            });
+        }
+    }
+
     // Validate everything before building anything.
     let assembled = crate::assemble::assemble_to_temp(&opts.recipes_dir, &dirs)?;
     let dirs: Vec<PathBuf> = assembled.dirs.clone();

@@ -211,7 +211,38 @@ fn out_may_not_overlap_the_sources() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
+    // Another name for the sources (a link), or the helpers folder, is refused too.
+    sb.write("recipes/lib/h.ts", "export const h = 1;\n");
+    std::os::unix::fs::symlink(sb.join("recipes"), sb.join("alias")).unwrap();
+    for out in ["alias", "alias/new", "recipes/lib"] {
+        let o = sb
+            .cmd()
+            .args(["assemble", "--recipes-dir", "recipes", "--out-dir", out])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{out}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("overlaps the sources"),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
     assert!(sb.join("recipes/demo/src/main.ts").exists());
+    assert!(sb.join("recipes/lib/h.ts").exists());
+    // pack refuses an OUT inside a recipe it packs.
+    let o = sb
+        .cmd()
+        .args([
+            "pack",
+            "--recipes-dir",
+            "recipes",
+            "--out-dir",
+            "alias/demo/out",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!sb.join("recipes/demo/out").exists());
 }
 
 /// Sources up to 64 KiB compile in place on assemble's worker threads (no thread per file);
