@@ -319,17 +319,13 @@ impl Fetcher {
                 }),
             },
             Location::Path(p) => {
-                let f =
-                    std::fs::File::open(p).map_err(|e| crate::fs::FsError::new("open", p, e))?;
-                let meta = f
-                    .metadata()
-                    .map_err(|e| crate::fs::FsError::new("inspect", p, e))?;
-                if meta.is_dir() {
+                if p.is_dir() {
                     return Err(FetchError::LocationInvalid {
                         location: p.display().to_string(),
                         why: "it is a folder".into(),
                     });
                 }
+                let (f, meta) = crate::fs::open_regular(p)?;
                 Ok((Box::new(f), Some(meta.len())))
             }
             Location::Http(url) => {

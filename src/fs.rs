@@ -62,10 +62,18 @@ fn wrap<T>(op: &'static str, path: &Path, r: io::Result<T>) -> Result<T, FsError
     r.map_err(|e| FsError::new(op, path, e))
 }
 
-/// Reads a whole file, refusing one larger than `limit` bytes before reading it.
-pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, FsError> {
-    use std::io::Read;
-    let file = wrap("open", path, fs::File::open(path))?;
+/// Opens a regular file for reading. A folder, fifo, socket or device is refused without
+/// blocking: opening a fifo would wait for a writer, reading a device might never end.
+pub fn open_regular(path: &Path) -> Result<(fs::File, fs::Metadata), FsError> {
+    let mut o = fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Only the open of a fifo would block; reads of a regular file ignore the flag.
+        o.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = wrap("open", path, o.open(path))?;
     let meta = wrap("inspect", path, file.metadata())?;
     if meta.is_dir() {
         return Err(FsError::new(
@@ -74,6 +82,23 @@ pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, FsError> {
             io::Error::new(io::ErrorKind::IsADirectory, "is a folder, expected a file"),
         ));
     }
+    if !meta.is_file() {
+        return Err(FsError::new(
+            "read",
+            path,
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "is a fifo, socket or device, expected a regular file",
+            ),
+        ));
+    }
+    Ok((file, meta))
+}
+
+/// Reads a whole file, refusing one larger than `limit` bytes before reading it.
+pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, FsError> {
+    use std::io::Read;
+    let (file, meta) = open_regular(path)?;
     if meta.len() > limit {
         return Err(FsError::new(
             "read",

@@ -471,8 +471,15 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
     }
 
     let index_path = opts.out_dir.join(INDEX_FILE);
-    let base_index = opts.merge.clone().unwrap_or_else(|| index_path.clone());
-    let old_index = read_index(&base_index)?;
+    let old_index = match &opts.merge {
+        // Every version either index lists stays listed; OUT's own is never dropped.
+        Some(other) => combine_indexes(
+            (read_index(&index_path)?, &index_path),
+            read_index(other)?,
+            other,
+        )?,
+        None => read_index(&index_path)?,
+    };
 
     // Build every archive into a staging folder beside OUT.
     let parent = match opts.out_dir.parent() {
@@ -631,11 +638,78 @@ pub fn archive_file_name(id: &Id, version: &Version, compression: Compression) -
     format!("hooks-{id}-{version}.{}", compression.extension())
 }
 
+/// The index in OUT joined with the `--merge` index `other`: the union of their versions.
+/// A version both list must have the same digest; an id's newest version gives its
+/// `latest`, `min_cli`, name and summary.
+fn combine_indexes(
+    (ours, ours_path): (Option<Value>, &Path),
+    theirs: Option<Value>,
+    other: &Path,
+) -> Result<Option<Value>, Error> {
+    let (mut ours, theirs) = match (ours, theirs) {
+        (Some(o), Some(t)) => (o, t),
+        (o, t) => return Ok(o.or(t)),
+    };
+    let parse = |v: &Value| v["version"].as_str().and_then(|s| Version::parse(s).ok());
+    let mut entries: BTreeMap<String, Value> = BTreeMap::new();
+    for r in ours["recipes"].as_array().into_iter().flatten() {
+        if let Some(id) = r["id"].as_str() {
+            entries.insert(id.to_string(), r.clone());
+        }
+    }
+    for r in theirs["recipes"].as_array().into_iter().flatten() {
+        let Some(id) = r["id"].as_str() else { continue };
+        let Some(mine) = entries.get_mut(id) else {
+            entries.insert(id.to_string(), r.clone());
+            continue;
+        };
+        let mut versions = mine["versions"].as_array().cloned().unwrap_or_default();
+        for v in r["versions"].as_array().into_iter().flatten() {
+            match versions.iter().find(|m| m["version"] == v["version"]) {
+                Some(m) if m["sha256"] != v["sha256"] => {
+                    return Err(Error::IndexInvalid {
+                        diagnostics: vec![Diagnostic::file_level(
+                            other,
+                            Severity::Error,
+                            "index-conflict",
+                            format!(
+                                "{id} {} has sha256 {} here but {} in {}; published versions are immutable, so these catalogs cannot be merged until one of them is corrected",
+                                v["version"].as_str().unwrap_or_default(),
+                                v["sha256"].as_str().unwrap_or_default(),
+                                m["sha256"].as_str().unwrap_or_default(),
+                                ours_path.display(),
+                            ),
+                        )],
+                    })
+                }
+                Some(_) => {}
+                None => versions.push(v.clone()),
+            }
+        }
+        versions.sort_by_key(|v| std::cmp::Reverse(parse(v)));
+        let Some(newest) = versions.first().cloned() else {
+            continue;
+        };
+        if newest["version"] != mine["latest"] {
+            for key in ["name", "summary"] {
+                if let Some(value) = r.get(key) {
+                    mine[key] = value.clone();
+                }
+            }
+        }
+        mine["latest"] = newest["version"].clone();
+        mine["min_cli"] = newest["min_cli"].clone();
+        mine["versions"] = Value::Array(versions);
+    }
+    ours["recipes"] = Value::Array(entries.into_values().collect());
+    Ok(Some(ours))
+}
+
 fn read_index(path: &Path) -> Result<Option<Value>, Error> {
-    let bytes = match std::fs::read(path) {
+    let bytes = match crate::fs::read_limited(path, crate::validate::MAX_DOCUMENT_BYTES) {
         Ok(b) => b,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(crate::fs::FsError::new("read", path, e).into()),
+        Err(e) if e.source.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.into()),
     };
     let diags = catalog::validate_bytes(path, &bytes);
     if diags.iter().any(|d| d.severity == Severity::Error) {

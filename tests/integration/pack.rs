@@ -793,3 +793,81 @@ fn repacking_unchanged_sources_rewrites_nothing() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stamps(), first);
 }
+
+/// `--merge INDEX` adds another catalog's versions to OUT's own; it never drops OUT's
+/// entries nor lets a published archive in OUT be replaced.
+#[test]
+fn merge_keeps_outs_own_index_and_refuses_conflicts() {
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    assert!(pack(&sb, "src", "out", &[]).status.success());
+    write_recipe(&sb, "s2/gamma", &manifest("gamma"));
+    assert!(pack(&sb, "s2", "o2", &[]).status.success());
+    let before = snapshot(&sb.join("out"));
+
+    // A changed alpha 0.1.0 stays refused, whatever index is merged in.
+    sb.write("src/alpha/data/rules.json", "{\"changed\": true}\n");
+    let o = pack(
+        &sb,
+        "src",
+        "out",
+        &["--merge", "o2/hooks-index.json", "--only", "alpha"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    refused_as_published(&o, "alpha 0.1.0");
+    assert_eq!(snapshot(&sb.join("out")), before);
+
+    // Unchanged sources: OUT lists its own recipes and the merged one.
+    sb.write("src/alpha/data/rules.json", "{\"id\": \"alpha\"}\n");
+    let o = pack(&sb, "src", "out", &["--merge", "o2/hooks-index.json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let index: Value =
+        serde_json::from_slice(&std::fs::read(sb.join("out/hooks-index.json")).unwrap()).unwrap();
+    let ids: Vec<&str> = index["recipes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["alpha", "beta", "gamma"]);
+
+    // Two catalogs that disagree on a published version cannot be merged.
+    sb.write("s3/alpha/data/rules.json", "{\"other\": 1}\n");
+    write_recipe(&sb, "s3/alpha", &manifest("alpha"));
+    assert!(pack(&sb, "s3", "o3", &[]).status.success());
+    let before = snapshot(&sb.join("out"));
+    let o = pack(&sb, "src", "out", &["--merge", "o3/hooks-index.json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cannot be merged"), "{}", stderr(&o));
+    assert_eq!(snapshot(&sb.join("out")), before);
+}
+
+/// A fifo where an index or archive should be fails at once instead of waiting for a
+/// writer that never comes.
+#[cfg(unix)]
+#[test]
+fn a_fifo_instead_of_an_index_fails_without_hanging() {
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    std::fs::create_dir(sb.join("out")).unwrap();
+    let fifo = sb.join("out/hooks-index.json");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let run = |args: &[&str]| {
+        sb.cmd()
+            .args(args)
+            .timeout(std::time::Duration::from_secs(30))
+            .output()
+            .unwrap()
+    };
+    let o = run(&["pack", "--recipes-dir", "src", "--out-dir", "out"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("fifo"), "{}", stderr(&o));
+    for verb in ["list", "verify"] {
+        let o = run(&["catalog", verb, "out/hooks-index.json"]);
+        assert_eq!(o.status.code(), Some(1), "{verb}: {}", stderr(&o));
+    }
+}
