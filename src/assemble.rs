@@ -612,10 +612,17 @@ fn recipe_dirs(layout: &Layout, only: Option<&Id>) -> Result<Vec<PathBuf>, Error
     Ok(dirs)
 }
 
-fn validate_sources(dirs: &[PathBuf]) -> Result<(), Error> {
+/// Validates the recipe folders and the helpers folder (which may hold no links either:
+/// a linked helper would pull a file from outside the repository into every archive).
+fn validate_sources(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Result<(), Error> {
     let problems: Vec<Diagnostic> = dirs
         .iter()
         .flat_map(|d| crate::recipe::validate_folder(d))
+        .chain(
+            lib_dir
+                .map(|l| crate::recipe::check_tree(l, false))
+                .unwrap_or_default(),
+        )
         .filter(|d| d.severity == Severity::Error)
         .collect();
     if problems.is_empty() {
@@ -639,7 +646,7 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
             });
         }
     }
-    validate_sources(&dirs)?;
+    validate_sources(&dirs, opts.layout.lib_dir.as_deref())?;
     let mut plans = Vec::new();
     let mut ts_errors = Vec::new();
     for (d, planned) in dirs
@@ -723,8 +730,8 @@ pub fn assemble_to_temp(recipes_dir: &Path, dirs: &[PathBuf]) -> Result<ForPack,
             _tmp: None,
         });
     }
-    validate_sources(dirs)?;
     let layout = Layout::recipes_dir(recipes_dir);
+    validate_sources(dirs, layout.lib_dir.as_deref())?;
     let tmp = tempfile::Builder::new()
         .prefix("hookpack-assembled-")
         .tempdir()

@@ -284,3 +284,37 @@ fn deep_sources_just_under_the_in_place_limit_do_not_overflow() {
         );
     }
 }
+
+/// A helper that is a link would pull a file from outside the repository into the output
+/// (and into every archive): refused by assemble and pack alike.
+#[cfg(unix)]
+#[test]
+fn a_linked_helper_is_refused() {
+    let sb = Sandbox::new();
+    source_recipe(
+        &sb,
+        "recipes",
+        "demo",
+        "import { s } from \"../../lib/secret.ts\";\nconsole.log(s);\n",
+    );
+    sb.write("outside/secret.ts", "export const s = 'from outside';\n");
+    std::fs::create_dir_all(sb.join("recipes/lib")).unwrap();
+    std::os::unix::fs::symlink(
+        sb.join("outside/secret.ts"),
+        sb.join("recipes/lib/secret.ts"),
+    )
+    .unwrap();
+    for args in [
+        &["assemble", "--recipes-dir", "recipes", "--out-dir", "out"][..],
+        &["pack", "--recipes-dir", "recipes", "--out-dir", "cat"][..],
+    ] {
+        let o = sb.cmd().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("recipes/lib/secret.ts") && err.contains("symbolic link"),
+            "{err}"
+        );
+    }
+    assert!(!sb.join("out").exists() && !sb.join("cat").exists());
+}
