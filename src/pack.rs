@@ -544,7 +544,20 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         });
     }
 
-    // Commit: archives first, then the index, then SHA256SUMS.
+    // Commit: archives first, then the index, then SHA256SUMS. A folder in the way of any of
+    // them is refused before the first file moves, so OUT is all old or all new.
+    let dests = built
+        .iter()
+        .map(|b| opts.out_dir.join(&b.file))
+        .chain([index_path.clone(), opts.out_dir.join(SUMS_FILE)]);
+    for dest in dests {
+        if std::fs::symlink_metadata(&dest).is_ok_and(|m| m.is_dir()) {
+            return Err(refused(
+                &dest,
+                "a folder is where this file must go; move the folder away and pack again",
+            ));
+        }
+    }
     crate::fs::create_dir_all(&opts.out_dir)?;
     for (b, status) in built.iter().zip(&statuses) {
         let dest = opts.out_dir.join(&b.file);

@@ -871,3 +871,19 @@ fn a_fifo_instead_of_an_index_fails_without_hanging() {
         assert_eq!(o.status.code(), Some(1), "{verb}: {}", stderr(&o));
     }
 }
+
+/// A folder where the index, SHA256SUMS or an archive must go stops the pack before any
+/// file in OUT changes.
+#[test]
+fn a_folder_in_the_way_stops_the_pack_before_anything_moves() {
+    for blocker in ["SHA256SUMS", "hooks-index.json", "hooks-beta-0.1.0.tar.gz"] {
+        let sb = Sandbox::new();
+        two_recipes(&sb, "src");
+        sb.write(&format!("out/{blocker}/x"), "in the way");
+        let before = snapshot(&sb.join("out"));
+        let o = pack(&sb, "src", "out", &[]);
+        assert_eq!(o.status.code(), Some(1), "{blocker}: {}", stderr(&o));
+        assert!(stderr(&o).contains(blocker), "{}", stderr(&o));
+        assert_eq!(snapshot(&sb.join("out")), before, "{blocker}");
+    }
+}
