@@ -221,6 +221,24 @@ pub fn overlaps(a: &Path, b: &Path) -> Result<bool, FsError> {
     Ok(a.starts_with(&b) || b.starts_with(&a))
 }
 
+/// Whether the folder `dir` exists on another file system than `parent` (it is mounted
+/// there), so nothing can be renamed from one into the other.
+pub fn is_mount_point(dir: &Path, parent: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (fs::metadata(dir), fs::metadata(parent)) {
+            (Ok(d), Ok(p)) => d.is_dir() && d.dev() != p.dev(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (dir, parent);
+        false
+    }
+}
+
 /// A folder whose files are opened without ever passing through a symbolic link, so a
 /// folder swapped for a link after the tree was checked cannot lead outside it.
 pub struct Beneath {

@@ -470,6 +470,22 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         });
     }
 
+    // One pack at a time per OUT, from reading its index to the commit: a second pack
+    // waits, then sees what the first published. The lock is on OUT's parent folder, which
+    // the staging folder needs anyway, so no lock file is left anywhere.
+    let parent = match opts.out_dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let _lock = if opts.check {
+        None
+    } else {
+        crate::fs::create_dir_all(&parent)?;
+        Some(crate::profile::Lock::acquire_dir(
+            &parent,
+            crate::profile::lock_wait(),
+        )?)
+    };
     let index_path = opts.out_dir.join(INDEX_FILE);
     let old_index = match &opts.merge {
         // Every version either index lists stays listed; OUT's own is never dropped.
@@ -482,12 +498,12 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
     };
 
     // Build every archive into a staging folder beside OUT.
-    let parent = match opts.out_dir.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    // Beside OUT, so the commit is a rename; inside OUT when OUT is a mount point, since a
+    // rename cannot cross file systems.
     let staging_parent = if opts.check {
         std::env::temp_dir()
+    } else if crate::fs::is_mount_point(&opts.out_dir, &parent) {
+        opts.out_dir.clone()
     } else {
         parent
     };

@@ -209,6 +209,17 @@ impl Lock {
             .write(true)
             .open(&path)
             .map_err(|e| crate::fs::FsError::new("open the lock file", &path, e))?;
+        Lock::wait_for(file, path, wait)
+    }
+
+    /// Takes an exclusive lock on the folder `dir` itself, creating no file in it.
+    pub fn acquire_dir(dir: &Path, wait: Duration) -> Result<Lock, Error> {
+        let file = std::fs::File::open(dir)
+            .map_err(|e| crate::fs::FsError::new("open the folder to lock", dir, e))?;
+        Lock::wait_for(file, dir.to_path_buf(), wait)
+    }
+
+    fn wait_for(file: std::fs::File, path: PathBuf, wait: Duration) -> Result<Lock, Error> {
         let start = Instant::now();
         loop {
             match file.try_lock() {

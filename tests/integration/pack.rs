@@ -887,3 +887,67 @@ fn a_folder_in_the_way_stops_the_pack_before_anything_moves() {
         assert_eq!(snapshot(&sb.join("out")), before, "{blocker}");
     }
 }
+
+/// Two packs into one OUT take turns: while another holds OUT's lock (here `flock(1)` on
+/// OUT's parent folder), a pack waits, then gives up with exit 3 and OUT untouched.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_pack_waits_for_another_one_into_the_same_out() {
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    std::fs::create_dir_all(sb.join("pub")).unwrap();
+    // -o: the lock stays with flock itself, so killing it frees the lock.
+    let mut holder = std::process::Command::new("flock")
+        .arg("-o")
+        .arg(sb.join("pub"))
+        .args(["sleep", "30"])
+        .spawn()
+        .expect("flock(1) from util-linux");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let o = sb
+        .cmd()
+        .env("HOOKPACK_LOCK_TIMEOUT", "0.5")
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "pub/cat"])
+        .output()
+        .unwrap();
+    let _ = holder.kill();
+    let _ = holder.wait();
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(!sb.join("pub/cat").exists());
+    // Once the lock is free, the same pack goes through.
+    let o = pack(&sb, "src", "pub/cat", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// OUT on its own file system (a tmpfs mounted there) is packed into like any folder: the
+/// staging folder goes inside it, so the commit is still a rename. Needs root to mount.
+#[cfg(target_os = "linux")]
+#[test]
+fn out_on_another_file_system_is_packed_into() {
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    std::fs::create_dir_all(sb.join("mnt")).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=16m", "tmpfs"])
+        .arg(sb.join("mnt"))
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI runs as root and must be able to mount a tmpfs"
+        );
+        eprintln!("skipped: cannot mount a tmpfs (not root)");
+        return;
+    }
+    let o = pack(&sb, "src", "mnt", &[]);
+    let listed: Vec<String> = std::fs::read_dir(sb.join("mnt"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let _ = std::process::Command::new("umount")
+        .arg(sb.join("mnt"))
+        .status();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(listed.len(), 4, "{listed:?}");
+}
