@@ -276,46 +276,51 @@ fn ensure_consumed(r: &mut impl BufRead) -> Result<(), ArchiveError> {
     }
 }
 
-fn scan_tar<R: Read>(
-    dec: &mut R,
-    compression: Compression,
-    expected_top: Option<&str>,
-    limits: &Limits,
-    visit: &mut impl FnMut(&Entry, &mut dyn Read) -> Result<(), ArchiveError>,
-) -> Result<Summary, ArchiveError> {
-    let mut archive = tar::Archive::new(&mut *dec);
-    let mut top: Option<String> = expected_top.map(String::from);
-    let mut entries = Vec::new();
-    let mut total: u64 = 0;
-    let mut seen_exact: HashMap<String, String> = HashMap::new();
-    let mut seen_folded: HashMap<String, String> = HashMap::new();
-    let mut files: HashSet<String> = HashSet::new();
-    let mut folders: HashSet<String> = HashSet::new();
-    for item in archive.entries().map_err(ArchiveError::Corrupt)? {
-        let mut item = item.map_err(ArchiveError::Corrupt)?;
-        if entries.len() >= limits.max_entries {
+/// The checks on an archive's list of entries, one entry at a time: its path (see
+/// [`check_path`]), one top folder, collisions (exact, by case, by Unicode normalisation, a
+/// file used as a folder or the reverse) and the [`Limits`] on entries and total size.
+/// `pack` runs the same checks on what it is about to write.
+pub struct Listing<'a> {
+    limits: &'a Limits,
+    top: Option<String>,
+    count: usize,
+    total: u64,
+    seen_exact: HashMap<String, String>,
+    seen_folded: HashMap<String, String>,
+    files: HashSet<String>,
+    folders: HashSet<String>,
+}
+
+impl<'a> Listing<'a> {
+    /// A listing whose top folder must be `expected_top` (`None`: whatever the first entry
+    /// names).
+    pub fn new(expected_top: Option<&str>, limits: &'a Limits) -> Listing<'a> {
+        Listing {
+            limits,
+            top: expected_top.map(String::from),
+            count: 0,
+            total: 0,
+            seen_exact: HashMap::new(),
+            seen_folded: HashMap::new(),
+            files: HashSet::new(),
+            folders: HashSet::new(),
+        }
+    }
+
+    /// Checks the next entry (stored path `raw`, a folder or a file of `size` bytes);
+    /// returns its path below the top folder.
+    pub fn add(&mut self, raw: &[u8], is_dir: bool, size: u64) -> Result<String, ArchiveError> {
+        let limits = self.limits;
+        if self.count >= limits.max_entries {
             return Err(ArchiveError::LimitExceeded {
                 what: "entries",
                 limit: limits.max_entries as u64,
             });
         }
-        let raw = item.path_bytes().into_owned();
-        let kind = item.header().entry_type();
-        let is_dir = match kind {
-            tar::EntryType::Regular | tar::EntryType::Continuous => false,
-            tar::EntryType::Directory => true,
-            // Extension headers (GNU long names, pax) are folded into the next entry by
-            // the tar crate; anything else is refused.
-            other => {
-                return Err(ArchiveError::EntryTypeRefused {
-                    path: printable(&String::from_utf8_lossy(&raw)),
-                    kind: kind_name(other),
-                });
-            }
-        };
-        let (entry_top, rest) = check_path(&raw, limits)?;
-        let display = printable(&String::from_utf8_lossy(&raw));
-        match &top {
+        self.count += 1;
+        let (entry_top, rest) = check_path(raw, limits)?;
+        let display = printable(&String::from_utf8_lossy(raw));
+        match &self.top {
             Some(t) if *t != entry_top => {
                 return Err(ArchiveError::TopFolder {
                     path: display,
@@ -323,7 +328,7 @@ fn scan_tar<R: Read>(
                 });
             }
             Some(_) => {}
-            None => top = Some(entry_top.clone()),
+            None => self.top = Some(entry_top.clone()),
         }
         if rest.is_empty() && !is_dir {
             return Err(ArchiveError::EntryPathRefused {
@@ -333,7 +338,7 @@ fn scan_tar<R: Read>(
         }
         // Collisions: exact, then case-folded and NFC-normalised.
         let exact = rest.clone();
-        if let Some(first) = seen_exact.get(&exact) {
+        if let Some(first) = self.seen_exact.get(&exact) {
             return Err(ArchiveError::EntryCollision {
                 first: first.clone(),
                 second: display,
@@ -341,7 +346,7 @@ fn scan_tar<R: Read>(
             });
         }
         let folded: String = rest.nfc().collect::<String>().to_lowercase();
-        if let Some(first) = seen_folded.get(&folded) {
+        if let Some(first) = self.seen_folded.get(&folded) {
             let how = if first.to_lowercase() == display.to_lowercase() {
                 "differ only by case"
             } else {
@@ -357,42 +362,68 @@ fn scan_tar<R: Read>(
         let parts: Vec<&str> = folded.split('/').collect();
         for i in 1..parts.len() {
             let prefix = parts[..i].join("/");
-            if files.contains(&prefix) {
+            if self.files.contains(&prefix) {
                 return Err(ArchiveError::EntryCollision {
                     first: prefix,
                     second: display,
                     how: "a file is used as a folder",
                 });
             }
-            folders.insert(prefix);
+            self.folders.insert(prefix);
         }
         if is_dir {
-            folders.insert(folded.clone());
-        } else if folders.contains(&folded) {
+            self.folders.insert(folded.clone());
+        } else if self.folders.contains(&folded) {
             return Err(ArchiveError::EntryCollision {
                 first: folded,
                 second: display,
                 how: "a folder is used as a file",
             });
         } else {
-            files.insert(folded.clone());
+            self.files.insert(folded.clone());
         }
-        seen_exact.insert(exact, display.clone());
-        seen_folded.insert(folded, display.clone());
-
-        let size = if is_dir {
-            0
-        } else {
-            // The entry's real size: a pax `size` record overrides the header's.
-            item.size()
-        };
-        total = total.saturating_add(size);
-        if total > limits.max_total_bytes {
+        self.seen_exact.insert(exact, display.clone());
+        self.seen_folded.insert(folded, display);
+        self.total = self.total.saturating_add(size);
+        if self.total > limits.max_total_bytes {
             return Err(ArchiveError::LimitExceeded {
                 what: "unpacked size in bytes",
                 limit: limits.max_total_bytes,
             });
         }
+        Ok(rest)
+    }
+}
+
+fn scan_tar<R: Read>(
+    dec: &mut R,
+    compression: Compression,
+    expected_top: Option<&str>,
+    limits: &Limits,
+    visit: &mut impl FnMut(&Entry, &mut dyn Read) -> Result<(), ArchiveError>,
+) -> Result<Summary, ArchiveError> {
+    let mut archive = tar::Archive::new(&mut *dec);
+    let mut listing = Listing::new(expected_top, limits);
+    let mut entries = Vec::new();
+    for item in archive.entries().map_err(ArchiveError::Corrupt)? {
+        let mut item = item.map_err(ArchiveError::Corrupt)?;
+        let raw = item.path_bytes().into_owned();
+        let kind = item.header().entry_type();
+        let is_dir = match kind {
+            tar::EntryType::Regular | tar::EntryType::Continuous => false,
+            tar::EntryType::Directory => true,
+            // Extension headers (GNU long names, pax) are folded into the next entry by
+            // the tar crate; anything else is refused.
+            other => {
+                return Err(ArchiveError::EntryTypeRefused {
+                    path: printable(&String::from_utf8_lossy(&raw)),
+                    kind: kind_name(other),
+                });
+            }
+        };
+        // The entry's real size: a pax `size` record overrides the header's.
+        let size = if is_dir { 0 } else { item.size() };
+        let rest = listing.add(&raw, is_dir, size)?;
         let raw_mode = item.header().mode().map_err(ArchiveError::Corrupt)?;
         let mode = if is_dir || raw_mode & 0o111 != 0 {
             0o755
@@ -431,14 +462,14 @@ fn scan_tar<R: Read>(
             ));
         }
     }
-    let Some(top) = top.filter(|_| !entries.is_empty()) else {
+    let Some(top) = listing.top.filter(|_| !entries.is_empty()) else {
         return Err(ArchiveError::Empty);
     };
     Ok(Summary {
         compression,
         top,
         entries,
-        total_bytes: total,
+        total_bytes: listing.total,
     })
 }
 

@@ -302,6 +302,33 @@ fn header(kind: tar::EntryType, mode: u32, size: u64, mtime: u64) -> tar::Header
     h
 }
 
+/// What `install` (and `catalog verify`) would refuse in this recipe's archive: the same
+/// checks on the same list of entries, run before anything is written, so a catalog never
+/// publishes an archive its users cannot install.
+fn check_installable(tree: &Tree, recipe: &Recipe) -> Option<Diagnostic> {
+    let top = format!("{}-{}", recipe.id, recipe.version);
+    let limits = crate::archive::Limits::default();
+    let mut listing = crate::archive::Listing::new(Some(&top), &limits);
+    let refused = |path: &Path, e: crate::archive::ArchiveError| {
+        Diagnostic::file_level(
+            path,
+            Severity::Error,
+            "archive-uninstallable",
+            format!("{e}; `hookpack install` and hosts refuse such an archive, so rename, merge or remove files until it fits"),
+        )
+    };
+    if let Err(e) = listing.add(format!("{top}/").as_bytes(), true, 0) {
+        return Some(refused(&tree.root, e));
+    }
+    for e in tree.sorted() {
+        let raw = format!("{top}/{}", archive_name(e));
+        if let Err(err) = listing.add(raw.as_bytes(), e.size.is_none(), e.size.unwrap_or(0)) {
+            return Some(refused(&e.path, err));
+        }
+    }
+    None
+}
+
 /// A file that cannot be opened for its archive: refused when a link or another kind of
 /// file took its place (or a folder's on its path) after the tree was checked.
 fn changed_or_unreadable(path: &Path, err: io::Error) -> Error {
@@ -463,6 +490,9 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
                 )))
             }
         }
+    }
+    for (tree, r) in trees.iter().zip(&recipes) {
+        problems.extend(check_installable(tree, r));
     }
     if !problems.is_empty() {
         return Err(Error::RecipesInvalid {

@@ -951,3 +951,34 @@ fn out_on_another_file_system_is_packed_into() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(listed.len(), 4, "{listed:?}");
 }
+
+/// pack refuses what `install` would refuse in the archive (a backslash or newline in a
+/// name, names that differ only by case, a path over 512 bytes), naming the file, and
+/// writes nothing; `catalog verify` therefore never meets such an archive from pack.
+#[test]
+fn what_install_would_refuse_is_never_packed() {
+    let long = format!(
+        "data/{}/{}/{}/x.json",
+        "a".repeat(200),
+        "b".repeat(200),
+        "c".repeat(100)
+    );
+    for (file, want) in [
+        ("data/back\\slash.json", "backslash"),
+        ("data/new\nline.json", "control character"),
+        ("data/Rules.json", "differ only by case"),
+        (long.as_str(), "path length"),
+    ] {
+        let sb = Sandbox::new();
+        two_recipes(&sb, "src");
+        sb.write(&format!("src/beta/{file}"), "{}\n");
+        let o = pack(&sb, "src", "out", &[]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{file:?}: {err}");
+        assert!(
+            err.contains(want) && err.contains("src/beta/"),
+            "{file:?}: {err}"
+        );
+        assert!(!sb.join("out").exists(), "{file:?}");
+    }
+}
