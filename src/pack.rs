@@ -388,6 +388,31 @@ fn build_archive(
     Ok((digest, sink.count))
 }
 
+/// `--asset-base-url`: an absolute http(s) URL of a folder, to which archive names are
+/// appended; so no query, fragment or credentials.
+fn check_asset_base(base: &str) -> Result<(), String> {
+    catalog::check_url(base)?;
+    let url = reqwest::Url::parse(base).map_err(|e| {
+        format!("is not an absolute URL ({e}); write it like `https://host/catalog`")
+    })?;
+    if !matches!(url.scheme(), "https" | "http") {
+        return Err("must be an https:// (or http://) URL".into());
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err("has no host; write it like `https://host/catalog`".into());
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err("has a `?query` or `#fragment`; archive names are appended to it, so give the folder's URL alone".into());
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(
+            "carries credentials; an index is public, so give the URL without `user:password@`"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
 /// The recipe folders under `dir` (with a `recipe.json`), sorted by name.
 pub fn discover(dir: &Path) -> Result<Vec<PathBuf>, Error> {
     let mut out = Vec::new();
@@ -427,7 +452,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         }
     }
     if let Some(base) = &opts.asset_base_url {
-        catalog::check_url(base).map_err(|why| Error::UrlInvalid {
+        check_asset_base(base).map_err(|why| Error::UrlInvalid {
             url: base.clone(),
             why,
         })?;
@@ -562,6 +587,16 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         s.push('\n');
         s.into_bytes()
     };
+    // What pack writes must itself pass `validate`.
+    let index_problems: Vec<Diagnostic> = catalog::validate_bytes(&index_path, &index_bytes)
+        .into_iter()
+        .filter(|d| d.severity == Severity::Error)
+        .collect();
+    if !index_problems.is_empty() {
+        return Err(Error::IndexInvalid {
+            diagnostics: index_problems,
+        });
+    }
     let index_changed = old_index
         .as_ref()
         .is_none_or(|old| old.get("recipes") != new_index.get("recipes"));

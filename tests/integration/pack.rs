@@ -539,8 +539,19 @@ fn asset_base_url_makes_absolute_urls() {
         index["recipes"][0]["versions"][0]["url"],
         "https://example.test/catalog/hooks-alpha-0.1.0.tar.gz"
     );
-    let o = pack(&sb, "src", "out2", &["--asset-base-url", "ftp://x"]);
-    assert_eq!(o.status.code(), Some(1));
+    for bad in [
+        "ftp://x",
+        "https://",
+        "https://h/c?x=1",
+        "https://h/c#f",
+        "https://u:p@h/c",
+        "//host/c",
+        "https://[::1",
+    ] {
+        let o = pack(&sb, "src", "out2", &["--asset-base-url", bad]);
+        assert_eq!(o.status.code(), Some(1), "{bad}: {}", stderr(&o));
+        assert!(!sb.join("out2").exists(), "{bad}");
+    }
     // Published entries keep their URL, and the user is told so.
     let o = pack(
         &sb,
