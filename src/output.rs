@@ -49,7 +49,11 @@ impl Printer {
     /// Writes `value` as pretty JSON to stdout.
     pub fn json<T: Serialize>(&self, value: &T) -> io::Result<()> {
         let mut out = io::stdout().lock();
-        serde_json::to_writer_pretty(&mut out, value).map_err(io::Error::other)?;
+        // Keep the I/O error's kind: a closed pipe (`| head`) must stay a quiet exit.
+        serde_json::to_writer_pretty(&mut out, value).map_err(|e| match e.io_error_kind() {
+            Some(kind) => io::Error::new(kind, e),
+            None => io::Error::other(e),
+        })?;
         writeln!(out)
     }
 

@@ -188,3 +188,46 @@ fn verify_over_http_reports_server_faults() {
         "{msgs:?}"
     );
 }
+
+/// `catalog list … | head` ends quietly with exit 0 in both formats, however long the list.
+#[test]
+fn a_closed_pipe_ends_the_listing_quietly() {
+    let sb = Sandbox::new();
+    packed(&sb);
+    // Grow the index to some 4,000 entries (hundreds of KiB of output) from alpha's.
+    let path = sb.join("cat/hooks-index.json");
+    let mut index: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let alpha = index["recipes"][0].clone();
+    let recipes: Vec<Value> = (0..4000)
+        .map(|i| {
+            let mut r = alpha.clone();
+            r["id"] = json!(format!("r{i:04}"));
+            r
+        })
+        .collect();
+    index["recipes"] = Value::Array(recipes);
+    std::fs::write(&path, serde_json::to_vec_pretty(&index).unwrap()).unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("hookpack");
+    for format in ["text", "json"] {
+        let o = std::process::Command::new("bash")
+            .arg("-c")
+            .arg("\"$0\" catalog list --format \"$1\" \"$2\" | head -c 10 >/dev/null; echo \"${PIPESTATUS[0]}\"")
+            .arg(&bin)
+            .arg(format)
+            .arg(&path)
+            .output()
+            .unwrap();
+        let code = String::from_utf8_lossy(&o.stdout).trim().to_string();
+        assert_eq!(
+            code,
+            "0",
+            "{format}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(
+            o.stderr.is_empty(),
+            "{format}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
