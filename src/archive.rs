@@ -151,16 +151,7 @@ const MAX_PADDING: usize = 1024 * 1024;
 
 /// `s` with control characters escaped, so a hostile name cannot drive the terminal.
 pub fn printable(s: &str) -> String {
-    s.chars()
-        .flat_map(|c| {
-            let escaped: Vec<char> = if c.is_control() {
-                c.escape_default().collect()
-            } else {
-                vec![c]
-            };
-            escaped
-        })
-        .collect()
+    crate::output::escape_controls(s, &[])
 }
 
 fn kind_name(t: tar::EntryType) -> &'static str {

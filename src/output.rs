@@ -40,10 +40,11 @@ impl Printer {
         }
     }
 
-    /// Writes a line of data to stdout.
+    /// Writes a line of data to stdout, with terminal control characters escaped (see
+    /// [`terminal_safe`]).
     pub fn data(&self, line: &str) -> io::Result<()> {
         let mut out = io::stdout().lock();
-        writeln!(out, "{line}")
+        writeln!(out, "{}", terminal_safe(line))
     }
 
     /// Writes `value` as pretty JSON to stdout.
@@ -60,7 +61,7 @@ impl Printer {
     /// Writes a message for people to stderr, unless quiet.
     pub fn message(&self, line: &str) {
         if !self.quiet {
-            let _ = writeln!(io::stderr().lock(), "{line}");
+            let _ = writeln!(io::stderr().lock(), "{}", terminal_safe(line));
         }
     }
 
@@ -75,7 +76,7 @@ impl Printer {
     /// Formats one diagnostic as a text line:
     /// `file:line:col: error[code]: message (at /pointer)`.
     pub fn diagnostic_line(&self, d: &Diagnostic) -> String {
-        let mut place = d.file.display().to_string();
+        let mut place = terminal_safe(&d.file.display().to_string());
         if let (Some(l), Some(c)) = (d.line, d.column) {
             place.push_str(&format!(":{l}:{c}"));
         }
@@ -86,10 +87,34 @@ impl Printer {
         let at = if d.pointer.is_empty() {
             String::new()
         } else {
-            format!(" (at {})", d.pointer)
+            format!(" (at {})", terminal_safe(&d.pointer))
         };
-        format!("{place}: {sev}[{}]: {}{at}", d.code, d.message)
+        format!(
+            "{place}: {sev}[{}]: {}{at}",
+            d.code,
+            terminal_safe(&d.message)
+        )
     }
+}
+
+/// `s` with control characters other than tab and newline escaped (`\u{1b}`): text from an
+/// index, an archive or a handler can then never move the cursor, retitle the terminal or
+/// hide what came before it.
+pub fn terminal_safe(s: &str) -> String {
+    escape_controls(s, &['\t', '\n'])
+}
+
+/// `s` with every control character except those in `keep` escaped.
+pub fn escape_controls(s: &str, keep: &[char]) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_control() && !keep.contains(&c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Formats one diagnostic as a GitHub Actions workflow command.

@@ -231,3 +231,28 @@ fn a_closed_pipe_ends_the_listing_quietly() {
         );
     }
 }
+
+/// Text from an index never reaches the terminal as control characters.
+#[test]
+fn terminal_escapes_in_an_index_are_printed_escaped() {
+    let sb = Sandbox::new();
+    packed(&sb);
+    let path = sb.join("cat/hooks-index.json");
+    let mut index: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    index["recipes"][0]["summary"] = json!("ok\u{1b}]0;pwned\u{7}\u{1b}[2J\rhidden\u{9b}31m");
+    std::fs::write(&path, serde_json::to_vec_pretty(&index).unwrap()).unwrap();
+    let o = sb
+        .cmd()
+        .args(["catalog", "list"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("ok\\u{1b}]0;pwned"), "{out}");
+    assert!(
+        !out.chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t'),
+        "{out:?}"
+    );
+}
