@@ -182,21 +182,53 @@ fn with_js(p: &Path) -> PathBuf {
     p.with_extension("js")
 }
 
+/// Where a module is written: TypeScript compiled to `.js` (`.mts` to `.mjs`), anything
+/// else (`.js`, `.mjs`, `.json`) under its own name.
+fn output_name(module: &Path) -> PathBuf {
+    match module.extension().and_then(|e| e.to_str()) {
+        Some("ts") => with_js(module),
+        Some("mts") => module.with_extension("mjs"),
+        _ => module.to_path_buf(),
+    }
+}
+
+/// Why a module cannot be imported at run time although it exists, if so: files the
+/// output never holds (tests, declarations, hidden files).
+fn never_shipped(module: &Path) -> Option<&'static str> {
+    let name = module.file_name()?.to_string_lossy();
+    if is_test_file(&name) {
+        Some("it is a test or declaration file, which is never shipped; move what you need into a regular module")
+    } else if module.components().any(|c| {
+        c.as_os_str().to_string_lossy().starts_with('.')
+            && !matches!(
+                c,
+                std::path::Component::CurDir | std::path::Component::ParentDir
+            )
+    }) {
+        Some("hidden files and folders are never shipped; rename it")
+    } else {
+        None
+    }
+}
+
 /// A TypeScript (or JavaScript) module found by resolving a relative import.
 fn resolve_module(base: &Path) -> Option<PathBuf> {
     let s = base.to_string_lossy();
-    let candidates: Vec<PathBuf> = if s.ends_with(".ts") {
-        vec![base.to_path_buf()]
-    } else if s.ends_with(".js") || s.ends_with(".mjs") {
-        vec![base.with_extension("ts"), base.to_path_buf()]
-    } else {
-        vec![
-            PathBuf::from(format!("{s}.ts")),
-            PathBuf::from(format!("{s}.js")),
-            base.join("index.ts"),
-            base.join("index.js"),
-        ]
-    };
+    let candidates: Vec<PathBuf> =
+        if s.ends_with(".ts") || s.ends_with(".mts") || s.ends_with(".json") {
+            vec![base.to_path_buf()]
+        } else if s.ends_with(".js") {
+            vec![base.with_extension("ts"), base.to_path_buf()]
+        } else if s.ends_with(".mjs") {
+            vec![base.with_extension("mts"), base.to_path_buf()]
+        } else {
+            vec![
+                PathBuf::from(format!("{s}.ts")),
+                PathBuf::from(format!("{s}.js")),
+                base.join("index.ts"),
+                base.join("index.js"),
+            ]
+        };
     candidates.into_iter().find(|c| c.is_file())
 }
 
@@ -219,11 +251,31 @@ struct Planner<'a> {
     cache: &'a LibCache,
     ts_errors: Vec<Diagnostic>,
     files: BTreeMap<String, OutFile>,
+    /// The source of each output file, to name both when two would land on one name.
+    origins: BTreeMap<String, PathBuf>,
     lib_queue: VecDeque<PathBuf>,
     lib_done: BTreeSet<PathBuf>,
 }
 
 impl Planner<'_> {
+    /// Adds the output file `out`, made from `from`; two sources for one output name (say
+    /// `src/a.ts` and `src/a.js`) are refused instead of one silently replacing the other.
+    fn put(&mut self, out: impl Into<String>, file: OutFile, from: &Path) -> Result<(), Error> {
+        let out = out.into();
+        if let Some(first) = self.origins.get(&out) {
+            return Err(Error::PackRefused {
+                path: from.to_path_buf(),
+                reason: format!(
+                    "it would be written to `{out}`, like {}; rename one of them",
+                    first.display()
+                ),
+            });
+        }
+        self.origins.insert(out.clone(), from.to_path_buf());
+        self.files.insert(out, file);
+        Ok(())
+    }
+
     fn locate(&self, module: &Path) -> Option<Place> {
         let src = normalize(&self.recipe_dir.join("src"));
         let module = normalize(module);
@@ -246,13 +298,14 @@ impl Planner<'_> {
             None
         };
         if let Some((js, deps)) = cached {
-            self.files.insert(
+            self.put(
                 out_rel.to_string_lossy().replace('\\', "/"),
                 OutFile {
                     content: Content::Bytes(js),
                     exec: false,
                 },
-            );
+                file,
+            )?;
             for m in deps {
                 if self.lib_done.insert(m.clone()) {
                     self.lib_queue.push_back(m);
@@ -286,14 +339,22 @@ impl Planner<'_> {
                 });
                 return None;
             };
+            if let Some(why) = never_shipped(&module) {
+                unresolved.get_or_insert(Error::ImportUnresolved {
+                    file: file.to_path_buf(),
+                    specifier: spec.to_string(),
+                    why: why.into(),
+                });
+                return None;
+            }
             let target = match self.locate(&module) {
                 Some(Place::Own(rel)) => {
                     recipe_specific = true;
-                    Path::new("scripts").join(with_js(&rel))
+                    Path::new("scripts").join(output_name(&rel))
                 }
                 Some(Place::Lib(rel)) => {
                     wanted_lib.push(module.clone());
-                    Path::new("scripts/lib").join(with_js(&rel))
+                    Path::new("scripts/lib").join(output_name(&rel))
                 }
                 None => {
                     unresolved.get_or_insert(Error::ImportUnresolved {
@@ -318,13 +379,14 @@ impl Planner<'_> {
                         c.insert(file.to_path_buf(), (js.clone(), wanted_lib.clone()));
                     }
                 }
-                self.files.insert(
+                self.put(
                     out_rel.to_string_lossy().replace('\\', "/"),
                     OutFile {
                         content: Content::Bytes(js),
                         exec: false,
                     },
-                );
+                    file,
+                )?;
             }
             Err(diags) => {
                 for d in diags {
@@ -362,6 +424,7 @@ fn plan(
         cache,
         ts_errors: Vec::new(),
         files: BTreeMap::new(),
+        origins: BTreeMap::new(),
         lib_queue: VecDeque::new(),
         lib_done: BTreeSet::new(),
     };
@@ -425,49 +488,54 @@ fn plan(
         }
         if source && top == "src" {
             let under_src = rel.strip_prefix("src").unwrap_or(rel);
-            if name.ends_with(".ts") && !is_test_file(&name) {
-                p.compile(path, &Path::new("scripts").join(with_js(under_src)))?;
+            if name.ends_with(".cts") {
+                return Err(Error::PackRefused {
+                    path: path.to_path_buf(),
+                    reason: "CommonJS TypeScript (`.cts`) is not supported: recipes are ES modules, so rename it to `.ts`".into(),
+                });
+            }
+            if (name.ends_with(".ts") || name.ends_with(".mts")) && !is_test_file(&name) {
+                p.compile(path, &Path::new("scripts").join(output_name(under_src)))?;
             } else if name.ends_with(".js") || name.ends_with(".mjs") || name.ends_with(".json") {
                 let out = Path::new("scripts").join(under_src);
-                p.files.insert(
+                p.put(
                     out.to_string_lossy().into_owned(),
                     OutFile {
                         content: Content::Copy(path.to_path_buf()),
                         exec: false,
                     },
-                );
+                    path,
+                )?;
             }
             continue;
         }
         let exec = is_exec(path);
-        p.files.insert(
+        p.put(
             rel.to_string_lossy().replace('\\', "/"),
             OutFile {
                 content: Content::Copy(path.to_path_buf()),
                 exec,
             },
-        );
+            path,
+        )?;
     }
     // The shared helpers the recipe imports, and the helpers they import in turn.
     while let Some(module) = p.lib_queue.pop_front() {
         let Some(Place::Lib(rel)) = p.locate(&module) else {
             continue;
         };
-        let out = Path::new("scripts/lib").join(if module.extension().is_some_and(|e| e == "ts") {
-            with_js(&rel)
-        } else {
-            rel.clone()
-        });
-        if module.extension().is_some_and(|e| e == "ts") {
+        let out = Path::new("scripts/lib").join(output_name(&rel));
+        if module.extension().is_some_and(|e| e == "ts" || e == "mts") {
             p.compile(&module, &out)?;
         } else {
-            p.files.insert(
+            p.put(
                 out.to_string_lossy().into_owned(),
                 OutFile {
                     content: Content::Copy(module.clone()),
                     exec: false,
                 },
-            );
+                &module,
+            )?;
         }
     }
     if !p.ts_errors.is_empty() {
@@ -476,13 +544,14 @@ fn plan(
         });
     }
     if source {
-        p.files.insert(
-            "scripts/package.json".into(),
+        p.put(
+            "scripts/package.json",
             OutFile {
                 content: Content::Bytes(b"{\n  \"type\": \"module\"\n}\n".to_vec()),
                 exec: false,
             },
-        );
+            p.recipe_dir,
+        )?;
     }
     Ok(p.files)
 }

@@ -318,3 +318,38 @@ fn a_linked_helper_is_refused() {
     }
     assert!(!sb.join("out").exists() && !sb.join("cat").exists());
 }
+
+/// `.mjs`, `.mts` and JSON modules keep working after assembly; imports of files that are
+/// never shipped, and two sources for one output name, are refused with both names.
+#[test]
+fn module_kinds_resolve_and_clashes_are_refused() {
+    let sb = Sandbox::new();
+    source_recipe(
+        &sb,
+        "recipes",
+        "demo",
+        "import { m } from \"./m.mjs\";\nimport { t } from \"./t.mjs\";\nimport data from \"./d.json\" with { type: \"json\" };\nconsole.log(m + t + data.n);\n",
+    );
+    sb.write("recipes/demo/src/m.mjs", "export const m = 'm';\n");
+    sb.write("recipes/demo/src/t.mts", "export const t: string = 't';\n");
+    sb.write("recipes/demo/src/d.json", "{\"n\": 1}\n");
+    let o = assemble(&sb);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(node_out(&sb.join("out/demo")), "mt1\n");
+
+    sb.write("recipes/demo/src/util.js", "export const twice = 2;\n");
+    let o = assemble(&sb);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("scripts/util.js") && err.contains("util.ts"),
+        "{err}"
+    );
+    std::fs::remove_file(sb.join("recipes/demo/src/util.js")).unwrap();
+
+    sb.write("recipes/demo/src/main.ts", "import \"./util.test.ts\";\n");
+    let o = assemble(&sb);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("never shipped"), "{err}");
+}
