@@ -89,15 +89,54 @@ function unquote(token: string): string {
   return token.replace(/^(["'])(.*)\1$/, "$2");
 }
 
-/** Files a shell command writes via `>`, `>>`, `&>` redirects or `tee`. */
+/** Commands whose directory is stripped in [`shellView`]: `/bin/rm` is `rm`. */
+const COMMAND_WORDS =
+  "rm|rmdir|sudo|doas|pkexec|su|git|chmod|chown|dd|mkfs(?:\\.\\w+)?|mke2fs|wipefs|find|curl|wget|" +
+  "sh|bash|zsh|ksh|dash|fish|env|cp|mv|install|ln|sed|truncate|tee|shred|python3?|perl|ruby|node";
+const COMMAND_DIR = new RegExp(`(^|[\\s;&|(\`])(?:/[\\w.+-]+)+/(${COMMAND_WORDS})(?=$|[\\s;&|)])`, "gm");
+
+/**
+ * A second view of a shell command for rules to match, undoing the usual ways of hiding a
+ * command word from a regex: quotes (`"rm" -rf /`, `bash -c "rm -rf /"`), backslashes
+ * (`\rm`) and directories (`/bin/rm`). Rules are tested on both the command and this view.
+ */
+export function shellView(command: string): string {
+  return command
+    .replace(/\\(?=[A-Za-z])/g, "")
+    .replace(/["']/g, " ")
+    .replace(COMMAND_DIR, "$1$2");
+}
+
+/**
+ * Files a shell command writes: `>`, `>>`, `>|`, `&>` redirects, `tee`, the destination of
+ * `cp`/`mv`/`install`/`ln`, the files of `sed -i`, `truncate` and `shred`.
+ */
 export function redirectTargets(command: string): string[] {
   const out: string[] = [];
   // `2>&1` and `>&2` duplicate descriptors; the negative lookahead skips them.
-  for (const m of command.matchAll(/(?:^|[^<>&\d])(?:\d?>>?|&>>?)(?!&)\s*(["']?[^\s;&|<>()]+["']?)/g)) {
+  for (const m of command.matchAll(/(?:^|[^<>&\d])(?:\d?>>?\|?|&>>?)(?!&)\s*(["']?[^\s;&|<>()]+["']?)/g)) {
     out.push(unquote(m[1] ?? ""));
   }
   for (const m of command.matchAll(/\btee\s+([^;&|<>()\n]*)/g)) {
     for (const t of (m[1] ?? "").trim().split(/\s+/)) if (t && !t.startsWith("-")) out.push(unquote(t));
+  }
+  for (const segment of shellView(command).split(/[;&|\n()`]+/)) {
+    const words = segment.trim().split(/\s+/).filter((w) => w !== "");
+    while (words.length > 0 && /^(?:sudo|doas|env|nohup|time|command|exec|[A-Za-z_]\w*=.*)$/.test(words[0] ?? "")) {
+      words.shift();
+    }
+    const [cmd, ...args] = words;
+    const operands = args.filter((a) => !a.startsWith("-"));
+    if (cmd === "cp" || cmd === "mv" || cmd === "install" || cmd === "ln") {
+      const last = operands[operands.length - 1];
+      if (operands.length >= 2 && last !== undefined) out.push(last);
+    } else if (cmd === "sed" && args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith("--in-place"))) {
+      out.push(...operands.slice(1));
+    } else if (cmd === "truncate" || cmd === "shred") {
+      // `truncate -s 0 FILE`: the size is an option's value, not a file.
+      const sized = args.filter((a, i) => !a.startsWith("-") && !/^-(?:s|-size|n|-iterations)$/.test(args[i - 1] ?? ""));
+      out.push(...sized);
+    }
   }
   return out;
 }

@@ -17,6 +17,7 @@ import {
   isInside,
   redirectTargets,
   resolveUserPath,
+  shellView,
   targetPaths,
   workspaceOf,
 } from "../../lib/tool-input.ts";
@@ -25,6 +26,13 @@ import type { Rule, RuleSet } from "./rules.ts";
 
 /** Tools whose input is a shell command rather than file paths. */
 const EXEC_TOOLS = /^(?:exec|start_exec_job|bash|shell|local_shell|run_command)$/i;
+
+/**
+ * Longest command checked rule by rule. Some rules scan from every occurrence of a word to
+ * the end of the command, so time grows with the square of the length; past this a call
+ * is asked about instead of being checked slowly into the handler's timeout.
+ */
+const MAX_CHECKED_COMMAND = 16 * 1024;
 
 interface Verdict {
   decision: "deny" | "ask";
@@ -42,12 +50,19 @@ function evaluate(rules: RuleSet, toolName: string, toolInput: unknown, cwd: str
   } else {
     rawPaths = targetPaths(toolInput);
   }
+  if (command.length > MAX_CHECKED_COMMAND) {
+    return {
+      decision: "ask",
+      reasons: [`the command is ${command.length} characters long, too long to check rule by rule`],
+    };
+  }
   const paths = rawPaths.map((p) => resolveUserPath(p, cwd));
+  const view = shellView(command);
 
   const hits: Rule[] = rules.rules.filter((rule) => {
     if (rule.tools && !rule.tools.test(toolName)) return false;
     if (!rule.command && !rule.path) return true; // a tool-only rule
-    if (rule.command && command !== "" && rule.command.test(command)) return true;
+    if (rule.command && command !== "" && (rule.command.test(command) || rule.command.test(view))) return true;
     if (rule.path && paths.some((p) => rule.path?.test(p))) return true;
     return false;
   });
