@@ -23,8 +23,11 @@ export interface SecretHit {
 
 // Values that are obviously not real secrets: references to the environment
 // or config, template placeholders, masked values.
-function isPlaceholderValue(value: string): boolean {
+function isPlaceholderValue(value: string, quoted: boolean): boolean {
   const v = value.replace(/^["'`]|["'`]$/g, "");
+  // Unquoted, a name made of words (hashedPassword, api_key_from_env, AuthTokenService) is
+  // a variable in code; generated secrets nearly always hold a digit.
+  if (!quoted && /^[A-Za-z_$][A-Za-z_$]*$/.test(v) && /[a-z][A-Z]|_[A-Za-z]|^[A-Z][a-z]/.test(v)) return true;
   if (/^(?:\$|%|<|\{\{|\$\{|process\.env|os\.environ|os\.getenv|getenv|ENV\[|env\()/i.test(v)) return true;
   if (/[()]/.test(v)) return true; // a function call, e.g. password = read_password()
   if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(v)) return true; // config.db.password
@@ -81,13 +84,28 @@ export const SECRET_DETECTORS: SecretDetector[] = [
     pattern: /\bAIza[0-9A-Za-z_-]{35}\b/g,
   },
   {
+    kind: "GitLab, npm or Hugging Face token",
+    pattern: /\b(?:glpat-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36}|hf_[A-Za-z0-9]{30,})\b/g,
+  },
+  {
+    kind: "JSON Web Token",
+    pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}/g,
+  },
+  {
+    kind: "password in a URL",
+    // scheme://user:password@host; the span is the password.
+    pattern: /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s/:@"'`]{1,64}:()([^\s/@"'`]{6,128})(?=@)/gi,
+    accept: (m) => !isPlaceholderValue(m[2] ?? "", true),
+    value: { group: 2, quoteGroup: 1 },
+  },
+  {
     kind: "password or API key assignment",
     // password=…, DB_PASSWORD=…, api_key: "…", "client_secret": "…" with a
     // value of 12+ chars. The key may carry a prefix (OPENAI_API_KEY), bounded
     // so that long word runs stay linear; `==` comparisons are not assignments.
     pattern:
-      /\b[\w.-]{0,48}?(?:password|passwd|secret|secret[_-]?key|api[_-]?key|apikey|(?:access|auth|refresh|bearer)[_-]?token|private[_-]?key)["']?\s*(?:=(?!=)|:)\s*(["'`]?)([^\s"'`,;&|]{12,})\1/gi,
-    accept: (m) => !isPlaceholderValue(m[2] ?? ""),
+      /\b[\w.-]{0,48}?(?:password|passwd|secret|secret[_-]?key|api[_-]?key|apikey|token|private[_-]?key)["']?\s*(?:=(?!=)|:)\s*(["'`]?)([^\s"'`,;&|]{12,})\1/gi,
+    accept: (m) => !isPlaceholderValue(m[2] ?? "", (m[1] ?? "") !== ""),
     value: { group: 2, quoteGroup: 1 },
   },
 ];

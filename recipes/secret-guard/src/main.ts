@@ -39,24 +39,37 @@ const REMOVED_TEXT_KEY = /(?:^|\.)(?:old_string|old_str|oldText|old_text|search|
 /** Credential files, tested against the resolved path (either separator). */
 const SECRET_FILES: { pattern: RegExp; what: string }[] = [
   // .env, .env.local, .env.production … but not the committed templates.
-  { pattern: /(?:^|[\\/])\.env(?:\.(?!example$|sample$|template$|dist$|defaults$)[\w.-]+)?$/, what: "a .env file" },
+  { pattern: /(?:^|[\\/])\.env(?:rc|\.(?!example$|sample$|template$|dist$|defaults$)[\w.-]+)?$/, what: "a .env file" },
   { pattern: /(?:^|[\\/])id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?$/, what: "an SSH private key file" },
   { pattern: /(?:^|[\\/])\.ssh[\\/](?!.*\.pub$)(?!known_hosts$|config$)[^\\/]+$/, what: "a file in ~/.ssh" },
   { pattern: /(?:^|[\\/])\.aws[\\/]credentials$/, what: "AWS credentials" },
   { pattern: /(?:^|[\\/])(?:\.netrc|_netrc|\.git-credentials|\.pgpass|\.pypirc)$/, what: "a credentials file" },
 ];
 
+/**
+ * The name of a secret variable: a secret word at the end of the name, or followed by a
+ * part that still names the secret (`SECRET_KEY_BASE`) - not by one that describes it
+ * (`$TOKENIZER_PATH`, `$PASSWORD_MIN_LEN`).
+ */
+const SECRET_VAR =
+  "[A-Za-z0-9_]*(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|PRIVATE_KEY|ACCESS_KEY)(?![A-Za-z0-9])" +
+  "(?!_(?:PATH|FILE|DIR|MIN|MAX|LEN|LENGTH|URL|NAME|ID|TYPE|HEADER|ENV|VAR|PROMPT|POLICY|EXPIRY|EXPIRES|TTL|COUNT|SIZE|HINT|LIMIT|LIFETIME)(?![A-Za-z0-9]))";
+
 /** Commands that print or copy a secret. */
 const SECRET_COMMANDS: { pattern: RegExp; what: string }[] = [
   {
     // echo "$OPENAI_API_KEY", printf '%s' "${GH_TOKEN}" - but not echo "set OPENAI_API_KEY first".
-    pattern:
-      /\b(?:echo|printf|print)\b[^;&|\n]*\$\{?[A-Za-z0-9_]*(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|PRIVATE_KEY|ACCESS_KEY)[A-Za-z0-9_]*/i,
+    pattern: new RegExp(`\\b(?:echo|printf|print)\\b[^;&|\\n]*\\$\\{?${SECRET_VAR}`, "i"),
     what: "prints a secret environment variable",
   },
   {
-    pattern: /\bprintenv\s+[A-Za-z0-9_]*(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|PRIVATE_KEY|ACCESS_KEY)/i,
+    pattern: new RegExp(`\\bprintenv\\s+${SECRET_VAR}`, "i"),
     what: "prints a secret environment variable",
+  },
+  {
+    // `env`, `printenv`, `export -p` or `set` alone (or piped on) list every variable.
+    pattern: /(?:^|[\s;&|(`])(?:env|printenv|export\s+-p|set|declare\s+-x)(?=\s*(?:$|[;&|)]))/m,
+    what: "prints every environment variable, secrets included",
   },
   {
     pattern:
