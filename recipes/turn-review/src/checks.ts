@@ -5,14 +5,15 @@ import type { TurnTool } from "../../lib/hook.ts";
 
 /** Answers that are nothing but a placeholder (after trimming). */
 const WHOLE_PLACEHOLDER =
-  /^(?:todo|tbd|tba|fixme|xxx|placeholder|n\/a|none|null|undefined|\.{2,}|…+|-+|\?+|\[?(?:answer|response) (?:here|goes here)\]?)[.!:]?$/i;
+  /^[<[]?(?:todo|tbd|tba|fixme|xxx|placeholder|n\/a|null|undefined|\.{2,}|…+|-+|\?+|(?:answer|response) (?:here|goes here))[>\]]?[.!:]?$/i;
 
 /** Placeholders that give an answer away wherever they appear. */
 const EMBEDDED_PLACEHOLDER: { pattern: RegExp; what: string }[] = [
   { pattern: /\blorem ipsum\b/i, what: "lorem ipsum filler" },
   // Only "insert"/"fill in": "<your token>" is a normal thing to tell a user.
-  { pattern: /[[<{]\s*(?:insert|fill in)\b[^\]>}\n]{0,80}[\]>}]/i, what: "an unfilled template slot like [insert …]" },
-  { pattern: /\[\s*(?:TODO|TBD|PLACEHOLDER)\s*[:\]]/, what: "a [TODO] placeholder" },
+  // "[insert your name here]", but not a list such as "[insert, delete]".
+  { pattern: /[[<{]\s*(?:insert|fill\s+in)\s+[^\]>}\n,]{1,80}[\]>}]/i, what: "an unfilled template slot like [insert …]" },
+  { pattern: /\[\s*(?:TODO|TBD|PLACEHOLDER)\s*[:\]]|<\s*(?:TODO|TBD|PLACEHOLDER)\s*>/, what: "a [TODO] placeholder" },
 ];
 
 /**
@@ -21,7 +22,12 @@ const EMBEDDED_PLACEHOLDER: { pattern: RegExp; what: string }[] = [
  */
 const TESTS_PASS_CLAIM = new RegExp(
   [
-    String.raw`\btests?\s+(?:now\s+|all\s+|still\s+)?(?:pass(?:es|ed)?|succeed(?:s|ed)?)\b`,
+    // "tests pass", but not "this test passes a null pointer".
+    String.raw`\btests?\s+(?:now\s+|all\s+|still\s+)?(?:pass(?:es|ed)?|succeed(?:s|ed)?)\b(?!\s+(?:a|an|the|its|in|into|to|through|null|nil|it|this|that|some|each|every|over|on|along)\b)`,
+    String.raw`\ball\s+(?:the\s+)?tests?\s+(?:are\s+|were\s+)?(?:passing|pass(?:ed)?|green)\b`,
+    String.raw`\btests?\b[^.!?\n]{0,40}\bthey\s+(?:all\s+)?(?:pass(?:ed)?|succeed(?:ed)?)\b`,
+    String.raw`\btests?:\s*(?:all\s+)?(?:passing|passed|pass|green|ok)\b`,
+    String.raw`\b[1-9]\d*\s+(?:tests?\s+)?passed\b`,
     String.raw`\btests?\s+(?:are|is|were)\s+(?:now\s+|all\s+|still\s+)?(?:passing|green)\b`,
     String.raw`\btest\s+suite\s+(?:now\s+)?(?:passes|passed|is\s+(?:passing|green))\b`,
     String.raw`✅\s*(?:all\s+)?tests?\b`,
@@ -36,8 +42,13 @@ const TESTS_PASS_CLAIM = new RegExp(
  */
 const HEDGE_BEFORE = /\b(?:not|n't|never|no|make\s+sure|ensure|until|unless|if|whether|once|so\s+that|verify\s+that|check\s+that|should|will|would|expect|hopefully)\b[\w\s,]{0,12}$/i;
 
-/** Commands that run a test suite. */
+/**
+ * Commands that run a test suite, at the start of a command (after the prefixes that run
+ * another command, see [`commandStarts`]): `pip install pytest` or `cat jest.config.js`
+ * only mention one.
+ */
 const TEST_COMMAND = new RegExp(
+  "^(?:" +
   [
     String.raw`\bcargo\s+(?:\+\S+\s+)?(?:test|nextest)\b`,
     String.raw`\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:test|t)\b`,
@@ -51,9 +62,23 @@ const TEST_COMMAND = new RegExp(
     String.raw`\b(?:rspec|phpunit|pest)\b|\brake\s+test\b|\bbundle\s+exec\s+rspec\b`,
     String.raw`\b(?:dotnet|swift|mix|zig\s+build|stack|cabal)\s+test\b|\bflutter\s+test\b`,
     String.raw`\bbats\b`,
-  ].join("|"),
+  ].join("|") +
+  ")",
   "i",
 );
+
+/** Words that run the command after them: `sudo`, `env X=1`, `npx`, `uv run`, `timeout 60`, … */
+const RUNNER_PREFIX =
+  /^(?:(?:sudo|env|time|nohup|command|exec|npx|pnpx|bunx|xvfb-run)\s+|(?:uv|poetry|pipenv|hatch|pdm|rye)\s+run\s+|timeout\s+\S+\s+|[A-Za-z_]\w*=\S*\s+)/;
+
+/** The start of each command in a shell line, runner prefixes removed. */
+function commandStarts(line: string): string[] {
+  return line.split(/&&|\|\||[;&|\n()`]/).map((part) => {
+    let c = part.trim();
+    for (let m = RUNNER_PREFIX.exec(c); m !== null; m = RUNNER_PREFIX.exec(c)) c = c.slice(m[0].length);
+    return c;
+  });
+}
 
 /** Tool names whose input summary is a shell command. */
 const EXEC_TOOL = /^(?:exec|start_exec_job|bash|shell|local_shell|run_command)$/i;
@@ -62,8 +87,16 @@ const EXEC_TOOL = /^(?:exec|start_exec_job|bash|shell|local_shell|run_command)$/
 const TEST_FAILURE =
   /\btest result: FAILED\b|^FAIL\b|--- FAIL:|\b[1-9]\d*\s+(?:failed|failing|failures?|errors?)\b|\bFAILED\b|\bTests?:\s+[1-9]\d*\s+failed/m;
 
+/**
+ * Signs that a test command never ran a test: the tool is missing, the project does not
+ * build, nothing was collected, or it exited non-zero.
+ */
+const NO_TESTS_RAN =
+  /command not found|\bnot found:|missing script|could not compile|\berror\[E\d+\]|no tests ran|collected 0 items|\bno test files\b|\bexit(?:ed)?(?:\s+with)?\s+(?:code|status)?:?\s*[1-9]\d*\b/i;
+
 export function checkEmpty(answer: string): string | null {
-  if (answer.trim() === "") return "turn-review: the answer is empty.";
+  // Zero-width and byte-order marks count as nothing.
+  if (answer.replace(/[\s\u200B-\u200D\u2060\uFEFF]/g, "") === "") return "turn-review: the answer is empty.";
   return null;
 }
 
@@ -90,7 +123,9 @@ export function findTestsPassClaim(answer: string): string | null {
 
 /** Exec tools of this turn that ran a test command, oldest first. */
 export function testRuns(tools: TurnTool[]): TurnTool[] {
-  return tools.filter((t) => EXEC_TOOL.test(t.name ?? "") && TEST_COMMAND.test(t.input_summary ?? ""));
+  return tools.filter(
+    (t) => EXEC_TOOL.test(t.name ?? "") && commandStarts(t.input_summary ?? "").some((c) => TEST_COMMAND.test(c)),
+  );
 }
 
 export function checkTestsClaim(answer: string, tools: TurnTool[]): string | null {
@@ -104,7 +139,7 @@ export function checkTestsClaim(answer: string, tools: TurnTool[]): string | nul
     );
   }
   const last = runs[runs.length - 1];
-  if (last && TEST_FAILURE.test(last.result_summary ?? "")) {
+  if (last && (TEST_FAILURE.test(last.result_summary ?? "") || NO_TESTS_RAN.test(last.result_summary ?? ""))) {
     return `turn-review: the answer says "${claim}", but the last test run in this turn reported failures.`;
   }
   return null;
