@@ -60,10 +60,13 @@ function parseRoutes(data: unknown, source: string): Route[] {
       prompt: rx("prompt"),
       notPrompt: rx("not_prompt"),
       // Like hook matchers: the whole model id must match.
-      whenModel:
-        raw.when_model === undefined
-          ? null
-          : compileRegex(`^(?:${str(raw.when_model)})$`, "", `${at} (${id}).when_model`),
+      whenModel: (() => {
+        if (raw.when_model === undefined) return null;
+        if (typeof raw.when_model !== "string") {
+          throw new Error(`${at} (${id}).when_model must be a string (a regex on the model id)`);
+        }
+        return compileRegex(`^(?:${raw.when_model})$`, "", `${at} (${id}).when_model`);
+      })(),
       minChars: optionalCount(raw.min_chars, `${at} (${id}).min_chars`),
       maxChars: optionalCount(raw.max_chars, `${at} (${id}).max_chars`),
     };
