@@ -35,17 +35,30 @@ function previewChars(): number {
   return raw !== "" && Number.isInteger(n) && n >= 0 ? n : DEFAULT_PREVIEW_CHARS;
 }
 
-/** UTF-8 size of a value as the host would have serialised it. */
-function byteSize(value: unknown): number {
+/**
+ * `value` as JSON text, or null when it cannot be serialised here (nesting deeper than
+ * the stack allows): the line is then written without it rather than not at all.
+ */
+function serialised(value: unknown): string | null {
+  if (typeof value === "string") return value;
+  try {
+    return JSON.stringify(value) ?? "";
+  } catch {
+    return null;
+  }
+}
+
+/** UTF-8 size of a value as the host would have serialised it (null: unknown). */
+function byteSize(value: unknown): number | null {
   if (value === undefined) return 0;
-  const text = typeof value === "string" ? value : JSON.stringify(value) ?? "";
-  return new TextEncoder().encode(text).length;
+  const text = serialised(value);
+  return text === null ? null : new TextEncoder().encode(text).length;
 }
 
 /** A short, redacted look at `value`, or undefined when previews are off. */
 function preview(value: unknown, max: number): string | undefined {
   if (max === 0 || value === undefined) return undefined;
-  const text = typeof value === "string" ? value : JSON.stringify(value) ?? "";
+  const text = serialised(value) ?? "[too deeply nested to show]";
   // Redact before cutting, so a key split by the cut is still caught.
   const clean = redactSecrets(text);
   return clean.length <= max ? clean : `${clean.slice(0, max)}…`;
@@ -93,7 +106,9 @@ function append(line: Record<string, unknown>): void {
     mkdirSync(dirname(file), { recursive: true });
     // One appendFileSync call per line: O_APPEND keeps concurrent handlers'
     // lines whole on local file systems.
-    appendFileSync(file, `${JSON.stringify(line)}\n`, "utf8");
+    // U+2028/2029 are valid in JSON but split lines for some readers: escape them.
+    const text = JSON.stringify(line).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+    appendFileSync(file, `${text}\n`, "utf8");
   } catch (err) {
     warn(`audit-log: cannot write ${file}: ${errorMessage(err)}`);
   }
