@@ -1018,8 +1018,19 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
         Id::parse(id)?;
     }
     let fetcher = fetcher(a.source.ca_cert);
-    let (index, _) = profile.resolve_index(a.source.index.as_deref())?;
-    let report = install::outdated(&profile, &fetcher, &index, &a.ids, cli.as_ref())?;
+    let flag = match a.source.index.as_deref() {
+        Some(f) => Some(catalog::verify::index_location(f)?),
+        None => None,
+    };
+    let (default, _) = profile.resolve_index(None)?;
+    let mut report = Vec::new();
+    let mut source_of = std::collections::HashMap::new();
+    for (index, ids) in install::update_sources(&profile, flag, default, &a.ids)? {
+        for o in install::outdated(&profile, &fetcher, &index, &ids, cli.as_ref())? {
+            source_of.insert(o.id.clone(), index.clone());
+            report.push(o);
+        }
+    }
     if a.dry_run {
         match printer.format {
             Format::Json => printer.json(&report)?,
@@ -1056,7 +1067,10 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
             continue;
         };
         let spec = install::Spec::parse(&format!("{}@{v}", o.id))?;
-        results.push(install::install(&profile, &fetcher, &index, &spec, &opts));
+        let Some(index) = source_of.get(&o.id) else {
+            continue;
+        };
+        results.push(install::install(&profile, &fetcher, index, &spec, &opts));
     }
     if results.is_empty() && printer.format != Format::Json {
         printer.message("everything is up to date");

@@ -1197,6 +1197,42 @@ pub struct Outdated {
     pub latest: Option<String>,
 }
 
+/// Which index each installed recipe (`ids`, or all) is compared with by `update`: `flag`
+/// (`--index`) for all of them when given; else the index its receipt says it came from;
+/// else (installed with `--archive`) `default`, the profile's usual index.
+pub fn update_sources(
+    profile: &Profile,
+    flag: Option<Location>,
+    default: Location,
+    ids: &[String],
+) -> Result<Vec<(Location, Vec<String>)>, Error> {
+    let receipts = receipt::all(profile)?;
+    for id in ids {
+        if !receipts.iter().any(|r| r.id == *id) {
+            return Err(Error::NotInstalled {
+                id: id.clone(),
+                profile: profile.root.clone(),
+            });
+        }
+    }
+    let mut groups: Vec<(Location, Vec<String>)> = Vec::new();
+    for r in receipts {
+        if !ids.is_empty() && !ids.contains(&r.id) {
+            continue;
+        }
+        let loc = match (&flag, &r.index_url) {
+            (Some(f), _) => f.clone(),
+            (None, Some(url)) => crate::catalog::verify::index_location(url)?,
+            (None, None) => default.clone(),
+        };
+        match groups.iter_mut().find(|(l, _)| *l == loc) {
+            Some((_, members)) => members.push(r.id.clone()),
+            None => groups.push((loc, vec![r.id.clone()])),
+        }
+    }
+    Ok(groups)
+}
+
 /// Compares installed recipes (`ids`, or all) with the index.
 pub fn outdated(
     profile: &Profile,

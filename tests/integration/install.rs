@@ -162,9 +162,9 @@ fn user_entries_survive_install_reinstall_update_and_remove() {
     assert_eq!(keys, ["description", "x-editor", "hooks", "zzz-last"]);
     assert!(sb.join("prof/hooks.json.bak").is_file());
 
-    // Upgrade replaces.
+    // Upgrade replaces; without --index, each recipe is updated from the index it came from.
     catalog_with_versions(&sb, "alpha", &[("0.2.0", "0.13.0")]);
-    run(&["update", "--index", "cat"]);
+    run(&["update"]);
     let doc = read_json(&sb.join("prof/hooks.json"));
     assert_eq!(stamped(&doc, "alpha"), 1);
     assert_eq!(
