@@ -1181,6 +1181,16 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
     }
     hand_over(profile, id, &handover)?;
     commit(profile, id, staging.path(), None, None, &new_bytes)?;
+    // The removed handlers' trust goes with them: a later handler with the same id must be
+    // trusted anew, and `doctor` has no dangling entry to report.
+    let keys: Vec<String> = crate::merge::stamped_handlers(&doc, id)
+        .into_iter()
+        .map(|(event, hid, command)| {
+            let handler = serde_json::json!({ "id": hid, "command": command });
+            crate::trust::key(&profile.hooks_json(), &event, &handler)
+        })
+        .collect();
+    crate::trust::forget(profile, &keys)?;
     Ok(outcome)
 }
 

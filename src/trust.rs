@@ -391,6 +391,31 @@ fn selected(h: &crate::list::Listed, sel: &Selection) -> bool {
     }
 }
 
+/// The lock every change to the trust file holds.
+fn lock(profile: &crate::profile::Profile) -> Result<crate::profile::Lock, Error> {
+    let lock_path = profile.home.join(".hookpack-trust.lock");
+    crate::profile::Lock::acquire_file(&lock_path, crate::profile::lock_wait())
+}
+
+/// Drops the trust entries `keys` (see [`key`]), for handlers that no longer exist: those of
+/// a removed recipe. Trust is never carried over to whatever later takes their place.
+pub fn forget(profile: &crate::profile::Profile, keys: &[String]) -> Result<(), Error> {
+    let path = profile.trust_file();
+    if keys.is_empty() || !path.exists() {
+        return Ok(());
+    }
+    let _lock = lock(profile)?;
+    let mut file = TrustFile::read(&path)?;
+    let before = file.handlers.len();
+    for k in keys {
+        file.handlers.remove(k);
+    }
+    if file.handlers.len() != before {
+        file.write(&path)?;
+    }
+    Ok(())
+}
+
 /// Trusts (or, with `revoke`, forgets) the selected handlers of the profile and workspace.
 /// Invalid handlers and handlers whose script is missing are never trusted.
 pub fn apply(
@@ -400,8 +425,7 @@ pub fn apply(
     revoke: bool,
 ) -> Result<Vec<Change>, Error> {
     let path = profile.trust_file();
-    let lock_path = profile.home.join(".hookpack-trust.lock");
-    let _lock = crate::profile::Lock::acquire_file(&lock_path, crate::profile::lock_wait())?;
+    let _lock = lock(profile)?;
     let mut file = TrustFile::read(&path)?;
     if file.schema.is_empty() {
         file.schema = SCHEMA.into();

@@ -378,6 +378,45 @@ fn installed_recipes_run_after_trust() {
         .collect();
     assert_eq!(states[0], "ran");
     assert!(states[1].starts_with("skipped: untrusted"), "{states:?}");
+
+    // Removing the recipe drops its trust: doctor finds nothing dangling, and a reinstall
+    // starts untrusted.
+    let trust_file = sb.join("finclaw-home/hooks-trust.json");
+    let trusted = |sb: &Sandbox| {
+        read_json(&sb.join("finclaw-home/hooks-trust.json"))["handlers"]
+            .as_object()
+            .map_or(0, |m| m.len())
+    };
+    assert!(trust_file.is_file() && trusted(&sb) > 0);
+    ok(&sb
+        .cmd()
+        .args(["remove", "tool-gate", "--profile", "prof"])
+        .output()
+        .unwrap());
+    assert_eq!(trusted(&sb), 0);
+    ok(&sb
+        .cmd()
+        .args(["doctor", "--profile", "prof", "--workspace", "ws"])
+        .output()
+        .unwrap());
+    ok(&sb
+        .cmd()
+        .args(["install", "tool-gate", "--profile", "prof"])
+        .output()
+        .unwrap());
+    let d = run(
+        &sb,
+        "PreToolUse",
+        json!({"tool_name": "exec", "tool_input": {"command": "rm -rf /"}}),
+        &[],
+    );
+    assert!(
+        d["handlers"].as_array().unwrap().iter().all(|h| h["state"]
+            .as_str()
+            .unwrap()
+            .starts_with("skipped: untrusted")),
+        "{d:#}"
+    );
 }
 
 #[test]
