@@ -450,10 +450,16 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
 /// Prints `error: …` and a `caused by:` line per source.
 pub fn report_error(e: &(dyn std::error::Error + 'static)) {
     // Messages quote names from archives, indexes and files: never let them drive the terminal.
-    eprintln!("error: {}", crate::archive::printable(&e.to_string()));
+    let mut shown = e.to_string();
+    eprintln!("error: {}", crate::archive::printable(&shown));
     let mut source = e.source();
     while let Some(s) = source {
-        eprintln!("  caused by: {}", crate::archive::printable(&s.to_string()));
+        // A cause the message above already quotes adds nothing.
+        let text = s.to_string();
+        if !shown.contains(&text) {
+            eprintln!("  caused by: {}", crate::archive::printable(&text));
+            shown.push_str(&text);
+        }
         source = s.source();
     }
 }
@@ -541,7 +547,23 @@ fn parse_only(only: Option<String>) -> Result<Option<Id>, Error> {
 
 fn assemble_settings(a: AssembleArgs) -> Result<assemble::Options, Error> {
     let layout = match (a.hooks_dir, a.recipes_dir) {
-        (Some(h), _) => assemble::Layout::hooks_dir(&h),
+        (Some(h), _) => {
+            if !h.join("recipes").is_dir() && h.is_dir() {
+                return Err(Error::ArgInvalid {
+                    what: "--hooks-dir",
+                    value: h.display().to_string(),
+                    why: format!(
+                        "it has no `recipes/` folder; --hooks-dir takes the folder holding `recipes/` and `lib/`{}",
+                        if crate::pack::discover(&h).is_ok_and(|d| !d.is_empty()) {
+                            format!(", and {} holds recipes itself: use `--recipes-dir {}`", h.display(), h.display())
+                        } else {
+                            String::new()
+                        }
+                    ),
+                });
+            }
+            assemble::Layout::hooks_dir(&h)
+        }
         (None, Some(r)) => assemble::Layout::recipes_dir(&r),
         (None, None) => unreachable!("clap requires one of --hooks-dir and --recipes-dir"),
     };
@@ -628,14 +650,17 @@ fn run_pack(o: &pack::Options, printer: &Printer) -> Result<ExitCode, Error> {
                 ))?;
             }
             for d in &report.differences {
-                let actual = d
-                    .actual
-                    .map(|s| s.to_string())
-                    .unwrap_or_else(|| "missing".into());
-                printer.data(&format!(
-                    "differs   {}: expected {} found {}",
-                    d.file, d.expected, actual
-                ))?;
+                let line = match d.actual {
+                    Some(actual) => format!(
+                        "differs   {}: expected sha256 {} found {actual}",
+                        d.file, d.expected
+                    ),
+                    None => format!(
+                        "missing   {}: expected sha256 {}, not in OUT",
+                        d.file, d.expected
+                    ),
+                };
+                printer.data(&line)?;
             }
         }
     }
@@ -789,8 +814,14 @@ fn test_dirs(dirs: Vec<PathBuf>) -> Result<Vec<PathBuf>, Error> {
     let dirs = if dirs.is_empty() {
         if std::path::Path::new("recipe.json").is_file() {
             vec![PathBuf::from(".")]
-        } else {
+        } else if std::path::Path::new("recipes").is_dir() {
             vec![PathBuf::from("recipes")]
+        } else {
+            return Err(Error::ArgInvalid {
+                what: "RECIPE_DIR",
+                value: String::new(),
+                why: "none given, and neither ./recipe.json nor ./recipes exists here; name a recipe folder or a folder of recipes".into(),
+            });
         }
     } else {
         dirs
@@ -883,9 +914,10 @@ fn cli_version(flag: Option<String>) -> Result<Option<crate::version::Version>, 
             .filter(|s| !s.trim().is_empty())
     });
     raw.map(|s| {
-        crate::version::Version::parse(s.trim()).map_err(|e| Error::SpecInvalid {
-            spec: s.clone(),
-            why: format!("not a CLI version: {e}"),
+        crate::version::Version::parse(s.trim()).map_err(|e| Error::ArgInvalid {
+            what: "--cli-version (or $HOOKPACK_CLI_VERSION)",
+            value: s.clone(),
+            why: e.to_string(),
         })
     })
     .transpose()
@@ -958,13 +990,26 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
             && std::io::IsTerminal::is_terminal(&std::io::stderr()),
     };
     let fetcher = fetcher(a.source.ca_cert);
+    if let (None, Some(sha)) = (&a.archive, &a.sha256) {
+        return Err(Error::ArgInvalid {
+            what: "--sha256",
+            value: sha.clone(),
+            why: "it applies only with --archive; an index carries each archive's digest".into(),
+        });
+    }
+    if let (Some(archive), None) = (&a.archive, &a.sha256) {
+        printer.message(&format!(
+            "warning: installing {archive} without --sha256: nothing vouches for these bytes; pass the digest the publisher gives"
+        ));
+    }
     if let Some(archive) = a.archive {
         let sha = a
             .sha256
             .map(|s| {
-                crate::sha256::Sha256::parse(&s).map_err(|e| Error::SpecInvalid {
-                    spec: s.clone(),
-                    why: e.to_string(),
+                crate::sha256::Sha256::parse(&s).map_err(|e| Error::ArgInvalid {
+                    what: "--sha256",
+                    value: s.clone(),
+                    why: format!("{e}; give the archive's sha256 as 64 hex digits"),
                 })
             })
             .transpose()?;
@@ -1156,12 +1201,16 @@ fn run_trust(a: TrustArgs, revoke: bool, printer: &Printer) -> Result<ExitCode, 
 }
 
 fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
-    let event = crate::event::Event::parse(&a.event).ok_or_else(|| Error::SpecInvalid {
-        spec: a.event.clone(),
-        why: format!(
-            "not an event; known events: {}",
-            crate::event::Event::ALL.map(|e| e.name()).join(", ")
-        ),
+    let event = crate::event::Event::parse(&a.event).ok_or_else(|| Error::ArgInvalid {
+        what: "EVENT",
+        value: a.event.clone(),
+        why: match crate::event::Event::suggest(&a.event) {
+            Some(e) => format!("did you mean `{e}`?"),
+            None => format!(
+                "not an event; known events: {}",
+                crate::event::Event::ALL.map(|e| e.name()).join(", ")
+            ),
+        },
     })?;
     let payload = match a.payload.as_deref() {
         None => serde_json::Map::new(),
@@ -1177,15 +1226,15 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
             match serde_json::from_slice::<serde_json::Value>(&bytes) {
                 Ok(serde_json::Value::Object(m)) => m,
                 Ok(_) => {
-                    return Err(Error::SpecInvalid {
-                        spec: src.to_string(),
-                        why: "the payload must be a JSON object".into(),
+                    return Err(Error::PayloadInvalid {
+                        source_name: src.to_string(),
+                        why: "must be a JSON object, e.g. {\"tool_name\": \"exec\", \"tool_input\": {\"command\": \"ls\"}}".into(),
                     })
                 }
                 Err(e) => {
-                    return Err(Error::SpecInvalid {
-                        spec: src.to_string(),
-                        why: format!("the payload is not JSON: {e}"),
+                    return Err(Error::PayloadInvalid {
+                        source_name: src.to_string(),
+                        why: format!("not JSON ({e})"),
                     })
                 }
             }

@@ -64,7 +64,7 @@ pub enum Error {
         diagnostics: Vec<crate::diagnostic::Diagnostic>,
     },
     /// An existing index does not validate.
-    #[error("the catalog index does not validate; nothing was written")]
+    #[error("the catalog index does not validate; nothing was changed")]
     IndexInvalid {
         /// Every problem found.
         diagnostics: Vec<crate::diagnostic::Diagnostic>,
@@ -150,6 +150,24 @@ pub enum Error {
         /// How long it waited.
         waited: std::time::Duration,
     },
+    /// A command-line value is not what the flag takes.
+    #[error("{what}{}: {why}", if value.is_empty() { String::new() } else { format!(" `{value}` is invalid") })]
+    ArgInvalid {
+        /// The argument, e.g. `--cli-version` or `EVENT`.
+        what: &'static str,
+        /// What was given.
+        value: String,
+        /// Why, and what to give instead.
+        why: String,
+    },
+    /// A payload given to `run` is not a JSON object.
+    #[error("payload {source_name}: {why}")]
+    PayloadInvalid {
+        /// The file, or `-` for stdin.
+        source_name: String,
+        /// Why.
+        why: String,
+    },
     /// `ID@…` is not a version or range.
     #[error("`{spec}` is not ID, ID@VERSION or ID@RANGE: {why}")]
     SpecInvalid {
@@ -159,7 +177,9 @@ pub enum Error {
         why: String,
     },
     /// The index does not list the recipe.
-    #[error("the index {index} has no recipe `{id}`; `hookpack catalog list` shows what it has")]
+    #[error(
+        "the index {index} has no recipe `{id}`; `hookpack catalog list {index}` shows what it has"
+    )]
     RecipeNotInIndex {
         /// Recipe id.
         id: String,
@@ -189,10 +209,12 @@ pub enum Error {
         have: String,
     },
     /// The archive's digest is not the index's.
-    #[error("checksum mismatch for {id}: the index says sha256 {expected}, the download is {actual}; nothing was extracted")]
+    #[error("checksum mismatch for {id}: {said_by} sha256 {expected}, the archive's is {actual}; nothing was extracted")]
     ChecksumMismatch {
         /// Recipe id (or archive location).
         id: String,
+        /// Who promised the digest: "the index says" or "--sha256 says".
+        said_by: &'static str,
         /// From the index.
         expected: String,
         /// Of the bytes received.
@@ -303,6 +325,7 @@ impl Error {
             | Error::TypeScript { .. }
             | Error::ImportUnresolved { .. }
             | Error::SpecInvalid { .. }
+            | Error::PayloadInvalid { .. }
             | Error::RecipeNotInIndex { .. }
             | Error::VersionNotFound { .. }
             | Error::CliTooOld { .. }
@@ -314,6 +337,7 @@ impl Error {
             | Error::HooksJsonShape { .. }
             | Error::NotInstalled { .. }
             | Error::HandlerNotFound { .. } => ExitCode::Invalid,
+            Error::ArgInvalid { .. } => ExitCode::Usage,
             Error::BrokenPipe => ExitCode::Success,
         }
     }

@@ -61,12 +61,20 @@ impl Event {
         Event::ALL.into_iter().find(|e| e.name() == name)
     }
 
-    /// An event whose name differs from `name` only in case, for "did you mean" hints.
+    /// The event `name` most likely meant, for "did you mean" hints: one that differs only
+    /// in case or punctuation, else the closest within two edits (`PreToolUs`).
     pub fn suggest(name: &str) -> Option<Event> {
-        let folded: String = name.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
+        let folded: String = name
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .collect::<String>()
+            .to_ascii_lowercase();
         Event::ALL
             .into_iter()
-            .find(|e| e.name().eq_ignore_ascii_case(&folded))
+            .map(|e| (edit_distance(&e.name().to_ascii_lowercase(), &folded), e))
+            .filter(|(d, _)| *d <= 2)
+            .min_by_key(|(d, _)| *d)
+            .map(|(_, e)| e)
     }
 
     /// Tool events: the matcher is tested against the tool name.
@@ -105,5 +113,36 @@ impl Event {
 impl fmt::Display for Event {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// Levenshtein distance between two short ASCII strings.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (row[j + 1] + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Event;
+
+    #[test]
+    fn near_misses_are_suggested_and_far_ones_are_not() {
+        assert_eq!(Event::suggest("pretooluse"), Some(Event::PreToolUse));
+        assert_eq!(Event::suggest("PreToolUs"), Some(Event::PreToolUse));
+        assert_eq!(Event::suggest("SesionEnd"), Some(Event::SessionEnd));
+        assert_eq!(Event::suggest("Deploy"), None);
     }
 }

@@ -375,6 +375,12 @@ pub fn prepare(
         if let Some(expected) = promise.sha256 {
             if expected != digest {
                 return Err(Error::ChecksumMismatch {
+                    // Only `--archive` installs take the id from the archive.
+                    said_by: if promise.id.is_none() {
+                        "--sha256 says"
+                    } else {
+                        "the index says"
+                    },
                     id: label,
                     expected: expected.to_string(),
                     actual: digest.to_string(),

@@ -396,6 +396,15 @@ pub fn check_document(value: &Value, f: &mut Findings) {
 
 /// Parses and checks an index given as bytes; `file` names it in the diagnostics.
 pub fn validate_bytes(file: &Path, bytes: &[u8]) -> Vec<Diagnostic> {
+    // A web server's folder listing or error page, fetched where an index was expected.
+    if bytes.trim_ascii_start().starts_with(b"<") {
+        return vec![Diagnostic::file_level(
+            file,
+            crate::diagnostic::Severity::Error,
+            "index-is-html",
+            format!("this is HTML, not a catalog index (a folder listing or an error page?); name the index file itself, e.g. …/{INDEX_FILE}"),
+        )];
+    }
     crate::validate::check_bytes(file, bytes, check_document)
 }
 

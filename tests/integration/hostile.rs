@@ -1607,7 +1607,8 @@ fn index_lies_are_refused() {
         "--sha256",
         "xyz",
     ]);
-    if let Err(e) = w.refused(cmd, 1, "xyz", &[]) {
+    // A malformed flag value is a usage error.
+    if let Err(e) = w.refused(cmd, 2, "xyz", &[]) {
         failures.push(format!("--archive --sha256 not hex: {e}"));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

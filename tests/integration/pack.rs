@@ -495,8 +495,8 @@ fn check_reports_differences_and_writes_nothing() {
     assert_eq!(o.status.code(), Some(1));
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
-        text.contains("differs   hooks-beta-0.1.0.tar.gz: expected ")
-            && text.contains("found missing"),
+        text.contains("missing   hooks-beta-0.1.0.tar.gz: expected sha256 ")
+            && text.contains("not in OUT"),
         "{text}"
     );
     assert!(text.contains("differs   SHA256SUMS"), "{text}");
