@@ -320,8 +320,6 @@ impl Error {
             | Error::ArchiveExists { .. }
             | Error::RecipeNotFound { .. }
             | Error::NoRecipes { .. }
-            | Error::TimestampInvalid { .. }
-            | Error::UrlInvalid { .. }
             | Error::TypeScript { .. }
             | Error::ImportUnresolved { .. }
             | Error::SpecInvalid { .. }
@@ -337,7 +335,9 @@ impl Error {
             | Error::HooksJsonShape { .. }
             | Error::NotInstalled { .. }
             | Error::HandlerNotFound { .. } => ExitCode::Invalid,
-            Error::ArgInvalid { .. } => ExitCode::Usage,
+            Error::ArgInvalid { .. }
+            | Error::TimestampInvalid { .. }
+            | Error::UrlInvalid { .. } => ExitCode::Usage,
             Error::BrokenPipe => ExitCode::Success,
         }
     }

@@ -91,8 +91,16 @@ pub fn is_rfc3339(s: &str) -> bool {
         return false;
     }
     let num = |r: std::ops::Range<usize>| s[r].parse::<u32>().unwrap_or(99);
-    if !(1..=12).contains(&num(5..7))
-        || !(1..=31).contains(&num(8..10))
+    let (year, month) = (num(0..4), num(5..7));
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    if !(1..=12).contains(&month)
+        || !(1..=days).contains(&num(8..10))
         || num(11..13) > 23
         || num(14..16) > 59
         || num(17..19) > 60
@@ -109,7 +117,11 @@ pub fn is_rfc3339(s: &str) -> bool {
     }
     match rest.as_bytes() {
         [b'Z' | b'z'] => true,
-        [b'+' | b'-', h1, h2, b':', m1, m2] => [h1, h2, m1, m2].iter().all(|c| c.is_ascii_digit()),
+        [b'+' | b'-', h1, h2, b':', m1, m2] => {
+            [h1, h2, m1, m2].iter().all(|c| c.is_ascii_digit())
+                && num(s.len() - 5..s.len() - 3) <= 23
+                && num(s.len() - 2..s.len()) <= 59
+        }
         _ => false,
     }
 }
@@ -418,12 +430,16 @@ mod tests {
             "2026-11-29T00:00:00Z",
             "2026-11-29T23:59:59.123Z",
             "2026-01-01T00:00:00+02:00",
+            "2028-02-29T00:00:00Z",
         ] {
             assert!(is_rfc3339(good), "{good}");
         }
         for bad in [
             "2026-11-29",
             "2026-13-01T00:00:00Z",
+            "2026-02-31T00:00:00Z",
+            "2026-02-29T00:00:00Z",
+            "2026-11-29T00:00:00+99:99",
             "2026-11-29 00:00:00Z",
             "2026-11-29T00:00:00",
             "x",

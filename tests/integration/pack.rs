@@ -549,7 +549,7 @@ fn asset_base_url_makes_absolute_urls() {
         "https://[::1",
     ] {
         let o = pack(&sb, "src", "out2", &["--asset-base-url", bad]);
-        assert_eq!(o.status.code(), Some(1), "{bad}: {}", stderr(&o));
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
         assert!(!sb.join("out2").exists(), "{bad}");
     }
     // Published entries keep their URL, and the user is told so.
