@@ -870,6 +870,10 @@ pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
             }
         }
     }
+    // Folders a rolled-back first install leaves empty go too (removing a folder that is not
+    // empty fails, and that is fine).
+    let _ = std::fs::remove_dir(&staging);
+    let _ = std::fs::remove_dir(profile.receipts_dir());
     Ok(notes)
 }
 

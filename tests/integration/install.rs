@@ -604,6 +604,11 @@ fn a_crash_at_any_commit_step_leaves_old_or_new() {
                 leftovers.is_empty(),
                 "{op} {point}: leftovers {leftovers:?}"
             );
+            // Not even an empty staging folder stays behind.
+            assert!(
+                !sb.join("prof/.hookpack-staging").exists(),
+                "{op} {point}: an empty staging folder is left"
+            );
             let receipt = sb.join("prof/hooks/.receipts/demo.json");
             let tree = sb.join("prof/hooks/demo/recipe.json");
             let doc = read_json(&sb.join("prof/hooks.json"));
