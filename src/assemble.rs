@@ -314,8 +314,12 @@ impl Planner<'_> {
             return Ok(());
         }
         let mut recipe_specific = false;
-        let source =
-            std::fs::read_to_string(file).map_err(|e| crate::fs::FsError::new("read", file, e))?;
+        let mut source = String::new();
+        let roots: Vec<&Path> = std::iter::once(self.recipe_dir)
+            .chain(self.lib_dir)
+            .collect();
+        std::io::Read::read_to_string(&mut open_source(file, &roots)?, &mut source)
+            .map_err(|e| crate::fs::FsError::new("read", file, e))?;
         let mut unresolved: Option<Error> = None;
         let mut wanted_lib: Vec<PathBuf> = Vec::new();
         let dir = file.parent().unwrap_or(Path::new("."));
@@ -567,7 +571,36 @@ fn is_exec(_: &Path) -> bool {
     false
 }
 
-fn write_tree(dest: &Path, files: &BTreeMap<String, OutFile>) -> Result<(), Error> {
+/// Opens `path`, a file under one of `roots` (the recipe folder, the helpers folder), without
+/// following any link on the way down from that root: a folder swapped for a link after
+/// the recipe was checked cannot bring a file from elsewhere into the output.
+fn open_source(path: &Path, roots: &[&Path]) -> Result<std::fs::File, Error> {
+    let wanted = normalize(path);
+    let found = roots.iter().find_map(|root| {
+        let root = normalize(root);
+        let rel = wanted.strip_prefix(&root).ok()?.to_path_buf();
+        Some((root, rel))
+    });
+    let Some((root, rel)) = found else {
+        return Err(Error::PackRefused {
+            path: path.to_path_buf(),
+            reason: "it is outside the recipe and the helpers folder".into(),
+        });
+    };
+    let rel: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    crate::fs::Beneath::open(&root)
+        .and_then(|b| b.open_file(&rel.join("/")))
+        .map_err(|e| crate::pack::changed_or_unreadable(path, e))
+}
+
+fn write_tree(
+    dest: &Path,
+    files: &BTreeMap<String, OutFile>,
+    roots: &[&Path],
+) -> Result<(), Error> {
     crate::fs::create_dir_all(dest)?;
     for (rel, f) in files {
         let path = dest.join(rel);
@@ -577,7 +610,11 @@ fn write_tree(dest: &Path, files: &BTreeMap<String, OutFile>) -> Result<(), Erro
         match &f.content {
             Content::Bytes(b) => crate::fs::write_new(&path, b)?,
             Content::Copy(src) => {
-                std::fs::copy(src, &path).map_err(|e| crate::fs::FsError::new("copy", src, e))?;
+                let mut from = open_source(src, roots)?;
+                let mut to = std::fs::File::create(&path)
+                    .map_err(|e| crate::fs::FsError::new("create", &path, e))?;
+                std::io::copy(&mut from, &mut to)
+                    .map_err(|e| crate::fs::FsError::new("copy", src, e))?;
             }
         }
         #[cfg(unix)]
@@ -748,7 +785,10 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        write_tree(&staging.path().join(&id), files)?;
+        let roots: Vec<&Path> = std::iter::once(dir.as_path())
+            .chain(opts.layout.lib_dir.as_deref())
+            .collect();
+        write_tree(&staging.path().join(&id), files, &roots)?;
         report.recipes.push(Assembled {
             id: id.clone(),
             path: opts.out_dir.join(&id),
@@ -825,7 +865,10 @@ pub fn assemble_to_temp(recipes_dir: &Path, dirs: &[PathBuf]) -> Result<ForPack,
         match this {
             Ok(files) => {
                 let dest = tmp.path().join(&id);
-                write_tree(&dest, &files)?;
+                let roots: Vec<&Path> = std::iter::once(d.as_path())
+                    .chain(layout.lib_dir.as_deref())
+                    .collect();
+                write_tree(&dest, &files, &roots)?;
                 out.push(dest);
             }
             Err(Error::TypeScript { diagnostics }) => ts_errors.extend(diagnostics),

@@ -299,7 +299,8 @@ impl Beneath {
         let name = std::ffi::CString::new(rel)?;
         // SAFETY: open_how is plain integers; all-zero is its documented default.
         let mut how: libc::open_how = unsafe { std::mem::zeroed() };
-        how.flags = (libc::O_RDONLY | libc::O_CLOEXEC | libc::O_NOFOLLOW) as u64;
+        // O_NONBLOCK: a fifo put in a file's place must not block the open.
+        how.flags = (libc::O_RDONLY | libc::O_CLOEXEC | libc::O_NOFOLLOW | libc::O_NONBLOCK) as u64;
         how.resolve =
             libc::RESOLVE_BENEATH | libc::RESOLVE_NO_SYMLINKS | libc::RESOLVE_NO_MAGICLINKS;
         // SAFETY: openat2(2) reads `name` (NUL-terminated, alive for the call) and `how`
@@ -347,7 +348,7 @@ impl Beneath {
         for part in parts {
             here = Some(open(&here, part, libc::O_RDONLY | libc::O_DIRECTORY)?);
         }
-        open(&here, last, libc::O_RDONLY)
+        open(&here, last, libc::O_RDONLY | libc::O_NONBLOCK)
     }
 }
 

@@ -331,7 +331,7 @@ fn check_installable(tree: &Tree, recipe: &Recipe) -> Option<Diagnostic> {
 
 /// A file that cannot be opened for its archive: refused when a link or another kind of
 /// file took its place (or a folder's on its path) after the tree was checked.
-fn changed_or_unreadable(path: &Path, err: io::Error) -> Error {
+pub(crate) fn changed_or_unreadable(path: &Path, err: io::Error) -> Error {
     #[cfg(unix)]
     if matches!(
         err.raw_os_error(),

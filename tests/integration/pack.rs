@@ -729,51 +729,67 @@ fn strace() -> &'static str {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_folder_swapped_for_a_link_while_packing_is_refused() {
-    let sb = Sandbox::new();
-    write_recipe(&sb, "src/r1", &manifest("r1"));
-    std::fs::create_dir_all(sb.join("src/r1/zdata")).unwrap();
-    std::fs::write(sb.join("src/r1/zdata/notes.txt"), "inside").unwrap();
-    std::fs::create_dir_all(sb.join("elsewhere")).unwrap();
-    std::fs::write(
-        sb.join("elsewhere/notes.txt"),
-        "a secret outside the recipe",
-    )
-    .unwrap();
-    let child = std::process::Command::new(strace())
-        .args(["-f", "-qq", "-o", "/dev/null", "-e", "trace=openat2"])
-        .args(["-e", "inject=openat2:delay_enter=500000"])
-        .arg(assert_cmd::cargo::cargo_bin("hookpack"))
-        .args(["pack", "--recipes-dir", "src", "--out-dir", "out"])
-        .current_dir(sb.path())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
+    // An assembled recipe is read when its archive is built; a TypeScript source tree is
+    // copied earlier, when pack assembles it into a temporary folder (TMPDIR, here the
+    // sandbox): the swap comes once the staging folder, or the assembled recipe's folder,
+    // exists.
+    for (source_tree, started) in [(false, ".hookpack-pack-"), (true, "hookpack-assembled-")] {
+        let sb = Sandbox::new();
+        if source_tree {
+            sb.write(
+                "src/r1/recipe.json",
+                serde_json::to_vec(&manifest("r1")).unwrap(),
+            );
+            sb.write("src/r1/README.md", "# r1\n");
+            sb.write("src/r1/src/main.ts", "console.log(1);\n");
+        } else {
+            write_recipe(&sb, "src/r1", &manifest("r1"));
+        }
+        std::fs::create_dir_all(sb.join("src/r1/zdata")).unwrap();
+        std::fs::write(sb.join("src/r1/zdata/notes.txt"), "inside").unwrap();
+        std::fs::create_dir_all(sb.join("elsewhere")).unwrap();
+        std::fs::write(
+            sb.join("elsewhere/notes.txt"),
+            "a secret outside the recipe",
+        )
         .unwrap();
-    // The staging folder appears once every recipe has been checked, just before the build.
-    let staging_made = || {
-        std::fs::read_dir(sb.path()).unwrap().any(|e| {
-            let name = e.unwrap().file_name();
-            name.to_string_lossy().starts_with(".hookpack-pack-")
-        })
-    };
-    let start = std::time::Instant::now();
-    while !staging_made() {
+        let child = std::process::Command::new(strace())
+            .args(["-f", "-qq", "-o", "/dev/null", "-e", "trace=openat2"])
+            .args(["-e", "inject=openat2:delay_enter=500000"])
+            .arg(assert_cmd::cargo::cargo_bin("hookpack"))
+            .args(["pack", "--recipes-dir", "src", "--out-dir", "out"])
+            .current_dir(sb.path())
+            .env("TMPDIR", sb.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let begun = || {
+            std::fs::read_dir(sb.path()).unwrap().any(|e| {
+                let e = e.unwrap();
+                e.file_name().to_string_lossy().starts_with(started)
+                    && (!source_tree || e.path().join("r1").is_dir())
+            })
+        };
+        let start = std::time::Instant::now();
+        while !begun() {
+            assert!(
+                start.elapsed().as_secs() < 60,
+                "pack never got to {started}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        std::fs::remove_dir_all(sb.join("src/r1/zdata")).unwrap();
+        std::os::unix::fs::symlink(sb.join("elsewhere"), sb.join("src/r1/zdata")).unwrap();
+        let o = child.wait_with_output().unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "source tree {source_tree}: {err}");
         assert!(
-            start.elapsed().as_secs() < 60,
-            "pack never started building"
+            err.contains("zdata/notes.txt") && err.contains("symbolic link"),
+            "source tree {source_tree}: {err}"
         );
-        std::thread::sleep(std::time::Duration::from_millis(2));
+        assert!(!sb.join("out").exists(), "OUT was created");
     }
-    std::fs::remove_dir_all(sb.join("src/r1/zdata")).unwrap();
-    std::os::unix::fs::symlink(sb.join("elsewhere"), sb.join("src/r1/zdata")).unwrap();
-    let o = child.wait_with_output().unwrap();
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains("zdata/notes.txt") && err.contains("symbolic link"),
-        "{err}"
-    );
-    assert!(!sb.join("out").exists(), "OUT was created");
 }
 
 /// Re-packing unchanged sources leaves every file in OUT as it was: same bytes, same inode,
