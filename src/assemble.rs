@@ -133,7 +133,10 @@ pub fn is_source_tree(dir: &Path) -> bool {
 }
 
 fn is_test_file(name: &str) -> bool {
-    name.ends_with(".test.ts") || name.ends_with(".spec.ts") || name.ends_with(".d.ts")
+    let stem = [".ts", ".mts", ".cts"]
+        .iter()
+        .find_map(|ext| name.strip_suffix(ext));
+    stem.is_some_and(|s| s.ends_with(".test") || s.ends_with(".spec") || s.ends_with(".d"))
 }
 
 /// Lexically normalises `p` (resolving `.` and `..`), without touching the filesystem.
@@ -343,7 +346,13 @@ impl Planner<'_> {
                 });
                 return None;
             };
-            if let Some(why) = never_shipped(&module) {
+            let place = self.locate(&module);
+            // Judged on the path inside src/ or lib/: the folders above them may be hidden
+            // (`~/.finclaw/hooks/…`) without that mattering.
+            if let Some(why) = match &place {
+                Some(Place::Own(rel) | Place::Lib(rel)) => never_shipped(rel),
+                None => None,
+            } {
                 unresolved.get_or_insert(Error::ImportUnresolved {
                     file: file.to_path_buf(),
                     specifier: spec.to_string(),
@@ -351,7 +360,7 @@ impl Planner<'_> {
                 });
                 return None;
             }
-            let target = match self.locate(&module) {
+            let target = match place {
                 Some(Place::Own(rel)) => {
                     recipe_specific = true;
                     Path::new("scripts").join(output_name(&rel))
@@ -492,7 +501,7 @@ fn plan(
         }
         if source && top == "src" {
             let under_src = rel.strip_prefix("src").unwrap_or(rel);
-            if name.ends_with(".cts") {
+            if name.ends_with(".cts") && !is_test_file(&name) {
                 return Err(Error::PackRefused {
                     path: path.to_path_buf(),
                     reason: "CommonJS TypeScript (`.cts`) is not supported: recipes are ES modules, so rename it to `.ts`".into(),

@@ -353,3 +353,37 @@ fn module_kinds_resolve_and_clashes_are_refused() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("never shipped"), "{err}");
 }
+
+/// Sources under a hidden folder (`~/.finclaw/hooks`, here the sandbox's `/tmp/.tmpXXXX`)
+/// given by absolute path assemble like any others: only names inside `src/` and `lib/`
+/// count as hidden.
+#[test]
+fn sources_under_a_hidden_folder_assemble() {
+    let sb = Sandbox::new();
+    source_recipe(
+        &sb,
+        "recipes",
+        "demo",
+        "import { twice } from \"./util.ts\";\nconsole.log(twice(2));\n",
+    );
+    let hidden = sb
+        .path()
+        .components()
+        .any(|c| c.as_os_str().to_string_lossy().starts_with('.'));
+    assert!(
+        hidden,
+        "the sandbox is expected under a hidden folder: {}",
+        sb.path().display()
+    );
+    let o = sb
+        .cmd()
+        .arg("assemble")
+        .arg("--recipes-dir")
+        .arg(sb.join("recipes"))
+        .arg("--out-dir")
+        .arg(sb.join("out"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(node_out(&sb.join("out/demo")), "4\n");
+}
