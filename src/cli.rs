@@ -1070,8 +1070,16 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
     let (default, _) = profile.resolve_index(None)?;
     let mut report = Vec::new();
     let mut source_of = std::collections::HashMap::new();
+    let from_receipts = flag.is_none();
     for (index, ids) in install::update_sources(&profile, flag, default, &a.ids)? {
-        for o in install::outdated(&profile, &fetcher, &index, &ids, cli.as_ref())? {
+        let compared = install::outdated(&profile, &fetcher, &index, &ids, cli.as_ref());
+        if compared.is_err() && from_receipts {
+            printer.message(&format!(
+                "note: {} came from the index {index} (as recorded when installed); `--index` compares with another",
+                ids.join(", ")
+            ));
+        }
+        for o in compared? {
             source_of.insert(o.id.clone(), index.clone());
             report.push(o);
         }

@@ -1086,7 +1086,14 @@ pub fn install(
         fetcher,
         &archive_loc,
         &promise,
-        Some(index.to_string()),
+        // Absolute, so that `update` finds it again from any folder.
+        Some(match index {
+            Location::Path(p) => std::path::absolute(p)
+                .unwrap_or_else(|_| p.clone())
+                .display()
+                .to_string(),
+            other => other.to_string(),
+        }),
         opts,
     )?;
     install_prepared(profile, prepared, opts)

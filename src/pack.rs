@@ -542,14 +542,13 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         )?)
     };
     let index_path = opts.out_dir.join(INDEX_FILE);
+    let own_index = read_index(&index_path)?;
     let old_index = match &opts.merge {
         // Every version either index lists stays listed; OUT's own is never dropped.
-        Some(other) => combine_indexes(
-            (read_index(&index_path)?, &index_path),
-            read_index(other)?,
-            other,
-        )?,
-        None => read_index(&index_path)?,
+        Some(other) => {
+            combine_indexes((own_index.clone(), &index_path), read_index(other)?, other)?
+        }
+        None => own_index.clone(),
     };
 
     // Build every archive into a staging folder beside OUT.
@@ -575,7 +574,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         same_contents(&trees[b.index], &b.recipe, opts.mtime, published)
     };
     let (new_index, statuses) = merge_index(
-        old_index.as_ref(),
+        (old_index.as_ref(), own_index.as_ref()),
         &mut built,
         opts,
         &unchanged,
@@ -597,7 +596,8 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
             diagnostics: index_problems,
         });
     }
-    let index_changed = old_index
+    // Changed compared with the index in OUT, whatever `--merge` brought in.
+    let index_changed = own_index
         .as_ref()
         .is_none_or(|old| old.get("recipes") != new_index.get("recipes"));
 
@@ -840,7 +840,7 @@ fn version_entry(b: &Built, opts: &Options) -> Value {
 }
 
 fn merge_index(
-    old: Option<&Value>,
+    (old, own): (Option<&Value>, Option<&Value>),
     built: &mut [Built],
     opts: &Options,
     same_contents: &dyn Fn(&Built, &Path) -> Result<bool, Error>,
@@ -952,7 +952,9 @@ fn merge_index(
         entries.insert(id, Value::Object(m));
     }
     let recipes: Vec<Value> = entries.into_values().collect();
-    let changed = old.is_none_or(|o| o.get("recipes") != Some(&Value::Array(recipes.clone())));
+    // `updated_at` moves when the result differs from the index in OUT (`own`), which is not
+    // `old` under `--merge`.
+    let changed = own.is_none_or(|o| o.get("recipes") != Some(&Value::Array(recipes.clone())));
     let updated_at = match (&opts.updated_at, changed, old_updated_at) {
         (Some(ts), _, _) => ts.clone(),
         (None, false, Some(old)) => old,

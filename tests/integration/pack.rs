@@ -848,6 +848,7 @@ fn merge_keeps_outs_own_index_and_refuses_conflicts() {
     sb.write("src/alpha/data/rules.json", "{\"id\": \"alpha\"}\n");
     let o = pack(&sb, "src", "out", &["--merge", "o2/hooks-index.json"]);
     assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("index unchanged"), "{}", stderr(&o));
     let index: Value =
         serde_json::from_slice(&std::fs::read(sb.join("out/hooks-index.json")).unwrap()).unwrap();
     let ids: Vec<&str> = index["recipes"]
