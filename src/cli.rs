@@ -739,12 +739,13 @@ fn run_catalog_list(a: &CatalogArgs, printer: &Printer) -> Result<ExitCode, Erro
             for r in &index.recipes {
                 let versions: Vec<String> =
                     r.versions.iter().map(|v| v.version.to_string()).collect();
+                // One line per recipe: a newline in the summary is shown escaped.
                 printer.data(&format!(
                     "{}\t{}\tmin_cli {}\t{}\t(versions: {})",
                     r.id,
                     r.latest,
                     r.min_cli,
-                    r.summary,
+                    crate::archive::printable(&r.summary),
                     versions.join(", ")
                 ))?;
             }

@@ -64,6 +64,10 @@ impl Event {
     /// The event `name` most likely meant, for "did you mean" hints: one that differs only
     /// in case or punctuation, else the closest within two edits (`PreToolUs`).
     pub fn suggest(name: &str) -> Option<Event> {
+        // Event names are short: a long name is no near miss (and would cost time).
+        if name.len() > 64 {
+            return None;
+        }
         let folded: String = name
             .chars()
             .filter(|c| c.is_ascii_alphanumeric())

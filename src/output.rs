@@ -108,7 +108,9 @@ pub fn terminal_safe(s: &str) -> String {
 pub fn escape_controls(s: &str, keep: &[char]) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        if c.is_control() && !keep.contains(&c) {
+        // Bidirectional overrides and isolates reorder what is shown around them.
+        let bidi = matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
+        if (c.is_control() || bidi) && !keep.contains(&c) {
             out.extend(c.escape_default());
         } else {
             out.push(c);

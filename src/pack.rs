@@ -236,11 +236,27 @@ impl<R: Read> Read for Exact<R> {
 
 /// A recipe folder as it was walked and checked: what goes into its archive.
 struct Tree {
+    /// Where the archive's files are read: the recipe folder, or its assembled copy.
     root: PathBuf,
+    /// The recipe folder the user knows, for messages.
+    source: PathBuf,
     entries: Vec<TreeEntry>,
 }
 
 impl Tree {
+    /// How to name `path` (under `root`) to the user: under the recipe folder, marked as
+    /// assembled output when it is not a file of the source tree itself.
+    fn shown(&self, path: &Path) -> PathBuf {
+        match path.strip_prefix(&self.root) {
+            Ok(rel) if self.root != self.source => {
+                let mut shown = self.source.join(rel).into_os_string();
+                shown.push(" (as assembled)");
+                PathBuf::from(shown)
+            }
+            _ => path.to_path_buf(),
+        }
+    }
+
     /// The entries in archive order: bytewise by archive path, whatever order the folder
     /// was listed in.
     fn sorted(&self) -> Vec<&TreeEntry> {
@@ -276,7 +292,7 @@ fn write_tar<W: Write>(tree: &Tree, top: &str, mtime: u64, out: W) -> Result<W, 
                 let mut h = header(tar::EntryType::Regular, mode, size, mtime);
                 let file = root
                     .open_file(&e.rel)
-                    .map_err(|err| changed_or_unreadable(&e.path, err))?;
+                    .map_err(|err| changed_or_unreadable(&tree.shown(&e.path), err))?;
                 builder.append_data(&mut h, &name, Exact::new(file, size))
             }
         };
@@ -318,12 +334,12 @@ fn check_installable(tree: &Tree, recipe: &Recipe) -> Option<Diagnostic> {
         )
     };
     if let Err(e) = listing.add(format!("{top}/").as_bytes(), true, 0) {
-        return Some(refused(&tree.root, e));
+        return Some(refused(&tree.source, e));
     }
     for e in tree.sorted() {
         let raw = format!("{top}/{}", archive_name(e));
         if let Err(err) = listing.add(raw.as_bytes(), e.size.is_none(), e.size.unwrap_or(0)) {
-            return Some(refused(&e.path, err));
+            return Some(refused(&tree.shown(&e.path), err));
         }
     }
     None
@@ -485,6 +501,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
 
     // Validate everything before building anything.
     let assembled = crate::assemble::assemble_to_temp(&opts.recipes_dir, &dirs)?;
+    let sources = dirs;
     let dirs: Vec<PathBuf> = assembled.dirs.clone();
     let mut recipes = Vec::new();
     let mut problems = Vec::new();
@@ -496,13 +513,14 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         |d| recipe::load_with_tree(d, false),
         |_| false,
     );
-    for (l, dir) in loaded.into_iter().zip(&dirs) {
+    for ((l, dir), source) in loaded.into_iter().zip(&dirs).zip(&sources) {
         match l {
             Some(Ok((l, entries))) => {
                 warnings.extend(l.warnings);
                 recipes.push(l.recipe);
                 trees.push(Tree {
                     root: dir.clone(),
+                    source: source.clone(),
                     entries,
                 });
             }
@@ -894,7 +912,7 @@ fn merge_index(
                     }
                 }
                 if let (Some(base), Some(url)) = (&opts.asset_base_url, existing["url"].as_str()) {
-                    if !url.starts_with(base.trim_end_matches('/')) {
+                    if !url.starts_with(&format!("{}/", base.trim_end_matches('/'))) {
                         warnings.push(Diagnostic::file_level(
                             &opts.out_dir.join(INDEX_FILE),
                             Severity::Warning,

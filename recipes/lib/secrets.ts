@@ -89,7 +89,8 @@ export const SECRET_DETECTORS: SecretDetector[] = [
   },
   {
     kind: "JSON Web Token",
-    pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}/g,
+    // Bounded, so that a long run of look-alike text stays linear.
+    pattern: /\beyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,8192}\.[A-Za-z0-9_-]{16,1024}/g,
   },
   {
     kind: "password in a URL",

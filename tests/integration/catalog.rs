@@ -239,7 +239,9 @@ fn terminal_escapes_in_an_index_are_printed_escaped() {
     packed(&sb);
     let path = sb.join("cat/hooks-index.json");
     let mut index: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-    index["recipes"][0]["summary"] = json!("ok\u{1b}]0;pwned\u{7}\u{1b}[2J\rhidden\u{9b}31m");
+    index["recipes"][0]["summary"] = json!(
+        "ok\u{1b}]0;pwned\u{7}\u{1b}[2J\rhidden\u{9b}31m\nbeta\t9.9.9\tforged\u{202e}desrever"
+    );
     std::fs::write(&path, serde_json::to_vec_pretty(&index).unwrap()).unwrap();
     let o = sb
         .cmd()
@@ -252,7 +254,9 @@ fn terminal_escapes_in_an_index_are_printed_escaped() {
     assert!(out.contains("ok\\u{1b}]0;pwned"), "{out}");
     assert!(
         !out.chars()
-            .any(|c| c.is_control() && c != '\n' && c != '\t'),
+            .any(|c| (c.is_control() && c != '\n' && c != '\t') || c == '\u{202e}'),
         "{out:?}"
     );
+    // The summary cannot add a line of its own: alpha and beta, one line each.
+    assert_eq!(out.lines().count(), 2, "{out}");
 }

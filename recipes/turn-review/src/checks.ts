@@ -23,7 +23,7 @@ const EMBEDDED_PLACEHOLDER: { pattern: RegExp; what: string }[] = [
 const TESTS_PASS_CLAIM = new RegExp(
   [
     // "tests pass", but not "this test passes a null pointer".
-    String.raw`\btests?\s+(?:now\s+|all\s+|still\s+)?(?:pass(?:es|ed)?|succeed(?:s|ed)?)\b(?!\s+(?:a|an|the|its|in|into|to|through|null|nil|it|this|that|some|each|every|over|on|along)\b)`,
+    String.raw`\btests?\s+(?:now\s+|all\s+|still\s+)?(?:pass(?:es|ed)?|succeed(?:s|ed)?)\b(?!\s+(?:a|an|the|its|null|nil|it|this|that)\b)`,
     String.raw`\ball\s+(?:the\s+)?tests?\s+(?:are\s+|were\s+)?(?:passing|pass(?:ed)?|green)\b`,
     String.raw`\btests?\b[^.!?\n]{0,40}\bthey\s+(?:all\s+)?(?:pass(?:ed)?|succeed(?:ed)?)\b`,
     String.raw`\btests?:\s*(?:all\s+)?(?:passing|passed|pass|green|ok)\b`,
@@ -71,13 +71,24 @@ const TEST_COMMAND = new RegExp(
 const RUNNER_PREFIX =
   /^(?:(?:sudo|env|time|nohup|command|exec|npx|pnpx|bunx|xvfb-run)\s+|(?:uv|poetry|pipenv|hatch|pdm|rye)\s+run\s+|timeout\s+\S+\s+|[A-Za-z_]\w*=\S*\s+)/;
 
-/** The start of each command in a shell line, runner prefixes removed. */
+/** `sh -c '…'` / `bash -lc "…"`: the command it runs is what counts. */
+const SHELL_WRAPPER = /^(?:\S*\/)?(?:ba|z|da|k)?sh\s+(?:-[a-zA-Z]+\s+)*/;
+
+/**
+ * The start of each command in a shell line: runner prefixes, shell wrappers and quotes
+ * removed, and the folder of the command word dropped (`./gradlew`, `.venv/bin/pytest`).
+ */
 function commandStarts(line: string): string[] {
-  return line.split(/&&|\|\||[;&|\n()`]/).map((part) => {
-    let c = part.trim();
-    for (let m = RUNNER_PREFIX.exec(c); m !== null; m = RUNNER_PREFIX.exec(c)) c = c.slice(m[0].length);
-    return c;
-  });
+  return line
+    .replace(/["']/g, " ")
+    .split(/&&|\|\||[;&|\n()`]/)
+    .map((part) => {
+      let c = part.trim();
+      for (let m = RUNNER_PREFIX.exec(c) ?? SHELL_WRAPPER.exec(c); m !== null; m = RUNNER_PREFIX.exec(c) ?? SHELL_WRAPPER.exec(c)) {
+        c = c.slice(m[0].length).trim();
+      }
+      return c.replace(/^\S*\//, "");
+    });
 }
 
 /** Tool names whose input summary is a shell command. */
