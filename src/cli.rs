@@ -713,26 +713,7 @@ fn fetcher(ca_cert: Option<PathBuf>) -> crate::fetch::Fetcher {
 
 fn run_catalog_list(a: &CatalogArgs, printer: &Printer) -> Result<ExitCode, Error> {
     let loc = catalog::verify::index_location(&a.index)?;
-    let bytes = fetcher(a.ca_cert.clone()).read_to_vec(&loc, catalog::verify::MAX_INDEX_BYTES)?;
-    let name = std::path::PathBuf::from(loc.to_string());
-    let problems: Vec<_> = catalog::validate_bytes(&name, &bytes)
-        .into_iter()
-        .filter(|d| d.severity == Severity::Error)
-        .collect();
-    if !problems.is_empty() {
-        return Err(Error::IndexInvalid {
-            diagnostics: problems,
-        });
-    }
-    let index: catalog::Catalog =
-        serde_json::from_slice(&bytes).map_err(|e| Error::IndexInvalid {
-            diagnostics: vec![crate::diagnostic::Diagnostic::file_level(
-                &name,
-                Severity::Error,
-                "index-invalid",
-                e.to_string(),
-            )],
-        })?;
+    let index = install::load_index(&fetcher(a.ca_cert.clone()), &loc)?;
     match printer.format {
         Format::Json => printer.json(&index)?,
         _ => {

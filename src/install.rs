@@ -192,24 +192,7 @@ pub fn choose<'a>(
 /// Fetches and checks an index.
 pub fn load_index(fetcher: &Fetcher, loc: &Location) -> Result<Catalog, Error> {
     let bytes = fetcher.read_to_vec(loc, crate::catalog::verify::MAX_INDEX_BYTES)?;
-    let name = PathBuf::from(loc.to_string());
-    let problems: Vec<_> = crate::catalog::validate_bytes(&name, &bytes)
-        .into_iter()
-        .filter(|d| d.severity == crate::diagnostic::Severity::Error)
-        .collect();
-    if !problems.is_empty() {
-        return Err(Error::IndexInvalid {
-            diagnostics: problems,
-        });
-    }
-    serde_json::from_slice(&bytes).map_err(|e| Error::IndexInvalid {
-        diagnostics: vec![crate::diagnostic::Diagnostic::file_level(
-            &name,
-            crate::diagnostic::Severity::Error,
-            "index-invalid",
-            e.to_string(),
-        )],
-    })
+    crate::catalog::parse_index(&PathBuf::from(loc.to_string()), &bytes)
 }
 
 /// A staging folder inside the profile (or, for a dry run, the system temp folder), removed
@@ -1224,15 +1207,8 @@ pub struct Outdated {
     pub latest: Option<String>,
 }
 
-/// Which index each installed recipe (`ids`, or all) is compared with by `update`: `flag`
-/// (`--index`) for all of them when given; else the index its receipt says it came from;
-/// else (installed with `--archive`) `default`, the profile's usual index.
-pub fn update_sources(
-    profile: &Profile,
-    flag: Option<Location>,
-    default: Location,
-    ids: &[String],
-) -> Result<Vec<(Location, Vec<String>)>, Error> {
+/// The profile's receipts, after checking that every one of `ids` is installed.
+fn installed(profile: &Profile, ids: &[String]) -> Result<Vec<Receipt>, Error> {
     let receipts = receipt::all(profile)?;
     for id in ids {
         if !receipts.iter().any(|r| r.id == *id) {
@@ -1242,6 +1218,19 @@ pub fn update_sources(
             });
         }
     }
+    Ok(receipts)
+}
+
+/// Which index each installed recipe (`ids`, or all) is compared with by `update`: `flag`
+/// (`--index`) for all of them when given; else the index its receipt says it came from;
+/// else (installed with `--archive`) `default`, the profile's usual index.
+pub fn update_sources(
+    profile: &Profile,
+    flag: Option<Location>,
+    default: Location,
+    ids: &[String],
+) -> Result<Vec<(Location, Vec<String>)>, Error> {
+    let receipts = installed(profile, ids)?;
     let mut groups: Vec<(Location, Vec<String>)> = Vec::new();
     for r in receipts {
         if !ids.is_empty() && !ids.contains(&r.id) {
@@ -1270,15 +1259,7 @@ pub fn outdated(
 ) -> Result<Vec<Outdated>, Error> {
     let catalog = load_index(fetcher, index)?;
     let mut out = Vec::new();
-    let receipts = receipt::all(profile)?;
-    for id in ids {
-        if !receipts.iter().any(|r| r.id == *id) {
-            return Err(Error::NotInstalled {
-                id: id.clone(),
-                profile: profile.root.clone(),
-            });
-        }
-    }
+    let receipts = installed(profile, ids)?;
     for r in receipts {
         if !ids.is_empty() && !ids.contains(&r.id) {
             continue;

@@ -605,15 +605,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         s.into_bytes()
     };
     // What pack writes must itself pass `validate`.
-    let index_problems: Vec<Diagnostic> = catalog::validate_bytes(&index_path, &index_bytes)
-        .into_iter()
-        .filter(|d| d.severity == Severity::Error)
-        .collect();
-    if !index_problems.is_empty() {
-        return Err(Error::IndexInvalid {
-            diagnostics: index_problems,
-        });
-    }
+    catalog::parse_index::<Value>(&index_path, &index_bytes)?;
     // Changed compared with the index in OUT, whatever `--merge` brought in.
     let index_changed = own_index
         .as_ref()
@@ -823,23 +815,7 @@ fn read_index(path: &Path) -> Result<Option<Value>, Error> {
         Err(e) if e.source.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e.into()),
     };
-    let diags = catalog::validate_bytes(path, &bytes);
-    if diags.iter().any(|d| d.severity == Severity::Error) {
-        return Err(Error::IndexInvalid {
-            diagnostics: diags
-                .into_iter()
-                .filter(|d| d.severity == Severity::Error)
-                .collect(),
-        });
-    }
-    let value: Value = serde_json::from_slice(&bytes).map_err(|e| Error::IndexInvalid {
-        diagnostics: vec![Diagnostic::file_level(
-            path,
-            Severity::Error,
-            "json-syntax",
-            e.to_string(),
-        )],
-    })?;
+    let value: Value = catalog::parse_index(path, &bytes)?;
     Ok(Some(value))
 }
 

@@ -407,6 +407,31 @@ pub fn check_document(value: &Value, f: &mut Findings) {
 }
 
 /// Parses and checks an index given as bytes; `file` names it in the diagnostics.
+/// `bytes` read as an index (`T`: [`Catalog`], or a `serde_json::Value` to edit), or every
+/// error found in them as [`crate::error::Error::IndexInvalid`].
+pub fn parse_index<T: serde::de::DeserializeOwned>(
+    file: &Path,
+    bytes: &[u8],
+) -> Result<T, crate::error::Error> {
+    let problems: Vec<Diagnostic> = validate_bytes(file, bytes)
+        .into_iter()
+        .filter(|d| d.severity == crate::diagnostic::Severity::Error)
+        .collect();
+    if !problems.is_empty() {
+        return Err(crate::error::Error::IndexInvalid {
+            diagnostics: problems,
+        });
+    }
+    serde_json::from_slice(bytes).map_err(|e| crate::error::Error::IndexInvalid {
+        diagnostics: vec![Diagnostic::file_level(
+            file,
+            crate::diagnostic::Severity::Error,
+            "index-invalid",
+            e.to_string(),
+        )],
+    })
+}
+
 pub fn validate_bytes(file: &Path, bytes: &[u8]) -> Vec<Diagnostic> {
     // A web server's folder listing or error page, fetched where an index was expected.
     if bytes.trim_ascii_start().starts_with(b"<") {

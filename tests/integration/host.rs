@@ -363,12 +363,15 @@ fn installed_recipes_run_after_trust() {
         ])
         .output()
         .unwrap());
-    let d = run(
-        &sb,
-        "PreToolUse",
-        json!({"tool_name": "exec", "tool_input": {"command": "rm -rf /"}}),
-        &[],
-    );
+    let rm_rf = |sb: &Sandbox| {
+        run(
+            sb,
+            "PreToolUse",
+            json!({"tool_name": "exec", "tool_input": {"command": "rm -rf /"}}),
+            &[],
+        )
+    };
+    let d = rm_rf(&sb);
     assert_eq!(d["outcome"]["verdict"], "deny", "{d:#}");
     let states: Vec<&str> = d["handlers"]
         .as_array()
@@ -404,12 +407,7 @@ fn installed_recipes_run_after_trust() {
         .args(["install", "tool-gate", "--profile", "prof"])
         .output()
         .unwrap());
-    let d = run(
-        &sb,
-        "PreToolUse",
-        json!({"tool_name": "exec", "tool_input": {"command": "rm -rf /"}}),
-        &[],
-    );
+    let d = rm_rf(&sb);
     assert!(
         d["handlers"].as_array().unwrap().iter().all(|h| h["state"]
             .as_str()
