@@ -310,11 +310,12 @@ impl<'a> Listing<'a> {
         }
         self.count += 1;
         let (entry_top, rest) = check_path(raw, limits)?;
-        let display = printable(&String::from_utf8_lossy(raw));
+        // check_path refused control characters, so the name needs no escaping here.
+        let display = || String::from_utf8_lossy(raw).into_owned();
         match &self.top {
             Some(t) if *t != entry_top => {
                 return Err(ArchiveError::TopFolder {
-                    path: display,
+                    path: display(),
                     expected: t.clone(),
                 });
             }
@@ -323,7 +324,7 @@ impl<'a> Listing<'a> {
         }
         if rest.is_empty() && !is_dir {
             return Err(ArchiveError::EntryPathRefused {
-                path: display,
+                path: display(),
                 why: "a file sits where the top folder should be",
             });
         }
@@ -332,20 +333,26 @@ impl<'a> Listing<'a> {
         if let Some(first) = self.seen_exact.get(&exact) {
             return Err(ArchiveError::EntryCollision {
                 first: first.clone(),
-                second: display,
+                second: display(),
                 how: "same path",
             });
         }
-        let folded: String = rest.nfc().collect::<String>().to_lowercase();
+        // ASCII names need no normalisation.
+        let folded: String = if rest.is_ascii() {
+            rest.to_ascii_lowercase()
+        } else {
+            rest.nfc().collect::<String>().to_lowercase()
+        };
         if let Some(first) = self.seen_folded.get(&folded) {
-            let how = if first.to_lowercase() == display.to_lowercase() {
+            let second = display();
+            let how = if first.to_lowercase() == second.to_lowercase() {
                 "differ only by case"
             } else {
                 "same after Unicode normalisation"
             };
             return Err(ArchiveError::EntryCollision {
                 first: first.clone(),
-                second: display,
+                second,
                 how,
             });
         }
@@ -356,7 +363,7 @@ impl<'a> Listing<'a> {
             if self.files.contains(&prefix) {
                 return Err(ArchiveError::EntryCollision {
                     first: prefix,
-                    second: display,
+                    second: display(),
                     how: "a file is used as a folder",
                 });
             }
@@ -367,14 +374,15 @@ impl<'a> Listing<'a> {
         } else if self.folders.contains(&folded) {
             return Err(ArchiveError::EntryCollision {
                 first: folded,
-                second: display,
+                second: display(),
                 how: "a folder is used as a file",
             });
         } else {
             self.files.insert(folded.clone());
         }
-        self.seen_exact.insert(exact, display.clone());
-        self.seen_folded.insert(folded, display);
+        let shown = display();
+        self.seen_exact.insert(exact, shown.clone());
+        self.seen_folded.insert(folded, shown);
         self.total = self.total.saturating_add(size);
         if self.total > limits.max_total_bytes {
             return Err(ArchiveError::LimitExceeded {
