@@ -70,8 +70,10 @@ pub enum Error {
         diagnostics: Vec<crate::diagnostic::Diagnostic>,
     },
     /// An id+version already in the index would get other bytes.
-    #[error("{id} {version} is already published with sha256 {published}, but packing it now gives {now}; published versions are immutable, so bump `version` in recipe.json")]
+    #[error("{id} {version} is already published with sha256 {published}, but packing it now gives {now}; published versions are immutable, so bump `version` in {}", manifest.display())]
     Republish {
+        /// The recipe's `recipe.json`, where the version is bumped.
+        manifest: PathBuf,
         /// Recipe id.
         id: String,
         /// Recipe version.

@@ -453,6 +453,8 @@ pub fn discover(dir: &Path) -> Result<Vec<PathBuf>, Error> {
 
 struct Built {
     recipe: Recipe,
+    /// The recipe's `recipe.json` in the folder the user packs, for messages.
+    manifest: PathBuf,
     file: String,
     sha256: Sha256,
     size: u64,
@@ -713,10 +715,11 @@ fn build_all(
         (results, sync_result)
     });
     let mut built = Vec::new();
-    for (result, r) in results.into_iter().zip(recipes) {
+    for ((result, r), tree) in results.into_iter().zip(recipes).zip(trees) {
         match result {
             Some(Ok((sha256, size))) => built.push(Built {
                 recipe: r.clone(),
+                manifest: tree.source.join("recipe.json"),
                 file: archive_file_name(&r.id, &r.version, opts.compression),
                 sha256,
                 size,
@@ -883,6 +886,7 @@ fn merge_index(
                                 version,
                                 published,
                                 now: b.sha256.to_string(),
+                                manifest: b.manifest.clone(),
                             })
                         }
                     }

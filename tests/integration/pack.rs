@@ -369,6 +369,13 @@ fn refused_as_published(o: &std::process::Output, what: &str) {
         "{}",
         stderr(o)
     );
+    // The message names the recipe.json to bump.
+    let id = what.split(' ').next().unwrap_or_default();
+    assert!(
+        stderr(o).contains(&format!("{id}/recipe.json")),
+        "{}",
+        stderr(o)
+    );
 }
 
 /// A version published by another hookpack (here: another compression; in general another
