@@ -144,8 +144,13 @@ fn normalize(p: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in p.components() {
         match c {
+            // `..` cancels a folder name; with none left (`../recipes`) it stays.
             Component::ParentDir => {
-                out.pop();
+                if matches!(out.components().next_back(), Some(Component::Normal(_))) {
+                    out.pop();
+                } else if !out.has_root() {
+                    out.push("..");
+                }
             }
             Component::CurDir => {}
             c => out.push(c),
@@ -584,25 +589,38 @@ fn is_exec(_: &Path) -> bool {
 /// following any link on the way down from that root: a folder swapped for a link after
 /// the recipe was checked cannot bring a file from elsewhere into the output.
 fn open_source(path: &Path, roots: &[&Path]) -> Result<std::fs::File, Error> {
-    let wanted = normalize(path);
-    let found = roots.iter().find_map(|root| {
-        let root = normalize(root);
-        let rel = wanted.strip_prefix(&root).ok()?.to_path_buf();
-        Some((root, rel))
-    });
-    let Some((root, rel)) = found else {
+    // Where the file's folder really is (`..`, a linked folder above the recipes), and the
+    // same for each root; the part below the root is then opened without following links.
+    let real =
+        |p: &Path| std::fs::canonicalize(p).map_err(|e| crate::fs::FsError::new("resolve", p, e));
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let (Some(name), parent) = (path.file_name(), real(parent)?) else {
         return Err(Error::PackRefused {
             path: path.to_path_buf(),
-            reason: "it is outside the recipe and the helpers folder".into(),
+            reason: "it names no file".into(),
         });
     };
-    let rel: Vec<String> = rel
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    crate::fs::Beneath::open(&root)
-        .and_then(|b| b.open_file(&rel.join("/")))
-        .map_err(|e| crate::pack::changed_or_unreadable(path, e))
+    for root in roots {
+        let root = real(root)?;
+        let Ok(below) = parent.strip_prefix(&root) else {
+            continue;
+        };
+        let rel: Vec<String> = below
+            .join(name)
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        return crate::fs::Beneath::open(&root)
+            .and_then(|b| b.open_file(&rel.join("/")))
+            .map_err(|e| crate::pack::changed_or_unreadable(path, e));
+    }
+    Err(Error::PackRefused {
+        path: path.to_path_buf(),
+        reason: "it is outside the recipe and the helpers folder (through a link?); replace the link with the folder itself".into(),
+    })
 }
 
 fn write_tree(

@@ -387,3 +387,31 @@ fn sources_under_a_hidden_folder_assemble() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(node_out(&sb.join("out/demo")), "4\n");
 }
+
+/// `--recipes-dir ../recipes` from a sibling folder: paths starting with `..` resolve like
+/// any others (they used to lose the `..` and look in the current folder).
+#[test]
+fn a_recipes_dir_above_the_current_folder_assembles() {
+    let sb = Sandbox::new();
+    source_recipe(
+        &sb,
+        "recipes",
+        "demo",
+        "import { twice } from \"./util.ts\";\nconsole.log(twice(3));\n",
+    );
+    std::fs::create_dir_all(sb.join("sub")).unwrap();
+    let o = sb
+        .cmd()
+        .current_dir(sb.join("sub"))
+        .args([
+            "assemble",
+            "--recipes-dir",
+            "../recipes",
+            "--out-dir",
+            "../out",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(node_out(&sb.join("out/demo")), "6\n");
+}
