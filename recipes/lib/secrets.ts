@@ -29,7 +29,8 @@ function isPlaceholderValue(value: string, quoted: boolean): boolean {
   // a variable in code; generated secrets nearly always hold a digit.
   if (!quoted && /^[A-Za-z_$][A-Za-z_$]*$/.test(v) && /[a-z][A-Z]|_[A-Za-z]|^[A-Z][a-z]/.test(v)) return true;
   if (/^(?:\$|%|<|\{\{|\$\{|process\.env|os\.environ|os\.getenv|getenv|ENV\[|env\()/i.test(v)) return true;
-  if (/[()]/.test(v)) return true; // a function call, e.g. password = read_password()
+  if (/[()[\]]/.test(v)) return true; // a call or subscript: read_password(), ids[0]
+  if (!quoted && /^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$/.test(v)) return true; // snake_case name: page_token_abc123
   if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(v)) return true; // config.db.password
   if (/^(.)\1+$/.test(v)) return true; // ************, xxxxxxxxxxxx
   if (/^(?:\/|\.{1,2}\/|~\/)/.test(v)) return true; // a file path (password_file=/run/secrets/db)
@@ -91,13 +92,22 @@ export const SECRET_DETECTORS: SecretDetector[] = [
     kind: "JSON Web Token",
     // Bounded, so that a long run of look-alike text stays linear.
     pattern: /\beyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,8192}\.[A-Za-z0-9_-]{16,1024}/g,
+    // jwt.io's sample token, found in docs and test fixtures everywhere.
+    accept: (m) => !m[0].endsWith("SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"),
   },
   {
     kind: "password in a URL",
     // scheme://user:password@host; the span is the password.
-    pattern: /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s/:@"'`]{1,64}:()([^\s/@"'`]{6,128})(?=@)/gi,
-    accept: (m) => !isPlaceholderValue(m[2] ?? "", true),
-    value: { group: 2, quoteGroup: 1 },
+    // Local development URLs (localhost, a compose service name without a dot) and stock
+    // passwords (postgres:postgres, :password@) are not secrets anyone can use.
+    pattern: /\b[a-z][a-z0-9+.-]{1,20}:\/\/([^\s/:@"'`]{1,64}):()([^\s/@"'`]{6,128})(?=@([^\s/:?#"'`]{1,253}))/gi,
+    accept: (m) => {
+      const [user, password, host] = [m[1] ?? "", m[3] ?? "", (m[4] ?? "").toLowerCase()];
+      const local = host === "localhost" || host.startsWith("127.") || host.startsWith("[::1]") || !host.includes(".");
+      const stock = password === user || /^(?:password|passw0rd|postgres|root|admin|secret|test|dev|example|changeme)$/i.test(password);
+      return !local && !stock && !isPlaceholderValue(password, true);
+    },
+    value: { group: 3, quoteGroup: 2 },
   },
   {
     kind: "password or API key assignment",

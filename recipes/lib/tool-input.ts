@@ -103,7 +103,8 @@ const COMMAND_DIR = new RegExp(`(^|[\\s;&|(\`])(?:/[\\w.+-]+)+/(${COMMAND_WORDS}
 export function shellView(command: string): string {
   return command
     .replace(/\\(?=[A-Za-z])/g, "")
-    .replace(/["']/g, " ")
+    // Dropped, not spaced: `"$DIR"/*` must stay one word.
+    .replace(/["']/g, "")
     .replace(COMMAND_DIR, "$1$2");
 }
 

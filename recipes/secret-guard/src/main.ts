@@ -68,7 +68,7 @@ const SECRET_COMMANDS: { pattern: RegExp; what: string }[] = [
   },
   {
     // `env`, `printenv`, `export -p` or `set` alone (or piped on) list every variable.
-    pattern: /(?:^|[;&|(`])\s*(?:env|printenv|export\s+-p|set|declare\s+-x)(?=\s*(?:$|[;&|)]))/m,
+    pattern: /(?:^|[;&|(`]|\b(?:then|do|else|nohup|time))\s*(?:env|printenv|export(?:\s+-p)?|set|declare\s+-x)(?=\s*(?:$|[;&|)>]))/m,
     what: "prints every environment variable, secrets included",
   },
   {

@@ -43,12 +43,10 @@ const TESTS_PASS_CLAIM = new RegExp(
 const HEDGE_BEFORE = /\b(?:not|n't|never|no|make\s+sure|ensure|until|unless|if|whether|once|so\s+that|verify\s+that|check\s+that|should|will|would|expect|hopefully)\b[\w\s,]{0,12}$/i;
 
 /**
- * Commands that run a test suite, at the start of a command (after the prefixes that run
- * another command, see [`commandStarts`]): `pip install pytest` or `cat jest.config.js`
- * only mention one.
+ * Commands that run a test suite, anywhere in a command (`docker compose run app pytest`,
+ * `pnpm exec vitest`) except after a command that only mentions one (see [`MENTION_ONLY`]).
  */
 const TEST_COMMAND = new RegExp(
-  "^(?:" +
   [
     String.raw`\bcargo\s+(?:\+\S+\s+)?(?:test|nextest)\b`,
     String.raw`\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:test|t)\b`,
@@ -62,10 +60,16 @@ const TEST_COMMAND = new RegExp(
     String.raw`\b(?:rspec|phpunit|pest)\b|\brake\s+test\b|\bbundle\s+exec\s+rspec\b`,
     String.raw`\b(?:dotnet|swift|mix|zig\s+build|stack|cabal)\s+test\b|\bflutter\s+test\b`,
     String.raw`\bbats\b`,
-  ].join("|") +
-  ")",
+  ].join("|"),
   "i",
 );
+
+/**
+ * Commands that name a test tool without running it: installing, reading, searching,
+ * printing (`pip install pytest`, `cat jest.config.js`, `echo cargo test`).
+ */
+const MENTION_ONLY =
+  /^(?:pip3?|pipx|uv\s+(?:pip|add)|poetry\s+add|(?:npm|pnpm|yarn|bun)\s+(?:i|install|add|remove|uninstall)|cargo\s+(?:install|add)|go\s+get|gem|apt(?:-get)?|brew|dnf|yum|apk|cat|less|more|head|tail|bat|grep|egrep|rg|ag|ls|echo|printf|find|which|type|whereis|man|vi|vim|nvim|nano|emacs|code|open|git|touch|mkdir|rm|cp|mv|sed|awk|wc|file|stat)\b/i;
 
 /** Words that run the command after them: `sudo`, `env X=1`, `npx`, `uv run`, `timeout 60`, … */
 const RUNNER_PREFIX =
@@ -103,7 +107,7 @@ const TEST_FAILURE =
  * build, nothing was collected, or it exited non-zero.
  */
 const NO_TESTS_RAN =
-  /command not found|\bnot found:|missing script|could not compile|\berror\[E\d+\]|no tests ran|collected 0 items|\bno test files\b|\bexit(?:ed)?(?:\s+with)?\s+(?:code|status)?:?\s*[1-9]\d*\b/i;
+  /command not found|missing script|could not compile|\berror\[E\d+\]|no tests ran|collected 0 items|\bno test files\b|\bexit(?:ed)?(?:\s+with)?\s+(?:code|status)?:?\s*[1-9]\d*\b/i;
 
 export function checkEmpty(answer: string): string | null {
   // Zero-width and byte-order marks count as nothing.
@@ -135,7 +139,9 @@ export function findTestsPassClaim(answer: string): string | null {
 /** Exec tools of this turn that ran a test command, oldest first. */
 export function testRuns(tools: TurnTool[]): TurnTool[] {
   return tools.filter(
-    (t) => EXEC_TOOL.test(t.name ?? "") && commandStarts(t.input_summary ?? "").some((c) => TEST_COMMAND.test(c)),
+    (t) =>
+      EXEC_TOOL.test(t.name ?? "") &&
+      commandStarts(t.input_summary ?? "").some((c) => !MENTION_ONLY.test(c) && TEST_COMMAND.test(c)),
   );
 }
 
