@@ -1053,15 +1053,24 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
     let mut report = Vec::new();
     let mut source_of = std::collections::HashMap::new();
     let from_receipts = flag.is_none();
+    // One index that cannot be read stops only the recipes compared with it.
+    let mut failed: Option<Error> = None;
     for (index, ids) in install::update_sources(&profile, flag, default, &a.ids)? {
-        let compared = install::outdated(&profile, &fetcher, &index, &ids, cli.as_ref());
-        if compared.is_err() && from_receipts {
-            printer.message(&format!(
-                "note: {} came from the index {index} (as recorded when installed); `--index` compares with another",
-                ids.join(", ")
-            ));
-        }
-        for o in compared? {
+        let compared = match install::outdated(&profile, &fetcher, &index, &ids, cli.as_ref()) {
+            Ok(c) => c,
+            Err(e) => {
+                report_error(&e);
+                if from_receipts {
+                    printer.message(&format!(
+                        "note: {} came from the index {index} (as recorded when installed); `--index` compares with another",
+                        ids.join(", ")
+                    ));
+                }
+                failed.get_or_insert(e);
+                continue;
+            }
+        };
+        for o in compared {
             source_of.insert(o.id.clone(), index.clone());
             report.push(o);
         }
@@ -1086,7 +1095,7 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
                 }
             }
         }
-        return Ok(ExitCode::Success);
+        return Ok(failed.map_or(ExitCode::Success, |e| e.exit_code()));
     }
     let opts = install::Options {
         cli_version: cli,
@@ -1107,10 +1116,14 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
         };
         results.push(install::install(&profile, &fetcher, index, &spec, &opts));
     }
-    if results.is_empty() && printer.format != Format::Json {
+    if results.is_empty() && failed.is_none() && printer.format != Format::Json {
         printer.message("everything is up to date");
     }
-    finish_outcomes(results, printer)
+    let code = finish_outcomes(results, printer)?;
+    Ok(match failed {
+        Some(e) if (e.exit_code() as i32) > (code as i32) => e.exit_code(),
+        _ => code,
+    })
 }
 
 fn run_list(a: ListArgs, printer: &Printer) -> Result<ExitCode, Error> {

@@ -1190,7 +1190,9 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
             crate::trust::key(&profile.hooks_json(), &event, &handler)
         })
         .collect();
-    crate::trust::forget(profile, &keys)?;
+    // The recipe is gone whatever happens here; a trust entry that could not be dropped is
+    // reported by `doctor` as dangling, and `doctor --fix` removes it.
+    let _ = crate::trust::forget(profile, &keys);
     Ok(outcome)
 }
 
@@ -1236,9 +1238,16 @@ pub fn update_sources(
         if !ids.is_empty() && !ids.contains(&r.id) {
             continue;
         }
-        let loc = match (&flag, &r.index_url) {
+        let recorded = match &r.index_url {
+            Some(url) => Some(crate::catalog::verify::index_location(url)?),
+            None => None,
+        };
+        let loc = match (&flag, recorded) {
             (Some(f), _) => f.clone(),
-            (None, Some(url)) => crate::catalog::verify::index_location(url)?,
+            // Receipts written before paths were recorded absolute name a folder relative
+            // to wherever install ran: not trustworthy from here.
+            (None, Some(Location::Path(p))) if p.is_relative() => default.clone(),
+            (None, Some(recorded)) => recorded,
             (None, None) => default.clone(),
         };
         match groups.iter_mut().find(|(l, _)| *l == loc) {

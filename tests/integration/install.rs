@@ -764,3 +764,45 @@ fn shared_structure_goes_with_the_last_recipe_using_it() {
         );
     }
 }
+
+/// `update` compares each recipe with the index it came from; an index that is gone stops
+/// only its own recipes (exit 1, with a note), the others are still updated.
+#[test]
+fn update_goes_on_past_an_index_that_is_gone() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "alpha", &[("0.1.0", "0.13.0")]);
+    catalog_with_versions(&sb, "beta", &[("0.1.0", "0.13.0")]);
+    std::fs::rename(sb.join("cat"), sb.join("cat-a")).unwrap();
+    std::fs::create_dir_all(sb.join("cat-b")).unwrap();
+    let copy = |name: &str| {
+        std::fs::copy(sb.join("cat-a").join(name), sb.join("cat-b").join(name)).unwrap();
+    };
+    copy("hooks-index.json");
+    copy("hooks-beta-0.1.0.tar.gz");
+    let install = |id: &str, index: &str| {
+        ok(&sb
+            .cmd()
+            .args(["install", id, "--index", index, "--profile", "prof"])
+            .output()
+            .unwrap());
+    };
+    install("alpha", "cat-a");
+    install("beta", "cat-b");
+    std::fs::rename(sb.join("cat-a"), sb.join("cat")).unwrap();
+    catalog_with_versions(&sb, "alpha", &[("0.2.0", "0.13.0")]);
+    std::fs::rename(sb.join("cat"), sb.join("cat-a")).unwrap();
+    std::fs::remove_dir_all(sb.join("cat-b")).unwrap();
+    let o = sb
+        .cmd()
+        .args(["update", "--profile", "prof"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_ne!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("beta came from the index"), "{err}");
+    assert_eq!(
+        read_json(&sb.join("prof/hooks/.receipts/alpha.json"))["version"],
+        "0.2.0",
+        "{err}"
+    );
+}
