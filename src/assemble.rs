@@ -619,7 +619,7 @@ fn open_source(path: &Path, roots: &[&Path]) -> Result<std::fs::File, Error> {
     }
     Err(Error::PackRefused {
         path: path.to_path_buf(),
-        reason: "it is outside the recipe and the helpers folder (through a link?); replace the link with the folder itself".into(),
+        reason: "a symbolic link on its path leads outside the recipe and the helpers folder (it may have been put there while assembling); replace the link with the folder itself".into(),
     })
 }
 
