@@ -76,20 +76,17 @@ pub fn open_regular(path: &Path) -> Result<(fs::File, fs::Metadata), FsError> {
     let file = wrap("open", path, o.open(path))?;
     let meta = wrap("inspect", path, file.metadata())?;
     if meta.is_dir() {
-        return Err(FsError::new(
-            "read",
+        return Err(refused_read(
             path,
-            io::Error::new(io::ErrorKind::IsADirectory, "is a folder, expected a file"),
+            io::ErrorKind::IsADirectory,
+            "is a folder, expected a file",
         ));
     }
     if !meta.is_file() {
-        return Err(FsError::new(
-            "read",
+        return Err(refused_read(
             path,
-            io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "is a fifo, socket or device, expected a regular file",
-            ),
+            io::ErrorKind::InvalidInput,
+            "is a fifo, socket or device, expected a regular file",
         ));
     }
     Ok((file, meta))
@@ -100,15 +97,12 @@ pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, FsError> {
     use std::io::Read;
     let (file, meta) = open_regular(path)?;
     if meta.len() > limit {
-        return Err(FsError::new(
-            "read",
+        return Err(refused_read(
             path,
-            io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!(
-                    "file is {} bytes, larger than the {limit}-byte limit",
-                    meta.len()
-                ),
+            io::ErrorKind::InvalidData,
+            format!(
+                "file is {} bytes, larger than the {limit}-byte limit",
+                meta.len()
             ),
         ));
     }
@@ -116,16 +110,18 @@ pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, FsError> {
     // `take` guards against a file that grows while being read.
     wrap("read", path, file.take(limit + 1).read_to_end(&mut bytes))?;
     if bytes.len() as u64 > limit {
-        return Err(FsError::new(
-            "read",
+        return Err(refused_read(
             path,
-            io::Error::new(
-                io::ErrorKind::InvalidData,
-                "file grew past the size limit while being read",
-            ),
+            io::ErrorKind::InvalidData,
+            "file grew past the size limit while being read",
         ));
     }
     Ok(bytes)
+}
+
+/// A read refused for what the file is, not for an I/O failure.
+fn refused_read(path: &Path, kind: io::ErrorKind, why: impl Into<String>) -> FsError {
+    FsError::new("read", path, io::Error::new(kind, why.into()))
 }
 
 /// `std::fs::symlink_metadata` with the path in the error.

@@ -745,6 +745,14 @@ pub fn archive_file_name(id: &Id, version: &Version, compression: Compression) -
     format!("hooks-{id}-{version}.{}", compression.extension())
 }
 
+/// Sorts an index entry's `versions` newest first, as `latest` and `min_cli` are read from
+/// the first.
+fn newest_first(versions: &mut [Value]) {
+    versions.sort_by_key(|v| {
+        std::cmp::Reverse(v["version"].as_str().and_then(|s| Version::parse(s).ok()))
+    });
+}
+
 /// The index in OUT joined with the `--merge` index `other`: the union of their versions.
 /// A version both list must have the same digest; an id's newest version gives its
 /// `latest`, `min_cli`, name and summary.
@@ -757,7 +765,6 @@ fn combine_indexes(
         (Some(o), Some(t)) => (o, t),
         (o, t) => return Ok(o.or(t)),
     };
-    let parse = |v: &Value| v["version"].as_str().and_then(|s| Version::parse(s).ok());
     let mut entries: BTreeMap<String, Value> = BTreeMap::new();
     for r in ours["recipes"].as_array().into_iter().flatten() {
         if let Some(id) = r["id"].as_str() {
@@ -793,7 +800,7 @@ fn combine_indexes(
                 None => versions.push(v.clone()),
             }
         }
-        versions.sort_by_key(|v| std::cmp::Reverse(parse(v)));
+        newest_first(&mut versions);
         let Some(newest) = versions.first().cloned() else {
             continue;
         };
@@ -909,11 +916,7 @@ fn merge_index(
                 statuses.push("new");
             }
         }
-        versions.sort_by(|a, b| {
-            let va = a["version"].as_str().and_then(|s| Version::parse(s).ok());
-            let vb = b["version"].as_str().and_then(|s| Version::parse(s).ok());
-            vb.cmp(&va)
-        });
+        newest_first(&mut versions);
         let old_entry = entries.get(&id).cloned().unwrap_or(Value::Null);
         let latest_entry = versions[0].clone();
         let latest_is_new = latest_entry["version"] == version.as_str();
