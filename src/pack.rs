@@ -6,7 +6,7 @@
 //! sorted bytewise, every header carries a fixed mtime (`SOURCE_DATE_EPOCH` when set), uid
 //! and gid 0, empty owner names and mode 0644 or 0755, and the gzip header has no time or
 //! name. Compression is pure-Rust deflate (zlib-rs, see [`crate::gzip`]) at a pinned level
-//! and piece size, with no run-time CPU dispatch.
+//! and piece size, whose bytes do not depend on the CPU.
 //!
 //! It refuses, naming the path and writing nothing: symbolic links, hard links, devices,
 //! fifos, sockets, anything under `node_modules`, non-UTF-8 names, recipes that do not
@@ -491,9 +491,17 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         });
     }
 
-    // Archives written into a recipe would be packed into its next version.
+    // Archives written into a recipe would be packed into its next version. The recipe
+    // folders are folders (never links) right under the recipes folder, so resolving that
+    // once gives where each of them really is.
+    let out_real = crate::fs::real_path(&opts.out_dir)?;
+    let recipes_real = crate::fs::real_path(&opts.recipes_dir)?;
     for dir in &dirs {
-        if crate::fs::overlaps(&opts.out_dir, dir)? {
+        let real = match dir.file_name() {
+            Some(name) => recipes_real.join(name),
+            None => crate::fs::real_path(dir)?,
+        };
+        if out_real.starts_with(&real) || real.starts_with(&out_real) {
             return Err(Error::OutOverlaps {
                 out: opts.out_dir.clone(),
                 sources: dir.clone(),

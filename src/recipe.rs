@@ -374,86 +374,117 @@ pub struct TreeEntry {
 
 /// Walks a folder once, listing its folders and plain files and reporting what a package
 /// must not hold: links, special files, hard links, `node_modules`, non-UTF-8 names.
+///
+/// Depth first, each folder's entries sorted bytewise by name. Kinds come from the folder
+/// listing and sizes from `statx` relative to the open folder, so no path is looked up
+/// from the root again for every file.
 pub fn walk_tree(dir: &Path) -> (Vec<TreeEntry>, Vec<Diagnostic>) {
-    let mut entries = Vec::new();
-    let mut out = Vec::new();
-    let walker = walkdir::WalkDir::new(dir)
-        .follow_links(false)
-        .sort_by_file_name();
-    let mut it = walker.into_iter();
-    while let Some(entry) = it.next() {
-        let entry = match entry {
-            Ok(e) => e,
-            Err(e) => {
-                let path = e.path().unwrap_or(dir).to_path_buf();
-                out.push(Diagnostic::file_level(
-                    &path,
-                    Severity::Error,
-                    "io-error",
-                    format!("cannot read: {e}"),
-                ));
-                continue;
+    let mut walk = Walk {
+        root: dir,
+        entries: Vec::new(),
+        problems: Vec::new(),
+        pending: Vec::new(),
+    };
+    walk.list(dir);
+    while let Some(level) = walk.pending.last_mut() {
+        match level.next() {
+            Some(child) => walk.visit(child),
+            None => {
+                walk.pending.pop();
             }
-        };
-        let path = entry.path();
-        let ft = entry.file_type();
-        if entry.depth() > 0 && entry.file_name() == "node_modules" {
-            out.push(Diagnostic::file_level(path, Severity::Error, "node-modules", "recipes may not contain `node_modules`; assemble bundles what a handler needs into `scripts/`, so delete this folder"));
-            if ft.is_dir() {
-                it.skip_current_dir();
-            }
-            continue;
         }
-        let rel = path.strip_prefix(dir).unwrap_or(path);
+    }
+    (walk.entries, walk.problems)
+}
+
+struct Walk<'a> {
+    root: &'a Path,
+    entries: Vec<TreeEntry>,
+    problems: Vec<Diagnostic>,
+    /// The entries still to visit in each folder being walked, outermost first.
+    pending: Vec<std::vec::IntoIter<std::fs::DirEntry>>,
+}
+
+impl Walk<'_> {
+    fn cannot_read(&mut self, path: &Path, e: &std::io::Error) {
+        self.problems.push(Diagnostic::file_level(
+            path,
+            Severity::Error,
+            "io-error",
+            format!("cannot read: {e}"),
+        ));
+    }
+
+    /// Queues the entries of the folder `dir`, sorted by name.
+    fn list(&mut self, dir: &Path) {
+        let listed: std::io::Result<Vec<std::fs::DirEntry>> =
+            std::fs::read_dir(dir).and_then(|entries| entries.collect());
+        match listed {
+            Ok(mut children) => {
+                children.sort_by_cached_key(std::fs::DirEntry::file_name);
+                self.pending.push(children.into_iter());
+            }
+            Err(e) => self.cannot_read(dir, &e),
+        }
+    }
+
+    fn visit(&mut self, child: std::fs::DirEntry) {
+        let path = child.path();
+        let ft = match child.file_type() {
+            Ok(ft) => ft,
+            Err(e) => return self.cannot_read(&path, &e),
+        };
+        if child.file_name() == "node_modules" {
+            self.problems.push(Diagnostic::file_level(&path, Severity::Error, "node-modules", "recipes may not contain `node_modules`; assemble bundles what a handler needs into `scripts/`, so delete this folder"));
+            return;
+        }
+        let rel = path.strip_prefix(self.root).unwrap_or(&path);
         let Some(rel) = rel.to_str() else {
-            out.push(Diagnostic::file_level(
-                path,
+            self.problems.push(Diagnostic::file_level(
+                &path,
                 Severity::Error,
                 "name-not-utf8",
                 "this name is not valid UTF-8, and archive paths must be; rename it",
             ));
-            continue;
+            // Still walked, so what is inside is reported too.
+            if ft.is_dir() {
+                self.list(&path);
+            }
+            return;
         };
         let rel = rel.replace(std::path::MAIN_SEPARATOR, "/");
         if ft.is_symlink() {
-            out.push(Diagnostic::file_level(path, Severity::Error, "symlink", "symbolic links are not allowed in a recipe (they can point outside it); replace the link with a copy of the file"));
+            self.problems.push(Diagnostic::file_level(&path, Severity::Error, "symlink", "symbolic links are not allowed in a recipe (they can point outside it); replace the link with a copy of the file"));
         } else if ft.is_dir() {
-            if entry.depth() > 0 {
-                entries.push(TreeEntry {
-                    rel,
-                    path: path.to_path_buf(),
-                    size: None,
-                    exec: true,
-                });
-            }
+            self.entries.push(TreeEntry {
+                rel,
+                path: path.clone(),
+                size: None,
+                exec: true,
+            });
+            self.list(&path);
         } else if ft.is_file() {
-            match file_facts(&entry) {
+            match child.metadata().map(|m| file_facts(&m)) {
                 Ok((_, _, links)) if links > 1 => {
-                    out.push(Diagnostic::file_level(path, Severity::Error, "hard-link", format!("this file has {links} hard links; packs refuse hard links, so replace it with a plain copy")));
+                    self.problems.push(Diagnostic::file_level(&path, Severity::Error, "hard-link", format!("this file has {links} hard links; packs refuse hard links, so replace it with a plain copy")));
                 }
-                Ok((size, exec, _)) => entries.push(TreeEntry {
+                Ok((size, exec, _)) => self.entries.push(TreeEntry {
                     rel,
-                    path: path.to_path_buf(),
+                    path,
                     size: Some(size),
                     exec,
                 }),
-                Err(e) => out.push(Diagnostic::file_level(
-                    path,
-                    Severity::Error,
-                    "io-error",
-                    format!("cannot read: {e}"),
-                )),
+                Err(e) => self.cannot_read(&path, &e),
             }
         } else {
-            out.push(Diagnostic::file_level(
-                path,
+            self.problems.push(Diagnostic::file_level(
+                &path,
                 Severity::Error,
                 "special-file",
                 "devices, fifos and sockets are not allowed in a recipe; remove it",
             ));
         }
     }
-    (entries, out)
 }
 
 /// Checks the files of a recipe folder (or a shared helper folder) as [`walk_tree`] does,
@@ -479,16 +510,14 @@ fn check_readme(dir: &Path) -> Option<Diagnostic> {
 
 /// Size, any execute bit, and hard link count of a file.
 #[cfg(unix)]
-fn file_facts(entry: &walkdir::DirEntry) -> std::io::Result<(u64, bool, u64)> {
+fn file_facts(m: &std::fs::Metadata) -> (u64, bool, u64) {
     use std::os::unix::fs::MetadataExt;
-    let m = entry.metadata().map_err(std::io::Error::other)?;
-    Ok((m.len(), m.mode() & 0o111 != 0, m.nlink()))
+    (m.len(), m.mode() & 0o111 != 0, m.nlink())
 }
 
 #[cfg(not(unix))]
-fn file_facts(entry: &walkdir::DirEntry) -> std::io::Result<(u64, bool, u64)> {
-    let m = entry.metadata().map_err(std::io::Error::other)?;
-    Ok((m.len(), false, 1))
+fn file_facts(m: &std::fs::Metadata) -> (u64, bool, u64) {
+    (m.len(), false, 1)
 }
 
 /// Validates a whole recipe folder: manifest and tree.
