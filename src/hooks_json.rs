@@ -139,6 +139,35 @@ pub fn compile_matcher(matcher: Option<&str>) -> Result<Option<regex::Regex>, re
     }
 }
 
+/// Why `matcher` does not compile, in one line; `None` when it does.
+///
+/// Catalogs repeat the same few matchers (`Bash`, `Edit|Write`, ...) across hundreds of
+/// recipes, and compiling one costs more than the rest of a recipe's checks, so answers are
+/// remembered for the life of the process (up to a bound).
+fn matcher_problem(matcher: &str) -> Option<String> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static SEEN: OnceLock<Mutex<HashMap<String, Option<String>>>> = OnceLock::new();
+    let seen = SEEN.get_or_init(Mutex::default);
+    if let Some(known) = seen.lock().ok().and_then(|m| m.get(matcher).cloned()) {
+        return known;
+    }
+    let problem = compile_matcher(Some(matcher)).err().map(|e| {
+        e.to_string()
+            .lines()
+            .last()
+            .unwrap_or("")
+            .trim()
+            .to_string()
+    });
+    if let Ok(mut m) = seen.lock() {
+        if m.len() < 4096 && matcher.len() <= 1024 {
+            m.insert(matcher.to_string(), problem.clone());
+        }
+    }
+    problem
+}
+
 fn type_name(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
@@ -247,14 +276,7 @@ fn check_group(
                 ),
             ),
             Some(s) => {
-                if let Err(e) = compile_matcher(Some(s)) {
-                    let detail = e
-                        .to_string()
-                        .lines()
-                        .last()
-                        .unwrap_or("")
-                        .trim()
-                        .to_string();
+                if let Some(detail) = matcher_problem(s) {
                     f.error(
                         &mp,
                         "matcher-invalid",
@@ -564,6 +586,17 @@ mod tests {
         let m = compile_matcher(Some("exec|write_file")).unwrap().unwrap();
         assert!(m.is_match("exec") && !m.is_match("exec2") && !m.is_match("xexec"));
         assert!(compile_matcher(Some("*")).unwrap().is_none());
+    }
+
+    #[test]
+    fn remembered_matcher_answers_are_the_compiled_ones() {
+        for _ in 0..2 {
+            let why = matcher_problem("a)|(b").expect("escapes its anchors");
+            assert!(why.contains("unopened group"), "{why}");
+            assert_eq!(matcher_problem("Edit|Write"), None);
+            let why = matcher_problem("(unclosed").expect("unclosed group");
+            assert!(why.contains("unclosed group"), "{why}");
+        }
     }
 
     #[test]
