@@ -770,6 +770,7 @@ fn validate_sources(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Result<(), Erro
 /// Assembles the recipes of `opts.layout` into `opts.out_dir`.
 pub fn assemble(opts: &Options) -> Result<Report, Error> {
     let dirs = recipe_dirs(&opts.layout, opts.only.as_ref())?;
+    crate::pack::check_out_dir(&opts.out_dir)?;
     let sources = std::iter::once(&opts.layout.recipes_dir).chain(&opts.layout.lib_dir);
     for src in sources {
         if crate::fs::overlaps(&opts.out_dir, src)? {

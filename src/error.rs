@@ -41,6 +41,12 @@ pub enum Error {
         /// The source folder it overlaps.
         sources: PathBuf,
     },
+    /// `--out-dir` names something that is not a folder.
+    #[error("output folder {out} exists and is not a folder; give --out-dir a folder (it is created when missing)")]
+    OutNotFolder {
+        /// The output path as given.
+        out: PathBuf,
+    },
     /// A recipe tree holds something a package must not.
     #[error("refused {path}: {reason}")]
     PackRefused {
@@ -316,6 +322,7 @@ impl Error {
             | Error::ScaffoldTargetExists { .. }
             | Error::PackRefused { .. }
             | Error::OutOverlaps { .. }
+            | Error::OutNotFolder { .. }
             | Error::RecipesInvalid { .. }
             | Error::IndexInvalid { .. }
             | Error::Republish { .. }

@@ -491,6 +491,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         });
     }
 
+    check_out_dir(&opts.out_dir)?;
     // Archives written into a recipe would be packed into its next version. The recipe
     // folders are folders (never links) right under the recipes folder, so resolving that
     // once gives where each of them really is.
@@ -746,6 +747,16 @@ fn build_all(
     }
     sync_result?;
     Ok(built)
+}
+
+/// Refuses an `--out-dir` that exists as something other than a folder (or a link to one).
+pub(crate) fn check_out_dir(out: &Path) -> Result<(), Error> {
+    match std::fs::metadata(out) {
+        Ok(m) if !m.is_dir() => Err(Error::OutNotFolder {
+            out: out.to_path_buf(),
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// `hooks-<id>-<version>.tar.gz` (or `.tar.zst`).

@@ -245,6 +245,30 @@ fn out_may_not_overlap_the_sources() {
     assert!(!sb.join("recipes/demo/out").exists());
 }
 
+#[test]
+fn an_out_dir_that_is_a_file_is_refused_alike_by_assemble_and_pack() {
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "demo", "export {};\n");
+    sb.write("out", "a file the user keeps\n");
+    for verb in ["assemble", "pack"] {
+        let o = sb
+            .cmd()
+            .args([verb, "--recipes-dir", "recipes", "--out-dir", "out"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{verb}: {err}");
+        assert!(
+            err.contains("out exists and is not a folder"),
+            "{verb}: {err}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(sb.join("out")).unwrap(),
+            "a file the user keeps\n"
+        );
+    }
+}
+
 /// Sources up to 64 KiB compile in place on assemble's worker threads (no thread per file);
 /// the deepest shapes that fit must still compile, never overflow the stack.
 #[test]
