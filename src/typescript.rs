@@ -29,8 +29,8 @@ use oxc::{
     allocator::Allocator,
     ast::{
         ast::{
-            Declaration, Decorator, ExportAllDeclaration, ExportFromDeclaration, Expression,
-            ImportDeclaration, ImportExpression, Program, Statement, StringLiteral,
+            BinaryOperator, Declaration, Decorator, ExportAllDeclaration, ExportFromDeclaration,
+            Expression, ImportDeclaration, ImportExpression, Program, Statement, StringLiteral,
             TSModuleReference,
         },
         builder::AstBuilder,
@@ -408,6 +408,16 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
             }
             _ => {}
         }
+        if let Some(span) = computed_relative_specifier(&it.source) {
+            self.problems.push(
+                OxcDiagnostic::error(
+                    "a computed import of a relative module cannot be assembled: only string \
+                     specifiers are rewritten (`.ts` to `.js`) and their files shipped; import \
+                     each module with a string, e.g. `import(\"./handlers/a.ts\")`",
+                )
+                .with_label(span),
+            );
+        }
         walk_mut::walk_import_expression(self, it);
     }
 
@@ -418,6 +428,41 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
             OxcDiagnostic::error("decorators are not supported by Node 20").with_label(it.span),
         );
         walk_mut::walk_decorator(self, it);
+    }
+}
+
+/// The span of an `import()` specifier that is computed but evidently relative, as in
+/// `` import(`./handlers/${name}.ts`) `` or `import("../lib/" + name)`: assemble can neither
+/// rewrite it nor know which files it needs. Other computed specifiers (a package or
+/// `node:` builtin chosen at run time) are left alone.
+fn computed_relative_specifier(source: &Expression<'_>) -> Option<oxc::span::Span> {
+    let relative = |s: &str| s.starts_with("./") || s.starts_with("../");
+    match source {
+        Expression::TemplateLiteral(t) if t.single_quasi().is_none() => t
+            .quasis
+            .first()
+            .is_some_and(|q| relative(q.value.raw.as_str()))
+            .then_some(t.span),
+        Expression::BinaryExpression(b) if b.operator == BinaryOperator::Addition => {
+            let mut left = &b.left;
+            while let Expression::BinaryExpression(inner) = left {
+                if inner.operator != BinaryOperator::Addition {
+                    return None;
+                }
+                left = &inner.left;
+            }
+            match left {
+                Expression::StringLiteral(l) if relative(l.value.as_str()) => Some(b.span),
+                Expression::TemplateLiteral(t) => t
+                    .quasis
+                    .first()
+                    .is_some_and(|q| relative(q.value.raw.as_str()))
+                    .then_some(b.span),
+                _ => None,
+            }
+        }
+        Expression::ParenthesizedExpression(p) => computed_relative_specifier(&p.expression),
+        _ => None,
     }
 }
 

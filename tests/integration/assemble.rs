@@ -190,6 +190,45 @@ fn bare_imports_and_escapes_are_refused() {
 }
 
 #[test]
+fn computed_imports_of_relative_modules_are_refused_at_their_position() {
+    for (src, at) in [
+        (
+            "const n = \"a\";\nawait import(`./handlers/${n}.ts`);\n",
+            "main.ts:2:14",
+        ),
+        (
+            "const n = \"a\";\nawait import(\"../../lib/\" + n + \".ts\");\n",
+            "main.ts:2:14",
+        ),
+    ] {
+        let sb = Sandbox::new();
+        source_recipe(&sb, "recipes", "demo", src);
+        let o = assemble(&sb);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains(at), "{err}");
+        assert!(
+            err.contains("computed import of a relative module"),
+            "{err}"
+        );
+        // validate reports what assemble would refuse.
+        let o = sb.cmd().args(["validate", "recipes"]).output().unwrap();
+        assert_eq!(o.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&o.stdout).contains("computed import"));
+    }
+    // A builtin chosen at run time is not a relative module: it assembles and runs.
+    let sb = Sandbox::new();
+    source_recipe(
+        &sb,
+        "recipes",
+        "demo",
+        "const m = await import(process.env.X ? \"node:fs\" : \"node:path\");\nprocess.stdout.write(typeof m);\n",
+    );
+    ok(&assemble(&sb));
+    assert_eq!(node_out(&sb.join("out/demo")), "object");
+}
+
+#[test]
 fn out_may_not_overlap_the_sources() {
     let sb = Sandbox::new();
     source_recipe(&sb, "recipes", "demo", "export {};\n");
