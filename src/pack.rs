@@ -1089,6 +1089,10 @@ fn sums_file(
                 continue;
             };
             let name = url.rsplit('/').next().unwrap_or(url);
+            // A merged entry may name anything; the index and the sums have their own line.
+            if name == INDEX_FILE || name == SUMS_FILE {
+                continue;
+            }
             if out_dir.join(name).is_file() || staging.join(name).is_file() {
                 lines.insert(name.to_string(), sha.to_string());
             }
@@ -1183,6 +1187,26 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sums_never_list_the_index_or_themselves_as_an_archive() {
+        let out = tempfile::tempdir().unwrap();
+        let staging = tempfile::tempdir().unwrap();
+        for name in [SUMS_FILE, INDEX_FILE, "hooks-a-1.0.0.tar.gz"] {
+            std::fs::write(out.path().join(name), "x").unwrap();
+        }
+        let sha = "0".repeat(64);
+        let index = serde_json::json!({"recipes": [{"versions": [
+            {"url": "SHA256SUMS", "sha256": sha},
+            {"url": "https://elsewhere/hooks-index.json", "sha256": sha},
+            {"url": "hooks-a-1.0.0.tar.gz", "sha256": sha},
+        ]}]});
+        let sums = sums_file(&index, b"{}", out.path(), staging.path()).unwrap();
+        let sums = String::from_utf8(sums).unwrap();
+        let names: Vec<&str> = sums.lines().map(|l| &l[66..]).collect();
+        assert_eq!(names, ["hooks-a-1.0.0.tar.gz", INDEX_FILE], "{sums}");
+        assert!(sums.contains(&format!("{}  {INDEX_FILE}", Sha256::of(b"{}"))));
+    }
 
     fn read_all(data: &[u8], size: u64, chunk: usize) -> io::Result<Vec<u8>> {
         let mut r = Exact::new(data, size);
