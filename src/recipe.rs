@@ -373,11 +373,13 @@ pub struct TreeEntry {
 }
 
 /// Walks a folder once, listing its folders and plain files and reporting what a package
-/// must not hold: links, special files, hard links, `node_modules`, non-UTF-8 names.
+/// must not hold: links (the folder itself included), special files, hard links,
+/// `node_modules`, non-UTF-8 names.
 ///
-/// Depth first, each folder's entries sorted bytewise by name. Kinds come from the folder
-/// listing and sizes from `statx` relative to the open folder, so no path is looked up
-/// from the root again for every file.
+/// Depth first, each folder's entries sorted bytewise by name. Each folder is listed and
+/// its files' sizes read (`statx` relative to the open folder, so no path is looked up from
+/// the root again) before the next one is opened, so a deep tree never holds more than one
+/// folder open.
 pub fn walk_tree(dir: &Path) -> (Vec<TreeEntry>, Vec<Diagnostic>) {
     let mut walk = Walk {
         root: dir,
@@ -385,7 +387,10 @@ pub fn walk_tree(dir: &Path) -> (Vec<TreeEntry>, Vec<Diagnostic>) {
         problems: Vec::new(),
         pending: Vec::new(),
     };
-    walk.list(dir);
+    match std::fs::symlink_metadata(dir) {
+        Ok(m) if m.file_type().is_symlink() => walk.problems.push(symlink_diagnostic(dir)),
+        _ => walk.list(dir),
+    }
     while let Some(level) = walk.pending.last_mut() {
         match level.next() {
             Some(child) => walk.visit(child),
@@ -397,12 +402,25 @@ pub fn walk_tree(dir: &Path) -> (Vec<TreeEntry>, Vec<Diagnostic>) {
     (walk.entries, walk.problems)
 }
 
+fn symlink_diagnostic(path: &Path) -> Diagnostic {
+    Diagnostic::file_level(path, Severity::Error, "symlink", "symbolic links are not allowed in a recipe (they can point outside it); replace the link with a copy of the file")
+}
+
 struct Walk<'a> {
     root: &'a Path,
     entries: Vec<TreeEntry>,
     problems: Vec<Diagnostic>,
-    /// The entries still to visit in each folder being walked, outermost first.
-    pending: Vec<std::vec::IntoIter<std::fs::DirEntry>>,
+    /// What is still to visit in each folder being walked, outermost first.
+    pending: Vec<std::vec::IntoIter<Listed>>,
+}
+
+/// One entry of a folder, as read while the folder was open.
+struct Listed {
+    name: std::ffi::OsString,
+    path: PathBuf,
+    kind: std::io::Result<std::fs::FileType>,
+    /// For a plain file: size, any execute bit, hard link count.
+    facts: Option<std::io::Result<(u64, bool, u64)>>,
 }
 
 impl Walk<'_> {
@@ -415,26 +433,43 @@ impl Walk<'_> {
         ));
     }
 
-    /// Queues the entries of the folder `dir`, sorted by name.
+    /// Queues the entries of the folder `dir`, sorted by name; the folder is closed again
+    /// before this returns.
     fn list(&mut self, dir: &Path) {
-        let listed: std::io::Result<Vec<std::fs::DirEntry>> =
-            std::fs::read_dir(dir).and_then(|entries| entries.collect());
-        match listed {
+        let read = std::fs::read_dir(dir).and_then(|entries| {
+            entries
+                .map(|entry| {
+                    let entry = entry?;
+                    let kind = entry.file_type();
+                    let facts = match &kind {
+                        Ok(k) if k.is_file() => Some(entry.metadata().map(|m| file_facts(&m))),
+                        _ => None,
+                    };
+                    Ok(Listed {
+                        name: entry.file_name(),
+                        path: entry.path(),
+                        kind,
+                        facts,
+                    })
+                })
+                .collect::<std::io::Result<Vec<Listed>>>()
+        });
+        match read {
             Ok(mut children) => {
-                children.sort_by_cached_key(std::fs::DirEntry::file_name);
+                children.sort_by(|a, b| a.name.cmp(&b.name));
                 self.pending.push(children.into_iter());
             }
             Err(e) => self.cannot_read(dir, &e),
         }
     }
 
-    fn visit(&mut self, child: std::fs::DirEntry) {
-        let path = child.path();
-        let ft = match child.file_type() {
+    fn visit(&mut self, child: Listed) {
+        let path = child.path;
+        let ft = match child.kind {
             Ok(ft) => ft,
             Err(e) => return self.cannot_read(&path, &e),
         };
-        if child.file_name() == "node_modules" {
+        if child.name == "node_modules" {
             self.problems.push(Diagnostic::file_level(&path, Severity::Error, "node-modules", "recipes may not contain `node_modules`; assemble bundles what a handler needs into `scripts/`, so delete this folder"));
             return;
         }
@@ -454,7 +489,7 @@ impl Walk<'_> {
         };
         let rel = rel.replace(std::path::MAIN_SEPARATOR, "/");
         if ft.is_symlink() {
-            self.problems.push(Diagnostic::file_level(&path, Severity::Error, "symlink", "symbolic links are not allowed in a recipe (they can point outside it); replace the link with a copy of the file"));
+            self.problems.push(symlink_diagnostic(&path));
         } else if ft.is_dir() {
             self.entries.push(TreeEntry {
                 rel,
@@ -463,8 +498,8 @@ impl Walk<'_> {
                 exec: true,
             });
             self.list(&path);
-        } else if ft.is_file() {
-            match child.metadata().map(|m| file_facts(&m)) {
+        } else if let Some(facts) = child.facts {
+            match facts {
                 Ok((_, _, links)) if links > 1 => {
                     self.problems.push(Diagnostic::file_level(&path, Severity::Error, "hard-link", format!("this file has {links} hard links; packs refuse hard links, so replace it with a plain copy")));
                 }

@@ -382,6 +382,48 @@ fn a_linked_helper_is_refused() {
     assert!(!sb.join("out").exists() && !sb.join("cat").exists());
 }
 
+#[test]
+fn a_linked_helpers_folder_is_refused() {
+    // This repo's layout (recipes/lib) and the reference's (DIR/recipes beside DIR/lib).
+    for (root, lib, import, top) in [
+        ("recipes", "recipes/lib", "../../lib/secret.ts", "recipes"),
+        (
+            "hooks/recipes",
+            "hooks/lib",
+            "../../../lib/secret.ts",
+            "hooks",
+        ),
+    ] {
+        let sb = Sandbox::new();
+        source_recipe(
+            &sb,
+            root,
+            "demo",
+            &format!("import {{ s }} from \"{import}\";\nconsole.log(s);\n"),
+        );
+        sb.write("outside/secret.ts", "export const s = 'from outside';\n");
+        std::os::unix::fs::symlink(sb.join("outside"), sb.join(lib)).unwrap();
+        for args in [
+            &["assemble", "--recipes-dir", root, "--out-dir", "out"][..],
+            &["pack", "--recipes-dir", root, "--out-dir", "cat"][..],
+            &["validate", top][..],
+        ] {
+            let o = sb.cmd().args(args).output().unwrap();
+            let all = format!(
+                "{}{}",
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            );
+            assert_eq!(o.status.code(), Some(1), "{args:?}: {all}");
+            assert!(
+                all.contains(lib) && all.contains("symbolic link"),
+                "{args:?}: {all}"
+            );
+        }
+        assert!(!sb.join("out").exists() && !sb.join("cat").exists());
+    }
+}
+
 /// `.mjs`, `.mts` and JSON modules keep working after assembly; imports of files that are
 /// never shipped, and two sources for one output name, are refused with both names.
 #[test]

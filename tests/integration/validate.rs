@@ -111,6 +111,33 @@ fn warnings_pass_unless_strict() {
     assert_eq!(r["diagnostics"][0]["severity"], "error");
 }
 
+/// Walking a deep tree keeps one folder open at a time: a chain of folders, each with a file
+/// beside the next folder, validates under a small open-file limit.
+#[test]
+fn a_deep_tree_validates_under_a_small_open_file_limit() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "tool-gate", &manifest("tool-gate"));
+    let mut rel = String::from("tool-gate/data");
+    for i in 0..150 {
+        sb.write(&format!("{rel}/z{i}.txt"), "x");
+        rel.push_str("/d");
+    }
+    let o = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -n 32 && exec \"$0\" validate tool-gate")
+        .arg(assert_cmd::cargo::cargo_bin("hookpack"))
+        .current_dir(sb.path())
+        .output()
+        .unwrap();
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(o.status.code(), Some(0), "{all}");
+    assert!(!all.contains("Too many open files"), "{all}");
+}
+
 #[cfg(unix)]
 #[test]
 fn tree_faults_are_reported() {
