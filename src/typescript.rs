@@ -431,38 +431,84 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
     }
 }
 
-/// The span of an `import()` specifier that is computed but evidently relative, as in
-/// `` import(`./handlers/${name}.ts`) `` or `import("../lib/" + name)`: assemble can neither
-/// rewrite it nor know which files it needs. Other computed specifiers (a package or
-/// `node:` builtin chosen at run time) are left alone.
+/// The span of an `import()` specifier that is computed and could name a relative module,
+/// as in `` import(`./handlers/${name}.ts`) ``, `import("../lib/" + name)` or
+/// `import(fast ? "./a.ts" : "./b.ts")`: assemble can neither rewrite it nor know which
+/// files it needs. Other computed specifiers (a package or `node:` builtin chosen at run
+/// time) are left alone.
 fn computed_relative_specifier(source: &Expression<'_>) -> Option<oxc::span::Span> {
-    let relative = |s: &str| s.starts_with("./") || s.starts_with("../");
+    use oxc::span::GetSpan;
     match source {
-        Expression::TemplateLiteral(t) if t.single_quasi().is_none() => t
-            .quasis
-            .first()
-            .is_some_and(|q| relative(q.value.raw.as_str()))
-            .then_some(t.span),
-        Expression::BinaryExpression(b) if b.operator == BinaryOperator::Addition => {
-            let mut left = &b.left;
-            while let Expression::BinaryExpression(inner) = left {
-                if inner.operator != BinaryOperator::Addition {
-                    return None;
-                }
-                left = &inner.left;
-            }
-            match left {
-                Expression::StringLiteral(l) if relative(l.value.as_str()) => Some(b.span),
-                Expression::TemplateLiteral(t) => t
-                    .quasis
-                    .first()
-                    .is_some_and(|q| relative(q.value.raw.as_str()))
-                    .then_some(b.span),
-                _ => None,
-            }
+        Expression::StringLiteral(_) => None,
+        Expression::TemplateLiteral(t) if t.single_quasi().is_some() => None,
+        _ => could_be_relative(source).then(|| source.span()),
+    }
+}
+
+/// Whether some value of `e` may start with `./` or `../`.
+fn could_be_relative(e: &Expression<'_>) -> bool {
+    match e {
+        Expression::ConditionalExpression(c) => {
+            could_be_relative(&c.consequent) || could_be_relative(&c.alternate)
         }
-        Expression::ParenthesizedExpression(p) => computed_relative_specifier(&p.expression),
+        Expression::LogicalExpression(l) => {
+            could_be_relative(&l.left) || could_be_relative(&l.right)
+        }
+        Expression::SequenceExpression(s) => s.expressions.last().is_some_and(could_be_relative),
+        _ => match unwrapped(e) {
+            Some(inner) => could_be_relative(inner),
+            None => {
+                let (prefix, _) = static_prefix(e);
+                prefix.starts_with("./") || prefix.starts_with("../")
+            }
+        },
+    }
+}
+
+/// The expression inside parentheses or a TypeScript-only wrapper (`as`, `satisfies`, `!`).
+fn unwrapped<'e, 'a>(e: &'e Expression<'a>) -> Option<&'e Expression<'a>> {
+    match e {
+        Expression::ParenthesizedExpression(p) => Some(&p.expression),
+        Expression::TSAsExpression(x) => Some(&x.expression),
+        Expression::TSSatisfiesExpression(x) => Some(&x.expression),
+        Expression::TSNonNullExpression(x) => Some(&x.expression),
+        Expression::TSTypeAssertion(x) => Some(&x.expression),
         _ => None,
+    }
+}
+
+/// The text every value of `e` starts with, and whether that text is all of it.
+fn static_prefix(e: &Expression<'_>) -> (String, bool) {
+    let cooked = |q: &oxc::ast::ast::TemplateElement<'_>| {
+        q.value.cooked.unwrap_or(q.value.raw).as_str().to_string()
+    };
+    match e {
+        Expression::StringLiteral(s) => (s.value.as_str().to_string(), true),
+        Expression::TemplateLiteral(t) => {
+            let mut out = t.quasis.first().map(cooked).unwrap_or_default();
+            for (i, inner) in t.expressions.iter().enumerate() {
+                let (text, whole) = static_prefix(inner);
+                out.push_str(&text);
+                if !whole {
+                    return (out, false);
+                }
+                out.push_str(&t.quasis.get(i + 1).map(cooked).unwrap_or_default());
+            }
+            (out, true)
+        }
+        Expression::BinaryExpression(b) if b.operator == BinaryOperator::Addition => {
+            let (mut out, whole) = static_prefix(&b.left);
+            if !whole {
+                return (out, false);
+            }
+            let (rest, whole) = static_prefix(&b.right);
+            out.push_str(&rest);
+            (out, whole)
+        }
+        _ => match unwrapped(e) {
+            Some(inner) => static_prefix(inner),
+            None => (String::new(), false),
+        },
     }
 }
 

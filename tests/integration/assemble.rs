@@ -200,6 +200,28 @@ fn computed_imports_of_relative_modules_are_refused_at_their_position() {
             "const n = \"a\";\nawait import(\"../../lib/\" + n + \".ts\");\n",
             "main.ts:2:14",
         ),
+        // Found by review: a choice of literals, parentheses, a prefix built in pieces, an
+        // escaped slash, a literal inside the template.
+        (
+            "const n = 1;\nawait import(n ? \"./a.ts\" : \"./b.ts\");\n",
+            "main.ts:2:14",
+        ),
+        (
+            "const n = \"a\";\nawait import((\"./\" + n) + \".ts\");\n",
+            "main.ts:2:14",
+        ),
+        (
+            "const n = \"a\";\nawait import(\".\" + \"/x/\" + n);\n",
+            "main.ts:2:14",
+        ),
+        (
+            "const n = \"a\";\nawait import(`.\\/x/${n}`);\n",
+            "main.ts:2:14",
+        ),
+        (
+            "const n = \"a\";\nawait import(`${\"./x\"}/${n}`);\n",
+            "main.ts:2:14",
+        ),
     ] {
         let sb = Sandbox::new();
         source_recipe(&sb, "recipes", "demo", src);
