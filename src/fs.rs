@@ -179,36 +179,34 @@ pub fn rename(from: &Path, to: &Path) -> Result<(), FsError> {
     })
 }
 
-/// Where `path` really is: its deepest existing ancestor with every link resolved, then the
-/// rest of it. Two names for one folder (a link, `..`) give the same answer.
+/// Where `path` really is: every link on it resolved, as the kernel would walk it, with
+/// the parts that do not exist yet kept as written. Two names for one folder (a link, `..`)
+/// give the same answer, and `missing/../link` resolves `link` (a `..` after a folder
+/// that does not exist yet is where `create_dir_all` then leads).
 pub fn real_path(path: &Path) -> Result<PathBuf, FsError> {
+    use std::path::Component;
     let abs = wrap("resolve", path, std::path::absolute(path))?;
-    let mut rest = Vec::new();
-    let mut here = abs.as_path();
-    loop {
-        match fs::canonicalize(here) {
-            Ok(real) => {
-                let mut out = real;
-                for part in rest.iter().rev() {
-                    match part {
-                        std::path::Component::ParentDir => {
-                            out.pop();
-                        }
-                        std::path::Component::Normal(n) => out.push(n),
-                        _ => {}
+    let mut out = PathBuf::new();
+    for part in abs.components() {
+        match part {
+            Component::Prefix(_) | Component::RootDir => out.push(part),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(name) => {
+                out.push(name);
+                // `out` had no link in it before this name, so only a link here can make
+                // it other than where it is. A dangling link is kept as written.
+                if fs::symlink_metadata(&out).is_ok_and(|m| m.file_type().is_symlink()) {
+                    if let Ok(real) = fs::canonicalize(&out) {
+                        out = real;
                     }
                 }
-                return Ok(out);
             }
-            Err(e) => match (here.parent(), here.components().next_back()) {
-                (Some(parent), Some(last)) => {
-                    rest.push(last);
-                    here = parent;
-                }
-                _ => return Err(FsError::new("resolve", path, e)),
-            },
         }
     }
+    Ok(out)
 }
 
 /// Whether one of the two folders is the other or inside it, after resolving links.
@@ -351,6 +349,29 @@ impl Beneath {
 /// `std::fs::remove_dir_all` with the path in the error.
 pub fn remove_dir_all(path: &Path) -> Result<(), FsError> {
     wrap("remove", path, fs::remove_dir_all(path))
+}
+
+#[cfg(all(test, unix))]
+mod real_path_tests {
+    use super::real_path;
+
+    #[test]
+    fn links_are_resolved_wherever_they_are_on_the_path() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(tmp.path()).unwrap();
+        std::fs::create_dir_all(base.join("real/demo")).unwrap();
+        std::os::unix::fs::symlink(base.join("real/demo"), base.join("olink")).unwrap();
+        let demo = base.join("real/demo");
+        for (given, want) in [
+            ("olink", demo.clone()),
+            ("olink/o", demo.join("o")),
+            ("missing/../olink/o", demo.join("o")),
+            ("real/./demo/../demo/new/../x", demo.join("x")),
+            ("olink/../demo", demo.clone()),
+        ] {
+            assert_eq!(real_path(&base.join(given)).unwrap(), want, "{given}");
+        }
+    }
 }
 
 #[cfg(all(test, unix))]

@@ -304,6 +304,25 @@ fn out_may_not_overlap_the_sources() {
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
     assert!(!sb.join("recipes/demo/out").exists());
+    // ... also when a folder that does not exist yet and `..` come before the link (found
+    // by review: the link used to be taken as written).
+    for verb in ["pack", "assemble"] {
+        let o = sb
+            .cmd()
+            .args([
+                verb,
+                "--recipes-dir",
+                "recipes",
+                "--out-dir",
+                "missing/../alias/demo/out",
+            ])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{verb}: {err}");
+        assert!(err.contains("overlaps the sources"), "{verb}: {err}");
+        assert!(!sb.join("recipes/demo/out").exists(), "{verb}");
+    }
 }
 
 #[test]
