@@ -518,22 +518,31 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
     let mut problems = Vec::new();
     let mut warnings = Vec::new();
     let mut trees = Vec::new();
+    // Each recipe is validated, and its listing checked as install would, on all cores.
+    let pairs: Vec<(&PathBuf, &PathBuf)> = dirs.iter().zip(&sources).collect();
     let loaded = crate::parallel::map(
-        &dirs,
+        &pairs,
         opts.jobs,
-        |d| recipe::load_with_tree(d, false),
-        |_| false,
-    );
-    for ((l, dir), source) in loaded.into_iter().zip(&dirs).zip(&sources) {
-        match l {
-            Some(Ok((l, entries))) => {
-                warnings.extend(l.warnings);
-                recipes.push(l.recipe);
-                trees.push(Tree {
+        |&(dir, source)| {
+            recipe::load_with_tree(dir, false).map(|(l, entries)| {
+                let tree = Tree {
                     root: dir.clone(),
                     source: source.clone(),
                     entries,
-                });
+                };
+                let refusal = check_installable(&tree, &l.recipe);
+                (l, tree, refusal)
+            })
+        },
+        |_| false,
+    );
+    for l in loaded {
+        match l {
+            Some(Ok((l, tree, refusal))) => {
+                warnings.extend(l.warnings);
+                problems.extend(refusal);
+                recipes.push(l.recipe);
+                trees.push(tree);
             }
             Some(Err(diags)) => {
                 problems.extend(diags.into_iter().filter(|d| d.severity == Severity::Error))
@@ -544,9 +553,6 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
                 )))
             }
         }
-    }
-    for (tree, r) in trees.iter().zip(&recipes) {
-        problems.extend(check_installable(tree, r));
     }
     if !problems.is_empty() {
         return Err(Error::RecipesInvalid {
@@ -633,7 +639,8 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
             status,
         });
     }
-    let sums = sums_file(&new_index, &index_bytes, &opts.out_dir, staging.path())?;
+    let built_names = built.iter().map(|b| b.file.as_str()).collect();
+    let sums = sums_file(&new_index, &index_bytes, &opts.out_dir, &built_names)?;
 
     if opts.check {
         let differences = compare(opts, &built, &index_bytes, &sums)?;
@@ -1074,13 +1081,13 @@ fn same_contents(
     Ok(then.hasher.finalize() == now.hasher.finalize())
 }
 
-/// `SHA256SUMS`: every archive the index names that lives in the catalog folder, and the
-/// index itself, sorted by name.
+/// `SHA256SUMS`: every archive the index names that lives in the catalog folder (one of
+/// `built`, or already in `out_dir`), and the index itself, sorted by name.
 fn sums_file(
     index: &Value,
     index_bytes: &[u8],
     out_dir: &Path,
-    staging: &Path,
+    built: &std::collections::HashSet<&str>,
 ) -> Result<Vec<u8>, Error> {
     let mut lines: BTreeMap<String, String> = BTreeMap::new();
     for r in index["recipes"].as_array().into_iter().flatten() {
@@ -1093,7 +1100,7 @@ fn sums_file(
             if name == INDEX_FILE || name == SUMS_FILE {
                 continue;
             }
-            if out_dir.join(name).is_file() || staging.join(name).is_file() {
+            if built.contains(name) || out_dir.join(name).is_file() {
                 lines.insert(name.to_string(), sha.to_string());
             }
         }
@@ -1191,7 +1198,6 @@ mod tests {
     #[test]
     fn sums_never_list_the_index_or_themselves_as_an_archive() {
         let out = tempfile::tempdir().unwrap();
-        let staging = tempfile::tempdir().unwrap();
         for name in [SUMS_FILE, INDEX_FILE, "hooks-a-1.0.0.tar.gz"] {
             std::fs::write(out.path().join(name), "x").unwrap();
         }
@@ -1200,11 +1206,19 @@ mod tests {
             {"url": "SHA256SUMS", "sha256": sha},
             {"url": "https://elsewhere/hooks-index.json", "sha256": sha},
             {"url": "hooks-a-1.0.0.tar.gz", "sha256": sha},
+            {"url": "hooks-b-1.0.0.tar.gz", "sha256": sha},
+            {"url": "hooks-c-1.0.0.tar.gz", "sha256": sha},
         ]}]});
-        let sums = sums_file(&index, b"{}", out.path(), staging.path()).unwrap();
+        let built = ["hooks-b-1.0.0.tar.gz"].into_iter().collect();
+        let sums = sums_file(&index, b"{}", out.path(), &built).unwrap();
         let sums = String::from_utf8(sums).unwrap();
         let names: Vec<&str> = sums.lines().map(|l| &l[66..]).collect();
-        assert_eq!(names, ["hooks-a-1.0.0.tar.gz", INDEX_FILE], "{sums}");
+        // c is neither built nor in OUT: not listed.
+        assert_eq!(
+            names,
+            ["hooks-a-1.0.0.tar.gz", "hooks-b-1.0.0.tar.gz", INDEX_FILE],
+            "{sums}"
+        );
         assert!(sums.contains(&format!("{}  {INDEX_FILE}", Sha256::of(b"{}"))));
     }
 
