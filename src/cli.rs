@@ -384,6 +384,10 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             assemble_settings(a).and_then(|o| run_assemble(&o, &printer))
         }
         Command::Pack(a) => {
+            if matches!(a.compression, CompressionArg::Gzip) {
+                // Before any thread starts, as the settings require.
+                crate::gzip::keep_freed_memory();
+            }
             let printer = Printer::new(a.format.into(), quiet);
             pack_settings(a).and_then(|o| run_pack(&o, &printer))
         }

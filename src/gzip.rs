@@ -20,6 +20,31 @@ use std::io::{self, Write};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
+/// Allocator settings for packing gzip archives; call before any thread starts.
+///
+/// `pack` frees and allocates again a few hundred KiB per recipe (a compressor's tables,
+/// its buffers). By default glibc hands such memory back to the kernel at once and then
+/// faults it in again, zeroed, for the next recipe: about 7 % of the CPU time of packing a
+/// 500-recipe catalog. With these settings up to 4 MiB of freed memory is kept for reuse,
+/// and blocks under 512 KiB come from the heap. The 1 MiB pieces of a big recipe are still
+/// mapped and unmapped one by one, so they never fragment the heaps of the compressing
+/// threads: packing a 100 MiB recipe on 4 threads peaks at about 30 MiB (29 MiB without
+/// these settings).
+///
+/// Not for zstd: its encoder takes about 30 MiB per archive, which glibc's default,
+/// adaptive threshold serves from the heap once the first archive freed it; fixed settings
+/// would map and fault those tables in again for every archive (a catalog took 4 s instead
+/// of 0.8 s).
+pub fn keep_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes allocator settings, and the caller runs it before any
+    // other thread exists; a refused setting (return value 0) just leaves the default.
+    unsafe {
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 4 << 20);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 512 << 10);
+    }
+}
+
 /// Input bytes per independently deflated piece. Pinned: changing it changes the archive
 /// bytes of every input larger than one piece.
 pub const CHUNK: usize = 1 << 20;
