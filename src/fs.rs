@@ -181,27 +181,60 @@ pub fn rename(from: &Path, to: &Path) -> Result<(), FsError> {
 
 /// Where `path` really is: every link on it resolved, as the kernel would walk it, with
 /// the parts that do not exist yet kept as written. Two names for one folder (a link, `..`)
-/// give the same answer, and `missing/../link` resolves `link` (a `..` after a folder
-/// that does not exist yet is where `create_dir_all` then leads).
+/// give the same answer. A link whose target does not exist yet resolves to that target
+/// (creating the folder would create it there). A `..` after a folder that does not exist
+/// is refused: creating the path would create that folder wherever it sits, so no answer
+/// here could say where the files would land.
 pub fn real_path(path: &Path) -> Result<PathBuf, FsError> {
-    use std::path::Component;
     let abs = wrap("resolve", path, std::path::absolute(path))?;
+    resolve(path, &abs, 0)
+}
+
+fn resolve(given: &Path, abs: &Path, links: u32) -> Result<PathBuf, FsError> {
+    use std::path::Component;
+    let refuse = |why: &str| {
+        Err(FsError::new(
+            "resolve",
+            given,
+            io::Error::new(io::ErrorKind::InvalidInput, why.to_string()),
+        ))
+    };
     let mut out = PathBuf::new();
+    // Set once a component does not exist: nothing below it exists either.
+    let mut missing = false;
     for part in abs.components() {
         match part {
             Component::Prefix(_) | Component::RootDir => out.push(part),
             Component::CurDir => {}
+            Component::ParentDir if missing => {
+                return refuse(
+                    "`..` follows a folder that does not exist yet; write the path without it",
+                )
+            }
             Component::ParentDir => {
                 out.pop();
             }
             Component::Normal(name) => {
                 out.push(name);
-                // `out` had no link in it before this name, so only a link here can make
-                // it other than where it is. A dangling link is kept as written.
-                if fs::symlink_metadata(&out).is_ok_and(|m| m.file_type().is_symlink()) {
-                    if let Ok(real) = fs::canonicalize(&out) {
-                        out = real;
-                    }
+                if missing {
+                    continue;
+                }
+                match fs::symlink_metadata(&out) {
+                    Err(_) => missing = true,
+                    // `out` had no link in it before this name, so only a link here can
+                    // make it other than where it is.
+                    Ok(m) if m.file_type().is_symlink() => match fs::canonicalize(&out) {
+                        Ok(real) => out = real,
+                        // A link to something that does not exist yet: where it points.
+                        Err(_) if links < 40 => {
+                            let target = wrap("read link", &out, fs::read_link(&out))?;
+                            out.pop();
+                            out = resolve(given, &out.join(target), links + 1)?;
+                            missing = !out.exists();
+                        }
+                        Err(e) => return Err(FsError::new("resolve", given, e)),
+                    },
+                    Ok(_) => {}
                 }
             }
         }
@@ -365,12 +398,29 @@ mod real_path_tests {
         for (given, want) in [
             ("olink", demo.clone()),
             ("olink/o", demo.join("o")),
-            ("missing/../olink/o", demo.join("o")),
-            ("real/./demo/../demo/new/../x", demo.join("x")),
+            ("real/./demo/../demo/x", demo.join("x")),
             ("olink/../demo", demo.clone()),
         ] {
             assert_eq!(real_path(&base.join(given)).unwrap(), want, "{given}");
         }
+        // A link to a folder that does not exist yet resolves to where it points (found by
+        // review: `create_dir_all` creates the target, inside whatever holds it).
+        std::os::unix::fs::symlink(base.join("real/demo/gen"), base.join("dangling")).unwrap();
+        assert_eq!(
+            real_path(&base.join("dangling/cat")).unwrap(),
+            demo.join("gen/cat")
+        );
+        // `..` after a folder that does not exist yet has no answer.
+        for given in ["real/demo/new/../../x", "dangling/../x", "missing/../olink"] {
+            let err = real_path(&base.join(given)).unwrap_err();
+            assert!(
+                err.to_string().contains("does not exist yet"),
+                "{given}: {err}"
+            );
+        }
+        // Link loops end.
+        std::os::unix::fs::symlink(base.join("loop"), base.join("loop")).unwrap();
+        assert!(real_path(&base.join("loop/x")).is_err());
     }
 }
 
