@@ -476,6 +476,34 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         })?;
     }
     let mut dirs = discover(&opts.recipes_dir)?;
+    // Archives written into a recipe would be packed into its next version, and into the
+    // helpers folder, into every recipe that imports from it; so OUT may overlap none of
+    // them, with `--only` too. The recipe folders are folders (never links) right under
+    // the recipes folder, so resolving that once gives where each of them really is.
+    check_out_dir(&opts.out_dir)?;
+    let out_real = crate::fs::real_path(&opts.out_dir)?;
+    let recipes_real = crate::fs::real_path(&opts.recipes_dir)?;
+    let overlap = |real: &Path| out_real.starts_with(real) || real.starts_with(&out_real);
+    for dir in &dirs {
+        let real = match dir.file_name() {
+            Some(name) => recipes_real.join(name),
+            None => crate::fs::real_path(dir)?,
+        };
+        if overlap(&real) {
+            return Err(Error::OutOverlaps {
+                out: opts.out_dir.clone(),
+                sources: dir.clone(),
+            });
+        }
+    }
+    if let Some(lib) = crate::assemble::Layout::recipes_dir(&opts.recipes_dir).lib_dir {
+        if overlap(&crate::fs::real_path(&lib)?) {
+            return Err(Error::OutOverlaps {
+                out: opts.out_dir.clone(),
+                sources: lib,
+            });
+        }
+    }
     if let Some(only) = &opts.only {
         dirs.retain(|d| d.file_name().is_some_and(|n| n == only.as_str()));
         if dirs.is_empty() {
@@ -489,25 +517,6 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         return Err(Error::NoRecipes {
             dir: opts.recipes_dir.clone(),
         });
-    }
-
-    check_out_dir(&opts.out_dir)?;
-    // Archives written into a recipe would be packed into its next version. The recipe
-    // folders are folders (never links) right under the recipes folder, so resolving that
-    // once gives where each of them really is.
-    let out_real = crate::fs::real_path(&opts.out_dir)?;
-    let recipes_real = crate::fs::real_path(&opts.recipes_dir)?;
-    for dir in &dirs {
-        let real = match dir.file_name() {
-            Some(name) => recipes_real.join(name),
-            None => crate::fs::real_path(dir)?,
-        };
-        if out_real.starts_with(&real) || real.starts_with(&out_real) {
-            return Err(Error::OutOverlaps {
-                out: opts.out_dir.clone(),
-                sources: dir.clone(),
-            });
-        }
     }
 
     // Validate everything before building anything.
