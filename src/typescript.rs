@@ -445,24 +445,10 @@ fn computed_relative_specifier(source: &Expression<'_>) -> Option<oxc::span::Spa
     }
 }
 
-/// Whether some value of `e` may start with `./` or `../`.
+/// Whether some value of `e` may name a relative module: start with `.` (`./`, `../`; no
+/// package name and no `node:` builtin starts with a dot).
 fn could_be_relative(e: &Expression<'_>) -> bool {
-    match e {
-        Expression::ConditionalExpression(c) => {
-            could_be_relative(&c.consequent) || could_be_relative(&c.alternate)
-        }
-        Expression::LogicalExpression(l) => {
-            could_be_relative(&l.left) || could_be_relative(&l.right)
-        }
-        Expression::SequenceExpression(s) => s.expressions.last().is_some_and(could_be_relative),
-        _ => match unwrapped(e) {
-            Some(inner) => could_be_relative(inner),
-            None => {
-                let (prefix, _) = static_prefix(e);
-                prefix.starts_with("./") || prefix.starts_with("../")
-            }
-        },
-    }
+    starts(e).iter().any(|(prefix, _)| prefix.starts_with('.'))
 }
 
 /// The expression inside parentheses or a TypeScript-only wrapper (`as`, `satisfies`, `!`).
@@ -477,37 +463,58 @@ fn unwrapped<'e, 'a>(e: &'e Expression<'a>) -> Option<&'e Expression<'a>> {
     }
 }
 
-/// The text every value of `e` starts with, and whether that text is all of it.
-fn static_prefix(e: &Expression<'_>) -> (String, bool) {
+/// The texts the values of `e` start with (one per branch of a condition, up to a bound),
+/// each with whether it is all of the value.
+fn starts(e: &Expression<'_>) -> Vec<(String, bool)> {
+    const MOST: usize = 64;
     let cooked = |q: &oxc::ast::ast::TemplateElement<'_>| {
         q.value.cooked.unwrap_or(q.value.raw).as_str().to_string()
     };
-    match e {
-        Expression::StringLiteral(s) => (s.value.as_str().to_string(), true),
-        Expression::TemplateLiteral(t) => {
-            let mut out = t.quasis.first().map(cooked).unwrap_or_default();
-            for (i, inner) in t.expressions.iter().enumerate() {
-                let (text, whole) = static_prefix(inner);
-                out.push_str(&text);
-                if !whole {
-                    return (out, false);
-                }
-                out.push_str(&t.quasis.get(i + 1).map(cooked).unwrap_or_default());
+    // Every way `left` then `right` can start, given how each can.
+    let join = |left: Vec<(String, bool)>, right: &dyn Fn() -> Vec<(String, bool)>| {
+        let mut out = Vec::new();
+        for (l, whole) in left {
+            if !whole {
+                out.push((l, false));
+                continue;
             }
-            (out, true)
+            for (r, w) in right() {
+                out.push((format!("{l}{r}"), w));
+            }
+        }
+        out.truncate(MOST);
+        out
+    };
+    match e {
+        Expression::StringLiteral(s) => vec![(s.value.as_str().to_string(), true)],
+        Expression::TemplateLiteral(t) => {
+            let mut out = vec![(t.quasis.first().map(cooked).unwrap_or_default(), true)];
+            for (i, inner) in t.expressions.iter().enumerate() {
+                out = join(out, &|| starts(inner));
+                let next = t.quasis.get(i + 1).map(cooked).unwrap_or_default();
+                out = join(out, &|| vec![(next.clone(), true)]);
+            }
+            out
         }
         Expression::BinaryExpression(b) if b.operator == BinaryOperator::Addition => {
-            let (mut out, whole) = static_prefix(&b.left);
-            if !whole {
-                return (out, false);
-            }
-            let (rest, whole) = static_prefix(&b.right);
-            out.push_str(&rest);
-            (out, whole)
+            join(starts(&b.left), &|| starts(&b.right))
         }
+        Expression::ConditionalExpression(c) => {
+            let mut out = starts(&c.consequent);
+            out.extend(starts(&c.alternate));
+            out.truncate(MOST);
+            out
+        }
+        Expression::LogicalExpression(l) => {
+            let mut out = starts(&l.left);
+            out.extend(starts(&l.right));
+            out.truncate(MOST);
+            out
+        }
+        Expression::SequenceExpression(s) => s.expressions.last().map(starts).unwrap_or_default(),
         _ => match unwrapped(e) {
-            Some(inner) => static_prefix(inner),
-            None => (String::new(), false),
+            Some(inner) => starts(inner),
+            None => vec![(String::new(), false)],
         },
     }
 }

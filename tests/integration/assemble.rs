@@ -222,6 +222,15 @@ fn computed_imports_of_relative_modules_are_refused_at_their_position() {
             "const n = \"a\";\nawait import(`${\"./x\"}/${n}`);\n",
             "main.ts:2:14",
         ),
+        // Found by the second review: a condition inside a concatenation, a lone dot.
+        (
+            "const n = \"a\";\nawait import((n ? \"./\" : \"../\") + n);\n",
+            "main.ts:2:14",
+        ),
+        (
+            "const n = \"a\";\nawait import(\".\" + n + \"/x.ts\");\n",
+            "main.ts:2:14",
+        ),
     ] {
         let sb = Sandbox::new();
         source_recipe(&sb, "recipes", "demo", src);
@@ -304,8 +313,9 @@ fn out_may_not_overlap_the_sources() {
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
     assert!(!sb.join("recipes/demo/out").exists());
-    // ... also when a folder that does not exist yet and `..` come before the link (found
-    // by review: the link used to be taken as written).
+    // ... and `..` after a folder that does not exist yet is refused: creating OUT would
+    // create that folder wherever it is (found by review: with a link after it, output
+    // landed in the recipe).
     for verb in ["pack", "assemble"] {
         let o = sb
             .cmd()
@@ -320,8 +330,39 @@ fn out_may_not_overlap_the_sources() {
             .unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "{verb}: {err}");
-        assert!(err.contains("overlaps the sources"), "{verb}: {err}");
+        assert!(err.contains("does not exist yet"), "{verb}: {err}");
         assert!(!sb.join("recipes/demo/out").exists(), "{verb}");
+        assert!(!sb.join("missing").exists(), "{verb}");
+    }
+    // pack checks every recipe with `--only` too, and the helpers folder (found by review).
+    source_recipe(&sb, "recipes", "other", "export {};\n");
+    for args in [
+        &["--only", "other", "--out-dir", "recipes/demo/cat"][..],
+        &["--out-dir", "recipes/lib/cat"][..],
+    ] {
+        let o = sb
+            .cmd()
+            .args(["pack", "--recipes-dir", "recipes"])
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("overlaps the sources"), "{args:?}: {err}");
+    }
+    assert!(!sb.join("recipes/demo/cat").exists() && !sb.join("recipes/lib/cat").exists());
+    // A link to a folder that does not exist yet, inside a recipe, is followed.
+    std::os::unix::fs::symlink(sb.join("recipes/demo/gen"), sb.join("dl")).unwrap();
+    for verb in ["pack", "assemble"] {
+        let o = sb
+            .cmd()
+            .args([verb, "--recipes-dir", "recipes", "--out-dir", "dl/cat"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{verb}: {err}");
+        assert!(err.contains("overlaps the sources"), "{verb}: {err}");
+        assert!(!sb.join("recipes/demo/gen").exists(), "{verb}");
     }
 }
 
