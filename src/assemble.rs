@@ -323,9 +323,7 @@ impl Planner<'_> {
         }
         let mut recipe_specific = false;
         let mut source = String::new();
-        let roots: Vec<&Path> = std::iter::once(self.recipe_dir)
-            .chain(self.lib_dir)
-            .collect();
+        let roots = source_roots(self.recipe_dir, self.lib_dir);
         std::io::Read::read_to_string(&mut open_source(file, &roots)?, &mut source)
             .map_err(|e| crate::fs::FsError::new("read", file, e))?;
         let mut unresolved: Option<Error> = None;
@@ -585,6 +583,11 @@ fn is_exec(_: &Path) -> bool {
     false
 }
 
+/// The folders a recipe's sources may be read from: its own folder and the helpers folder.
+fn source_roots<'p>(recipe_dir: &'p Path, lib_dir: Option<&'p Path>) -> Vec<&'p Path> {
+    std::iter::once(recipe_dir).chain(lib_dir).collect()
+}
+
 /// Opens `path`, a file under one of `roots` (the recipe folder, the helpers folder), without
 /// following any link on the way down from that root: a folder swapped for a link after
 /// the recipe was checked cannot bring a file from elsewhere into the output.
@@ -813,9 +816,7 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let roots: Vec<&Path> = std::iter::once(dir.as_path())
-            .chain(opts.layout.lib_dir.as_deref())
-            .collect();
+        let roots = source_roots(dir, opts.layout.lib_dir.as_deref());
         write_tree(&staging.path().join(&id), files, &roots)?;
         report.recipes.push(Assembled {
             id: id.clone(),
@@ -893,9 +894,7 @@ pub fn assemble_to_temp(recipes_dir: &Path, dirs: &[PathBuf]) -> Result<ForPack,
         match this {
             Ok(files) => {
                 let dest = tmp.path().join(&id);
-                let roots: Vec<&Path> = std::iter::once(d.as_path())
-                    .chain(layout.lib_dir.as_deref())
-                    .collect();
+                let roots = source_roots(d, layout.lib_dir.as_deref());
                 write_tree(&dest, &files, &roots)?;
                 out.push(dest);
             }

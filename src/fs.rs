@@ -244,8 +244,12 @@ fn resolve(given: &Path, abs: &Path, links: u32) -> Result<PathBuf, FsError> {
 
 /// Whether one of the two folders is the other or inside it, after resolving links.
 pub fn overlaps(a: &Path, b: &Path) -> Result<bool, FsError> {
-    let (a, b) = (real_path(a)?, real_path(b)?);
-    Ok(a.starts_with(&b) || b.starts_with(&a))
+    Ok(nested(&real_path(a)?, &real_path(b)?))
+}
+
+/// Whether one of two resolved paths (see [`real_path`]) is the other or inside it.
+pub fn nested(a: &Path, b: &Path) -> bool {
+    a.starts_with(b) || b.starts_with(a)
 }
 
 /// Whether the folder `dir` exists on another file system than `parent` (it is mounted

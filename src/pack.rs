@@ -483,13 +483,12 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
     check_out_dir(&opts.out_dir)?;
     let out_real = crate::fs::real_path(&opts.out_dir)?;
     let recipes_real = crate::fs::real_path(&opts.recipes_dir)?;
-    let overlap = |real: &Path| out_real.starts_with(real) || real.starts_with(&out_real);
     for dir in &dirs {
         let real = match dir.file_name() {
             Some(name) => recipes_real.join(name),
             None => crate::fs::real_path(dir)?,
         };
-        if overlap(&real) {
+        if crate::fs::nested(&out_real, &real) {
             return Err(Error::OutOverlaps {
                 out: opts.out_dir.clone(),
                 sources: dir.clone(),
@@ -497,7 +496,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         }
     }
     if let Some(lib) = crate::assemble::Layout::recipes_dir(&opts.recipes_dir).lib_dir {
-        if overlap(&crate::fs::real_path(&lib)?) {
+        if crate::fs::nested(&out_real, &crate::fs::real_path(&lib)?) {
             return Err(Error::OutOverlaps {
                 out: opts.out_dir.clone(),
                 sources: lib,
