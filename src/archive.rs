@@ -268,7 +268,7 @@ fn ensure_consumed(r: &mut impl BufRead) -> Result<(), ArchiveError> {
 }
 
 /// The checks on an archive's list of entries, one entry at a time: its path (see
-/// [`check_path`]), one top folder, collisions (exact, by case, by Unicode normalisation, a
+/// `check_path`), one top folder, collisions (exact, by case, by Unicode normalisation, a
 /// file used as a folder or the reverse) and the [`Limits`] on entries and total size.
 /// `pack` runs the same checks on what it is about to write.
 pub struct Listing<'a> {
