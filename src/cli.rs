@@ -712,6 +712,9 @@ fn fetcher(ca_cert: Option<PathBuf>) -> crate::fetch::Fetcher {
         options.read_timeout = t;
         options.connect_timeout = t;
     }
+    if let Some(t) = env_seconds("HOOKPACK_HTTP_DEADLINE") {
+        options.deadline = t;
+    }
     crate::fetch::Fetcher::new(options)
 }
 

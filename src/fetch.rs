@@ -1,15 +1,16 @@
 //! Getting index and archive bytes from `https://`, `http://`, `file://` or a plain path.
 //!
-//! Bounded in every direction: connect and read timeouts, a few retries with backoff on
-//! connection failures and 5xx answers only, a redirect limit, and a size cap enforced both
-//! from `Content-Length` and while reading, so a server cannot make hookpack hold or write
-//! more than it asked for. Private CAs come from `--ca-cert` or `SSL_CERT_FILE`.
+//! Bounded in every direction: connect and read timeouts, a floor on the download speed and
+//! a deadline for each download, a few retries with backoff on connection failures and 5xx
+//! answers only, a redirect limit, and a size cap enforced both from `Content-Length` and
+//! while reading, so a server cannot make hookpack hold or write more than it asked for, or
+//! wait longer than it allows. Private CAs come from `--ca-cert` or `SSL_CERT_FILE`.
 
 use crate::sha256::Sha256;
 use sha2::Digest as _;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Where bytes come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,6 +79,14 @@ pub enum FetchError {
         location: String,
         /// The failure.
         source: io::Error,
+    },
+    /// The body arrived too slowly: under the speed floor, or past the deadline.
+    #[error("gave up on {location}: {why}")]
+    TooSlow {
+        /// Where from.
+        location: String,
+        /// Which bound was hit, with the setting that changes it.
+        why: String,
     },
     /// More bytes than allowed.
     #[error("{location} is larger than the {limit}-byte limit")]
@@ -227,6 +236,11 @@ pub struct Options {
     pub connect_timeout: Duration,
     /// Longest silence while reading.
     pub read_timeout: Duration,
+    /// Fewest bytes that must arrive in each `read_timeout` of an HTTP body, so a server
+    /// that trickles a byte at a time cannot keep a download going.
+    pub min_bytes_per_window: u64,
+    /// Longest an HTTP download may take, from its first request to its last byte.
+    pub deadline: Duration,
     /// Attempts on connection errors and 5xx (at least 1).
     pub attempts: u32,
     /// First backoff; doubled after each failed attempt.
@@ -242,6 +256,8 @@ impl Default for Options {
         Options {
             connect_timeout: Duration::from_secs(10),
             read_timeout: Duration::from_secs(30),
+            min_bytes_per_window: 1024,
+            deadline: Duration::from_secs(600),
             attempts: 3,
             backoff: Duration::from_millis(250),
             max_redirects: 5,
@@ -387,7 +403,9 @@ impl Fetcher {
         limit: u64,
         sink: &mut dyn Write,
     ) -> Result<(Sha256, u64), FetchError> {
+        let start = Instant::now();
         let (reader, announced) = self.open(loc, limit)?;
+        let mut pace = matches!(loc, Location::Http(_)).then(|| Pace::new(&self.options, start));
         let body_err = |e: io::Error| FetchError::Body {
             location: loc.to_string(),
             source: e,
@@ -402,6 +420,12 @@ impl Fetcher {
                 break;
             }
             total += n as u64;
+            if let Some(why) = pace.as_mut().and_then(|p| p.check(total)) {
+                return Err(FetchError::TooSlow {
+                    location: loc.to_string(),
+                    why,
+                });
+            }
             if total > limit {
                 return Err(FetchError::TooLarge {
                     location: loc.to_string(),
@@ -421,4 +445,64 @@ impl Fetcher {
         }
         Ok((Sha256::from(<[u8; 32]>::from(hasher.finalize())), total))
     }
+}
+
+/// The speed floor and deadline of one HTTP download. Checked whenever bytes arrive; a read
+/// returns at least once per `read_timeout` or fails, so neither bound is overshot by more
+/// than that.
+struct Pace {
+    /// When the first request was sent.
+    start: Instant,
+    deadline: Duration,
+    window: Duration,
+    min_bytes: u64,
+    /// Start of the current window, and the byte count when it started.
+    mark: (Instant, u64),
+}
+
+impl Pace {
+    /// The bounds of a download whose first request was sent at `start`; the first speed
+    /// window starts now, when the body begins.
+    fn new(o: &Options, start: Instant) -> Pace {
+        Pace {
+            start,
+            deadline: o.deadline,
+            window: o.read_timeout,
+            min_bytes: o.min_bytes_per_window,
+            mark: (Instant::now(), 0),
+        }
+    }
+
+    /// Why the download must stop, now that `total` bytes have arrived.
+    fn check(&mut self, total: u64) -> Option<String> {
+        let now = Instant::now();
+        if now.duration_since(self.start) > self.deadline {
+            return Some(format!(
+                "the download took longer than {} s, after {total} bytes \
+                 (HOOKPACK_HTTP_DEADLINE=SECONDS sets the limit)",
+                secs(self.deadline)
+            ));
+        }
+        let (since, at) = self.mark;
+        if now.duration_since(since) >= self.window {
+            if total - at < self.min_bytes {
+                return Some(format!(
+                    "only {} bytes arrived in {} s, under the floor of {} bytes per {} s \
+                     (HOOKPACK_HTTP_TIMEOUT=SECONDS sets the window)",
+                    total - at,
+                    secs(now.duration_since(since)),
+                    self.min_bytes,
+                    secs(self.window)
+                ));
+            }
+            self.mark = (now, total);
+        }
+        None
+    }
+}
+
+/// A duration in seconds, for messages: `30`, `0.5`.
+fn secs(d: Duration) -> String {
+    let s = format!("{:.1}", d.as_secs_f64());
+    s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
 }

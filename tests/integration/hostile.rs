@@ -1782,8 +1782,8 @@ fn http_500_is_retried_then_refused() {
     );
 }
 
-/// A server that answers every request with `head` and then holds the connection open,
-/// silent, until dropped.
+/// A server that answers every request with `head`, then sends `body` one byte every
+/// `drip`, then holds the connection open, silent, until dropped.
 struct Staller {
     addr: std::net::SocketAddr,
     stop: Arc<AtomicBool>,
@@ -1792,6 +1792,10 @@ struct Staller {
 
 impl Staller {
     fn new(head: Vec<u8>) -> Staller {
+        Staller::dripping(head, Vec::new(), Duration::ZERO)
+    }
+
+    fn dripping(head: Vec<u8>, body: Vec<u8>, drip: Duration) -> Staller {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.set_nonblocking(true).unwrap();
         let addr = listener.local_addr().unwrap();
@@ -1805,6 +1809,7 @@ impl Staller {
                     continue;
                 };
                 let head = head.clone();
+                let body = body.clone();
                 let flag = flag.clone();
                 std::thread::spawn(move || {
                     stream.set_nonblocking(false).unwrap();
@@ -1815,6 +1820,13 @@ impl Staller {
                     let _ = stream.read(&mut buf);
                     let _ = stream.write_all(&head);
                     let _ = stream.flush();
+                    for b in &body {
+                        if flag.load(Ordering::Relaxed) || stream.write_all(&[*b]).is_err() {
+                            return;
+                        }
+                        let _ = stream.flush();
+                        std::thread::sleep(drip);
+                    }
                     let until = Instant::now() + Duration::from_secs(30);
                     while !flag.load(Ordering::Relaxed) && Instant::now() < until {
                         std::thread::sleep(Duration::from_millis(10));
@@ -1846,14 +1858,22 @@ fn stalled_install(head: impl FnOnce(usize) -> Vec<u8>, needle: &str) {
     let len = std::fs::read(w.sb.join("cat/hooks-demo-0.1.0.tar.gz"))
         .unwrap()
         .len();
-    let head = head(len);
-    let staller = Staller::new(head);
-    let url = format!("http://{}/hooks-demo-0.1.0.tar.gz", staller.addr);
+    slow_install(
+        &w,
+        Staller::new(head(len)),
+        &[("HOOKPACK_HTTP_TIMEOUT", "0.5")],
+        needle,
+    );
+}
+
+/// Installs demo from `server`; the install must fail with exit 3 and `needle`, quickly.
+fn slow_install(w: &World, server: Staller, env: &[(&str, &str)], needle: &str) {
+    let url = format!("http://{}/hooks-demo-0.1.0.tar.gz", server.addr);
     let mut index = w.index.clone();
     index["recipes"][0]["versions"][0]["url"] = json!(url);
     w.sb.write(INDEX, json_bytes(&index));
     let mut cmd = w.install();
-    cmd.env("HOOKPACK_HTTP_TIMEOUT", "0.5");
+    cmd.envs(env.iter().copied());
     let start = Instant::now();
     w.refused(cmd, 3, needle, &[]).unwrap();
     let took = start.elapsed();
@@ -1873,6 +1893,42 @@ fn http_body_that_stalls_times_out() {
 #[test]
 fn http_server_that_never_answers_times_out() {
     stalled_install(|_| Vec::new(), "cannot fetch");
+}
+
+/// A server that sends the archive a byte every 50 ms never leaves the connection silent
+/// for the read timeout; the speed floor (1 KiB per read-timeout window) stops it.
+#[test]
+fn http_body_that_trickles_is_cut_off_by_the_speed_floor() {
+    let w = World::new();
+    let body = std::fs::read(w.sb.join("cat/hooks-demo-0.1.0.tar.gz")).unwrap();
+    assert!(body.len() > 100, "the archive must outlast a few windows");
+    let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", body.len());
+    let server = Staller::dripping(head.into_bytes(), body, Duration::from_millis(50));
+    slow_install(
+        &w,
+        server,
+        &[("HOOKPACK_HTTP_TIMEOUT", "0.5")],
+        "under the floor of 1024 bytes per 0.5 s",
+    );
+}
+
+/// With a generous read timeout, so the floor is checked only after 5 s, the overall
+/// deadline stops the same trickle after 1 s.
+#[test]
+fn http_body_that_trickles_is_cut_off_by_the_deadline() {
+    let w = World::new();
+    let body = std::fs::read(w.sb.join("cat/hooks-demo-0.1.0.tar.gz")).unwrap();
+    let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", body.len());
+    let server = Staller::dripping(head.into_bytes(), body, Duration::from_millis(50));
+    slow_install(
+        &w,
+        server,
+        &[
+            ("HOOKPACK_HTTP_TIMEOUT", "5"),
+            ("HOOKPACK_HTTP_DEADLINE", "1"),
+        ],
+        "took longer than 1 s",
+    );
 }
 
 // ---------------------------------------------------------------------------------------
