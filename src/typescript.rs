@@ -388,34 +388,23 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
     }
 
     fn visit_import_expression(&mut self, it: &mut ImportExpression<'a>) {
-        match &mut it.source {
-            Expression::StringLiteral(literal) => self.rewrite_literal(literal),
-            // import(`./x.ts`) is as static as import("./x.ts"). Replace it by a
-            // string literal instead of editing the quasi, so we never have to
-            // escape the new specifier for a template.
-            Expression::TemplateLiteral(template) => {
-                if let Some(old) = template.single_quasi() {
-                    if let Some(new) = (self.rewrite)(old.as_str()) {
-                        let value = Str::from_str_in(&new, &self.builder);
-                        it.source = Expression::new_string_literal(
-                            template.span,
-                            value,
-                            None,
-                            &self.builder,
-                        );
-                    }
-                }
+        // import(`./x.ts`) and import(("./x.ts")) are as static as import("./x.ts").
+        // Replace the specifier by a plain string literal instead of editing it in place,
+        // so we never have to escape the new specifier for a template.
+        if let Some((span, old)) = static_specifier(&it.source) {
+            if let Some(new) = (self.rewrite)(&old) {
+                let value = Str::from_str_in(&new, &self.builder);
+                it.source = Expression::new_string_literal(span, value, None, &self.builder);
             }
-            _ => {}
-        }
-        if let Some(span) = computed_relative_specifier(&it.source) {
+        } else if could_be_relative(&it.source) {
+            use oxc::span::GetSpan;
             self.problems.push(
                 OxcDiagnostic::error(
                     "a computed import of a relative module cannot be assembled: only string \
                      specifiers are rewritten (`.ts` to `.js`) and their files shipped; import \
                      each module with a string, e.g. `import(\"./handlers/a.ts\")`",
                 )
-                .with_label(span),
+                .with_label(it.source.span()),
             );
         }
         walk_mut::walk_import_expression(self, it);
@@ -431,17 +420,17 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
     }
 }
 
-/// The span of an `import()` specifier that is computed and could name a relative module,
-/// as in `` import(`./handlers/${name}.ts`) ``, `import("../lib/" + name)` or
-/// `import(fast ? "./a.ts" : "./b.ts")`: assemble can neither rewrite it nor know which
-/// files it needs. Other computed specifiers (a package or `node:` builtin chosen at run
-/// time) are left alone.
-fn computed_relative_specifier(source: &Expression<'_>) -> Option<oxc::span::Span> {
-    use oxc::span::GetSpan;
-    match source {
-        Expression::StringLiteral(_) => None,
-        Expression::TemplateLiteral(t) if t.single_quasi().is_some() => None,
-        _ => could_be_relative(source).then(|| source.span()),
+/// The specifier of `import(e)` when `e` is one string: a literal or a template without
+/// substitutions, possibly in parentheses or a TypeScript-only wrapper. A computed one that
+/// could name a relative module, as in `` import(`./handlers/${name}.ts`) `` or
+/// `import(fast ? "./a.ts" : "./b.ts")`, is refused by the caller: assemble can neither
+/// rewrite it nor know which files it needs. Other computed specifiers (a package or
+/// `node:` builtin chosen at run time) are left alone.
+fn static_specifier(e: &Expression<'_>) -> Option<(oxc::span::Span, String)> {
+    match e {
+        Expression::StringLiteral(s) => Some((s.span, s.value.as_str().to_string())),
+        Expression::TemplateLiteral(t) => t.single_quasi().map(|q| (t.span, q.to_string())),
+        _ => unwrapped(e).and_then(static_specifier),
     }
 }
 

@@ -154,7 +154,9 @@ fn rewrites_static_reexport_and_dynamic_specifiers() {
         const f = await import(`./f.ts`);
         const name = "./g.ts";
         const g = await import(name);
-        console.log(hook, a, e, f, g);
+        const h = await import(("./h.ts"));
+        const i = await import((`./i.ts` as string));
+        console.log(hook, a, e, f, g, h, i);
     "#,
     );
     assert_eq!(
@@ -167,7 +169,9 @@ fn rewrites_static_reexport_and_dynamic_specifiers() {
             "./d.ts",
             "node:fs",
             "./e.ts",
-            "./f.ts"
+            "./f.ts",
+            "./h.ts",
+            "./i.ts"
         ]
     );
     for expected in [
@@ -179,6 +183,8 @@ fn rewrites_static_reexport_and_dynamic_specifiers() {
         r#"import "node:fs";"#,
         r#"await import("./e.js")"#,
         r#"await import("./f.js")"#,
+        r#"await import("./h.js")"#,
+        r#"await import("./i.js")"#,
         "await import(name)",
     ] {
         assert!(out.contains(expected), "missing {expected:?} in:\n{out}");
