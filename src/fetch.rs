@@ -405,7 +405,8 @@ impl Fetcher {
     ) -> Result<(Sha256, u64), FetchError> {
         let start = Instant::now();
         let (reader, announced) = self.open(loc, limit)?;
-        let mut pace = matches!(loc, Location::Http(_)).then(|| Pace::new(&self.options, start));
+        let mut pace =
+            matches!(loc, Location::Http(_)).then(|| Pace::new(&self.options, start, announced));
         let body_err = |e: io::Error| FetchError::Body {
             location: loc.to_string(),
             source: e,
@@ -458,23 +459,30 @@ struct Pace {
     min_bytes: u64,
     /// Start of the current window, and the byte count when it started.
     mark: (Instant, u64),
+    /// The body's announced length: a body that is complete is never cut off, and one
+    /// window need only bring what is left of it.
+    announced: Option<u64>,
 }
 
 impl Pace {
     /// The bounds of a download whose first request was sent at `start`; the first speed
     /// window starts now, when the body begins.
-    fn new(o: &Options, start: Instant) -> Pace {
+    fn new(o: &Options, start: Instant, announced: Option<u64>) -> Pace {
         Pace {
             start,
             deadline: o.deadline,
             window: o.read_timeout,
             min_bytes: o.min_bytes_per_window,
             mark: (Instant::now(), 0),
+            announced,
         }
     }
 
     /// Why the download must stop, now that `total` bytes have arrived.
     fn check(&mut self, total: u64) -> Option<String> {
+        if self.announced == Some(total) {
+            return None;
+        }
         let now = Instant::now();
         if now.duration_since(self.start) > self.deadline {
             return Some(format!(
@@ -485,7 +493,11 @@ impl Pace {
         }
         let (since, at) = self.mark;
         if now.duration_since(since) >= self.window {
-            if total - at < self.min_bytes {
+            let needed = match self.announced {
+                Some(len) => self.min_bytes.min(len.saturating_sub(at)),
+                None => self.min_bytes,
+            };
+            if total - at < needed {
                 return Some(format!(
                     "only {} bytes arrived in {} s, under the floor of {} bytes per {} s \
                      (HOOKPACK_HTTP_TIMEOUT=SECONDS sets the window)",
@@ -501,8 +513,75 @@ impl Pace {
     }
 }
 
-/// A duration in seconds, for messages: `30`, `0.5`.
+/// A duration in seconds, for messages: `30`, `1.1`, `0.02`.
 fn secs(d: Duration) -> String {
-    let s = format!("{:.1}", d.as_secs_f64());
-    s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+    let s = format!("{:.2}", d.as_secs_f64());
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+#[cfg(test)]
+mod pace_tests {
+    use super::*;
+
+    /// Bounds with a 20 ms window and a 1024-byte floor; each test sleeps past the window,
+    /// so they check the rules, not the clock's precision.
+    fn pace(announced: Option<u64>, deadline: Duration) -> Pace {
+        let options = Options {
+            read_timeout: Duration::from_millis(20),
+            deadline,
+            ..Options::default()
+        };
+        Pace::new(&options, Instant::now(), announced)
+    }
+
+    fn after_a_window() {
+        std::thread::sleep(Duration::from_millis(30));
+    }
+
+    #[test]
+    fn a_complete_body_under_the_floor_is_kept() {
+        let mut p = pace(Some(979), Duration::from_secs(60));
+        assert_eq!(p.check(400), None, "inside the first window");
+        after_a_window();
+        assert_eq!(p.check(979), None, "the whole body arrived");
+    }
+
+    #[test]
+    fn a_window_must_bring_the_floor_or_the_rest_of_the_body() {
+        // Under 1 KiB left: the window must bring all of it.
+        let mut p = pace(Some(979), Duration::from_secs(60));
+        after_a_window();
+        let why = p
+            .check(700)
+            .expect("279 bytes still missing after a window");
+        assert!(why.contains("only 700 bytes arrived"), "{why}");
+        // Over 1 KiB left: 1 KiB per window is enough, window after window.
+        let mut p = pace(Some(100_000), Duration::from_secs(60));
+        after_a_window();
+        assert_eq!(p.check(1024), None);
+        after_a_window();
+        assert_eq!(p.check(2048), None);
+        after_a_window();
+        let why = p.check(2049).expect("1 byte in a window");
+        assert!(
+            why.contains("under the floor of 1024 bytes per 0.02 s"),
+            "{why}"
+        );
+        // No length announced: the floor alone.
+        let mut p = pace(None, Duration::from_secs(60));
+        after_a_window();
+        assert!(p.check(1023).is_some());
+    }
+
+    #[test]
+    fn the_deadline_counts_from_the_request() {
+        let mut p = pace(Some(1 << 20), Duration::from_millis(10));
+        after_a_window();
+        let why = p.check(500_000).expect("past the deadline");
+        assert!(
+            why.contains("took longer than 0.01 s, after 500000 bytes"),
+            "{why}"
+        );
+        assert_eq!(p.check(1 << 20), None, "a complete body is kept");
+    }
 }

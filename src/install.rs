@@ -299,6 +299,16 @@ struct Progress<W> {
     bar: Option<indicatif::ProgressBar>,
 }
 
+/// The bar is cleared however the download ends, so a failure's message is not printed
+/// under a half-drawn bar.
+impl<W> Drop for Progress<W> {
+    fn drop(&mut self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
 impl<W: Write> Write for Progress<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let n = self.inner.write(buf)?;
@@ -350,9 +360,6 @@ pub fn prepare(
             }
             Err(e) => return Err(e.into()),
         };
-        if let Some(b) = &sink.bar {
-            b.finish_and_clear();
-        }
         sink.flush()
             .map_err(|e| crate::fs::FsError::new("write", &archive_path, e))?;
         if let Some(expected) = promise.sha256 {

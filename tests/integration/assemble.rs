@@ -176,6 +176,16 @@ fn bare_imports_and_escapes_are_refused() {
             "import { x } from \"../../../etc/x.ts\";\nconsole.log(x);\n",
             "cannot resolve import",
         ),
+        // In parentheses or a TypeScript wrapper, a string is still a string: these used
+        // to be shipped unchecked and failed in node.
+        (
+            "const x = await import((\"lodash\"));\nconsole.log(x);\n",
+            "cannot resolve import `lodash`",
+        ),
+        (
+            "const x = await import(`lodash` as string);\nconsole.log(x);\n",
+            "cannot resolve import `lodash`",
+        ),
     ] {
         let sb = Sandbox::new();
         source_recipe(&sb, "recipes", "demo", src);
