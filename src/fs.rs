@@ -145,6 +145,36 @@ pub fn read_dir_sorted(path: &Path) -> Result<Vec<fs::DirEntry>, FsError> {
     Ok(entries)
 }
 
+/// Makes `files`, all inside `folder`, durable before they are renamed into place. On
+/// Linux that is one `syncfs` of the folder's file system: one device flush, where an
+/// `fsync` per file costs one each (500 for a 500-recipe catalog; about 10 % of a pack's
+/// time on a virtual disk, far more on a disk that seeks). `syncfs` also writes out other
+/// programs' pending data on that file system, so it can take longer while something else
+/// writes a lot. Elsewhere, one `fsync` per file.
+pub fn make_durable(folder: &Path, files: &[PathBuf]) -> Result<(), FsError> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let _ = files;
+        let dir = fs::File::open(folder).map_err(|e| FsError::new("open", folder, e))?;
+        // SAFETY: syncfs(2) only reads the descriptor, which `dir` keeps open for the call.
+        if unsafe { libc::syncfs(dir.as_raw_fd()) } != 0 {
+            return Err(FsError::new("sync", folder, io::Error::last_os_error()));
+        }
+        Ok(())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = folder;
+        for path in files {
+            fs::File::open(path)
+                .and_then(|f| f.sync_all())
+                .map_err(|e| FsError::new("sync", path, e))?;
+        }
+        Ok(())
+    }
+}
+
 /// `std::fs::create_dir_all` with the path in the error.
 pub fn create_dir_all(path: &Path) -> Result<(), FsError> {
     wrap("create folder", path, fs::create_dir_all(path))

@@ -701,43 +701,17 @@ fn build_all(
     staging: &Path,
 ) -> Result<Vec<Built>, Error> {
     let items: Vec<(&Tree, &Recipe)> = trees.iter().zip(recipes).collect();
-    // Archives are fsynced on a thread of their own, so compressing never waits for the
-    // disk; the pack commits only once every archive is durable. The syncer reopens each
-    // archive by path: handing it open files let them pile up past the open-file limit
-    // while the disk was slower than the compressors.
-    let (to_sync, synced) = std::sync::mpsc::channel::<PathBuf>();
-    let (results, sync_result) = std::thread::scope(|s| {
-        let syncer = s.spawn(move || -> Result<(), Error> {
-            for path in synced {
-                File::open(&path)
-                    .and_then(|f| f.sync_all())
-                    .map_err(|e| crate::fs::FsError::new("sync", &path, e))?;
-            }
-            Ok(())
-        });
-        let results = crate::parallel::map(
-            &items,
-            opts.jobs,
-            |(tree, r)| {
-                let top = format!("{}-{}", r.id, r.version);
-                let file = archive_file_name(&r.id, &r.version, opts.compression);
-                let dest = staging.join(&file);
-                let (sha256, size) = build_archive(tree, &top, opts, &dest)?;
-                if !opts.check {
-                    // A send fails only once the syncer stopped on an error, reported below.
-                    let _ = to_sync.send(dest);
-                }
-                Ok((sha256, size))
-            },
-            // The whole pack fails anyway: stop handing out work.
-            Result::is_err,
-        );
-        drop(to_sync);
-        let sync_result = syncer
-            .join()
-            .unwrap_or_else(|_| Err(Error::Output(io::Error::other("the fsync thread panicked"))));
-        (results, sync_result)
-    });
+    let results = crate::parallel::map(
+        &items,
+        opts.jobs,
+        |(tree, r)| {
+            let top = format!("{}-{}", r.id, r.version);
+            let file = archive_file_name(&r.id, &r.version, opts.compression);
+            build_archive(tree, &top, opts, &staging.join(&file))
+        },
+        // The whole pack fails anyway: stop handing out work.
+        Result::is_err,
+    );
     let mut built = Vec::new();
     for ((result, r), tree) in results.into_iter().zip(recipes).zip(trees) {
         match result {
@@ -760,7 +734,11 @@ fn build_all(
             }
         }
     }
-    sync_result?;
+    // The pack commits only once every archive is durable.
+    if !opts.check {
+        let files: Vec<PathBuf> = built.iter().map(|b| staging.join(&b.file)).collect();
+        crate::fs::make_durable(staging, &files)?;
+    }
     Ok(built)
 }
 

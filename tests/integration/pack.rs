@@ -677,9 +677,8 @@ fn the_committed_catalog_is_current() {
         .success();
 }
 
-/// Archives are fsynced by a thread of their own; it must not hold them open, or a big
-/// catalog runs out of file descriptors when the disk is slower than the compressors.
-/// `strace` makes every fsync take 20 ms, so the compressors finish long before the syncer.
+/// Pack must not hold archives open, or a big catalog runs out of file descriptors. `strace`
+/// makes every sync take 20 ms, as on a slow disk.
 #[cfg(target_os = "linux")]
 #[test]
 fn a_slow_disk_and_a_small_open_file_limit_do_not_stop_a_big_catalog() {
@@ -693,8 +692,8 @@ fn a_slow_disk_and_a_small_open_file_limit_do_not_stop_a_big_catalog() {
     let o = std::process::Command::new("sh")
         .arg("-c")
         .arg(
-            "ulimit -n 48 && exec \"$0\" -f -qq -o /dev/null -e trace=fsync \
-             -e inject=fsync:delay_enter=20000 \"$1\" pack --recipes-dir src --out-dir out --jobs 2",
+            "ulimit -n 48 && exec \"$0\" -f -qq -o /dev/null -e trace=fsync,syncfs \
+             -e inject=fsync,syncfs:delay_enter=20000 \"$1\" pack --recipes-dir src --out-dir out --jobs 2",
         )
         .arg(strace)
         .arg(&bin)
@@ -714,6 +713,56 @@ fn a_slow_disk_and_a_small_open_file_limit_do_not_stop_a_big_catalog() {
         })
         .count();
     assert_eq!(archives, 120);
+}
+
+/// The archives are durable before the first of them is renamed into OUT: one `syncfs` of
+/// the staging folder's file system comes before every rename (seen with strace). `--check`
+/// writes nothing that needs it.
+#[cfg(target_os = "linux")]
+#[test]
+fn archives_are_made_durable_before_the_commit() {
+    let strace = strace();
+    let sb = Sandbox::new();
+    for id in ["a", "b", "c"] {
+        write_recipe(&sb, &format!("src/{id}"), &manifest(id));
+    }
+    let bin = assert_cmd::cargo::cargo_bin("hookpack");
+    let trace = |args: &[&str]| -> Vec<String> {
+        let o = std::process::Command::new(strace)
+            .args(["-f", "-qq", "-o", "trace.txt", "-e"])
+            .arg("trace=syncfs,fsync,rename,renameat,renameat2")
+            .arg(&bin)
+            .args(args)
+            .current_dir(sb.path())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        std::fs::read_to_string(sb.join("trace.txt"))
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    };
+    let lines = trace(&["pack", "--recipes-dir", "src", "--out-dir", "out"]);
+    let first = |needle: &str| lines.iter().position(|l| l.contains(needle));
+    let sync = first("syncfs(").unwrap_or_else(|| panic!("no syncfs: {lines:#?}"));
+    let rename = first(".tar.gz").unwrap_or_else(|| panic!("no rename: {lines:#?}"));
+    assert!(sync < rename, "syncfs after a rename: {lines:#?}");
+    assert!(
+        lines[sync].contains("= 0"),
+        "syncfs failed: {}",
+        lines[sync]
+    );
+    // `--check` builds in a temporary folder and syncs nothing.
+    let lines = trace(&[
+        "pack",
+        "--recipes-dir",
+        "src",
+        "--out-dir",
+        "out",
+        "--check",
+    ]);
+    assert!(!lines.iter().any(|l| l.contains("syncfs(")), "{lines:#?}");
 }
 
 /// strace, which the tests below use to slow chosen system calls down.
