@@ -717,7 +717,7 @@ fn a_slow_disk_and_a_small_open_file_limit_do_not_stop_a_big_catalog() {
 
 /// The archives are durable before the first of them is renamed into OUT: one `syncfs` of
 /// the staging folder's file system comes before every rename (seen with strace). `--check`
-/// writes nothing that needs it.
+/// writes nothing that needs it, and a failed sync fails the pack with OUT untouched.
 #[cfg(target_os = "linux")]
 #[test]
 fn archives_are_made_durable_before_the_commit() {
@@ -763,6 +763,31 @@ fn archives_are_made_durable_before_the_commit() {
         "--check",
     ]);
     assert!(!lines.iter().any(|l| l.contains("syncfs(")), "{lines:#?}");
+    // A failed sync (a disk error) fails the pack and leaves OUT as it was, with no
+    // staging folder behind.
+    let before = std::fs::read(sb.join("out/hooks-index.json")).unwrap();
+    write_recipe(&sb, "src/d", &manifest("d"));
+    let o = std::process::Command::new(strace)
+        .args(["-f", "-qq", "-o", "/dev/null", "-e", "trace=syncfs"])
+        .args(["-e", "inject=syncfs:error=EIO"])
+        .arg(&bin)
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "out"])
+        .current_dir(sb.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cannot sync"), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read(sb.join("out/hooks-index.json")).unwrap(),
+        before
+    );
+    assert!(!sb.join("out/hooks-d-0.1.0.tar.gz").exists());
+    let leftovers: Vec<_> = std::fs::read_dir(sb.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".hookpack"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
 /// strace, which the tests below use to slow chosen system calls down.
