@@ -609,6 +609,11 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         .prefix(".hookpack-pack-")
         .tempdir_in(&staging_parent)
         .map_err(|e| crate::fs::FsError::new("create staging folder in", &staging_parent, e))?;
+    let durable = if opts.check {
+        None
+    } else {
+        Some(crate::fs::Durable::open(staging.path())?)
+    };
     let mut built = build_all(&trees, &recipes, opts, staging.path())?;
 
     // Merge into the index, refusing to change a published version; one whose contents
@@ -676,12 +681,24 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         }
     }
     crate::fs::create_dir_all(&opts.out_dir)?;
-    for (b, status) in built.iter().zip(&statuses) {
-        let dest = opts.out_dir.join(&b.file);
-        if *status == "unchanged" && dest.is_file() {
-            continue;
+    let moves: Vec<(PathBuf, PathBuf)> = built
+        .iter()
+        .zip(&statuses)
+        .map(|(b, status)| (b, status, opts.out_dir.join(&b.file)))
+        .filter(|(_, status, dest)| !(**status == "unchanged" && dest.is_file()))
+        .map(|(b, _, dest)| (staging.path().join(&b.file), dest))
+        .collect();
+    if !moves.is_empty() {
+        // Every archive is on disk before the first one is published, and the renames
+        // are before the index is.
+        let files: Vec<PathBuf> = moves.iter().map(|(from, _)| from.clone()).collect();
+        if let Some(d) = &durable {
+            d.sync(&files, &opts.out_dir)?;
         }
-        crate::fs::rename(&staging.path().join(&b.file), &dest)?;
+        for (from, dest) in &moves {
+            crate::fs::rename(from, dest)?;
+        }
+        sync_folder(&opts.out_dir);
     }
     write_if_changed(&index_path, &index_bytes)?;
     write_if_changed(&opts.out_dir.join(SUMS_FILE), &sums)?;
@@ -733,11 +750,6 @@ fn build_all(
                 ))))
             }
         }
-    }
-    // The pack commits only once every archive is durable.
-    if !opts.check {
-        let files: Vec<PathBuf> = built.iter().map(|b| staging.join(&b.file)).collect();
-        crate::fs::make_durable(staging, &files)?;
     }
     Ok(built)
 }
@@ -1171,10 +1183,16 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     }
     tmp.persist(path)
         .map_err(|e| crate::fs::FsError::new("replace", path, e.error))?;
+    sync_folder(dir);
+    Ok(())
+}
+
+/// Makes the names just moved into `dir` durable. Best effort: some file systems cannot
+/// sync a folder, and the files themselves already are on disk.
+fn sync_folder(dir: &Path) {
     if let Ok(d) = File::open(dir) {
         let _ = d.sync_all();
     }
-    Ok(())
 }
 
 #[cfg(test)]
