@@ -145,6 +145,38 @@ pub fn read_dir_sorted(path: &Path) -> Result<Vec<fs::DirEntry>, FsError> {
     Ok(entries)
 }
 
+/// Folders created on the way to a path, removed again when dropped if they are empty then,
+/// so a command that fails leaves no trace of them.
+#[derive(Debug, Default)]
+pub struct NewFolders {
+    /// Outermost first.
+    created: Vec<PathBuf>,
+}
+
+impl NewFolders {
+    /// Creates `path` and its missing parents, remembering which were missing.
+    pub fn create(path: &Path) -> Result<NewFolders, FsError> {
+        let mut created: Vec<PathBuf> = path
+            .ancestors()
+            .take_while(|p| !p.as_os_str().is_empty() && fs::symlink_metadata(p).is_err())
+            .map(Path::to_path_buf)
+            .collect();
+        created.reverse();
+        create_dir_all(path)?;
+        Ok(NewFolders { created })
+    }
+}
+
+impl Drop for NewFolders {
+    fn drop(&mut self) {
+        for d in self.created.iter().rev() {
+            if fs::remove_dir(d).is_err() {
+                break;
+            }
+        }
+    }
+}
+
 /// Files written into one folder, made durable together before they are published.
 ///
 /// On Linux 5.8 and later that is one `syncfs` of the folder's file system: one device

@@ -198,10 +198,11 @@ pub fn load_index(fetcher: &Fetcher, loc: &Location) -> Result<Catalog, Error> {
 /// A staging folder inside the profile (or, for a dry run, the system temp folder), removed
 /// when dropped.
 pub struct Staging {
-    dir: Option<tempfile::TempDir>,
-    /// Folders this staging created on the way (the profile itself, `.hookpack-staging`),
-    /// innermost last: removed again when empty, so a refused install leaves no trace.
-    created: Vec<PathBuf>,
+    /// Dropped first: the staging folder (unless a commit already moved it).
+    dir: tempfile::TempDir,
+    /// Then the folders created for it (the profile itself, `.hookpack-staging`), if empty
+    /// by then, so a refused install leaves no trace.
+    _created: crate::fs::NewFolders,
 }
 
 impl Staging {
@@ -211,37 +212,18 @@ impl Staging {
         } else {
             profile.staging_dir()
         };
-        let mut created = Vec::new();
-        let mut missing: Vec<PathBuf> = parent
-            .ancestors()
-            .take_while(|p| !p.exists())
-            .map(Path::to_path_buf)
-            .collect();
-        missing.reverse();
-        crate::fs::create_dir_all(&parent)?;
-        created.extend(missing);
+        let created = crate::fs::NewFolders::create(&parent)?;
         let dir = tempfile::Builder::new()
             .prefix(&format!("{}-", std::process::id()))
             .tempdir_in(&parent)
             .map_err(|e| crate::fs::FsError::new("create a staging folder in", &parent, e))?;
         Ok(Staging {
-            dir: Some(dir),
-            created,
+            dir,
+            _created: created,
         })
     }
     fn path(&self) -> &Path {
-        self.dir.as_ref().map(|d| d.path()).unwrap_or(Path::new(""))
-    }
-}
-
-impl Drop for Staging {
-    fn drop(&mut self) {
-        // Removes the staging folder (if a commit has not already), then any folder created
-        // for it that is now empty.
-        drop(self.dir.take());
-        for d in self.created.iter().rev() {
-            let _ = std::fs::remove_dir(d);
-        }
+        self.dir.path()
     }
 }
 

@@ -575,10 +575,13 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    // Folders made for the lock are removed again if the pack fails (after the lock is
+    // released: locals drop in reverse order).
+    let mut _new_folders = crate::fs::NewFolders::default();
     let _lock = if opts.check {
         None
     } else {
-        crate::fs::create_dir_all(&parent)?;
+        _new_folders = crate::fs::NewFolders::create(&parent)?;
         Some(crate::profile::Lock::acquire_dir(
             &parent,
             crate::profile::lock_wait(),
@@ -680,7 +683,6 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
             ));
         }
     }
-    crate::fs::create_dir_all(&opts.out_dir)?;
     let moves: Vec<(PathBuf, PathBuf)> = built
         .iter()
         .zip(&statuses)
@@ -688,16 +690,17 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         .filter(|(_, status, dest)| !(**status == "unchanged" && dest.is_file()))
         .map(|(b, _, dest)| (staging.path().join(&b.file), dest))
         .collect();
-    if !moves.is_empty() {
-        // Every archive is on disk before the first one is published, and the renames
-        // are before the index is.
+    // Every archive is on disk before OUT changes at all (a failed sync leaves OUT as it
+    // was, even when that is absent), and the renames before the index.
+    if let (Some(d), false) = (&durable, moves.is_empty()) {
         let files: Vec<PathBuf> = moves.iter().map(|(from, _)| from.clone()).collect();
-        if let Some(d) = &durable {
-            d.sync(&files, &opts.out_dir)?;
-        }
-        for (from, dest) in &moves {
-            crate::fs::rename(from, dest)?;
-        }
+        d.sync(&files, &opts.out_dir)?;
+    }
+    crate::fs::create_dir_all(&opts.out_dir)?;
+    for (from, dest) in &moves {
+        crate::fs::rename(from, dest)?;
+    }
+    if !moves.is_empty() {
         sync_folder(&opts.out_dir);
     }
     write_if_changed(&index_path, &index_bytes)?;

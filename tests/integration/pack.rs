@@ -802,6 +802,17 @@ fn archives_are_made_durable_before_the_commit() {
         before
     );
     assert!(!sb.join("out/hooks-d-0.1.0.tar.gz").exists());
+    // The same into an OUT that does not exist yet: it still does not.
+    let o = std::process::Command::new(strace)
+        .args(["-f", "-qq", "-o", "/dev/null", "-e", "trace=syncfs"])
+        .args(["-e", "inject=syncfs:error=EIO"])
+        .arg(&bin)
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "new/out"])
+        .current_dir(sb.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(!sb.join("new").exists(), "OUT or its parent was created");
     let leftovers: Vec<_> = std::fs::read_dir(sb.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
