@@ -716,6 +716,15 @@ fn a_small_open_file_limit_does_not_stop_a_big_catalog() {
     assert_eq!(archives, 120);
 }
 
+/// A sandbox with three assembled recipes, `src/a`, `src/b` and `src/c`.
+fn recipes_abc() -> Sandbox {
+    let sb = Sandbox::new();
+    for id in ["a", "b", "c"] {
+        write_recipe(&sb, &format!("src/{id}"), &manifest(id));
+    }
+    sb
+}
+
 /// The archives are durable before the first of them is renamed into OUT: one `syncfs` of
 /// the staging folder's file system comes before every rename (seen with strace). `--check`
 /// writes nothing that needs it, and a failed sync fails the pack with OUT untouched.
@@ -723,10 +732,7 @@ fn a_small_open_file_limit_does_not_stop_a_big_catalog() {
 #[test]
 fn archives_are_made_durable_before_the_commit() {
     let strace = strace();
-    let sb = Sandbox::new();
-    for id in ["a", "b", "c"] {
-        write_recipe(&sb, &format!("src/{id}"), &manifest(id));
-    }
+    let sb = recipes_abc();
     let bin = assert_cmd::cargo::cargo_bin("hookpack");
     let trace = |args: &[&str]| -> Vec<String> {
         let o = std::process::Command::new(strace)
@@ -783,14 +789,17 @@ fn archives_are_made_durable_before_the_commit() {
     // staging folder behind.
     let before = std::fs::read(sb.join("out/hooks-index.json")).unwrap();
     write_recipe(&sb, "src/d", &manifest("d"));
-    let o = std::process::Command::new(strace)
-        .args(["-f", "-qq", "-o", "/dev/null", "-e", "trace=syncfs"])
-        .args(["-e", "inject=syncfs:error=EIO"])
-        .arg(&bin)
-        .args(["pack", "--recipes-dir", "src", "--out-dir", "out"])
-        .current_dir(sb.path())
-        .output()
-        .unwrap();
+    let failing_sync = |out: &str| {
+        std::process::Command::new(strace)
+            .args(["-f", "-qq", "-o", "/dev/null", "-e", "trace=syncfs"])
+            .args(["-e", "inject=syncfs:error=EIO"])
+            .arg(&bin)
+            .args(["pack", "--recipes-dir", "src", "--out-dir", out])
+            .current_dir(sb.path())
+            .output()
+            .unwrap()
+    };
+    let o = failing_sync("out");
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("write to disk (syncfs) the file system holding out"),
@@ -803,14 +812,7 @@ fn archives_are_made_durable_before_the_commit() {
     );
     assert!(!sb.join("out/hooks-d-0.1.0.tar.gz").exists());
     // The same into an OUT that does not exist yet: it still does not.
-    let o = std::process::Command::new(strace)
-        .args(["-f", "-qq", "-o", "/dev/null", "-e", "trace=syncfs"])
-        .args(["-e", "inject=syncfs:error=EIO"])
-        .arg(&bin)
-        .args(["pack", "--recipes-dir", "src", "--out-dir", "new/out"])
-        .current_dir(sb.path())
-        .output()
-        .unwrap();
+    let o = failing_sync("new/out");
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(!sb.join("new").exists(), "OUT or its parent was created");
     let leftovers: Vec<_> = std::fs::read_dir(sb.path())
@@ -827,10 +829,7 @@ fn archives_are_made_durable_before_the_commit() {
 #[test]
 fn old_kernels_sync_each_archive() {
     let strace = strace();
-    let sb = Sandbox::new();
-    for id in ["a", "b", "c"] {
-        write_recipe(&sb, &format!("src/{id}"), &manifest(id));
-    }
+    let sb = recipes_abc();
     let o = std::process::Command::new("setarch")
         .args([std::env::consts::ARCH, "--uname-2.6", strace])
         .args(["-f", "-qq", "-y", "-o", "trace.txt", "-e"])
