@@ -211,7 +211,11 @@ impl Durable {
 
     /// Makes `files` (all in the folder) durable; a failure names `shown_as`, the place the
     /// files are being published to.
-    pub fn sync(&self, files: &[PathBuf], shown_as: &Path) -> Result<(), FsError> {
+    pub fn sync<'p>(
+        &self,
+        files: impl IntoIterator<Item = &'p Path>,
+        shown_as: &Path,
+    ) -> Result<(), FsError> {
         #[cfg(target_os = "linux")]
         if let Some(dir) = &self.dir {
             use std::os::fd::AsRawFd;

@@ -693,8 +693,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
     // Every archive is on disk before OUT changes at all (a failed sync leaves OUT as it
     // was, even when that is absent), and the renames before the index.
     if let (Some(d), false) = (&durable, moves.is_empty()) {
-        let files: Vec<PathBuf> = moves.iter().map(|(from, _)| from.clone()).collect();
-        d.sync(&files, &opts.out_dir)?;
+        d.sync(moves.iter().map(|(from, _)| from.as_path()), &opts.out_dir)?;
     }
     crate::fs::create_dir_all(&opts.out_dir)?;
     for (from, dest) in &moves {

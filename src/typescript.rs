@@ -421,11 +421,7 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
 }
 
 /// The specifier of `import(e)` when `e` is one string: a literal or a template without
-/// substitutions, possibly in parentheses or a TypeScript-only wrapper. A computed one that
-/// could name a relative module, as in `` import(`./handlers/${name}.ts`) `` or
-/// `import(fast ? "./a.ts" : "./b.ts")`, is refused by the caller: assemble can neither
-/// rewrite it nor know which files it needs. Other computed specifiers (a package or
-/// `node:` builtin chosen at run time) are left alone.
+/// substitutions, possibly in parentheses or a TypeScript-only wrapper.
 fn static_specifier(e: &Expression<'_>) -> Option<(oxc::span::Span, String)> {
     match e {
         Expression::StringLiteral(s) => Some((s.span, s.value.as_str().to_string())),
@@ -434,8 +430,11 @@ fn static_specifier(e: &Expression<'_>) -> Option<(oxc::span::Span, String)> {
     }
 }
 
-/// Whether some value of `e` may name a relative module: start with `.` (`./`, `../`; no
-/// package name and no `node:` builtin starts with a dot).
+/// Whether some value of the computed specifier `e` may name a relative module: start with
+/// `.` (`./`, `../`; no package name and no `node:` builtin starts with a dot), as in
+/// `` import(`./handlers/${name}.ts`) `` or `import(fast ? "./a.ts" : "./b.ts")`. Assemble
+/// can neither rewrite such an import nor know which files it needs; a package or builtin
+/// chosen at run time is left alone.
 fn could_be_relative(e: &Expression<'_>) -> bool {
     starts(e).iter().any(|(prefix, _)| prefix.starts_with('.'))
 }
@@ -458,6 +457,13 @@ fn starts(e: &Expression<'_>) -> Vec<(String, bool)> {
     const MOST: usize = 64;
     let cooked = |q: &oxc::ast::ast::TemplateElement<'_>| {
         q.value.cooked.unwrap_or(q.value.raw).as_str().to_string()
+    };
+    // The ways a value that is one of `a` or `b` can start.
+    let either = |a: &Expression<'_>, b: &Expression<'_>| {
+        let mut out = starts(a);
+        out.extend(starts(b));
+        out.truncate(MOST);
+        out
     };
     // Every way `left` then `right` can start, given how each can.
     let join = |left: Vec<(String, bool)>, right: &dyn Fn() -> Vec<(String, bool)>| {
@@ -488,18 +494,8 @@ fn starts(e: &Expression<'_>) -> Vec<(String, bool)> {
         Expression::BinaryExpression(b) if b.operator == BinaryOperator::Addition => {
             join(starts(&b.left), &|| starts(&b.right))
         }
-        Expression::ConditionalExpression(c) => {
-            let mut out = starts(&c.consequent);
-            out.extend(starts(&c.alternate));
-            out.truncate(MOST);
-            out
-        }
-        Expression::LogicalExpression(l) => {
-            let mut out = starts(&l.left);
-            out.extend(starts(&l.right));
-            out.truncate(MOST);
-            out
-        }
+        Expression::ConditionalExpression(c) => either(&c.consequent, &c.alternate),
+        Expression::LogicalExpression(l) => either(&l.left, &l.right),
         Expression::SequenceExpression(s) => s.expressions.last().map(starts).unwrap_or_default(),
         _ => match unwrapped(e) {
             Some(inner) => starts(inner),
