@@ -38,6 +38,10 @@ pub const GZIP_LEVEL: u32 = 6;
 const MAX_DEFLATE_THREADS: usize = 4;
 /// zstd level of `.tar.zst` archives. Pinned, like the zstd library version in Cargo.lock.
 pub const ZSTD_LEVEL: i32 = 10;
+/// Most bits of the zstd encoder's hash table. Level 10 alone takes 22: a 20 MiB table,
+/// which put a pack of one big recipe over 32 MiB. 20 bits take 5 MiB, for archives about
+/// 0.1 % bigger. Smaller archives get smaller tables and window (see [`Tree::tar_size_hint`]).
+const ZSTD_HASH_LOG: u32 = 20;
 /// Name of the checksum file written beside the index.
 pub const SUMS_FILE: &str = "SHA256SUMS";
 
@@ -257,6 +261,19 @@ impl Tree {
         }
     }
 
+    /// About how long this tree's tar stream is (headers, padded files, the top folder and
+    /// the end marker; long names not counted), for zstd to size its tables and window to
+    /// the archive. A function of the listing only, so the same tree gets the same bytes.
+    fn tar_size_hint(&self) -> u32 {
+        let padded = |size: u64| 512 + size.div_ceil(512) * 512;
+        let total: u64 = self
+            .entries
+            .iter()
+            .map(|e| padded(e.size.unwrap_or(0)))
+            .sum();
+        u32::try_from(total + 1536).unwrap_or(u32::MAX)
+    }
+
     /// The entries in archive order: bytewise by archive path, whatever order the folder
     /// was listed in.
     fn sorted(&self) -> Vec<&TreeEntry> {
@@ -385,6 +402,12 @@ fn build_archive(
         Compression::Zstd => {
             let mut enc = zstd::stream::Encoder::new(sink, ZSTD_LEVEL).map_err(werr)?;
             enc.include_checksum(true).map_err(werr)?;
+            enc.set_parameter(zstd::zstd_safe::CParameter::SrcSizeHint(
+                tree.tar_size_hint(),
+            ))
+            .map_err(werr)?;
+            enc.set_parameter(zstd::zstd_safe::CParameter::HashLog(ZSTD_HASH_LOG))
+                .map_err(werr)?;
             write_tar(tree, top, opts.mtime, enc)?
                 .finish()
                 .map_err(werr)?

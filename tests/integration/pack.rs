@@ -525,7 +525,23 @@ fn zstd_archives_are_reproducible_and_verify() {
     assert_eq!(snapshot(&sb.join("a")), snapshot(&sb.join("b")));
     let bytes = std::fs::read(sb.join("a/hooks-alpha-0.1.0.tar.zst")).unwrap();
     assert_eq!(&bytes[..4], &[0x28, 0xb5, 0x2f, 0xfd]);
+    // The encoder's tables are sized to the archive: a recipe of a few KB asks its
+    // decoder for a small window, where level 10 alone would ask for 4 MiB.
+    assert!(zstd_window(&bytes) <= 64 * 1024, "{}", zstd_window(&bytes));
     sb.cmd().args(["catalog", "verify", "a"]).assert().success();
+}
+
+/// The window a zstd frame asks its decoder for (RFC 8878, 3.1.1.1.2).
+fn zstd_window(frame: &[u8]) -> u64 {
+    let descriptor = frame[4];
+    assert_eq!(
+        descriptor & 0x20,
+        0,
+        "a single-segment frame has no window size"
+    );
+    let window = frame[5];
+    let base = 1u64 << (10 + (window >> 3));
+    base + base / 8 * u64::from(window & 7)
 }
 
 #[test]
