@@ -389,12 +389,13 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
 
     fn visit_import_expression(&mut self, it: &mut ImportExpression<'a>) {
         // import(`./x.ts`) and import(("./x.ts")) are as static as import("./x.ts").
-        // Replace the specifier by a plain string literal instead of editing it in place,
+        // The string becomes a plain string literal (a template's text is never edited),
         // so we never have to escape the new specifier for a template.
         if let Some((span, old)) = static_specifier(&it.source) {
             if let Some(new) = (self.rewrite)(&old) {
                 let value = Str::from_str_in(&new, &self.builder);
-                it.source = Expression::new_string_literal(span, value, None, &self.builder);
+                let literal = Expression::new_string_literal(span, value, None, &self.builder);
+                replace_innermost(&mut it.source, literal);
             }
         } else if could_be_relative(&it.source) {
             use oxc::span::GetSpan;
@@ -421,12 +422,31 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
 }
 
 /// The specifier of `import(e)` when `e` is one string: a literal or a template without
-/// substitutions, possibly in parentheses or a TypeScript-only wrapper.
+/// substitutions, possibly in parentheses, a TypeScript-only wrapper or at the end of a
+/// sequence.
 fn static_specifier(e: &Expression<'_>) -> Option<(oxc::span::Span, String)> {
     match e {
         Expression::StringLiteral(s) => Some((s.span, s.value.as_str().to_string())),
         Expression::TemplateLiteral(t) => t.single_quasi().map(|q| (t.span, q.to_string())),
         _ => unwrapped(e).and_then(static_specifier),
+    }
+}
+
+/// Puts `new` where the string [`static_specifier`] found in `e` is: what wraps it stays,
+/// and so do the expressions before it in a sequence, which may have effects.
+fn replace_innermost<'a>(e: &mut Expression<'a>, new: Expression<'a>) {
+    match e {
+        Expression::ParenthesizedExpression(p) => replace_innermost(&mut p.expression, new),
+        Expression::SequenceExpression(s) => {
+            if let Some(last) = s.expressions.last_mut() {
+                replace_innermost(last, new)
+            }
+        }
+        Expression::TSAsExpression(x) => replace_innermost(&mut x.expression, new),
+        Expression::TSSatisfiesExpression(x) => replace_innermost(&mut x.expression, new),
+        Expression::TSNonNullExpression(x) => replace_innermost(&mut x.expression, new),
+        Expression::TSTypeAssertion(x) => replace_innermost(&mut x.expression, new),
+        _ => *e = new,
     }
 }
 
@@ -439,10 +459,12 @@ fn could_be_relative(e: &Expression<'_>) -> bool {
     starts(e).iter().any(|(prefix, _)| prefix.starts_with('.'))
 }
 
-/// The expression inside parentheses or a TypeScript-only wrapper (`as`, `satisfies`, `!`).
+/// The expression whose value `e` has: inside parentheses or a TypeScript-only wrapper
+/// (`as`, `satisfies`, `!`), or the last of a sequence (`(0, "./x.ts")`).
 fn unwrapped<'e, 'a>(e: &'e Expression<'a>) -> Option<&'e Expression<'a>> {
     match e {
         Expression::ParenthesizedExpression(p) => Some(&p.expression),
+        Expression::SequenceExpression(s) => s.expressions.last(),
         Expression::TSAsExpression(x) => Some(&x.expression),
         Expression::TSSatisfiesExpression(x) => Some(&x.expression),
         Expression::TSNonNullExpression(x) => Some(&x.expression),

@@ -186,6 +186,10 @@ fn bare_imports_and_escapes_are_refused() {
             "const x = await import(`lodash` as string);\nconsole.log(x);\n",
             "cannot resolve import `lodash`",
         ),
+        (
+            "const x = await import((0, \"lodash\"));\nconsole.log(x);\n",
+            "cannot resolve import `lodash`",
+        ),
     ] {
         let sb = Sandbox::new();
         source_recipe(&sb, "recipes", "demo", src);

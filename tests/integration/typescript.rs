@@ -156,7 +156,8 @@ fn rewrites_static_reexport_and_dynamic_specifiers() {
         const g = await import(name);
         const h = await import(("./h.ts"));
         const i = await import((`./i.ts` as string));
-        console.log(hook, a, e, f, g, h, i);
+        const j = await import((0, "./j.ts"));
+        console.log(hook, a, e, f, g, h, i, j);
     "#,
     );
     assert_eq!(
@@ -171,7 +172,8 @@ fn rewrites_static_reexport_and_dynamic_specifiers() {
             "./e.ts",
             "./f.ts",
             "./h.ts",
-            "./i.ts"
+            "./i.ts",
+            "./j.ts"
         ]
     );
     for expected in [
@@ -185,6 +187,8 @@ fn rewrites_static_reexport_and_dynamic_specifiers() {
         r#"await import("./f.js")"#,
         r#"await import("./h.js")"#,
         r#"await import("./i.js")"#,
+        // A sequence's value is its last expression.
+        r#"await import((0, "./j.js"))"#,
         "await import(name)",
     ] {
         assert!(out.contains(expected), "missing {expected:?} in:\n{out}");
