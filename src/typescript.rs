@@ -407,6 +407,14 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
                 )
                 .with_label(it.source.span()),
             );
+        } else {
+            // A package chosen at run time (`import(c ? "lodash" : "node:fs")`) fails
+            // there as surely as `import("lodash")`: each whole value gets the same check.
+            for (value, whole) in starts(&it.source) {
+                if whole {
+                    let _ = (self.rewrite)(&value);
+                }
+            }
         }
         walk_mut::walk_import_expression(self, it);
     }
@@ -518,7 +526,6 @@ fn starts(e: &Expression<'_>) -> Vec<(String, bool)> {
         }
         Expression::ConditionalExpression(c) => either(&c.consequent, &c.alternate),
         Expression::LogicalExpression(l) => either(&l.left, &l.right),
-        Expression::SequenceExpression(s) => s.expressions.last().map(starts).unwrap_or_default(),
         _ => match unwrapped(e) {
             Some(inner) => starts(inner),
             None => vec![(String::new(), false)],

@@ -190,6 +190,15 @@ fn bare_imports_and_escapes_are_refused() {
             "const x = await import((0, \"lodash\"));\nconsole.log(x);\n",
             "cannot resolve import `lodash`",
         ),
+        // A package chosen at run time fails there just the same.
+        (
+            "const x = await import(process.env.X ? \"lodash\" : \"node:fs\");\nconsole.log(x);\n",
+            "cannot resolve import `lodash`",
+        ),
+        (
+            "const x = await import(process.env.X || `left-pad`);\nconsole.log(x);\n",
+            "cannot resolve import `left-pad`",
+        ),
     ] {
         let sb = Sandbox::new();
         source_recipe(&sb, "recipes", "demo", src);
