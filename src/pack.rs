@@ -265,13 +265,12 @@ impl Tree {
     /// the end marker; long names not counted), for zstd to size its tables and window to
     /// the archive. A function of the listing only, so the same tree gets the same bytes.
     fn tar_size_hint(&self) -> u32 {
-        let padded = |size: u64| 512 + size.div_ceil(512) * 512;
-        let total: u64 = self
-            .entries
-            .iter()
-            .map(|e| padded(e.size.unwrap_or(0)))
-            .sum();
-        u32::try_from(total + 1536).unwrap_or(u32::MAX)
+        let padded = |size: u64| size.div_ceil(512).saturating_mul(512).saturating_add(512);
+        let total = (self.entries.iter()).fold(1536, |t: u64, e| {
+            t.saturating_add(padded(e.size.unwrap_or(0)))
+        });
+        // zstd takes hints up to i32::MAX (pack refuses recipes over 256 MiB anyway).
+        total.min(i32::MAX as u64) as u32
     }
 
     /// The entries in archive order: bytewise by archive path, whatever order the folder
@@ -1261,6 +1260,31 @@ mod tests {
                 return Ok(out);
             }
             out.extend_from_slice(&buf[..n]);
+        }
+    }
+
+    #[test]
+    fn zstd_takes_the_size_hint_of_any_tree() {
+        let tree = |sizes: &[u64]| Tree {
+            root: PathBuf::new(),
+            source: PathBuf::new(),
+            entries: (sizes.iter())
+                .map(|&size| TreeEntry {
+                    rel: "f".into(),
+                    path: PathBuf::new(),
+                    size: Some(size),
+                    exec: false,
+                })
+                .collect(),
+        };
+        assert_eq!(tree(&[]).tar_size_hint(), 1536);
+        assert_eq!(tree(&[1, 512]).tar_size_hint(), 1536 + 1024 + 1024);
+        for sizes in [&[3 << 30][..], &[u64::MAX, u64::MAX]] {
+            let hint = tree(sizes).tar_size_hint();
+            assert_eq!(hint, i32::MAX as u32);
+            let mut enc = zstd::stream::Encoder::new(Vec::new(), ZSTD_LEVEL).unwrap();
+            enc.set_parameter(zstd::zstd_safe::CParameter::SrcSizeHint(hint))
+                .unwrap();
         }
     }
 
