@@ -23,7 +23,7 @@
 //! It does not type-check: that is `tsc`'s job, and hooks that are wrong in
 //! type-space but valid JavaScript still compile.
 
-use std::{path::Path, sync::mpsc, thread};
+use std::{collections::BTreeSet, path::Path, sync::mpsc, thread};
 
 use oxc::{
     allocator::Allocator,
@@ -92,7 +92,10 @@ impl std::fmt::Display for TsDiagnostic {
 
 /// Compile TypeScript source to ESM JavaScript for Node 20.
 /// `rewrite` is called with every module specifier found in static imports, `export … from`,
-/// and dynamic `import("literal")`; returning Some(new) replaces the specifier.
+/// and dynamic `import()` of one string (`import("./x.ts")`, `import(("./x.ts"))`);
+/// returning Some(new) replaces that string. It is also called with each whole value a
+/// computed `import()` may have (`"lodash"` in `import(c ? "lodash" : "node:fs")`), so the
+/// caller can check those too; what it returns for them is ignored.
 ///
 /// # Errors
 ///
@@ -397,22 +400,31 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
                 let literal = Expression::new_string_literal(span, value, None, &self.builder);
                 replace_innermost(&mut it.source, literal);
             }
-        } else if could_be_relative(&it.source) {
-            use oxc::span::GetSpan;
-            self.problems.push(
-                OxcDiagnostic::error(
-                    "a computed import of a relative module cannot be assembled: only string \
-                     specifiers are rewritten (`.ts` to `.js`) and their files shipped; import \
-                     each module with a string, e.g. `import(\"./handlers/a.ts\")`",
-                )
-                .with_label(it.source.span()),
-            );
         } else {
-            // A package chosen at run time (`import(c ? "lodash" : "node:fs")`) fails
-            // there as surely as `import("lodash")`: each whole value gets the same check.
-            for (value, whole) in starts(&it.source) {
-                if whole {
-                    let _ = (self.rewrite)(&value);
+            use oxc::span::GetSpan;
+            let refuse =
+                |why: &str| OxcDiagnostic::error(why.to_string()).with_label(it.source.span());
+            match starts(&it.source) {
+                None => self.problems.push(refuse(&format!(
+                    "a computed import with more than {MOST_STARTS} possible values cannot \
+                     be checked; import each module with a string, e.g. \
+                     `import(\"./handlers/a.ts\")`"
+                ))),
+                Some(values) if values.iter().any(|(prefix, _)| could_be_relative(prefix)) => {
+                    self.problems.push(refuse(
+                        "a computed import of a relative module cannot be assembled: only \
+                         string specifiers are rewritten (`.ts` to `.js`) and their files \
+                         shipped; import each module with a string, e.g. \
+                         `import(\"./handlers/a.ts\")`",
+                    ))
+                }
+                // A package chosen at run time (`import(c ? "lodash" : "node:fs")`) fails
+                // there as surely as `import("lodash")`: each whole value gets the same
+                // check. A builtin chosen at run time is fine.
+                Some(values) => {
+                    for (value, _) in values.iter().filter(|(_, whole)| *whole) {
+                        let _ = (self.rewrite)(value);
+                    }
                 }
             }
         }
@@ -458,13 +470,12 @@ fn replace_innermost<'a>(e: &mut Expression<'a>, new: Expression<'a>) {
     }
 }
 
-/// Whether some value of the computed specifier `e` may name a relative module: start with
-/// `.` (`./`, `../`; no package name and no `node:` builtin starts with a dot), as in
+/// Whether a value starting with `prefix` may name a relative module: `./`, `../` (no
+/// package name and no `node:` builtin starts with a dot), as in
 /// `` import(`./handlers/${name}.ts`) `` or `import(fast ? "./a.ts" : "./b.ts")`. Assemble
-/// can neither rewrite such an import nor know which files it needs; a package or builtin
-/// chosen at run time is left alone.
-fn could_be_relative(e: &Expression<'_>) -> bool {
-    starts(e).iter().any(|(prefix, _)| prefix.starts_with('.'))
+/// can neither rewrite such an import nor know which files it needs.
+fn could_be_relative(prefix: &str) -> bool {
+    prefix.starts_with('.')
 }
 
 /// The expression whose value `e` has: inside parentheses or a TypeScript-only wrapper
@@ -481,54 +492,58 @@ fn unwrapped<'e, 'a>(e: &'e Expression<'a>) -> Option<&'e Expression<'a>> {
     }
 }
 
-/// The texts the values of `e` start with (one per branch of a condition, up to a bound),
-/// each with whether it is all of the value.
-fn starts(e: &Expression<'_>) -> Vec<(String, bool)> {
-    const MOST: usize = 64;
+/// Most distinct ways a computed specifier's values may start that are checked; an import
+/// with more is refused, since what it may load cannot be told.
+const MOST_STARTS: usize = 64;
+
+/// The texts the values of `e` can start with (one per branch of a condition), each with
+/// whether it is all of the value; `None` when there are more than [`MOST_STARTS`]. Each
+/// part of `e` is looked at once, so this takes time in proportion to `e`.
+fn starts(e: &Expression<'_>) -> Option<BTreeSet<(String, bool)>> {
     let cooked = |q: &oxc::ast::ast::TemplateElement<'_>| {
         q.value.cooked.unwrap_or(q.value.raw).as_str().to_string()
     };
+    let bounded = |set: BTreeSet<(String, bool)>| (set.len() <= MOST_STARTS).then_some(set);
     // The ways a value that is one of `a` or `b` can start.
     let either = |a: &Expression<'_>, b: &Expression<'_>| {
-        let mut out = starts(a);
-        out.extend(starts(b));
-        out.truncate(MOST);
-        out
+        let mut out = starts(a)?;
+        out.extend(starts(b)?);
+        bounded(out)
     };
     // Every way `left` then `right` can start, given how each can.
-    let join = |left: Vec<(String, bool)>, right: &dyn Fn() -> Vec<(String, bool)>| {
-        let mut out = Vec::new();
+    let join = |left: BTreeSet<(String, bool)>, right: BTreeSet<(String, bool)>| {
+        let mut out = BTreeSet::new();
         for (l, whole) in left {
             if !whole {
-                out.push((l, false));
+                out.insert((l, false));
                 continue;
             }
-            for (r, w) in right() {
-                out.push((format!("{l}{r}"), w));
+            for (r, w) in &right {
+                out.insert((format!("{l}{r}"), *w));
             }
         }
-        out.truncate(MOST);
-        out
+        bounded(out)
     };
+    let one = |text: String, whole: bool| Some(BTreeSet::from([(text, whole)]));
     match e {
-        Expression::StringLiteral(s) => vec![(s.value.as_str().to_string(), true)],
+        Expression::StringLiteral(s) => one(s.value.as_str().to_string(), true),
         Expression::TemplateLiteral(t) => {
-            let mut out = vec![(t.quasis.first().map(cooked).unwrap_or_default(), true)];
+            let mut out = one(t.quasis.first().map(cooked).unwrap_or_default(), true)?;
             for (i, inner) in t.expressions.iter().enumerate() {
-                out = join(out, &|| starts(inner));
+                out = join(out, starts(inner)?)?;
                 let next = t.quasis.get(i + 1).map(cooked).unwrap_or_default();
-                out = join(out, &|| vec![(next.clone(), true)]);
+                out = join(out, one(next, true)?)?;
             }
-            out
+            Some(out)
         }
         Expression::BinaryExpression(b) if b.operator == BinaryOperator::Addition => {
-            join(starts(&b.left), &|| starts(&b.right))
+            join(starts(&b.left)?, starts(&b.right)?)
         }
         Expression::ConditionalExpression(c) => either(&c.consequent, &c.alternate),
         Expression::LogicalExpression(l) => either(&l.left, &l.right),
         _ => match unwrapped(e) {
             Some(inner) => starts(inner),
-            None => vec![(String::new(), false)],
+            None => one(String::new(), false),
         },
     }
 }

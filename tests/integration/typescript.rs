@@ -156,7 +156,7 @@ fn rewrites_static_reexport_and_dynamic_specifiers() {
         const g = await import(name);
         const h = await import(("./h.ts"));
         const i = await import((`./i.ts` as string));
-        const j = await import((0, "./j.ts"));
+        const j = await import((console.log("j"), "./j.ts"));
         console.log(hook, a, e, f, g, h, i, j);
     "#,
     );
@@ -187,8 +187,8 @@ fn rewrites_static_reexport_and_dynamic_specifiers() {
         r#"await import("./f.js")"#,
         r#"await import("./h.js")"#,
         r#"await import("./i.js")"#,
-        // A sequence's value is its last expression.
-        r#"await import((0, "./j.js"))"#,
+        // A sequence's value is its last expression; the ones before it stay.
+        r#"await import((console.log("j"), "./j.js"))"#,
         "await import(name)",
     ] {
         assert!(out.contains(expected), "missing {expected:?} in:\n{out}");
