@@ -38,10 +38,13 @@ pub const GZIP_LEVEL: u32 = 6;
 const MAX_DEFLATE_THREADS: usize = 4;
 /// zstd level of `.tar.zst` archives. Pinned, like the zstd library version in Cargo.lock.
 pub const ZSTD_LEVEL: i32 = 10;
-/// Most bits of the zstd encoder's hash table. Level 10 alone takes 22: a 20 MiB table,
-/// which put a pack of one big recipe over 32 MiB. 20 bits take 5 MiB, for archives about
-/// 0.1 % bigger. Smaller archives get smaller tables and window (see [`Tree::tar_size_hint`]).
+/// Bits of the zstd encoder's hash table for archives over [`ZSTD_SMALL`]. Level 10's own
+/// parameters for them take 22: a 20 MiB table, which put a pack of one big recipe over
+/// 32 MiB. 20 bits take 5 MiB, for archives up to about 0.5 % bigger.
 const ZSTD_HASH_LOG: u32 = 20;
+/// Up to this size zstd picks parameters for small inputs, whose tables are smaller still
+/// (2^19 entries at most at level 10), and sizes its window to the input; they are kept.
+const ZSTD_SMALL: u32 = 256 * 1024;
 /// Name of the checksum file written beside the index.
 pub const SUMS_FILE: &str = "SHA256SUMS";
 
@@ -401,12 +404,13 @@ fn build_archive(
         Compression::Zstd => {
             let mut enc = zstd::stream::Encoder::new(sink, ZSTD_LEVEL).map_err(werr)?;
             enc.include_checksum(true).map_err(werr)?;
-            enc.set_parameter(zstd::zstd_safe::CParameter::SrcSizeHint(
-                tree.tar_size_hint(),
-            ))
-            .map_err(werr)?;
-            enc.set_parameter(zstd::zstd_safe::CParameter::HashLog(ZSTD_HASH_LOG))
+            let hint = tree.tar_size_hint();
+            enc.set_parameter(zstd::zstd_safe::CParameter::SrcSizeHint(hint))
                 .map_err(werr)?;
+            if hint > ZSTD_SMALL {
+                enc.set_parameter(zstd::zstd_safe::CParameter::HashLog(ZSTD_HASH_LOG))
+                    .map_err(werr)?;
+            }
             write_tar(tree, top, opts.mtime, enc)?
                 .finish()
                 .map_err(werr)?

@@ -226,7 +226,13 @@ fn pinned_tree(sb: &Sandbox) {
 fn pinned_digest(sb: &Sandbox, out: &str, extra: &[&str]) -> String {
     let o = pack(sb, "src", out, extra);
     assert!(o.status.success(), "{}", stderr(&o));
-    let bytes = std::fs::read(sb.join(&format!("{out}/hooks-pinned-0.1.0.tar.gz"))).unwrap();
+    pinned_archive_digest(sb, out, extra)
+}
+
+/// The digest of the pinned recipe's archive in `out`, packed with the options `extra`.
+fn pinned_archive_digest(sb: &Sandbox, out: &str, extra: &[&str]) -> String {
+    let ext = if extra.contains(&"zstd") { "zst" } else { "gz" };
+    let bytes = std::fs::read(sb.join(&format!("{out}/hooks-pinned-0.1.0.tar.{ext}"))).unwrap();
     hookpack::sha256::Sha256::of(&bytes).to_string()
 }
 
@@ -244,9 +250,19 @@ fn archive_bytes_are_pinned_across_machines() {
     );
     assert_eq!(pinned_digest(&sb, "out1", &["--jobs", "1"]), GOLDEN_GZIP);
     assert_eq!(pinned_digest(&sb, "out3", &["--jobs", "3"]), GOLDEN_GZIP);
+    // zstd: level, parameters (sized to the archive, hash table capped) and library.
+    for jobs in ["1", "3"] {
+        let out = format!("zst{jobs}");
+        let digest = pinned_digest(&sb, &out, &["--compression", "zstd", "--jobs", jobs]);
+        assert_eq!(
+            digest, GOLDEN_ZSTD,
+            "archive bytes changed: a different zstd version, level or parameters"
+        );
+    }
 }
 
 const GOLDEN_GZIP: &str = "f863e234e45aac64b787355558e62838a38700c21351b0fb32e3a9700d013db2";
+const GOLDEN_ZSTD: &str = "145925dbac4e40ecf6ee21387a9cc60a9e346b5ec8f5d57bb158c7c800d3177e";
 
 /// The same binary on CPUs with and without the vector extensions a deflate backend might
 /// dispatch on (SSE4.2, AVX2, BMI2, PCLMULQDQ), emulated by QEMU's user mode, writes the
@@ -268,24 +284,30 @@ fn archive_bytes_do_not_depend_on_the_cpu() {
     pinned_tree(&sb);
     let native = pinned_digest(&sb, "native", &[]);
     let bin = assert_cmd::cargo::cargo_bin("hookpack");
+    let native_zstd = pinned_digest(&sb, "native-zst", &["--compression", "zstd"]);
     // qemu64: SSE2/SSE3 only. max: everything QEMU emulates, AVX2 and BMI2 included.
     for cpu in ["qemu64", "max"] {
-        let out = format!("out-{cpu}");
-        let o = std::process::Command::new(&qemu)
-            .args(["-cpu", cpu])
-            .arg(&bin)
-            .args(["pack", "--recipes-dir", "src", "--out-dir", &out])
-            .current_dir(sb.path())
-            .env_remove("SOURCE_DATE_EPOCH")
-            .output()
-            .expect("run qemu-x86_64");
-        assert!(o.status.success(), "{cpu}: {}", stderr(&o));
-        let bytes = std::fs::read(sb.join(&format!("{out}/hooks-pinned-0.1.0.tar.gz"))).unwrap();
-        assert_eq!(
-            hookpack::sha256::Sha256::of(&bytes).to_string(),
-            native,
-            "packing on an emulated `{cpu}` CPU gave other bytes than on this CPU"
-        );
+        for (extra, native) in [
+            (&[][..], &native),
+            (&["--compression", "zstd"], &native_zstd),
+        ] {
+            let out = format!("out-{cpu}-{}", extra.len());
+            let o = std::process::Command::new(&qemu)
+                .args(["-cpu", cpu])
+                .arg(&bin)
+                .args(["pack", "--recipes-dir", "src", "--out-dir", &out])
+                .args(extra)
+                .current_dir(sb.path())
+                .env_remove("SOURCE_DATE_EPOCH")
+                .output()
+                .expect("run qemu-x86_64");
+            assert!(o.status.success(), "{cpu}: {}", stderr(&o));
+            assert_eq!(
+                &pinned_archive_digest(&sb, &out, extra),
+                native,
+                "packing on an emulated `{cpu}` CPU gave other bytes than on this CPU ({extra:?})"
+            );
+        }
     }
 }
 
