@@ -18,80 +18,6 @@ use crate::id::Id;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::{Component, Path, PathBuf};
 
-/// Node built-in modules that may be imported without the `node:` prefix: Node 20's
-/// `require("module").builtinModules` (those only reachable as `node:…`, such as
-/// `node:test`, are allowed by their prefix).
-const NODE_BUILTINS: [&str; 68] = [
-    "_http_agent",
-    "_http_client",
-    "_http_common",
-    "_http_incoming",
-    "_http_outgoing",
-    "_http_server",
-    "_stream_duplex",
-    "_stream_passthrough",
-    "_stream_readable",
-    "_stream_transform",
-    "_stream_wrap",
-    "_stream_writable",
-    "_tls_common",
-    "_tls_wrap",
-    "assert",
-    "assert/strict",
-    "async_hooks",
-    "buffer",
-    "child_process",
-    "cluster",
-    "console",
-    "constants",
-    "crypto",
-    "dgram",
-    "diagnostics_channel",
-    "dns",
-    "dns/promises",
-    "domain",
-    "events",
-    "fs",
-    "fs/promises",
-    "http",
-    "http2",
-    "https",
-    "inspector",
-    "inspector/promises",
-    "module",
-    "net",
-    "os",
-    "path",
-    "path/posix",
-    "path/win32",
-    "perf_hooks",
-    "process",
-    "punycode",
-    "querystring",
-    "readline",
-    "readline/promises",
-    "repl",
-    "stream",
-    "stream/consumers",
-    "stream/promises",
-    "stream/web",
-    "string_decoder",
-    "sys",
-    "timers",
-    "timers/promises",
-    "tls",
-    "trace_events",
-    "tty",
-    "url",
-    "util",
-    "util/types",
-    "v8",
-    "vm",
-    "wasi",
-    "worker_threads",
-    "zlib",
-];
-
 /// Where the recipes and the shared helpers are.
 #[derive(Debug, Clone)]
 pub struct Layout {
@@ -372,7 +298,7 @@ impl Planner<'_> {
         let mut wanted_lib: Vec<PathBuf> = Vec::new();
         let dir = file.parent().unwrap_or(Path::new("."));
         let mut rewrite = |spec: &str| -> Option<String> {
-            if spec.starts_with("node:") || NODE_BUILTINS.contains(&spec) {
+            if spec.starts_with("node:") || crate::typescript::NODE_BUILTINS.contains(&spec) {
                 return None;
             }
             if !(spec.starts_with("./") || spec.starts_with("../")) {

@@ -73,6 +73,80 @@ const STACK_PER_SOURCE_BYTE: usize = 4 * 1024;
 /// Stack for the non-recursive part of the pipeline, with ample room.
 const BASE_STACK: usize = 32 * 1024 * 1024;
 
+/// Node built-in modules that may be imported without the `node:` prefix: Node 20's
+/// `require("module").builtinModules` (those only reachable as `node:…`, such as
+/// `node:test`, are allowed by their prefix).
+pub(crate) const NODE_BUILTINS: [&str; 68] = [
+    "_http_agent",
+    "_http_client",
+    "_http_common",
+    "_http_incoming",
+    "_http_outgoing",
+    "_http_server",
+    "_stream_duplex",
+    "_stream_passthrough",
+    "_stream_readable",
+    "_stream_transform",
+    "_stream_wrap",
+    "_stream_writable",
+    "_tls_common",
+    "_tls_wrap",
+    "assert",
+    "assert/strict",
+    "async_hooks",
+    "buffer",
+    "child_process",
+    "cluster",
+    "console",
+    "constants",
+    "crypto",
+    "dgram",
+    "diagnostics_channel",
+    "dns",
+    "dns/promises",
+    "domain",
+    "events",
+    "fs",
+    "fs/promises",
+    "http",
+    "http2",
+    "https",
+    "inspector",
+    "inspector/promises",
+    "module",
+    "net",
+    "os",
+    "path",
+    "path/posix",
+    "path/win32",
+    "perf_hooks",
+    "process",
+    "punycode",
+    "querystring",
+    "readline",
+    "readline/promises",
+    "repl",
+    "stream",
+    "stream/consumers",
+    "stream/promises",
+    "stream/web",
+    "string_decoder",
+    "sys",
+    "timers",
+    "timers/promises",
+    "tls",
+    "trace_events",
+    "tty",
+    "url",
+    "util",
+    "util/types",
+    "v8",
+    "vm",
+    "wasi",
+    "worker_threads",
+    "zlib",
+];
+
 /// Where oxc injects runtime-helper imports from when lowering newer syntax.
 const HELPER_MODULE: &str = "@oxc-project/runtime";
 
@@ -406,9 +480,9 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
                 |why: &str| OxcDiagnostic::error(why.to_string()).with_label(it.source.span());
             match starts(&it.source) {
                 None => self.problems.push(refuse(&format!(
-                    "a computed import with more than {MOST_STARTS} possible values cannot \
-                     be checked; import each module with a string, e.g. \
-                     `import(\"./handlers/a.ts\")`"
+                    "this computed import cannot be checked: it has more than {MOST_STARTS} \
+                     possible values (each choice multiplies them); import each module with a \
+                     string, e.g. `import(\"./handlers/a.ts\")` or `import(\"node:fs\")`"
                 ))),
                 Some(values) if values.iter().any(|(prefix, _)| could_be_relative(prefix)) => {
                     self.problems.push(refuse(
@@ -418,10 +492,21 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
                          `import(\"./handlers/a.ts\")`",
                     ))
                 }
-                // A package chosen at run time (`import(c ? "lodash" : "node:fs")`) fails
-                // there as surely as `import("lodash")`: each whole value gets the same
-                // check. A builtin chosen at run time is fine.
                 Some(values) => {
+                    // A package chosen at run time (`import(c ? "lodash" : "node:fs")`,
+                    // `` import(`lodash/${name}`) ``) fails there as surely as
+                    // `import("lodash")`: each whole value gets the same check, and each
+                    // partly known one must be able to become a builtin.
+                    if let Some((prefix, _)) = values
+                        .iter()
+                        .find(|(prefix, whole)| !whole && !could_be_builtin(prefix))
+                    {
+                        self.problems.push(refuse(&format!(
+                            "a computed import of a package (`{prefix}…`) cannot be \
+                             assembled: recipes run without node_modules; import Node \
+                             built-ins as `node:…` or a relative file"
+                        )));
+                    }
                     for (value, _) in values.iter().filter(|(_, whole)| *whole) {
                         let _ = (self.rewrite)(value);
                     }
@@ -478,6 +563,14 @@ fn could_be_relative(prefix: &str) -> bool {
     prefix.starts_with('.')
 }
 
+/// Whether a value starting with `prefix` (and not all of it) may still name a Node
+/// builtin, or a file by absolute path: what is not known yet may complete it.
+fn could_be_builtin(prefix: &str) -> bool {
+    prefix.starts_with("node:")
+        || prefix.starts_with('/')
+        || NODE_BUILTINS.iter().any(|name| name.starts_with(prefix))
+}
+
 /// The expression whose value `e` has: inside parentheses or a TypeScript-only wrapper
 /// (`as`, `satisfies`, `!`), or the last of a sequence (`(0, "./x.ts")`).
 fn unwrapped<'e, 'a>(e: &'e Expression<'a>) -> Option<&'e Expression<'a>> {
@@ -495,23 +588,48 @@ fn unwrapped<'e, 'a>(e: &'e Expression<'a>) -> Option<&'e Expression<'a>> {
 /// Most distinct ways a computed specifier's values may start that are checked; an import
 /// with more is refused, since what it may load cannot be told.
 const MOST_STARTS: usize = 64;
+/// Most bytes of each possible value that are followed: plenty to tell a relative path, a
+/// builtin or a package name apart. A longer value counts as cut short (not whole), which
+/// also bounds the work on long chains of concatenations.
+const LONGEST_START: usize = 256;
+
+/// Ways the values of a computed specifier can start: each text, and whether it is all of
+/// the value.
+type Starts = BTreeSet<(String, bool)>;
 
 /// The texts the values of `e` can start with (one per branch of a condition), each with
 /// whether it is all of the value; `None` when there are more than [`MOST_STARTS`]. Each
-/// part of `e` is looked at once, so this takes time in proportion to `e`.
-fn starts(e: &Expression<'_>) -> Option<BTreeSet<(String, bool)>> {
+/// part of `e` is looked at at most once and each text is at most [`LONGEST_START`] bytes,
+/// so this takes time in proportion to `e`.
+fn starts(e: &Expression<'_>) -> Option<Starts> {
     let cooked = |q: &oxc::ast::ast::TemplateElement<'_>| {
         q.value.cooked.unwrap_or(q.value.raw).as_str().to_string()
     };
-    let bounded = |set: BTreeSet<(String, bool)>| (set.len() <= MOST_STARTS).then_some(set);
+    let bounded = |set: Starts| (set.len() <= MOST_STARTS).then_some(set);
+    let one = |mut text: String, mut whole: bool| {
+        if text.len() > LONGEST_START {
+            let mut end = LONGEST_START;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text.truncate(end);
+            whole = false;
+        }
+        (text, whole)
+    };
     // The ways a value that is one of `a` or `b` can start.
     let either = |a: &Expression<'_>, b: &Expression<'_>| {
         let mut out = starts(a)?;
         out.extend(starts(b)?);
         bounded(out)
     };
-    // Every way `left` then `right` can start, given how each can.
-    let join = |left: BTreeSet<(String, bool)>, right: BTreeSet<(String, bool)>| {
+    // Every way `left` then `right` can start, given how each can; `right` is only looked
+    // at when some value of `left` is whole.
+    let join = |left: Starts, right: &dyn Fn() -> Option<Starts>| {
+        if left.iter().all(|(_, whole)| !whole) {
+            return Some(left);
+        }
+        let right = right()?;
         let mut out = BTreeSet::new();
         for (l, whole) in left {
             if !whole {
@@ -519,31 +637,31 @@ fn starts(e: &Expression<'_>) -> Option<BTreeSet<(String, bool)>> {
                 continue;
             }
             for (r, w) in &right {
-                out.insert((format!("{l}{r}"), *w));
+                out.insert(one(format!("{l}{r}"), *w));
             }
         }
         bounded(out)
     };
-    let one = |text: String, whole: bool| Some(BTreeSet::from([(text, whole)]));
+    let single = |text: String| Some(BTreeSet::from([one(text, true)]));
     match e {
-        Expression::StringLiteral(s) => one(s.value.as_str().to_string(), true),
+        Expression::StringLiteral(s) => single(s.value.as_str().to_string()),
         Expression::TemplateLiteral(t) => {
-            let mut out = one(t.quasis.first().map(cooked).unwrap_or_default(), true)?;
+            let mut out = single(t.quasis.first().map(cooked).unwrap_or_default())?;
             for (i, inner) in t.expressions.iter().enumerate() {
-                out = join(out, starts(inner)?)?;
+                out = join(out, &|| starts(inner))?;
                 let next = t.quasis.get(i + 1).map(cooked).unwrap_or_default();
-                out = join(out, one(next, true)?)?;
+                out = join(out, &|| single(next.clone()))?;
             }
             Some(out)
         }
         Expression::BinaryExpression(b) if b.operator == BinaryOperator::Addition => {
-            join(starts(&b.left)?, starts(&b.right)?)
+            join(starts(&b.left)?, &|| starts(&b.right))
         }
         Expression::ConditionalExpression(c) => either(&c.consequent, &c.alternate),
         Expression::LogicalExpression(l) => either(&l.left, &l.right),
         _ => match unwrapped(e) {
             Some(inner) => starts(inner),
-            None => one(String::new(), false),
+            None => Some(BTreeSet::from([(String::new(), false)])),
         },
     }
 }
