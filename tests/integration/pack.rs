@@ -262,6 +262,7 @@ fn archive_bytes_are_pinned_across_machines() {
 }
 
 const GOLDEN_GZIP: &str = "f863e234e45aac64b787355558e62838a38700c21351b0fb32e3a9700d013db2";
+const GOLDEN_ZSTD_SMALL: &str = "4b0b1bb23d5769604fe61f6c942aaabfadd106d7143bf1729c4762599ee1b8d4";
 const GOLDEN_ZSTD: &str = "145925dbac4e40ecf6ee21387a9cc60a9e346b5ec8f5d57bb158c7c800d3177e";
 
 /// The same binary on CPUs with and without the vector extensions a deflate backend might
@@ -550,6 +551,13 @@ fn zstd_archives_are_reproducible_and_verify() {
     // The encoder's tables are sized to the archive: a recipe of a few KB asks its
     // decoder for a small window, where level 10 alone would ask for 4 MiB.
     assert!(zstd_window(&bytes) <= 64 * 1024, "{}", zstd_window(&bytes));
+    // Pinned like the bigger archive of `archive_bytes_are_pinned_across_machines`, which
+    // takes the other path (level 10's general parameters, hash table capped).
+    assert_eq!(
+        hookpack::sha256::Sha256::of(&bytes).to_string(),
+        GOLDEN_ZSTD_SMALL,
+        "archive bytes changed: a different zstd version, level or parameters"
+    );
     sb.cmd().args(["catalog", "verify", "a"]).assert().success();
 }
 
