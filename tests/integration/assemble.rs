@@ -54,6 +54,18 @@ fn node_out(dir: &std::path::Path) -> String {
     String::from_utf8(o.stdout).unwrap()
 }
 
+/// Assembles one recipe whose `src/main.ts` is `main_ts`, expecting it refused: exit 1 and
+/// no OUT. Returns what was printed on stderr.
+fn refused_main(main_ts: &str) -> String {
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "demo", main_ts);
+    let o = assemble(&sb);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{main_ts}\n{err}");
+    assert!(!sb.join("out").exists(), "{main_ts}");
+    err
+}
+
 /// `hookpack assemble --recipes-dir recipes --out-dir out` in the sandbox.
 fn assemble(sb: &Sandbox) -> std::process::Output {
     sb.cmd()
@@ -200,16 +212,8 @@ fn bare_imports_and_escapes_are_refused() {
             "cannot resolve import `left-pad`",
         ),
     ] {
-        let sb = Sandbox::new();
-        source_recipe(&sb, "recipes", "demo", src);
-        let o = assemble(&sb);
-        assert_eq!(o.status.code(), Some(1));
-        assert!(
-            String::from_utf8_lossy(&o.stderr).contains(want),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        assert!(!sb.join("out").exists());
+        let err = refused_main(src);
+        assert!(err.contains(want), "{err}");
     }
 }
 
@@ -322,43 +326,28 @@ fn deeply_nested_computed_imports_are_checked_in_linear_time() {
     ok(&assemble(&sb));
     assert_eq!(node_out(&sb.join("out/demo")), "object");
     // The same shape around a relative module is refused.
-    let sb = Sandbox::new();
-    source_recipe(&sb, "recipes", "demo", &src.replace("node:fs", "./x.ts"));
-    let o = assemble(&sb);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("computed import of a relative module"));
-    assert!(!sb.join("out").exists());
+    let err = refused_main(&src.replace("node:fs", "./x.ts"));
+    assert!(
+        err.contains("computed import of a relative module"),
+        "{err}"
+    );
     // More possible values than are checked: refused, not shipped unchecked.
     let choices: String = (0..65)
         .map(|i| format!("process.env.C{i} ? \"node:fs/{i}\" : "))
         .collect();
-    let sb = Sandbox::new();
-    source_recipe(
-        &sb,
-        "recipes",
-        "demo",
-        &format!("await import({choices}\"lodash\");\n"),
-    );
-    let o = assemble(&sb);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("more than 64 possible values"));
-    assert!(!sb.join("out").exists());
+    let err = refused_main(&format!("await import({choices}\"lodash\");\n"));
+    assert!(err.contains("more than 64 possible values"), "{err}");
     // Found by the second review: 64 long values copied once per term of a long chain
     // (a 1 MB file ran for minutes). Only the first 256 bytes of each value are followed.
     let long = "a".repeat(500_000);
     let choices = "+(c ? \"a\" : \"b\")".repeat(6);
     let tail = "+\"b\"".repeat(20_000);
-    let sb = Sandbox::new();
     let src = format!("const c = !!process.env.C;\nawait import(\"x{long}\"{choices}{tail});\n");
-    source_recipe(&sb, "recipes", "demo", &src);
-    let o = assemble(&sb);
-    assert_eq!(o.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = refused_main(&src);
     assert!(
         err.contains("a computed import of a package (`xaaa"),
         "{err}"
     );
-    assert!(!sb.join("out").exists());
 }
 
 #[test]
@@ -393,17 +382,12 @@ fn computed_imports_that_may_name_a_builtin_are_fine_and_packages_are_refused() 
             "`lo…`",
         ),
     ] {
-        let sb = Sandbox::new();
-        source_recipe(&sb, "recipes", "demo", src);
-        let o = assemble(&sb);
-        assert_eq!(o.status.code(), Some(1), "{src}");
-        let err = String::from_utf8_lossy(&o.stderr);
+        let err = refused_main(src);
+        let named = format!("a computed import of a package ({named})");
         assert!(
-            err.contains(&format!("a computed import of a package ({named})")),
+            err.contains(&named) && err.contains("main.ts:1:14"),
             "{err}"
         );
-        assert!(err.contains("main.ts:1:14"), "{err}");
-        assert!(!sb.join("out").exists());
     }
 }
 
