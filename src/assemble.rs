@@ -294,28 +294,17 @@ impl Planner<'_> {
         let roots = source_roots(self.recipe_dir, self.lib_dir);
         std::io::Read::read_to_string(&mut open_source(file, &roots)?, &mut source)
             .map_err(|e| crate::fs::FsError::new("read", file, e))?;
-        let mut unresolved: Option<Error> = None;
         let mut wanted_lib: Vec<PathBuf> = Vec::new();
         let dir = file.parent().unwrap_or(Path::new("."));
-        let mut rewrite = |spec: &str| -> Option<String> {
+        let mut rewrite = |spec: &str| -> crate::typescript::Resolution {
             if spec.starts_with("node:") || crate::typescript::NODE_BUILTINS.contains(&spec) {
-                return None;
+                return Ok(None);
             }
             if !(spec.starts_with("./") || spec.starts_with("../")) {
-                unresolved.get_or_insert(Error::ImportUnresolved {
-                    file: file.to_path_buf(),
-                    specifier: spec.to_string(),
-                    why: "recipes run without node_modules; import Node built-ins as `node:…` or a relative file".into(),
-                });
-                return None;
+                return Err("recipes run without node_modules; import Node built-ins as `node:…` or a relative file".into());
             }
             let Some(module) = resolve_module(&normalize(&dir.join(spec))) else {
-                unresolved.get_or_insert(Error::ImportUnresolved {
-                    file: file.to_path_buf(),
-                    specifier: spec.to_string(),
-                    why: "no such file (tried .ts, .js and index files)".into(),
-                });
-                return None;
+                return Err("no such file (tried .ts, .js and index files)".into());
             };
             let place = self.locate(&module);
             // Judged on the path inside src/ or lib/: the folders above them may be hidden
@@ -324,12 +313,7 @@ impl Planner<'_> {
                 Some(Place::Own(rel) | Place::Lib(rel)) => never_shipped(rel),
                 None => None,
             } {
-                unresolved.get_or_insert(Error::ImportUnresolved {
-                    file: file.to_path_buf(),
-                    specifier: spec.to_string(),
-                    why: why.into(),
-                });
-                return None;
+                return Err(why.into());
             }
             let target = match place {
                 Some(Place::Own(rel)) => {
@@ -341,20 +325,12 @@ impl Planner<'_> {
                     Path::new("scripts/lib").join(output_name(&rel))
                 }
                 None => {
-                    unresolved.get_or_insert(Error::ImportUnresolved {
-                        file: file.to_path_buf(),
-                        specifier: spec.to_string(),
-                        why: "it leaves the recipe's src/ and the shared lib/".into(),
-                    });
-                    return None;
+                    return Err("it leaves the recipe's src/ and the shared lib/".into());
                 }
             };
-            Some(relative_specifier(out_rel, &target))
+            Ok(Some(relative_specifier(out_rel, &target)))
         };
         let result = crate::typescript::compile(&source, file, &mut rewrite);
-        if let Some(e) = unresolved {
-            return Err(e);
-        }
         match result {
             Ok(js) => {
                 let js = js.into_bytes();
@@ -381,7 +357,7 @@ impl Planner<'_> {
                             column: d.column,
                         },
                         Severity::Error,
-                        "typescript",
+                        d.rule,
                         d.message,
                     ));
                 }
@@ -627,7 +603,7 @@ fn write_tree(
 }
 
 /// What assembling the source trees among `dirs` would report, without writing anything:
-/// TypeScript errors at file:line:col and imports that cannot be resolved.
+/// TypeScript errors and imports that cannot be resolved, each at file:line:col.
 pub fn check_sources(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Vec<Diagnostic> {
     let sources: Vec<PathBuf> = dirs.iter().filter(|d| is_source_tree(d)).cloned().collect();
     let mut out = Vec::new();
@@ -635,18 +611,6 @@ pub fn check_sources(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Vec<Diagnostic
         match result {
             Ok(_) => {}
             Err(Error::TypeScript { diagnostics }) => out.extend(diagnostics),
-            Err(Error::ImportUnresolved {
-                file,
-                specifier,
-                why,
-            }) => {
-                out.push(Diagnostic::file_level(
-                    &file,
-                    Severity::Error,
-                    "import-unresolved",
-                    format!("cannot resolve import `{specifier}`: {why}"),
-                ));
-            }
             Err(Error::Fs(e)) => out.push(crate::validate::fs_diagnostic(&e)),
             Err(e) => out.push(Diagnostic::file_level(
                 dir,

@@ -124,20 +124,10 @@ pub enum Error {
         why: String,
     },
     /// TypeScript failed to compile; nothing was written.
-    #[error("TypeScript errors; nothing was assembled")]
+    #[error("errors in the TypeScript sources (above); nothing was assembled")]
     TypeScript {
         /// Each error as `file:line:col: message`.
         diagnostics: Vec<crate::diagnostic::Diagnostic>,
-    },
-    /// An import cannot be resolved in a recipe that runs without node_modules.
-    #[error("{file}: cannot resolve import `{specifier}`: {why}")]
-    ImportUnresolved {
-        /// The importing file.
-        file: PathBuf,
-        /// The specifier.
-        specifier: String,
-        /// Why.
-        why: String,
     },
     /// Fetching an index or archive failed.
     #[error(transparent)]
@@ -330,7 +320,6 @@ impl Error {
             | Error::RecipeNotFound { .. }
             | Error::NoRecipes { .. }
             | Error::TypeScript { .. }
-            | Error::ImportUnresolved { .. }
             | Error::SpecInvalid { .. }
             | Error::PayloadInvalid { .. }
             | Error::RecipeNotInIndex { .. }

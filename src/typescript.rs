@@ -156,7 +156,17 @@ pub struct TsDiagnostic {
     pub line: u32,
     pub column: u32,
     pub message: String,
+    /// What kind of problem: [`UNRESOLVED`] for an import `rewrite` refused, else
+    /// `"typescript"`.
+    pub rule: &'static str,
 }
+
+/// [`TsDiagnostic::rule`] of an import that `rewrite` refused.
+pub const UNRESOLVED: &str = "import-unresolved";
+
+/// What `rewrite` answers for a specifier: `Ok(Some(new))` to replace it, `Ok(None)` to
+/// keep it, `Err(why)` when it cannot be resolved (reported at the specifier).
+pub type Resolution = Result<Option<String>, String>;
 
 impl std::fmt::Display for TsDiagnostic {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -167,9 +177,10 @@ impl std::fmt::Display for TsDiagnostic {
 /// Compile TypeScript source to ESM JavaScript for Node 20.
 /// `rewrite` is called with every module specifier found in static imports, `export … from`,
 /// and dynamic `import()` of one string (`import("./x.ts")`, `import(("./x.ts"))`);
-/// returning Some(new) replaces that string. It is also called with each whole value a
-/// computed `import()` may have (`"lodash"` in `import(c ? "lodash" : "node:fs")`), so the
-/// caller can check those too; what it returns for them is ignored.
+/// returning `Ok(Some(new))` replaces that string. It is also called with each whole value
+/// a computed `import()` may have (`"lodash"` in `import(c ? "lodash" : "node:fs")`), so
+/// the caller can check those too; a replacement is ignored for them. `Err(why)` reports
+/// `cannot resolve import …: why` at the specifier, with rule [`UNRESOLVED`].
 ///
 /// # Errors
 ///
@@ -178,7 +189,7 @@ impl std::fmt::Display for TsDiagnostic {
 pub fn compile(
     source: &str,
     file_name: &Path,
-    rewrite: &mut dyn FnMut(&str) -> Option<String>,
+    rewrite: &mut dyn FnMut(&str) -> Resolution,
 ) -> Result<String, Vec<TsDiagnostic>> {
     check_file_name(file_name)?;
     check_size(source)?;
@@ -192,14 +203,17 @@ pub fn compile(
     // the compiler thread asks for each specifier over a channel.
     thread::scope(|scope| {
         let (ask, questions) = mpsc::channel::<String>();
-        let (tell, answers) = mpsc::channel::<Option<String>>();
+        let (tell, answers) = mpsc::channel::<Resolution>();
         let worker = thread::Builder::new()
             .name("hookpack-tsc".into())
             .stack_size(stack_size(source))
             .spawn_scoped(scope, move || {
                 compile_here(source, file_name, &mut |specifier: &str| {
-                    ask.send(specifier.to_owned()).ok()?;
-                    answers.recv().ok().flatten()
+                    // Only fails once this thread is being given up on: keep the specifier.
+                    if ask.send(specifier.to_owned()).is_err() {
+                        return Ok(None);
+                    }
+                    answers.recv().unwrap_or(Ok(None))
                 })
             })
             .map_err(|err| vec![at_start(format!("cannot start the compiler thread: {err}"))])?;
@@ -308,7 +322,11 @@ fn check_nesting(source: &str) -> Result<(), Vec<TsDiagnostic>> {
                 depth += 1;
                 if depth > MAX_NESTING {
                     let message = format!("brackets nested more than {MAX_NESTING} deep");
-                    return Err(vec![Locator::new(source).diagnostic(offset, message)]);
+                    return Err(vec![Locator::new(source).diagnostic(
+                        offset,
+                        message,
+                        "typescript",
+                    )]);
                 }
             }
             b')' | b']' | b'}' => depth = depth.saturating_sub(1),
@@ -322,7 +340,7 @@ fn check_nesting(source: &str) -> Result<(), Vec<TsDiagnostic>> {
 fn compile_here(
     source: &str,
     file_name: &Path,
-    rewrite: &mut dyn FnMut(&str) -> Option<String>,
+    rewrite: &mut dyn FnMut(&str) -> Resolution,
 ) -> Result<String, Vec<TsDiagnostic>> {
     let locator = Locator::new(source);
     let fail = |diagnostics: Vec<OxcDiagnostic>| Err(locator.convert(diagnostics));
@@ -417,13 +435,29 @@ fn print(program: &Program<'_>) -> String {
 /// collects syntax that survived the transform but cannot run on Node 20.
 struct OutputPass<'a, 'r> {
     builder: AstBuilder<'a>,
-    rewrite: &'r mut dyn FnMut(&str) -> Option<String>,
+    rewrite: &'r mut dyn FnMut(&str) -> Resolution,
     problems: Vec<OxcDiagnostic>,
 }
 
 impl<'a> OutputPass<'a, '_> {
+    /// Asks `rewrite` about `specifier`, found at `span`: the replacement, if any; a refusal
+    /// becomes a problem there.
+    fn resolve(&mut self, specifier: &str, span: Span) -> Option<String> {
+        match (self.rewrite)(specifier) {
+            Ok(new) => new,
+            Err(why) => {
+                self.problems.push(
+                    OxcDiagnostic::error(format!("cannot resolve import `{specifier}`: {why}"))
+                        .with_error_code("hookpack", UNRESOLVED)
+                        .with_label(span),
+                );
+                None
+            }
+        }
+    }
+
     fn rewrite_literal(&mut self, literal: &mut StringLiteral<'a>) {
-        if let Some(new) = (self.rewrite)(literal.value.as_str()) {
+        if let Some(new) = self.resolve(literal.value.as_str(), literal.span) {
             literal.value = Str::from_str_in(&new, &self.builder);
             // Codegen prints `raw` verbatim when present.
             literal.raw = None;
@@ -469,7 +503,7 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
         // The string becomes a plain string literal (a template's text is never edited),
         // so we never have to escape the new specifier for a template.
         if let Some((span, old)) = static_specifier(&it.source) {
-            if let Some(new) = (self.rewrite)(&old) {
+            if let Some(new) = self.resolve(&old, span) {
                 let value = Str::from_str_in(&new, &self.builder);
                 let literal = Expression::new_string_literal(span, value, None, &self.builder);
                 replace_innermost(&mut it.source, literal);
@@ -508,7 +542,7 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
                         )));
                     }
                     for (value, _) in values.iter().filter(|(_, whole)| *whole) {
-                        let _ = (self.rewrite)(value);
+                        self.resolve(value, it.source.span());
                     }
                 }
             }
@@ -705,12 +739,13 @@ impl<'s> Locator<'s> {
         (to_u32(line + 1), to_u32(column + 1))
     }
 
-    fn diagnostic(&self, offset: usize, message: String) -> TsDiagnostic {
+    fn diagnostic(&self, offset: usize, message: String, rule: &'static str) -> TsDiagnostic {
         let (line, column) = self.position(offset);
         TsDiagnostic {
             line,
             column,
             message,
+            rule,
         }
     }
 
@@ -724,7 +759,9 @@ impl<'s> Locator<'s> {
                     message.push_str("\nhelp: ");
                     message.push_str(help);
                 }
-                self.diagnostic(offset, message)
+                let unresolved = d.code.number.as_deref() == Some(UNRESOLVED);
+                let rule = if unresolved { UNRESOLVED } else { "typescript" };
+                self.diagnostic(offset, message, rule)
             })
             .collect();
         // Parser, semantic and our own checks each report in their own
@@ -748,6 +785,7 @@ fn at_start(message: String) -> TsDiagnostic {
         line: 1,
         column: 1,
         message,
+        rule: "typescript",
     }
 }
 

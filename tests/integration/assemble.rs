@@ -218,6 +218,23 @@ fn bare_imports_and_escapes_are_refused() {
 }
 
 #[test]
+fn every_unresolved_import_is_reported_at_its_position() {
+    let err = refused_main(
+        "import x from \"lodash\";\nimport { y } from \"./missing.ts\";\n\
+         const m = await import(process.env.C ? \"left-pad\" : \"node:fs\");\n\
+         console.log(x, y, m);\n",
+    );
+    for (at, specifier) in [
+        ("main.ts:1:15", "lodash"),
+        ("main.ts:2:19", "./missing.ts"),
+        ("main.ts:3:24", "left-pad"),
+    ] {
+        let line = format!("{at}: error[import-unresolved]: cannot resolve import `{specifier}`");
+        assert!(err.contains(&line), "{line}\n{err}");
+    }
+}
+
+#[test]
 fn computed_imports_of_relative_modules_are_refused_at_their_position() {
     for (src, at) in [
         (

@@ -10,7 +10,7 @@ use std::{
 use hookpack::typescript::{compile, TsDiagnostic, MAX_NESTING, MAX_SOURCE_LEN};
 
 fn ts(source: &str) -> Result<String, Vec<TsDiagnostic>> {
-    compile(source, Path::new("hook.ts"), &mut |_| None)
+    compile(source, Path::new("hook.ts"), &mut |_| Ok(None))
 }
 
 fn js(source: &str) -> String {
@@ -29,9 +29,9 @@ fn with_rewrite(source: &str) -> (String, Vec<String>) {
     let mut seen = Vec::new();
     let out = compile(source, Path::new("hook.ts"), &mut |specifier| {
         seen.push(specifier.to_owned());
-        specifier
+        Ok(specifier
             .strip_suffix(".ts")
-            .map(|stem| format!("{stem}.js"))
+            .map(|stem| format!("{stem}.js")))
     })
     .unwrap();
     (out, seen)
@@ -202,7 +202,7 @@ fn rewrites_static_reexport_and_dynamic_specifiers() {
 #[test]
 fn rewritten_specifiers_are_escaped() {
     let out = compile("import \"./x.ts\";", Path::new("hook.ts"), &mut |_| {
-        Some("./we\"ird\\dir/x.js".to_owned())
+        Ok(Some("./we\"ird\\dir/x.js".to_owned()))
     })
     .unwrap();
     assert_eq!(out, "import \"./we\\\"ird\\\\dir/x.js\";\n");
@@ -358,7 +358,8 @@ fn output_is_deterministic() {
 
 #[test]
 fn accepts_only_ts_and_mts() {
-    let compile_as = |name: &str| compile("export const a = 1;", Path::new(name), &mut |_| None);
+    let compile_as =
+        |name: &str| compile("export const a = 1;", Path::new(name), &mut |_| Ok(None));
     assert!(compile_as("hook.ts").is_ok());
     assert!(compile_as("dir/hook.mts").is_ok());
     for refused in ["hook.tsx", "hook.cts", "hook.d.ts", "hook.js", "hook", ""] {
@@ -380,7 +381,7 @@ fn refuses_what_node_20_cannot_run() {
     let mut asked = Vec::new();
     let found = compile("{ using res = open(); }", Path::new("hook.ts"), &mut |s| {
         asked.push(s.to_owned());
-        None
+        Ok(None)
     })
     .expect_err("`using` needs oxc's runtime helpers");
     assert!(found[0].message.contains("usingCtx"), "{found:?}");
@@ -418,7 +419,7 @@ fn output_runs_on_node() {
         const loud = await new Hook("node").run();
         console.log([greet("ts").text, loud.text, Counter.bump("again"), url.endsWith("main.mjs")].join("|"));
     "#;
-    let mut to_mjs = |specifier: &str| Some(specifier.replace(".ts", ".mjs"));
+    let mut to_mjs = |specifier: &str| Ok(Some(specifier.replace(".ts", ".mjs")));
     let dependency = compile(dependency, Path::new("greet.ts"), &mut to_mjs).unwrap();
     let main = compile(main, Path::new("main.ts"), &mut to_mjs).unwrap();
     let printed = run_node(&[("greet.mjs", &dependency), ("main.mjs", &main)]);
