@@ -602,6 +602,15 @@ fn write_tree(
     Ok(())
 }
 
+/// `diagnostics` without repeats: a shared helper is compiled, and its errors found, once
+/// for each recipe that imports it.
+fn once_each(diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let mut seen = std::collections::HashSet::new();
+    (diagnostics.into_iter())
+        .filter(|d| seen.insert(format!("{d:?}")))
+        .collect()
+}
+
 /// What assembling the source trees among `dirs` would report, without writing anything:
 /// TypeScript errors and imports that cannot be resolved, each at file:line:col.
 pub fn check_sources(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Vec<Diagnostic> {
@@ -620,7 +629,7 @@ pub fn check_sources(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Vec<Diagnostic
             )),
         }
     }
-    out
+    once_each(out)
 }
 
 /// Plans every recipe, on all cores; results in the order of `dirs`.
@@ -730,7 +739,7 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
     }
     if !ts_errors.is_empty() {
         return Err(Error::TypeScript {
-            diagnostics: ts_errors,
+            diagnostics: once_each(ts_errors),
         });
     }
 
@@ -836,7 +845,7 @@ pub fn assemble_to_temp(recipes_dir: &Path, dirs: &[PathBuf]) -> Result<ForPack,
     }
     if !ts_errors.is_empty() {
         return Err(Error::TypeScript {
-            diagnostics: ts_errors,
+            diagnostics: once_each(ts_errors),
         });
     }
     Ok(ForPack {

@@ -535,11 +535,14 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
                         .iter()
                         .find(|(prefix, whole)| !whole && !could_be_builtin(prefix))
                     {
-                        self.problems.push(refuse(&format!(
-                            "a computed import of a package (`{prefix}…`) cannot be \
-                             assembled: recipes run without node_modules; import Node \
-                             built-ins as `node:…` or a relative file"
-                        )));
+                        self.problems.push(
+                            refuse(&format!(
+                                "a computed import of a package (`{prefix}…`) cannot be \
+                                 assembled: recipes run without node_modules; import Node \
+                                 built-ins as `node:…` or a relative file"
+                            ))
+                            .with_error_code("hookpack", UNRESOLVED),
+                        );
                     }
                     for (value, _) in values.iter().filter(|(_, whole)| *whole) {
                         self.resolve(value, it.source.span());
