@@ -44,6 +44,11 @@ fn stderr(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// Asserts that `o` printed `text` on stderr, showing all it printed if not.
+fn stderr_says(o: &std::process::Output, text: &str) {
+    assert!(stderr(o).contains(text), "{}", stderr(o));
+}
+
 /// Two assembled recipes with a nested folder and an executable file.
 fn two_recipes(sb: &Sandbox, root: &str) {
     for id in ["alpha", "beta"] {
@@ -613,11 +618,7 @@ fn asset_base_url_makes_absolute_urls() {
         &["--asset-base-url", "https://mirror.test/c"],
     );
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("alpha 0.1.0 keeps its published URL `https://example.test/catalog/hooks-alpha-0.1.0.tar.gz`"),
-        "{}",
-        stderr(&o)
-    );
+    stderr_says(&o, "alpha 0.1.0 keeps its published URL `https://example.test/catalog/hooks-alpha-0.1.0.tar.gz`");
     assert_eq!(
         std::fs::read(sb.join("out/hooks-index.json")).unwrap(),
         serde_json::to_vec_pretty(&index)
@@ -693,7 +694,7 @@ fn reference_cases() {
     std::fs::create_dir(sb.join("empty")).unwrap();
     let o = pack(&sb, "empty", "out", &[]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("no recipes in"), "{}", stderr(&o));
+    stderr_says(&o, "no recipes in");
 }
 
 #[test]
@@ -847,11 +848,7 @@ fn archives_are_made_durable_before_the_commit() {
     };
     let o = failing_sync("out");
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("write to disk (syncfs) the file system holding out"),
-        "{}",
-        stderr(&o)
-    );
+    stderr_says(&o, "write to disk (syncfs) the file system holding out");
     assert_eq!(
         std::fs::read(sb.join("out/hooks-index.json")).unwrap(),
         before
@@ -1060,7 +1057,7 @@ fn merge_keeps_outs_own_index_and_refuses_conflicts() {
     let before = snapshot(&sb.join("out"));
     let o = pack(&sb, "src", "out", &["--merge", "o3/hooks-index.json"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(stderr(&o).contains("cannot be merged"), "{}", stderr(&o));
+    stderr_says(&o, "cannot be merged");
     assert_eq!(snapshot(&sb.join("out")), before);
 }
 
@@ -1087,7 +1084,7 @@ fn a_fifo_instead_of_an_index_fails_without_hanging() {
     };
     let o = run(&["pack", "--recipes-dir", "src", "--out-dir", "out"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(stderr(&o).contains("fifo"), "{}", stderr(&o));
+    stderr_says(&o, "fifo");
     for verb in ["list", "verify"] {
         let o = run(&["catalog", verb, "out/hooks-index.json"]);
         assert_eq!(o.status.code(), Some(1), "{verb}: {}", stderr(&o));
@@ -1105,7 +1102,7 @@ fn a_folder_in_the_way_stops_the_pack_before_anything_moves() {
         let before = snapshot(&sb.join("out"));
         let o = pack(&sb, "src", "out", &[]);
         assert_eq!(o.status.code(), Some(1), "{blocker}: {}", stderr(&o));
-        assert!(stderr(&o).contains(blocker), "{}", stderr(&o));
+        stderr_says(&o, blocker);
         assert_eq!(snapshot(&sb.join("out")), before, "{blocker}");
     }
 }
