@@ -297,8 +297,11 @@ impl Planner<'_> {
         let mut wanted_lib: Vec<PathBuf> = Vec::new();
         let dir = file.parent().unwrap_or(Path::new("."));
         let mut rewrite = |spec: &str| -> crate::typescript::Resolution {
-            if spec.starts_with("node:") || crate::typescript::NODE_BUILTINS.contains(&spec) {
+            if crate::typescript::is_node_builtin(spec) {
                 return Ok(None);
+            }
+            if let Some(name) = spec.strip_prefix("node:") {
+                return Err(crate::typescript::not_a_builtin(name));
             }
             if !(spec.starts_with("./") || spec.starts_with("../")) {
                 return Err("recipes run without node_modules; import Node built-ins as `node:…` or a relative file".into());

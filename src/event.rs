@@ -120,8 +120,8 @@ impl fmt::Display for Event {
     }
 }
 
-/// Levenshtein distance between two short ASCII strings.
-fn edit_distance(a: &str, b: &str) -> usize {
+/// Levenshtein distance between two short strings, in chars.
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {

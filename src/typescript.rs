@@ -76,7 +76,7 @@ const BASE_STACK: usize = 32 * 1024 * 1024;
 /// Node built-in modules that may be imported without the `node:` prefix: Node 20's
 /// `require("module").builtinModules` (those only reachable as `node:…`, such as
 /// `node:test`, are allowed by their prefix).
-pub(crate) const NODE_BUILTINS: [&str; 68] = [
+const NODE_BUILTINS: [&str; 68] = [
     "_http_agent",
     "_http_client",
     "_http_common",
@@ -146,6 +146,43 @@ pub(crate) const NODE_BUILTINS: [&str; 68] = [
     "worker_threads",
     "zlib",
 ];
+
+/// Node 20's built-in modules that only the `node:` prefix reaches.
+const NODE_PREFIX_ONLY: [&str; 3] = ["sea", "test", "test/reporters"];
+
+/// Whether `specifier` names a built-in module of Node 20: `fs`, `node:fs`, `node:test`.
+pub(crate) fn is_node_builtin(specifier: &str) -> bool {
+    match specifier.strip_prefix("node:") {
+        Some(name) => NODE_BUILTINS.contains(&name) || NODE_PREFIX_ONLY.contains(&name),
+        None => NODE_BUILTINS.contains(&specifier),
+    }
+}
+
+/// Why `node:{name}`, which [`is_node_builtin`] refused, cannot be imported, with the
+/// builtin it most likely meant (`node:fss`, `node:Path`).
+pub(crate) fn not_a_builtin(name: &str) -> String {
+    // Names are short: a long one is no near miss (and would cost time).
+    let near = (name.len() <= 64)
+        .then(|| {
+            NODE_BUILTINS
+                .iter()
+                .chain(&NODE_PREFIX_ONLY)
+                .map(|b| {
+                    (
+                        crate::event::edit_distance(b, &name.to_ascii_lowercase()),
+                        b,
+                    )
+                })
+                .filter(|(d, _)| *d <= 2)
+                .min_by_key(|(d, _)| *d)
+        })
+        .flatten();
+    let hint = match near {
+        Some((_, b)) => format!("did you mean `node:{b}`?"),
+        None => "`node -p \"require('module').builtinModules\"` lists them".to_string(),
+    };
+    format!("`node:{name}` is not a built-in module of Node 20, which recipes run on; {hint}")
+}
 
 /// Where oxc injects runtime-helper imports from when lowering newer syntax.
 const HELPER_MODULE: &str = "@oxc-project/runtime";
@@ -535,14 +572,20 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
                         .iter()
                         .find(|(prefix, whole)| !whole && !could_be_builtin(prefix))
                     {
-                        self.problems.push(
-                            refuse(&format!(
+                        let why = if prefix.starts_with("node:") {
+                            format!(
+                                "a computed import of `{prefix}…` cannot be assembled: no \
+                                 built-in module of Node 20, which recipes run on, starts so"
+                            )
+                        } else {
+                            format!(
                                 "a computed import of a package (`{prefix}…`) cannot be \
                                  assembled: recipes run without node_modules; import Node \
                                  built-ins as `node:…` or a relative file"
-                            ))
-                            .with_error_code("hookpack", UNRESOLVED),
-                        );
+                            )
+                        };
+                        self.problems
+                            .push(refuse(&why).with_error_code("hookpack", UNRESOLVED));
                     }
                     for (value, _) in values.iter().filter(|(_, whole)| *whole) {
                         self.resolve(value, it.source.span());
@@ -603,9 +646,13 @@ fn could_be_relative(prefix: &str) -> bool {
 /// Whether a value starting with `prefix` (and not all of it) may still name a Node
 /// builtin, or a file by absolute path: what is not known yet may complete it.
 fn could_be_builtin(prefix: &str) -> bool {
-    prefix.starts_with("node:")
-        || prefix.starts_with('/')
-        || NODE_BUILTINS.iter().any(|name| name.starts_with(prefix))
+    match prefix.strip_prefix("node:") {
+        Some(rest) => NODE_BUILTINS
+            .iter()
+            .chain(&NODE_PREFIX_ONLY)
+            .any(|name| name.starts_with(rest)),
+        None => prefix.starts_with('/') || NODE_BUILTINS.iter().any(|n| n.starts_with(prefix)),
+    }
 }
 
 /// The expression whose value `e` has: inside parentheses or a TypeScript-only wrapper

@@ -333,10 +333,17 @@ fn every_node_builtin_may_be_imported_without_its_prefix() {
         .expect("node is installed");
     assert!(o.status.success());
     let names = String::from_utf8(o.stdout).unwrap();
+    // Each with and without the prefix, and those only the prefix reaches.
     let imports: String = (names.lines())
+        .flat_map(|name| [name.to_string(), format!("node:{name}")])
+        .chain(["node:test", "node:test/reporters", "node:sea"].map(String::from))
         .map(|name| format!("import \"{name}\";\n"))
         .collect();
     assert!(imports.contains("import \"timers/promises\";"), "{imports}");
+    assert!(
+        imports.contains("import \"node:timers/promises\";"),
+        "{imports}"
+    );
     let sb = Sandbox::new();
     source_recipe(
         &sb,
@@ -346,6 +353,44 @@ fn every_node_builtin_may_be_imported_without_its_prefix() {
     );
     ok(&assemble(&sb));
     assert_eq!(node_out(&sb.join("out/demo")), "ok");
+}
+
+#[test]
+fn node_prefixed_imports_must_name_a_node_20_builtin() {
+    // A typo or a builtin of a later Node used to be shipped and fail in node with
+    // ERR_UNKNOWN_BUILTIN_MODULE.
+    let err = refused_main(
+        "import \"node:fss\";\nimport \"node:sqlite\";\nawait import(\"node:Path\");\nexport {};\n",
+    );
+    let rule = "error[import-unresolved]: cannot resolve import";
+    for want in [
+        format!("main.ts:1:8: {rule} `node:fss`: `node:fss` is not a built-in module of Node 20, which recipes run on; did you mean `node:fs`?"),
+        format!("main.ts:2:8: {rule} `node:sqlite`: `node:sqlite` is not a built-in module of Node 20, which recipes run on; `node -p \"require('module').builtinModules\"` lists them"),
+        format!("main.ts:3:14: {rule} `node:Path`: `node:Path` is not a built-in module of Node 20, which recipes run on; did you mean `node:path`?"),
+    ] {
+        assert!(err.contains(&want), "{want}\n{err}");
+    }
+    // Each value a computed import may have is checked the same way.
+    let err = refused_main("await import(process.env.X ? \"node:fs\" : \"node:tests\");\n");
+    assert!(
+        err.contains("main.ts:1:14: error[import-unresolved]: cannot resolve import `node:tests`: `node:tests` is not a built-in module of Node 20, which recipes run on; did you mean `node:test`?"),
+        "{err}"
+    );
+    let err = refused_main("await import(`node:fss/${process.env.X}`);\n");
+    assert!(
+        err.contains("main.ts:1:14: error[import-unresolved]: a computed import of `node:fss/…` cannot be assembled: no built-in module of Node 20, which recipes run on, starts so"),
+        "{err}"
+    );
+    // A start that a builtin may still complete is fine.
+    let sb = Sandbox::new();
+    source_recipe(
+        &sb,
+        "recipes",
+        "demo",
+        "const m = await import(`node:${process.env.X ?? \"timers\"}`);\nprocess.stdout.write(typeof m.setTimeout);\n",
+    );
+    ok(&assemble(&sb));
+    assert_eq!(node_out(&sb.join("out/demo")), "function");
 }
 
 #[test]
