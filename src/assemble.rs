@@ -238,6 +238,14 @@ impl Planner<'_> {
     /// `src/a.ts` and `src/a.js`) are refused instead of one silently replacing the other.
     fn put(&mut self, out: impl Into<String>, file: OutFile, from: &Path) -> Result<(), Error> {
         let out = out.into();
+        // Every output path is joined onto OUT: it must stay a plain relative path there.
+        // (A name like `x\..\..\f` once became `x/../../f` and was written outside OUT.)
+        if out.contains('\\') {
+            return Err(refused_name(from, "a backslash"));
+        }
+        if !out.split('/').all(|c| !matches!(c, "" | "." | "..")) {
+            return Err(refused_name(from, "an empty, `.` or `..` path component"));
+        }
         if let Some(first) = self.origins.get(&out) {
             return Err(Error::PackRefused {
                 path: from.to_path_buf(),
@@ -275,7 +283,7 @@ impl Planner<'_> {
         };
         if let Some((js, deps)) = cached {
             self.put(
-                out_rel.to_string_lossy().replace('\\', "/"),
+                out_rel.to_string_lossy().into_owned(),
                 OutFile {
                     content: Content::Bytes(js),
                     exec: false,
@@ -343,7 +351,7 @@ impl Planner<'_> {
                     }
                 }
                 self.put(
-                    out_rel.to_string_lossy().replace('\\', "/"),
+                    out_rel.to_string_lossy().into_owned(),
                     OutFile {
                         content: Content::Bytes(js),
                         exec: false,
@@ -427,6 +435,9 @@ fn plan(
                 reason: "`node_modules` is refused: recipes run without it".into(),
             });
         }
+        if name.contains('\\') {
+            return Err(refused_name(path, "a backslash"));
+        }
         let depth1 = item.depth() == 1;
         let skip = name.starts_with('.')
             || (source && (top == "tests" || top == "test"))
@@ -474,7 +485,7 @@ fn plan(
         }
         let exec = is_exec(path);
         p.put(
-            rel.to_string_lossy().replace('\\', "/"),
+            rel.to_string_lossy().into_owned(),
             OutFile {
                 content: Content::Copy(path.to_path_buf()),
                 exec,
@@ -517,6 +528,18 @@ fn plan(
         )?;
     }
     Ok(p.files)
+}
+
+/// A source whose output path would contain `what`: hosts, archive readers and other
+/// systems take a backslash for a folder separator, so it could land outside the recipe.
+fn refused_name(path: &Path, what: &str) -> Error {
+    Error::PackRefused {
+        path: path.to_path_buf(),
+        reason: format!(
+            "its path contains {what}, which hosts and archive readers take for folder \
+             separators or steps outside the recipe; rename it"
+        ),
+    }
 }
 
 #[cfg(unix)]
@@ -624,6 +647,12 @@ pub fn check_sources(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Vec<Diagnostic
             Ok(_) => {}
             Err(Error::TypeScript { diagnostics }) => out.extend(diagnostics),
             Err(Error::Fs(e)) => out.push(crate::validate::fs_diagnostic(&e)),
+            Err(Error::PackRefused { path, reason }) => out.push(Diagnostic::file_level(
+                &path,
+                Severity::Error,
+                "path-refused",
+                reason,
+            )),
             Err(e) => out.push(Diagnostic::file_level(
                 dir,
                 Severity::Error,

@@ -356,6 +356,42 @@ fn every_node_builtin_may_be_imported_without_its_prefix() {
 }
 
 #[test]
+fn a_backslash_in_a_source_name_is_refused_and_nothing_escapes() {
+    // Found by review: `x\..\..\victim\keep.txt` became `x/../../victim/keep.txt` and was
+    // written outside OUT (and outside pack's temporary folder, even by `pack --check`).
+    for planted in [
+        "recipes/demo/x\\..\\..\\..\\victim\\keep.txt",
+        "recipes/demo/src/a\\..\\..\\..\\..\\victim\\keep.ts",
+    ] {
+        let sb = Sandbox::new();
+        source_recipe(&sb, "recipes", "demo", "export {};\n");
+        sb.write("victim/keep.txt", "original\n");
+        sb.write(planted, "pwned\n");
+        let before = snapshot(&sb.join("."));
+        let runs: [&[&str]; 4] = [
+            &["assemble", "--recipes-dir", "recipes", "--out-dir", "out"],
+            &["pack", "--recipes-dir", "recipes", "--out-dir", "out"],
+            &[
+                "pack",
+                "--check",
+                "--recipes-dir",
+                "recipes",
+                "--out-dir",
+                "out",
+            ],
+            &["validate", "recipes/demo"],
+        ];
+        for args in runs {
+            let o = sb.cmd().args(args).output().unwrap();
+            let err = String::from_utf8_lossy(&o.stderr) + String::from_utf8_lossy(&o.stdout);
+            assert_eq!(o.status.code(), Some(1), "{args:?} {planted}\n{err}");
+            assert!(err.contains("contains a backslash"), "{args:?}\n{err}");
+            assert_eq!(snapshot(&sb.join(".")), before, "{args:?} {planted}");
+        }
+    }
+}
+
+#[test]
 fn node_prefixed_imports_must_name_a_node_20_builtin() {
     // A typo or a builtin of a later Node used to be shipped and fail in node with
     // ERR_UNKNOWN_BUILTIN_MODULE.
