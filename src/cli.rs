@@ -442,7 +442,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             let code = e.exit_code();
             if !matches!(e, Error::BrokenPipe) {
                 for d in e.diagnostics() {
-                    eprintln!("{}", Printer::new(Format::Text, false).diagnostic_line(d));
+                    Printer::new(Format::Text, false).diagnostic_to_stderr(d);
                 }
                 report_error(&e);
             }
@@ -499,7 +499,7 @@ fn run_validate(s: &ValidateSettings, printer: &Printer) -> Result<ExitCode, Err
         }
         Format::Text => {
             for d in &report.diagnostics {
-                printer.data(&printer.diagnostic_line(d))?;
+                printer.diagnostic(d)?;
             }
         }
     }
@@ -642,7 +642,9 @@ fn pack_settings(a: PackArgs) -> Result<pack::Options, Error> {
 fn run_pack(o: &pack::Options, printer: &Printer) -> Result<ExitCode, Error> {
     let report = pack::pack(o)?;
     for w in &report.warnings {
-        printer.message(&printer.diagnostic_line(w));
+        if !printer.quiet {
+            printer.diagnostic_to_stderr(w);
+        }
     }
     match printer.format {
         Format::Json => printer.json(&report)?,
@@ -780,7 +782,7 @@ fn run_catalog_verify(a: &CatalogArgs, printer: &Printer) -> Result<ExitCode, Er
                 ))?;
             }
             for d in &report.diagnostics {
-                printer.data(&printer.diagnostic_line(d))?;
+                printer.diagnostic(d)?;
             }
         }
     }
@@ -953,7 +955,7 @@ fn finish_outcomes(
             Err(e) => {
                 let code = e.exit_code();
                 for d in e.diagnostics() {
-                    eprintln!("{}", printer.diagnostic_line(d));
+                    printer.diagnostic_to_stderr(d);
                 }
                 report_error(&e);
                 if code as i32 > worst as i32 {
@@ -1348,7 +1350,7 @@ fn run_doctor(a: DoctorArgs, printer: &Printer) -> Result<ExitCode, Error> {
                 printer.data(&format!("fixed: {f}"))?;
             }
             for d in &report.problems {
-                printer.data(&printer.diagnostic_line(d))?;
+                printer.diagnostic(d)?;
             }
             if report.problems.is_empty() {
                 printer.message(&format!("no problems in {}", profile.root.display()));

@@ -24,19 +24,21 @@ pub struct Printer {
     pub format: Format,
     /// Suppress messages on stderr (data still goes to stdout).
     pub quiet: bool,
+    /// Colour on stdout, and on stderr: each is decided by whether it is a terminal.
     color: bool,
+    color_err: bool,
 }
 
 impl Printer {
     /// A printer for `format`; colour is decided from the terminal and `NO_COLOR`.
     pub fn new(format: Format, quiet: bool) -> Self {
-        let color = format == Format::Text
-            && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-            && io::stdout().is_terminal();
+        let wanted =
+            format == Format::Text && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
         Printer {
             format,
             quiet,
-            color,
+            color: wanted && io::stdout().is_terminal(),
+            color_err: wanted && io::stderr().is_terminal(),
         }
     }
 
@@ -65,36 +67,52 @@ impl Printer {
         }
     }
 
-    fn paint(&self, s: &str, code: &str) -> String {
-        if self.color {
+    /// Writes one diagnostic as a line of data to stdout, its severity coloured on a
+    /// terminal.
+    pub fn diagnostic(&self, d: &Diagnostic) -> io::Result<()> {
+        // The line is terminal-safe already, apart from the colour added here.
+        writeln!(io::stdout().lock(), "{}", diagnostic_line(d, self.color))
+    }
+
+    /// Writes one diagnostic to stderr, even when quiet (errors are always shown), its
+    /// severity coloured on a terminal.
+    pub fn diagnostic_to_stderr(&self, d: &Diagnostic) {
+        let _ = writeln!(
+            io::stderr().lock(),
+            "{}",
+            diagnostic_line(d, self.color_err)
+        );
+    }
+}
+
+/// One diagnostic as a terminal-safe text line,
+/// `file:line:col: error[code]: message (at /pointer)`, its severity in colour when `color`.
+fn diagnostic_line(d: &Diagnostic, color: bool) -> String {
+    let paint = |s: &str, code: &str| {
+        if color {
             format!("\x1b[{code}m{s}\x1b[0m")
         } else {
             s.to_string()
         }
+    };
+    let mut place = terminal_safe(&d.file.display().to_string());
+    if let (Some(l), Some(c)) = (d.line, d.column) {
+        place.push_str(&format!(":{l}:{c}"));
     }
-
-    /// Formats one diagnostic as a text line:
-    /// `file:line:col: error[code]: message (at /pointer)`.
-    pub fn diagnostic_line(&self, d: &Diagnostic) -> String {
-        let mut place = terminal_safe(&d.file.display().to_string());
-        if let (Some(l), Some(c)) = (d.line, d.column) {
-            place.push_str(&format!(":{l}:{c}"));
-        }
-        let sev = match d.severity {
-            Severity::Error => self.paint("error", "1;31"),
-            Severity::Warning => self.paint("warning", "1;33"),
-        };
-        let at = if d.pointer.is_empty() {
-            String::new()
-        } else {
-            format!(" (at {})", terminal_safe(&d.pointer))
-        };
-        format!(
-            "{place}: {sev}[{}]: {}{at}",
-            d.code,
-            terminal_safe(&d.message)
-        )
-    }
+    let sev = match d.severity {
+        Severity::Error => paint("error", "1;31"),
+        Severity::Warning => paint("warning", "1;33"),
+    };
+    let at = if d.pointer.is_empty() {
+        String::new()
+    } else {
+        format!(" (at {})", terminal_safe(&d.pointer))
+    };
+    format!(
+        "{place}: {sev}[{}]: {}{at}",
+        d.code,
+        terminal_safe(&d.message)
+    )
 }
 
 /// `s` with control characters other than tab and newline escaped (`\u{1b}`): text from an

@@ -563,3 +563,50 @@ fn content_decides_the_kind_of_an_oddly_named_file() {
     assert_eq!(r["paths"][1]["kind"], "unknown");
     assert_finding(&r, "", "kind-unknown");
 }
+
+#[test]
+fn severities_are_coloured_on_a_terminal_never_escaped() {
+    // Found by review: the colour codes went through the control-character escaping, so a
+    // terminal showed `\u{1b}[1;31merror\u{1b}[0m`. `script` gives the runs a terminal.
+    let sb = Sandbox::new();
+    sb.write(
+        "hooks.json",
+        r#"{"hooks":{"PreToolUse":[{"hooks":[{"type":"command"}]}]}}"#,
+    );
+    sb.write(
+        "recipes/demo/recipe.json",
+        serde_json::to_vec_pretty(&manifest("demo")).unwrap(),
+    );
+    sb.write("recipes/demo/src/main.ts", "let x: number = ;\n");
+    let bin = assert_cmd::cargo::cargo_bin("hookpack");
+    let bin = bin.display();
+    // validate reports on stdout, a failed assemble on stderr.
+    let both = format!(
+        "'{bin}' validate hooks.json; '{bin}' assemble --recipes-dir recipes --out-dir out"
+    );
+    // An empty NO_COLOR allows colour, as if it were not set.
+    let on_terminal = |no_color: &str| {
+        let o = std::process::Command::new("script")
+            .args(["-qec", &both, "/dev/null"])
+            .current_dir(sb.path())
+            .env("FINCLAW_HOME", sb.join("finclaw-home"))
+            .env("NO_COLOR", no_color)
+            .output()
+            .expect("script (util-linux) is installed");
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let shown = on_terminal("");
+    assert_eq!(
+        shown.matches("\x1b[1;31merror\x1b[0m[").count(),
+        2,
+        "{shown:?}"
+    );
+    assert!(shown.contains("main.ts:1:17: \x1b[1;31merror"), "{shown:?}");
+    assert!(!shown.contains("\\u{1b}"), "{shown:?}");
+    let plain = on_terminal("1");
+    assert_eq!(plain.matches("error[").count(), 2, "{plain:?}");
+    assert!(
+        !plain.contains('\x1b') && !plain.contains("\\u{1b}"),
+        "{plain:?}"
+    );
+}
