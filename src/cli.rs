@@ -1114,10 +1114,20 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
             && !printer.quiet
             && std::io::IsTerminal::is_terminal(&std::io::stderr()),
     };
+    // Commands keep the path style each recipe was installed with (--absolute-paths).
+    let absolute: std::collections::HashSet<String> = crate::receipt::all(&profile)?
+        .into_iter()
+        .filter(|r| r.absolute_paths)
+        .map(|r| r.id)
+        .collect();
     let mut results = Vec::new();
     for o in report {
         let Some(v) = o.available.filter(|v| *v != o.installed) else {
             continue;
+        };
+        let opts = install::Options {
+            absolute_paths: opts.absolute_paths || absolute.contains(&o.id),
+            ..opts.clone()
         };
         let spec = install::Spec::parse(&format!("{}@{v}", o.id))?;
         let Some(index) = source_of.get(&o.id) else {

@@ -1007,6 +1007,7 @@ pub fn install_prepared(
         files: prepared.files.clone(),
         handlers,
         created: Some(merged.created),
+        absolute_paths: opts.absolute_paths,
     };
     hand_over(profile, &id, &merged.handover)?;
     commit(

@@ -61,6 +61,10 @@ pub struct Receipt {
     /// receipts that predate it: removal then deletes every event it leaves empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created: Option<crate::merge::Created>,
+    /// Whether the commands name scripts by absolute path (`install --absolute-paths`):
+    /// `update` keeps that style.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub absolute_paths: bool,
 }
 
 /// `<profile>/hooks/.receipts/<id>.json`.

@@ -314,6 +314,50 @@ fn install_update_remove_over_http() {
 }
 
 #[test]
+fn update_keeps_the_path_style_each_recipe_was_installed_with() {
+    // Found by review: `update` wrote ${FINCLAW_PROFILE_ROOT}/… over the absolute paths of
+    // `install --absolute-paths`, breaking the hosts that flag is for.
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    catalog_with_versions(&sb, "other", &[("0.1.0", "0.13.0")]);
+    let run = |args: &[&str]| {
+        ok(&sb
+            .cmd()
+            .args(args)
+            .args(["--profile", "p", "--index", "cat"])
+            .output()
+            .unwrap())
+    };
+    run(&["install", "demo", "--absolute-paths"]);
+    run(&["install", "other"]);
+    catalog_with_versions(&sb, "demo", &[("0.2.0", "0.13.0")]);
+    catalog_with_versions(&sb, "other", &[("0.2.0", "0.13.0")]);
+    run(&["update"]);
+    let commands = |id: &str| -> Vec<String> {
+        let receipt = read_json(&sb.join(&format!("p/hooks/.receipts/{id}.json")));
+        assert_eq!(receipt["version"], "0.2.0");
+        (receipt["handlers"].as_array().unwrap().iter())
+            .map(|h| h["command"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let root = sb.join("p").display().to_string();
+    let demo = commands("demo");
+    assert!(!demo.is_empty());
+    for c in &demo {
+        assert!(c.contains(&format!("{root}/hooks/demo/")), "{c}");
+    }
+    for c in commands("other") {
+        assert!(c.contains("${FINCLAW_PROFILE_ROOT}/hooks/other/"), "{c}");
+    }
+    // The receipt's commands are the ones in hooks.json.
+    let doc = std::fs::read_to_string(sb.join("p/hooks.json")).unwrap();
+    assert!(
+        demo.iter().all(|c| doc.contains(&c.replace('"', "\\\""))),
+        "{doc}"
+    );
+}
+
+#[test]
 fn profile_and_index_resolution() {
     let sb = Sandbox::new();
     catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
