@@ -101,10 +101,18 @@ pub fn is_source_tree(dir: &Path) -> bool {
 }
 
 fn is_test_file(name: &str) -> bool {
-    let stem = [".ts", ".mts", ".cts"]
+    let stem = [".ts", ".mts", ".cts", ".js", ".mjs", ".cjs"]
         .iter()
         .find_map(|ext| name.strip_suffix(ext));
     stem.is_some_and(|s| s.ends_with(".test") || s.ends_with(".spec") || s.ends_with(".d"))
+}
+
+/// Whether the file `name` is an ES module assemble compiles: TypeScript (`.ts`, `.mts`)
+/// or JavaScript (`.js`, `.mjs`), whose imports are checked and rewritten alike.
+fn is_module(name: &str) -> bool {
+    [".ts", ".mts", ".js", ".mjs"]
+        .iter()
+        .any(|ext| name.ends_with(ext))
 }
 
 /// Lexically normalises `p` (resolving `.` and `..`), without touching the filesystem.
@@ -468,9 +476,9 @@ fn plan(
                     reason: "CommonJS TypeScript (`.cts`) is not supported: recipes are ES modules, so rename it to `.ts`".into(),
                 });
             }
-            if (name.ends_with(".ts") || name.ends_with(".mts")) && !is_test_file(&name) {
+            if is_module(&name) && !is_test_file(&name) {
                 p.compile(path, &Path::new("scripts").join(output_name(under_src)))?;
-            } else if name.ends_with(".js") || name.ends_with(".mjs") || name.ends_with(".json") {
+            } else if name.ends_with(".json") {
                 let out = Path::new("scripts").join(under_src);
                 p.put(
                     out.to_string_lossy().into_owned(),
@@ -499,7 +507,7 @@ fn plan(
             continue;
         };
         let out = Path::new("scripts/lib").join(output_name(&rel));
-        if module.extension().is_some_and(|e| e == "ts" || e == "mts") {
+        if is_module(&module.to_string_lossy()) {
             p.compile(&module, &out)?;
         } else {
             p.put(

@@ -124,7 +124,7 @@ pub enum Error {
         why: String,
     },
     /// TypeScript failed to compile; nothing was written.
-    #[error("errors in the TypeScript sources (above); nothing was assembled")]
+    #[error("errors in the TypeScript or JavaScript sources (above); nothing was assembled")]
     TypeScript {
         /// Each error as `file:line:col: message`.
         diagnostics: Vec<crate::diagnostic::Diagnostic>,

@@ -30,8 +30,8 @@ use oxc::{
     ast::{
         ast::{
             BinaryOperator, Declaration, Decorator, ExportAllDeclaration, ExportFromDeclaration,
-            Expression, ImportDeclaration, ImportExpression, Program, Statement, StringLiteral,
-            TSModuleReference,
+            Expression, IdentifierReference, ImportAttributeKey, ImportDeclaration,
+            ImportExpression, Program, Statement, StringLiteral, TSModuleReference, WithClause,
         },
         builder::AstBuilder,
     },
@@ -39,7 +39,7 @@ use oxc::{
     codegen::{Codegen, CodegenOptions},
     diagnostics::{OxcDiagnostic, Severity},
     parser::Parser,
-    semantic::SemanticBuilder,
+    semantic::{Semantic, SemanticBuilder},
     span::{SourceType, Span},
     str::Str,
     syntax::es_target::ESTarget,
@@ -322,14 +322,14 @@ fn stack_size(source: &str) -> usize {
 fn check_file_name(file_name: &Path) -> Result<(), Vec<TsDiagnostic>> {
     let accepted = matches!(
         file_name.extension().and_then(|ext| ext.to_str()),
-        Some("ts" | "mts")
+        Some("ts" | "mts" | "js" | "mjs")
     ) && SourceType::from_path(file_name)
         .is_ok_and(|ty| !ty.is_typescript_definition());
     if accepted {
         Ok(())
     } else {
         Err(vec![at_start(format!(
-            "{}: only .ts and .mts files can be compiled",
+            "{}: only .ts, .mts, .js and .mjs files can be compiled",
             file_name.display()
         ))])
     }
@@ -383,8 +383,17 @@ fn compile_here(
     let fail = |diagnostics: Vec<OxcDiagnostic>| Err(locator.convert(diagnostics));
 
     let allocator = Allocator::default();
-    // `.ts` alone would be "unambiguous"; hooks are always ES modules.
-    let source_type = SourceType::ts().with_module(true);
+    // `.ts` alone would be "unambiguous"; hooks are always ES modules. A `.js` or `.mjs`
+    // source goes through the same passes, so that its imports are checked and rewritten.
+    let javascript = matches!(
+        file_name.extension().and_then(|ext| ext.to_str()),
+        Some("js" | "mjs")
+    );
+    let source_type = if javascript {
+        SourceType::mjs()
+    } else {
+        SourceType::ts().with_module(true)
+    };
     let parsed = Parser::new(&allocator, source, source_type).parse();
     let mut program = parsed.program;
     let mut diagnostics = parsed.diagnostics.into_vec();
@@ -397,6 +406,7 @@ fn compile_here(
             .with_enum_eval(true)
             .build(&program);
         diagnostics.extend(semantic.diagnostics);
+        diagnostics.extend(commonjs_globals(&program, &semantic.semantic));
         if !has_errors(&diagnostics) {
             let scoping = semantic.semantic.into_scoping();
             let options = TransformOptions::from(ESTarget::ES2022);
@@ -454,6 +464,48 @@ fn commonjs_only_syntax(program: &Program<'_>) -> Vec<OxcDiagnostic> {
         }
     }
     found
+}
+
+/// `require`, `module`, `exports`, `__dirname` and `__filename` exist only in CommonJS: an
+/// ES module that uses them without declaring them fails in node with a ReferenceError.
+fn commonjs_globals(program: &Program<'_>, semantic: &Semantic<'_>) -> Vec<OxcDiagnostic> {
+    struct Finder<'s> {
+        scoping: &'s oxc::semantic::Scoping,
+        found: Vec<OxcDiagnostic>,
+    }
+    impl<'a> oxc::ast_visit::Visit<'a> for Finder<'_> {
+        fn visit_identifier_reference(&mut self, it: &IdentifierReference<'a>) {
+            let fix = match it.name.as_str() {
+                "require" => "import it instead (`import fs from \"node:fs\"`)",
+                "module" | "exports" => "export it instead (`export function …`)",
+                "__dirname" => "use `import.meta.dirname` (Node 20.11 and later) instead",
+                "__filename" => "use `import.meta.filename` (Node 20.11 and later) instead",
+                _ => return,
+            };
+            let Some(reference) = it
+                .reference_id
+                .get()
+                .map(|id| self.scoping.get_reference(id))
+            else {
+                return;
+            };
+            if reference.symbol_id().is_none() && reference.is_value() {
+                let message = format!(
+                    "`{}` is CommonJS and does not exist in an ES module, which recipes are; \
+                     {fix}",
+                    it.name
+                );
+                self.found
+                    .push(OxcDiagnostic::error(message).with_label(it.span));
+            }
+        }
+    }
+    let mut finder = Finder {
+        scoping: semantic.scoping(),
+        found: Vec::new(),
+    };
+    oxc::ast_visit::Visit::visit_program(&mut finder, program);
+    finder.found
 }
 
 fn has_errors(diagnostics: &[OxcDiagnostic]) -> bool {
@@ -523,15 +575,21 @@ impl<'a> OutputPass<'a, '_> {
 impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
     fn visit_import_declaration(&mut self, it: &mut ImportDeclaration<'a>) {
         if !self.is_helper_import(it) {
+            self.problems
+                .extend(json_without_type(&it.source, it.with_clause.as_deref()));
             self.rewrite_literal(&mut it.source);
         }
     }
 
     fn visit_export_from_declaration(&mut self, it: &mut ExportFromDeclaration<'a>) {
+        self.problems
+            .extend(json_without_type(&it.source, it.with_clause.as_deref()));
         self.rewrite_literal(&mut it.source);
     }
 
     fn visit_export_all_declaration(&mut self, it: &mut ExportAllDeclaration<'a>) {
+        self.problems
+            .extend(json_without_type(&it.source, it.with_clause.as_deref()));
         self.rewrite_literal(&mut it.source);
     }
 
@@ -604,6 +662,32 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
         );
         walk_mut::walk_decorator(self, it);
     }
+}
+
+/// Node refuses to load a JSON module (ERR_IMPORT_ASSERTION_TYPE_MISSING) unless its
+/// static import says `with { type: "json" }`.
+fn json_without_type(
+    source: &StringLiteral<'_>,
+    with: Option<&WithClause<'_>>,
+) -> Option<OxcDiagnostic> {
+    let typed = with.is_some_and(|w| {
+        w.with_entries.iter().any(|a| {
+            let key = match &a.key {
+                ImportAttributeKey::Identifier(k) => k.name.as_str(),
+                ImportAttributeKey::StringLiteral(k) => k.value.as_str(),
+            };
+            key == "type" && a.value.value == "json"
+        })
+    });
+    (source.value.ends_with(".json") && !typed).then(|| {
+        OxcDiagnostic::error(format!(
+            "node loads a JSON module only when its import says so: write `from \"{}\" with \
+             {{ type: \"json\" }}`",
+            source.value
+        ))
+        .with_label(source.span)
+        .with_error_code("hookpack", UNRESOLVED)
+    })
 }
 
 /// The specifier of `import(e)` when `e` is one string: a literal or a template without

@@ -356,6 +356,90 @@ fn every_node_builtin_may_be_imported_without_its_prefix() {
 }
 
 #[test]
+fn javascript_sources_are_checked_and_rewritten_like_typescript() {
+    // Found by review: `.js` modules were copied as they were, so a helper's own imports
+    // were neither shipped nor rewritten (ERR_MODULE_NOT_FOUND in node), and a bare import
+    // in one was never refused.
+    let sb = Sandbox::new();
+    source_recipe(
+        &sb,
+        "recipes",
+        "demo",
+        "import { a } from \"../../lib/a.js\";\nimport { h } from \"./helper.mjs\";\nimport data from \"./data.json\" with { type: \"json\" };\nprocess.stdout.write(`${a} ${h} ${data.n}`);\n",
+    );
+    sb.write(
+        "recipes/lib/a.js",
+        "import { b } from \"./b.js\";\nexport const a = \"a\" + b;\n",
+    );
+    sb.write("recipes/lib/b.js", "export const b = \"b\";\n");
+    sb.write(
+        "recipes/lib/a.test.js",
+        "throw new Error('tests are not shipped');\n",
+    );
+    sb.write(
+        "recipes/demo/src/helper.mjs",
+        "import { b } from \"../../lib/b.js\";\nexport const h = `h${b}`;\n",
+    );
+    sb.write("recipes/demo/src/data.json", "{\"n\": 7}\n");
+    sb.write("recipes/demo/src/main.test.js", "throw new Error('no');\n");
+    sb.write("recipes/demo/src/main.spec.mjs", "throw new Error('no');\n");
+    ok(&assemble(&sb));
+    assert_eq!(node_out(&sb.join("out/demo")), "ab hb 7");
+    let shipped: Vec<String> = snapshot(&sb.join("out/demo")).into_keys().collect();
+    for name in ["scripts/lib/a.js", "scripts/lib/b.js", "scripts/helper.mjs"] {
+        assert!(shipped.contains(&name.to_string()), "{name}: {shipped:?}");
+    }
+    assert!(
+        !shipped
+            .iter()
+            .any(|n| n.contains(".test.") || n.contains(".spec.")),
+        "{shipped:?}"
+    );
+    // What is refused in TypeScript is refused in JavaScript, at its place.
+    for (helper, want) in [
+        (
+            "import _ from \"lodash\";\nexport const h = 1;\n",
+            "helper.mjs:1:15: error[import-unresolved]: cannot resolve import `lodash`",
+        ),
+        (
+            "const fs = require(\"fs\");\nexport const h = 1;\n",
+            "helper.mjs:1:12: error[typescript]: `require` is CommonJS",
+        ),
+    ] {
+        sb.write("recipes/demo/src/helper.mjs", helper);
+        let o = assemble(&sb);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains(want), "{err}");
+    }
+}
+
+#[test]
+fn a_json_module_must_be_imported_with_its_type() {
+    // Found by review: this assembled, then node refused it
+    // (ERR_IMPORT_ASSERTION_TYPE_MISSING).
+    sb_json_refused(
+        "import data from \"./data.json\";\nconsole.log(data);\n",
+        "main.ts:1:18",
+    );
+    sb_json_refused("export { default } from \"./data.json\";\n", "main.ts:1:25");
+}
+
+fn sb_json_refused(main_ts: &str, place: &str) {
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "demo", main_ts);
+    sb.write("recipes/demo/src/data.json", "{}\n");
+    let o = assemble(&sb);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(!sb.join("out").exists());
+    assert!(
+        err.contains(&format!("{place}: error[import-unresolved]: node loads a JSON module only when its import says so: write `from \"./data.json\" with {{ type: \"json\" }}`")),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_backslash_in_a_source_name_is_refused_and_nothing_escapes() {
     // Found by review: `x\..\..\victim\keep.txt` became `x/../../victim/keep.txt` and was
     // written outside OUT (and outside pack's temporary folder, even by `pack --check`).

@@ -357,15 +357,47 @@ fn output_is_deterministic() {
 }
 
 #[test]
-fn accepts_only_ts_and_mts() {
+fn accepts_only_es_modules_in_ts_mts_js_and_mjs() {
     let compile_as =
         |name: &str| compile("export const a = 1;", Path::new(name), &mut |_| Ok(None));
     assert!(compile_as("hook.ts").is_ok());
     assert!(compile_as("dir/hook.mts").is_ok());
-    for refused in ["hook.tsx", "hook.cts", "hook.d.ts", "hook.js", "hook", ""] {
+    assert!(compile_as("hook.js").is_ok());
+    assert!(compile_as("dir/hook.mjs").is_ok());
+    // JavaScript is parsed as JavaScript: a type annotation is a syntax error there.
+    let found = compile("let a: number = 1;\n", Path::new("hook.js"), &mut |_| {
+        Ok(None)
+    });
+    assert_eq!(positions(&found.expect_err("type in .js")), [(1, 6)]);
+    for refused in ["hook.tsx", "hook.cts", "hook.d.ts", "hook.cjs", "hook", ""] {
         let found = compile_as(refused).expect_err(refused);
         assert_eq!(positions(&found), [(1, 1)], "{refused}");
     }
+}
+
+#[test]
+fn refuses_commonjs_globals_where_they_are_used() {
+    // Found by review: these compiled, then failed in node with a ReferenceError.
+    let src = "const fs = require(\"fs\");\nconsole.log(__dirname, __filename);\nmodule.exports = fs;\nexports.x = 1;\n";
+    for name in ["hook.ts", "hook.js"] {
+        let found = compile(src, Path::new(name), &mut |_| Ok(None)).expect_err(name);
+        assert_eq!(
+            positions(&found),
+            [(1, 12), (2, 13), (2, 24), (3, 1), (4, 1)],
+            "{found:?}"
+        );
+        assert!(
+            found[0].message.contains("`require` is CommonJS"),
+            "{found:?}"
+        );
+        assert!(
+            found[1].message.contains("import.meta.dirname"),
+            "{found:?}"
+        );
+    }
+    // Declared names are the module's own; a type position is no use at run time.
+    let own = "const require = (x: string) => x;\nlet module = { exports: 1 };\nexport type R = typeof __dirname;\nexport const y = [require(\"a\"), module.exports];\n";
+    assert!(compile(own, Path::new("hook.ts"), &mut |_| Ok(None)).is_ok());
 }
 
 #[test]
