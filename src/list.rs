@@ -83,10 +83,12 @@ pub fn handlers_of(
     let parsed = crate::json::parse(&bytes).ok();
     let mut f = Findings::new(file, parsed.as_ref().map(|p| &p.locations));
     crate::hooks_json::check_document(&doc, &mut f);
+    // Errors, and unknown fields: hosts skip a handler with a field they do not know
+    // (the unknown fields of groups and of the document are not matched to a handler).
     let problems: Vec<_> = f
         .finish()
         .into_iter()
-        .filter(|d| d.severity == Severity::Error)
+        .filter(|d| d.severity == Severity::Error || d.code == "unknown-field")
         .collect();
     let mut out = Vec::new();
     for (event, groups) in doc

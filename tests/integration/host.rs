@@ -231,7 +231,8 @@ fn trust_lifecycle_and_matchers() {
             "PreToolUse": [
                 {"matcher": "exec", "hooks": [{"id": "gate", "type": "command", "command": format!("bash {}", script.display())}]},
                 {"matcher": "(", "hooks": [{"id": "broken", "type": "command", "command": "true"}]},
-                {"matcher": "write_file", "hooks": [{"id": "gone", "type": "command", "command": "node /nowhere/x.js"}]}
+                {"matcher": "write_file", "hooks": [{"id": "gone", "type": "command", "command": "node /nowhere/x.js"}]},
+                {"matcher": "exec", "hooks": [{"id": "odd", "type": "command", "command": "true", "x-custom": 1}]}
             ]
         }}))
         .unwrap(),
@@ -268,7 +269,10 @@ fn trust_lifecycle_and_matchers() {
         [
             ("gate".into(), "untrusted".into()),
             ("broken".into(), "invalid".into()),
-            ("gone".into(), "script-missing".into())
+            ("gone".into(), "script-missing".into()),
+            // Hosts skip a handler with a field they do not know (found by review: it
+            // was listed, trusted and run as if it were fine).
+            ("odd".into(), "invalid".into())
         ]
     );
     // Untrusted handlers do not run.
@@ -289,9 +293,20 @@ fn trust_lifecycle_and_matchers() {
         "{text}"
     );
     assert_eq!(list(&sb)[0].1, "trusted");
+    assert_eq!(list(&sb)[3].1, "invalid");
     // The matcher is a whole-string regex on the tool name.
     let d = run(&sb, "PreToolUse", json!({"tool_name": "exec"}), &[]);
     assert_eq!(d["outcome"]["verdict"], "ask");
+    let odd = (d["handlers"].as_array().unwrap().iter())
+        .find(|h| h["id"] == "odd")
+        .unwrap();
+    assert!(
+        odd["state"]
+            .as_str()
+            .unwrap()
+            .starts_with("skipped: invalid (unknown handler field `x-custom`"),
+        "{odd}"
+    );
     let d = run(&sb, "PreToolUse", json!({"tool_name": "exec2"}), &[]);
     assert!(d["outcome"]["verdict"].is_null());
     assert_eq!(d["handlers"][0]["state"], "skipped: matcher does not match");
