@@ -40,7 +40,12 @@ impl Layout {
     /// This repo's layout: `DIR/<id>/` with helpers in `DIR/lib/` (or a sibling `lib/`).
     pub fn recipes_dir(dir: &Path) -> Layout {
         let inner = dir.join("lib");
-        let sibling = dir.parent().map(|p| p.join("lib"));
+        // `.` and `..` have no name, and `Path::parent` would give "" for `.`.
+        let parent = match dir.file_name() {
+            Some(_) => dir.parent().map(Path::to_path_buf),
+            None => Some(dir.join("..")),
+        };
+        let sibling = parent.map(|p| p.join("lib"));
         let lib_dir = if inner.is_dir() {
             Some(inner)
         } else {

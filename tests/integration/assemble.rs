@@ -933,3 +933,31 @@ fn a_recipes_dir_above_the_current_folder_assembles() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(node_out(&sb.join("out/demo")), "6\n");
 }
+
+#[test]
+fn a_recipes_dir_of_dot_or_dot_dot_finds_the_sibling_lib() {
+    // Found by review: `--recipes-dir .` looked for the helpers in `./lib`, not `../lib`.
+    let sb = Sandbox::new();
+    source_recipe(
+        &sb,
+        "x/recipes",
+        "demo",
+        "import { h } from \"../../../lib/h.ts\";\nconsole.log(h);\n",
+    );
+    sb.write("x/lib/h.ts", "export const h: string = \"sibling\";\n");
+    for (cwd, dir) in [("x/recipes", "."), ("x/recipes/demo", "..")] {
+        let o = sb
+            .cmd()
+            .current_dir(sb.join(cwd))
+            .args(["assemble", "--recipes-dir", dir, "--out-dir"])
+            .arg(sb.join("out"))
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{dir}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(node_out(&sb.join("out/demo")), "sibling\n");
+    }
+}
