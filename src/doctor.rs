@@ -50,7 +50,16 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
     let workspace = std::path::absolute(workspace).unwrap_or_else(|_| workspace.to_path_buf());
     let trust_path = profile.trust_file();
     let mut trust = TrustFile::read(&trust_path)?;
-    let handlers = crate::list::all_handlers(profile, &workspace, &trust)?;
+    // A hooks.json that cannot be read is itself the problem; the trust entries are then
+    // left alone, since which of them still name a handler cannot be told.
+    let (handlers, readable) = match crate::list::all_handlers(profile, &workspace, &trust) {
+        Ok(handlers) => (handlers, true),
+        Err(Error::HooksJsonUnreadable { path, why }) => {
+            problem(&mut out, &path, "", "hooks-json-unreadable", why);
+            (Vec::new(), false)
+        }
+        Err(e) => return Err(e),
+    };
     let receipts = receipt::all(profile)?;
     let hooks_file = profile.hooks_json();
     for h in &handlers {
@@ -117,7 +126,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
     let dangling: Vec<String> = trust
         .handlers
         .keys()
-        .filter(|k| !live.contains(k.as_str()) && belongs_here(k, profile, &workspace))
+        .filter(|k| readable && !live.contains(k.as_str()) && belongs_here(k, profile, &workspace))
         .cloned()
         .collect();
     if fix && !dangling.is_empty() {

@@ -254,6 +254,14 @@ pub enum Error {
         /// Why.
         why: String,
     },
+    /// A `hooks.json` that `list`, `run`, `trust` or `doctor` cannot read.
+    #[error("cannot read {path}: {why}")]
+    HooksJsonUnreadable {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
     /// `hooks.json` has a shape merge will not touch.
     #[error("refusing to rewrite {path}")]
     HooksJsonShape {
@@ -330,6 +338,7 @@ impl Error {
             | Error::ArchiveRefused { .. }
             | Error::ManifestMismatch { .. }
             | Error::HooksJsonRefused { .. }
+            | Error::HooksJsonUnreadable { .. }
             | Error::HooksJsonShape { .. }
             | Error::NotInstalled { .. }
             | Error::HandlerNotFound { .. } => ExitCode::Invalid,

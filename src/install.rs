@@ -621,29 +621,48 @@ pub fn rewrite_commands(
 
 /// The current `hooks.json`: its value (an empty document when absent) and its bytes.
 pub fn read_hooks_json(path: &Path) -> Result<(Value, Option<Vec<u8>>), Error> {
+    read_hooks_json_to(path, true)
+}
+
+/// Reads `hooks.json` as [`read_hooks_json`] does, for a command that only reads it
+/// (`list`, `run`, `trust`, `doctor`): what stops it is [`Error::HooksJsonUnreadable`].
+pub fn read_hooks_json_to_list(path: &Path) -> Result<(Value, Option<Vec<u8>>), Error> {
+    read_hooks_json_to(path, false)
+}
+
+fn read_hooks_json_to(path: &Path, rewrite: bool) -> Result<(Value, Option<Vec<u8>>), Error> {
+    let refused = |why: String| {
+        if rewrite {
+            Error::HooksJsonRefused {
+                path: path.to_path_buf(),
+                why: format!("{why}; fix it first, hookpack will not overwrite it"),
+            }
+        } else {
+            Error::HooksJsonUnreadable {
+                path: path.to_path_buf(),
+                why: format!("{why}; fix it (hosts cannot use it either)"),
+            }
+        }
+    };
     match std::fs::symlink_metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((serde_json::json!({"hooks": {}}), None)),
         Err(e) => return Err(crate::fs::FsError::new("inspect", path, e).into()),
-        Ok(m) if m.file_type().is_symlink() => return Err(Error::HooksJsonRefused { path: path.to_path_buf(), why: "it is a symbolic link; hookpack does not write through links, replace it with the file itself".into() }),
-        Ok(m) if !m.is_file() => return Err(Error::HooksJsonRefused { path: path.to_path_buf(), why: "it is not a regular file".into() }),
+        Ok(m) if m.file_type().is_symlink() => return Err(refused("it is a symbolic link, which hookpack neither reads nor writes through; replace it with the file itself".into())),
+        Ok(m) if !m.is_file() => return Err(refused("it is not a regular file".into())),
         Ok(_) => {}
     }
     let bytes = crate::fs::read_limited(path, MAX_HOOKS_JSON_BYTES)?;
-    let parsed = crate::json::parse(&bytes).map_err(|e| Error::HooksJsonRefused {
-        path: path.to_path_buf(),
-        why: format!(
-            "it is not valid JSON ({}:{}: {}); fix it first, hookpack will not overwrite it",
+    let parsed = crate::json::parse(&bytes).map_err(|e| {
+        refused(format!(
+            "it is not valid JSON ({}:{}: {})",
             e.position.line, e.position.column, e.message
-        ),
+        ))
     })?;
     if let Some(d) = parsed.duplicates.first() {
-        return Err(Error::HooksJsonRefused {
-            path: path.to_path_buf(),
-            why: format!(
-                "key `{}` appears twice (line {}); rewriting would drop one, so fix it first",
-                d.key, d.again.line
-            ),
-        });
+        return Err(refused(format!(
+            "key `{}` appears twice (lines {} and {}): hosts keep one of them",
+            d.key, d.first.line, d.again.line
+        )));
     }
     Ok((parsed.value, Some(bytes)))
 }

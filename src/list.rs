@@ -78,7 +78,7 @@ pub fn handlers_of(
     if !file.exists() {
         return Ok(Vec::new());
     }
-    let (doc, bytes) = crate::install::read_hooks_json(file)?;
+    let (doc, bytes) = crate::install::read_hooks_json_to_list(file)?;
     let bytes = bytes.unwrap_or_default();
     let parsed = crate::json::parse(&bytes).ok();
     let mut f = Findings::new(file, parsed.as_ref().map(|p| &p.locations));

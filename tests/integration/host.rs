@@ -538,3 +538,68 @@ fn doctor_finds_damage_and_fixes_what_is_safe() {
         "doctor --fix must not touch installed files"
     );
 }
+
+#[test]
+fn a_hooks_json_that_cannot_be_read_is_reported_and_no_trust_is_lost() {
+    // Found by review: list, run, trust and doctor said "refusing to rewrite" a file they
+    // only read, and doctor stopped there instead of reporting it.
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    ok(&sb
+        .cmd()
+        .args(["install", "tool-gate", "--profile", "prof"])
+        .output()
+        .unwrap());
+    ok(&sb
+        .cmd()
+        .args(["trust", "--all", "--profile", "prof", "--workspace", "ws"])
+        .output()
+        .unwrap());
+    let trust_before = std::fs::read(sb.join("finclaw-home/hooks-trust.json")).unwrap();
+    sb.write("prof/hooks.json", "{\"hooks\": {\"Stop\": [}\n");
+    let at = "prof/hooks.json: it is not valid JSON (1:21: ";
+    for args in [
+        &["list"][..],
+        &["run", "Stop", "--payload", "payload.json"],
+        &["trust", "--all"],
+    ] {
+        sb.write("payload.json", "{}");
+        let o = sb
+            .cmd()
+            .args(args)
+            .args(["--profile", "prof", "--workspace", "ws"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?} {err}");
+        assert!(
+            err.contains("error: cannot read ") && err.contains(at),
+            "{args:?} {err}"
+        );
+        assert!(err.contains("fix it (hosts cannot use it either)"), "{err}");
+        assert!(!err.contains("rewrite"), "{err}");
+    }
+    for fix in [&[][..], &["--fix"]] {
+        let o = sb
+            .cmd()
+            .args(["doctor", "--profile", "prof", "--workspace", "ws"])
+            .args(fix)
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(o.status.code(), Some(1), "{out}");
+        assert!(
+            out.contains("error[hooks-json-unreadable]: it is not valid JSON (1:21: "),
+            "{out}"
+        );
+        assert!(!out.contains("trust-dangling"), "{out}");
+    }
+    assert_eq!(
+        std::fs::read(sb.join("finclaw-home/hooks-trust.json")).unwrap(),
+        trust_before
+    );
+    assert_eq!(
+        std::fs::read_to_string(sb.join("prof/hooks.json")).unwrap(),
+        "{\"hooks\": {\"Stop\": [}\n"
+    );
+}
