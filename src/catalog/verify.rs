@@ -96,7 +96,12 @@ impl Ctx<'_> {
         let mut msg = e.to_string();
         let mut src = std::error::Error::source(e);
         while let Some(s) = src {
-            msg.push_str(&format!(": {s}"));
+            // A cause the message already quotes (an `FsError` quotes its `io::Error`) adds
+            // nothing: the same rule as `cli::report_error`.
+            let text = s.to_string();
+            if !msg.contains(&text) {
+                msg.push_str(&format!(": {text}"));
+            }
             src = s.source();
         }
         self.error(file, pointer, "fetch-failed", msg);

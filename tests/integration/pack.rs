@@ -1088,7 +1088,26 @@ fn a_fifo_instead_of_an_index_fails_without_hanging() {
     for verb in ["list", "verify"] {
         let o = run(&["catalog", verb, "out/hooks-index.json"]);
         assert_eq!(o.status.code(), Some(1), "{verb}: {}", stderr(&o));
+        // The reason is said once, not once more for each error in its source chain.
+        let said = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+        assert_eq!(said.matches("is a fifo").count(), 1, "{verb}: {said}");
     }
+    // An archive that is a fifo: `catalog verify` names it, once, and goes on.
+    std::fs::remove_file(&fifo).unwrap();
+    let o = run(&["pack", "--recipes-dir", "src", "--out-dir", "out"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let archive = sb.join("out/hooks-beta-0.1.0.tar.gz");
+    std::fs::remove_file(&archive).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&archive)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let o = run(&["catalog", "verify", "out"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let said = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert!(said.contains("hooks-beta-0.1.0.tar.gz"), "{said}");
+    assert_eq!(said.matches("is a fifo").count(), 1, "{said}");
 }
 
 /// A folder where the index, SHA256SUMS or an archive must go stops the pack before any
