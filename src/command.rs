@@ -29,10 +29,19 @@ pub struct Word {
 pub struct Words {
     /// The words, in order.
     pub words: Vec<Word>,
-    /// Unquoted shell syntax beyond plain words: `;`, `|`, `&`, `<`, `>`, `(`, `)`, `$`, or a
-    /// backquote. Such a command is more than "run this script", so only its first simple
-    /// command is understood.
+    /// Unquoted shell syntax beyond plain words: `;`, a line break, `|`, `&`, `<`, `>`, `(`,
+    /// `)`, `$`, or a backquote (the first one met; [`describe`] names it). Such a command is
+    /// more than "run this script", so only its first simple command is understood.
     pub shell_syntax: Option<char>,
+}
+
+/// Names a [`Words::shell_syntax`] character for a diagnostic, quoted; a line break is
+/// written `\n`, as a raw one would split the message in two.
+pub fn describe(c: char) -> String {
+    match c {
+        '\n' => "`\\n`, a line break".to_string(),
+        c => format!("`{c}`"),
+    }
 }
 
 /// Why a command cannot be split.
@@ -63,9 +72,18 @@ pub fn split(command: &str) -> Result<Words, SplitError> {
         }
         match c {
             ' ' | '\t' | '\n' => {
+                // A line break ends the command as `;` does: `sh -lc` runs the next line too.
+                if c == '\n' {
+                    shell_syntax.get_or_insert(c);
+                }
                 if let Some(w) = current.take() {
                     words.push(w);
                 }
+            }
+            // A backslash-newline is removed before words are split: a continuation, which
+            // neither starts a word nor ends one.
+            '\\' if chars.peek().is_some_and(|&(_, n)| n == '\n') => {
+                chars.next();
             }
             '\'' => {
                 let w = word(&mut current, i);
@@ -112,7 +130,6 @@ pub fn split(command: &str) -> Result<Words, SplitError> {
                 let w = word(&mut current, i);
                 w.quoted = true;
                 match chars.next() {
-                    Some((j, '\n')) => w.end = j + 1,
                     Some((j, c)) => {
                         w.text.push(c);
                         w.end = j + c.len_utf8();
@@ -309,6 +326,30 @@ mod tests {
         );
         assert_eq!(split("node $HOME/a.js").unwrap().shell_syntax, Some('$'));
         assert_eq!(split("node 'a;b.js'").unwrap().shell_syntax, None);
+    }
+
+    #[test]
+    fn an_unquoted_line_break_is_shell_syntax() {
+        // `sh -lc` runs each line as its own command, exactly as after `;`.
+        let w = split("node scripts/main.js\ntouch /tmp/PWNED").unwrap();
+        assert_eq!(w.shell_syntax, Some('\n'));
+        assert_eq!(texts("node a.js\nb"), ["node", "a.js", "b"]);
+        assert_eq!(describe('\n'), "`\\n`, a line break");
+        assert_eq!(describe(';'), "`;`");
+        // Inside quotes it is part of the word; after a backslash it is a continuation.
+        for quoted in ["node 'a\nb.js'", "node \"a\nb.js\"", "node a.js 'x\ny'"] {
+            assert_eq!(split(quoted).unwrap().shell_syntax, None, "{quoted:?}");
+        }
+        let w = split("node \\\nscripts/main.js \\\n").unwrap();
+        assert_eq!(w.shell_syntax, None);
+        assert_eq!(
+            texts("node \\\nscripts/main.js \\\n"),
+            ["node", "scripts/main.js"]
+        );
+        assert_eq!(
+            texts("node scripts/\\\nmain.js"),
+            ["node", "scripts/main.js"]
+        );
     }
 
     #[test]

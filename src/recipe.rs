@@ -223,7 +223,7 @@ fn check_command(cmd: &str, p: &str, dir: Option<&Path>, f: &mut Findings) {
         f.warn(
             p,
             "command-shell-syntax",
-            format!("the command uses shell syntax (`{c}`); install rewrites only the script path, so keep recipe commands to `interpreter script args`"),
+            format!("the command uses shell syntax ({}); install rewrites only the script path, so keep recipe commands to `interpreter script args`", command::describe(c)),
         );
     }
     let path = match command::target(&words) {

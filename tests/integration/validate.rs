@@ -609,4 +609,61 @@ fn severities_are_coloured_on_a_terminal_never_escaped() {
         !plain.contains('\x1b') && !plain.contains("\\u{1b}"),
         "{plain:?}"
     );
+
+/// Sets the command of the one handler of `manifest("tool-gate")`.
+fn with_command(cmd: &str) -> Value {
+    let mut m = manifest("tool-gate");
+    m["hooks"]["PreToolUse"][0]["hooks"][0]["command"] = json!(cmd);
+    m
+}
+
+const COMMAND: &str = "/hooks/PreToolUse/0/hooks/0/command";
+
+/// An unquoted line break ends a command for `sh -lc` as `;` does, so it is shell syntax:
+/// a warning, an error under `--strict`, named readably. Quoted, or after a backslash, it
+/// is not.
+#[test]
+fn a_line_break_in_a_command_is_shell_syntax() {
+    let sb = Sandbox::new();
+    write_recipe(
+        &sb,
+        "tool-gate",
+        &with_command("node scripts/main.js\ntouch /tmp/PWNED"),
+    );
+    let (code, r) = validate_json(&sb, &["tool-gate"]);
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(r["warnings"], 1, "{r:#}");
+    assert_finding(&r, COMMAND, "command-shell-syntax");
+    let msg = r["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(msg.contains("a line break"), "{msg}");
+    assert!(!msg.contains('\n'), "{msg:?}");
+    let (code, r) = validate_json(&sb, &["--strict", "tool-gate"]);
+    assert_eq!(code, 1, "{r:#}");
+    assert_finding(&r, COMMAND, "command-shell-syntax");
+    // The text report keeps the diagnostic on one line.
+    let o = sb
+        .cmd()
+        .args(["validate", "--strict", "tool-gate"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
+    let line = text
+        .lines()
+        .find(|l| l.contains("command-shell-syntax"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        line.contains("a line break") && line.contains("keep recipe commands"),
+        "{text}"
+    );
+
+    for fine in [
+        "node scripts/main.js 'two\nlines'",
+        "node scripts/main.js \"two\nlines\"",
+        "node \\\nscripts/main.js \\\n--fast",
+    ] {
+        write_recipe(&sb, "tool-gate", &with_command(fine));
+        let (code, r) = validate_json(&sb, &["--strict", "tool-gate"]);
+        assert_eq!(code, 0, "{fine:?}: {r:#}");
+        assert_eq!(findings(&r), [], "{fine:?}");
+    }
 }
