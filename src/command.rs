@@ -6,7 +6,7 @@
 //! existence, what `install` rewrites to the installed path, and whose bytes the trust hash
 //! covers.
 
-/// Interpreters that take a script path after their flags.
+/// Interpreters that take a script path after their flags, by bare name only.
 pub const INTERPRETERS: [&str; 9] = [
     "node", "python3", "python", "bash", "sh", "deno", "bun", "ruby", "perl",
 ];
@@ -168,7 +168,8 @@ pub fn split(command: &str) -> Result<Words, SplitError> {
 pub enum Target {
     /// A script file, run by `interpreter` or directly.
     Script {
-        /// The interpreter word, if the command starts with one of [`INTERPRETERS`].
+        /// The interpreter word, if the command's first word is one of [`INTERPRETERS`]
+        /// (a path to one, `/usr/bin/node`, is the script itself).
         interpreter: Option<String>,
         /// Index into [`Words::words`] of the script path.
         word: usize,
@@ -188,7 +189,10 @@ pub fn target(words: &Words) -> Target {
     let Some(first) = w.first() else {
         return Target::Nothing;
     };
-    let base = first.text.rsplit('/').next().unwrap_or(&first.text);
+    // Only a bare name, looked up on the host's PATH, is an interpreter. `bin/node` is
+    // found from the working directory and `/tmp/x/python3` can be any program: either is
+    // the file the command runs, so it is the script, held to the script rules.
+    let base = first.text.as_str();
     if !INTERPRETERS.contains(&base) {
         return Target::Script {
             interpreter: None,
@@ -368,9 +372,22 @@ mod tests {
             t("node --no-warnings scripts/main.js a"),
             script(Some("node"), 2, "scripts/main.js")
         );
+        // Only a bare name is an interpreter: a path to one is the program the command
+        // runs, so it is the script (found from the working directory, or outside the
+        // recipe), and the words after it are its arguments.
         assert_eq!(
             t("/usr/bin/python3 -u x.py"),
-            script(Some("/usr/bin/python3"), 2, "x.py")
+            script(None, 0, "/usr/bin/python3")
+        );
+        assert_eq!(t("bin/node scripts/main.js"), script(None, 0, "bin/node"));
+        assert_eq!(t("./node scripts/main.js"), script(None, 0, "./node"));
+        assert_eq!(
+            t("/usr/bin/env node scripts/main.js"),
+            script(None, 0, "/usr/bin/env")
+        );
+        assert_eq!(
+            t("'node' scripts/main.js"),
+            script(Some("node"), 1, "scripts/main.js")
         );
         assert_eq!(
             t("deno run --allow-read x.ts"),

@@ -253,8 +253,14 @@ fn check_command(cmd: &str, p: &str, dir: Option<&Path>, f: &mut Findings) {
             return;
         }
     };
+    // `bin/node x.js` or `/usr/bin/env node x.js` is most likely meant as an interpreter.
+    let hint = if interpreter_path(&path) {
+        format!(" (an interpreter is named by its bare name, so `{path}` is taken as the script itself; write `node scripts/main.js`)")
+    } else {
+        String::new()
+    };
     if let Err(why) = check_relative(&path) {
-        f.error(p, "script-path-unsafe", format!("script `{path}` {why}; commands are relative to the recipe root, e.g. `scripts/main.js`"));
+        f.error(p, "script-path-unsafe", format!("script `{path}` {why}; commands are relative to the recipe root, e.g. `scripts/main.js`{hint}"));
         return;
     }
     let Some(dir) = dir else { return };
@@ -264,7 +270,7 @@ fn check_command(cmd: &str, p: &str, dir: Option<&Path>, f: &mut Findings) {
         ScriptState::Missing => f.error(
             p,
             "script-missing",
-            format!("script `{path}` does not exist in {}; create it (or run `hookpack assemble` for a TypeScript source tree)", dir.display()),
+            format!("script `{path}` does not exist in {}; create it (or run `hookpack assemble` for a TypeScript source tree){hint}", dir.display()),
         ),
         ScriptState::NotAFile(kind) => f.error(p, "script-not-file", format!("script `{path}` is {kind}, not a regular file")),
         ScriptState::ThroughLink(link) => f.error(
@@ -273,6 +279,13 @@ fn check_command(cmd: &str, p: &str, dir: Option<&Path>, f: &mut Findings) {
             format!("script `{path}` goes through the symbolic link `{link}`; recipes may not contain links (they could point outside the recipe)"),
         ),
     }
+}
+
+/// True when `path` is a path to an interpreter (`bin/node`, `/usr/bin/python3`) or to
+/// `env`, which a recipe author most likely meant as the interpreter itself.
+fn interpreter_path(path: &str) -> bool {
+    path.rsplit_once('/')
+        .is_some_and(|(_, base)| base == "env" || command::INTERPRETERS.contains(&base))
 }
 
 /// Refuses script paths that could leave the recipe root.

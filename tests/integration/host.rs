@@ -601,5 +601,62 @@ fn a_hooks_json_that_cannot_be_read_is_reported_and_no_trust_is_lost() {
     assert_eq!(
         std::fs::read_to_string(sb.join("prof/hooks.json")).unwrap(),
         "{\"hooks\": {\"Stop\": [}\n"
+
+/// The script `list` reports for each handler's command, as (kind, path relative to the
+/// sandbox): what the trust hash covers.
+fn scripts(sb: &Sandbox) -> Vec<(String, String)> {
+    let o = sb
+        .cmd()
+        .args([
+            "list",
+            "--profile",
+            "prof",
+            "--workspace",
+            "ws",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    ok(&o);
+    let l: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let root = format!("{}/", sb.path().display());
+    l["handlers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            let s = &h["script"];
+            (
+                s["kind"].as_str().unwrap().to_string(),
+                s["path"].as_str().unwrap_or("").replace(&root, ""),
+            )
+        })
+        .collect()
+}
+
+/// The trust hash covers the file the command runs. A path to an interpreter is not an
+/// interpreter: `bin/node` (found from the workspace) is the program run, so its bytes
+/// are what is hashed, not those of its argument.
+#[test]
+fn the_trust_hash_covers_the_program_a_path_names() {
+    let sb = Sandbox::new();
+    sb.write("ws/x.js", "process.exit(0);\n");
+    sb.write("ws/bin/node", "#!/bin/sh\n");
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [
+            {"id": "plain", "type": "command", "command": "node x.js"},
+            {"id": "relative", "type": "command", "command": "bin/node x.js"},
+            {"id": "elsewhere", "type": "command", "command": "/nowhere/python3 x.js"}
+        ]}),
+    );
+    assert_eq!(
+        scripts(&sb),
+        [
+            ("file".to_string(), "ws/x.js".to_string()),
+            ("file".to_string(), "ws/bin/node".to_string()),
+            ("missing".to_string(), "/nowhere/python3".to_string()),
+        ]
     );
 }

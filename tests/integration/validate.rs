@@ -667,3 +667,49 @@ fn a_line_break_in_a_command_is_shell_syntax() {
         assert_eq!(findings(&r), [], "{fine:?}");
     }
 }
+
+/// Only the bare names node, python3, python, bash, sh, deno, bun, ruby and perl are
+/// interpreters. Any other first word is the script itself and is held to the script
+/// rules: `bin/node` must be a regular file in the recipe (then it is what the trust hash
+/// covers), `/tmp/x/python3` and `/usr/bin/env` are absolute.
+#[test]
+fn an_interpreter_is_a_bare_name() {
+    let sb = Sandbox::new();
+    for (cmd, code) in [
+        ("bin/node scripts/main.js", "script-missing"),
+        ("./node scripts/main.js", "script-missing"),
+        ("/tmp/x/python3 scripts/main.js", "script-path-unsafe"),
+        ("/usr/bin/env node scripts/main.js", "script-path-unsafe"),
+    ] {
+        write_recipe(&sb, "tool-gate", &with_command(cmd));
+        let (exit, r) = validate_json(&sb, &["tool-gate"]);
+        assert_eq!(exit, 1, "{cmd}: {r:#}");
+        assert_eq!(
+            findings(&r),
+            [(COMMAND.to_string(), code.to_string())],
+            "{cmd}"
+        );
+        let msg = r["diagnostics"][0]["message"].as_str().unwrap();
+        assert!(
+            msg.contains("bare name") && msg.contains("`node scripts/main.js`"),
+            "{cmd}: {msg}"
+        );
+    }
+    // A program shipped in the recipe is a script like any other.
+    write_recipe(&sb, "tool-gate", &with_command("bin/node scripts/main.js"));
+    sb.write("tool-gate/bin/node", "#!/bin/sh\n");
+    let (exit, r) = validate_json(&sb, &["--strict", "tool-gate"]);
+    assert_eq!(exit, 0, "{r:#}");
+    // The built-in recipes name their interpreter bare.
+    let (exit, r) = validate_json(
+        &sb,
+        &[
+            "--strict",
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("recipes")
+                .to_str()
+                .unwrap(),
+        ],
+    );
+    assert_eq!(exit, 0, "{r:#}");
+}
