@@ -175,15 +175,275 @@ pub enum Target {
         word: usize,
         /// The script path as written.
         path: String,
+        /// The first interpreter flag before the script that loads other code (`node -r
+        /// X`, `ruby -rX`), by its name: code the script's hash does not cover.
+        loads: Option<&'static str>,
     },
     /// Code given inline (`node -e …`, `bash -c …`): there is no script file.
     Inline,
+    /// A module found on the interpreter's search path (`python3 -m NAME`), not a file.
+    Module {
+        /// The flag that names it.
+        flag: &'static str,
+    },
     /// An interpreter with no script argument, or an empty command.
     Nothing,
 }
 
+/// How an interpreter reads the flags before its script. Flags are named as written,
+/// `-x` or `--long`; a flag in no list takes no value (or only an attached `=value`).
+struct Flags {
+    /// Short flags group getopt style: `-uc CODE` is `-u -c CODE`, `-Wignore` is `-W ignore`.
+    grouped: bool,
+    /// Words starting with `+` are flags too (`bash +o posix`).
+    plus: bool,
+    /// Subcommands that may come first: `run` is skipped, `eval` is inline code.
+    subcommands: bool,
+    /// The value is code to run: there is no script file.
+    inline: &'static [&'static str],
+    /// The value is a module to run instead of a script.
+    module: &'static [&'static str],
+    /// The value is code (or a file that can bring code in) loaded before the script.
+    loads: &'static [&'static str],
+    /// Other flags whose value may be the next word.
+    value: &'static [&'static str],
+    /// Short flags whose optional value is the rest of their word, never the next word.
+    attached: &'static [&'static str],
+}
+
+const NODE: Flags = Flags {
+    grouped: false,
+    plus: false,
+    subcommands: false,
+    inline: &["-e", "--eval", "-p", "--print", "-pe"],
+    module: &[],
+    // `--env-file` counts: a NODE_OPTIONS line in it is applied, `--require` included.
+    loads: &[
+        "-r",
+        "--require",
+        "--import",
+        "--loader",
+        "--experimental-loader",
+        "--env-file",
+        "--env-file-if-exists",
+    ],
+    value: &[
+        "-C",
+        "--conditions",
+        "--title",
+        "--input-type",
+        "--inspect-port",
+        "--debug-port",
+        "--icu-data-dir",
+        "--openssl-config",
+        "--redirect-warnings",
+        "--report-dir",
+        "--report-directory",
+        "--report-filename",
+        "--report-signal",
+        "--diagnostic-dir",
+        "--cpu-prof-dir",
+        "--cpu-prof-name",
+        "--cpu-prof-interval",
+        "--heap-prof-dir",
+        "--heap-prof-name",
+        "--heap-prof-interval",
+        "--disable-warning",
+        "--watch-path",
+        "--unhandled-rejections",
+        "--dns-result-order",
+        "--experimental-policy",
+        "--policy-integrity",
+        "--secure-heap",
+        "--secure-heap-min",
+        "--max-http-header-size",
+        "--tls-cipher-list",
+        "--tls-keylog",
+        "--use-largepages",
+        "--trace-event-categories",
+        "--trace-event-file-pattern",
+        "--stack-trace-limit",
+        "--test-reporter",
+        "--test-reporter-destination",
+        "--test-name-pattern",
+        "--test-skip-pattern",
+        "--test-concurrency",
+        "--test-timeout",
+    ],
+    attached: &[],
+};
+
+const PYTHON: Flags = Flags {
+    grouped: true,
+    plus: false,
+    subcommands: false,
+    inline: &["-c"],
+    module: &["-m"],
+    loads: &[],
+    value: &["-W", "-X", "--check-hash-based-pycs"],
+    attached: &[],
+};
+
+const SHELL: Flags = Flags {
+    grouped: true,
+    plus: true,
+    subcommands: false,
+    inline: &["-c"],
+    module: &[],
+    loads: &[],
+    value: &["-o", "-O", "--rcfile", "--init-file"],
+    attached: &[],
+};
+
+const RUBY: Flags = Flags {
+    grouped: true,
+    plus: false,
+    subcommands: false,
+    inline: &["-e"],
+    module: &[],
+    loads: &["-r"],
+    value: &[
+        "-I",
+        "-C",
+        "-E",
+        "--encoding",
+        "--external-encoding",
+        "--internal-encoding",
+        "--enable",
+        "--disable",
+    ],
+    attached: &["-0", "-F", "-i", "-K", "-T", "-W", "-x"],
+};
+
+const PERL: Flags = Flags {
+    grouped: true,
+    plus: false,
+    subcommands: false,
+    inline: &["-e", "-E"],
+    module: &[],
+    loads: &["-M", "-m"],
+    value: &["-I"],
+    attached: &["-0", "-C", "-d", "-D", "-F", "-i", "-l", "-V", "-x"],
+};
+
+const DENO: Flags = Flags {
+    grouped: false,
+    plus: false,
+    subcommands: true,
+    inline: &[],
+    module: &[],
+    loads: &["--preload", "--require"],
+    value: &[
+        "-c",
+        "--config",
+        "--import-map",
+        "--cert",
+        "--location",
+        "--seed",
+        "--ext",
+    ],
+    attached: &[],
+};
+
+const BUN: Flags = Flags {
+    grouped: false,
+    plus: false,
+    subcommands: true,
+    inline: &["-e", "--eval", "-p", "--print"],
+    module: &[],
+    loads: &["-r", "--preload", "--require", "--import"],
+    value: &[
+        "--cwd",
+        "-c",
+        "--config",
+        "--env-file",
+        "--tsconfig-override",
+        "--conditions",
+        "--port",
+        "-d",
+        "--define",
+        "-l",
+        "--loader",
+        "--main-fields",
+        "--extension-order",
+    ],
+    attached: &[],
+};
+
+fn flags_of(interpreter: &str) -> Option<&'static Flags> {
+    Some(match interpreter {
+        "node" => &NODE,
+        "python3" | "python" => &PYTHON,
+        "bash" | "sh" => &SHELL,
+        "ruby" => &RUBY,
+        "perl" => &PERL,
+        "deno" => &DENO,
+        "bun" => &BUN,
+        _ => return None,
+    })
+}
+
+/// What one flag word does.
+enum Flag {
+    /// Takes no value from the next word.
+    Plain,
+    Inline,
+    Module(&'static str),
+    /// Takes a value: from the next word when `next`.
+    Value {
+        next: bool,
+        loads: Option<&'static str>,
+    },
+}
+
+impl Flags {
+    /// Classifies the flag `name`; `next` tells whether its value (if it takes one) is the
+    /// next word rather than attached.
+    fn lookup(&self, name: &str, next: bool) -> Flag {
+        let find = |list: &'static [&'static str]| list.iter().copied().find(|f| *f == name);
+        if find(self.inline).is_some() {
+            Flag::Inline
+        } else if let Some(f) = find(self.module) {
+            Flag::Module(f)
+        } else if let Some(f) = find(self.loads) {
+            Flag::Value {
+                next,
+                loads: Some(f),
+            }
+        } else if find(self.value).is_some() {
+            Flag::Value { next, loads: None }
+        } else {
+            Flag::Plain
+        }
+    }
+
+    /// Classifies a flag word: `--name[=value]`, `-x`, or a getopt group `-abc`.
+    fn flag(&self, word: &str) -> Flag {
+        if word.starts_with("--") || !self.grouped {
+            return match word.split_once('=') {
+                Some((name, _)) => self.lookup(name, false),
+                None => self.lookup(word, true),
+            };
+        }
+        let body = &word[1..];
+        for (k, c) in body.char_indices() {
+            let name = format!("-{c}");
+            if self.attached.contains(&name.as_str()) {
+                return Flag::Plain;
+            }
+            let rest_empty = k + c.len_utf8() == body.len();
+            match self.lookup(&name, rest_empty) {
+                Flag::Plain => {}
+                other => return other,
+            }
+        }
+        Flag::Plain
+    }
+}
+
 /// Finds the script a split command runs: after an optional interpreter and its flags (and
-/// the `run` subcommand of `deno` and `bun`), the first word.
+/// the `run` subcommand of `deno` and `bun`), the first word. A flag's value is never the
+/// script: flags that take one skip it.
 pub fn target(words: &Words) -> Target {
     let w = &words.words;
     let Some(first) = w.first() else {
@@ -192,39 +452,52 @@ pub fn target(words: &Words) -> Target {
     // Only a bare name, looked up on the host's PATH, is an interpreter. `bin/node` is
     // found from the working directory and `/tmp/x/python3` can be any program: either is
     // the file the command runs, so it is the script, held to the script rules.
-    let base = first.text.as_str();
-    if !INTERPRETERS.contains(&base) {
+    let Some(flags) = flags_of(&first.text) else {
         return Target::Script {
             interpreter: None,
             word: 0,
             path: first.text.clone(),
+            loads: None,
         };
-    }
+    };
     let mut i = 1;
-    if matches!(base, "deno" | "bun") && w.get(1).is_some_and(|x| x.text == "run") {
-        i = 2;
+    if flags.subcommands {
+        match w.get(1).map(|x| x.text.as_str()) {
+            Some("run") => i = 2,
+            Some("eval") => return Target::Inline,
+            _ => {}
+        }
     }
+    let mut loads = None;
     while let Some(word) = w.get(i) {
         let t = word.text.as_str();
-        if matches!(t, "-e" | "--eval" | "-p" | "--print" | "-c")
-            || (base == "perl" && t.starts_with("-e"))
-        {
-            return Target::Inline;
-        }
         if t == "--" {
             i += 1;
             break;
         }
-        if !t.starts_with('-') || t == "-" {
+        let is_flag = (t.starts_with('-') || (flags.plus && t.starts_with('+'))) && t.len() > 1;
+        if !is_flag {
             break;
         }
         i += 1;
+        match flags.flag(t) {
+            Flag::Plain => {}
+            Flag::Inline => return Target::Inline,
+            Flag::Module(flag) => return Target::Module { flag },
+            Flag::Value { next, loads: l } => {
+                if next {
+                    i += 1;
+                }
+                loads = loads.or(l);
+            }
+        }
     }
     match w.get(i) {
         Some(word) if word.text != "-" => Target::Script {
             interpreter: Some(first.text.clone()),
             word: i,
             path: word.text.clone(),
+            loads,
         },
         _ => Target::Nothing,
     }
@@ -363,6 +636,7 @@ mod tests {
             interpreter: interp.map(String::from),
             word,
             path: path.into(),
+            loads: None,
         };
         assert_eq!(
             t("node scripts/main.js"),
@@ -401,6 +675,80 @@ mod tests {
         assert_eq!(t("bash -c 'echo hi'"), Target::Inline);
         assert_eq!(t("node"), Target::Nothing);
         assert_eq!(t(""), Target::Nothing);
+    }
+
+    #[test]
+    fn a_flag_value_is_never_the_script() {
+        let t = |c: &str| target(&split(c).unwrap());
+        let at = |c: &str| match t(c) {
+            Target::Script {
+                word, path, loads, ..
+            } => (word, path, loads),
+            other => panic!("{c}: {other:?}"),
+        };
+        let s = |word, path: &str, loads: Option<&'static str>| (word, path.to_string(), loads);
+        // Flags that load other code: their value is consumed, and the flag is named.
+        for (c, word, flag) in [
+            ("node -r ./scripts/evil.js scripts/main.js", 3, "-r"),
+            ("node --require ./x.js scripts/main.js", 3, "--require"),
+            ("node --require=./x.js scripts/main.js", 2, "--require"),
+            ("node --import ./x.js scripts/main.js", 3, "--import"),
+            ("node --import=./x.js scripts/main.js", 2, "--import"),
+            ("node --loader ./x.js scripts/main.js", 3, "--loader"),
+            (
+                "node --experimental-loader ./x.js scripts/main.js",
+                3,
+                "--experimental-loader",
+            ),
+            (
+                "node --experimental-loader=./x.js scripts/main.js",
+                2,
+                "--experimental-loader",
+            ),
+            ("node --env-file .env scripts/main.js", 3, "--env-file"),
+            ("ruby -r ./x.rb scripts/main.js", 3, "-r"),
+            ("ruby -rjson scripts/main.js", 2, "-r"),
+            ("ruby -wrjson scripts/main.js", 2, "-r"),
+            ("perl -Mstrict scripts/main.js", 2, "-M"),
+            ("bun --preload ./x.ts scripts/main.js", 3, "--preload"),
+            ("bun run -r ./x.ts scripts/main.js", 4, "-r"),
+        ] {
+            assert_eq!(at(c), s(word, "scripts/main.js", Some(flag)), "{c}");
+        }
+        // Other flags that take a value: the value is skipped.
+        for (c, word) in [
+            ("node --title gate scripts/main.js", 3),
+            ("node --title=gate scripts/main.js", 2),
+            ("node -C custom --no-warnings scripts/main.js", 4),
+            ("python3 -W ignore scripts/main.js", 3),
+            ("python3 -Wignore scripts/main.js", 2),
+            ("python3 -uW ignore scripts/main.js", 3),
+            ("python3 -X dev -u scripts/main.js", 4),
+            ("ruby -I lib scripts/main.js", 3),
+            ("perl -I lib -w scripts/main.js", 4),
+            ("perl -d:Trace scripts/main.js", 2),
+            ("bash -o pipefail scripts/main.js", 3),
+            ("bash -eo pipefail scripts/main.js", 3),
+            ("bash +o posix scripts/main.js", 3),
+            ("deno run -c deno.json --allow-read scripts/main.js", 5),
+            ("deno run --allow-read=. scripts/main.js", 3),
+        ] {
+            assert_eq!(at(c), s(word, "scripts/main.js", None), "{c}");
+        }
+        // A module is not a script file; code given inline, even in a group of flags.
+        assert_eq!(t("python3 -m http.server"), Target::Module { flag: "-m" });
+        assert_eq!(t("python3 -um http.server"), Target::Module { flag: "-m" });
+        assert_eq!(t("python3 -mhttp.server"), Target::Module { flag: "-m" });
+        for c in [
+            "python3 -uc 'print(1)'",
+            "bash -ec 'echo hi'",
+            "perl -ne 'print'",
+            "node --eval=1",
+            "node -pe 1",
+            "deno eval 1",
+        ] {
+            assert_eq!(t(c), Target::Inline, "{c}");
+        }
     }
 
     #[test]

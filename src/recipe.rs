@@ -228,7 +228,10 @@ fn check_command(cmd: &str, p: &str, dir: Option<&Path>, f: &mut Findings) {
     }
     let path = match command::target(&words) {
         Target::Script {
-            interpreter, path, ..
+            interpreter,
+            path,
+            loads,
+            ..
         } => {
             if interpreter.is_none() && !path.contains('/') {
                 f.error(
@@ -238,7 +241,23 @@ fn check_command(cmd: &str, p: &str, dir: Option<&Path>, f: &mut Findings) {
                 );
                 return;
             }
+            if let Some(flag) = loads {
+                f.error(
+                    p,
+                    "command-loads-code",
+                    format!("`{}`: `{flag}` loads code besides the script, which the trust hash does not cover and whose path install does not rewrite; drop the flag and load that code from `{path}` itself (an `import` or `require` relative to it)", one_line(cmd)),
+                );
+                return;
+            }
             path
+        }
+        Target::Module { flag } => {
+            f.error(
+                p,
+                "command-loads-code",
+                format!("`{}`: `{flag}` runs a module found on the interpreter's search path, not a script in the recipe, so the trust hash does not cover it; run the file instead, e.g. `python3 scripts/main.py`", one_line(cmd)),
+            );
+            return;
         }
         Target::Inline => {
             f.error(p, "command-inline-code", "the command runs inline code (`-e`/`-c`); recipes run a script file, so its bytes are covered by the trust hash");
@@ -279,6 +298,11 @@ fn check_command(cmd: &str, p: &str, dir: Option<&Path>, f: &mut Findings) {
             format!("script `{path}` goes through the symbolic link `{link}`; recipes may not contain links (they could point outside the recipe)"),
         ),
     }
+}
+
+/// `cmd` quoted in a one-line diagnostic: a line break is written `\n`.
+fn one_line(cmd: &str) -> String {
+    cmd.replace('\n', "\\n")
 }
 
 /// True when `path` is a path to an interpreter (`bin/node`, `/usr/bin/python3`) or to

@@ -660,3 +660,28 @@ fn the_trust_hash_covers_the_program_a_path_names() {
         ]
     );
 }
+
+/// A flag's value is never taken for the script: with `node -r ./evil.js x.js` the trust
+/// hash covers `x.js`, the file the command runs (validate refuses `-r` in recipes).
+#[test]
+fn the_trust_hash_covers_the_script_after_a_flag_value() {
+    let sb = Sandbox::new();
+    sb.write("ws/x.js", "process.exit(0);\n");
+    sb.write("ws/evil.js", "// evil\n");
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [
+            {"id": "preload", "type": "command", "command": "node -r ./evil.js x.js"},
+            {"id": "title", "type": "command", "command": "node --title evil.js x.js"},
+            {"id": "module", "type": "command", "command": "python3 -m evil"}
+        ]}),
+    );
+    assert_eq!(
+        scripts(&sb),
+        [
+            ("file".to_string(), "ws/x.js".to_string()),
+            ("file".to_string(), "ws/x.js".to_string()),
+            ("none".to_string(), "".to_string()),
+        ]
+    );
+}

@@ -850,3 +850,25 @@ fn update_goes_on_past_an_index_that_is_gone() {
         "{err}"
     );
 }
+
+/// Install rewrites the script word, not the value of a flag before it: `node --title gate
+/// scripts/main.js` keeps `gate` and points `scripts/main.js` at the installed tree.
+#[test]
+fn install_rewrites_the_script_not_a_flag_value() {
+    let sb = Sandbox::new();
+    let mut m = manifest("alpha");
+    m["hooks"]["PreToolUse"][0]["hooks"][0]["command"] =
+        json!("node --title scripts/main.js scripts/main.js --fast");
+    write_recipe(&sb, "src/alpha", &m);
+    pack_src_into_cat(&sb);
+    ok(&sb
+        .cmd()
+        .args(["install", "alpha", "--index", "cat", "--profile", "prof"])
+        .output()
+        .unwrap());
+    let doc = read_json(&sb.join("prof/hooks.json"));
+    assert_eq!(
+        doc["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        "node --title scripts/main.js \"${FINCLAW_PROFILE_ROOT}/hooks/alpha/scripts/main.js\" --fast"
+    );
+}

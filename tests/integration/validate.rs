@@ -713,3 +713,77 @@ fn an_interpreter_is_a_bare_name() {
     );
     assert_eq!(exit, 0, "{r:#}");
 }
+
+/// A flag that makes the interpreter load code besides the script (`node -r X`, `ruby
+/// -rX`, `python3 -m X`) is refused, naming the command and the flag: that code is outside
+/// what the trust hash covers, and install would not rewrite its path. Other flags that
+/// take a value keep it: the value is never taken for the script.
+#[test]
+fn flags_that_load_other_code_are_refused() {
+    let sb = Sandbox::new();
+    sb.write("tool-gate/scripts/evil.js", "// evil\n");
+    for (cmd, flag) in [
+        ("node -r ./scripts/evil.js scripts/main.js", "-r"),
+        (
+            "node --require ./scripts/evil.js scripts/main.js",
+            "--require",
+        ),
+        (
+            "node --require=./scripts/evil.js scripts/main.js",
+            "--require",
+        ),
+        (
+            "node --import ./scripts/evil.js scripts/main.js",
+            "--import",
+        ),
+        (
+            "node --import=./scripts/evil.js scripts/main.js",
+            "--import",
+        ),
+        (
+            "node --loader ./scripts/evil.js scripts/main.js",
+            "--loader",
+        ),
+        (
+            "node --loader=./scripts/evil.js scripts/main.js",
+            "--loader",
+        ),
+        (
+            "node --experimental-loader ./scripts/evil.js scripts/main.js",
+            "--experimental-loader",
+        ),
+        (
+            "node --experimental-loader=./scripts/evil.js scripts/main.js",
+            "--experimental-loader",
+        ),
+        ("ruby -r ./scripts/evil.js scripts/main.js", "-r"),
+        ("python3 -m scripts.main", "-m"),
+    ] {
+        write_recipe(&sb, "tool-gate", &with_command(cmd));
+        let (exit, r) = validate_json(&sb, &["tool-gate"]);
+        assert_eq!(exit, 1, "{cmd}: {r:#}");
+        assert_eq!(
+            findings(&r),
+            [(COMMAND.to_string(), "command-loads-code".to_string())],
+            "{cmd}"
+        );
+        let msg = r["diagnostics"][0]["message"].as_str().unwrap();
+        assert!(
+            msg.contains(&format!("`{cmd}`"))
+                && msg.contains(&format!("`{flag}`"))
+                && msg.contains("trust hash"),
+            "{cmd}: {msg}"
+        );
+    }
+    for cmd in [
+        "node --title gate scripts/main.js",
+        "node --title=gate --no-warnings scripts/main.js --fast",
+        "python3 -W ignore scripts/main.js",
+        "bash -o pipefail scripts/main.js",
+    ] {
+        write_recipe(&sb, "tool-gate", &with_command(cmd));
+        let (exit, r) = validate_json(&sb, &["--strict", "tool-gate"]);
+        assert_eq!(exit, 0, "{cmd}: {r:#}");
+        assert_eq!(findings(&r), [], "{cmd}");
+    }
+}
