@@ -89,7 +89,14 @@ fn sigkill_at_random_instants() {
             .output()
             .unwrap();
         let report: Value = serde_json::from_slice(&o.stdout).unwrap();
-        let problems = report["problems"].as_array().unwrap();
+        // The user's handler carries a field hosts do not know (kept to check that it
+        // survives): doctor reports it, and nothing else.
+        let problems: Vec<&Value> = (report["problems"].as_array().unwrap().iter())
+            .filter(|p| {
+                !(p["code"] == "handler-invalid"
+                    && p["message"].as_str().unwrap().contains("field `x`"))
+            })
+            .collect();
         assert!(
             problems.is_empty(),
             "round {round} (delay {delay_us} us): {problems:#?}"

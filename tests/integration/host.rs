@@ -601,6 +601,8 @@ fn a_hooks_json_that_cannot_be_read_is_reported_and_no_trust_is_lost() {
     assert_eq!(
         std::fs::read_to_string(sb.join("prof/hooks.json")).unwrap(),
         "{\"hooks\": {\"Stop\": [}\n"
+    );
+}
 
 /// The script `list` reports for each handler's command, as (kind, path relative to the
 /// sandbox): what the trust hash covers.

@@ -609,6 +609,7 @@ fn severities_are_coloured_on_a_terminal_never_escaped() {
         !plain.contains('\x1b') && !plain.contains("\\u{1b}"),
         "{plain:?}"
     );
+}
 
 /// Sets the command of the one handler of `manifest("tool-gate")`.
 fn with_command(cmd: &str) -> Value {
