@@ -721,7 +721,7 @@ fn fetcher(ca_cert: Option<PathBuf>) -> crate::fetch::Fetcher {
 }
 
 fn run_catalog_list(a: &CatalogArgs, printer: &Printer) -> Result<ExitCode, Error> {
-    let loc = catalog::verify::index_location(&a.index)?;
+    let loc = catalog::verify::index_argument("INDEX", &a.index)?;
     let index = install::load_index(&fetcher(a.ca_cert.clone()), &loc)?;
     match printer.format {
         Format::Json => printer.json(&index)?,
@@ -751,7 +751,7 @@ fn run_catalog_list(a: &CatalogArgs, printer: &Printer) -> Result<ExitCode, Erro
 }
 
 fn run_catalog_verify(a: &CatalogArgs, printer: &Printer) -> Result<ExitCode, Error> {
-    let loc = catalog::verify::index_location(&a.index)?;
+    let loc = catalog::verify::index_argument("INDEX", &a.index)?;
     let report = catalog::verify::verify(&loc, &fetcher(a.ca_cert.clone()));
     match printer.format {
         Format::Json => {
@@ -1055,7 +1055,7 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
     }
     let fetcher = fetcher(a.source.ca_cert);
     let flag = match a.source.index.as_deref() {
-        Some(f) => Some(catalog::verify::index_location(f)?),
+        Some(f) => Some(catalog::verify::index_argument("--index", f)?),
         None => None,
     };
     let (default, _) = profile.resolve_index(None)?;

@@ -316,8 +316,7 @@ impl Error {
             Error::Fetch(e) if e.is_input_problem() => ExitCode::Invalid,
             Error::Fetch(_) | Error::LockTimeout { .. } => ExitCode::Environment,
             Error::ConfigInvalid { .. } => ExitCode::Invalid,
-            Error::IdInvalid(_)
-            | Error::ScaffoldTargetExists { .. }
+            Error::ScaffoldTargetExists { .. }
             | Error::PackRefused { .. }
             | Error::OutOverlaps { .. }
             | Error::OutNotFolder { .. }
@@ -328,7 +327,6 @@ impl Error {
             | Error::RecipeNotFound { .. }
             | Error::NoRecipes { .. }
             | Error::TypeScript { .. }
-            | Error::SpecInvalid { .. }
             | Error::PayloadInvalid { .. }
             | Error::RecipeNotInIndex { .. }
             | Error::VersionNotFound { .. }
@@ -342,7 +340,10 @@ impl Error {
             | Error::HooksJsonShape { .. }
             | Error::NotInstalled { .. }
             | Error::HandlerNotFound { .. } => ExitCode::Invalid,
+            // Ids and specs come only from the command line (data gets diagnostics).
             Error::ArgInvalid { .. }
+            | Error::IdInvalid(_)
+            | Error::SpecInvalid { .. }
             | Error::TimestampInvalid { .. }
             | Error::UrlInvalid { .. } => ExitCode::Usage,
             Error::BrokenPipe => ExitCode::Success,

@@ -69,6 +69,16 @@ pub fn index_location(s: &str) -> Result<Location, FetchError> {
     })
 }
 
+/// [`index_location`] for a command-line argument (`what`, e.g. `--index`): a value of the
+/// wrong form is a usage error (exit 2).
+pub fn index_argument(what: &'static str, s: &str) -> Result<Location, crate::error::Error> {
+    index_location(s).map_err(|e| crate::error::Error::ArgInvalid {
+        what,
+        value: String::new(),
+        why: e.to_string(),
+    })
+}
+
 struct Ctx<'a> {
     index_file: PathBuf,
     diags: Vec<Diagnostic>,

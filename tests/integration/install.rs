@@ -314,6 +314,44 @@ fn install_update_remove_over_http() {
 }
 
 #[test]
+fn arguments_of_the_wrong_form_are_usage_errors() {
+    // Found by review: these exited 1, like a refused input, while `--cli-version 0.13`
+    // and `run NotAnEvent` exited 2.
+    let sb = Sandbox::new();
+    let p = ["--profile", "p"];
+    for args in [
+        [&["install", "Tool-Gate"][..], &p].concat(),
+        [&["install", "tool-gate@>=x"][..], &p].concat(),
+        [&["install", "tool-gate", "--index", "ftp://x/y"][..], &p].concat(),
+        [&["update", "--index", "ftp://x/y"][..], &p].concat(),
+        [&["remove", "Bad_Id"][..], &p].concat(),
+        [&["trust", "--recipe", "Bad_Id"][..], &p].concat(),
+        vec!["catalog", "list", "ftp://x/hooks-index.json"],
+        vec![
+            "assemble",
+            "--recipes-dir",
+            "r",
+            "--out-dir",
+            "o",
+            "--only",
+            "Bad_Id",
+        ],
+    ] {
+        let o = sb.cmd().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        // Ours, not clap's "unexpected argument".
+        assert!(
+            err.contains("invalid recipe id")
+                || err.contains("is not ID, ID@VERSION or ID@RANGE")
+                || err.contains("is not a usable location"),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(std::fs::read_dir(sb.path()).unwrap().count(), 0);
+}
+
+#[test]
 fn update_keeps_the_path_style_each_recipe_was_installed_with() {
     // Found by review: `update` wrote ${FINCLAW_PROFILE_ROOT}/… over the absolute paths of
     // `install --absolute-paths`, breaking the hosts that flag is for.

@@ -42,7 +42,8 @@ fn scaffold_refuses_invalid_ids_and_leaves_nothing() {
     let sb = Sandbox::new();
     for bad in ["My_Gate", "-x", "a--b", ".hidden", &"x".repeat(65)] {
         let out = sb.cmd().args(["new", "--", bad]).output().unwrap();
-        assert_eq!(out.status.code(), Some(1), "{bad}");
+        // An argument of the wrong form is a usage error.
+        assert_eq!(out.status.code(), Some(2), "{bad}");
         assert!(String::from_utf8_lossy(&out.stderr).contains("error: invalid recipe id"));
     }
     assert_eq!(std::fs::read_dir(sb.path()).unwrap().count(), 0);
