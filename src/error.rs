@@ -195,7 +195,7 @@ pub enum Error {
         available: String,
     },
     /// The host CLI is older than every candidate's `min_cli`.
-    #[error("`{id}` {version} needs CLI {needs} or newer, and the host is {have}; upgrade the CLI or pin an older version")]
+    #[error("`{id}` {version} needs CLI {needs} or newer, and the host is {have}; {fix}")]
     CliTooOld {
         /// Recipe id.
         id: String,
@@ -205,6 +205,8 @@ pub enum Error {
         needs: String,
         /// The host version.
         have: String,
+        /// What to do: pin a version the host runs, if one is published, or upgrade.
+        fix: String,
     },
     /// The archive's digest is not the index's.
     #[error("checksum mismatch for {id}: {said_by} sha256 {expected}, the archive's is {actual}; nothing was extracted")]

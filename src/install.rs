@@ -135,10 +135,17 @@ pub fn choose<'a>(
     let mut candidates: Vec<&CatalogVersion> = entry.versions.iter().collect();
     candidates.sort_by(|a, b| b.version.cmp(&a.version));
     let fits_cli = |v: &CatalogVersion| cli.is_none_or(|c| v.min_cli <= *c);
+    // The newest version the host can run, for the fix a refusal suggests.
+    let fix = || match candidates.iter().find(|v| fits_cli(v)) {
+        Some(v) => format!(
+            "upgrade the CLI, or pin `{}@{}`, the newest version it can run",
+            entry.id, v.version
+        ),
+        None => "upgrade the CLI: no published version runs on it".to_string(),
+    };
     let pick = match want {
         Want::Exact(x) => {
-            let v = candidates
-                .into_iter()
+            let v = (candidates.iter().copied())
                 .find(|v| v.version == *x)
                 .ok_or_else(|| Error::VersionNotFound {
                     id: entry.id.to_string(),
@@ -151,16 +158,17 @@ pub fn choose<'a>(
                     version: v.version.to_string(),
                     needs: v.min_cli.to_string(),
                     have: cli.map(|c| c.to_string()).unwrap_or_default(),
+                    fix: fix(),
                 });
             }
             Some(v)
         }
-        Want::Range(r) => candidates
-            .into_iter()
-            .find(|v| r.matches(v.version.as_semver()) && fits_cli(v)),
-        Want::Newest => candidates
-            .into_iter()
-            .find(|v| v.version <= entry.latest && fits_cli(v)),
+        Want::Range(r) => {
+            (candidates.iter().copied()).find(|v| r.matches(v.version.as_semver()) && fits_cli(v))
+        }
+        Want::Newest => {
+            (candidates.iter().copied()).find(|v| v.version <= entry.latest && fits_cli(v))
+        }
     };
     pick.ok_or_else(|| match cli {
         Some(c) => Error::CliTooOld {
@@ -177,6 +185,7 @@ pub fn choose<'a>(
                 .map(|v| v.to_string())
                 .unwrap_or_default(),
             have: c.to_string(),
+            fix: fix(),
         },
         None => Error::VersionNotFound {
             id: entry.id.to_string(),
@@ -1115,6 +1124,7 @@ pub fn install_archive(
                 version: prepared.recipe.version.to_string(),
                 needs: prepared.recipe.min_cli.to_string(),
                 have: cli.to_string(),
+                fix: "upgrade the CLI".to_string(),
             });
         }
     }

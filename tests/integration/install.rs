@@ -226,12 +226,21 @@ fn version_choice_follows_min_cli_pins_and_ranges() {
     assert_eq!(installed("p5"), "0.2.0");
     let o = install("p6", &["demo@0.3.0", "--cli-version", "0.13.0"], None);
     assert_eq!(o.status.code(), Some(1));
+    // The fix names the version the host can run (found by review: it said "pin an older
+    // version" even when none would run).
+    let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        String::from_utf8_lossy(&o.stderr).contains("needs CLI 0.14.0"),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
+        err.contains("needs CLI 0.14.0 or newer, and the host is 0.13.0; upgrade the CLI, or pin `demo@0.1.0`, the newest version it can run"),
+        "{err}"
     );
     assert!(!sb.join("p6/hooks.json").exists());
+    let o = install("p6", &["demo", "--cli-version", "0.12.9"], None);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("and the host is 0.12.9; upgrade the CLI: no published version runs on it"),
+        "{err}"
+    );
     let o = install("p7", &["demo@9.9.9"], None);
     assert_eq!(o.status.code(), Some(1));
     let o = install("p8", &["nope"], None);
