@@ -293,9 +293,9 @@ struct PackArgs {
     /// Write nothing; exit 1 with the differences if OUT is not what the sources produce.
     #[arg(long)]
     check: bool,
-    /// Worker threads [default: the number of CPUs].
-    #[arg(long, value_name = "N")]
-    jobs: Option<usize>,
+    /// Worker threads, 1 or more [default: the number of CPUs].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    jobs: Option<u16>,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: FormatArg,
@@ -366,7 +366,62 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         }
     };
     let quiet = cli.quiet;
-    let result = match cli.command {
+    let result = match check_environment() {
+        Err(e) => Err(e),
+        Ok(()) => run_command(cli.command, quiet),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            let code = e.exit_code();
+            if !matches!(e, Error::BrokenPipe) {
+                for d in e.diagnostics() {
+                    Printer::new(Format::Text, false).diagnostic_to_stderr(d);
+                }
+                report_error(&e);
+            }
+            code
+        }
+    }
+}
+
+/// Seconds a variable may hold, with the least value it takes.
+const ENV_SECONDS: [(&str, f64); 3] = [
+    ("HOOKPACK_LOCK_TIMEOUT", 0.0),
+    ("HOOKPACK_HTTP_TIMEOUT", f64::MIN_POSITIVE),
+    ("HOOKPACK_HTTP_DEADLINE", f64::MIN_POSITIVE),
+];
+
+/// Refuses a setting in the environment that would otherwise be ignored (a timeout of
+/// `abc` used to fall back to the default without a word).
+fn check_environment() -> Result<(), Error> {
+    for (name, least) in ENV_SECONDS {
+        let Some(value) = std::env::var_os(name) else {
+            continue;
+        };
+        let text = value.to_string_lossy();
+        if text.trim().is_empty() {
+            continue;
+        }
+        let ok = (text.trim().parse::<f64>()).is_ok_and(|s| s.is_finite() && s >= least);
+        if !ok {
+            return Err(Error::ArgInvalid {
+                what: name,
+                value: text.into_owned(),
+                why: if least > 0.0 {
+                    "give a number of seconds above 0, such as 2.5, or unset it".into()
+                } else {
+                    "give a number of seconds, such as 2.5 (0: do not wait), or unset it".into()
+                },
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Runs one parsed command.
+fn run_command(command: Command, quiet: bool) -> Result<ExitCode, Error> {
+    match command {
         Command::Validate(a) => {
             let printer = Printer::new(a.format.into(), quiet);
             let settings = ValidateSettings {
@@ -434,19 +489,6 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Catalog(CatalogCommand::Verify(a)) => {
             let printer = Printer::new(a.format.into(), quiet);
             run_catalog_verify(&a, &printer)
-        }
-    };
-    match result {
-        Ok(code) => code,
-        Err(e) => {
-            let code = e.exit_code();
-            if !matches!(e, Error::BrokenPipe) {
-                for d in e.diagnostics() {
-                    Printer::new(Format::Text, false).diagnostic_to_stderr(d);
-                }
-                report_error(&e);
-            }
-            code
         }
     }
 }
@@ -635,7 +677,7 @@ fn pack_settings(a: PackArgs) -> Result<pack::Options, Error> {
         check: a.check,
         mtime: epoch.unwrap_or(0),
         mtime_from_env: epoch.is_some(),
-        jobs: a.jobs.unwrap_or_else(crate::parallel::cores),
+        jobs: a.jobs.map_or_else(crate::parallel::cores, usize::from),
     })
 }
 

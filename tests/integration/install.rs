@@ -357,6 +357,51 @@ fn arguments_of_the_wrong_form_are_usage_errors() {
             "{args:?}: {err}"
         );
     }
+    // A setting in the environment that cannot be used is refused, not ignored (found by
+    // review: `abc` fell back to the default without a word).
+    for (name, value) in [
+        ("HOOKPACK_LOCK_TIMEOUT", "abc"),
+        ("HOOKPACK_LOCK_TIMEOUT", "-1"),
+        ("HOOKPACK_HTTP_TIMEOUT", "abc"),
+        ("HOOKPACK_HTTP_TIMEOUT", "0"),
+        ("HOOKPACK_HTTP_DEADLINE", "inf"),
+    ] {
+        let o = sb
+            .cmd()
+            .env(name, value)
+            .args(["list", "--profile", "p"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}={value}: {err}");
+        assert!(
+            err.contains(&format!(
+                "error: {name} `{value}` is invalid: give a number of seconds"
+            )),
+            "{err}"
+        );
+    }
+    let o = sb
+        .cmd()
+        .env("HOOKPACK_LOCK_TIMEOUT", "0")
+        .args(["list", "--profile", "p"])
+        .output()
+        .unwrap();
+    ok(&o);
+    let o = sb
+        .cmd()
+        .args([
+            "pack",
+            "--recipes-dir",
+            "r",
+            "--out-dir",
+            "o",
+            "--jobs",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
     assert_eq!(std::fs::read_dir(sb.path()).unwrap().count(), 0);
 }
 
