@@ -1042,7 +1042,7 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
                 crate::sha256::Sha256::parse(&s).map_err(|e| Error::ArgInvalid {
                     what: "--sha256",
                     value: s.clone(),
-                    why: format!("{e}; give the archive's sha256 as 64 hex digits"),
+                    why: format!("{e} (the archive's digest, as its publisher gives it)"),
                 })
             })
             .transpose()?;
@@ -1131,10 +1131,11 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
             Format::Json => printer.json(&report)?,
             _ => {
                 for o in &report {
-                    let state = match &o.available {
-                        Some(v) if *v != o.installed => "outdated",
-                        Some(_) => "current",
-                        None => "not in index",
+                    let state = match (&o.available, &o.latest) {
+                        (Some(v), _) if *v != o.installed => "outdated",
+                        (Some(_), _) => "current",
+                        (None, Some(_)) => "cli too old",
+                        (None, None) => "not in index",
                     };
                     printer.data(&format!(
                         "{:<12} {} installed {} available {}",
@@ -1163,8 +1164,24 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
         .map(|r| r.id)
         .collect();
     let mut results = Vec::new();
+    let mut left = false;
     for o in report {
-        let Some(v) = o.available.filter(|v| *v != o.installed) else {
+        let Some(v) = o.available.as_ref().filter(|v| **v != o.installed) else {
+            // Say why a recipe is left as it is, unless it is current.
+            if o.available.is_none() {
+                left = true;
+                let index = source_of
+                    .get(&o.id)
+                    .map(|l| l.to_string())
+                    .unwrap_or_default();
+                printer.message(&match &o.latest {
+                    Some(_) => format!(
+                        "{} {}: no version in {index} runs on this CLI; left as it is",
+                        o.id, o.installed
+                    ),
+                    None => format!("{} {}: not in {index}; left as it is", o.id, o.installed),
+                });
+            }
             continue;
         };
         let opts = install::Options {
@@ -1177,7 +1194,7 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
         };
         results.push(install::install(&profile, &fetcher, index, &spec, &opts));
     }
-    if results.is_empty() && failed.is_none() && printer.format != Format::Json {
+    if results.is_empty() && failed.is_none() && !left && printer.format != Format::Json {
         printer.message("everything is up to date");
     }
     let code = finish_outcomes(results, printer)?;

@@ -100,7 +100,7 @@ pub enum FetchError {
     #[error(transparent)]
     Fs(#[from] crate::fs::FsError),
     /// The CA certificate file is unusable.
-    #[error("cannot use the CA certificate {path}: {why}")]
+    #[error("cannot use the CA certificate {path} (--ca-cert): {why}")]
     CaCert {
         /// The file.
         path: PathBuf,
@@ -295,7 +295,11 @@ impl Fetcher {
             ))
             .user_agent(concat!("hookpack/", env!("CARGO_PKG_VERSION")));
         for path in &self.options.ca_certs {
-            let pem = crate::fs::read_limited(path, 1024 * 1024)?;
+            let pem =
+                crate::fs::read_limited(path, 1024 * 1024).map_err(|e| FetchError::CaCert {
+                    path: path.clone(),
+                    why: e.source.to_string(),
+                })?;
             let certs =
                 reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| FetchError::CaCert {
                     path: path.clone(),

@@ -260,3 +260,21 @@ fn terminal_escapes_in_an_index_are_printed_escaped() {
     // The summary cannot add a line of its own: alpha and beta, one line each.
     assert_eq!(out.lines().count(), 2, "{out}");
 }
+
+#[test]
+fn a_ca_cert_that_cannot_be_read_is_named_with_its_flag() {
+    // Found by review: the message said "cannot open /nonexistent" without the flag.
+    let sb = Sandbox::new();
+    let o = sb
+        .cmd()
+        .args(["catalog", "list", "https://127.0.0.1:9/hooks-index.json"])
+        .args(["--ca-cert", "missing.pem"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("error: cannot use the CA certificate missing.pem (--ca-cert): No such file"),
+        "{err}"
+    );
+}

@@ -406,6 +406,58 @@ fn arguments_of_the_wrong_form_are_usage_errors() {
 }
 
 #[test]
+fn update_says_why_it_leaves_a_recipe_as_it_is() {
+    // Found by review: a real update said "everything is up to date" where --dry-run
+    // said "not in index".
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    catalog_with_versions(&sb, "other", &[("0.1.0", "0.13.0")]);
+    ok(&sb
+        .cmd()
+        .args([
+            "install",
+            "--archive",
+            "cat/hooks-other-0.1.0.tar.gz",
+            "--profile",
+            "p",
+        ])
+        .output()
+        .unwrap());
+    ok(&sb
+        .cmd()
+        .args(["install", "demo", "--index", "cat", "--profile", "p"])
+        .output()
+        .unwrap());
+    let update = |extra: &[&str]| {
+        let o = sb
+            .cmd()
+            .args(["update", "--profile", "p", "--cli-version", "0.12.0"])
+            .args(extra)
+            .output()
+            .unwrap();
+        ok(&o);
+        String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
+    };
+    let said = update(&[]);
+    assert!(said.contains("demo 0.1.0: no version in "), "{said}");
+    assert!(said.contains("runs on this CLI; left as it is"), "{said}");
+    assert!(
+        said.contains("other 0.1.0: not in builtin:hooks-index.json; left as it is"),
+        "{said}"
+    );
+    assert!(!said.contains("up to date"), "{said}");
+    let said = update(&["--dry-run"]);
+    assert!(
+        said.contains("cli too old  demo installed 0.1.0 available -"),
+        "{said}"
+    );
+    assert!(
+        said.contains("not in index other installed 0.1.0 available -"),
+        "{said}"
+    );
+}
+
+#[test]
 fn update_keeps_the_path_style_each_recipe_was_installed_with() {
     // Found by review: `update` wrote ${FINCLAW_PROFILE_ROOT}/… over the absolute paths of
     // `install --absolute-paths`, breaking the hosts that flag is for.
