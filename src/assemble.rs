@@ -156,8 +156,15 @@ fn relative_specifier(from: &Path, to: &Path) -> String {
     for _ in common..from_dir.len() {
         parts.push("..".into());
     }
+    // Node resolves a specifier as a URL: `#` would start a fragment, `?` a query, and `%`
+    // an escape, so a file named `a#1.js` is imported as `./a%231.js`.
     for c in &to_parts[common..] {
-        parts.push(c.as_os_str().to_string_lossy().into_owned());
+        let name = c.as_os_str().to_string_lossy();
+        parts.push(
+            name.replace('%', "%25")
+                .replace('#', "%23")
+                .replace('?', "%3F"),
+        );
     }
     let joined = parts.join("/");
     if joined.starts_with("..") {
@@ -922,6 +929,10 @@ mod tests {
                 Path::new("scripts/lib/hook.js")
             ),
             "../lib/hook.js"
+        );
+        assert_eq!(
+            relative_specifier(Path::new("scripts/main.js"), Path::new("scripts/a#1%?.js")),
+            "./a%231%25%3F.js"
         );
     }
 }

@@ -415,6 +415,32 @@ fn javascript_sources_are_checked_and_rewritten_like_typescript() {
 }
 
 #[test]
+fn modules_whose_names_mean_something_in_a_url_are_imported_escaped() {
+    // Found by review: `./a#1.js` made node look for `scripts/a` (a fragment follows `#`).
+    let sb = Sandbox::new();
+    source_recipe(
+        &sb,
+        "recipes",
+        "demo",
+        "import { a } from \"./a#1.ts\";\nimport { b } from \"./b%41.ts\";\nimport { q } from \"./q?.ts\";\nprocess.stdout.write(a + b + q);\n",
+    );
+    sb.write(
+        "recipes/demo/src/a#1.ts",
+        "export const a: string = \"a\";\n",
+    );
+    sb.write(
+        "recipes/demo/src/b%41.ts",
+        "export const b: string = \"b\";\n",
+    );
+    sb.write(
+        "recipes/demo/src/q?.ts",
+        "export const q: string = \"q\";\n",
+    );
+    ok(&assemble(&sb));
+    assert_eq!(node_out(&sb.join("out/demo")), "abq");
+}
+
+#[test]
 fn a_json_module_must_be_imported_with_its_type() {
     // Found by review: this assembled, then node refused it
     // (ERR_IMPORT_ASSERTION_TYPE_MISSING).
