@@ -795,7 +795,8 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
         });
     }
 
-    crate::fs::create_dir_all(&opts.out_dir)?;
+    // A failure below leaves no trace: folders created for OUT are removed again.
+    let new_folders = crate::fs::NewFolders::create(&opts.out_dir)?;
     let staging = tempfile::Builder::new()
         .prefix(".hookpack-assemble-")
         .tempdir_in(&opts.out_dir)
@@ -842,6 +843,8 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
         }
         crate::fs::rename(&staging.path().join(id), &dest)?;
     }
+    drop(staging);
+    new_folders.keep();
     Ok(report)
 }
 

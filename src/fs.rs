@@ -165,6 +165,11 @@ impl NewFolders {
         create_dir_all(path)?;
         Ok(NewFolders { created })
     }
+
+    /// Keeps the folders: the command they were created for succeeded.
+    pub fn keep(mut self) {
+        self.created.clear();
+    }
 }
 
 impl Drop for NewFolders {

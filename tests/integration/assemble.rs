@@ -441,6 +441,29 @@ fn modules_whose_names_mean_something_in_a_url_are_imported_escaped() {
 }
 
 #[test]
+fn a_failed_write_leaves_no_new_out_folder() {
+    // Found by review: a write that failed (here: a path longer than the system allows
+    // under OUT) left the empty OUT folders it had created.
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "demo", "export {};\n");
+    let deep: Vec<String> = (0..15).map(|i| format!("{i}{}", "d".repeat(240))).collect();
+    sb.write(
+        &format!("recipes/demo/data/{}/x.json", deep.join("/")),
+        "{}",
+    );
+    let out = format!("new/{}/{}", "o".repeat(250), "p".repeat(250));
+    let o = sb
+        .cmd()
+        .args(["assemble", "--recipes-dir", "recipes", "--out-dir", &out])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("File name too long"), "{err}");
+    assert!(!sb.join("new").exists());
+}
+
+#[test]
 fn a_json_module_must_be_imported_with_its_type() {
     // Found by review: this assembled, then node refused it
     // (ERR_IMPORT_ASSERTION_TYPE_MISSING).
