@@ -664,7 +664,20 @@ pub fn check_sources(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Vec<Diagnostic
     let mut out = Vec::new();
     for (dir, result) in sources.iter().zip(plan_all(&sources, lib_dir)) {
         match result {
-            Ok(_) => {}
+            // What pack would refuse in the archive: names that collide by case or
+            // Unicode normalisation, paths too long, …
+            Ok(files) => {
+                let sizes = (files.iter())
+                    .map(|(rel, f)| {
+                        let size = match &f.content {
+                            Content::Bytes(b) => b.len() as u64,
+                            Content::Copy(p) => std::fs::metadata(p).map_or(0, |m| m.len()),
+                        };
+                        (rel.clone(), size)
+                    })
+                    .collect();
+                out.extend(crate::pack::check_planned_installable(dir, &sizes));
+            }
             Err(Error::TypeScript { diagnostics }) => out.extend(diagnostics),
             Err(Error::Fs(e)) => out.push(crate::validate::fs_diagnostic(&e)),
             Err(Error::PackRefused { path, reason }) => out.push(Diagnostic::file_level(

@@ -364,6 +364,50 @@ fn check_installable(tree: &Tree, recipe: &Recipe) -> Option<Diagnostic> {
     None
 }
 
+/// What `pack` would refuse (`archive-uninstallable`) in the archive of the assembled
+/// recipe folder `dir`, for `validate`.
+pub(crate) fn check_folder_installable(dir: &Path) -> Option<Diagnostic> {
+    let (loaded, entries) = recipe::load_with_tree(dir, false).ok()?;
+    let tree = Tree {
+        root: dir.to_path_buf(),
+        source: dir.to_path_buf(),
+        entries,
+    };
+    check_installable(&tree, &loaded.recipe)
+}
+
+/// The same for a source tree `dir` whose assembled files would be `files` (path under
+/// the recipe, size): their folders are implied.
+pub(crate) fn check_planned_installable(
+    dir: &Path,
+    files: &std::collections::BTreeMap<String, u64>,
+) -> Option<Diagnostic> {
+    let loaded = recipe::load(dir, false).ok()?;
+    let mut folders = std::collections::BTreeSet::new();
+    for rel in files.keys() {
+        let mut at = 0;
+        while let Some(i) = rel[at..].find('/') {
+            folders.insert(&rel[..at + i]);
+            at += i + 1;
+        }
+    }
+    let entry = |rel: &str, size| TreeEntry {
+        rel: rel.to_string(),
+        path: dir.join(rel),
+        size,
+        exec: size.is_none(),
+    };
+    let entries = (folders.into_iter().map(|f| entry(f, None)))
+        .chain(files.iter().map(|(rel, size)| entry(rel, Some(*size))))
+        .collect();
+    let tree = Tree {
+        root: dir.to_path_buf(),
+        source: dir.to_path_buf(),
+        entries,
+    };
+    check_installable(&tree, &loaded.recipe)
+}
+
 /// A file that cannot be opened for its archive: refused when a link or another kind of
 /// file took its place (or a folder's on its path) after the tree was checked.
 pub(crate) fn changed_or_unreadable(path: &Path, err: io::Error) -> Error {

@@ -279,6 +279,10 @@ fn check_recipes(dirs: &[PathBuf], lib_dir: Option<&Path>, out: &mut Vec<Diagnos
         out.extend(found);
     }
     out.extend(crate::assemble::check_sources(&clean, lib_dir));
+    // What pack would refuse in an assembled tree's archive (source trees: above).
+    for dir in clean.iter().filter(|d| !crate::assemble::is_source_tree(d)) {
+        out.extend(crate::pack::check_folder_installable(dir));
+    }
     for dir in dirs {
         let tests = dir.join("tests");
         if !tests.is_dir() {

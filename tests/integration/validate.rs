@@ -134,8 +134,13 @@ fn a_deep_tree_validates_under_a_small_open_file_limit() {
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     );
-    assert_eq!(o.status.code(), Some(0), "{all}");
+    // The walk gets through; the one finding is that install refuses a tree this deep.
     assert!(!all.contains("Too many open files"), "{all}");
+    assert!(
+        all.contains("error[archive-uninstallable]: the archive exceeds the limit on path depth"),
+        "{all}"
+    );
+    assert!(all.contains("validated 1 path: 1 error, 0 warnings"), "{all}");
 }
 
 #[cfg(unix)]
@@ -786,5 +791,41 @@ fn flags_that_load_other_code_are_refused() {
         let (exit, r) = validate_json(&sb, &["--strict", "tool-gate"]);
         assert_eq!(exit, 0, "{cmd}: {r:#}");
         assert_eq!(findings(&r), [], "{cmd}");
+    }
+}
+
+#[test]
+fn what_pack_would_refuse_in_the_archive_is_reported_by_validate() {
+    // Found by review: validate passed trees whose archive pack refuses as uninstallable,
+    // so CI running validate alone did not see the problem.
+    let nfc = "caf\u{e9}.txt";
+    let nfd = "cafe\u{301}.txt";
+    for (a, b) in [("Data.json", "data.json"), (nfc, nfd)] {
+        // An assembled tree, and a source tree (checked as it would be assembled).
+        for source in [false, true] {
+            let sb = Sandbox::new();
+            write_recipe(&sb, "tool-gate", &manifest("tool-gate"));
+            if source {
+                std::fs::remove_dir_all(sb.join("tool-gate/scripts")).unwrap();
+                sb.write("tool-gate/src/main.ts", "export {};\n");
+            }
+            sb.write(&format!("tool-gate/{a}"), "{}");
+            sb.write(&format!("tool-gate/{b}"), "{}");
+            let (exit, r) = validate_json(&sb, &["tool-gate"]);
+            assert_eq!(exit, 1, "{a} {source}: {r:#}");
+            assert_eq!(
+                findings(&r),
+                [(String::new(), "archive-uninstallable".to_string())],
+                "{a} {source}: {r:#}"
+            );
+            // pack refuses the same tree.
+            let o = sb
+                .cmd()
+                .args(["pack", "--recipes-dir", ".", "--out-dir", "out"])
+                .output()
+                .unwrap();
+            assert_eq!(o.status.code(), Some(1));
+            assert!(String::from_utf8_lossy(&o.stderr).contains("archive-uninstallable"));
+        }
     }
 }
