@@ -29,9 +29,10 @@ use oxc::{
     allocator::Allocator,
     ast::{
         ast::{
-            BinaryOperator, Declaration, Decorator, ExportAllDeclaration, ExportFromDeclaration,
-            Expression, IdentifierReference, ImportAttributeKey, ImportDeclaration,
-            ImportExpression, Program, Statement, StringLiteral, TSModuleReference, WithClause,
+            AccessorProperty, BinaryOperator, Declaration, Decorator, ExportAllDeclaration,
+            ExportFromDeclaration, Expression, IdentifierReference, ImportAttributeKey,
+            ImportDeclaration, ImportExpression, Program, Statement, StringLiteral,
+            TSModuleReference, WithClause,
         },
         builder::AstBuilder,
     },
@@ -463,6 +464,27 @@ fn commonjs_only_syntax(program: &Program<'_>) -> Vec<OxcDiagnostic> {
             found.push(commonjs(import.span, "`import … = require(…)`"));
         }
     }
+    // An ambient const enum has no value at run time: its members are only inlined by a
+    // compiler that sees every file (tsc without isolatedModules), never by this one.
+    for statement in &program.body {
+        let e = match statement {
+            Statement::TSEnumDeclaration(e) => e,
+            Statement::ExportDeclaration(export) => match &export.declaration {
+                Declaration::TSEnumDeclaration(e) => e,
+                _ => continue,
+            },
+            _ => continue,
+        };
+        if e.declare && e.r#const {
+            found.push(
+                OxcDiagnostic::error(
+                    "a `declare const enum` has no value at run time, so its members would be \
+                     undefined; remove `declare` (and `const`) to give the enum a value",
+                )
+                .with_label(e.span),
+            );
+        }
+    }
     found
 }
 
@@ -652,6 +674,19 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
             }
         }
         walk_mut::walk_import_expression(self, it);
+    }
+
+    /// Class auto-accessors (`accessor x = 1`) come with decorators, and Node 20 cannot
+    /// parse them either.
+    fn visit_accessor_property(&mut self, it: &mut AccessorProperty<'a>) {
+        self.problems.push(
+            OxcDiagnostic::error(
+                "`accessor` fields are not supported by Node 20; write a private field with a \
+                 getter and a setter",
+            )
+            .with_label(it.span),
+        );
+        walk_mut::walk_accessor_property(self, it);
     }
 
     /// oxc leaves decorators in place at this target (lowering them would need

@@ -410,6 +410,17 @@ fn refuses_what_node_20_cannot_run() {
     assert_eq!(positions(&found), [(2, 3)], "{found:?}");
     assert!(found[0].message.contains("decorators"));
 
+    // Found by review: these compiled, then failed under node 20.
+    let found = errors("export class C {\n  accessor x = 1;\n}\n");
+    assert_eq!(positions(&found), [(2, 3)], "{found:?}");
+    assert!(found[0].message.contains("`accessor` fields"), "{found:?}");
+    let found = errors("declare const enum D { A = 1 }\nexport const a = D.A;\n");
+    assert_eq!(positions(&found), [(1, 1)], "{found:?}");
+    assert!(found[0].message.contains("`declare const enum`"), "{found:?}");
+    // A const enum with a value is fine: it is an object at run time.
+    let out = js("const enum E { A = 1 }\nexport const a = E.A;\n");
+    assert!(out.contains("\"A\"] = 1"), "{out}");
+
     let mut asked = Vec::new();
     let found = compile("{ using res = open(); }", Path::new("hook.ts"), &mut |s| {
         asked.push(s.to_owned());

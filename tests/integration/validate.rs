@@ -140,7 +140,10 @@ fn a_deep_tree_validates_under_a_small_open_file_limit() {
         all.contains("error[archive-uninstallable]: the archive exceeds the limit on path depth"),
         "{all}"
     );
-    assert!(all.contains("validated 1 path: 1 error, 0 warnings"), "{all}");
+    assert!(
+        all.contains("validated 1 path: 1 error, 0 warnings"),
+        "{all}"
+    );
 }
 
 #[cfg(unix)]
