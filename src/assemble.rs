@@ -239,7 +239,10 @@ enum Place {
 /// Shared helpers compiled once per run: a helper's output does not depend on the recipe
 /// importing it (its imports stay inside `lib/`). Maps the helper's path to its JavaScript
 /// and the helpers it imports.
-type LibCache = std::sync::Mutex<std::collections::HashMap<PathBuf, (Vec<u8>, Vec<PathBuf>)>>;
+/// Compiled shared helpers: their JavaScript, the helpers they import, and their links.
+type LibCache = std::sync::Mutex<
+    std::collections::HashMap<PathBuf, (Vec<u8>, Vec<PathBuf>, crate::typescript::Links)>,
+>;
 
 struct Planner<'a> {
     recipe_dir: &'a Path,
@@ -251,6 +254,8 @@ struct Planner<'a> {
     origins: BTreeMap<String, PathBuf>,
     lib_queue: VecDeque<PathBuf>,
     lib_done: BTreeSet<PathBuf>,
+    /// What each compiled output file imports and exports by name, and its source.
+    links: BTreeMap<String, (PathBuf, crate::typescript::Links)>,
 }
 
 impl Planner<'_> {
@@ -301,9 +306,11 @@ impl Planner<'_> {
         } else {
             None
         };
-        if let Some((js, deps)) = cached {
+        if let Some((js, deps, links)) = cached {
+            let out = out_rel.to_string_lossy().into_owned();
+            self.links.insert(out.clone(), (file.to_path_buf(), links));
             self.put(
-                out_rel.to_string_lossy().into_owned(),
+                out,
                 OutFile {
                     content: Content::Bytes(js),
                     exec: false,
@@ -361,15 +368,18 @@ impl Planner<'_> {
             };
             Ok(Some(relative_specifier(out_rel, &target)))
         };
-        let result = crate::typescript::compile(&source, file, &mut rewrite);
+        let result = crate::typescript::compile_module(&source, file, &mut rewrite);
         match result {
-            Ok(js) => {
+            Ok((js, links)) => {
                 let js = js.into_bytes();
                 if is_lib && !recipe_specific {
                     if let Ok(mut c) = self.cache.lock() {
-                        c.insert(file.to_path_buf(), (js.clone(), wanted_lib.clone()));
+                        let entry = (js.clone(), wanted_lib.clone(), links.clone());
+                        c.insert(file.to_path_buf(), entry);
                     }
                 }
+                let out = out_rel.to_string_lossy().into_owned();
+                self.links.insert(out, (file.to_path_buf(), links));
                 self.put(
                     out_rel.to_string_lossy().into_owned(),
                     OutFile {
@@ -418,6 +428,7 @@ fn plan(
         origins: BTreeMap::new(),
         lib_queue: VecDeque::new(),
         lib_done: BTreeSet::new(),
+        links: BTreeMap::new(),
     };
     let source = is_source_tree(recipe_dir);
     let mut walker = walkdir::WalkDir::new(recipe_dir)
@@ -532,6 +543,9 @@ fn plan(
             )?;
         }
     }
+    if p.ts_errors.is_empty() {
+        p.ts_errors = unlinked_imports(&p.links);
+    }
     if !p.ts_errors.is_empty() {
         return Err(Error::TypeScript {
             diagnostics: p.ts_errors,
@@ -560,6 +574,80 @@ fn refused_name(path: &Path, what: &str) -> Error {
              separators or steps outside the recipe; rename it"
         ),
     }
+}
+
+/// Every named import of a compiled module from another one that the target does not
+/// export: node refuses to link such a module (`does not provide an export named`).
+/// Targets that are not compiled modules (builtins, JSON) are not checked.
+fn unlinked_imports(
+    links: &BTreeMap<String, (PathBuf, crate::typescript::Links)>,
+) -> Vec<Diagnostic> {
+    // The names a module exports, following `export * from` (never its `default`).
+    fn exports_of<'l>(
+        out: &str,
+        links: &'l BTreeMap<String, (PathBuf, crate::typescript::Links)>,
+        seen: &mut BTreeSet<String>,
+    ) -> Option<BTreeSet<&'l str>> {
+        let (_, l) = links.get(out)?;
+        let mut names: BTreeSet<&str> = l.exports.iter().map(String::as_str).collect();
+        if !seen.insert(out.to_string()) {
+            return Some(names);
+        }
+        for from in &l.star_from {
+            // A star from anything not compiled here exports names we cannot list.
+            let target = target_of(out, from)?;
+            let more = exports_of(&target, links, seen)?;
+            names.extend(more.into_iter().filter(|n| *n != "default"));
+        }
+        Some(names)
+    }
+    let mut found = Vec::new();
+    for (out, (source, l)) in links {
+        for import in &l.imports {
+            let Some(target) = target_of(out, &import.from) else {
+                continue;
+            };
+            let Some(names) = exports_of(&target, links, &mut BTreeSet::new()) else {
+                continue;
+            };
+            if !names.contains(import.name.as_str()) {
+                let message = format!(
+                    "`{}` does not export `{}`, so node would refuse to load this module; if it \
+                     is a type, import or re-export it with `type` (`import type {{ {} }}`)",
+                    import.from, import.name, import.name
+                );
+                found.push(Diagnostic::at(
+                    source,
+                    crate::json::Position {
+                        line: import.line,
+                        column: import.column,
+                    },
+                    Severity::Error,
+                    crate::typescript::UNRESOLVED,
+                    message,
+                ));
+            }
+        }
+    }
+    found
+}
+
+/// The output path (under the recipe) a relative specifier of the output file `out` names,
+/// undoing the URL escapes [`relative_specifier`] adds; `None` for any other specifier.
+fn target_of(out: &str, specifier: &str) -> Option<String> {
+    if !(specifier.starts_with("./") || specifier.starts_with("../")) {
+        return None;
+    }
+    let unescaped = specifier
+        .replace("%3F", "?")
+        .replace("%23", "#")
+        .replace("%25", "%");
+    let dir = Path::new(out).parent().unwrap_or(Path::new(""));
+    Some(
+        normalize(&dir.join(unescaped))
+            .to_string_lossy()
+            .into_owned(),
+    )
 }
 
 #[cfg(unix)]

@@ -229,6 +229,19 @@ pub fn compile(
     file_name: &Path,
     rewrite: &mut dyn FnMut(&str) -> Resolution,
 ) -> Result<String, Vec<TsDiagnostic>> {
+    compile_module(source, file_name, rewrite).map(|(js, _)| js)
+}
+
+/// [`compile`], also returning what the module imports and exports by name ([`Links`]).
+///
+/// # Errors
+///
+/// As [`compile`].
+pub fn compile_module(
+    source: &str,
+    file_name: &Path,
+    rewrite: &mut dyn FnMut(&str) -> Resolution,
+) -> Result<(String, Links), Vec<TsDiagnostic>> {
     check_file_name(file_name)?;
     check_size(source)?;
     check_nesting(source)?;
@@ -281,8 +294,8 @@ fn internal_error(panic: &(dyn std::any::Any + Send)) -> Vec<TsDiagnostic> {
 }
 
 fn catch(
-    f: impl FnOnce() -> Result<String, Vec<TsDiagnostic>>,
-) -> Result<String, Vec<TsDiagnostic>> {
+    f: impl FnOnce() -> Result<(String, Links), Vec<TsDiagnostic>>,
+) -> Result<(String, Links), Vec<TsDiagnostic>> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
         .unwrap_or_else(|panic| Err(internal_error(&*panic)))
 }
@@ -379,7 +392,7 @@ fn compile_here(
     source: &str,
     file_name: &Path,
     rewrite: &mut dyn FnMut(&str) -> Resolution,
-) -> Result<String, Vec<TsDiagnostic>> {
+) -> Result<(String, Links), Vec<TsDiagnostic>> {
     let locator = Locator::new(source);
     let fail = |diagnostics: Vec<OxcDiagnostic>| Err(locator.convert(diagnostics));
 
@@ -429,7 +442,105 @@ fn compile_here(
     if !pass.problems.is_empty() {
         return fail(pass.problems);
     }
-    Ok(print(&program))
+    Ok((print(&program), links(&program, &locator)))
+}
+
+/// What a compiled module imports from other modules and exports to them, by name: node
+/// refuses to link a module that imports a name its target does not export (a type
+/// re-exported without `type`, a typo), so assemble checks these across the recipe.
+#[derive(Debug, Clone, Default)]
+pub struct Links {
+    /// Named imports (`import { a }`, `import d`, `export { a } from`), as rewritten.
+    pub imports: Vec<NamedImport>,
+    /// The names exported, `default` included.
+    pub exports: BTreeSet<String>,
+    /// The specifiers of `export * from`, as rewritten: their names are exported too.
+    pub star_from: Vec<String>,
+}
+
+/// One name imported from a module.
+#[derive(Debug, Clone)]
+pub struct NamedImport {
+    /// The specifier, as rewritten (`./lib/hook.js`).
+    pub from: String,
+    /// The name imported (`default` for a default import).
+    pub name: String,
+    /// Where the name is in the source, 1-based (column in chars).
+    pub line: u32,
+    /// See `line`.
+    pub column: u32,
+}
+
+/// Collects [`Links`] from a program after its imports were rewritten (their spans are
+/// still the source's).
+fn links(program: &Program<'_>, locator: &Locator<'_>) -> Links {
+    use oxc::ast::ast::ImportDeclarationSpecifier as S;
+    use oxc::span::GetSpan;
+    let mut out = Links::default();
+    let mut import = |from: &str, name: &str, span: Span| {
+        let (line, column) = locator.position(span.start as usize);
+        out.imports.push(NamedImport {
+            from: from.to_string(),
+            name: name.to_string(),
+            line,
+            column,
+        });
+    };
+    let mut exports = BTreeSet::new();
+    let mut star_from = Vec::new();
+    for statement in &program.body {
+        match statement {
+            Statement::ImportDeclaration(d) if d.import_kind.is_value() => {
+                for spec in d.specifiers.iter().flatten() {
+                    match spec {
+                        S::ImportSpecifier(s) if s.import_kind.is_value() => {
+                            import(&d.source.value, &s.imported.name(), s.imported.span())
+                        }
+                        S::ImportDefaultSpecifier(s) => import(&d.source.value, "default", s.span),
+                        S::ImportSpecifier(_) | S::ImportNamespaceSpecifier(_) => {}
+                    }
+                }
+            }
+            Statement::ExportNamedDeclaration(d) if d.export_kind.is_value() => {
+                for s in d.specifiers.iter().filter(|s| s.export_kind.is_value()) {
+                    exports.insert(s.exported.name().to_string());
+                }
+            }
+            Statement::ExportFromDeclaration(d) if d.export_kind.is_value() => {
+                for s in d.specifiers.iter().filter(|s| s.export_kind.is_value()) {
+                    exports.insert(s.exported.name().to_string());
+                    import(&d.source.value, &s.local.name(), s.local.span());
+                }
+            }
+            Statement::ExportDeclaration(d) => match &d.declaration {
+                Declaration::VariableDeclaration(v) => {
+                    for declarator in &v.declarations {
+                        for id in declarator.id.get_binding_identifiers() {
+                            exports.insert(id.name.to_string());
+                        }
+                    }
+                }
+                other => {
+                    if let Some(id) = other.id() {
+                        exports.insert(id.name.to_string());
+                    }
+                }
+            },
+            Statement::ExportDefaultDeclaration(_) => {
+                exports.insert("default".to_string());
+            }
+            Statement::ExportAllDeclaration(d) if d.export_kind.is_value() => match &d.exported {
+                Some(name) => {
+                    exports.insert(name.name().to_string());
+                }
+                None => star_from.push(d.source.value.to_string()),
+            },
+            _ => {}
+        }
+    }
+    out.exports = exports;
+    out.star_from = star_from;
+    out
 }
 
 /// `import x = require("…")` and `export = …` are CommonJS; oxc would turn

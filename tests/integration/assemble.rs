@@ -464,6 +464,63 @@ fn a_failed_write_leaves_no_new_out_folder() {
 }
 
 #[test]
+fn every_imported_name_must_be_exported_by_its_module() {
+    // Found by review: a type re-exported without `type` assembled, then node refused to
+    // load the module (`does not provide an export named`); so did a misspelt name.
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "demo", MAIN);
+    lib(&sb, "recipes/lib");
+    sb.write(
+        "recipes/demo/src/types.ts",
+        "export interface T { n: number }\n",
+    );
+    sb.write(
+        "recipes/demo/src/more.ts",
+        "export * from \"./util.ts\";\nexport * as text from \"../../lib/text.ts\";\nexport default 1;\n",
+    );
+    // Fine: names found through `export *`, a namespace, a default and a type import.
+    sb.write(
+        "recipes/demo/src/main.ts",
+        "import more, { twice, text } from \"./more.ts\";\nimport type { T } from \"./types.ts\";\nimport { type T as U } from \"./types.ts\";\nimport { readFileSync } from \"node:fs\";\nconst t: T | U = { n: twice(more) };\nprocess.stdout.write(String(t.n) + text.prefix + typeof readFileSync);\n",
+    );
+    ok(&assemble(&sb));
+    assert_eq!(node_out(&sb.join("out/demo")), "2answer=function");
+    for (main, place, name) in [
+        ("export { T } from \"./types.ts\";\n", "main.ts:1:10", "T"),
+        (
+            "import { T } from \"./types.ts\";\nexport { T };\n",
+            "main.ts:1:10",
+            "T",
+        ),
+        (
+            "import { twise } from \"./more.ts\";\nconsole.log(twise);\n",
+            "main.ts:1:10",
+            "twise",
+        ),
+        (
+            "import { greet } from \"../../lib/text.ts\";\nconsole.log(greet);\n",
+            "main.ts:1:10",
+            "greet",
+        ),
+        (
+            "import d from \"./util.ts\";\nconsole.log(d);\n",
+            "main.ts:1:8",
+            "default",
+        ),
+    ] {
+        sb.write("recipes/demo/src/main.ts", main);
+        let o = assemble(&sb);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{main}: {err}");
+        assert!(
+            err.contains(&format!("{place}: error[import-unresolved]: `"))
+                && err.contains(&format!("does not export `{name}`")),
+            "{main}: {err}"
+        );
+    }
+}
+
+#[test]
 fn a_json_module_must_be_imported_with_its_type() {
     // Found by review: this assembled, then node refused it
     // (ERR_IMPORT_ASSERTION_TYPE_MISSING).

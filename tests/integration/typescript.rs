@@ -416,7 +416,10 @@ fn refuses_what_node_20_cannot_run() {
     assert!(found[0].message.contains("`accessor` fields"), "{found:?}");
     let found = errors("declare const enum D { A = 1 }\nexport const a = D.A;\n");
     assert_eq!(positions(&found), [(1, 1)], "{found:?}");
-    assert!(found[0].message.contains("`declare const enum`"), "{found:?}");
+    assert!(
+        found[0].message.contains("`declare const enum`"),
+        "{found:?}"
+    );
     // A const enum with a value is fine: it is an object at run time.
     let out = js("const enum E { A = 1 }\nexport const a = E.A;\n");
     assert!(out.contains("\"A\"] = 1"), "{out}");
