@@ -341,7 +341,11 @@ impl Planner<'_> {
             if !(spec.starts_with("./") || spec.starts_with("../")) {
                 return Err("recipes run without node_modules; import Node built-ins as `node:…` or a relative file".into());
             }
-            let Some(module) = resolve_module(&normalize(&dir.join(spec))) else {
+            let wanted = normalize(&dir.join(spec));
+            let Some(module) = resolve_module(&wanted) else {
+                if wanted.is_file() {
+                    return Err("modules of this kind are not assembled: only .ts, .mts, .js, .mjs and .json are (recipes have no JSX or CommonJS); rename or convert it".into());
+                }
                 return Err("no such file (tried .ts, .js and index files)".into());
             };
             let place = self.locate(&module);

@@ -521,6 +521,37 @@ fn every_imported_name_must_be_exported_by_its_module() {
 }
 
 #[test]
+fn a_module_of_a_kind_assemble_does_not_compile_is_named_as_such() {
+    // Found by review: importing an existing `./t.tsx` said "no such file".
+    let sb = Sandbox::new();
+    source_recipe(
+        &sb,
+        "recipes",
+        "demo",
+        "import \"./t.tsx\";\nimport \"./c.cjs\";\n",
+    );
+    sb.write("recipes/demo/src/t.tsx", "export const t = 1;\n");
+    sb.write("recipes/demo/src/c.cjs", "module.exports = 1;\n");
+    let o = assemble(&sb);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    for place in ["main.ts:1:8", "main.ts:2:8"] {
+        assert!(
+            err.contains(&format!(
+                "{place}: error[import-unresolved]: cannot resolve import `./"
+            )),
+            "{err}"
+        );
+    }
+    assert_eq!(
+        err.matches("modules of this kind are not assembled")
+            .count(),
+        2,
+        "{err}"
+    );
+}
+
+#[test]
 fn a_json_module_must_be_imported_with_its_type() {
     // Found by review: this assembled, then node refused it
     // (ERR_IMPORT_ASSERTION_TYPE_MISSING).
