@@ -403,15 +403,17 @@ fn check_environment() -> Result<(), Error> {
         if text.trim().is_empty() {
             continue;
         }
-        let ok = (text.trim().parse::<f64>()).is_ok_and(|s| s.is_finite() && s >= least);
+        let ok = (text.trim().parse::<f64>()).is_ok_and(|s| {
+            s.is_finite() && s >= least && std::time::Duration::try_from_secs_f64(s).is_ok()
+        });
         if !ok {
             return Err(Error::ArgInvalid {
                 what: name,
                 value: text.into_owned(),
                 why: if least > 0.0 {
-                    "give a number of seconds above 0, such as 2.5, or unset it".into()
+                    "give a number of seconds above 0 (at most about 1.8e19), such as 2.5, or unset it".into()
                 } else {
-                    "give a number of seconds, such as 2.5 (0: do not wait), or unset it".into()
+                    "give a number of seconds (0: do not wait; at most about 1.8e19), such as 2.5, or unset it".into()
                 },
             });
         }
@@ -743,8 +745,8 @@ fn env_seconds(name: &str) -> Option<std::time::Duration> {
     std::env::var(name)
         .ok()
         .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|s| s.is_finite() && *s > 0.0)
-        .map(std::time::Duration::from_secs_f64)
+        .filter(|s| *s > 0.0)
+        .and_then(|s| std::time::Duration::try_from_secs_f64(s).ok())
 }
 
 fn fetcher(ca_cert: Option<PathBuf>) -> crate::fetch::Fetcher {

@@ -365,6 +365,10 @@ fn arguments_of_the_wrong_form_are_usage_errors() {
         ("HOOKPACK_HTTP_TIMEOUT", "abc"),
         ("HOOKPACK_HTTP_TIMEOUT", "0"),
         ("HOOKPACK_HTTP_DEADLINE", "inf"),
+        // Found by review: finite but beyond what a Duration holds, this panicked.
+        ("HOOKPACK_HTTP_DEADLINE", "1e300"),
+        ("HOOKPACK_HTTP_TIMEOUT", "1e20"),
+        ("HOOKPACK_LOCK_TIMEOUT", "1e300"),
     ] {
         let o = sb
             .cmd()
