@@ -607,6 +607,15 @@ fn commonjs_globals(program: &Program<'_>, semantic: &Semantic<'_>) -> Vec<OxcDi
         found: Vec<OxcDiagnostic>,
     }
     impl<'a> oxc::ast_visit::Visit<'a> for Finder<'_> {
+        // `typeof require` never throws: it is how code asks whether it runs as CommonJS.
+        fn visit_unary_expression(&mut self, it: &oxc::ast::ast::UnaryExpression<'a>) {
+            let asks = it.operator == oxc::ast::ast::UnaryOperator::Typeof
+                && matches!(it.argument, Expression::Identifier(_));
+            if !asks {
+                oxc::ast_visit::walk::walk_unary_expression(self, it);
+            }
+        }
+
         fn visit_identifier_reference(&mut self, it: &IdentifierReference<'a>) {
             let fix = match it.name.as_str() {
                 "require" => "import it instead (`import fs from \"node:fs\"`)",
@@ -622,7 +631,12 @@ fn commonjs_globals(program: &Program<'_>, semantic: &Semantic<'_>) -> Vec<OxcDi
             else {
                 return;
             };
-            if reference.symbol_id().is_none() && reference.is_value() {
+            // A `declare`d one (`declare const require: …`) still does not exist at run time.
+            let undefined = match reference.symbol_id() {
+                None => true,
+                Some(symbol) => self.scoping.symbol_flags(symbol).is_ambient(),
+            };
+            if undefined && reference.is_value() {
                 let message = format!(
                     "`{}` is CommonJS and does not exist in an ES module, which recipes are; \
                      {fix}",

@@ -395,6 +395,15 @@ fn refuses_commonjs_globals_where_they_are_used() {
             "{found:?}"
         );
     }
+    // `typeof` of an undeclared name never throws (found by review: this was refused).
+    let asks =
+        "export const cjs = typeof exports !== \"undefined\" && typeof require === \"function\";\n";
+    assert!(compile(asks, Path::new("hook.js"), &mut |_| Ok(None)).is_ok());
+    // An ambient declaration gives a type, not a value: still refused.
+    let ambient =
+        "declare const require: (m: string) => unknown;\nexport const fs = require(\"fs\");\n";
+    let found = compile(ambient, Path::new("hook.ts"), &mut |_| Ok(None)).expect_err("declare");
+    assert_eq!(positions(&found), [(2, 19)], "{found:?}");
     // Declared names are the module's own; a type position is no use at run time.
     let own = "const require = (x: string) => x;\nlet module = { exports: 1 };\nexport type R = typeof __dirname;\nexport const y = [require(\"a\"), module.exports];\n";
     assert!(compile(own, Path::new("hook.ts"), &mut |_| Ok(None)).is_ok());
