@@ -385,11 +385,17 @@ fn is_source_tree_output(dir: &Path, rel: &Path) -> bool {
     if first != "scripts" || dir.join("scripts").exists() {
         return false;
     }
+    // What assemble compiles into `scripts/<stem>.js` (`.mjs`): `src/<stem>.ts` or `.js`
+    // (`.mts` or `.mjs`).
     let file = Path::new(file);
-    file.extension().is_some_and(|e| e == "js")
-        && file
-            .file_stem()
-            .is_some_and(|stem| dir.join("src").join(stem).with_extension("ts").is_file())
+    let sources: &[&str] = match file.extension().and_then(|e| e.to_str()) {
+        Some("js") => &["ts", "js"],
+        Some("mjs") => &["mts", "mjs"],
+        _ => return false,
+    };
+    file.file_stem().is_some_and(|stem| {
+        (sources.iter()).any(|ext| dir.join("src").join(stem).with_extension(ext).is_file())
+    })
 }
 
 fn rel_display(root: &Path, p: &Path) -> String {

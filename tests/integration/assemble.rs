@@ -552,6 +552,43 @@ fn a_module_of_a_kind_assemble_does_not_compile_is_named_as_such() {
 }
 
 #[test]
+fn a_source_tree_written_in_javascript_alone_assembles() {
+    // Found by review: `scripts/main.js` was "missing" unless a `src/main.ts` existed.
+    for (entry, script) in [
+        ("main.js", "scripts/main.js"),
+        ("main.mjs", "scripts/main.mjs"),
+        ("main.mts", "scripts/main.mjs"),
+    ] {
+        let sb = Sandbox::new();
+        let mut m = manifest("demo");
+        m["hooks"]["PreToolUse"][0]["hooks"][0]["command"] =
+            serde_json::json!(format!("node {script}"));
+        sb.write(
+            "recipes/demo/recipe.json",
+            serde_json::to_vec_pretty(&m).unwrap(),
+        );
+        sb.write("recipes/demo/README.md", "# x\n");
+        sb.write(
+            &format!("recipes/demo/src/{entry}"),
+            "process.stdout.write(\"js\");\n",
+        );
+        let o = sb
+            .cmd()
+            .args(["validate", "recipes/demo"])
+            .output()
+            .unwrap();
+        ok(&o);
+        ok(&assemble(&sb));
+        let out = std::process::Command::new("node")
+            .arg(script)
+            .current_dir(sb.join("out/demo"))
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "js", "{entry}");
+    }
+}
+
+#[test]
 fn a_json_module_must_be_imported_with_its_type() {
     // Found by review: this assembled, then node refused it
     // (ERR_IMPORT_ASSERTION_TYPE_MISSING).
