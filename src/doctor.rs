@@ -50,16 +50,22 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
     let workspace = std::path::absolute(workspace).unwrap_or_else(|_| workspace.to_path_buf());
     let trust_path = profile.trust_file();
     let mut trust = TrustFile::read(&trust_path)?;
-    // A hooks.json that cannot be read is itself the problem; the trust entries are then
-    // left alone, since which of them still name a handler cannot be told.
-    let (handlers, readable) = match crate::list::all_handlers(profile, &workspace, &trust) {
-        Ok(handlers) => (handlers, true),
-        Err(Error::HooksJsonUnreadable { path, why }) => {
-            problem(&mut out, &path, "", "hooks-json-unreadable", why);
-            (Vec::new(), false)
+    // A hooks.json that cannot be read is itself the problem; its trust entries are then
+    // left alone, since which of them still name a handler cannot be told. The other
+    // file's handlers are checked all the same.
+    let env = crate::list::env_of(profile, &workspace);
+    let mut handlers = Vec::new();
+    let mut unreadable = BTreeSet::new();
+    for (file, source) in crate::list::hooks_files(profile, &workspace) {
+        match crate::list::handlers_of(&file, source, &env, &trust) {
+            Ok(found) => handlers.extend(found),
+            Err(Error::HooksJsonUnreadable { path, why }) => {
+                problem(&mut out, &path, "", "hooks-json-unreadable", why);
+                unreadable.insert(file.display().to_string());
+            }
+            Err(e) => return Err(e),
         }
-        Err(e) => return Err(e),
-    };
+    }
     let receipts = receipt::all(profile)?;
     let hooks_file = profile.hooks_json();
     for h in &handlers {
@@ -126,7 +132,12 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
     let dangling: Vec<String> = trust
         .handlers
         .keys()
-        .filter(|k| readable && !live.contains(k.as_str()) && belongs_here(k, profile, &workspace))
+        .filter(|k| {
+            let file = k.split('#').next().unwrap_or_default();
+            !unreadable.contains(file)
+                && !live.contains(k.as_str())
+                && belongs_here(k, profile, &workspace)
+        })
         .cloned()
         .collect();
     if fix && !dangling.is_empty() {

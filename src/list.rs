@@ -162,23 +162,34 @@ pub fn workspace_hooks_json(workspace: &Path) -> PathBuf {
     workspace.join(".finclaw").join("hooks.json")
 }
 
+/// The `hooks.json` files a host loads, in host order (profile, then workspace), each with
+/// the name of its source.
+pub fn hooks_files(profile: &Profile, workspace: &Path) -> [(PathBuf, &'static str); 2] {
+    [
+        (profile.hooks_json(), "profile"),
+        (workspace_hooks_json(workspace), "workspace"),
+    ]
+}
+
+/// What commands are resolved against: the profile root and the workspace.
+pub fn env_of(profile: &Profile, workspace: &Path) -> crate::trust::Env {
+    crate::trust::Env {
+        profile_root: profile.root.clone(),
+        workspace: workspace.to_path_buf(),
+    }
+}
+
 /// Every handler a host would load, in host order: profile, then workspace.
 pub fn all_handlers(
     profile: &Profile,
     workspace: &Path,
     trust: &crate::trust::TrustFile,
 ) -> Result<Vec<Listed>, Error> {
-    let env = crate::trust::Env {
-        profile_root: profile.root.clone(),
-        workspace: workspace.to_path_buf(),
-    };
-    let mut handlers = handlers_of(&profile.hooks_json(), "profile", &env, trust)?;
-    handlers.extend(handlers_of(
-        &workspace_hooks_json(workspace),
-        "workspace",
-        &env,
-        trust,
-    )?);
+    let env = env_of(profile, workspace);
+    let mut handlers = Vec::new();
+    for (file, source) in hooks_files(profile, workspace) {
+        handlers.extend(handlers_of(&file, source, &env, trust)?);
+    }
     Ok(handlers)
 }
 

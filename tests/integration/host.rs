@@ -602,6 +602,28 @@ fn a_hooks_json_that_cannot_be_read_is_reported_and_no_trust_is_lost() {
         std::fs::read_to_string(sb.join("prof/hooks.json")).unwrap(),
         "{\"hooks\": {\"Stop\": [}\n"
     );
+    // Found by review: one unreadable file hid the other file's problems. Here the
+    // workspace's cannot be read and the profile's has a handler hosts skip.
+    sb.write(
+        "prof/hooks.json",
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", "bogus": 1}]}]}}"#,
+    );
+    sb.write("ws/.finclaw/hooks.json", "{bad");
+    let o = sb
+        .cmd()
+        .args(["doctor", "--profile", "prof", "--workspace", "ws"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("ws/.finclaw/hooks.json: error[hooks-json-unreadable]"),
+        "{out}"
+    );
+    assert!(
+        out.contains("prof/hooks.json: error[handler-invalid]"),
+        "{out}"
+    );
 }
 
 /// The script `list` reports for each handler's command, as (kind, path relative to the
