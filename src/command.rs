@@ -199,6 +199,9 @@ struct Flags {
     plus: bool,
     /// Subcommands that may come first: `run` is skipped, `eval` is inline code.
     subcommands: bool,
+    /// A long flag's name (before any `=`) is read with `_` as `-`: node takes
+    /// `--disable_warning` for `--disable-warning`.
+    underscores: bool,
     /// The value is code to run: there is no script file.
     inline: &'static [&'static str],
     /// The value is a module to run instead of a script.
@@ -215,6 +218,7 @@ const NODE: Flags = Flags {
     grouped: false,
     plus: false,
     subcommands: false,
+    underscores: true,
     inline: &["-e", "--eval", "-p", "--print", "-pe"],
     module: &[],
     // `--env-file` counts: a NODE_OPTIONS line in it is applied, `--require` included.
@@ -226,7 +230,14 @@ const NODE: Flags = Flags {
         "--experimental-loader",
         "--env-file",
         "--env-file-if-exists",
+        // Node runs the snapshot's main function, or the config's `builder`, not the script.
+        "--snapshot-blob",
+        "--build-snapshot-config",
     ],
+    // Node 20's long options that take a value (string, list, number or host:port in its
+    // option table, `internalBinding('options')`), each also read as `--flag=value`; V8's
+    // own options never take the next word (node refuses `--stack-trace-limit 5`, so listing
+    // that one is harmless). `--test-skip-pattern` is node 22's.
     value: &[
         "-C",
         "--conditions",
@@ -234,6 +245,7 @@ const NODE: Flags = Flags {
         "--input-type",
         "--inspect-port",
         "--debug-port",
+        "--inspect-publish-uid",
         "--icu-data-dir",
         "--openssl-config",
         "--redirect-warnings",
@@ -248,25 +260,38 @@ const NODE: Flags = Flags {
         "--heap-prof-dir",
         "--heap-prof-name",
         "--heap-prof-interval",
+        "--heapsnapshot-near-heap-limit",
+        "--heapsnapshot-signal",
         "--disable-warning",
+        "--disable-proto",
         "--watch-path",
         "--unhandled-rejections",
         "--dns-result-order",
+        "--network-family-autoselection-attempt-timeout",
+        "--experimental-default-type",
         "--experimental-policy",
         "--policy-integrity",
+        "--experimental-sea-config",
+        "--allow-fs-read",
+        "--allow-fs-write",
+        "--security-revert",
+        "--security-reverts",
         "--secure-heap",
         "--secure-heap-min",
         "--max-http-header-size",
         "--tls-cipher-list",
         "--tls-keylog",
         "--use-largepages",
+        "--v8-pool-size",
         "--trace-event-categories",
         "--trace-event-file-pattern",
+        "--trace-require-module",
         "--stack-trace-limit",
         "--test-reporter",
         "--test-reporter-destination",
         "--test-name-pattern",
         "--test-skip-pattern",
+        "--test-shard",
         "--test-concurrency",
         "--test-timeout",
     ],
@@ -277,6 +302,7 @@ const PYTHON: Flags = Flags {
     grouped: true,
     plus: false,
     subcommands: false,
+    underscores: false,
     inline: &["-c"],
     module: &["-m"],
     loads: &[],
@@ -288,6 +314,7 @@ const SHELL: Flags = Flags {
     grouped: true,
     plus: true,
     subcommands: false,
+    underscores: false,
     inline: &["-c"],
     module: &[],
     loads: &[],
@@ -299,6 +326,7 @@ const RUBY: Flags = Flags {
     grouped: true,
     plus: false,
     subcommands: false,
+    underscores: false,
     inline: &["-e"],
     module: &[],
     loads: &["-r"],
@@ -319,6 +347,7 @@ const PERL: Flags = Flags {
     grouped: true,
     plus: false,
     subcommands: false,
+    underscores: false,
     inline: &["-e", "-E"],
     module: &[],
     loads: &["-M", "-m"],
@@ -330,6 +359,7 @@ const DENO: Flags = Flags {
     grouped: false,
     plus: false,
     subcommands: true,
+    underscores: false,
     inline: &[],
     module: &[],
     loads: &["--preload", "--require"],
@@ -349,6 +379,7 @@ const BUN: Flags = Flags {
     grouped: false,
     plus: false,
     subcommands: true,
+    underscores: false,
     inline: &["-e", "--eval", "-p", "--print"],
     module: &[],
     loads: &["-r", "--preload", "--require", "--import"],
@@ -420,9 +451,14 @@ impl Flags {
     /// Classifies a flag word: `--name[=value]`, `-x`, or a getopt group `-abc`.
     fn flag(&self, word: &str) -> Flag {
         if word.starts_with("--") || !self.grouped {
-            return match word.split_once('=') {
-                Some((name, _)) => self.lookup(name, false),
-                None => self.lookup(word, true),
+            let (name, next) = match word.split_once('=') {
+                Some((name, _)) => (name, false),
+                None => (word, true),
+            };
+            return if self.underscores && word.starts_with("--") && name.contains('_') {
+                self.lookup(&name.replace('_', "-"), next)
+            } else {
+                self.lookup(name, next)
             };
         }
         let body = &word[1..];
@@ -706,6 +742,17 @@ mod tests {
                 "--experimental-loader",
             ),
             ("node --env-file .env scripts/main.js", 3, "--env-file"),
+            // Node 20 runs the blob's main function, or the config's builder, instead.
+            (
+                "node --snapshot-blob x.blob scripts/main.js",
+                3,
+                "--snapshot-blob",
+            ),
+            (
+                "node --build-snapshot-config=x.json scripts/main.js",
+                2,
+                "--build-snapshot-config",
+            ),
             ("ruby -r ./x.rb scripts/main.js", 3, "-r"),
             ("ruby -rjson scripts/main.js", 2, "-r"),
             ("ruby -wrjson scripts/main.js", 2, "-r"),
@@ -748,6 +795,90 @@ mod tests {
             "deno eval 1",
         ] {
             assert_eq!(t(c), Target::Inline, "{c}");
+        }
+    }
+
+    /// Node 20 reads `--foo_bar` as `--foo-bar` (the name before any `=`), so a flag spelt
+    /// with underscores takes its value and loads code just as the dashed one does.
+    #[test]
+    fn node_reads_underscores_in_long_flags_as_dashes() {
+        let t = |c: &str| target(&split(c).unwrap());
+        let at = |c: &str| match t(c) {
+            Target::Script {
+                word, path, loads, ..
+            } => (word, path, loads),
+            other => panic!("{c}: {other:?}"),
+        };
+        // `node --disable_warning main.js evil.js` runs evil.js.
+        assert_eq!(
+            at("node --disable_warning main.js evil.js"),
+            (3, "evil.js".to_string(), None)
+        );
+        assert_eq!(
+            at("node --disable_warning=x main.js evil.js"),
+            (2, "main.js".to_string(), None)
+        );
+        for (c, word, flag) in [
+            (
+                "node --experimental_loader ./scripts/evil.js scripts/main.js",
+                3,
+                "--experimental-loader",
+            ),
+            (
+                "node --env_file scripts/evil.js scripts/main.js",
+                3,
+                "--env-file",
+            ),
+            (
+                "node --env_file_if_exists=scripts/evil.js scripts/main.js",
+                2,
+                "--env-file-if-exists",
+            ),
+        ] {
+            assert_eq!(
+                at(c),
+                (word, "scripts/main.js".to_string(), Some(flag)),
+                "{c}"
+            );
+        }
+        // A long flag node takes no value for stays plain; other interpreters are left alone.
+        assert_eq!(
+            at("node --no_warnings scripts/main.js"),
+            (2, "scripts/main.js".to_string(), None)
+        );
+        assert_eq!(
+            at("deno run --allow_read scripts/main.js"),
+            (3, "scripts/main.js".to_string(), None)
+        );
+    }
+
+    /// Every Node 20 long option that takes a value (string, list, number or host:port in
+    /// node's own option table) skips the next word, as node does.
+    #[test]
+    fn every_node_value_option_skips_its_value() {
+        for flag in [
+            "--allow-fs-read",
+            "--allow-fs-write",
+            "--disable-proto",
+            "--experimental-default-type",
+            "--experimental-sea-config",
+            "--heapsnapshot-near-heap-limit",
+            "--heapsnapshot-signal",
+            "--inspect-publish-uid",
+            "--network-family-autoselection-attempt-timeout",
+            "--security-revert",
+            "--security-reverts",
+            "--test-shard",
+            "--trace-require-module",
+            "--v8-pool-size",
+        ] {
+            let c = format!("node {flag} v scripts/main.js");
+            match target(&split(&c).unwrap()) {
+                Target::Script { word, path, .. } => {
+                    assert_eq!((word, path.as_str()), (3, "scripts/main.js"), "{c}")
+                }
+                other => panic!("{c}: {other:?}"),
+            }
         }
     }
 

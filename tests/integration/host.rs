@@ -709,3 +709,28 @@ fn the_trust_hash_covers_the_script_after_a_flag_value() {
         ]
     );
 }
+
+/// Node reads `--disable_warning` as `--disable-warning`, which takes a value: `node
+/// --disable_warning x.js evil.js` runs evil.js, so that is the file the hash covers.
+#[test]
+fn the_trust_hash_follows_node_underscore_flags() {
+    let sb = Sandbox::new();
+    sb.write("ws/x.js", "process.exit(0);\n");
+    sb.write("ws/evil.js", "// evil\n");
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [
+            {"id": "underscore", "type": "command", "command": "node --disable_warning x.js evil.js"},
+            {"id": "attached", "type": "command", "command": "node --disable_warning=x evil.js x.js"},
+            {"id": "env-file", "type": "command", "command": "node --env_file evil.js x.js"}
+        ]}),
+    );
+    assert_eq!(
+        scripts(&sb),
+        [
+            ("file".to_string(), "ws/evil.js".to_string()),
+            ("file".to_string(), "ws/evil.js".to_string()),
+            ("file".to_string(), "ws/x.js".to_string()),
+        ]
+    );
+}

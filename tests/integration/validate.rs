@@ -767,6 +767,19 @@ fn flags_that_load_other_code_are_refused() {
         ),
         ("ruby -r ./scripts/evil.js scripts/main.js", "-r"),
         ("python3 -m scripts.main", "-m"),
+        // Node 20 reads `_` in a long flag's name as `-`.
+        (
+            "node --experimental_loader ./scripts/evil.js scripts/main.js",
+            "--experimental-loader",
+        ),
+        (
+            "node --env_file scripts/evil.js scripts/main.js",
+            "--env-file",
+        ),
+        (
+            "node --snapshot-blob scripts/evil.blob scripts/main.js",
+            "--snapshot-blob",
+        ),
     ] {
         write_recipe(&sb, "tool-gate", &with_command(cmd));
         let (exit, r) = validate_json(&sb, &["tool-gate"]);
