@@ -178,9 +178,16 @@ pub enum Target {
         /// The first interpreter flag before the script that loads other code (`node -r
         /// X`, `ruby -rX`), by its name: code the script's hash does not cover.
         loads: Option<&'static str>,
+        /// Directories the interpreter changes to, in order, before it resolves `path`
+        /// (`ruby -C DIR`, `bun --cwd DIR`), each with the flag that names it.
+        chdir: Vec<(&'static str, String)>,
     },
-    /// Code given inline (`node -e …`, `bash -c …`): there is no script file.
-    Inline,
+    /// Code given inline (`node -e …`, `bash -c …`) or read from stdin (`bash -s`): there
+    /// is no script file.
+    Inline {
+        /// The flag (or subcommand, deno's `eval`) that gives the code.
+        flag: &'static str,
+    },
     /// A module found on the interpreter's search path (`python3 -m NAME`), not a file.
     Module {
         /// The flag that names it.
@@ -208,8 +215,12 @@ struct Flags {
     module: &'static [&'static str],
     /// The value is code (or a file that can bring code in) loaded before the script.
     loads: &'static [&'static str],
+    /// The value is a directory the interpreter changes to before it resolves the script.
+    chdir: &'static [&'static str],
     /// Other flags whose value may be the next word.
     value: &'static [&'static str],
+    /// Flags without a value that run files besides the script.
+    runs: &'static [&'static str],
     /// Short flags whose optional value is the rest of their word, never the next word.
     attached: &'static [&'static str],
 }
@@ -233,7 +244,12 @@ const NODE: Flags = Flags {
         // Node runs the snapshot's main function, or the config's `builder`, not the script.
         "--snapshot-blob",
         "--build-snapshot-config",
+        // A test reporter is a module node loads; an OpenSSL config can load engines and
+        // providers (shared libraries).
+        "--test-reporter",
+        "--openssl-config",
     ],
+    chdir: &[],
     // Node 20's long options that take a value (string, list, number or host:port in its
     // option table, `internalBinding('options')`), each also read as `--flag=value`; V8's
     // own options never take the next word (node refuses `--stack-trace-limit 5`, so listing
@@ -247,7 +263,6 @@ const NODE: Flags = Flags {
         "--debug-port",
         "--inspect-publish-uid",
         "--icu-data-dir",
-        "--openssl-config",
         "--redirect-warnings",
         "--report-dir",
         "--report-directory",
@@ -287,7 +302,6 @@ const NODE: Flags = Flags {
         "--trace-event-file-pattern",
         "--trace-require-module",
         "--stack-trace-limit",
-        "--test-reporter",
         "--test-reporter-destination",
         "--test-name-pattern",
         "--test-skip-pattern",
@@ -295,6 +309,9 @@ const NODE: Flags = Flags {
         "--test-concurrency",
         "--test-timeout",
     ],
+    // `--test` runs every file named (the script's arguments too) and, with none, every
+    // test file it finds.
+    runs: &["--test"],
     attached: &[],
 };
 
@@ -306,7 +323,9 @@ const PYTHON: Flags = Flags {
     inline: &["-c"],
     module: &["-m"],
     loads: &[],
+    chdir: &[],
     value: &["-W", "-X", "--check-hash-based-pycs"],
+    runs: &[],
     attached: &[],
 };
 
@@ -315,10 +334,14 @@ const SHELL: Flags = Flags {
     plus: true,
     subcommands: false,
     underscores: false,
-    inline: &["-c"],
+    // `-s` reads the commands from stdin (the hook's payload): the words after it are
+    // arguments.
+    inline: &["-c", "-s"],
     module: &[],
-    loads: &[],
-    value: &["-o", "-O", "--rcfile", "--init-file"],
+    loads: &["--rcfile", "--init-file"],
+    chdir: &[],
+    value: &["-o", "-O"],
+    runs: &[],
     attached: &[],
 };
 
@@ -330,9 +353,9 @@ const RUBY: Flags = Flags {
     inline: &["-e"],
     module: &[],
     loads: &["-r"],
+    chdir: &["-C"],
     value: &[
         "-I",
-        "-C",
         "-E",
         "--encoding",
         "--external-encoding",
@@ -340,6 +363,7 @@ const RUBY: Flags = Flags {
         "--enable",
         "--disable",
     ],
+    runs: &[],
     attached: &["-0", "-F", "-i", "-K", "-T", "-W", "-x"],
 };
 
@@ -350,8 +374,11 @@ const PERL: Flags = Flags {
     underscores: false,
     inline: &["-e", "-E"],
     module: &[],
-    loads: &["-M", "-m"],
+    // `-d`, `-dt`, `-d:NAME` load perl5db.pl or Devel::NAME (its value is attached).
+    loads: &["-M", "-m", "-d"],
+    chdir: &[],
     value: &["-I"],
+    runs: &[],
     attached: &["-0", "-C", "-d", "-D", "-F", "-i", "-l", "-V", "-x"],
 };
 
@@ -363,6 +390,7 @@ const DENO: Flags = Flags {
     inline: &[],
     module: &[],
     loads: &["--preload", "--require"],
+    chdir: &[],
     value: &[
         "-c",
         "--config",
@@ -372,6 +400,7 @@ const DENO: Flags = Flags {
         "--seed",
         "--ext",
     ],
+    runs: &[],
     attached: &[],
 };
 
@@ -383,8 +412,8 @@ const BUN: Flags = Flags {
     inline: &["-e", "--eval", "-p", "--print"],
     module: &[],
     loads: &["-r", "--preload", "--require", "--import"],
+    chdir: &["--cwd"],
     value: &[
-        "--cwd",
         "-c",
         "--config",
         "--env-file",
@@ -398,6 +427,7 @@ const BUN: Flags = Flags {
         "--main-fields",
         "--extension-order",
     ],
+    runs: &[],
     attached: &[],
 };
 
@@ -415,60 +445,94 @@ fn flags_of(interpreter: &str) -> Option<&'static Flags> {
 }
 
 /// What one flag word does.
-enum Flag {
-    /// Takes no value from the next word.
+enum Flag<'a> {
+    /// Takes no value from the next word and changes nothing about what runs.
     Plain,
-    Inline,
+    /// Code given inline or read from stdin: there is no script file.
+    Inline(&'static str),
+    /// A module to run instead of a script.
     Module(&'static str),
-    /// Takes a value: from the next word when `next`.
-    Value {
+    /// A flag that takes a value, or loads code, or changes directory.
+    Other {
+        /// The next word is its value.
         next: bool,
-        loads: Option<&'static str>,
+        /// The value attached to the word (`--cwd=dir`, `-Cdir`), if any.
+        attached: Option<&'a str>,
+        /// What the flag does to what runs.
+        effect: Effect,
     },
+}
+
+/// What a flag does besides setting an option, named by the flag as listed.
+#[derive(Clone, Copy)]
+enum Effect {
+    None,
+    /// Loads or runs code besides the script.
+    Loads(&'static str),
+    /// Changes directory (to its value) before the script path is resolved.
+    Chdir(&'static str),
 }
 
 impl Flags {
     /// Classifies the flag `name`; `next` tells whether its value (if it takes one) is the
-    /// next word rather than attached.
-    fn lookup(&self, name: &str, next: bool) -> Flag {
+    /// next word, `attached` what is attached to the word instead.
+    fn lookup<'a>(&self, name: &str, next: bool, attached: Option<&'a str>) -> Flag<'a> {
         let find = |list: &'static [&'static str]| list.iter().copied().find(|f| *f == name);
-        if find(self.inline).is_some() {
-            Flag::Inline
+        let value = |effect| Flag::Other {
+            next,
+            attached,
+            effect,
+        };
+        if let Some(f) = find(self.inline) {
+            Flag::Inline(f)
         } else if let Some(f) = find(self.module) {
             Flag::Module(f)
         } else if let Some(f) = find(self.loads) {
-            Flag::Value {
-                next,
-                loads: Some(f),
-            }
+            value(Effect::Loads(f))
+        } else if let Some(f) = find(self.chdir) {
+            value(Effect::Chdir(f))
         } else if find(self.value).is_some() {
-            Flag::Value { next, loads: None }
+            value(Effect::None)
+        } else if let Some(f) = find(self.runs) {
+            Flag::Other {
+                next: false,
+                attached: None,
+                effect: Effect::Loads(f),
+            }
         } else {
             Flag::Plain
         }
     }
 
     /// Classifies a flag word: `--name[=value]`, `-x`, or a getopt group `-abc`.
-    fn flag(&self, word: &str) -> Flag {
+    fn flag<'a>(&self, word: &'a str) -> Flag<'a> {
         if word.starts_with("--") || !self.grouped {
-            let (name, next) = match word.split_once('=') {
-                Some((name, _)) => (name, false),
-                None => (word, true),
+            let (name, next, attached) = match word.split_once('=') {
+                Some((name, value)) => (name, false, Some(value)),
+                None => (word, true, None),
             };
             return if self.underscores && word.starts_with("--") && name.contains('_') {
-                self.lookup(&name.replace('_', "-"), next)
+                self.lookup(&name.replace('_', "-"), next, attached)
             } else {
-                self.lookup(name, next)
+                self.lookup(name, next, attached)
             };
         }
         let body = &word[1..];
         for (k, c) in body.char_indices() {
             let name = format!("-{c}");
+            let rest = &body[k + c.len_utf8()..];
+            let attached = (!rest.is_empty()).then_some(rest);
             if self.attached.contains(&name.as_str()) {
-                return Flag::Plain;
+                // The rest of the word is its value; it may still load code (`perl -d:X`).
+                return match self.lookup(&name, false, attached) {
+                    loads @ Flag::Other {
+                        effect: Effect::Loads(_),
+                        ..
+                    } => loads,
+                    _ => Flag::Plain,
+                };
             }
-            let rest_empty = k + c.len_utf8() == body.len();
-            match self.lookup(&name, rest_empty) {
+            match self.lookup(&name, rest.is_empty(), attached) {
                 Flag::Plain => {}
                 other => return other,
             }
@@ -494,17 +558,19 @@ pub fn target(words: &Words) -> Target {
             word: 0,
             path: first.text.clone(),
             loads: None,
+            chdir: Vec::new(),
         };
     };
     let mut i = 1;
     if flags.subcommands {
         match w.get(1).map(|x| x.text.as_str()) {
             Some("run") => i = 2,
-            Some("eval") => return Target::Inline,
+            Some("eval") => return Target::Inline { flag: "eval" },
             _ => {}
         }
     }
     let mut loads = None;
+    let mut chdir = Vec::new();
     while let Some(word) = w.get(i) {
         let t = word.text.as_str();
         if t == "--" {
@@ -518,13 +584,28 @@ pub fn target(words: &Words) -> Target {
         i += 1;
         match flags.flag(t) {
             Flag::Plain => {}
-            Flag::Inline => return Target::Inline,
+            Flag::Inline(flag) => return Target::Inline { flag },
             Flag::Module(flag) => return Target::Module { flag },
-            Flag::Value { next, loads: l } => {
-                if next {
+            Flag::Other {
+                next,
+                attached,
+                effect,
+            } => {
+                let value = if next {
                     i += 1;
+                    w.get(i - 1).map(|v| v.text.as_str())
+                } else {
+                    attached
+                };
+                match effect {
+                    Effect::None => {}
+                    Effect::Loads(flag) => loads = loads.or(Some(flag)),
+                    Effect::Chdir(flag) => {
+                        if let Some(dir) = value {
+                            chdir.push((flag, dir.to_string()));
+                        }
+                    }
                 }
-                loads = loads.or(l);
             }
         }
     }
@@ -534,6 +615,7 @@ pub fn target(words: &Words) -> Target {
             word: i,
             path: word.text.clone(),
             loads,
+            chdir,
         },
         _ => Target::Nothing,
     }
@@ -673,6 +755,7 @@ mod tests {
             word,
             path: path.into(),
             loads: None,
+            chdir: Vec::new(),
         };
         assert_eq!(
             t("node scripts/main.js"),
@@ -707,8 +790,8 @@ mod tests {
             t("scripts/run.sh --fast"),
             script(None, 0, "scripts/run.sh")
         );
-        assert_eq!(t("node -e 'console.log(1)'"), Target::Inline);
-        assert_eq!(t("bash -c 'echo hi'"), Target::Inline);
+        assert_eq!(t("node -e 'console.log(1)'"), Target::Inline { flag: "-e" });
+        assert_eq!(t("bash -c 'echo hi'"), Target::Inline { flag: "-c" });
         assert_eq!(t("node"), Target::Nothing);
         assert_eq!(t(""), Target::Nothing);
     }
@@ -759,6 +842,37 @@ mod tests {
             ("perl -Mstrict scripts/main.js", 2, "-M"),
             ("bun --preload ./x.ts scripts/main.js", 3, "--preload"),
             ("bun run -r ./x.ts scripts/main.js", 4, "-r"),
+            // A test reporter is a module node loads; `--test` runs every file named (and,
+            // with none, every test file it finds); an OpenSSL config can load engines.
+            (
+                "node --test-reporter ./x.js scripts/main.js",
+                3,
+                "--test-reporter",
+            ),
+            (
+                "node --test-reporter=./x.js scripts/main.js",
+                2,
+                "--test-reporter",
+            ),
+            (
+                "node --test_reporter ./x.js scripts/main.js",
+                3,
+                "--test-reporter",
+            ),
+            ("node --test scripts/main.js", 2, "--test"),
+            (
+                "node --openssl-config x.cnf scripts/main.js",
+                3,
+                "--openssl-config",
+            ),
+            // Perl's debugger flag loads perl5db.pl or Devel::NAME; its value is attached.
+            ("perl -d scripts/main.js", 2, "-d"),
+            ("perl -dt scripts/main.js", 2, "-d"),
+            ("perl -d:Evil scripts/main.js", 2, "-d"),
+            ("perl -dt:Evil=a,b scripts/main.js", 2, "-d"),
+            ("perl -wd:Evil scripts/main.js", 2, "-d"),
+            ("bash --rcfile x.sh scripts/main.js", 3, "--rcfile"),
+            ("sh --init-file x.sh scripts/main.js", 3, "--init-file"),
         ] {
             assert_eq!(at(c), s(word, "scripts/main.js", Some(flag)), "{c}");
         }
@@ -773,7 +887,8 @@ mod tests {
             ("python3 -X dev -u scripts/main.js", 4),
             ("ruby -I lib scripts/main.js", 3),
             ("perl -I lib -w scripts/main.js", 4),
-            ("perl -d:Trace scripts/main.js", 2),
+            ("perl -D1 -l scripts/main.js", 3),
+            ("perl -0777 scripts/main.js", 2),
             ("bash -o pipefail scripts/main.js", 3),
             ("bash -eo pipefail scripts/main.js", 3),
             ("bash +o posix scripts/main.js", 3),
@@ -786,15 +901,56 @@ mod tests {
         assert_eq!(t("python3 -m http.server"), Target::Module { flag: "-m" });
         assert_eq!(t("python3 -um http.server"), Target::Module { flag: "-m" });
         assert_eq!(t("python3 -mhttp.server"), Target::Module { flag: "-m" });
-        for c in [
-            "python3 -uc 'print(1)'",
-            "bash -ec 'echo hi'",
-            "perl -ne 'print'",
-            "node --eval=1",
-            "node -pe 1",
-            "deno eval 1",
+        for (c, flag) in [
+            ("python3 -uc 'print(1)'", "-c"),
+            ("bash -ec 'echo hi'", "-c"),
+            ("perl -ne 'print'", "-e"),
+            ("node --eval=1", "--eval"),
+            ("node -pe 1", "-pe"),
+            ("deno eval 1", "eval"),
+            // `-s` reads the commands from stdin (the hook's payload); the words after it
+            // are arguments, not a script.
+            ("bash -s scripts/main.sh", "-s"),
+            ("sh -es scripts/main.sh", "-s"),
         ] {
-            assert_eq!(t(c), Target::Inline, "{c}");
+            assert_eq!(t(c), Target::Inline { flag }, "{c}");
+        }
+    }
+
+    /// `ruby -C DIR` and `bun --cwd DIR` change directory before the script path is
+    /// resolved: the script is found from there, and the flags are named.
+    #[test]
+    fn flags_that_change_directory_are_kept() {
+        let t = |c: &str| target(&split(c).unwrap());
+        for (c, word, chdir) in [
+            ("ruby -C sub scripts/main.rb", 3, vec![("-C", "sub")]),
+            ("ruby -Csub scripts/main.rb", 2, vec![("-C", "sub")]),
+            ("ruby -wC sub scripts/main.rb", 3, vec![("-C", "sub")]),
+            (
+                "ruby -C a -C b scripts/main.rb",
+                5,
+                vec![("-C", "a"), ("-C", "b")],
+            ),
+            ("bun --cwd sub scripts/main.js", 3, vec![("--cwd", "sub")]),
+            (
+                "bun run --cwd=sub scripts/main.js",
+                3,
+                vec![("--cwd", "sub")],
+            ),
+            ("node -C sub scripts/main.js", 3, vec![]),
+        ] {
+            let Target::Script {
+                word: w,
+                path,
+                chdir: got,
+                ..
+            } = t(c)
+            else {
+                panic!("{c}")
+            };
+            let got: Vec<(&str, &str)> = got.iter().map(|(f, d)| (*f, d.as_str())).collect();
+            assert_eq!((w, got), (word, chdir), "{c}");
+            assert!(path.starts_with("scripts/main."), "{c}");
         }
     }
 

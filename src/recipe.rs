@@ -231,6 +231,7 @@ fn check_command(cmd: &str, p: &str, dir: Option<&Path>, f: &mut Findings) {
             interpreter,
             path,
             loads,
+            chdir,
             ..
         } => {
             if interpreter.is_none() && !path.contains('/') {
@@ -249,6 +250,14 @@ fn check_command(cmd: &str, p: &str, dir: Option<&Path>, f: &mut Findings) {
                 );
                 return;
             }
+            if let Some((flag, _)) = chdir.first() {
+                f.error(
+                    p,
+                    "command-changes-directory",
+                    format!("`{}`: `{flag}` changes directory before the script path is resolved, so the file that runs is not the `{path}` that validate checks, install rewrites and the trust hash covers; drop the flag and name the script from the recipe root", one_line(cmd)),
+                );
+                return;
+            }
             path
         }
         Target::Module { flag } => {
@@ -259,8 +268,13 @@ fn check_command(cmd: &str, p: &str, dir: Option<&Path>, f: &mut Findings) {
             );
             return;
         }
-        Target::Inline => {
-            f.error(p, "command-inline-code", "the command runs inline code (`-e`/`-c`); recipes run a script file, so its bytes are covered by the trust hash");
+        Target::Inline { flag } => {
+            let what = if flag == "-s" {
+                "reads the code to run from stdin (the hook's payload)"
+            } else {
+                "runs inline code"
+            };
+            f.error(p, "command-inline-code", format!("`{}`: `{flag}` {what}, so there is no script file; recipes run a script file, so its bytes are covered by the trust hash", one_line(cmd)));
             return;
         }
         Target::Nothing => {

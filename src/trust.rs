@@ -60,7 +60,8 @@ pub struct Env {
     pub workspace: PathBuf,
 }
 
-fn expand(path: &str, env: &Env) -> PathBuf {
+/// `path` as the host resolves it from the folder `base`.
+fn expand(path: &str, env: &Env, base: &Path) -> PathBuf {
     let root = env.profile_root.display().to_string();
     let mut p = path.replace("${FINCLAW_PROFILE_ROOT}", &root);
     if let Some(rest) = p.strip_prefix("$FINCLAW_PROFILE_ROOT") {
@@ -75,7 +76,7 @@ fn expand(path: &str, env: &Env) -> PathBuf {
     if pb.is_absolute() {
         pb
     } else {
-        env.workspace.join(pb)
+        base.join(pb)
     }
 }
 
@@ -86,13 +87,20 @@ pub fn resolve_script(cmd: &str, env: &Env) -> Script {
     };
     match command::target(&words) {
         Target::Script {
-            interpreter, path, ..
+            interpreter,
+            path,
+            chdir,
+            ..
         } => {
             // A bare program name (`echo`, `true`) is looked up on PATH: not a script file.
             if interpreter.is_none() && !path.contains('/') {
                 return Script::None;
             }
-            let p = expand(&path, env);
+            // `ruby -C DIR x.rb` runs DIR/x.rb: each directory change is taken in turn.
+            let base = chdir.iter().fold(env.workspace.clone(), |base, (_, dir)| {
+                expand(dir, env, &base)
+            });
+            let p = expand(&path, env, &base);
             if p.is_file() {
                 Script::File(p)
             } else {

@@ -734,3 +734,36 @@ fn the_trust_hash_follows_node_underscore_flags() {
         ]
     );
 }
+
+/// The hash covers the file the interpreter runs: after `ruby -C sub` or `bun --cwd sub`
+/// the script is found from `sub`; `bash -s` reads its code from stdin, so there is no
+/// script; a debugger or rc file loaded before the script leaves the script covered.
+#[test]
+fn the_trust_hash_follows_directory_changes_and_stdin() {
+    let sb = Sandbox::new();
+    sb.write("ws/x.rb", "# top\n");
+    sb.write("ws/sub/x.rb", "# sub\n");
+    sb.write("ws/sub/deeper/x.rb", "# deeper\n");
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [
+            {"id": "ruby-c", "type": "command", "command": "ruby -C sub x.rb"},
+            {"id": "ruby-c-twice", "type": "command", "command": "ruby -Csub -C deeper x.rb"},
+            {"id": "bun-cwd", "type": "command", "command": "bun --cwd=sub x.rb"},
+            {"id": "stdin", "type": "command", "command": "bash -s x.rb"},
+            {"id": "perl-d", "type": "command", "command": "perl -d:Evil x.rb"},
+            {"id": "rcfile", "type": "command", "command": "bash --rcfile sub/x.rb x.rb"}
+        ]}),
+    );
+    assert_eq!(
+        scripts(&sb),
+        [
+            ("file".to_string(), "ws/sub/x.rb".to_string()),
+            ("file".to_string(), "ws/sub/deeper/x.rb".to_string()),
+            ("file".to_string(), "ws/sub/x.rb".to_string()),
+            ("none".to_string(), "".to_string()),
+            ("file".to_string(), "ws/x.rb".to_string()),
+            ("file".to_string(), "ws/x.rb".to_string()),
+        ]
+    );
+}

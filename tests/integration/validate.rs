@@ -677,6 +677,63 @@ fn a_line_break_in_a_command_is_shell_syntax() {
     }
 }
 
+/// `ruby -C DIR` and `bun --cwd DIR` change directory before the script path is resolved,
+/// so the file that runs is not the one validate checks and install rewrites: refused,
+/// naming the command and the flag.
+#[test]
+fn flags_that_change_directory_are_refused() {
+    let sb = Sandbox::new();
+    sb.write("tool-gate/scripts/scripts/main.js", "// elsewhere\n");
+    for (cmd, flag) in [
+        ("ruby -C scripts scripts/main.js", "-C"),
+        ("ruby -Cscripts scripts/main.js", "-C"),
+        ("bun --cwd scripts scripts/main.js", "--cwd"),
+        ("bun run --cwd=scripts scripts/main.js", "--cwd"),
+    ] {
+        write_recipe(&sb, "tool-gate", &with_command(cmd));
+        let (exit, r) = validate_json(&sb, &["tool-gate"]);
+        assert_eq!(exit, 1, "{cmd}: {r:#}");
+        assert_eq!(
+            findings(&r),
+            [(COMMAND.to_string(), "command-changes-directory".to_string())],
+            "{cmd}"
+        );
+        let msg = r["diagnostics"][0]["message"].as_str().unwrap();
+        assert!(
+            msg.contains(&format!("`{cmd}`"))
+                && msg.contains(&format!("`{flag}`"))
+                && msg.contains("changes directory"),
+            "{cmd}: {msg}"
+        );
+    }
+}
+
+/// `bash -s` reads its commands from stdin, the hook's payload: there is no script file,
+/// as with `-c`, and the message says where the code comes from.
+#[test]
+fn a_shell_reading_stdin_runs_no_script() {
+    let sb = Sandbox::new();
+    for (cmd, says) in [
+        ("bash -s scripts/main.js", "stdin"),
+        ("sh -es scripts/main.js", "stdin"),
+        ("bash -c 'echo hi'", "inline"),
+    ] {
+        write_recipe(&sb, "tool-gate", &with_command(cmd));
+        let (exit, r) = validate_json(&sb, &["tool-gate"]);
+        assert_eq!(exit, 1, "{cmd}: {r:#}");
+        assert_eq!(
+            findings(&r),
+            [(COMMAND.to_string(), "command-inline-code".to_string())],
+            "{cmd}"
+        );
+        let msg = r["diagnostics"][0]["message"].as_str().unwrap();
+        assert!(
+            msg.contains(says) && msg.contains("trust hash"),
+            "{cmd}: {msg}"
+        );
+    }
+}
+
 /// Only the bare names node, python3, python, bash, sh, deno, bun, ruby and perl are
 /// interpreters. Any other first word is the script itself and is held to the script
 /// rules: `bin/node` must be a regular file in the recipe (then it is what the trust hash
@@ -779,6 +836,22 @@ fn flags_that_load_other_code_are_refused() {
         (
             "node --snapshot-blob scripts/evil.blob scripts/main.js",
             "--snapshot-blob",
+        ),
+        (
+            "node --test-reporter ./scripts/evil.js scripts/main.js",
+            "--test-reporter",
+        ),
+        (
+            "node --test-reporter=./scripts/evil.js scripts/main.js",
+            "--test-reporter",
+        ),
+        ("node --test scripts/main.js scripts/evil.js", "--test"),
+        ("perl -d:Evil scripts/main.js", "-d"),
+        ("perl -dt scripts/main.js", "-d"),
+        ("bash --rcfile scripts/evil.js scripts/main.js", "--rcfile"),
+        (
+            "sh --init-file scripts/evil.js scripts/main.js",
+            "--init-file",
         ),
     ] {
         write_recipe(&sb, "tool-gate", &with_command(cmd));
