@@ -219,11 +219,13 @@ fn check_command(cmd: &str, p: &str, dir: Option<&Path>, f: &mut Findings) {
             return;
         }
     };
+    // Only the first simple command is understood: whatever follows `;`, `|`, `&&` or a
+    // line break would run unhashed, unrewritten, from the host's working directory.
     if let Some(c) = words.shell_syntax {
-        f.warn(
+        f.error(
             p,
             "command-shell-syntax",
-            format!("the command uses shell syntax ({}); install rewrites only the script path, so keep recipe commands to `interpreter script args`", command::describe(c)),
+            format!("the command uses shell syntax ({}): install rewrites only the script path and the trust hash covers only that script, so the rest would run unhashed from the host's working directory; put that logic in the script and keep the command to `interpreter script args`", command::describe(c)),
         );
     }
     let path = match command::target(&words) {
