@@ -659,111 +659,55 @@ fn scripts(sb: &Sandbox) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The trust hash covers the file the command runs. A path to an interpreter is not an
-/// interpreter: `bin/node` (found from the workspace) is the program run, so its bytes
-/// are what is hashed, not those of its argument.
+/// The trust hash covers the file the command runs, as (command, what `list` reports):
+/// - a path to an interpreter is not an interpreter: `bin/node` (found from the workspace)
+///   is the program run, so its bytes are hashed, not those of its argument;
+/// - a flag's value is never the script (`node -r ./evil.js x.js` runs `x.js`; validate
+///   refuses `-r` in recipes), and node reads `--disable_warning` as `--disable-warning`,
+///   which takes a value, so `node --disable_warning x.js evil.js` runs `evil.js`;
+/// - after `ruby -C sub` or `bun --cwd sub` the script is found from `sub`; `bash -s`
+///   reads its code from stdin, so there is no script; a debugger or rc file loaded before
+///   the script leaves the script covered.
 #[test]
-fn the_trust_hash_covers_the_program_a_path_names() {
+fn the_trust_hash_covers_the_file_the_command_runs() {
     let sb = Sandbox::new();
-    sb.write("ws/x.js", "process.exit(0);\n");
-    sb.write("ws/bin/node", "#!/bin/sh\n");
-    profile_with(
-        &sb,
-        json!({"PreToolUse": [
-            {"id": "plain", "type": "command", "command": "node x.js"},
-            {"id": "relative", "type": "command", "command": "bin/node x.js"},
-            {"id": "elsewhere", "type": "command", "command": "/nowhere/python3 x.js"}
-        ]}),
-    );
-    assert_eq!(
-        scripts(&sb),
-        [
-            ("file".to_string(), "ws/x.js".to_string()),
-            ("file".to_string(), "ws/bin/node".to_string()),
-            ("missing".to_string(), "/nowhere/python3".to_string()),
-        ]
-    );
-}
-
-/// A flag's value is never taken for the script: with `node -r ./evil.js x.js` the trust
-/// hash covers `x.js`, the file the command runs (validate refuses `-r` in recipes).
-#[test]
-fn the_trust_hash_covers_the_script_after_a_flag_value() {
-    let sb = Sandbox::new();
-    sb.write("ws/x.js", "process.exit(0);\n");
-    sb.write("ws/evil.js", "// evil\n");
-    profile_with(
-        &sb,
-        json!({"PreToolUse": [
-            {"id": "preload", "type": "command", "command": "node -r ./evil.js x.js"},
-            {"id": "title", "type": "command", "command": "node --title evil.js x.js"},
-            {"id": "module", "type": "command", "command": "python3 -m evil"}
-        ]}),
-    );
-    assert_eq!(
-        scripts(&sb),
-        [
-            ("file".to_string(), "ws/x.js".to_string()),
-            ("file".to_string(), "ws/x.js".to_string()),
-            ("none".to_string(), "".to_string()),
-        ]
-    );
-}
-
-/// Node reads `--disable_warning` as `--disable-warning`, which takes a value: `node
-/// --disable_warning x.js evil.js` runs evil.js, so that is the file the hash covers.
-#[test]
-fn the_trust_hash_follows_node_underscore_flags() {
-    let sb = Sandbox::new();
-    sb.write("ws/x.js", "process.exit(0);\n");
-    sb.write("ws/evil.js", "// evil\n");
-    profile_with(
-        &sb,
-        json!({"PreToolUse": [
-            {"id": "underscore", "type": "command", "command": "node --disable_warning x.js evil.js"},
-            {"id": "attached", "type": "command", "command": "node --disable_warning=x evil.js x.js"},
-            {"id": "env-file", "type": "command", "command": "node --env_file evil.js x.js"}
-        ]}),
-    );
-    assert_eq!(
-        scripts(&sb),
-        [
-            ("file".to_string(), "ws/evil.js".to_string()),
-            ("file".to_string(), "ws/evil.js".to_string()),
-            ("file".to_string(), "ws/x.js".to_string()),
-        ]
-    );
-}
-
-/// The hash covers the file the interpreter runs: after `ruby -C sub` or `bun --cwd sub`
-/// the script is found from `sub`; `bash -s` reads its code from stdin, so there is no
-/// script; a debugger or rc file loaded before the script leaves the script covered.
-#[test]
-fn the_trust_hash_follows_directory_changes_and_stdin() {
-    let sb = Sandbox::new();
-    sb.write("ws/x.rb", "# top\n");
-    sb.write("ws/sub/x.rb", "# sub\n");
-    sb.write("ws/sub/deeper/x.rb", "# deeper\n");
-    profile_with(
-        &sb,
-        json!({"PreToolUse": [
-            {"id": "ruby-c", "type": "command", "command": "ruby -C sub x.rb"},
-            {"id": "ruby-c-twice", "type": "command", "command": "ruby -Csub -C deeper x.rb"},
-            {"id": "bun-cwd", "type": "command", "command": "bun --cwd=sub x.rb"},
-            {"id": "stdin", "type": "command", "command": "bash -s x.rb"},
-            {"id": "perl-d", "type": "command", "command": "perl -d:Evil x.rb"},
-            {"id": "rcfile", "type": "command", "command": "bash --rcfile sub/x.rb x.rb"}
-        ]}),
-    );
-    assert_eq!(
-        scripts(&sb),
-        [
-            ("file".to_string(), "ws/sub/x.rb".to_string()),
-            ("file".to_string(), "ws/sub/deeper/x.rb".to_string()),
-            ("file".to_string(), "ws/sub/x.rb".to_string()),
-            ("none".to_string(), "".to_string()),
-            ("file".to_string(), "ws/x.rb".to_string()),
-            ("file".to_string(), "ws/x.rb".to_string()),
-        ]
-    );
+    for (file, body) in [
+        ("ws/x.js", "process.exit(0);\n"),
+        ("ws/evil.js", "// evil\n"),
+        ("ws/bin/node", "#!/bin/sh\n"),
+        ("ws/x.rb", "# top\n"),
+        ("ws/sub/x.rb", "# sub\n"),
+        ("ws/sub/deeper/x.rb", "# deeper\n"),
+    ] {
+        sb.write(file, body);
+    }
+    let cases = [
+        ("node x.js", "file", "ws/x.js"),
+        ("bin/node x.js", "file", "ws/bin/node"),
+        ("/nowhere/python3 x.js", "missing", "/nowhere/python3"),
+        ("node -r ./evil.js x.js", "file", "ws/x.js"),
+        ("node --title evil.js x.js", "file", "ws/x.js"),
+        ("python3 -m evil", "none", ""),
+        ("node --disable_warning x.js evil.js", "file", "ws/evil.js"),
+        (
+            "node --disable_warning=x evil.js x.js",
+            "file",
+            "ws/evil.js",
+        ),
+        ("node --env_file evil.js x.js", "file", "ws/x.js"),
+        ("ruby -C sub x.rb", "file", "ws/sub/x.rb"),
+        ("ruby -Csub -C deeper x.rb", "file", "ws/sub/deeper/x.rb"),
+        ("bun --cwd=sub x.rb", "file", "ws/sub/x.rb"),
+        ("bash -s x.rb", "none", ""),
+        ("perl -d:Evil x.rb", "file", "ws/x.rb"),
+        ("bash --rcfile sub/x.rb x.rb", "file", "ws/x.rb"),
+    ];
+    let handlers: Vec<Value> = (cases.iter().enumerate())
+        .map(|(i, (command, _, _))| json!({"id": format!("h{i}"), "type": "command", "command": command}))
+        .collect();
+    profile_with(&sb, json!({ "PreToolUse": handlers }));
+    let want: Vec<(String, String)> = (cases.iter())
+        .map(|(_, kind, path)| (kind.to_string(), path.to_string()))
+        .collect();
+    assert_eq!(scripts(&sb), want);
 }
