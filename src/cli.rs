@@ -385,6 +385,10 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     }
 }
 
+/// The most seconds a timeout variable takes (about 31 years): far larger values overflow
+/// the clock arithmetic of the HTTP client and the lock.
+pub(crate) const MOST_SECONDS: f64 = 1e9;
+
 /// Seconds a variable may hold, with the least value it takes.
 const ENV_SECONDS: [(&str, f64); 3] = [
     ("HOOKPACK_LOCK_TIMEOUT", 0.0),
@@ -403,17 +407,15 @@ fn check_environment() -> Result<(), Error> {
         if text.trim().is_empty() {
             continue;
         }
-        let ok = (text.trim().parse::<f64>()).is_ok_and(|s| {
-            s.is_finite() && s >= least && std::time::Duration::try_from_secs_f64(s).is_ok()
-        });
+        let ok = (text.trim().parse::<f64>()).is_ok_and(|s| (least..=MOST_SECONDS).contains(&s));
         if !ok {
             return Err(Error::ArgInvalid {
                 what: name,
                 value: text.into_owned(),
                 why: if least > 0.0 {
-                    "give a number of seconds above 0 (at most about 1.8e19), such as 2.5, or unset it".into()
+                    "give a number of seconds above 0 and at most 1e9, such as 2.5, or unset it".into()
                 } else {
-                    "give a number of seconds (0: do not wait; at most about 1.8e19), such as 2.5, or unset it".into()
+                    "give a number of seconds from 0 (do not wait) to 1e9, such as 2.5, or unset it".into()
                 },
             });
         }
@@ -745,7 +747,7 @@ fn env_seconds(name: &str) -> Option<std::time::Duration> {
     std::env::var(name)
         .ok()
         .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|s| *s > 0.0)
+        .filter(|s| *s > 0.0 && *s <= MOST_SECONDS)
         .and_then(|s| std::time::Duration::try_from_secs_f64(s).ok())
 }
 

@@ -186,7 +186,7 @@ pub fn lock_wait() -> Duration {
     std::env::var("HOOKPACK_LOCK_TIMEOUT")
         .ok()
         .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|s| *s >= 0.0)
+        .filter(|s| *s >= 0.0 && *s <= crate::cli::MOST_SECONDS)
         .and_then(|s| Duration::try_from_secs_f64(s).ok())
         .unwrap_or(Duration::from_secs(60))
 }

@@ -368,6 +368,9 @@ fn arguments_of_the_wrong_form_are_usage_errors() {
         // Found by review: finite but beyond what a Duration holds, this panicked.
         ("HOOKPACK_HTTP_DEADLINE", "1e300"),
         ("HOOKPACK_HTTP_TIMEOUT", "1e20"),
+        // … and this one, accepted then, overflowed the HTTP client's clock (second review).
+        ("HOOKPACK_HTTP_TIMEOUT", "1e19"),
+        ("HOOKPACK_LOCK_TIMEOUT", "1000000001"),
         ("HOOKPACK_LOCK_TIMEOUT", "1e300"),
     ] {
         let o = sb
