@@ -413,9 +413,11 @@ fn check_environment() -> Result<(), Error> {
                 what: name,
                 value: text.into_owned(),
                 why: if least > 0.0 {
-                    "give a number of seconds above 0 and at most 1e9, such as 2.5, or unset it".into()
+                    "give a number of seconds above 0 and at most 1e9, such as 2.5, or unset it"
+                        .into()
                 } else {
-                    "give a number of seconds from 0 (do not wait) to 1e9, such as 2.5, or unset it".into()
+                    "give a number of seconds from 0 (do not wait) to 1e9, such as 2.5, or unset it"
+                        .into()
                 },
             });
         }

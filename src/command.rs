@@ -310,8 +310,16 @@ const NODE: Flags = Flags {
         "--test-timeout",
     ],
     // `--test` runs every file named (the script's arguments too) and, with none, every
-    // test file it finds.
-    runs: &["--test"],
+    // test file it finds. The inspector lets whoever connects run code (`--inspect-brk`
+    // also waits for them); `=host:port` may follow each.
+    runs: &[
+        "--test",
+        "--inspect",
+        "--inspect-brk",
+        "--inspect-wait",
+        "--debug",
+        "--debug-brk",
+    ],
     attached: &[],
 };
 
@@ -325,7 +333,8 @@ const PYTHON: Flags = Flags {
     loads: &[],
     chdir: &[],
     value: &["-W", "-X", "--check-hash-based-pycs"],
-    runs: &[],
+    // `-i` runs what stdin (the hook's payload) holds as code once the script is done.
+    runs: &["-i"],
     attached: &[],
 };
 
@@ -353,7 +362,8 @@ const RUBY: Flags = Flags {
     inline: &["-e"],
     module: &[],
     loads: &["-r"],
-    chdir: &["-C"],
+    // `-X DIR` is `-C DIR`'s synonym, and `-xDIR` also changes to DIR first.
+    chdir: &["-C", "-X", "-x"],
     value: &[
         "-I",
         "-E",
@@ -523,12 +533,18 @@ impl Flags {
             let rest = &body[k + c.len_utf8()..];
             let attached = (!rest.is_empty()).then_some(rest);
             if self.attached.contains(&name.as_str()) {
-                // The rest of the word is its value; it may still load code (`perl -d:X`).
+                // The rest of the word is its value; it may still load code (`perl -d:X`),
+                // or name a directory to change to (`ruby -xdir`).
                 return match self.lookup(&name, false, attached) {
                     loads @ Flag::Other {
                         effect: Effect::Loads(_),
                         ..
                     } => loads,
+                    chdir @ Flag::Other {
+                        effect: Effect::Chdir(_),
+                        attached: Some(_),
+                        ..
+                    } => chdir,
                     _ => Flag::Plain,
                 };
             }

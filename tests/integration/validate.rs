@@ -718,6 +718,9 @@ fn flags_that_change_directory_are_refused() {
         ("ruby -Cscripts scripts/main.js", "-C"),
         ("bun --cwd scripts scripts/main.js", "--cwd"),
         ("bun run --cwd=scripts scripts/main.js", "--cwd"),
+        // Found by the second review: ruby's `-X DIR` is `-C`, and `-xDIR` changes too.
+        ("ruby -Xscripts scripts/main.js", "-X"),
+        ("ruby -xscripts scripts/main.js", "-x"),
     ] {
         write_recipe(&sb, "tool-gate", &with_command(cmd));
         let (exit, r) = validate_json(&sb, &["tool-gate"]);
@@ -819,6 +822,12 @@ fn flags_that_load_other_code_are_refused() {
     sb.write("tool-gate/scripts/evil.js", "// evil\n");
     for (cmd, flag) in [
         ("node -r ./scripts/evil.js scripts/main.js", "-r"),
+        // Found by the second review: the inspector lets whoever connects run code, and
+        // python's `-i` runs stdin (the payload) as code after the script.
+        ("node --inspect=0.0.0.0:9229 scripts/main.js", "--inspect"),
+        ("node --inspect-brk scripts/main.js", "--inspect-brk"),
+        ("python3 -i scripts/main.js", "-i"),
+        ("python3 -ui scripts/main.js", "-i"),
         (
             "node --require ./scripts/evil.js scripts/main.js",
             "--require",
