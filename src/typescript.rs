@@ -421,6 +421,7 @@ fn compile_here(
             .build(&program);
         diagnostics.extend(semantic.diagnostics);
         diagnostics.extend(commonjs_globals(&program, &semantic.semantic));
+        diagnostics.extend(ambient_const_enums(&program, &semantic.semantic));
         if !has_errors(&diagnostics) {
             let scoping = semantic.semantic.into_scoping();
             let options = TransformOptions::from(ESTarget::ES2022);
@@ -543,6 +544,39 @@ fn links(program: &Program<'_>, locator: &Locator<'_>) -> Links {
     out
 }
 
+/// An ambient const enum has no value at run time: its members are only inlined by a
+/// compiler that sees every file (tsc without isolatedModules), never by this one. Reading
+/// one as a value (`D.A`) gives a ReferenceError in node; using it as a type is fine.
+fn ambient_const_enums(program: &Program<'_>, semantic: &Semantic<'_>) -> Vec<OxcDiagnostic> {
+    let scoping = semantic.scoping();
+    let mut found = Vec::new();
+    for statement in &program.body {
+        let e = match statement {
+            Statement::TSEnumDeclaration(e) => e,
+            Statement::ExportDeclaration(export) => match &export.declaration {
+                Declaration::TSEnumDeclaration(e) => e,
+                _ => continue,
+            },
+            _ => continue,
+        };
+        let Some(symbol) = e.id.symbol_id.get() else {
+            continue;
+        };
+        let read = (scoping.get_resolved_references(symbol)).any(|r| r.is_value());
+        if e.declare && e.r#const && read {
+            found.push(
+                OxcDiagnostic::error(
+                    "a `declare const enum` has no value at run time, so reading its members \
+                     gives a ReferenceError; remove `declare` (and `const`) to give the enum a \
+                     value",
+                )
+                .with_label(e.span),
+            );
+        }
+    }
+    found
+}
+
 /// `import x = require("…")` and `export = …` are CommonJS; oxc would turn
 /// them into `require`/`module.exports`, which don't exist in an ES module.
 /// Only the top level needs checking: elsewhere they are already errors.
@@ -575,27 +609,6 @@ fn commonjs_only_syntax(program: &Program<'_>) -> Vec<OxcDiagnostic> {
             found.push(commonjs(import.span, "`import … = require(…)`"));
         }
     }
-    // An ambient const enum has no value at run time: its members are only inlined by a
-    // compiler that sees every file (tsc without isolatedModules), never by this one.
-    for statement in &program.body {
-        let e = match statement {
-            Statement::TSEnumDeclaration(e) => e,
-            Statement::ExportDeclaration(export) => match &export.declaration {
-                Declaration::TSEnumDeclaration(e) => e,
-                _ => continue,
-            },
-            _ => continue,
-        };
-        if e.declare && e.r#const {
-            found.push(
-                OxcDiagnostic::error(
-                    "a `declare const enum` has no value at run time, so its members would be \
-                     undefined; remove `declare` (and `const`) to give the enum a value",
-                )
-                .with_label(e.span),
-            );
-        }
-    }
     found
 }
 
@@ -610,7 +623,7 @@ fn commonjs_globals(program: &Program<'_>, semantic: &Semantic<'_>) -> Vec<OxcDi
         // `typeof require` never throws: it is how code asks whether it runs as CommonJS.
         fn visit_unary_expression(&mut self, it: &oxc::ast::ast::UnaryExpression<'a>) {
             let asks = it.operator == oxc::ast::ast::UnaryOperator::Typeof
-                && matches!(it.argument, Expression::Identifier(_));
+                && matches!(it.argument.without_parentheses(), Expression::Identifier(_));
             if !asks {
                 oxc::ast_visit::walk::walk_unary_expression(self, it);
             }

@@ -397,7 +397,7 @@ fn refuses_commonjs_globals_where_they_are_used() {
     }
     // `typeof` of an undeclared name never throws (found by review: this was refused).
     let asks =
-        "export const cjs = typeof exports !== \"undefined\" && typeof require === \"function\";\n";
+        "export const cjs = typeof exports !== \"undefined\" && typeof (require) === \"function\";\n";
     assert!(compile(asks, Path::new("hook.js"), &mut |_| Ok(None)).is_ok());
     // An ambient declaration gives a type, not a value: still refused.
     let ambient =
@@ -429,6 +429,8 @@ fn refuses_what_node_20_cannot_run() {
         found[0].message.contains("`declare const enum`"),
         "{found:?}"
     );
+    // Used as a type only, it is fine (found by the second review).
+    js("declare const enum D { A = 1 }\nlet x: D | undefined;\nexport { x };\n");
     // A const enum with a value is fine: it is an object at run time.
     let out = js("const enum E { A = 1 }\nexport const a = E.A;\n");
     assert!(out.contains("\"A\"] = 1"), "{out}");
