@@ -611,14 +611,33 @@ fn unlinked_imports(
             let Some(target) = target_of(out, &import.from) else {
                 continue;
             };
-            let Some(names) = exports_of(&target, links, &mut BTreeSet::new()) else {
+            // A JSON module exports its value as `default`, and nothing else.
+            let json = BTreeSet::from(["default"]);
+            let names = if target.ends_with(".json") {
+                json
+            } else if let Some(names) = exports_of(&target, links, &mut BTreeSet::new()) {
+                names
+            } else {
                 continue;
             };
             if !names.contains(import.name.as_str()) {
+                // Named by its source, as the user wrote it, not by its output name.
+                let module = match links.get(&target) {
+                    Some((file, _)) => file.display().to_string(),
+                    None => import.from.clone(),
+                };
+                let fix = if target.ends_with(".json") {
+                    format!("import the whole value instead (`import data from \"{}\" with {{ type: \"json\" }}`)", import.from)
+                } else {
+                    format!(
+                        "if it is a type, import or re-export it with `type` (`import type {{ {} }}`)",
+                        import.name
+                    )
+                };
                 let message = format!(
-                    "`{}` does not export `{}`, so node would refuse to load this module; if it \
-                     is a type, import or re-export it with `type` (`import type {{ {} }}`)",
-                    import.from, import.name, import.name
+                    "`{module}` does not export `{}`, so node would refuse to load this module; \
+                     {fix}",
+                    import.name
                 );
                 found.push(Diagnostic::at(
                     source,

@@ -391,9 +391,11 @@ pub(crate) fn check_planned_installable(
             at += i + 1;
         }
     }
+    // Entries sit under an empty root, so that messages name them as `DIR/rel (as
+    // assembled)`: the files do not exist yet.
     let entry = |rel: &str, size| TreeEntry {
         rel: rel.to_string(),
-        path: dir.join(rel),
+        path: PathBuf::from(rel),
         size,
         exec: size.is_none(),
     };
@@ -401,7 +403,7 @@ pub(crate) fn check_planned_installable(
         .chain(files.iter().map(|(rel, size)| entry(rel, Some(*size))))
         .collect();
     let tree = Tree {
-        root: dir.to_path_buf(),
+        root: PathBuf::new(),
         source: dir.to_path_buf(),
         entries,
     };

@@ -470,6 +470,7 @@ fn every_imported_name_must_be_exported_by_its_module() {
     let sb = Sandbox::new();
     source_recipe(&sb, "recipes", "demo", MAIN);
     lib(&sb, "recipes/lib");
+    sb.write("recipes/demo/src/data.json", "{\"n\": 1}\n");
     sb.write(
         "recipes/demo/src/types.ts",
         "export interface T { n: number }\n",
@@ -507,6 +508,12 @@ fn every_imported_name_must_be_exported_by_its_module() {
             "main.ts:1:8",
             "default",
         ),
+        // A JSON module exports only its value, as `default` (second review).
+        (
+            "import { n } from \"./data.json\" with { type: \"json\" };\nconsole.log(n);\n",
+            "main.ts:1:10",
+            "n",
+        ),
     ] {
         sb.write("recipes/demo/src/main.ts", main);
         let o = assemble(&sb);
@@ -517,6 +524,13 @@ fn every_imported_name_must_be_exported_by_its_module() {
                 && err.contains(&format!("does not export `{name}`")),
             "{main}: {err}"
         );
+        // The module is named by its source file, not by its rewritten specifier.
+        assert!(
+            err.contains("error[import-unresolved]: `recipes/")
+                || err.contains("error[import-unresolved]: `./data.json`"),
+            "{err}"
+        );
+        assert!(!err.contains(".js` does not export"), "{err}");
     }
 }
 
