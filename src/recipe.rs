@@ -225,7 +225,7 @@ fn check_command(cmd: &str, p: &str, dir: Option<&Path>, f: &mut Findings) {
         f.error(
             p,
             "command-shell-syntax",
-            format!("the command uses shell syntax ({}): install rewrites only the script path and the trust hash covers only that script, so the rest would run unhashed from the host's working directory; put that logic in the script and keep the command to `interpreter script args`", command::describe(c)),
+            format!("the command uses shell syntax ({}): install rewrites only the script path and the trust hash covers only that script, so another command, a redirection or an expansion (`$VAR`, read from the host's environment) would act outside what was checked; put that logic in the script (read variables with `process.env`) and keep the command to `interpreter script args`", command::describe(c)),
         );
     }
     let path = match command::target(&words) {

@@ -654,7 +654,7 @@ fn a_line_break_in_a_command_is_shell_syntax() {
     assert!(!msg.contains('\n'), "{msg:?}");
     assert!(
         msg.contains("install rewrites only the script path")
-            && msg.contains("host's working directory")
+            && msg.contains("host's environment")
             && msg.contains("trust hash")
             && msg.contains("put that logic in the script"),
         "{msg}"
