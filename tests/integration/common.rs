@@ -238,3 +238,26 @@ impl Drop for HttpServer {
         }
     }
 }
+
+/// `hookpack list --profile prof --workspace ws --format json`, parsed.
+pub fn list_json(sb: &Sandbox) -> Value {
+    let o = sb
+        .cmd()
+        .args([
+            "list",
+            "--profile",
+            "prof",
+            "--workspace",
+            "ws",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "list printed no JSON ({e}): {}",
+            String::from_utf8_lossy(&o.stderr)
+        )
+    })
+}

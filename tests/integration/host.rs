@@ -238,21 +238,7 @@ fn trust_lifecycle_and_matchers() {
         .unwrap(),
     );
     let list = |sb: &Sandbox| -> Vec<(String, String)> {
-        let o = sb
-            .cmd()
-            .args([
-                "list",
-                "--profile",
-                "prof",
-                "--workspace",
-                "ws",
-                "--format",
-                "json",
-            ])
-            .output()
-            .unwrap();
-        let l: Value = serde_json::from_slice(&o.stdout).unwrap();
-        l["handlers"]
+        list_json(sb)["handlers"]
             .as_array()
             .unwrap()
             .iter()
@@ -629,21 +615,7 @@ fn a_hooks_json_that_cannot_be_read_is_reported_and_no_trust_is_lost() {
 /// The script `list` reports for each handler's command, as (kind, path relative to the
 /// sandbox): what the trust hash covers.
 fn scripts(sb: &Sandbox) -> Vec<(String, String)> {
-    let o = sb
-        .cmd()
-        .args([
-            "list",
-            "--profile",
-            "prof",
-            "--workspace",
-            "ws",
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
-    ok(&o);
-    let l: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let l = list_json(sb);
     let root = format!("{}/", sb.path().display());
     l["handlers"]
         .as_array()

@@ -569,21 +569,7 @@ fn list_shows_recipes_and_hand_written_handlers() {
         .args(["install", "secret-guard", "--profile", "prof"])
         .output()
         .unwrap());
-    let o = sb
-        .cmd()
-        .args([
-            "list",
-            "--profile",
-            "prof",
-            "--workspace",
-            "ws",
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
-    ok(&o);
-    let l: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let l = list_json(&sb);
     assert_eq!(l["recipes"][0]["id"], "secret-guard");
     let hs = l["handlers"].as_array().unwrap();
     let sources: Vec<&str> = hs.iter().map(|h| h["source"].as_str().unwrap()).collect();
