@@ -548,7 +548,7 @@ fn plan(
         }
     }
     if p.ts_errors.is_empty() {
-        p.ts_errors = unlinked_imports(&p.links);
+        p.ts_errors = unlinked_imports(&p.links, &p.origins);
     }
     if !p.ts_errors.is_empty() {
         return Err(Error::TypeScript {
@@ -585,6 +585,7 @@ fn refused_name(path: &Path, what: &str) -> Error {
 /// Targets that are not compiled modules (builtins, JSON) are not checked.
 fn unlinked_imports(
     links: &BTreeMap<String, (PathBuf, crate::typescript::Links)>,
+    origins: &BTreeMap<String, PathBuf>,
 ) -> Vec<Diagnostic> {
     // The names a module exports, following `export * from` (never its `default`).
     fn exports_of<'l>(
@@ -622,12 +623,14 @@ fn unlinked_imports(
             };
             if !names.contains(import.name.as_str()) {
                 // Named by its source, as the user wrote it, not by its output name.
-                let module = match links.get(&target) {
-                    Some((file, _)) => file.display().to_string(),
-                    None => import.from.clone(),
+                let module = match (links.get(&target), origins.get(&target)) {
+                    (Some((file, _)), _) | (None, Some(file)) => file.display().to_string(),
+                    (None, None) => import.from.clone(),
                 };
                 let fix = if target.ends_with(".json") {
-                    format!("import the whole value instead (`import data from \"{}\" with {{ type: \"json\" }}`)", import.from)
+                    "import the whole value instead (`import data from … with { type: \"json\" }`) \
+                     and read `data.name`"
+                        .to_string()
                 } else {
                     format!(
                         "if it is a type, import or re-export it with `type` (`import type {{ {} }}`)",

@@ -392,8 +392,9 @@ pub(crate) const MOST_SECONDS: f64 = 1e9;
 /// Seconds a variable may hold, with the least value it takes.
 const ENV_SECONDS: [(&str, f64); 3] = [
     ("HOOKPACK_LOCK_TIMEOUT", 0.0),
-    ("HOOKPACK_HTTP_TIMEOUT", f64::MIN_POSITIVE),
-    ("HOOKPACK_HTTP_DEADLINE", f64::MIN_POSITIVE),
+    // Below a millisecond a network wait is no wait, and below a nanosecond it is 0.
+    ("HOOKPACK_HTTP_TIMEOUT", 0.001),
+    ("HOOKPACK_HTTP_DEADLINE", 0.001),
 ];
 
 /// Refuses a setting in the environment that would otherwise be ignored (a timeout of
@@ -413,8 +414,7 @@ fn check_environment() -> Result<(), Error> {
                 what: name,
                 value: text.into_owned(),
                 why: if least > 0.0 {
-                    "give a number of seconds above 0 and at most 1e9, such as 2.5, or unset it"
-                        .into()
+                    "give a number of seconds from 0.001 to 1e9, such as 2.5, or unset it".into()
                 } else {
                     "give a number of seconds from 0 (do not wait) to 1e9, such as 2.5, or unset it"
                         .into()
@@ -749,7 +749,7 @@ fn env_seconds(name: &str) -> Option<std::time::Duration> {
     std::env::var(name)
         .ok()
         .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|s| *s > 0.0 && *s <= MOST_SECONDS)
+        .filter(|s| *s >= 0.001 && *s <= MOST_SECONDS)
         .and_then(|s| std::time::Duration::try_from_secs_f64(s).ok())
 }
 

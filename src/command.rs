@@ -316,6 +316,7 @@ const NODE: Flags = Flags {
         "--test",
         "--inspect",
         "--inspect-brk",
+        "--inspect-brk-node",
         "--inspect-wait",
         "--debug",
         "--debug-brk",
@@ -373,7 +374,8 @@ const RUBY: Flags = Flags {
         "--enable",
         "--disable",
     ],
-    runs: &[],
+    // `-S` looks the script up on PATH: another file than the one named may run.
+    runs: &["-S"],
     attached: &["-0", "-F", "-i", "-K", "-T", "-W", "-x"],
 };
 
@@ -388,7 +390,8 @@ const PERL: Flags = Flags {
     loads: &["-M", "-m", "-d"],
     chdir: &[],
     value: &["-I"],
-    runs: &[],
+    // `-S` looks the script up on PATH: another file than the one named may run.
+    runs: &["-S"],
     attached: &["-0", "-C", "-d", "-D", "-F", "-i", "-l", "-V", "-x"],
 };
 
@@ -528,6 +531,7 @@ impl Flags {
             };
         }
         let body = &word[1..];
+        let mut runs = None;
         for (k, c) in body.char_indices() {
             let name = format!("-{c}");
             let rest = &body[k + c.len_utf8()..];
@@ -548,12 +552,38 @@ impl Flags {
                     _ => Flag::Plain,
                 };
             }
+            // A flag that runs other code (`-i`) leaves the rest of the group to be read:
+            // `-ic CODE` is still inline code, and `-iW ignore` still takes a value.
             match self.lookup(&name, rest.is_empty(), attached) {
                 Flag::Plain => {}
+                Flag::Other {
+                    effect: effect @ Effect::Loads(_),
+                    ..
+                } if self.runs.contains(&name.as_str()) => {
+                    runs.get_or_insert(effect);
+                }
+                Flag::Other {
+                    next,
+                    attached,
+                    effect: Effect::None,
+                } if runs.is_some() => {
+                    return Flag::Other {
+                        next,
+                        attached,
+                        effect: runs.unwrap_or(Effect::None),
+                    };
+                }
                 other => return other,
             }
         }
-        Flag::Plain
+        match runs {
+            Some(effect) => Flag::Other {
+                next: false,
+                attached: None,
+                effect,
+            },
+            None => Flag::Plain,
+        }
     }
 }
 

@@ -544,9 +544,10 @@ fn links(program: &Program<'_>, locator: &Locator<'_>) -> Links {
     out
 }
 
-/// An ambient const enum has no value at run time: its members are only inlined by a
-/// compiler that sees every file (tsc without isolatedModules), never by this one. Reading
-/// one as a value (`D.A`) gives a ReferenceError in node; using it as a type is fine.
+/// An ambient (`declare`d) enum has no value at run time, const or not: a const one's
+/// members are only inlined by a compiler that sees every file (tsc without
+/// isolatedModules), never by this one. Reading one as a value (`D.A`) fails in node; using
+/// it as a type is fine, unless it is exported (another module may read it).
 fn ambient_const_enums(program: &Program<'_>, semantic: &Semantic<'_>) -> Vec<OxcDiagnostic> {
     let scoping = semantic.scoping();
     let mut found = Vec::new();
@@ -562,13 +563,14 @@ fn ambient_const_enums(program: &Program<'_>, semantic: &Semantic<'_>) -> Vec<Ox
         let Some(symbol) = e.id.symbol_id.get() else {
             continue;
         };
+        // Exported, it may be read in another module (`M.D.A` through `import * as M`).
+        let exported = matches!(statement, Statement::ExportDeclaration(_));
         let read = (scoping.get_resolved_references(symbol)).any(|r| r.is_value());
-        if e.declare && e.r#const && read {
+        if e.declare && (read || exported) {
             found.push(
                 OxcDiagnostic::error(
-                    "a `declare const enum` has no value at run time, so reading its members \
-                     gives a ReferenceError; remove `declare` (and `const`) to give the enum a \
-                     value",
+                    "a `declare`d enum has no value at run time, so reading its members gives \
+                     an error in node; remove `declare` (and `const`) to give the enum a value",
                 )
                 .with_label(e.span),
             );

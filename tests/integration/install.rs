@@ -371,6 +371,8 @@ fn arguments_of_the_wrong_form_are_usage_errors() {
         // … and this one, accepted then, overflowed the HTTP client's clock (second review).
         ("HOOKPACK_HTTP_TIMEOUT", "1e19"),
         ("HOOKPACK_LOCK_TIMEOUT", "1000000001"),
+        // … and one that rounds to no wait at all (third review).
+        ("HOOKPACK_HTTP_DEADLINE", "1e-10"),
         ("HOOKPACK_LOCK_TIMEOUT", "1e300"),
     ] {
         let o = sb

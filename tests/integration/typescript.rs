@@ -425,12 +425,21 @@ fn refuses_what_node_20_cannot_run() {
     assert!(found[0].message.contains("`accessor` fields"), "{found:?}");
     let found = errors("declare const enum D { A = 1 }\nexport const a = D.A;\n");
     assert_eq!(positions(&found), [(1, 1)], "{found:?}");
-    assert!(
-        found[0].message.contains("`declare const enum`"),
-        "{found:?}"
-    );
-    // Used as a type only, it is fine (found by the second review).
+    assert!(found[0].message.contains("`declare`d enum"), "{found:?}");
+    // Used as a type only, it is fine (found by the second review); exported, another
+    // module may read it, and a `declare enum` has no value either (third review).
     js("declare const enum D { A = 1 }\nlet x: D | undefined;\nexport { x };\n");
+    for (src, at) in [
+        (
+            "export declare const enum D { A = 1 }\nexport const z = 1;\n",
+            (1, 8),
+        ),
+        ("declare enum E { A = 1 }\nexport const a = E.A;\n", (1, 1)),
+    ] {
+        let found = errors(src);
+        assert_eq!(positions(&found), [at], "{src}: {found:?}");
+        assert!(found[0].message.contains("`declare`d enum"), "{found:?}");
+    }
     // A const enum with a value is fine: it is an object at run time.
     let out = js("const enum E { A = 1 }\nexport const a = E.A;\n");
     assert!(out.contains("\"A\"] = 1"), "{out}");

@@ -749,6 +749,9 @@ fn a_shell_reading_stdin_runs_no_script() {
         ("bash -s scripts/main.js", "stdin"),
         ("sh -es scripts/main.js", "stdin"),
         ("bash -c 'echo hi'", "inline"),
+        // Third review: python's `-i` cut the group short, so `-ic CODE` looked like a
+        // script named CODE.
+        ("python3 -ic 'print(1)'", "inline"),
     ] {
         write_recipe(&sb, "tool-gate", &with_command(cmd));
         let (exit, r) = validate_json(&sb, &["tool-gate"]);
@@ -828,6 +831,13 @@ fn flags_that_load_other_code_are_refused() {
         ("node --inspect-brk scripts/main.js", "--inspect-brk"),
         ("python3 -i scripts/main.js", "-i"),
         ("python3 -ui scripts/main.js", "-i"),
+        // Third review: these were missed.
+        (
+            "node --inspect-brk-node=0 scripts/main.js",
+            "--inspect-brk-node",
+        ),
+        ("perl -S scripts/main.js", "-S"),
+        ("python3 -iW ignore scripts/main.js", "-i"),
         (
             "node --require ./scripts/evil.js scripts/main.js",
             "--require",
