@@ -387,7 +387,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
 
 /// The most seconds a timeout variable takes (about 31 years): far larger values overflow
 /// the clock arithmetic of the HTTP client and the lock.
-pub(crate) const MOST_SECONDS: f64 = 1e9;
+const MOST_SECONDS: f64 = 1e9;
 
 /// Seconds a variable may hold, with the least value it takes.
 const ENV_SECONDS: [(&str, f64); 3] = [
@@ -397,6 +397,15 @@ const ENV_SECONDS: [(&str, f64); 3] = [
     ("HOOKPACK_HTTP_DEADLINE", 0.001),
 ];
 
+/// The seconds `text` holds if they are in range for the variable whose least value is
+/// `least`.
+fn seconds_in_range(text: &str, least: f64) -> Option<std::time::Duration> {
+    let s = text.trim().parse::<f64>().ok()?;
+    (least..=MOST_SECONDS)
+        .contains(&s)
+        .then(|| std::time::Duration::try_from_secs_f64(s).ok())?
+}
+
 /// Refuses a setting in the environment that would otherwise be ignored (a timeout of
 /// `abc` used to fall back to the default without a word).
 fn check_environment() -> Result<(), Error> {
@@ -405,22 +414,19 @@ fn check_environment() -> Result<(), Error> {
             continue;
         };
         let text = value.to_string_lossy();
-        if text.trim().is_empty() {
+        if text.trim().is_empty() || seconds_in_range(&text, least).is_some() {
             continue;
         }
-        let ok = (text.trim().parse::<f64>()).is_ok_and(|s| (least..=MOST_SECONDS).contains(&s));
-        if !ok {
-            return Err(Error::ArgInvalid {
-                what: name,
-                value: text.into_owned(),
-                why: if least > 0.0 {
-                    "give a number of seconds from 0.001 to 1e9, such as 2.5, or unset it".into()
-                } else {
-                    "give a number of seconds from 0 (do not wait) to 1e9, such as 2.5, or unset it"
-                        .into()
-                },
-            });
-        }
+        return Err(Error::ArgInvalid {
+            what: name,
+            value: text.into_owned(),
+            why: if least > 0.0 {
+                "give a number of seconds from 0.001 to 1e9, such as 2.5, or unset it".into()
+            } else {
+                "give a number of seconds from 0 (do not wait) to 1e9, such as 2.5, or unset it"
+                    .into()
+            },
+        });
     }
     Ok(())
 }
@@ -744,13 +750,11 @@ fn run_pack(o: &pack::Options, printer: &Printer) -> Result<ExitCode, Error> {
     }
 }
 
-/// Seconds from an environment variable such as `HOOKPACK_HTTP_TIMEOUT=2.5`.
-fn env_seconds(name: &str) -> Option<std::time::Duration> {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|s| *s >= 0.001 && *s <= MOST_SECONDS)
-        .and_then(|s| std::time::Duration::try_from_secs_f64(s).ok())
+/// Seconds from one of the [`ENV_SECONDS`] variables, such as `HOOKPACK_HTTP_TIMEOUT=2.5`,
+/// if it is set and in range ([`check_environment`] refused it at the start otherwise).
+pub(crate) fn env_seconds(name: &str) -> Option<std::time::Duration> {
+    let (_, least) = ENV_SECONDS.iter().find(|(n, _)| *n == name)?;
+    seconds_in_range(&std::env::var(name).ok()?, *least)
 }
 
 fn fetcher(ca_cert: Option<PathBuf>) -> crate::fetch::Fetcher {

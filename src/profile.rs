@@ -183,12 +183,7 @@ pub struct Lock {
 /// How long a second process waits for the profile lock: `HOOKPACK_LOCK_TIMEOUT` seconds,
 /// or 60.
 pub fn lock_wait() -> Duration {
-    std::env::var("HOOKPACK_LOCK_TIMEOUT")
-        .ok()
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|s| *s >= 0.0 && *s <= crate::cli::MOST_SECONDS)
-        .and_then(|s| Duration::try_from_secs_f64(s).ok())
-        .unwrap_or(Duration::from_secs(60))
+    crate::cli::env_seconds("HOOKPACK_LOCK_TIMEOUT").unwrap_or(Duration::from_secs(60))
 }
 
 impl Lock {
