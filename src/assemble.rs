@@ -254,8 +254,9 @@ struct Planner<'a> {
     origins: BTreeMap<String, PathBuf>,
     lib_queue: VecDeque<PathBuf>,
     lib_done: BTreeSet<PathBuf>,
-    /// What each compiled output file imports and exports by name, and its source.
-    links: BTreeMap<String, (PathBuf, crate::typescript::Links)>,
+    /// What each compiled output file imports and exports by name (its source is in
+    /// `origins`).
+    links: BTreeMap<String, crate::typescript::Links>,
 }
 
 impl Planner<'_> {
@@ -308,7 +309,7 @@ impl Planner<'_> {
         };
         if let Some((js, deps, links)) = cached {
             let out = out_rel.to_string_lossy().into_owned();
-            self.links.insert(out.clone(), (file.to_path_buf(), links));
+            self.links.insert(out.clone(), links);
             self.put(
                 out,
                 OutFile {
@@ -382,8 +383,8 @@ impl Planner<'_> {
                         c.insert(file.to_path_buf(), entry);
                     }
                 }
-                let out = out_rel.to_string_lossy().into_owned();
-                self.links.insert(out, (file.to_path_buf(), links));
+                self.links
+                    .insert(out_rel.to_string_lossy().into_owned(), links);
                 self.put(
                     out_rel.to_string_lossy().into_owned(),
                     OutFile {
@@ -584,16 +585,16 @@ fn refused_name(path: &Path, what: &str) -> Error {
 /// export: node refuses to link such a module (`does not provide an export named`).
 /// Targets that are not compiled modules (builtins, JSON) are not checked.
 fn unlinked_imports(
-    links: &BTreeMap<String, (PathBuf, crate::typescript::Links)>,
+    links: &BTreeMap<String, crate::typescript::Links>,
     origins: &BTreeMap<String, PathBuf>,
 ) -> Vec<Diagnostic> {
     // The names a module exports, following `export * from` (never its `default`).
     fn exports_of<'l>(
         out: &str,
-        links: &'l BTreeMap<String, (PathBuf, crate::typescript::Links)>,
+        links: &'l BTreeMap<String, crate::typescript::Links>,
         seen: &mut BTreeSet<String>,
     ) -> Option<BTreeSet<&'l str>> {
-        let (_, l) = links.get(out)?;
+        let l = links.get(out)?;
         let mut names: BTreeSet<&str> = l.exports.iter().map(String::as_str).collect();
         if !seen.insert(out.to_string()) {
             return Some(names);
@@ -607,15 +608,17 @@ fn unlinked_imports(
         Some(names)
     }
     let mut found = Vec::new();
-    for (out, (source, l)) in links {
+    for (out, l) in links {
+        let Some(source) = origins.get(out) else {
+            continue;
+        };
         for import in &l.imports {
             let Some(target) = target_of(out, &import.from) else {
                 continue;
             };
             // A JSON module exports its value as `default`, and nothing else.
-            let json = BTreeSet::from(["default"]);
             let names = if target.ends_with(".json") {
-                json
+                BTreeSet::from(["default"])
             } else if let Some(names) = exports_of(&target, links, &mut BTreeSet::new()) {
                 names
             } else {
@@ -623,9 +626,9 @@ fn unlinked_imports(
             };
             if !names.contains(import.name.as_str()) {
                 // Named by its source, as the user wrote it, not by its output name.
-                let module = match (links.get(&target), origins.get(&target)) {
-                    (Some((file, _)), _) | (None, Some(file)) => file.display().to_string(),
-                    (None, None) => import.from.clone(),
+                let module = match origins.get(&target) {
+                    Some(file) => file.display().to_string(),
+                    None => import.from.clone(),
                 };
                 let fix = if target.ends_with(".json") {
                     "import the whole value instead (`import data from … with { type: \"json\" }`) \
