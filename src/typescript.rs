@@ -151,10 +151,15 @@ const NODE_BUILTINS: [&str; 68] = [
 /// Node 20's built-in modules that only the `node:` prefix reaches.
 const NODE_PREFIX_ONLY: [&str; 3] = ["sea", "test", "test/reporters"];
 
+/// Every name that may follow `node:`.
+fn prefixed_builtins() -> impl Iterator<Item = &'static str> {
+    NODE_BUILTINS.iter().chain(&NODE_PREFIX_ONLY).copied()
+}
+
 /// Whether `specifier` names a built-in module of Node 20: `fs`, `node:fs`, `node:test`.
 pub(crate) fn is_node_builtin(specifier: &str) -> bool {
     match specifier.strip_prefix("node:") {
-        Some(name) => NODE_BUILTINS.contains(&name) || NODE_PREFIX_ONLY.contains(&name),
+        Some(name) => prefixed_builtins().any(|b| b == name),
         None => NODE_BUILTINS.contains(&specifier),
     }
 }
@@ -165,9 +170,7 @@ pub(crate) fn not_a_builtin(name: &str) -> String {
     // Names are short: a long one is no near miss (and would cost time).
     let near = (name.len() <= 64)
         .then(|| {
-            NODE_BUILTINS
-                .iter()
-                .chain(&NODE_PREFIX_ONLY)
+            prefixed_builtins()
                 .map(|b| {
                     (
                         crate::event::edit_distance(b, &name.to_ascii_lowercase()),
@@ -906,10 +909,7 @@ fn could_be_relative(prefix: &str) -> bool {
 /// builtin, or a file by absolute path: what is not known yet may complete it.
 fn could_be_builtin(prefix: &str) -> bool {
     match prefix.strip_prefix("node:") {
-        Some(rest) => NODE_BUILTINS
-            .iter()
-            .chain(&NODE_PREFIX_ONLY)
-            .any(|name| name.starts_with(rest)),
+        Some(rest) => prefixed_builtins().any(|name| name.starts_with(rest)),
         None => prefix.starts_with('/') || NODE_BUILTINS.iter().any(|n| n.starts_with(prefix)),
     }
 }
