@@ -16,9 +16,12 @@
 //!   runs on a thread whose stack grows with the source, and both limits keep
 //!   that stack reasonable;
 //! - what oxc would turn into code Node 20 can't run as an ES module:
-//!   `import x = require(…)`, `export =`, decorators, and syntax that oxc only
+//!   `import x = require(…)`, `export =`, decorators, syntax that oxc only
 //!   lowers by importing its runtime helper package (e.g. `using`), which a
-//!   hook has no `node_modules` to load from.
+//!   hook has no `node_modules` to load from, and syntax newer than Node 20
+//!   that oxc leaves as it is (regular expression modifiers and repeated
+//!   group names, `import defer`); regular expression literals are parsed, so
+//!   a bad one is an error here.
 //!
 //! It does not type-check: that is `tsc`'s job, and hooks that are wrong in
 //! type-space but valid JavaScript still compile.
@@ -39,7 +42,7 @@ use oxc::{
     ast_visit::{walk_mut, VisitMut},
     codegen::{Codegen, CodegenOptions},
     diagnostics::{OxcDiagnostic, Severity},
-    parser::Parser,
+    parser::{ParseOptions, Parser},
     semantic::{Semantic, SemanticBuilder},
     span::{SourceType, Span},
     str::Str,
@@ -411,12 +414,21 @@ fn compile_here(
     } else {
         SourceType::ts().with_module(true)
     };
-    let parsed = Parser::new(&allocator, source, source_type).parse();
+    // Regular expressions are parsed too, so that a bad or too new one is reported here
+    // rather than by node when the hook first runs.
+    let options = ParseOptions {
+        parse_regular_expression: true,
+        ..ParseOptions::default()
+    };
+    let parsed = Parser::new(&allocator, source, source_type)
+        .with_options(options)
+        .parse();
     let mut program = parsed.program;
     let mut diagnostics = parsed.diagnostics.into_vec();
     // A panicked parse leaves an empty program, which would check clean.
     if !parsed.panicked {
         diagnostics.extend(commonjs_only_syntax(&program));
+        diagnostics.extend(syntax_newer_than_node_20(&program));
         let semantic = SemanticBuilder::new_compiler()
             // The enum transform reads member values from here; without them
             // it emits wrong reverse mappings for string members.
@@ -545,6 +557,95 @@ fn links(program: &Program<'_>, locator: &Locator<'_>) -> Links {
     out.exports = exports;
     out.star_from = star_from;
     out
+}
+
+/// Syntax that oxc parses and leaves as it is, and that Node 20 (V8 11.3) cannot parse:
+/// regular expression modifiers (`(?i:…)`) and a capture group name used twice (ES2025),
+/// and deferred or source-phase imports (stage 3). Node would refuse to load the file.
+fn syntax_newer_than_node_20(program: &Program<'_>) -> Vec<OxcDiagnostic> {
+    use oxc::regular_expression::{
+        ast::{CapturingGroup, IgnoreGroup},
+        visit::{walk, Visit as PatternVisit},
+    };
+    #[derive(Default)]
+    struct Pattern<'a> {
+        names: BTreeSet<&'a str>,
+        found: Vec<OxcDiagnostic>,
+    }
+    impl<'a> PatternVisit<'a> for Pattern<'a> {
+        fn visit_ignore_group(&mut self, it: &IgnoreGroup<'a>) {
+            if it.modifiers.is_some() {
+                self.found.push(
+                    OxcDiagnostic::error(
+                        "regular expression modifiers (`(?i:…)`) are not supported by Node \
+                         20; use a flag on the whole expression or spell the cases out \
+                         (`[Aa]`)",
+                    )
+                    .with_label(it.span),
+                );
+            }
+            walk::walk_ignore_group(self, it);
+        }
+
+        fn visit_capturing_group(&mut self, it: &CapturingGroup<'a>) {
+            if let Some(name) = &it.name {
+                if !self.names.insert(name.as_str()) {
+                    self.found.push(
+                        OxcDiagnostic::error(format!(
+                            "the capture group name `{name}` is used twice, which Node 20 \
+                             does not support even in separate alternatives; give each group \
+                             its own name"
+                        ))
+                        .with_label(it.span),
+                    );
+                }
+            }
+            walk::walk_capturing_group(self, it);
+        }
+    }
+
+    struct Finder {
+        found: Vec<OxcDiagnostic>,
+    }
+    impl Finder {
+        fn phase(&mut self, phase: Option<oxc::ast::ast::ImportPhase>, span: Span) {
+            if let Some(phase) = phase {
+                let what = match phase {
+                    oxc::ast::ast::ImportPhase::Defer => "defer",
+                    oxc::ast::ast::ImportPhase::Source => "source",
+                };
+                self.found.push(
+                    OxcDiagnostic::error(format!(
+                        "`import {what}` is not supported by Node 20; import the module \
+                         normally"
+                    ))
+                    .with_label(span),
+                );
+            }
+        }
+    }
+    impl<'a> oxc::ast_visit::Visit<'a> for Finder {
+        fn visit_reg_exp_literal(&mut self, it: &oxc::ast::ast::RegExpLiteral<'a>) {
+            if let Some(pattern) = &it.regex.pattern.pattern {
+                let mut check = Pattern::default();
+                check.visit_pattern(pattern);
+                self.found.extend(check.found);
+            }
+        }
+
+        fn visit_import_declaration(&mut self, it: &ImportDeclaration<'a>) {
+            self.phase(it.phase, it.span);
+            oxc::ast_visit::walk::walk_import_declaration(self, it);
+        }
+
+        fn visit_import_expression(&mut self, it: &ImportExpression<'a>) {
+            self.phase(it.phase, it.span);
+            oxc::ast_visit::walk::walk_import_expression(self, it);
+        }
+    }
+    let mut finder = Finder { found: Vec::new() };
+    oxc::ast_visit::Visit::visit_program(&mut finder, program);
+    finder.found
 }
 
 /// An ambient (`declare`d) enum has no value at run time, const or not: a const one's

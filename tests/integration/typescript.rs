@@ -461,6 +461,86 @@ fn refuses_what_node_20_cannot_run() {
 }
 
 #[test]
+fn refuses_regular_expressions_and_import_phases_node_20_lacks() {
+    // Each compiled, then node 20 failed to load the file with a SyntaxError.
+    for (src, at, says) in [
+        // ES2025 pattern modifiers, at the group.
+        ("export const r = /(?i:a)b/;\n", (1, 19), "modifiers"),
+        ("export const r = /x(?-s:.)/s;\n", (1, 20), "modifiers"),
+        // ES2025 duplicate names in alternatives, at the second group.
+        ("export const r = /(?<y>a)|(?<y>b)/;\n", (1, 27), "`y`"),
+        // A name used twice in one alternative is wrong in every version of JavaScript.
+        (
+            "export const r =\n  /(?<a>x)(?<a>y)/;\n",
+            (2, 0),
+            "Duplicated",
+        ),
+        ("export const r = /a(/;\n", (1, 0), ""),
+        ("export const r = /[b-a]/;\n", (1, 0), ""),
+        ("export const r = /a/gg;\n", (1, 0), ""),
+        // Deferred and source-phase imports (stage 3).
+        (
+            "import defer * as fs from \"node:fs\";\nexport const a = fs;\n",
+            (1, 1),
+            "defer",
+        ),
+        (
+            "export const m = import.defer(\"node:fs\");\n",
+            (1, 18),
+            "defer",
+        ),
+        (
+            "export const m = import.source(\"node:fs\");\n",
+            (1, 18),
+            "source",
+        ),
+    ] {
+        let found = errors(src);
+        assert_eq!(found[0].line, at.0, "{src}: {found:?}");
+        if at.1 != 0 {
+            // Refused for Node 20's sake: one error, at the exact spot, saying why.
+            assert_eq!(found.len(), 1, "{src}: {found:?}");
+            assert_eq!(found[0].column, at.1, "{src}: {found:?}");
+            assert!(found[0].message.contains("Node 20"), "{src}: {found:?}");
+        }
+        assert!(
+            found.iter().any(|e| e.message.contains(says)),
+            "{src}: {found:?}"
+        );
+    }
+    // What Node 20 accepts stays accepted, Annex B forms and the `v` flag included, and
+    // runs: every pattern below is tested against a string under node.
+    let accepted = [
+        r"/]/",
+        r"/{/",
+        r"/a{/",
+        r"/a{1/",
+        r"/\8/",
+        r"/\c/",
+        r"/[\c]/",
+        r"/(?=a)*/",
+        r"/[\d-a]/",
+        r"/\k/",
+        r"/\a/",
+        r"/[\p{L}--[a-z]]/v",
+        r"/(?<y>a)\k<y>/d",
+        r"/(?<a>x)|(?<b>y)/",
+        r"/\p{Script=Greek}/u",
+        r"/[^]/",
+        r"/$^/m",
+    ];
+    let body: Vec<String> = accepted
+        .iter()
+        .map(|r| format!("String({r}.test(\"a]{{8\"))"))
+        .collect();
+    let out = js(&format!("console.log([{}].length);\n", body.join(", ")));
+    assert_eq!(
+        run_node(&[("main.mjs", &out)]),
+        format!("{}\n", accepted.len())
+    );
+}
+
+#[test]
 fn output_runs_on_node() {
     let dependency = r#"
         export interface Greeting { text: string }
