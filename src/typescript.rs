@@ -443,6 +443,16 @@ fn compile_here(
             let transformed = Transformer::new(&allocator, file_name, &options)
                 .build_with_scoping(scoping, &mut program);
             diagnostics.extend(transformed.diagnostics);
+            if !javascript && !has_errors(&diagnostics) {
+                // oxc checks a TypeScript module's exports loosely, since one may name a
+                // type (`export { T }`). With the types gone, the module is what node will
+                // read, so it gets the JavaScript checks: an export of nothing, or of one
+                // name twice, makes node refuse to link it.
+                program.source_type = SourceType::mjs();
+                let checked = SemanticBuilder::new_compiler().build(&program);
+                diagnostics.extend(checked.diagnostics);
+                diagnostics.extend(exported_twice(&program));
+            }
         }
     }
     if has_errors(&diagnostics) {
@@ -502,7 +512,6 @@ fn links(program: &Program<'_>, locator: &Locator<'_>) -> Links {
             column,
         });
     };
-    let mut exports = BTreeSet::new();
     let mut star_from = Vec::new();
     for statement in &program.body {
         match statement {
@@ -517,46 +526,87 @@ fn links(program: &Program<'_>, locator: &Locator<'_>) -> Links {
                     }
                 }
             }
-            Statement::ExportNamedDeclaration(d) if d.export_kind.is_value() => {
-                for s in d.specifiers.iter().filter(|s| s.export_kind.is_value()) {
-                    exports.insert(s.exported.name().to_string());
-                }
-            }
             Statement::ExportFromDeclaration(d) if d.export_kind.is_value() => {
                 for s in d.specifiers.iter().filter(|s| s.export_kind.is_value()) {
-                    exports.insert(s.exported.name().to_string());
                     import(&d.source.value, &s.local.name(), s.local.span());
                 }
             }
+            Statement::ExportAllDeclaration(d)
+                if d.export_kind.is_value() && d.exported.is_none() =>
+            {
+                star_from.push(d.source.value.to_string())
+            }
+            _ => {}
+        }
+    }
+    out.exports = exported_names(program)
+        .into_iter()
+        .map(|(name, _)| name.to_string())
+        .collect();
+    out.star_from = star_from;
+    out
+}
+
+/// Each name a program exports (`default` included, `export *` not), where it is named, in
+/// source order.
+fn exported_names<'a>(program: &Program<'a>) -> Vec<(&'a str, Span)> {
+    use oxc::span::GetSpan;
+    let mut names = Vec::new();
+    for statement in &program.body {
+        match statement {
+            Statement::ExportNamedDeclaration(d) if d.export_kind.is_value() => names.extend(
+                d.specifiers
+                    .iter()
+                    .filter(|s| s.export_kind.is_value())
+                    .map(|s| (s.exported.name().as_str(), s.exported.span())),
+            ),
+            Statement::ExportFromDeclaration(d) if d.export_kind.is_value() => names.extend(
+                d.specifiers
+                    .iter()
+                    .filter(|s| s.export_kind.is_value())
+                    .map(|s| (s.exported.name().as_str(), s.exported.span())),
+            ),
             Statement::ExportDeclaration(d) => match &d.declaration {
                 Declaration::VariableDeclaration(v) => {
                     for declarator in &v.declarations {
                         for id in declarator.id.get_binding_identifiers() {
-                            exports.insert(id.name.to_string());
+                            names.push((id.name.as_str(), id.span));
                         }
                     }
                 }
                 other => {
                     if let Some(id) = other.id() {
-                        exports.insert(id.name.to_string());
+                        names.push((id.name.as_str(), id.span));
                     }
                 }
             },
-            Statement::ExportDefaultDeclaration(_) => {
-                exports.insert("default".to_string());
-            }
-            Statement::ExportAllDeclaration(d) if d.export_kind.is_value() => match &d.exported {
-                Some(name) => {
-                    exports.insert(name.name().to_string());
+            Statement::ExportDefaultDeclaration(d) => names.push(("default", d.span)),
+            Statement::ExportAllDeclaration(d) if d.export_kind.is_value() => {
+                if let Some(name) = &d.exported {
+                    names.push((name.name().as_str(), name.span()));
                 }
-                None => star_from.push(d.source.value.to_string()),
-            },
+            }
             _ => {}
         }
     }
-    out.exports = exports;
-    out.star_from = star_from;
-    out
+    names
+}
+
+/// A name exported twice, which node refuses to link. oxc reports it in JavaScript only: a
+/// TypeScript name may be exported once as a type and once as a value.
+fn exported_twice(program: &Program<'_>) -> Vec<OxcDiagnostic> {
+    let mut seen = BTreeSet::new();
+    exported_names(program)
+        .into_iter()
+        .filter(|(name, _)| !seen.insert(*name))
+        .map(|(name, span)| {
+            OxcDiagnostic::error(format!(
+                "`{name}` is exported twice, and node refuses to load a module that does so; \
+                 export each name once"
+            ))
+            .with_label(span)
+        })
+        .collect()
 }
 
 /// Syntax that oxc parses and leaves as it is, and that Node 20 (V8 11.3) cannot parse:

@@ -541,6 +541,34 @@ fn refuses_regular_expressions_and_import_phases_node_20_lacks() {
 }
 
 #[test]
+fn a_typescript_modules_exports_are_checked_once_its_types_are_gone() {
+    // oxc checks a TypeScript module's exports loosely, since an export may name a type;
+    // these compiled, then node refused to link the module.
+    for (src, at, says) in [
+        ("const a = 1;\nexport { nope, a };\n", (2, 10), "nope"),
+        (
+            "export const a = 1;\nconst b = 2;\nexport { b as a };\n",
+            (3, 15),
+            "`a`",
+        ),
+        ("export default 1;\nexport default 2;\n", (2, 1), "default"),
+        (
+            "export function f() {}\nconst g = 1;\nexport { g as f };\n",
+            (3, 15),
+            "`f`",
+        ),
+    ] {
+        let found = errors(src);
+        assert_eq!(positions(&found), [at], "{src}: {found:?}");
+        assert!(found[0].message.contains(says), "{src}: {found:?}");
+    }
+    // Exports of types are no concern: they go with the types. Nor are enums and
+    // namespaces, which become values.
+    let out = js("interface T { a: 1 }\ntype U = 2;\nenum E { A }\nnamespace N { export const n = 1; }\nconst v = 1;\nexport { T, U, E, N, v };\nexport type { T as T2 };\nexport default v;\n");
+    assert!(out.contains("export { E, N, v }"), "{out}");
+}
+
+#[test]
 fn output_runs_on_node() {
     let dependency = r#"
         export interface Greeting { text: string }
