@@ -967,6 +967,10 @@ fn cli_version(flag: Option<String>) -> Result<Option<crate::version::Version>, 
 }
 
 fn print_outcome(o: &install::Outcome, printer: &Printer) -> Result<(), Error> {
+    if o.action == "left" {
+        // `update` said why on stderr when it found it.
+        return Ok(());
+    }
     let what = match (o.action, &o.from, &o.to) {
         ("install", _, Some(to)) => format!("install {} {to}", o.id),
         ("update", Some(from), Some(to)) => format!("update  {} {from} -> {to}", o.id),
@@ -1141,15 +1145,9 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
             Format::Json => printer.json(&report)?,
             _ => {
                 for o in &report {
-                    let state = match (&o.available, &o.latest) {
-                        (Some(v), _) if *v != o.installed => "outdated",
-                        (Some(_), _) => "current",
-                        (None, Some(_)) => "cli too old",
-                        (None, None) => "not in index",
-                    };
                     printer.data(&format!(
                         "{:<12} {} installed {} available {}",
-                        state,
+                        o.state.label(),
                         o.id,
                         o.installed,
                         o.available.clone().unwrap_or_else(|| "-".into())
@@ -1174,23 +1172,32 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
         .map(|r| r.id)
         .collect();
     let mut results = Vec::new();
-    let mut left = false;
     for o in report {
         let Some(v) = o.available.as_ref().filter(|v| **v != o.installed) else {
-            // Say why a recipe is left as it is, unless it is current.
-            if o.available.is_none() {
-                left = true;
+            // Say why a recipe is left as it is, unless it is current; JSON gets it as data.
+            if let Some(reason) = o.state.reason() {
                 let index = source_of
                     .get(&o.id)
                     .map(|l| l.to_string())
                     .unwrap_or_default();
-                printer.message(&match &o.latest {
-                    Some(_) => format!(
+                printer.message(&match o.state {
+                    install::UpdateState::CliTooOld => format!(
                         "{} {}: no version in {index} runs on this CLI; left as it is",
                         o.id, o.installed
                     ),
-                    None => format!("{} {}: not in {index}; left as it is", o.id, o.installed),
+                    _ => format!("{} {}: not in {index}; left as it is", o.id, o.installed),
                 });
+                results.push(Ok(install::Outcome {
+                    action: "left",
+                    path: profile.recipe_dir(&o.id),
+                    from: Some(o.installed.clone()),
+                    to: Some(o.installed),
+                    id: o.id,
+                    files: Vec::new(),
+                    hooks_json_diff: Vec::new(),
+                    dry_run: false,
+                    reason: Some(reason),
+                }));
             }
             continue;
         };
@@ -1204,7 +1211,7 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
         };
         results.push(install::install(&profile, &fetcher, index, &spec, &opts));
     }
-    if results.is_empty() && failed.is_none() && !left && printer.format != Format::Json {
+    if results.is_empty() && failed.is_none() && printer.format != Format::Json {
         printer.message("everything is up to date");
     }
     let code = finish_outcomes(results, printer)?;

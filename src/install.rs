@@ -98,7 +98,8 @@ pub struct Options {
 /// What an operation did or, with `--dry-run`, would do.
 #[derive(Debug, Clone, Serialize)]
 pub struct Outcome {
-    /// `install`, `update`, `remove` or `unchanged`.
+    /// `install`, `update`, `remove`, `unchanged`, or `left` (a recipe `update` cannot
+    /// update, see `reason`).
     pub action: &'static str,
     /// Recipe id.
     pub id: String,
@@ -114,6 +115,10 @@ pub struct Outcome {
     pub hooks_json_diff: Vec<String>,
     /// True when nothing was written.
     pub dry_run: bool,
+    /// Why `update` left the recipe as it is (`action` `left`): `cli-too-old` or
+    /// `not-in-index`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'static str>,
 }
 
 /// The versions an index entry lists, for messages.
@@ -1011,6 +1016,7 @@ pub fn install_prepared(
         files: prepared.files.iter().map(|f| f.path.clone()).collect(),
         hooks_json_diff: diff,
         dry_run: opts.dry_run,
+        reason: None,
     };
     if opts.dry_run || action == "unchanged" {
         return Ok(outcome);
@@ -1187,6 +1193,7 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
             line_diff(&old_text, &String::from_utf8_lossy(&new_bytes))
         },
         dry_run,
+        reason: None,
     };
     if dry_run {
         return Ok(outcome);
@@ -1226,6 +1233,43 @@ pub struct Outdated {
     pub available: Option<String>,
     /// The index's `latest`.
     pub latest: Option<String>,
+    /// What `update` does with it.
+    pub state: UpdateState,
+}
+
+/// What `update` does with an installed recipe, given what the index offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UpdateState {
+    /// A newer version runs on the host: it is installed.
+    Outdated,
+    /// The installed version is the one `update` would choose.
+    Current,
+    /// The index lists the recipe, but no version of it runs on the host: left as it is.
+    CliTooOld,
+    /// The index does not list the recipe: left as it is.
+    NotInIndex,
+}
+
+impl UpdateState {
+    /// How `update --dry-run` shows it.
+    pub fn label(self) -> &'static str {
+        match self {
+            UpdateState::Outdated => "outdated",
+            UpdateState::Current => "current",
+            UpdateState::CliTooOld => "cli too old",
+            UpdateState::NotInIndex => "not in index",
+        }
+    }
+
+    /// The `reason` of a recipe `update` leaves as it is (`None` when it does not).
+    pub fn reason(self) -> Option<&'static str> {
+        match self {
+            UpdateState::CliTooOld => Some("cli-too-old"),
+            UpdateState::NotInIndex => Some("not-in-index"),
+            UpdateState::Outdated | UpdateState::Current => None,
+        }
+    }
 }
 
 /// The profile's receipts, after checking that every one of `ids` is installed.
@@ -1296,11 +1340,18 @@ pub fn outdated(
         let available = entry
             .and_then(|e| choose(e, &Want::Newest, cli).ok())
             .map(|v| v.version.to_string());
+        let state = match (&available, entry) {
+            (Some(v), _) if *v != r.version => UpdateState::Outdated,
+            (Some(_), _) => UpdateState::Current,
+            (None, Some(_)) => UpdateState::CliTooOld,
+            (None, None) => UpdateState::NotInIndex,
+        };
         out.push(Outdated {
             id: r.id.clone(),
             installed: r.version.clone(),
             available,
             latest: entry.map(|e| e.latest.to_string()),
+            state,
         });
     }
     Ok(out)

@@ -464,6 +464,56 @@ fn update_says_why_it_leaves_a_recipe_as_it_is() {
         said.contains("not in index other installed 0.1.0 available -"),
         "{said}"
     );
+    // Scripts get the same reasons, as data (found by review: the JSON left them out).
+    let json = |extra: &[&str]| -> Value {
+        let o = sb
+            .cmd()
+            .args(["update", "--profile", "p", "--cli-version", "0.12.0"])
+            .args(["--format", "json"])
+            .args(extra)
+            .output()
+            .unwrap();
+        ok(&o);
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let states = |v: &Value, key: &str| -> Vec<(String, String)> {
+        let mut found: Vec<(String, String)> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| {
+                (
+                    o["id"].as_str().unwrap().into(),
+                    o[key].as_str().unwrap().into(),
+                )
+            })
+            .collect();
+        found.sort();
+        found
+    };
+    let planned = json(&["--dry-run"]);
+    assert_eq!(
+        states(&planned, "state"),
+        [
+            ("demo".into(), "cli-too-old".into()),
+            ("other".into(), "not-in-index".into())
+        ],
+        "{planned:#}"
+    );
+    let done = json(&[]);
+    assert_eq!(
+        states(&done, "reason"),
+        [
+            ("demo".into(), "cli-too-old".into()),
+            ("other".into(), "not-in-index".into())
+        ],
+        "{done:#}"
+    );
+    for o in done.as_array().unwrap() {
+        assert_eq!(o["action"], "left", "{done:#}");
+        assert_eq!(o["from"], "0.1.0", "{done:#}");
+        assert_eq!(o["to"], "0.1.0", "{done:#}");
+    }
 }
 
 #[test]
