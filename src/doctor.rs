@@ -47,7 +47,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
             problem(&mut out, &e.path(), "", "staging-leftover", "a staging folder of an install that did not finish; `hookpack doctor --fix` removes it".into());
         }
     }
-    let workspace = std::path::absolute(workspace).unwrap_or_else(|_| workspace.to_path_buf());
+    let workspace = crate::fs::absolute(workspace);
     let trust_path = profile.trust_file();
     let mut trust = TrustFile::read(&trust_path)?;
     // A hooks.json that cannot be read is itself the problem; its trust entries are then

@@ -305,6 +305,35 @@ pub fn rename(from: &Path, to: &Path) -> Result<(), FsError> {
     })
 }
 
+/// `path` made absolute, with each `name/..` folded where `name` is not a link (so it
+/// names the same folder): `--profile ../p` gives one path from any folder, which trust
+/// keys and messages rely on. Links are kept as written, and so is a `..` after one.
+pub fn absolute(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let Ok(abs) = std::path::absolute(path) else {
+        return path.to_path_buf();
+    };
+    let mut out = PathBuf::new();
+    for part in abs.components() {
+        match part {
+            Component::ParentDir => {
+                let folds = matches!(out.components().next_back(), Some(Component::Normal(_)))
+                    && !out
+                        .symlink_metadata()
+                        .is_ok_and(|m| m.file_type().is_symlink());
+                if folds {
+                    out.pop();
+                } else {
+                    out.push(part);
+                }
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// Where `path` really is: every link on it resolved, as the kernel would walk it, with
 /// the parts that do not exist yet kept as written. Two names for one folder (a link, `..`)
 /// give the same answer. A link whose target does not exist yet resolves to that target

@@ -195,7 +195,7 @@ pub fn all_handlers(
 
 /// Collects the listing.
 pub fn collect(profile: &Profile, workspace: &Path) -> Result<Listing, Error> {
-    let workspace = &std::path::absolute(workspace).unwrap_or_else(|_| workspace.to_path_buf());
+    let workspace = &crate::fs::absolute(workspace);
     let recipes = receipt::all(profile)?
         .into_iter()
         .map(|r| Installed {

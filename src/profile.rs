@@ -53,7 +53,7 @@ impl Profile {
         let home = finclaw_home();
         if let Some(dir) = flag {
             return Profile {
-                root: absolute(dir),
+                root: crate::fs::absolute(dir),
                 home,
                 name: None,
             };
@@ -70,7 +70,7 @@ impl Profile {
             })
             .unwrap_or_else(|| "default".to_string());
         Profile {
-            root: absolute(&home.join("profiles").join(&name)),
+            root: crate::fs::absolute(&home.join("profiles").join(&name)),
             home,
             name: Some(name),
         }
@@ -169,10 +169,6 @@ impl Profile {
             IndexSource::Builtin,
         ))
     }
-}
-
-fn absolute(p: &Path) -> PathBuf {
-    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
 /// An exclusive lock on a profile, held until dropped.

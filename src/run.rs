@@ -521,7 +521,7 @@ pub fn dispatch(
     payload: &serde_json::Map<String, Value>,
     opts: &DispatchOptions,
 ) -> Result<Dispatch, crate::error::Error> {
-    let workspace = std::path::absolute(workspace).unwrap_or_else(|_| workspace.to_path_buf());
+    let workspace = crate::fs::absolute(workspace);
     let trust = crate::trust::TrustFile::read(&profile.trust_file())?;
     let handlers = crate::list::all_handlers(profile, &workspace, &trust)?;
     let mut stdin_doc = crate::fixture::common_fields(event, &workspace);

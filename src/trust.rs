@@ -438,7 +438,7 @@ pub fn apply(
     if file.schema.is_empty() {
         file.schema = SCHEMA.into();
     }
-    let workspace = std::path::absolute(workspace).unwrap_or_else(|_| workspace.to_path_buf());
+    let workspace = crate::fs::absolute(workspace);
     let handlers = crate::list::all_handlers(profile, &workspace, &file)?;
     let mut changes = Vec::new();
     for h in handlers.iter().filter(|h| selected(h, sel)) {

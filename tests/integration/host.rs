@@ -683,3 +683,54 @@ fn the_trust_hash_covers_the_file_the_command_runs() {
         .collect();
     assert_eq!(scripts(&sb), want);
 }
+
+#[test]
+fn trust_keys_do_not_depend_on_the_folder_the_profile_was_named_from() {
+    // Found by review: `--profile ../prof` keyed the handler as `…/ws/../prof/hooks.json`,
+    // so a handler trusted as `--profile prof` showed as untrusted from `ws/`.
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws/.finclaw")).unwrap();
+    ok(&sb
+        .cmd()
+        .args(["install", "tool-gate", "--profile", "prof"])
+        .output()
+        .unwrap());
+    ok(&sb
+        .cmd()
+        .args(["trust", "--all", "--profile", "prof", "--workspace", "ws"])
+        .output()
+        .unwrap());
+    let listed = |dir: &str, profile: &str, workspace: &str| -> Value {
+        let o = sb
+            .cmd()
+            .current_dir(sb.join(dir))
+            .args(["list", "--format", "json", "--profile", profile])
+            .args(["--workspace", workspace])
+            .output()
+            .unwrap();
+        ok(&o);
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let expected = sb.path().canonicalize().unwrap().join("prof");
+    for (dir, profile, workspace) in [
+        (".", "prof", "ws"),
+        ("ws", "../prof", "."),
+        ("ws/.finclaw", "../../ws/./../prof/", ".."),
+    ] {
+        let l = listed(dir, profile, workspace);
+        assert_eq!(l["profile"], expected.to_str().unwrap(), "{l:#}");
+        let handlers = l["handlers"].as_array().unwrap();
+        assert!(!handlers.is_empty(), "{l:#}");
+        for h in handlers {
+            assert_eq!(h["status"], "trusted", "from {dir}: {h:#}");
+        }
+    }
+    // A `..` after a link is kept: it leaves the link's target, not the link's folder.
+    std::fs::create_dir_all(sb.join("deep/inner")).unwrap();
+    std::os::unix::fs::symlink(sb.join("deep/inner"), sb.join("jump")).unwrap();
+    let l = listed(".", "jump/../prof", "ws");
+    assert!(
+        l["profile"].as_str().unwrap().ends_with("/jump/../prof"),
+        "{l:#}"
+    );
+}
