@@ -345,10 +345,14 @@ impl<'a> Listing<'a> {
         };
         if let Some(first) = self.seen_folded.get(&folded) {
             let second = display();
-            let how = if first.to_lowercase() == second.to_lowercase() {
+            // A folder is shown with its `/`, which takes no part in the comparison.
+            let (a, b) = (first.trim_end_matches('/'), second.trim_end_matches('/'));
+            let how = if a.to_lowercase() == b.to_lowercase() {
                 "differ only by case"
-            } else {
+            } else if a.nfc().eq(b.nfc()) {
                 "same after Unicode normalisation"
+            } else {
+                "differ by case and Unicode normalisation"
             };
             return Err(ArchiveError::EntryCollision {
                 first: first.clone(),

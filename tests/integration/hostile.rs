@@ -943,6 +943,20 @@ fn colliding_entries_are_refused() {
                 .file(&format!("{TOP}/cafe\u{301}.txt"), b"2")),
             "same after Unicode normalisation",
         ),
+        // Found by review: a folder and a file that differ by case were said to be the
+        // same after Unicode normalisation (the folder's name carries a `/`).
+        case(
+            "a folder and a file that differ only by case",
+            tar(Tar::demo().file(&format!("{TOP}/SCRIPTS"), b"1")),
+            "differ only by case",
+        ),
+        case(
+            "NFC and NFD spellings of É and é",
+            tar(Tar::demo()
+                .file(&format!("{TOP}/caf\u{c9}.txt"), b"1")
+                .file(&format!("{TOP}/cafe\u{301}.txt"), b"2")),
+            "differ by case and Unicode normalisation",
+        ),
     ]);
 }
 
