@@ -581,9 +581,9 @@ fn refused_name(path: &Path, what: &str) -> Error {
     }
 }
 
-/// Every named import of a compiled module from another one that the target does not
-/// export: node refuses to link such a module (`does not provide an export named`).
-/// Targets that are not compiled modules (builtins, JSON) are not checked.
+/// Every named import of a compiled module from another one, or from a Node builtin, that
+/// the target does not export: node refuses to link such a module (`does not provide an
+/// export named`).
 fn unlinked_imports(
     links: &BTreeMap<String, crate::typescript::Links>,
     origins: &BTreeMap<String, PathBuf>,
@@ -600,9 +600,12 @@ fn unlinked_imports(
             return Some(names);
         }
         for from in &l.star_from {
-            // A star from anything not compiled here exports names we cannot list.
-            let target = target_of(out, from)?;
-            let more = exports_of(&target, links, seen)?;
+            let more = match target_of(out, from) {
+                Some(target) => exports_of(&target, links, seen)?,
+                // A builtin's names are known; a star from anything else (a package, a
+                // builtin whose exports vary) exports names we cannot list.
+                None => crate::typescript::builtin_exports(from)?.clone(),
+            };
             names.extend(more.into_iter().filter(|n| *n != "default"));
         }
         Some(names)
@@ -614,6 +617,9 @@ fn unlinked_imports(
         };
         for import in &l.imports {
             let Some(target) = target_of(out, &import.from) else {
+                if let Some(d) = unexported_by_builtin(source, import) {
+                    found.push(d);
+                }
                 continue;
             };
             // A JSON module exports its value as `default`, and nothing else.
@@ -659,6 +665,48 @@ fn unlinked_imports(
         }
     }
     found
+}
+
+/// A named import from a Node builtin that Node 20's builtin does not export, with the
+/// name it most likely meant (`readFileSynk`).
+fn unexported_by_builtin(
+    source: &Path,
+    import: &crate::typescript::NamedImport,
+) -> Option<Diagnostic> {
+    let names = crate::typescript::builtin_exports(&import.from)?;
+    if names.contains(import.name.as_str()) {
+        return None;
+    }
+    // Names are short: a long one is no near miss (and would cost time).
+    let near = (import.name.len() <= 64)
+        .then(|| {
+            names
+                .iter()
+                .map(|n| (crate::event::edit_distance(n, &import.name), *n))
+                .filter(|(d, _)| *d <= 2)
+                .min()
+        })
+        .flatten();
+    let hint = match near {
+        Some((_, n)) => format!("did you mean `{n}`?"),
+        None => format!(
+            "`node -p \"Object.keys(require('{}'))\"` lists what it exports",
+            import.from
+        ),
+    };
+    Some(Diagnostic::at(
+        source,
+        crate::json::Position {
+            line: import.line,
+            column: import.column,
+        },
+        Severity::Error,
+        crate::typescript::UNRESOLVED,
+        format!(
+            "`{}` does not export `{}`, so node would refuse to load this module; {hint}",
+            import.from, import.name
+        ),
+    ))
 }
 
 /// The output path (under the recipe) a relative specifier of the output file `out` names,

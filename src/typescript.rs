@@ -77,94 +77,70 @@ const STACK_PER_SOURCE_BYTE: usize = 4 * 1024;
 /// Stack for the non-recursive part of the pipeline, with ample room.
 const BASE_STACK: usize = 32 * 1024 * 1024;
 
-/// Node built-in modules that may be imported without the `node:` prefix: Node 20's
-/// `require("module").builtinModules` (those only reachable as `node:…`, such as
-/// `node:test`, are allowed by their prefix).
-const NODE_BUILTINS: [&str; 68] = [
-    "_http_agent",
-    "_http_client",
-    "_http_common",
-    "_http_incoming",
-    "_http_outgoing",
-    "_http_server",
-    "_stream_duplex",
-    "_stream_passthrough",
-    "_stream_readable",
-    "_stream_transform",
-    "_stream_wrap",
-    "_stream_writable",
-    "_tls_common",
-    "_tls_wrap",
-    "assert",
-    "assert/strict",
-    "async_hooks",
-    "buffer",
-    "child_process",
-    "cluster",
-    "console",
-    "constants",
-    "crypto",
-    "dgram",
-    "diagnostics_channel",
-    "dns",
-    "dns/promises",
-    "domain",
-    "events",
-    "fs",
-    "fs/promises",
-    "http",
-    "http2",
-    "https",
-    "inspector",
-    "inspector/promises",
-    "module",
-    "net",
-    "os",
-    "path",
-    "path/posix",
-    "path/win32",
-    "perf_hooks",
-    "process",
-    "punycode",
-    "querystring",
-    "readline",
-    "readline/promises",
-    "repl",
-    "stream",
-    "stream/consumers",
-    "stream/promises",
-    "stream/web",
-    "string_decoder",
-    "sys",
-    "timers",
-    "timers/promises",
-    "tls",
-    "trace_events",
-    "tty",
-    "url",
-    "util",
-    "util/types",
-    "v8",
-    "vm",
-    "wasi",
-    "worker_threads",
-    "zlib",
-];
+/// Node 20's built-in modules and their exports, from `tools/node20-builtins.mjs`.
+const NODE_BUILTINS_TABLE: &str = include_str!("node20_builtins.txt");
 
-/// Node 20's built-in modules that only the `node:` prefix reaches.
-const NODE_PREFIX_ONLY: [&str; 3] = ["sea", "test", "test/reporters"];
+/// One built-in module of Node 20.
+struct Builtin {
+    /// Its name, without `node:` (`fs`, `fs/promises`, `test`).
+    name: &'static str,
+    /// Only `node:` reaches it (`node:test`).
+    prefix_only: bool,
+    /// The names `import { … }` may take from it, or `None` where they vary with how node
+    /// was started (`process`).
+    exports: Option<BTreeSet<&'static str>>,
+}
+
+/// Node 20's built-in modules, read once from [`NODE_BUILTINS_TABLE`].
+fn builtins() -> &'static [Builtin] {
+    static TABLE: std::sync::OnceLock<Vec<Builtin>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        NODE_BUILTINS_TABLE
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .map(|line| {
+                let mut words = line.split_ascii_whitespace();
+                let first = words.next().unwrap_or_default();
+                let exports: BTreeSet<&str> = words.collect();
+                Builtin {
+                    name: first.strip_prefix("node:").unwrap_or(first),
+                    prefix_only: first.starts_with("node:"),
+                    exports: (!exports.contains("*")).then_some(exports),
+                }
+            })
+            .collect()
+    })
+}
 
 /// Every name that may follow `node:`.
 fn prefixed_builtins() -> impl Iterator<Item = &'static str> {
-    NODE_BUILTINS.iter().chain(&NODE_PREFIX_ONLY).copied()
+    builtins().iter().map(|b| b.name)
+}
+
+/// Every name that may be imported without `node:`.
+fn unprefixed_builtins() -> impl Iterator<Item = &'static str> {
+    builtins().iter().filter(|b| !b.prefix_only).map(|b| b.name)
+}
+
+/// The built-in module `specifier` names (`fs`, `node:fs`, `node:test`).
+fn builtin(specifier: &str) -> Option<&'static Builtin> {
+    match specifier.strip_prefix("node:") {
+        Some(name) => builtins().iter().find(|b| b.name == name),
+        None => builtins()
+            .iter()
+            .find(|b| b.name == specifier && !b.prefix_only),
+    }
+}
+
+/// The names the built-in module `specifier` exports to `import { … }` (`default`
+/// included); `None` if it is no builtin, or one whose exports vary.
+pub(crate) fn builtin_exports(specifier: &str) -> Option<&'static BTreeSet<&'static str>> {
+    builtin(specifier)?.exports.as_ref()
 }
 
 /// Whether `specifier` names a built-in module of Node 20: `fs`, `node:fs`, `node:test`.
 pub(crate) fn is_node_builtin(specifier: &str) -> bool {
-    match specifier.strip_prefix("node:") {
-        Some(name) => prefixed_builtins().any(|b| b == name),
-        None => NODE_BUILTINS.contains(&specifier),
-    }
+    builtin(specifier).is_some()
 }
 
 /// Why `node:{name}`, which [`is_node_builtin`] refused, cannot be imported, with the
@@ -1061,7 +1037,7 @@ fn could_be_relative(prefix: &str) -> bool {
 fn could_be_builtin(prefix: &str) -> bool {
     match prefix.strip_prefix("node:") {
         Some(rest) => prefixed_builtins().any(|name| name.starts_with(rest)),
-        None => prefix.starts_with('/') || NODE_BUILTINS.iter().any(|n| n.starts_with(prefix)),
+        None => prefix.starts_with('/') || unprefixed_builtins().any(|n| n.starts_with(prefix)),
     }
 }
 

@@ -535,6 +535,67 @@ fn every_imported_name_must_be_exported_by_its_module() {
 }
 
 #[test]
+fn names_imported_from_node_builtins_are_checked_against_node_20() {
+    // `import { readFileSynk } from "node:fs"` assembled, then node refused to link it.
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "demo", MAIN);
+    lib(&sb, "recipes/lib");
+    // Fine: real names with and without the prefix, defaults, namespaces, a prefix-only
+    // module, a re-export, and `node:process`, whose exports vary with how node starts.
+    sb.write(
+        "recipes/demo/src/main.ts",
+        "import fs, { readFileSync } from \"fs\";\nimport { promises as p } from \"node:fs\";\nimport * as path from \"node:path\";\nimport { strict } from \"node:assert\";\nimport { setTimeout as sleep } from \"node:timers/promises\";\nimport { describe } from \"node:test\";\nimport { argv, env } from \"node:process\";\nexport { join, default as pathDefault } from \"node:path\";\nconsole.log([typeof fs.readFileSync, typeof readFileSync, typeof p.readFile, typeof path.join, typeof strict, typeof sleep, typeof describe, Array.isArray(argv), typeof env].join(\",\"));\n",
+    );
+    ok(&assemble(&sb));
+    assert_eq!(
+        node_out(&sb.join("out/demo")),
+        "function,function,function,function,function,function,function,true,object\n"
+    );
+    for (main, place, says) in [
+        (
+            "import { readFileSynk } from \"node:fs\";\nconsole.log(readFileSynk);\n",
+            "main.ts:1:10",
+            "`node:fs` does not export `readFileSynk`, so node would refuse to load this module; did you mean `readFileSync`?",
+        ),
+        (
+            "import { x, joinn } from \"path\";\nconsole.log(x, joinn);\n",
+            "main.ts:1:13",
+            "`path` does not export `joinn`",
+        ),
+        (
+            "export { tset } from \"node:test\";\n",
+            "main.ts:1:10",
+            "did you mean `test`?",
+        ),
+        // Through `export *` of a builtin: its names, never its default.
+        (
+            "import { join, readFile } from \"./fsx.ts\";\nconsole.log(join, readFile);\n",
+            "main.ts:1:16",
+            "does not export `readFile`",
+        ),
+        (
+            "import fsx from \"./fsx.ts\";\nconsole.log(fsx);\n",
+            "main.ts:1:8",
+            "does not export `default`",
+        ),
+    ] {
+        sb.write(
+            "recipes/demo/src/fsx.ts",
+            "export * from \"node:path\";\nexport * from \"path\";\n",
+        );
+        sb.write("recipes/demo/src/main.ts", main);
+        let o = assemble(&sb);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{main}: {err}");
+        assert!(
+            err.contains(&format!("{place}: error[import-unresolved]: `"))
+                && err.contains(says),
+            "{main}: {err}"
+        );
+    }
+}
+
+#[test]
 fn a_module_of_a_kind_assemble_does_not_compile_is_named_as_such() {
     // Found by review: importing an existing `./t.tsx` said "no such file".
     let sb = Sandbox::new();
