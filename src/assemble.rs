@@ -646,21 +646,7 @@ fn unlinked_imports(
                         import.name
                     )
                 };
-                let message = format!(
-                    "`{module}` does not export `{}`, so node would refuse to load this module; \
-                     {fix}",
-                    import.name
-                );
-                found.push(Diagnostic::at(
-                    source,
-                    crate::json::Position {
-                        line: import.line,
-                        column: import.column,
-                    },
-                    Severity::Error,
-                    crate::typescript::UNRESOLVED,
-                    message,
-                ));
+                found.push(not_exported(source, import, &module, &fix));
             }
         }
     }
@@ -677,24 +663,24 @@ fn unexported_by_builtin(
     if names.contains(import.name.as_str()) {
         return None;
     }
-    // Names are short: a long one is no near miss (and would cost time).
-    let near = (import.name.len() <= 64)
-        .then(|| {
-            names
-                .iter()
-                .map(|n| (crate::event::edit_distance(n, &import.name), *n))
-                .filter(|(d, _)| *d <= 2)
-                .min()
-        })
-        .flatten();
-    let hint = match near {
-        Some((_, n)) => format!("did you mean `{n}`?"),
+    let hint = match crate::event::nearest(&import.name, names, |n| n.to_string()) {
+        Some(n) => format!("did you mean `{n}`?"),
         None => format!(
             "`node -p \"Object.keys(require('{}'))\"` lists what it exports",
             import.from
         ),
     };
-    Some(Diagnostic::at(
+    Some(not_exported(source, import, &import.from, &hint))
+}
+
+/// `module` does not export what `import` asks of it; `fix` says what to do.
+fn not_exported(
+    source: &Path,
+    import: &crate::typescript::NamedImport,
+    module: &str,
+    fix: &str,
+) -> Diagnostic {
+    Diagnostic::at(
         source,
         crate::json::Position {
             line: import.line,
@@ -703,10 +689,10 @@ fn unexported_by_builtin(
         Severity::Error,
         crate::typescript::UNRESOLVED,
         format!(
-            "`{}` does not export `{}`, so node would refuse to load this module; {hint}",
-            import.from, import.name
+            "`{module}` does not export `{}`, so node would refuse to load this module; {fix}",
+            import.name
         ),
-    ))
+    )
 }
 
 /// The output path (under the recipe) a relative specifier of the output file `out` names,

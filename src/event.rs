@@ -64,21 +64,12 @@ impl Event {
     /// The event `name` most likely meant, for "did you mean" hints: one that differs only
     /// in case or punctuation, else the closest within two edits (`PreToolUs`).
     pub fn suggest(name: &str) -> Option<Event> {
-        // Event names are short: a long name is no near miss (and would cost time).
-        if name.len() > 64 {
-            return None;
-        }
         let folded: String = name
             .chars()
             .filter(|c| c.is_ascii_alphanumeric())
             .collect::<String>()
             .to_ascii_lowercase();
-        Event::ALL
-            .into_iter()
-            .map(|e| (edit_distance(&e.name().to_ascii_lowercase(), &folded), e))
-            .filter(|(d, _)| *d <= 2)
-            .min_by_key(|(d, _)| *d)
-            .map(|(_, e)| e)
+        nearest(&folded, Event::ALL, |e| e.name().to_ascii_lowercase())
     }
 
     /// Tool events: the matcher is tested against the tool name.
@@ -118,6 +109,24 @@ impl fmt::Display for Event {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
+}
+
+/// The first of `candidates` closest to `word` within two edits, each compared as `name`
+/// spells it. Names are short: a word over 64 bytes is no near miss (and would cost time).
+pub(crate) fn nearest<T>(
+    word: &str,
+    candidates: impl IntoIterator<Item = T>,
+    name: impl Fn(&T) -> String,
+) -> Option<T> {
+    if word.len() > 64 {
+        return None;
+    }
+    candidates
+        .into_iter()
+        .map(|c| (edit_distance(&name(&c), word), c))
+        .filter(|(d, _)| *d <= 2)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
 }
 
 /// Levenshtein distance between two short strings, in chars.

@@ -146,22 +146,11 @@ pub(crate) fn is_node_builtin(specifier: &str) -> bool {
 /// Why `node:{name}`, which [`is_node_builtin`] refused, cannot be imported, with the
 /// builtin it most likely meant (`node:fss`, `node:Path`).
 pub(crate) fn not_a_builtin(name: &str) -> String {
-    // Names are short: a long one is no near miss (and would cost time).
-    let near = (name.len() <= 64)
-        .then(|| {
-            prefixed_builtins()
-                .map(|b| {
-                    (
-                        crate::event::edit_distance(b, &name.to_ascii_lowercase()),
-                        b,
-                    )
-                })
-                .filter(|(d, _)| *d <= 2)
-                .min_by_key(|(d, _)| *d)
-        })
-        .flatten();
+    let near = crate::event::nearest(&name.to_ascii_lowercase(), prefixed_builtins(), |b| {
+        b.to_string()
+    });
     let hint = match near {
-        Some((_, b)) => format!("did you mean `node:{b}`?"),
+        Some(b) => format!("did you mean `node:{b}`?"),
         None => "`node -p \"require('module').builtinModules\"` lists them".to_string(),
     };
     format!("`node:{name}` is not a built-in module of Node 20, which recipes run on; {hint}")
