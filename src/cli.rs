@@ -685,7 +685,7 @@ fn pack_settings(a: PackArgs) -> Result<pack::Options, Error> {
             CompressionArg::Gzip => pack::Compression::Gzip,
             CompressionArg::Zstd => pack::Compression::Zstd,
         },
-        merge: a.merge,
+        merge: a.merge.map(merge_argument).transpose()?,
         check: a.check,
         mtime: epoch.unwrap_or(0),
         mtime_from_env: epoch.is_some(),
@@ -1087,6 +1087,22 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
         .map(|s| install::install(&profile, &fetcher, &index, s, &opts))
         .collect();
     finish_outcomes(results, printer)
+}
+
+/// `--merge INDEX`: a local file. Its archives' URLs are kept as they are, so merging a
+/// published index takes a copy of it, not its URL.
+fn merge_argument(index: PathBuf) -> Result<PathBuf, Error> {
+    let text = index.to_string_lossy();
+    if text.starts_with("http://") || text.starts_with("https://") {
+        return Err(Error::ArgInvalid {
+            what: "--merge",
+            value: text.into_owned(),
+            why: "it takes a local index file; download the published index first (`curl -fo \
+                  published-index.json URL`) and merge that file"
+                .into(),
+        });
+    }
+    Ok(index)
 }
 
 fn run_remove(a: RemoveArgs, printer: &Printer) -> Result<ExitCode, Error> {

@@ -660,7 +660,11 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         )?)
     };
     let index_path = opts.out_dir.join(INDEX_FILE);
-    let own_index = read_index(&index_path)?;
+    // OUT has no index before its first pack; an index to merge must be there.
+    let own_index = match read_index(&index_path) {
+        Err(Error::Fs(e)) if e.source.kind() == io::ErrorKind::NotFound => None,
+        other => Some(other?),
+    };
     let old_index = match &opts.merge {
         // Every version either index lists stays listed; OUT's own is never dropped.
         Some(other) => {
@@ -856,12 +860,11 @@ fn newest_first(versions: &mut [Value]) {
 /// `latest`, `min_cli`, name and summary.
 fn combine_indexes(
     (ours, ours_path): (Option<Value>, &Path),
-    theirs: Option<Value>,
+    theirs: Value,
     other: &Path,
 ) -> Result<Option<Value>, Error> {
-    let (mut ours, theirs) = match (ours, theirs) {
-        (Some(o), Some(t)) => (o, t),
-        (o, t) => return Ok(o.or(t)),
+    let Some(mut ours) = ours else {
+        return Ok(Some(theirs));
     };
     let mut entries: BTreeMap<String, Value> = BTreeMap::new();
     for r in ours["recipes"].as_array().into_iter().flatten() {
@@ -917,14 +920,9 @@ fn combine_indexes(
     Ok(Some(ours))
 }
 
-fn read_index(path: &Path) -> Result<Option<Value>, Error> {
-    let bytes = match crate::fs::read_limited(path, crate::validate::MAX_DOCUMENT_BYTES) {
-        Ok(b) => b,
-        Err(e) if e.source.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e.into()),
-    };
-    let value: Value = catalog::parse_index(path, &bytes)?;
-    Ok(Some(value))
+fn read_index(path: &Path) -> Result<Value, Error> {
+    let bytes = crate::fs::read_limited(path, crate::validate::MAX_DOCUMENT_BYTES)?;
+    catalog::parse_index(path, &bytes)
 }
 
 fn version_entry(b: &Built, opts: &Options) -> Value {

@@ -1059,6 +1059,20 @@ fn merge_keeps_outs_own_index_and_refuses_conflicts() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     stderr_says(&o, "cannot be merged");
     assert_eq!(snapshot(&sb.join("out")), before);
+
+    // Found by review: an index to merge that is not there was taken for an empty one, and
+    // the versions it lists silently dropped. It is an error, and a URL is refused as usage.
+    for (merge, code, says) in [
+        ("o2/typo-index.json", 1, "o2/typo-index.json"),
+        ("o4", 1, "o4"),
+        ("https://example.com/hooks-index.json", 2, "--merge"),
+        ("http://127.0.0.1:9/hooks-index.json", 2, "download"),
+    ] {
+        let o = pack(&sb, "src", "out", &["--merge", merge]);
+        assert_eq!(o.status.code(), Some(code), "{merge}: {}", stderr(&o));
+        stderr_says(&o, says);
+        assert_eq!(snapshot(&sb.join("out")), before, "{merge}");
+    }
 }
 
 /// A fifo where an index or archive should be fails at once instead of waiting for a
