@@ -110,7 +110,8 @@ pub struct Packed {
     pub sha256: Sha256,
     /// Archive size in bytes.
     pub size: u64,
-    /// `new` (added to the index) or `unchanged` (already published with these bytes).
+    /// `new` (added to the index), `unchanged` (already published with these bytes) or
+    /// `repaired` (published with these bytes, which OUT had lost or damaged).
     pub status: &'static str,
 }
 
@@ -700,13 +701,21 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
     let unchanged = |b: &Built, published: &Path| {
         same_contents(&trees[b.index], &b.recipe, opts.mtime, published)
     };
-    let (new_index, statuses) = merge_index(
+    let (new_index, mut statuses) = merge_index(
         (old_index.as_ref(), own_index.as_ref()),
         &mut built,
         opts,
         &unchanged,
         &mut warnings,
     )?;
+    // A published archive that OUT lost or holds damaged is written again: the sources
+    // still give the bytes the index lists.
+    for (b, status) in built.iter().zip(statuses.iter_mut()) {
+        if *status == "unchanged" && digest_of_file(&opts.out_dir.join(&b.file))? != Some(b.sha256)
+        {
+            *status = "repaired";
+        }
+    }
     let index_bytes = {
         let mut s = serde_json::to_string_pretty(&new_index)
             .map_err(|e| Error::Output(io::Error::other(e)))?;
@@ -763,7 +772,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         .iter()
         .zip(&statuses)
         .map(|(b, status)| (b, status, opts.out_dir.join(&b.file)))
-        .filter(|(_, status, dest)| !(**status == "unchanged" && dest.is_file()))
+        .filter(|(_, status, _)| **status != "unchanged")
         .map(|(b, _, dest)| (staging.path().join(&b.file), dest))
         .collect();
     // Every archive is on disk before OUT changes at all (a failed sync leaves OUT as it
@@ -1052,9 +1061,11 @@ fn merge_index(
     // `updated_at` moves when the result differs from the index in OUT (`own`), which is not
     // `old` under `--merge`.
     let changed = own.is_none_or(|o| o.get("recipes") != Some(&Value::Array(recipes.clone())));
-    let updated_at = match (&opts.updated_at, changed, old_updated_at) {
-        (Some(ts), _, _) => ts.clone(),
-        (None, false, Some(old)) => old,
+    // It says when the entries last changed, so it stays while they do not, whatever
+    // time `--updated-at` gives.
+    let updated_at = match (changed, old_updated_at, &opts.updated_at) {
+        (false, Some(old), _) => old,
+        (_, _, Some(ts)) => ts.clone(),
         _ => {
             let secs = if opts.mtime_from_env {
                 opts.mtime

@@ -539,6 +539,71 @@ fn check_reports_differences_and_writes_nothing() {
 }
 
 #[test]
+fn a_damaged_archive_in_out_is_repaired_from_the_sources() {
+    // Found by review: pack said `unchanged` and kept damaged bytes, while `--check` said
+    // they differ, so the two never agreed.
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    assert!(pack(&sb, "src", "out", &[]).status.success());
+    let good = snapshot(&sb.join("out"));
+    let beta = sb.join("out/hooks-beta-0.1.0.tar.gz");
+    let published = std::fs::read(&beta).unwrap();
+    let said = |o: &std::process::Output, words: [&str; 3]| {
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .any(|l| l.split_whitespace().take(3).eq(words))
+    };
+    for damage in [b"not gzip".to_vec(), [published.as_slice(), b"x"].concat()] {
+        std::fs::write(&beta, &damage).unwrap();
+        let o = pack(&sb, "src", "out", &["--check"]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let o = pack(&sb, "src", "out", &[]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(said(&o, ["repaired", "beta", "0.1.0"]), "{o:?}");
+        assert!(said(&o, ["unchanged", "alpha", "0.1.0"]), "{o:?}");
+        assert_eq!(snapshot(&sb.join("out")), good);
+        let o = pack(&sb, "src", "out", &["--check"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    // A missing one is put back the same way.
+    std::fs::remove_file(&beta).unwrap();
+    let o = pack(&sb, "src", "out", &[]);
+    assert!(said(&o, ["repaired", "beta", "0.1.0"]), "{o:?}");
+    assert_eq!(snapshot(&sb.join("out")), good);
+}
+
+#[test]
+fn updated_at_moves_only_when_the_entries_change_even_when_given() {
+    // Found by review: `--updated-at` rewrote the index of unchanged sources (and said
+    // "index unchanged"), and `--check --updated-at` failed on a current OUT.
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    let pack_at = |ts: &str, extra: &[&str]| {
+        let o = sb
+            .cmd()
+            .args(["pack", "--recipes-dir", "src", "--out-dir", "out"])
+            .args(["--updated-at", ts])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        o
+    };
+    pack_at("2026-01-01T00:00:00Z", &[]);
+    let before = snapshot(&sb.join("out"));
+    let o = pack_at("2026-03-03T00:00:00Z", &[]);
+    stderr_says(&o, "(index unchanged)");
+    assert_eq!(snapshot(&sb.join("out")), before);
+    pack_at("2027-01-01T00:00:00Z", &["--check"]);
+    // A new version takes the time given.
+    write_recipe(&sb, "src/gamma", &manifest("gamma"));
+    pack_at("2026-04-04T00:00:00Z", &[]);
+    let index: Value =
+        serde_json::from_slice(&std::fs::read(sb.join("out/hooks-index.json")).unwrap()).unwrap();
+    assert_eq!(index["updated_at"], "2026-04-04T00:00:00Z");
+}
+
+#[test]
 fn zstd_archives_are_reproducible_and_verify() {
     let sb = Sandbox::new();
     two_recipes(&sb, "src");
