@@ -502,26 +502,71 @@ fn check_asset_base(base: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The recipe folders under `dir` (with a `recipe.json`), sorted by name.
-pub fn discover(dir: &Path) -> Result<Vec<PathBuf>, Error> {
-    let mut out = Vec::new();
+/// What a folder of recipes holds: its recipe folders (each with a `recipe.json`), sorted
+/// by name, its `lib/` of shared helpers if any, and what is neither (a folder without a
+/// `recipe.json`, a link), as errors. Hidden entries and plain files are skipped.
+pub fn survey(dir: &Path) -> Result<Surveyed, crate::fs::FsError> {
+    let mut out = Surveyed::default();
     for entry in crate::fs::read_dir_sorted(dir)? {
         let path = entry.path();
-        let name = entry.file_name();
-        if name.to_string_lossy().starts_with('.') {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
             continue;
         }
         let ft = entry
             .file_type()
             .map_err(|e| crate::fs::FsError::new("inspect", &path, e))?;
         if ft.is_symlink() {
-            return Err(refused(&path, "symbolic links are refused among recipes"));
-        }
-        if ft.is_dir() && path.join("recipe.json").exists() {
-            out.push(path);
+            out.problems.push(Diagnostic::file_level(
+                &path,
+                Severity::Error,
+                "symlink",
+                "symbolic links are not allowed among recipes; replace the link with the \
+                 folder itself",
+            ));
+        } else if !ft.is_dir() {
+            continue;
+        } else if path.join("recipe.json").exists() {
+            out.recipes.push(path);
+        } else if name == "lib" {
+            out.lib = Some(path);
+        } else {
+            out.problems.push(Diagnostic::file_level(
+                &path,
+                Severity::Error,
+                "recipe-manifest-missing",
+                format!(
+                    "folder `{name}` has no recipe.json; add one (see `hookpack new`) or move \
+                     the folder out of {}",
+                    dir.display()
+                ),
+            ));
         }
     }
     Ok(out)
+}
+
+/// What [`survey`] found in a folder of recipes.
+#[derive(Debug, Default)]
+pub struct Surveyed {
+    /// The recipe folders, sorted by name.
+    pub recipes: Vec<PathBuf>,
+    /// `lib/`, the shared helpers of this repo's layout.
+    pub lib: Option<PathBuf>,
+    /// Links and folders that are not recipes.
+    pub problems: Vec<Diagnostic>,
+}
+
+/// The recipe folders under `dir`, sorted by name; refused when it holds links or folders
+/// that are not recipes (as `validate` reports them).
+pub fn discover(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    let found = survey(dir)?;
+    if !found.problems.is_empty() {
+        return Err(Error::RecipesInvalid {
+            diagnostics: found.problems,
+        });
+    }
+    Ok(found.recipes)
 }
 
 struct Built {

@@ -230,33 +230,14 @@ fn validate_dir(dir: &Path) -> (Kind, Vec<Diagnostic>) {
 /// Validates each recipe folder under `dir`; `lib/` holds shared helpers and dot-folders
 /// are ignored.
 pub fn validate_recipes_folder(dir: &Path) -> Vec<Diagnostic> {
-    let entries = match crate::fs::read_dir_sorted(dir) {
-        Ok(e) => e,
+    let found = match crate::pack::survey(dir) {
+        Ok(found) => found,
         Err(e) => return vec![fs_diagnostic(&e)],
     };
-    let mut out = Vec::new();
-    let mut recipes = Vec::new();
-    for entry in entries {
-        let path = entry.path();
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let Ok(ft) = entry.file_type() else { continue };
-        if name.starts_with('.') {
-            continue;
-        }
-        if ft.is_symlink() {
-            out.push(Diagnostic::file_level(&path, Severity::Error, "symlink", "symbolic links are not allowed among recipes; replace the link with the folder itself"));
-            continue;
-        }
-        if !ft.is_dir() {
-            continue;
-        }
-        if path.join("recipe.json").exists() {
-            recipes.push(path);
-        } else if name == "lib" {
-            out.extend(recipe::check_tree(&path, false));
-        } else {
-            out.push(Diagnostic::file_level(&path, Severity::Error, "recipe-manifest-missing", format!("folder `{name}` has no recipe.json; add one (see `hookpack new`) or move the folder out of {}", dir.display())));
-        }
+    let mut out = found.problems;
+    let recipes = found.recipes;
+    if let Some(lib) = &found.lib {
+        out.extend(recipe::check_tree(lib, false));
     }
     let lib = crate::assemble::Layout::recipes_dir(dir).lib_dir;
     check_recipes(&recipes, lib.as_deref(), &mut out);

@@ -760,6 +760,37 @@ fn reference_cases() {
     let o = pack(&sb, "empty", "out", &[]);
     assert_eq!(o.status.code(), Some(1));
     stderr_says(&o, "no recipes in");
+
+    // Found by review: a folder that is not a recipe was skipped in silence, where
+    // `validate` reports it. `lib/` (shared helpers) and hidden folders are no recipes.
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    assert!(pack(&sb, "src", "out", &[]).status.success());
+    let before = snapshot(&sb.join("out"));
+    std::fs::create_dir_all(sb.join("src/lib")).unwrap();
+    std::fs::create_dir_all(sb.join("src/.git")).unwrap();
+    sb.write("src/README.md", "# recipes\n");
+    assert!(pack(&sb, "src", "out", &[]).status.success());
+    std::fs::create_dir_all(sb.join("src/gamma")).unwrap();
+    for args in [&["pack"][..], &["assemble"], &["validate"]] {
+        let mut c = sb.cmd();
+        c.args(args);
+        if args[0] == "validate" {
+            c.arg("src");
+        } else {
+            c.args(["--recipes-dir", "src", "--out-dir", "out"]);
+        }
+        let o = c.output().unwrap();
+        let said = stderr(&o) + &String::from_utf8_lossy(&o.stdout);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {said}");
+        assert!(
+            said.contains(
+                "src/gamma: error[recipe-manifest-missing]: folder `gamma` has no recipe.json"
+            ),
+            "{args:?}: {said}"
+        );
+        assert_eq!(snapshot(&sb.join("out")), before, "{args:?}");
+    }
 }
 
 #[test]
