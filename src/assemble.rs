@@ -581,35 +581,101 @@ fn refused_name(path: &Path, what: &str) -> Error {
     }
 }
 
+/// What a name a module exports resolves to, as in ECMAScript's ResolveExport.
+#[derive(Debug, PartialEq, Eq)]
+enum Resolved {
+    /// A binding: the module that holds it (an output path, or a specifier not compiled
+    /// here such as `node:fs`) and its name there.
+    Found(String, String),
+    /// Not exported.
+    NotFound,
+    /// Asked for again while resolving it, or already resolved through another path: as
+    /// ResolveExport's `null` for a circular request, it adds nothing.
+    Again,
+    /// Given by two `export *` of the output file named as different bindings: node refuses
+    /// to link an import of it.
+    Ambiguous(String),
+    /// Cannot be known: it may come from a module not compiled here (a builtin, JSON).
+    Unknown,
+}
+
+/// Resolves `name` as exported by the output file `out`, following re-exports and
+/// `export *` as node does. `seen` holds the (module, name) pairs already asked for.
+fn resolve_export(
+    out: &str,
+    name: &str,
+    links: &BTreeMap<String, crate::typescript::Links>,
+    seen: &mut BTreeSet<(String, String)>,
+) -> Resolved {
+    use crate::typescript::Binding;
+    let Some(l) = links.get(out) else {
+        return Resolved::Unknown;
+    };
+    if !seen.insert((out.to_string(), name.to_string())) {
+        return Resolved::Again;
+    }
+    match l.exports.get(name) {
+        Some(Binding::Local(local)) => return Resolved::Found(out.to_string(), local.clone()),
+        Some(Binding::From { from, name: theirs }) => {
+            let target = module_of(out, from);
+            if theirs == "*" {
+                return Resolved::Found(target, "*".into());
+            }
+            return match resolve_export(&target, theirs, links, seen) {
+                found @ (Resolved::Found(..) | Resolved::Again) => found,
+                // Not compiled here: that module's own binding.
+                Resolved::Unknown => Resolved::Found(target, theirs.clone()),
+                // Reported where it is re-exported; here it is that module's name.
+                Resolved::NotFound | Resolved::Ambiguous(_) => {
+                    Resolved::Found(out.to_string(), name.to_string())
+                }
+            };
+        }
+        None => {}
+    }
+    if name == "default" {
+        return Resolved::NotFound;
+    }
+    let mut found = None;
+    let mut unknown = false;
+    for from in &l.star_from {
+        let result = match target_of(out, from) {
+            Some(target) => resolve_export(&target, name, links, seen),
+            // A builtin's names are known; not those of a builtin whose exports vary.
+            None => match crate::typescript::builtin_exports(from) {
+                Some(names) if names.contains(name) => {
+                    Resolved::Found(module_of(out, from), name.to_string())
+                }
+                Some(_) => Resolved::NotFound,
+                None => Resolved::Unknown,
+            },
+        };
+        match result {
+            ambiguous @ Resolved::Ambiguous(_) => return ambiguous,
+            Resolved::Found(module, binding) => match &found {
+                None => found = Some((module, binding)),
+                Some(first) if *first == (module.clone(), binding.clone()) => {}
+                Some(_) => return Resolved::Ambiguous(out.to_string()),
+            },
+            Resolved::NotFound | Resolved::Again => {}
+            Resolved::Unknown => unknown = true,
+        }
+    }
+    match found {
+        Some((module, binding)) => Resolved::Found(module, binding),
+        None if unknown => Resolved::Unknown,
+        None => Resolved::NotFound,
+    }
+}
+
 /// Every named import of a compiled module from another one, or from a Node builtin, that
-/// the target does not export: node refuses to link such a module (`does not provide an
-/// export named`).
+/// the target does not export, or gets from two `export *` as different bindings: node
+/// refuses to link such a module (`does not provide an export named`, `contains
+/// conflicting star exports`).
 fn unlinked_imports(
     links: &BTreeMap<String, crate::typescript::Links>,
     origins: &BTreeMap<String, PathBuf>,
 ) -> Vec<Diagnostic> {
-    // The names a module exports, following `export * from` (never its `default`).
-    fn exports_of<'l>(
-        out: &str,
-        links: &'l BTreeMap<String, crate::typescript::Links>,
-        seen: &mut BTreeSet<String>,
-    ) -> Option<BTreeSet<&'l str>> {
-        let l = links.get(out)?;
-        let mut names: BTreeSet<&str> = l.exports.iter().map(String::as_str).collect();
-        if !seen.insert(out.to_string()) {
-            return Some(names);
-        }
-        for from in &l.star_from {
-            let more = match target_of(out, from) {
-                Some(target) => exports_of(&target, links, seen)?,
-                // A builtin's names are known; a star from anything else (a package, a
-                // builtin whose exports vary) exports names we cannot list.
-                None => crate::typescript::builtin_exports(from)?.clone(),
-            };
-            names.extend(more.into_iter().filter(|n| *n != "default"));
-        }
-        Some(names)
-    }
     let mut found = Vec::new();
     for (out, l) in links {
         let Some(source) = origins.get(out) else {
@@ -622,32 +688,47 @@ fn unlinked_imports(
                 }
                 continue;
             };
-            // A JSON module exports its value as `default`, and nothing else.
-            let names = if target.ends_with(".json") {
-                BTreeSet::from(["default"])
-            } else if let Some(names) = exports_of(&target, links, &mut BTreeSet::new()) {
-                names
-            } else {
-                continue;
+            // Named by its source, as the user wrote it, not by its output name.
+            let module = match origins.get(&target) {
+                Some(file) => file.display().to_string(),
+                None => import.from.clone(),
             };
-            if !names.contains(import.name.as_str()) {
-                // Named by its source, as the user wrote it, not by its output name.
-                let module = match origins.get(&target) {
-                    Some(file) => file.display().to_string(),
-                    None => import.from.clone(),
-                };
-                let fix = if target.ends_with(".json") {
-                    "import the whole value instead (`import data from … with { type: \"json\" }`) \
-                     and read `data.name`"
-                        .to_string()
+            let name = import.name.as_str();
+            // A JSON module exports its value as `default`, and nothing else.
+            let resolved = if target.ends_with(".json") {
+                if name == "default" {
+                    Resolved::Unknown
                 } else {
+                    Resolved::NotFound
+                }
+            } else {
+                resolve_export(&target, name, links, &mut BTreeSet::new())
+            };
+            let message = match resolved {
+                Resolved::Found(..) | Resolved::Unknown => continue,
+                Resolved::Ambiguous(at) => {
+                    let module = origins.get(&at).map_or(at, |f| f.display().to_string());
                     format!(
-                        "if it is a type, import or re-export it with `type` (`import type {{ {} }}`)",
-                        import.name
+                        "`{module}` gets `{name}` from more than one `export *`, each a different \
+                         binding, and node refuses to load a module that imports such a name; in \
+                         `{module}`, re-export the one you mean by name (`export {{ {name} }} from \
+                         \"…\"`)"
                     )
-                };
-                found.push(not_exported(source, import, &module, &fix));
-            }
+                }
+                Resolved::NotFound | Resolved::Again => {
+                    let fix = if target.ends_with(".json") {
+                        "import the whole value instead (`import data from … with { type: \"json\" }`) \
+                         and read `data.name`"
+                            .to_string()
+                    } else {
+                        format!(
+                            "if it is a type, import or re-export it with `type` (`import type {{ {name} }}`)"
+                        )
+                    };
+                    not_exported(&module, name, &fix)
+                }
+            };
+            found.push(at_import(source, import, message));
         }
     }
     found
@@ -670,15 +751,20 @@ fn unexported_by_builtin(
             import.from
         ),
     };
-    Some(not_exported(source, import, &import.from, &hint))
+    let message = not_exported(&import.from, &import.name, &hint);
+    Some(at_import(source, import, message))
 }
 
-/// `module` does not export what `import` asks of it; `fix` says what to do.
-fn not_exported(
+/// Says that `module` does not export `name`; `fix` says what to do.
+fn not_exported(module: &str, name: &str, fix: &str) -> String {
+    format!("`{module}` does not export `{name}`, so node would refuse to load this module; {fix}")
+}
+
+/// An error about `import`, in the source file `source`, where the name is.
+fn at_import(
     source: &Path,
     import: &crate::typescript::NamedImport,
-    module: &str,
-    fix: &str,
+    message: String,
 ) -> Diagnostic {
     Diagnostic::at(
         source,
@@ -688,11 +774,19 @@ fn not_exported(
         },
         Severity::Error,
         crate::typescript::UNRESOLVED,
-        format!(
-            "`{module}` does not export `{}`, so node would refuse to load this module; {fix}",
-            import.name
-        ),
+        message,
     )
+}
+
+/// The module `specifier` names in the output file `out`, as one name for each: its output
+/// path, a builtin's name without `node:` (`node:fs` and `fs` are one module), or the
+/// specifier as it is.
+fn module_of(out: &str, specifier: &str) -> String {
+    target_of(out, specifier).unwrap_or_else(|| {
+        crate::typescript::builtin_name(specifier)
+            .unwrap_or(specifier)
+            .to_string()
+    })
 }
 
 /// The output path (under the recipe) a relative specifier of the output file `out` names,

@@ -132,6 +132,11 @@ fn builtin(specifier: &str) -> Option<&'static Builtin> {
     }
 }
 
+/// The name of the built-in module `specifier` names, without `node:`.
+pub(crate) fn builtin_name(specifier: &str) -> Option<&'static str> {
+    builtin(specifier).map(|b| b.name)
+}
+
 /// The names the built-in module `specifier` exports to `import { … }` (`default`
 /// included); `None` if it is no builtin, or one whose exports vary.
 pub(crate) fn builtin_exports(specifier: &str) -> Option<&'static BTreeSet<&'static str>> {
@@ -443,10 +448,22 @@ fn compile_here(
 pub struct Links {
     /// Named imports (`import { a }`, `import d`, `export { a } from`), as rewritten.
     pub imports: Vec<NamedImport>,
-    /// The names exported, `default` included.
-    pub exports: BTreeSet<String>,
+    /// The names exported, `default` included, each with the binding it stands for.
+    pub exports: std::collections::BTreeMap<String, Binding>,
     /// The specifiers of `export * from`, as rewritten: their names are exported too.
     pub star_from: Vec<String>,
+}
+
+/// What an exported name stands for, so that two `export *` giving one name can be told
+/// apart from two giving the same binding (node refuses to link an import of the first).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Binding {
+    /// A binding of the module itself (`*default*` for `export default expression`; a
+    /// namespace imported with `import * as` is one too).
+    Local(String),
+    /// A name of another module (`export { a } from`, `import { a } …; export { a }`), as
+    /// rewritten; `*` is its namespace (`export * as ns from`).
+    From { from: String, name: String },
 }
 
 /// One name imported from a module.
@@ -504,11 +521,74 @@ fn links(program: &Program<'_>, locator: &Locator<'_>) -> Links {
             _ => {}
         }
     }
-    out.exports = exported_names(program)
-        .into_iter()
-        .map(|(name, _)| name.to_string())
-        .collect();
+    out.exports = exported_bindings(program);
     out.star_from = star_from;
+    out
+}
+
+/// The binding of each name a program exports (see [`Binding`]).
+fn exported_bindings(program: &Program<'_>) -> std::collections::BTreeMap<String, Binding> {
+    use oxc::ast::ast::ImportDeclarationSpecifier as S;
+    let from = |source: &StringLiteral<'_>, name: &str| Binding::From {
+        from: source.value.to_string(),
+        name: name.to_string(),
+    };
+    // What each imported name stands for; a namespace import is a binding of this module.
+    let mut imported = std::collections::BTreeMap::new();
+    for statement in &program.body {
+        if let Statement::ImportDeclaration(d) = statement {
+            for spec in d.specifiers.iter().flatten() {
+                let name = match spec {
+                    S::ImportSpecifier(s) => s.imported.name(),
+                    S::ImportDefaultSpecifier(_) => "default".into(),
+                    S::ImportNamespaceSpecifier(_) => continue,
+                };
+                imported.insert(spec.local().name.as_str(), from(&d.source, &name));
+            }
+        }
+    }
+    let local = |name: &str| {
+        (imported.get(name).cloned()).unwrap_or_else(|| Binding::Local(name.to_string()))
+    };
+    let mut out = std::collections::BTreeMap::new();
+    for statement in &program.body {
+        match statement {
+            Statement::ExportNamedDeclaration(d) if d.export_kind.is_value() => {
+                for s in d.specifiers.iter().filter(|s| s.export_kind.is_value()) {
+                    out.insert(s.exported.name().to_string(), local(&s.local.name()));
+                }
+            }
+            Statement::ExportFromDeclaration(d) if d.export_kind.is_value() => {
+                for s in d.specifiers.iter().filter(|s| s.export_kind.is_value()) {
+                    let binding = from(&d.source, &s.local.name());
+                    out.insert(s.exported.name().to_string(), binding);
+                }
+            }
+            Statement::ExportAllDeclaration(d) if d.export_kind.is_value() => {
+                if let Some(name) = &d.exported {
+                    out.insert(name.name().to_string(), from(&d.source, "*"));
+                }
+            }
+            Statement::ExportDefaultDeclaration(d) => {
+                use oxc::ast::ast::ExportDefaultDeclarationKind as K;
+                let name = match &d.declaration {
+                    K::FunctionDeclaration(f) => f.id.as_ref().map(|id| id.name.as_str()),
+                    K::ClassDeclaration(c) => c.id.as_ref().map(|id| id.name.as_str()),
+                    _ => None,
+                };
+                out.insert(
+                    "default".into(),
+                    Binding::Local(name.unwrap_or("*default*").into()),
+                );
+            }
+            _ => {}
+        }
+    }
+    // Declarations (`export const a`) are local.
+    for (name, _) in exported_names(program) {
+        out.entry(name.to_string())
+            .or_insert_with(|| Binding::Local(name.to_string()));
+    }
     out
 }
 

@@ -593,6 +593,30 @@ fn names_imported_from_node_builtins_are_checked_against_node_20() {
             "{main}: {err}"
         );
     }
+    // `node:path` and `path` are one module: their stars give one `join`. A star from the
+    // recipe's own module that gives another `join` makes it ambiguous.
+    sb.write(
+        "recipes/demo/src/main.ts",
+        "import { join, sep } from \"./fsx.ts\";\nconsole.log(typeof join, sep);\n",
+    );
+    ok(&assemble(&sb));
+    assert_eq!(node_out(&sb.join("out/demo")), "function /\n");
+    sb.write(
+        "recipes/demo/src/fsx.ts",
+        "export * from \"node:path\";\nexport * from \"./util.ts\";\n",
+    );
+    sb.write(
+        "recipes/demo/src/util.ts",
+        "export const join = (a: string) => a;\nexport const twice = (n: number): number => n * 2;\n",
+    );
+    let o = assemble(&sb);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("main.ts:1:10: error[import-unresolved]: `")
+            && err.contains("gets `join` from more than one `export *`"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -1209,4 +1233,80 @@ fn a_recipes_dir_of_dot_or_dot_dot_finds_the_sibling_lib() {
         );
         assert_eq!(node_out(&sb.join("out/demo")), "sibling\n");
     }
+}
+
+#[test]
+fn a_name_two_export_stars_give_differently_cannot_be_imported() {
+    // Found by probing: `lib/index.ts` re-exported `./a.ts` and `./b.ts` with `export *`, both
+    // exporting `x`; importing `x` assembled, then node refused to link the module
+    // (`contains conflicting star exports for name 'x'`).
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "demo", MAIN);
+    lib(&sb, "recipes/lib");
+    sb.write(
+        "recipes/lib/a.ts",
+        "export const x = 1;\nexport const a = 1;\n",
+    );
+    sb.write("recipes/lib/b.ts", "export const x = 2;\n");
+    sb.write(
+        "recipes/lib/index.ts",
+        "export * from \"./a.ts\";\nexport * from \"./b.ts\";\n",
+    );
+    for (main, place) in [
+        (
+            "import { x } from \"../../lib/index.ts\";\nconsole.log(x);\n",
+            "main.ts:1:10",
+        ),
+        (
+            "export { x as y } from \"../../lib/index.ts\";\n",
+            "main.ts:1:10",
+        ),
+        // Through one more `export *`, the name is just as ambiguous.
+        (
+            "import { x } from \"./again.ts\";\nconsole.log(x);\n",
+            "main.ts:1:10",
+        ),
+    ] {
+        sb.write(
+            "recipes/demo/src/again.ts",
+            "export * from \"../../lib/index.ts\";\n",
+        );
+        sb.write("recipes/demo/src/main.ts", main);
+        let o = assemble(&sb);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{main}: {err}");
+        assert!(
+            err.contains(&format!(
+                "{place}: error[import-unresolved]: `recipes/lib/index.ts` gets `x` from more \
+                 than one `export *`, each a different binding, and node refuses to load a \
+                 module that imports such a name; in `recipes/lib/index.ts`, re-export the one \
+                 you mean by name (`export {{ x }} from \"…\"`)"
+            )),
+            "{main}: {err}"
+        );
+    }
+    // Valid neighbours, which node links: the other names of those stars, a namespace
+    // import, a local export shadowing the stars, and stars that lead to one binding (the
+    // same module twice, the same name re-exported by name from it).
+    sb.write("recipes/lib/c.ts", "export const z = 3;\n");
+    sb.write("recipes/lib/d.ts", "export * from \"./c.ts\";\n");
+    sb.write("recipes/lib/e.ts", "export { z } from \"./c.ts\";\n");
+    sb.write(
+        "recipes/lib/f.ts",
+        "import { z } from \"./c.ts\";\nexport { z };\n",
+    );
+    sb.write(
+        "recipes/lib/same.ts",
+        "export * from \"./c.ts\";\nexport * from \"./d.ts\";\nexport * from \"./e.ts\";\nexport * from \"./f.ts\";\n",
+    );
+    sb.write(
+        "recipes/lib/shadow.ts",
+        "export * from \"./index.ts\";\nexport const x = 5;\n",
+    );
+    sb.write(
+        "recipes/demo/src/main.ts",
+        "import { a } from \"../../lib/index.ts\";\nimport * as ns from \"../../lib/index.ts\";\nimport { x } from \"../../lib/shadow.ts\";\nimport { z } from \"../../lib/same.ts\";\nprocess.stdout.write(`${a} ${ns.x} ${x} ${z}`);\n",
+    );
+    ok(&assemble(&sb));
+    assert_eq!(node_out(&sb.join("out/demo")), "1 undefined 5 3");
 }
