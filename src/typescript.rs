@@ -937,20 +937,20 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
     fn visit_import_declaration(&mut self, it: &mut ImportDeclaration<'a>) {
         if !self.is_helper_import(it) {
             self.problems
-                .extend(json_without_type(&it.source, it.with_clause.as_deref()));
+                .extend(import_attributes(&it.source, it.with_clause.as_deref()));
             self.rewrite_literal(&mut it.source);
         }
     }
 
     fn visit_export_from_declaration(&mut self, it: &mut ExportFromDeclaration<'a>) {
         self.problems
-            .extend(json_without_type(&it.source, it.with_clause.as_deref()));
+            .extend(import_attributes(&it.source, it.with_clause.as_deref()));
         self.rewrite_literal(&mut it.source);
     }
 
     fn visit_export_all_declaration(&mut self, it: &mut ExportAllDeclaration<'a>) {
         self.problems
-            .extend(json_without_type(&it.source, it.with_clause.as_deref()));
+            .extend(import_attributes(&it.source, it.with_clause.as_deref()));
         self.rewrite_literal(&mut it.source);
     }
 
@@ -959,6 +959,17 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
         // The string becomes a plain string literal (a template's text is never edited),
         // so we never have to escape the new specifier for a template.
         if let Some((span, old)) = static_specifier(&it.source) {
+            // Its options may be any expression: only their absence is sure to fail.
+            if old.ends_with(".json") && it.options.is_none() {
+                self.problems.push(
+                    OxcDiagnostic::error(format!(
+                        "node loads a JSON module only when its import says so: write \
+                         `import(\"{old}\", {{ with: {{ type: \"json\" }} }})`"
+                    ))
+                    .with_label(span)
+                    .with_error_code("hookpack", UNRESOLVED),
+                );
+            }
             if let Some(new) = self.resolve(&old, span) {
                 let value = Str::from_str_in(&new, &self.builder);
                 let literal = Expression::new_string_literal(span, value, None, &self.builder);
@@ -1038,30 +1049,67 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
     }
 }
 
-/// Node refuses to load a JSON module (ERR_IMPORT_ASSERTION_TYPE_MISSING) unless its
-/// static import says `with { type: "json" }`.
-fn json_without_type(
+/// What node refuses in the attributes of a static import of `source`: a JSON module must
+/// be imported `with { type: "json" }` (ERR_IMPORT_ASSERTION_TYPE_MISSING), nothing else may
+/// be (ERR_IMPORT_ASSERTION_TYPE_FAILED), Node 20 knows no other type
+/// (ERR_IMPORT_ASSERTION_TYPE_UNSUPPORTED) and no other attribute
+/// (ERR_IMPORT_ATTRIBUTE_UNSUPPORTED). Whether a module is JSON is told by its specifier,
+/// as assemble resolves only `.json` specifiers to JSON files.
+fn import_attributes(
     source: &StringLiteral<'_>,
     with: Option<&WithClause<'_>>,
-) -> Option<OxcDiagnostic> {
-    let typed = with.is_some_and(|w| {
-        w.with_entries.iter().any(|a| {
-            let key = match &a.key {
-                ImportAttributeKey::Identifier(k) => k.name.as_str(),
-                ImportAttributeKey::StringLiteral(k) => k.value.as_str(),
-            };
-            key == "type" && a.value.value == "json"
-        })
-    });
-    (source.value.ends_with(".json") && !typed).then(|| {
-        OxcDiagnostic::error(format!(
-            "node loads a JSON module only when its import says so: write `from \"{}\" with \
-             {{ type: \"json\" }}`",
-            source.value
-        ))
-        .with_label(source.span)
-        .with_error_code("hookpack", UNRESOLVED)
-    })
+) -> Vec<OxcDiagnostic> {
+    let refuse = |message: String, span: Span| {
+        OxcDiagnostic::error(message)
+            .with_label(span)
+            .with_error_code("hookpack", UNRESOLVED)
+    };
+    let json = source.value.ends_with(".json");
+    let mut typed = false;
+    let mut found = Vec::new();
+    for a in with.iter().flat_map(|w| w.with_entries.iter()) {
+        let (key, key_span) = match &a.key {
+            ImportAttributeKey::Identifier(k) => (k.name.as_str(), k.span),
+            ImportAttributeKey::StringLiteral(k) => (k.value.as_str(), k.span),
+        };
+        if key != "type" {
+            found.push(refuse(
+                format!("Node 20 supports no import attribute but `type`; remove `{key}`"),
+                key_span,
+            ));
+        } else if a.value.value != "json" {
+            found.push(refuse(
+                format!(
+                    "Node 20 imports no module of type `{}`; JSON modules are imported `with \
+                     {{ type: \"json\" }}`, others without attributes",
+                    a.value.value
+                ),
+                a.value.span,
+            ));
+        } else if json {
+            typed = true;
+        } else {
+            found.push(refuse(
+                format!(
+                    "`{}` is not a JSON module, and node refuses to load it as one; remove \
+                     `with {{ type: \"json\" }}`",
+                    source.value
+                ),
+                a.value.span,
+            ));
+        }
+    }
+    if json && !typed && found.is_empty() {
+        found.push(refuse(
+            format!(
+                "node loads a JSON module only when its import says so: write `from \"{}\" with \
+                 {{ type: \"json\" }}`",
+                source.value
+            ),
+            source.span,
+        ));
+    }
+    found
 }
 
 /// The specifier of `import(e)` when `e` is one string: a literal or a template without

@@ -698,6 +698,63 @@ fn a_json_module_must_be_imported_with_its_type() {
     sb_json_refused("export { default } from \"./data.json\";\n", "main.ts:1:25");
 }
 
+#[test]
+fn import_attributes_node_20_cannot_load_are_refused() {
+    // Found by probing: each of these assembled, then node refused to load the module
+    // (ERR_IMPORT_ASSERTION_TYPE_FAILED, ERR_IMPORT_ASSERTION_TYPE_UNSUPPORTED,
+    // ERR_IMPORT_ATTRIBUTE_UNSUPPORTED), or failed when the import ran
+    // (ERR_IMPORT_ASSERTION_TYPE_MISSING).
+    for (main, place, message) in [
+        (
+            "import \"./util.ts\" with { type: \"json\" };\n",
+            "main.ts:1:33",
+            "`./util.ts` is not a JSON module, and node refuses to load it as one; remove `with { type: \"json\" }`",
+        ),
+        (
+            "import fs from \"node:fs\" with { type: \"json\" };\nconsole.log(fs);\n",
+            "main.ts:1:39",
+            "`node:fs` is not a JSON module, and node refuses to load it as one; remove `with { type: \"json\" }`",
+        ),
+        (
+            "import d from \"./data.json\" with { type: \"css\" };\nconsole.log(d);\n",
+            "main.ts:1:42",
+            "Node 20 imports no module of type `css`; JSON modules are imported `with { type: \"json\" }`, others without attributes",
+        ),
+        (
+            "export * from \"./util.ts\" with { foo: \"bar\" };\n",
+            "main.ts:1:34",
+            "Node 20 supports no import attribute but `type`; remove `foo`",
+        ),
+        (
+            "const d = await import(\"./data.json\");\nconsole.log(d);\n",
+            "main.ts:1:24",
+            "node loads a JSON module only when its import says so: write `import(\"./data.json\", { with: { type: \"json\" } })`",
+        ),
+    ] {
+        let sb = Sandbox::new();
+        source_recipe(&sb, "recipes", "demo", main);
+        sb.write("recipes/demo/src/data.json", "{}\n");
+        let o = assemble(&sb);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{main}: {err}");
+        assert!(
+            err.contains(&format!("{place}: error[import-unresolved]: {message}")),
+            "{main}: {err}"
+        );
+    }
+    // Valid neighbours, which node loads.
+    let sb = Sandbox::new();
+    source_recipe(
+        &sb,
+        "recipes",
+        "demo",
+        "import d from \"./data.json\" with { \"type\": \"json\" };\nexport { default as e } from \"./data.json\" with { type: \"json\" };\nconst a = await import(\"./data.json\", { with: { type: \"json\" } });\nconst u = await import(\"./util.ts\");\nimport { twice } from \"./util.ts\" with {};\nprocess.stdout.write(`${d.n} ${a.default.n} ${u.twice(twice(1))}`);\n",
+    );
+    sb.write("recipes/demo/src/data.json", "{\"n\": 3}\n");
+    ok(&assemble(&sb));
+    assert_eq!(node_out(&sb.join("out/demo")), "3 3 4");
+}
+
 fn sb_json_refused(main_ts: &str, place: &str) {
     let sb = Sandbox::new();
     source_recipe(&sb, "recipes", "demo", main_ts);
