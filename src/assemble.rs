@@ -981,22 +981,8 @@ fn plan_all(
 
 /// The recipe folders of a layout, optionally just one.
 fn recipe_dirs(layout: &Layout, only: Option<&Id>) -> Result<Vec<PathBuf>, Error> {
-    let mut dirs = crate::pack::discover(&layout.recipes_dir)?;
-    if let Some(only) = only {
-        dirs.retain(|d| d.file_name().is_some_and(|n| n == only.as_str()));
-        if dirs.is_empty() {
-            return Err(Error::RecipeNotFound {
-                id: only.to_string(),
-                dir: layout.recipes_dir.clone(),
-            });
-        }
-    }
-    if dirs.is_empty() {
-        return Err(Error::NoRecipes {
-            dir: layout.recipes_dir.clone(),
-        });
-    }
-    Ok(dirs)
+    let dirs = crate::pack::discover(&layout.recipes_dir)?;
+    crate::pack::chosen(dirs, only, &layout.recipes_dir)
 }
 
 /// Validates the recipe folders and the helpers folder (which may hold no links either:

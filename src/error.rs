@@ -96,12 +96,14 @@ pub enum Error {
         path: PathBuf,
     },
     /// `--only` names a recipe that is not there.
-    #[error("no recipe `{id}` in {dir}")]
+    #[error("no recipe `{id}` in {}; {hint}", dir.display())]
     RecipeNotFound {
         /// The id asked for.
         id: String,
         /// Where it was looked for.
         dir: PathBuf,
+        /// The id most likely meant, or those there are.
+        hint: String,
     },
     /// A recipes folder holds no recipe.
     #[error("no recipes in {dir}: expected folders each holding a recipe.json")]

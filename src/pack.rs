@@ -569,6 +569,38 @@ pub fn discover(dir: &Path) -> Result<Vec<PathBuf>, Error> {
     Ok(found.recipes)
 }
 
+/// The recipe folders `dirs` (found in `recipes_dir`) to work on: the one `--only` names,
+/// or all; refused when there are none.
+pub fn chosen(
+    mut dirs: Vec<PathBuf>,
+    only: Option<&crate::id::Id>,
+    recipes_dir: &Path,
+) -> Result<Vec<PathBuf>, Error> {
+    let name = |d: &PathBuf| d.file_name().map(|n| n.to_string_lossy().into_owned());
+    if let Some(only) = only {
+        let ids: Vec<String> = dirs.iter().filter_map(name).collect();
+        dirs.retain(|d| name(d).as_deref() == Some(only.as_str()));
+        if dirs.is_empty() {
+            let hint = match crate::event::nearest(only.as_str(), &ids, |id| id.to_string()) {
+                Some(near) => format!("did you mean `{near}`?"),
+                None if ids.is_empty() => "it holds no recipes".to_string(),
+                None => format!("it holds {}", ids.join(", ")),
+            };
+            return Err(Error::RecipeNotFound {
+                id: only.to_string(),
+                dir: recipes_dir.to_path_buf(),
+                hint,
+            });
+        }
+    }
+    if dirs.is_empty() {
+        return Err(Error::NoRecipes {
+            dir: recipes_dir.to_path_buf(),
+        });
+    }
+    Ok(dirs)
+}
+
 struct Built {
     recipe: Recipe,
     /// The recipe's `recipe.json` in the folder the user packs, for messages.
@@ -593,7 +625,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
             why,
         })?;
     }
-    let mut dirs = discover(&opts.recipes_dir)?;
+    let dirs = discover(&opts.recipes_dir)?;
     // Archives written into a recipe would be packed into its next version, and into the
     // helpers folder, into every recipe that imports from it; so OUT may overlap none of
     // them, with `--only` too. The recipe folders are folders (never links) right under
@@ -621,20 +653,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
             });
         }
     }
-    if let Some(only) = &opts.only {
-        dirs.retain(|d| d.file_name().is_some_and(|n| n == only.as_str()));
-        if dirs.is_empty() {
-            return Err(Error::RecipeNotFound {
-                id: only.to_string(),
-                dir: opts.recipes_dir.clone(),
-            });
-        }
-    }
-    if dirs.is_empty() {
-        return Err(Error::NoRecipes {
-            dir: opts.recipes_dir.clone(),
-        });
-    }
+    let dirs = chosen(dirs, opts.only.as_ref(), &opts.recipes_dir)?;
 
     // Validate everything before building anything.
     let assembled = crate::assemble::assemble_to_temp(&opts.recipes_dir, &dirs)?;
@@ -1044,7 +1063,7 @@ fn merge_index(
                                 published,
                                 now: b.sha256.to_string(),
                                 manifest: b.manifest.clone(),
-                            })
+                            });
                         }
                     }
                 }

@@ -307,7 +307,7 @@ fn check_command(cmd: &str, p: &str, dir: Option<&Path>, f: &mut Findings) {
             "script-missing",
             format!("script `{path}` does not exist in {}; create it (or run `hookpack assemble` for a TypeScript source tree){hint}", dir.display()),
         ),
-        ScriptState::NotAFile(kind) => f.error(p, "script-not-file", format!("script `{path}` is {kind}, not a regular file")),
+        ScriptState::NotAFile(kind) => f.error(p, "script-not-file", format!("script `{path}` is {kind}, not a regular file; point the command at the script file itself (e.g. `node scripts/main.js`)")),
         ScriptState::ThroughLink(link) => f.error(
             p,
             "script-symlink",
@@ -462,7 +462,7 @@ pub fn walk_tree(dir: &Path) -> (Vec<TreeEntry>, Vec<Diagnostic>) {
 }
 
 fn symlink_diagnostic(path: &Path) -> Diagnostic {
-    Diagnostic::file_level(path, Severity::Error, "symlink", "symbolic links are not allowed in a recipe (they can point outside it); replace the link with a copy of the file")
+    Diagnostic::file_level(path, Severity::Error, "symlink", "symbolic links are not allowed in a recipe (they can point outside it); replace the link with a copy of what it points to")
 }
 
 struct Walk<'a> {

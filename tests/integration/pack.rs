@@ -513,7 +513,35 @@ fn only_leaves_other_entries_byte_identical() {
     assert_eq!(after["recipes"][0]["latest"], "0.3.0");
     let o = pack(&sb, "src", "out", &["--only", "gamma"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("no recipe `gamma`"));
+    stderr_says(&o, "no recipe `gamma` in src; it holds alpha, beta");
+    let o = pack(&sb, "src", "out", &["--only", "alpah"]);
+    assert_eq!(o.status.code(), Some(1));
+    stderr_says(&o, "no recipe `alpah` in src; did you mean `alpha`?");
+}
+
+#[test]
+fn a_repack_under_another_source_date_epoch_says_it_may_be_the_cause() {
+    // Found by review: the refusal said only "bump `version`", where the files had not
+    // changed and SOURCE_DATE_EPOCH, which CI systems set, had.
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    assert!(pack(&sb, "src", "out", &[]).status.success());
+    let before = snapshot(&sb.join("out"));
+    let o = sb
+        .cmd()
+        .env("SOURCE_DATE_EPOCH", "1800000000")
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "out"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    refused_as_published(&o, "alpha 0.1.0");
+    stderr_says(&o, "note: SOURCE_DATE_EPOCH is set (1800000000)");
+    assert_eq!(snapshot(&sb.join("out")), before);
+    // Without it, the refusal does not mention it.
+    sb.write("src/alpha/data/rules.json", "{\"changed\": true}\n");
+    let o = pack(&sb, "src", "out", &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("SOURCE_DATE_EPOCH"), "{}", stderr(&o));
 }
 
 #[test]
