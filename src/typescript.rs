@@ -219,6 +219,9 @@ pub fn compile_module(
     rewrite: &mut dyn FnMut(&str) -> Resolution,
 ) -> Result<(String, Links), Vec<TsDiagnostic>> {
     check_file_name(file_name)?;
+    // Not part of the program, and in the way of a hashbang; tsc reads files without it,
+    // so positions do not count it either.
+    let source = source.strip_prefix('\u{feff}').unwrap_or(source);
     check_size(source)?;
     check_nesting(source)?;
     if STACK.get() >= stack_size(source) {

@@ -569,6 +569,19 @@ fn a_typescript_modules_exports_are_checked_once_its_types_are_gone() {
 }
 
 #[test]
+fn a_byte_order_mark_is_not_part_of_the_source() {
+    // Found by review: a BOM before a hashbang was refused (`Invalid Character '!'`), where
+    // node runs the file and tsc compiles it. tsc reads files without their BOM, so
+    // positions do not count it either.
+    let out = js("\u{feff}#!/usr/bin/env node\nconsole.log(\"ran\");\n");
+    assert_eq!(run_node(&[("main.mjs", &out)]), "ran\n");
+    assert_eq!(
+        positions(&errors("\u{feff}let x = ;\n")),
+        positions(&errors("let x = ;\n"))
+    );
+}
+
+#[test]
 fn output_runs_on_node() {
     let dependency = r#"
         export interface Greeting { text: string }
