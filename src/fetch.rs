@@ -121,6 +121,14 @@ impl FetchError {
             _ => false,
         }
     }
+
+    /// True when a server was reached and answered that it will not serve the file (a 4xx
+    /// status other than 408 and 429, which ask for a retry): the URL names nothing there,
+    /// as a path on disk may name no file. A 5xx, retried already, is the server failing.
+    pub fn is_refused_by_server(&self) -> bool {
+        matches!(self, FetchError::HttpStatus { status, .. }
+            if (400..500).contains(status) && !matches!(status, 408 | 429))
+    }
 }
 
 fn percent_decode(s: &str) -> String {

@@ -103,6 +103,18 @@ impl Ctx<'_> {
         if !e.is_input_problem() {
             self.env_failed = true;
         }
+        self.report_fetch(file, pointer, e);
+    }
+    /// A file the catalog itself lists (an archive, `SHA256SUMS`) could not be read. That
+    /// the server answered 404 (or another definite refusal) is the catalog's fault, as a
+    /// file missing on disk is; only a server that could not be reached is the environment.
+    fn listed_fetch_failed(&mut self, file: &Path, pointer: &str, e: &FetchError) {
+        if !e.is_input_problem() && !e.is_refused_by_server() {
+            self.env_failed = true;
+        }
+        self.report_fetch(file, pointer, e);
+    }
+    fn report_fetch(&mut self, file: &Path, pointer: &str, e: &FetchError) {
         let mut msg = e.to_string();
         let mut src = std::error::Error::source(e);
         while let Some(s) = src {
@@ -237,7 +249,7 @@ fn verify_archive(
             return checked;
         }
         Err(e) => {
-            ctx.fetch_failed(&archive_file, vp, &e);
+            ctx.listed_fetch_failed(&archive_file, vp, &e);
             return checked;
         }
     };
@@ -345,7 +357,7 @@ fn verify_sums(
             return;
         }
         Err(e) => {
-            ctx.fetch_failed(&sums_file, "", &e);
+            ctx.listed_fetch_failed(&sums_file, "", &e);
             return;
         }
     };

@@ -189,6 +189,69 @@ fn verify_over_http_reports_server_faults() {
     );
 }
 
+/// An archive the index lists but the catalog lacks is the catalog's problem, read from disk
+/// or served: exit 1, and the other archives are still checked. A 403 is as definite as a
+/// 404; only a server that cannot be reached at all is the environment's (exit 3).
+#[test]
+fn a_missing_archive_exits_1_from_disk_and_over_http() {
+    let sb = Sandbox::new();
+    packed(&sb);
+    std::fs::remove_file(sb.join("cat/hooks-alpha-0.1.0.tar.gz")).unwrap();
+    let oks = |r: &Value| -> Vec<bool> {
+        r["archives"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a["ok"].as_bool().unwrap())
+            .collect()
+    };
+    let (code, r) = verify_json(&sb, "cat");
+    assert_eq!(code, 1, "{r:#}");
+    assert_eq!(oks(&r), [false, true], "{r:#}");
+    assert_eq!(codes(&r), ["fetch-failed"], "{r:#}");
+
+    let server = HttpServer::serve(sb.join("cat"), Box::new(|_| None));
+    let (code, r) = verify_json(&sb, &server.url("hooks-index.json"));
+    assert_eq!(code, 1, "{r:#}");
+    assert_eq!(oks(&r), [false, true], "{r:#}");
+    assert_eq!(codes(&r), ["fetch-failed"], "{r:#}");
+    assert!(
+        r["diagnostics"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("hooks-alpha-0.1.0.tar.gz answered HTTP 404"),
+        "{r:#}"
+    );
+
+    let server = HttpServer::serve(
+        sb.join("cat"),
+        Box::new(|path| {
+            (path == "/hooks-beta-0.1.0.tar.gz").then(|| {
+                b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_vec()
+            })
+        }),
+    );
+    let (code, r) = verify_json(&sb, &server.url("hooks-index.json"));
+    assert_eq!(code, 1, "{r:#}");
+    assert_eq!(oks(&r), [false, false], "{r:#}");
+    assert_eq!(codes(&r), ["fetch-failed", "fetch-failed"], "{r:#}");
+
+    // beta served from a port nobody listens on: that is the environment's failure.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead = format!(
+        "http://{}/hooks-beta-0.1.0.tar.gz",
+        closed.local_addr().unwrap()
+    );
+    drop(closed);
+    let path = sb.join("cat/hooks-index.json");
+    let mut index: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    index["recipes"][1]["versions"][0]["url"] = json!(dead);
+    std::fs::write(&path, serde_json::to_vec_pretty(&index).unwrap()).unwrap();
+    let (code, r) = verify_json(&sb, "cat");
+    assert_eq!(code, 3, "{r:#}");
+    assert_eq!(oks(&r), [false, false], "{r:#}");
+}
+
 /// `catalog list … | head` ends quietly with exit 0 in both formats, however long the list.
 #[test]
 fn a_closed_pipe_ends_the_listing_quietly() {
