@@ -24,6 +24,10 @@ pub const SCHEMA: &str = "hooks.catalog.v1";
 /// File name of the index in a catalog folder.
 pub const INDEX_FILE: &str = "hooks-index.json";
 
+/// The rule for a `latest` older than a listed version: a warning here, an error in
+/// `catalog verify`.
+const LATEST_NOT_NEWEST: &str = "latest-not-newest";
+
 /// A whole index. Field order here is the order written.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Catalog {
@@ -395,11 +399,14 @@ pub fn check_document(value: &Value, f: &mut Findings) {
                 }
                 _ => {}
             }
+            // A warning: the format asks only that `latest` be listed, and an older
+            // `latest` is how a catalog holds a published version back (every version
+            // stays listed). `catalog verify` makes it an error.
             if let Some(newest) = newest.filter(|n| n > latest) {
                 f.warn(
                     &pointer_push(&rp, "latest"),
-                    "latest-not-newest",
-                    format!("`latest` is {latest} but {newest} is listed too; `install` without a version picks `latest`"),
+                    LATEST_NOT_NEWEST,
+                    format!("`latest` is {latest} but {newest} is listed too, so `install` without a version will not take {newest}; set `latest` to {newest}, unless it is held back on purpose"),
                 );
             }
         }

@@ -21,6 +21,14 @@ fn packed(sb: &Sandbox) {
         .success();
 }
 
+fn packed_again(sb: &Sandbox) {
+    sb.cmd()
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
+        .args(["--updated-at", "2026-11-30T00:00:00Z"])
+        .assert()
+        .success();
+}
+
 fn verify_json(sb: &Sandbox, index: &str) -> (i32, Value) {
     let o = sb
         .cmd()
@@ -250,6 +258,57 @@ fn a_missing_archive_exits_1_from_disk_and_over_http() {
     let (code, r) = verify_json(&sb, "cat");
     assert_eq!(code, 3, "{r:#}");
     assert_eq!(oks(&r), [false, false], "{r:#}");
+}
+
+/// Rewrites the catalog's index with `edit` and SHA256SUMS to match, so that a test sees
+/// only the problem it made.
+fn edit_index(sb: &Sandbox, edit: impl FnOnce(&mut Value)) {
+    let path = sb.join("cat/hooks-index.json");
+    let mut index: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    edit(&mut index);
+    let bytes = serde_json::to_vec_pretty(&index).unwrap();
+    let sha = hookpack::sha256::Sha256::of(&bytes).to_string();
+    std::fs::write(&path, &bytes).unwrap();
+    let sums = std::fs::read_to_string(sb.join("cat/SHA256SUMS")).unwrap();
+    let sums: String = sums
+        .lines()
+        .map(|l| match l.strip_suffix("  hooks-index.json") {
+            Some(_) => format!("{sha}  hooks-index.json\n"),
+            None => format!("{l}\n"),
+        })
+        .collect();
+    std::fs::write(sb.join("cat/SHA256SUMS"), sums).unwrap();
+}
+
+/// `latest` held below a newer published version: `catalog verify` says so once, as an
+/// error; `validate` (the index is valid by the format's rules) warns, in the same words.
+#[test]
+fn latest_below_the_newest_version_is_reported_once() {
+    let sb = Sandbox::new();
+    packed(&sb);
+    let mut m = manifest("alpha");
+    m["version"] = json!("0.2.0");
+    write_recipe(&sb, "src/alpha", &m);
+    packed_again(&sb);
+    edit_index(&sb, |index| index["recipes"][0]["latest"] = json!("0.1.0"));
+
+    let (code, r) = verify_json(&sb, "cat");
+    assert_eq!(code, 1, "{r:#}");
+    assert_eq!(codes(&r), ["latest-not-newest"], "{r:#}");
+    let d = &r["diagnostics"][0];
+    assert_eq!(d["severity"], "error", "{r:#}");
+    assert_eq!(d["pointer"], "/recipes/0/latest", "{r:#}");
+
+    let (code, v) = validate_json(&sb, &["cat/hooks-index.json"]);
+    assert_eq!(code, 0, "{v:#}");
+    assert_eq!(
+        findings(&v),
+        [("/recipes/0/latest".into(), "latest-not-newest".into())]
+    );
+    assert_eq!(v["diagnostics"][0]["severity"], "warning", "{v:#}");
+    assert_eq!(v["diagnostics"][0]["message"], d["message"], "{v:#}");
+    let msg = d["message"].as_str().unwrap();
+    assert!(msg.contains("`latest` is 0.1.0 but 0.2.0"), "{msg}");
 }
 
 /// `catalog list … | head` ends quietly with exit 0 in both formats, however long the list.
