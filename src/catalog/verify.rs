@@ -92,12 +92,6 @@ impl Ctx<'_> {
             ..Diagnostic::file_level(file, Severity::Error, code, msg)
         });
     }
-    fn warn(&mut self, file: &Path, pointer: &str, code: &'static str, msg: impl Into<String>) {
-        self.diags.push(Diagnostic {
-            pointer: pointer.to_string(),
-            ..Diagnostic::file_level(file, Severity::Warning, code, msg)
-        });
-    }
     fn fetch_failed(&mut self, file: &Path, pointer: &str, e: &FetchError) {
         if !e.is_input_problem() {
             self.env_failed = true;
@@ -326,7 +320,7 @@ fn verify_archive(
 fn is_not_found(e: &FetchError) -> bool {
     match e {
         FetchError::Fs(e) => e.source.kind() == std::io::ErrorKind::NotFound,
-        FetchError::HttpStatus { status, .. } => *status == 404,
+        FetchError::HttpStatus { status, .. } => matches!(status, 404 | 410),
         _ => false,
     }
 }
@@ -345,11 +339,11 @@ fn verify_sums(
     let text = match ctx.fetcher.read_to_vec(&sums_loc, 16 * 1024 * 1024) {
         Ok(b) => String::from_utf8_lossy(&b).into_owned(),
         Err(e) if is_not_found(&e) => {
-            ctx.warn(
+            ctx.error(
                 &sums_file,
                 "",
                 "sums-missing",
-                "there is no SHA256SUMS beside the index; `hookpack pack` writes one",
+                "there is no SHA256SUMS beside the index, so nothing vouches for the catalog's files as a set; `hookpack pack` writes it into its --out-dir with the index and archives: publish it beside the index",
             );
             return;
         }

@@ -24,7 +24,7 @@ fn packed(sb: &Sandbox) {
 fn packed_again(sb: &Sandbox) {
     sb.cmd()
         .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
-        .args(["--updated-at", "2026-11-30T00:00:00Z"])
+        .args(["--updated-at", "2026-11-29T00:00:00Z"])
         .assert()
         .success();
 }
@@ -309,6 +309,43 @@ fn latest_below_the_newest_version_is_reported_once() {
     assert_eq!(v["diagnostics"][0]["message"], d["message"], "{v:#}");
     let msg = d["message"].as_str().unwrap();
     assert!(msg.contains("`latest` is 0.1.0 but 0.2.0"), "{msg}");
+}
+
+/// A catalog without SHA256SUMS fails verification, from disk and over HTTP (a 404), with
+/// the fix; the fix works.
+#[test]
+fn a_missing_sha256sums_is_an_error() {
+    let sb = Sandbox::new();
+    packed(&sb);
+    let sums = std::fs::read(sb.join("cat/SHA256SUMS")).unwrap();
+    std::fs::remove_file(sb.join("cat/SHA256SUMS")).unwrap();
+    let server = HttpServer::serve(sb.join("cat"), Box::new(|_| None));
+    for index in ["cat".to_string(), server.url("hooks-index.json")] {
+        let (code, r) = verify_json(&sb, &index);
+        assert_eq!(code, 1, "{index}: {r:#}");
+        assert_eq!(codes(&r), ["sums-missing"], "{index}: {r:#}");
+        let d = &r["diagnostics"][0];
+        assert_eq!(d["severity"], "error", "{index}: {r:#}");
+        assert!(
+            d["file"].as_str().unwrap().ends_with("SHA256SUMS"),
+            "{index}: {r:#}"
+        );
+        assert!(
+            d["message"].as_str().unwrap().contains("`hookpack pack"),
+            "{index}: {r:#}"
+        );
+    }
+    // Packing the unchanged sources again writes it back, the same bytes, and leaves the
+    // index as it was.
+    let index = std::fs::read(sb.join("cat/hooks-index.json")).unwrap();
+    packed_again(&sb);
+    assert_eq!(std::fs::read(sb.join("cat/SHA256SUMS")).unwrap(), sums);
+    assert_eq!(
+        std::fs::read(sb.join("cat/hooks-index.json")).unwrap(),
+        index
+    );
+    let (code, r) = verify_json(&sb, "cat");
+    assert_eq!(code, 0, "{r:#}");
 }
 
 /// `catalog list … | head` ends quietly with exit 0 in both formats, however long the list.
