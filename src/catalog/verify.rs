@@ -224,6 +224,9 @@ fn verify_archive(
         return checked;
     }
     let archive_file = PathBuf::from(loc.to_string());
+    // The index is the record of what was published, and a published version's bytes never
+    // change: an archive that disagrees with it is put right by uploading the one packed.
+    let reupload = format!("upload again the archive `hookpack pack` wrote for {id} {version}");
     let limit = entry["size"]
         .as_u64()
         .map(|s| s.min(MAX_ARCHIVE_BYTES))
@@ -235,7 +238,7 @@ fn verify_archive(
                 &archive_file,
                 vp,
                 "size-mismatch",
-                format!("the archive is larger than the index's size of {limit} bytes"),
+                format!("the archive is larger than the index's size of {limit} bytes; {reupload}: a published version's bytes never change"),
             );
             return checked;
         }
@@ -246,26 +249,35 @@ fn verify_archive(
     };
     let actual = Sha256::of(&bytes);
     checked.sha256 = Some(actual);
+    let sha_agrees = entry["sha256"].as_str() == Some(actual.to_string().as_str());
     if let Some(size) = entry["size"].as_u64() {
         if size != bytes.len() as u64 {
+            let fix = if sha_agrees {
+                format!(
+                    "the archive is the one the index names (its sha256 agrees), so the index is wrong: set `size` to {}",
+                    bytes.len()
+                )
+            } else {
+                format!("{reupload}: a published version's bytes never change")
+            };
             ctx.error(
                 &archive_file,
                 &pointer_push(vp, "size"),
                 "size-mismatch",
                 format!(
-                    "the index says {size} bytes, the archive has {}",
+                    "the index says {size} bytes, the archive has {}; {fix}",
                     bytes.len()
                 ),
             );
         }
     }
     match entry["sha256"].as_str() {
-        Some(expected) if expected != actual.to_string() => {
+        Some(expected) if !sha_agrees => {
             ctx.error(
                 &archive_file,
                 &pointer_push(vp, "sha256"),
                 "sha256-mismatch",
-                format!("the index says sha256 {expected}, the archive's is {actual}"),
+                format!("the index says sha256 {expected}, the archive's is {actual}; {reupload}: a published version's bytes never change"),
             );
         }
         _ => {}
@@ -301,10 +313,14 @@ fn verify_archive(
                             &file,
                             &format!("/{field}"),
                             "manifest-mismatch",
-                            format!(
-                                "recipe.json has {field} {}, the index says {want}",
-                                got.unwrap_or("(missing)")
-                            ),
+                            match got {
+                                Some(got) => format!(
+                                    "recipe.json has {field} {got}, the index says {want}; if the index was edited, set its {field} back to {got} (a new {field} needs a new version), else {reupload}"
+                                ),
+                                None => format!(
+                                    "recipe.json has no {field}, the index says {want}; {reupload}"
+                                ),
+                            },
                         );
                     }
                 }
@@ -378,19 +394,22 @@ fn verify_sums(
         Location::Http(u) => u.path().rsplit('/').next().unwrap_or_default().to_string(),
         Location::Builtin(n) => n.clone(),
     };
+    // SHA256SUMS is written by `pack` from the index and archives beside it; when it
+    // disagrees, the two were published from different packs, or one was edited.
+    let repack = "pack into the catalog folder again with `hookpack pack` (it rewrites SHA256SUMS from the index and archives there) and publish the index and SHA256SUMS together";
     match listed.get(&index_name) {
         None => ctx.error(
             &sums_file,
             "",
             "sums-incomplete",
-            format!("SHA256SUMS does not list {index_name}"),
+            format!("SHA256SUMS does not list {index_name}; {repack}"),
         ),
         Some(sha) if *sha != Sha256::of(index_bytes).to_string() => ctx.error(
             &sums_file,
             "",
             "sums-mismatch",
             format!(
-                "SHA256SUMS says {index_name} has sha256 {sha}, it has {}",
+                "SHA256SUMS says {index_name} has sha256 {sha}, it has {}; {repack}",
                 Sha256::of(index_bytes)
             ),
         ),
@@ -402,13 +421,13 @@ fn verify_sums(
                 &sums_file,
                 vp,
                 "sums-incomplete",
-                format!("SHA256SUMS does not list {name}"),
+                format!("SHA256SUMS does not list {name}; {repack}"),
             ),
             Some(s) if s != sha => ctx.error(
                 &sums_file,
                 vp,
                 "sums-mismatch",
-                format!("SHA256SUMS says {name} has sha256 {s}, the index says {sha}"),
+                format!("SHA256SUMS says {name} has sha256 {s}, the index says {sha}; {repack}"),
             ),
             Some(_) => {}
         }

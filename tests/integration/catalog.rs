@@ -348,6 +348,71 @@ fn a_missing_sha256sums_is_an_error() {
     assert_eq!(code, 0, "{r:#}");
 }
 
+/// The diagnostics of a catalog whose files disagree say how to make them agree.
+#[test]
+fn mismatches_say_how_to_fix_them() {
+    let sb = Sandbox::new();
+    packed(&sb);
+    // beta's archive replaced by shorter bytes; alpha's min_cli edited in the index (which
+    // SHA256SUMS no longer matches).
+    let beta = sb.join("cat/hooks-beta-0.1.0.tar.gz");
+    let bytes = std::fs::read(&beta).unwrap();
+    std::fs::write(&beta, &bytes[..bytes.len() - 4]).unwrap();
+    let path = sb.join("cat/hooks-index.json");
+    let mut index: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    index["recipes"][0]["min_cli"] = json!("0.14.0");
+    index["recipes"][0]["versions"][0]["min_cli"] = json!("0.14.0");
+    std::fs::write(&path, serde_json::to_vec_pretty(&index).unwrap()).unwrap();
+    let (code, r) = verify_json(&sb, "cat");
+    assert_eq!(code, 1, "{r:#}");
+    let message = |code: &str| -> String {
+        let found: Vec<&str> = r["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["code"] == code)
+            .map(|d| d["message"].as_str().unwrap())
+            .collect();
+        assert_eq!(found.len(), 1, "{code}: {r:#}");
+        found[0].to_string()
+    };
+    let m = message("size-mismatch");
+    assert!(
+        m.contains("upload again the archive `hookpack pack` wrote for beta 0.1.0"),
+        "{m}"
+    );
+    let m = message("sha256-mismatch");
+    assert!(
+        m.contains("upload again the archive `hookpack pack` wrote for beta 0.1.0"),
+        "{m}"
+    );
+    let m = message("manifest-mismatch");
+    assert!(
+        m.contains("recipe.json has min_cli 0.13.0, the index says 0.14.0; "),
+        "{m}"
+    );
+    assert!(
+        m.contains("if the index was edited, set its min_cli back to 0.13.0"),
+        "{m}"
+    );
+    let m = message("sums-mismatch");
+    assert!(m.contains("`hookpack pack`"), "{m}");
+
+    // The index's `size` alone is wrong: the archive is the right one, so the fix is there.
+    std::fs::write(&beta, &bytes).unwrap();
+    let size = bytes.len();
+    edit_index(&sb, |index| {
+        index["recipes"][0]["min_cli"] = json!("0.13.0");
+        index["recipes"][0]["versions"][0]["min_cli"] = json!("0.13.0");
+        index["recipes"][1]["versions"][0]["size"] = json!(size + 1);
+    });
+    let (code, r) = verify_json(&sb, "cat");
+    assert_eq!(code, 1, "{r:#}");
+    assert_eq!(codes(&r), ["size-mismatch"], "{r:#}");
+    let m = r["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(m.contains(&format!("set `size` to {size}")), "{m}");
+}
+
 /// `catalog list … | head` ends quietly with exit 0 in both formats, however long the list.
 #[test]
 fn a_closed_pipe_ends_the_listing_quietly() {
