@@ -783,7 +783,10 @@ fn fetcher(ca_cert: Option<PathBuf>) -> crate::fetch::Fetcher {
 
 fn run_catalog_list(a: &CatalogArgs, printer: &Printer) -> Result<ExitCode, Error> {
     let loc = catalog::verify::index_argument("INDEX", &a.index)?;
-    let index = install::load_index(&fetcher(a.ca_cert.clone()), &loc)?;
+    let index = install::load_index(&fetcher(a.ca_cert.clone()), &loc).map_err(|e| match e {
+        Error::IndexInvalid { diagnostics } => Error::IndexInvalidReadOnly { diagnostics },
+        other => other,
+    })?;
     match printer.format {
         Format::Json => printer.json(&index)?,
         _ => {

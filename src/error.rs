@@ -75,6 +75,13 @@ pub enum Error {
         /// Every problem found.
         diagnostics: Vec<crate::diagnostic::Diagnostic>,
     },
+    /// [`Error::IndexInvalid`] for a command that never changes anything (`catalog list`),
+    /// so the message makes no claim about what was left unchanged.
+    #[error("the catalog index does not validate")]
+    IndexInvalidReadOnly {
+        /// Every problem found.
+        diagnostics: Vec<crate::diagnostic::Diagnostic>,
+    },
     /// An id+version already in the index would get other bytes.
     #[error("{id} {version} is already published with sha256 {published}, but packing it now gives {now}; published versions are immutable, so bump `version` in {}", manifest.display())]
     Republish {
@@ -302,6 +309,7 @@ impl Error {
         match self {
             Error::RecipesInvalid { diagnostics }
             | Error::IndexInvalid { diagnostics }
+            | Error::IndexInvalidReadOnly { diagnostics }
             | Error::TypeScript { diagnostics } => diagnostics,
             _ => &[],
         }
@@ -326,6 +334,7 @@ impl Error {
             | Error::OutNotFolder { .. }
             | Error::RecipesInvalid { .. }
             | Error::IndexInvalid { .. }
+            | Error::IndexInvalidReadOnly { .. }
             | Error::Republish { .. }
             | Error::ArchiveExists { .. }
             | Error::RecipeNotFound { .. }

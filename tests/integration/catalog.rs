@@ -413,6 +413,31 @@ fn mismatches_say_how_to_fix_them() {
     assert!(m.contains(&format!("set `size` to {size}")), "{m}");
 }
 
+/// `catalog list` of an index that does not validate names the problem, and does not claim
+/// to have left anything unchanged: it changes nothing, ever.
+#[test]
+fn list_of_an_invalid_index_reports_it_as_read_only() {
+    let sb = Sandbox::new();
+    sb.write(
+        "bad.json",
+        r#"{"schema": "hooks.catalog.v1", "recipes": []}"#,
+    );
+    let o = sb
+        .cmd()
+        .args(["catalog", "list", "bad.json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(o.stdout.is_empty(), "{err}");
+    assert!(err.contains("`updated_at` is missing"), "{err}");
+    assert!(
+        err.contains("error: the catalog index does not validate"),
+        "{err}"
+    );
+    assert!(!err.contains("nothing was changed"), "{err}");
+}
+
 /// `catalog list … | head` ends quietly with exit 0 in both formats, however long the list.
 #[test]
 fn a_closed_pipe_ends_the_listing_quietly() {
