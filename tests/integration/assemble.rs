@@ -66,6 +66,16 @@ fn refused_main(main_ts: &str) -> String {
     err
 }
 
+/// Puts `main` in the sandbox's recipe `demo` as its `src/main.ts` and assembles, expecting
+/// exit 1. Returns what was printed on stderr.
+fn refused_with_main(sb: &Sandbox, main: &str) -> String {
+    sb.write("recipes/demo/src/main.ts", main);
+    let o = assemble(sb);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{main}: {err}");
+    err
+}
+
 /// `hookpack assemble --recipes-dir recipes --out-dir out` in the sandbox.
 fn assemble(sb: &Sandbox) -> std::process::Output {
     sb.cmd()
@@ -515,10 +525,7 @@ fn every_imported_name_must_be_exported_by_its_module() {
             "n",
         ),
     ] {
-        sb.write("recipes/demo/src/main.ts", main);
-        let o = assemble(&sb);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(1), "{main}: {err}");
+        let err = refused_with_main(&sb, main);
         assert!(
             err.contains(&format!("{place}: error[import-unresolved]: `"))
                 && err.contains(&format!("does not export `{name}`")),
@@ -583,10 +590,7 @@ fn names_imported_from_node_builtins_are_checked_against_node_20() {
             "recipes/demo/src/fsx.ts",
             "export * from \"node:path\";\nexport * from \"path\";\n",
         );
-        sb.write("recipes/demo/src/main.ts", main);
-        let o = assemble(&sb);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(1), "{main}: {err}");
+        let err = refused_with_main(&sb, main);
         assert!(
             err.contains(&format!("{place}: error[import-unresolved]: `"))
                 && err.contains(says),
@@ -1328,10 +1332,7 @@ fn a_name_two_export_stars_give_differently_cannot_be_imported() {
             "recipes/demo/src/again.ts",
             "export * from \"../../lib/index.ts\";\n",
         );
-        sb.write("recipes/demo/src/main.ts", main);
-        let o = assemble(&sb);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(1), "{main}: {err}");
+        let err = refused_with_main(&sb, main);
         assert!(
             err.contains(&format!(
                 "{place}: error[import-unresolved]: `recipes/lib/index.ts` gets `x` from more \

@@ -531,16 +531,7 @@ fn a_hooks_json_that_cannot_be_read_is_reported_and_no_trust_is_lost() {
     // only read, and doctor stopped there instead of reporting it.
     let sb = Sandbox::new();
     std::fs::create_dir_all(sb.join("ws")).unwrap();
-    ok(&sb
-        .cmd()
-        .args(["install", "tool-gate", "--profile", "prof"])
-        .output()
-        .unwrap());
-    ok(&sb
-        .cmd()
-        .args(["trust", "--all", "--profile", "prof", "--workspace", "ws"])
-        .output()
-        .unwrap());
+    install_and_trust_tool_gate(&sb);
     let trust_before = std::fs::read(sb.join("finclaw-home/hooks-trust.json")).unwrap();
     sb.write("prof/hooks.json", "{\"hooks\": {\"Stop\": [}\n");
     let at = "prof/hooks.json: it is not valid JSON (1:21: ";
@@ -690,16 +681,7 @@ fn trust_keys_do_not_depend_on_the_folder_the_profile_was_named_from() {
     // so a handler trusted as `--profile prof` showed as untrusted from `ws/`.
     let sb = Sandbox::new();
     std::fs::create_dir_all(sb.join("ws/.finclaw")).unwrap();
-    ok(&sb
-        .cmd()
-        .args(["install", "tool-gate", "--profile", "prof"])
-        .output()
-        .unwrap());
-    ok(&sb
-        .cmd()
-        .args(["trust", "--all", "--profile", "prof", "--workspace", "ws"])
-        .output()
-        .unwrap());
+    install_and_trust_tool_gate(&sb);
     let listed = |dir: &str, profile: &str, workspace: &str| -> Value {
         let o = sb
             .cmd()
@@ -733,4 +715,19 @@ fn trust_keys_do_not_depend_on_the_folder_the_profile_was_named_from() {
         l["profile"].as_str().unwrap().ends_with("/jump/../prof"),
         "{l:#}"
     );
+}
+
+/// Installs tool-gate into the profile `prof` and trusts every handler of `prof` and of
+/// the workspace `ws`.
+fn install_and_trust_tool_gate(sb: &Sandbox) {
+    ok(&sb
+        .cmd()
+        .args(["install", "tool-gate", "--profile", "prof"])
+        .output()
+        .unwrap());
+    ok(&sb
+        .cmd()
+        .args(["trust", "--all", "--profile", "prof", "--workspace", "ws"])
+        .output()
+        .unwrap());
 }
