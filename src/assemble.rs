@@ -980,8 +980,12 @@ fn plan_all(
 }
 
 /// The recipe folders of a layout, optionally just one.
-fn recipe_dirs(layout: &Layout, only: Option<&Id>) -> Result<Vec<PathBuf>, Error> {
-    let dirs = crate::pack::discover(&layout.recipes_dir)?;
+fn recipe_dirs(
+    layout: &Layout,
+    only: Option<&Id>,
+    output: Option<&Path>,
+) -> Result<Vec<PathBuf>, Error> {
+    let dirs = crate::pack::discover(&layout.recipes_dir, output)?;
     crate::pack::chosen(dirs, only, &layout.recipes_dir)
 }
 
@@ -1009,7 +1013,7 @@ fn validate_sources(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Result<(), Erro
 
 /// Assembles the recipes of `opts.layout` into `opts.out_dir`.
 pub fn assemble(opts: &Options) -> Result<Report, Error> {
-    let dirs = recipe_dirs(&opts.layout, opts.only.as_ref())?;
+    let dirs = recipe_dirs(&opts.layout, opts.only.as_ref(), Some(&opts.out_dir))?;
     crate::pack::check_out_dir(&opts.out_dir)?;
     let sources = std::iter::once(&opts.layout.recipes_dir).chain(&opts.layout.lib_dir);
     for src in sources {

@@ -612,7 +612,7 @@ fn assemble_settings(a: AssembleArgs) -> Result<assemble::Options, Error> {
                     value: h.display().to_string(),
                     why: format!(
                         "it has no `recipes/` folder; --hooks-dir takes the folder holding `recipes/` and `lib/`{}",
-                        if crate::pack::discover(&h).is_ok_and(|d| !d.is_empty()) {
+                        if crate::pack::discover(&h, None).is_ok_and(|d| !d.is_empty()) {
                             format!(", and {} holds recipes itself: use `--recipes-dir {}`", h.display(), h.display())
                         } else {
                             String::new()
@@ -886,7 +886,13 @@ fn test_dirs(dirs: Vec<PathBuf>) -> Result<Vec<PathBuf>, Error> {
         if d.join("recipe.json").is_file() {
             out.push(d);
         } else {
-            let found = pack::discover(&d)?;
+            // A FinClaw hooks folder holds its recipes in `recipes/`.
+            let recipes = d.join("recipes");
+            let found = if recipes.is_dir() {
+                pack::discover(&recipes, None)?
+            } else {
+                pack::discover(&d, None)?
+            };
             if found.is_empty() {
                 return Err(Error::NoRecipes { dir: d });
             }

@@ -504,13 +504,19 @@ fn check_asset_base(base: &str) -> Result<(), String> {
 
 /// What a folder of recipes holds: its recipe folders (each with a `recipe.json`), sorted
 /// by name, its `lib/` of shared helpers if any, and what is neither (a folder without a
-/// `recipe.json`, a link), as errors. Hidden entries and plain files are skipped.
-pub fn survey(dir: &Path) -> Result<Surveyed, crate::fs::FsError> {
+/// `recipe.json`, a link), as errors. Hidden entries, plain files, `node_modules` (npm's,
+/// beside a `package.json`; never a recipe) and `output` (the folder the command writes,
+/// which may sit among the recipes) are skipped.
+pub fn survey(dir: &Path, output: Option<&Path>) -> Result<Surveyed, crate::fs::FsError> {
+    let output = output.and_then(|o| std::fs::canonicalize(o).ok());
     let mut out = Surveyed::default();
     for entry in crate::fs::read_dir_sorted(dir)? {
         let path = entry.path();
         let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with('.') {
+        if name.starts_with('.') || name == "node_modules" {
+            continue;
+        }
+        if output.is_some() && std::fs::canonicalize(&path).ok() == output {
             continue;
         }
         let ft = entry
@@ -558,9 +564,10 @@ pub struct Surveyed {
 }
 
 /// The recipe folders under `dir`, sorted by name; refused when it holds links or folders
-/// that are not recipes (as `validate` reports them).
-pub fn discover(dir: &Path) -> Result<Vec<PathBuf>, Error> {
-    let found = survey(dir)?;
+/// that are not recipes (as `validate` reports them). `output` is the folder the command
+/// writes, if any.
+pub fn discover(dir: &Path, output: Option<&Path>) -> Result<Vec<PathBuf>, Error> {
+    let found = survey(dir, output)?;
     if !found.problems.is_empty() {
         return Err(Error::RecipesInvalid {
             diagnostics: found.problems,
@@ -625,7 +632,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
             why,
         })?;
     }
-    let dirs = discover(&opts.recipes_dir)?;
+    let dirs = discover(&opts.recipes_dir, Some(&opts.out_dir))?;
     // Archives written into a recipe would be packed into its next version, and into the
     // helpers folder, into every recipe that imports from it; so OUT may overlap none of
     // them, with `--only` too. The recipe folders are folders (never links) right under

@@ -230,7 +230,7 @@ fn validate_dir(dir: &Path) -> (Kind, Vec<Diagnostic>) {
 /// Validates each recipe folder under `dir`; `lib/` holds shared helpers and dot-folders
 /// are ignored.
 pub fn validate_recipes_folder(dir: &Path) -> Vec<Diagnostic> {
-    let found = match crate::pack::survey(dir) {
+    let found = match crate::pack::survey(dir, None) {
         Ok(found) => found,
         Err(e) => return vec![fs_diagnostic(&e)],
     };

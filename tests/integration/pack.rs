@@ -797,8 +797,16 @@ fn reference_cases() {
     let before = snapshot(&sb.join("out"));
     std::fs::create_dir_all(sb.join("src/lib")).unwrap();
     std::fs::create_dir_all(sb.join("src/.git")).unwrap();
+    std::fs::create_dir_all(sb.join("src/node_modules/typescript")).unwrap();
     sb.write("src/README.md", "# recipes\n");
     assert!(pack(&sb, "src", "out", &[]).status.success());
+    // Found by the second review: pack's own OUT among the recipes was refused by the
+    // next pack as a folder without recipe.json.
+    for _ in 0..2 {
+        let o = pack(&sb, "src", "src/dist", &[]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    std::fs::remove_dir_all(sb.join("src/dist")).unwrap();
     std::fs::create_dir_all(sb.join("src/gamma")).unwrap();
     for args in [&["pack"][..], &["assemble"], &["validate"]] {
         let mut c = sb.cmd();

@@ -38,6 +38,14 @@ fn a_failing_case_is_reported_with_a_diff() {
         .assert()
         .success();
     sb.cmd().args(["test", "recipes/demo"]).assert().success();
+    // A FinClaw hooks folder (`hooks/recipes/…`) and a folder of recipes are tested whole
+    // (found by review: the hooks folder's `recipes/` was taken for a recipe without a
+    // recipe.json).
+    for dir in [".", "recipes"] {
+        let o = sb.cmd().args(["test", dir]).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(String::from_utf8_lossy(&o.stdout).contains("2 passed"));
+    }
     sb.write(
         "recipes/demo/tests/wrong.json",
         r#"{"name": "expects the wrong thing", "event": "PreToolUse", "payload": {"tool_name": "exec", "tool_input": {"command": "ls"}}, "expect": {"exit": 0, "decision": "deny"}}"#,
