@@ -347,10 +347,11 @@ impl<'a> Listing<'a> {
             let second = display();
             // A folder is shown with its `/`, which takes no part in the comparison.
             let (a, b) = (first.trim_end_matches('/'), second.trim_end_matches('/'));
-            let how = if a.to_lowercase() == b.to_lowercase() {
-                "differ only by case"
-            } else if a.nfc().eq(b.nfc()) {
+            // Normalisation first: `Å` (U+00C5) and `Å` (U+212B) are one letter, shown alike.
+            let how = if a.nfc().eq(b.nfc()) {
                 "same after Unicode normalisation"
+            } else if a.to_lowercase() == b.to_lowercase() {
+                "differ only by case"
             } else {
                 "differ by case and Unicode normalisation"
             };

@@ -618,9 +618,6 @@ fn resolve_export(
         Some(Binding::Local(local)) => return Resolved::Found(out.to_string(), local.clone()),
         Some(Binding::From { from, name: theirs }) => {
             let target = module_of(out, from);
-            if theirs == "*" {
-                return Resolved::Found(target, "*".into());
-            }
             return match resolve_export(&target, theirs, links, seen) {
                 found @ (Resolved::Found(..) | Resolved::Again) => found,
                 // Not compiled here: that module's own binding.

@@ -465,7 +465,7 @@ pub enum Binding {
     /// namespace imported with `import * as` is one too).
     Local(String),
     /// A name of another module (`export { a } from`, `import { a } …; export { a }`), as
-    /// rewritten; `*` is its namespace (`export * as ns from`).
+    /// rewritten.
     From { from: String, name: String },
 }
 
@@ -568,8 +568,11 @@ fn exported_bindings(program: &Program<'_>) -> std::collections::BTreeMap<String
                 }
             }
             Statement::ExportAllDeclaration(d) if d.export_kind.is_value() => {
+                // Node 20 (V8 11.3) gives each `export * as ns from` a binding of its own
+                // module, as `import * as ns` is, not the namespace the spec resolves to.
                 if let Some(name) = &d.exported {
-                    out.insert(name.name().to_string(), from(&d.source, "*"));
+                    let binding = Binding::Local(format!("* as {}", name.name()));
+                    out.insert(name.name().to_string(), binding);
                 }
             }
             Statement::ExportDefaultDeclaration(d) => {

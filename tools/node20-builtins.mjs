@@ -6,8 +6,9 @@ import { builtinModules } from "node:module";
 
 // Only reachable with the `node:` prefix, so absent from builtinModules.
 const prefixOnly = ["sea", "test", "test/reporters"];
-// Their exports depend on how node was started (an IPC channel, a cluster worker).
-const varying = new Set(["process", "cluster"]);
+// Their exports depend on how node was started (an IPC channel, a cluster worker,
+// --experimental-vm-modules).
+const varying = new Set(["process", "cluster", "vm"]);
 
 const lines = [
   "# Node 20's built-in modules and the names each one exports to `import { … }`.",

@@ -1367,4 +1367,20 @@ fn a_name_two_export_stars_give_differently_cannot_be_imported() {
     );
     ok(&assemble(&sb));
     assert_eq!(node_out(&sb.join("out/demo")), "1 undefined 5 3");
+    // Node 20 gives each `export * as ns` a binding of its own (found by the second
+    // review): two of them, even of one module, conflict.
+    sb.write("recipes/lib/n1.ts", "export * as ns from \"./c.ts\";\n");
+    sb.write("recipes/lib/n2.ts", "export * as ns from \"./c.ts\";\n");
+    sb.write(
+        "recipes/lib/n.ts",
+        "export * from \"./n1.ts\";\nexport * from \"./n2.ts\";\n",
+    );
+    let err = refused_with_main(
+        &sb,
+        "import { ns } from \"../../lib/n.ts\";\nconsole.log(ns);\n",
+    );
+    assert!(
+        err.contains("main.ts:1:10: error[import-unresolved]: `recipes/lib/n.ts` gets `ns`"),
+        "{err}"
+    );
 }

@@ -951,6 +951,13 @@ fn colliding_entries_are_refused() {
             "differ only by case",
         ),
         case(
+            "Å and the Angstrom sign, which NFC makes one letter",
+            tar(Tar::demo()
+                .file(&format!("{TOP}/\u{c5}.txt"), b"1")
+                .file(&format!("{TOP}/\u{212b}.txt"), b"2")),
+            "same after Unicode normalisation",
+        ),
+        case(
             "NFC and NFD spellings of É and é",
             tar(Tar::demo()
                 .file(&format!("{TOP}/caf\u{c9}.txt"), b"1")
