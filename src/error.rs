@@ -96,6 +96,19 @@ pub enum Error {
         /// Digest of the new archive.
         now: String,
     },
+    /// A published archive is missing from the catalog folder or damaged there, and packing
+    /// its sources now gives other bytes.
+    #[error("{id} {version}: {} is missing or lacks the sha256 the index lists ({published}), and packing its sources now gives other bytes (another compression, hookpack release or SOURCE_DATE_EPOCH), so it cannot be restored here; copy the published archive back from where the catalog is served", path.display())]
+    PublishedArchiveLost {
+        /// Recipe id.
+        id: String,
+        /// Recipe version.
+        version: String,
+        /// Where the archive should be.
+        path: PathBuf,
+        /// Digest in the index.
+        published: String,
+    },
     /// A file already in the catalog folder would be replaced with other bytes.
     #[error("{path} already exists with other bytes and is not in the index; move it away or bump the recipe version")]
     ArchiveExists {
@@ -336,6 +349,7 @@ impl Error {
             | Error::IndexInvalid { .. }
             | Error::IndexInvalidReadOnly { .. }
             | Error::Republish { .. }
+            | Error::PublishedArchiveLost { .. }
             | Error::ArchiveExists { .. }
             | Error::RecipeNotFound { .. }
             | Error::NoRecipes { .. }

@@ -1063,6 +1063,17 @@ fn merge_index(
                             b.sha256 = sha256;
                             b.size = size;
                         }
+                        // OUT lost it or holds it damaged, and these sources cannot give
+                        // it back: "bump `version`" would be the wrong advice.
+                        None if intact_archive(existing, opts)?.is_none() => {
+                            let url = existing["url"].as_str().unwrap_or_default();
+                            return Err(Error::PublishedArchiveLost {
+                                id,
+                                version,
+                                path: opts.out_dir.join(url.rsplit('/').next().unwrap_or(url)),
+                                published,
+                            });
+                        }
                         None => {
                             return Err(Error::Republish {
                                 id,
@@ -1176,7 +1187,24 @@ fn kept_archive(
     opts: &Options,
     same_contents: &dyn Fn(&Built, &Path) -> Result<bool, Error>,
 ) -> Result<Option<(String, Sha256, u64)>, Error> {
+    match intact_archive(existing, opts)? {
+        Some((name, sha256, size)) if same_contents(b, &opts.out_dir.join(&name))? => {
+            Ok(Some((name, sha256, size)))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The archive of an index entry as it sits in `OUT`, when it is there with the digest the
+/// entry lists: its file name, digest and size.
+fn intact_archive(
+    existing: &Value,
+    opts: &Options,
+) -> Result<Option<(String, Sha256, u64)>, Error> {
     let (Some(url), Some(sha)) = (existing["url"].as_str(), existing["sha256"].as_str()) else {
+        return Ok(None);
+    };
+    let Ok(sha256) = Sha256::parse(sha) else {
         return Ok(None);
     };
     let name = url.rsplit('/').next().unwrap_or(url);
@@ -1187,15 +1215,9 @@ fn kept_archive(
     let Ok(meta) = std::fs::symlink_metadata(&path) else {
         return Ok(None);
     };
-    if !meta.is_file() || digest_of_file(&path)?.map(|d| d.to_string()).as_deref() != Some(sha) {
+    if !meta.is_file() || digest_of_file(&path)? != Some(sha256) {
         return Ok(None);
     }
-    if !same_contents(b, &path)? {
-        return Ok(None);
-    }
-    let Ok(sha256) = Sha256::parse(sha) else {
-        return Ok(None);
-    };
     Ok(Some((name.to_string(), sha256, meta.len())))
 }
 

@@ -437,7 +437,12 @@ fn archives_compressed_otherwise_are_kept_when_their_contents_are_the_same() {
     let recompressed = zstd::stream::encode_all(tar.as_slice(), 3).unwrap();
     assert_ne!(recompressed, original);
     std::fs::write(&alpha, recompressed).unwrap();
-    refused_as_published(&pack(&sb, "src", "out", &[]), "alpha 0.1.0");
+    let o = pack(&sb, "src", "out", &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    stderr_says(
+        &o,
+        "hooks-alpha-0.1.0.tar.zst is missing or lacks the sha256 the index lists",
+    );
     std::fs::write(&alpha, original).unwrap();
     assert_eq!(snapshot(&sb.join("out")), before);
 
@@ -598,6 +603,19 @@ fn a_damaged_archive_in_out_is_repaired_from_the_sources() {
     let o = pack(&sb, "src", "out", &[]);
     assert!(said(&o, ["repaired", "beta", "0.1.0"]), "{o:?}");
     assert_eq!(snapshot(&sb.join("out")), good);
+    // One these settings cannot give back is not a reason to bump the version (found by
+    // the second review): it says so, and nothing changes.
+    std::fs::remove_file(&beta).unwrap();
+    let lost = snapshot(&sb.join("out"));
+    let o = pack(&sb, "src", "out", &["--compression", "zstd"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    stderr_says(
+        &o,
+        "beta 0.1.0: out/hooks-beta-0.1.0.tar.gz is missing or lacks the sha256",
+    );
+    stderr_says(&o, "copy the published archive back");
+    assert!(!stderr(&o).contains("bump"), "{}", stderr(&o));
+    assert_eq!(snapshot(&sb.join("out")), lost);
 }
 
 #[test]
