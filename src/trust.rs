@@ -234,10 +234,36 @@ impl TrustFile {
             Ok(_) => {}
         }
         let bytes = crate::fs::read_limited(path, 16 * 1024 * 1024)?;
-        serde_json::from_slice(&bytes).map_err(|e| Error::ConfigInvalid {
-            path: path.to_path_buf(),
-            why: format!("not a hookpack trust file: {e}; fix or remove it"),
-        })
+        let mut file: TrustFile =
+            serde_json::from_slice(&bytes).map_err(|e| Error::ConfigInvalid {
+                path: path.to_path_buf(),
+                why: format!("not a hookpack trust file: {e}; fix or remove it"),
+            })?;
+        file.fold_key_paths();
+        Ok(file)
+    }
+
+    /// Gives keys written before hookpack folded `..` in profile paths (`/w/../p/hooks.json`
+    /// from `--profile ../p`) the path [`key`] gives now, so that those handlers stay
+    /// trusted. A key already in the new form wins.
+    fn fold_key_paths(&mut self) {
+        const FILE_END: &str = "hooks.json#";
+        let old: Vec<String> = (self.handlers.keys())
+            .filter(|k| k.contains("/../") || k.contains("/./"))
+            .cloned()
+            .collect();
+        for key in old {
+            let Some(at) = key.find(FILE_END) else {
+                continue;
+            };
+            let (file, rest) = key.split_at(at + FILE_END.len() - 1);
+            let folded = format!("{}{rest}", crate::fs::absolute(Path::new(file)).display());
+            if folded != key && !self.handlers.contains_key(&folded) {
+                if let Some(entry) = self.handlers.remove(&key) {
+                    self.handlers.insert(folded, entry);
+                }
+            }
+        }
     }
 
     /// Writes it atomically.

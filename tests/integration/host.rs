@@ -707,6 +707,18 @@ fn trust_keys_do_not_depend_on_the_folder_the_profile_was_named_from() {
             assert_eq!(h["status"], "trusted", "from {dir}: {h:#}");
         }
     }
+    // Keys an earlier hookpack wrote with the `..` (from `ws/`, `--profile ../prof`) still
+    // count (found by the second review: upgrading left such handlers untrusted).
+    let trust_file = sb.join("finclaw-home/hooks-trust.json");
+    let root = sb.path().canonicalize().unwrap();
+    let from_ws = format!("{}/ws/../prof/", root.display());
+    let text = std::fs::read_to_string(&trust_file).unwrap();
+    let old = text.replace(&format!("{}/prof/", root.display()), &from_ws);
+    assert!(old.contains(&from_ws), "{old}");
+    std::fs::write(&trust_file, old).unwrap();
+    for h in listed("ws", "../prof", ".")["handlers"].as_array().unwrap() {
+        assert_eq!(h["status"], "trusted", "{h:#}");
+    }
     // A `..` after a link is kept: it leaves the link's target, not the link's folder.
     std::fs::create_dir_all(sb.join("deep/inner")).unwrap();
     std::os::unix::fs::symlink(sb.join("deep/inner"), sb.join("jump")).unwrap();
