@@ -694,16 +694,7 @@ fn pack_settings(a: PackArgs) -> Result<pack::Options, Error> {
 }
 
 fn run_pack(o: &pack::Options, printer: &Printer) -> Result<ExitCode, Error> {
-    let report = pack::pack(o).inspect_err(|e| {
-        if matches!(e, Error::Republish { .. }) && o.mtime_from_env {
-            printer.message(&format!(
-                "note: SOURCE_DATE_EPOCH is set ({}) and gives every file in the archives \
-                 its mtime, so the same files give other bytes under another value; if the \
-                 recipe did not change, pack with the value it was published with, or unset it",
-                o.mtime
-            ));
-        }
-    })?;
+    let report = pack::pack(o)?;
     for w in &report.warnings {
         if !printer.quiet {
             printer.diagnostic_to_stderr(w);

@@ -83,18 +83,18 @@ pub enum Error {
         diagnostics: Vec<crate::diagnostic::Diagnostic>,
     },
     /// An id+version already in the index would get other bytes.
-    #[error("{id} {version} is already published with sha256 {published}, but packing it now gives {now}; published versions are immutable, so bump `version` in {}", manifest.display())]
+    #[error("{what} is already published with sha256 {published}, but packing it now gives {now}; published versions are immutable, so bump `version` in {}{note}", manifest.display())]
     Republish {
         /// The recipe's `recipe.json`, where the version is bumped.
         manifest: PathBuf,
-        /// Recipe id.
-        id: String,
-        /// Recipe version.
-        version: String,
+        /// Recipe id and version (`tool-gate 0.2.0`).
+        what: String,
         /// Digest in the index.
         published: String,
         /// Digest of the new archive.
         now: String,
+        /// What else explains it (the files are the same, their mtime is not), or nothing.
+        note: String,
     },
     /// A published archive is missing from the catalog folder or damaged there, and packing
     /// its sources now gives other bytes.

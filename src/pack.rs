@@ -769,8 +769,8 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
 
     // Merge into the index, refusing to change a published version; one whose contents
     // are unchanged but compressed otherwise (by another hookpack) keeps its archive.
-    let unchanged = |b: &Built, published: &Path| {
-        same_contents(&trees[b.index], &b.recipe, opts.mtime, published)
+    let unchanged = |b: &Built, published: &Path, mtime: u64| {
+        same_contents(&trees[b.index], &b.recipe, mtime, published)
     };
     let (new_index, mut statuses) = merge_index(
         (old_index.as_ref(), own_index.as_ref()),
@@ -1023,7 +1023,7 @@ fn merge_index(
     (old, own): (Option<&Value>, Option<&Value>),
     built: &mut [Built],
     opts: &Options,
-    same_contents: &dyn Fn(&Built, &Path) -> Result<bool, Error>,
+    same_contents: &dyn Fn(&Built, &Path, u64) -> Result<bool, Error>,
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<(Value, Vec<&'static str>), Error> {
     let mut entries: BTreeMap<String, Value> = BTreeMap::new();
@@ -1075,12 +1075,13 @@ fn merge_index(
                             });
                         }
                         None => {
+                            let note = same_files_but_mtime(existing, b, opts, same_contents)?;
                             return Err(Error::Republish {
-                                id,
-                                version,
+                                what: format!("{id} {version}"),
                                 published,
                                 now: b.sha256.to_string(),
                                 manifest: b.manifest.clone(),
+                                note,
                             });
                         }
                     }
@@ -1185,14 +1186,73 @@ fn kept_archive(
     existing: &Value,
     b: &Built,
     opts: &Options,
-    same_contents: &dyn Fn(&Built, &Path) -> Result<bool, Error>,
+    same_contents: &dyn Fn(&Built, &Path, u64) -> Result<bool, Error>,
 ) -> Result<Option<(String, Sha256, u64)>, Error> {
     match intact_archive(existing, opts)? {
-        Some((name, sha256, size)) if same_contents(b, &opts.out_dir.join(&name))? => {
+        Some((name, sha256, size)) if same_contents(b, &opts.out_dir.join(&name), opts.mtime)? => {
             Ok(Some((name, sha256, size)))
         }
         _ => Ok(None),
     }
+}
+
+/// When the published archive of an index entry holds the very files `b` packs, with
+/// another mtime (`SOURCE_DATE_EPOCH` set then or now, not both alike), what to do about
+/// it, for the end of a re-publish refusal; else nothing.
+fn same_files_but_mtime(
+    existing: &Value,
+    b: &Built,
+    opts: &Options,
+    same_contents: &dyn Fn(&Built, &Path, u64) -> Result<bool, Error>,
+) -> Result<String, Error> {
+    let Some((name, ..)) = intact_archive(existing, opts)? else {
+        return Ok(String::new());
+    };
+    let path = opts.out_dir.join(name);
+    let then = match published_mtime(&path) {
+        Some(then) if then != opts.mtime && same_contents(b, &path, then)? => then,
+        _ => return Ok(String::new()),
+    };
+    let now = if opts.mtime_from_env {
+        format!("SOURCE_DATE_EPOCH={} gives them now", opts.mtime)
+    } else {
+        "with SOURCE_DATE_EPOCH unset they get 0".to_string()
+    };
+    let fix = if then == 0 {
+        "unset SOURCE_DATE_EPOCH".to_string()
+    } else {
+        format!("pack with SOURCE_DATE_EPOCH={then}")
+    };
+    Ok(format!(
+        ". But the published archive holds these very files, only with mtime {then} where \
+         {now}: if the recipe did not change, {fix} instead"
+    ))
+}
+
+/// The mtime of the first entry of the archive at `published` (pack gives every entry the
+/// same one), when it can be read.
+fn published_mtime(published: &Path) -> Option<u64> {
+    let mut input = decompressed(published).ok()??;
+    let mut block = [0u8; 512];
+    input.read_exact(&mut block).ok()?;
+    tar::Header::from_byte_slice(&block).mtime().ok()
+}
+
+/// The tar stream of the archive at `published`, gzip or zstd; `None` for anything else.
+fn decompressed(published: &Path) -> Result<Option<Box<dyn Read>>, Error> {
+    let rerr = |e: io::Error| crate::fs::FsError::new("read", published, e);
+    let file = File::open(published).map_err(rerr)?;
+    let mut input = io::BufReader::new(file);
+    let head = io::BufRead::fill_buf(&mut input).map_err(rerr)?.to_vec();
+    Ok(if head.starts_with(&[0x1f, 0x8b]) {
+        Some(Box::new(flate2::bufread::GzDecoder::new(input)))
+    } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        zstd::stream::read::Decoder::with_buffer(input)
+            .ok()
+            .map(|d| Box::new(d) as Box<dyn Read>)
+    } else {
+        None
+    })
 }
 
 /// The archive of an index entry as it sits in `OUT`, when it is there with the digest the
@@ -1230,25 +1290,13 @@ fn same_contents(
 ) -> Result<bool, Error> {
     let top = format!("{}-{}", recipe.id, recipe.version);
     let now = write_tar(tree, &top, mtime, Hashing::new(io::sink()))?;
-    let rerr = |e: io::Error| crate::fs::FsError::new("read", published, e);
-    let file = File::open(published).map_err(rerr)?;
-    let mut input = io::BufReader::new(file);
-    let head = io::BufRead::fill_buf(&mut input).map_err(rerr)?.to_vec();
-    let mut then = Hashing::new(io::sink());
     // A damaged or foreign archive is simply not the same contents.
-    // Reading one byte more than expected is enough to tell them apart.
-    let limit = now.count + 1;
-    let copied = if head.starts_with(&[0x1f, 0x8b]) {
-        io::copy(
-            &mut flate2::bufread::GzDecoder::new(input).take(limit),
-            &mut then,
-        )
-    } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
-        zstd::stream::read::Decoder::with_buffer(input)
-            .and_then(|d| io::copy(&mut d.take(limit), &mut then))
-    } else {
+    let Some(input) = decompressed(published)? else {
         return Ok(false);
     };
+    let mut then = Hashing::new(io::sink());
+    // Reading one byte more than expected is enough to tell them apart.
+    let copied = io::copy(&mut input.take(now.count + 1), &mut then);
     if copied.is_err() || then.count != now.count {
         return Ok(false);
     }

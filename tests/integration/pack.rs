@@ -527,26 +527,52 @@ fn only_leaves_other_entries_byte_identical() {
 #[test]
 fn a_repack_under_another_source_date_epoch_says_it_may_be_the_cause() {
     // Found by review: the refusal said only "bump `version`", where the files had not
-    // changed and SOURCE_DATE_EPOCH, which CI systems set, had.
+    // changed and SOURCE_DATE_EPOCH, which CI systems set, had (now or when published).
     let sb = Sandbox::new();
     two_recipes(&sb, "src");
-    assert!(pack(&sb, "src", "out", &[]).status.success());
-    let before = snapshot(&sb.join("out"));
-    let o = sb
-        .cmd()
-        .env("SOURCE_DATE_EPOCH", "1800000000")
-        .args(["pack", "--recipes-dir", "src", "--out-dir", "out"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    refused_as_published(&o, "alpha 0.1.0");
-    stderr_says(&o, "note: SOURCE_DATE_EPOCH is set (1800000000)");
-    assert_eq!(snapshot(&sb.join("out")), before);
-    // Without it, the refusal does not mention it.
+    let pack_with = |epoch: Option<&str>, out: &str| {
+        let mut c = sb.cmd();
+        c.env_remove("SOURCE_DATE_EPOCH");
+        if let Some(e) = epoch {
+            c.env("SOURCE_DATE_EPOCH", e);
+        }
+        c.args(["pack", "--recipes-dir", "src", "--out-dir", out])
+            .output()
+            .unwrap()
+    };
+    assert!(pack_with(None, "out").status.success());
+    assert!(pack_with(Some("1800000000"), "out2").status.success());
+    let before = (snapshot(&sb.join("out")), snapshot(&sb.join("out2")));
+    for (epoch, out, says) in [
+        (
+            Some("1800000000"),
+            "out",
+            "only with mtime 0 where SOURCE_DATE_EPOCH=1800000000 gives them now: if the \
+             recipe did not change, unset SOURCE_DATE_EPOCH instead",
+        ),
+        (
+            None,
+            "out2",
+            "only with mtime 1800000000 where with SOURCE_DATE_EPOCH unset they get 0: if the \
+             recipe did not change, pack with SOURCE_DATE_EPOCH=1800000000 instead",
+        ),
+    ] {
+        let o = pack_with(epoch, out);
+        refused_as_published(&o, "alpha 0.1.0");
+        stderr_says(&o, "But the published archive holds these very files");
+        stderr_says(&o, says);
+    }
+    // Files that did change get no such note, whatever the mtime.
     sb.write("src/alpha/data/rules.json", "{\"changed\": true}\n");
-    let o = pack(&sb, "src", "out", &[]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(!stderr(&o).contains("SOURCE_DATE_EPOCH"), "{}", stderr(&o));
+    for (epoch, out) in [(Some("1800000000"), "out"), (None, "out")] {
+        let o = pack_with(epoch, out);
+        refused_as_published(&o, "alpha 0.1.0");
+        assert!(!stderr(&o).contains("very files"), "{}", stderr(&o));
+    }
+    assert_eq!(
+        (snapshot(&sb.join("out")), snapshot(&sb.join("out2"))),
+        before
+    );
 }
 
 #[test]
