@@ -192,6 +192,24 @@ pub fn key(file: &Path, event: &str, handler: &Value) -> String {
     format!("{}#{event}#{who}", file.display())
 }
 
+/// `key` with `..` folded in its file part, as [`key`] gives it now; `None` when `key` is
+/// not `FILE#EVENT#WHO` with a `hooks.json` file and a known event.
+fn folded_key(key: &str) -> Option<String> {
+    const FILE_END: &str = "hooks.json#";
+    // The file part may hold `hooks.json#` itself: the real end is followed by an event.
+    let at = key.match_indices(FILE_END).map(|(at, _)| at).find(|&at| {
+        let after = &key[at + FILE_END.len()..];
+        after
+            .split_once('#')
+            .is_some_and(|(event, _)| crate::event::Event::ALL.iter().any(|e| e.name() == event))
+    })?;
+    let (file, rest) = key.split_at(at + FILE_END.len() - 1);
+    Some(format!(
+        "{}{rest}",
+        crate::fs::absolute(Path::new(file)).display()
+    ))
+}
+
 /// One trusted handler.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
@@ -245,21 +263,24 @@ impl TrustFile {
 
     /// Gives keys written before hookpack folded `..` in profile paths (`/w/../p/hooks.json`
     /// from `--profile ../p`) the path [`key`] gives now, so that those handlers stay
-    /// trusted. A key already in the new form wins.
+    /// trusted. Where several keys fold to one, the entry trusted last is kept and the
+    /// others are dropped, so that a revoke or a removal cannot be undone by a leftover.
     fn fold_key_paths(&mut self) {
-        const FILE_END: &str = "hooks.json#";
         let old: Vec<String> = (self.handlers.keys())
             .filter(|k| k.contains("/../") || k.contains("/./"))
             .cloned()
             .collect();
         for key in old {
-            let Some(at) = key.find(FILE_END) else {
+            let Some(folded) = folded_key(&key).filter(|f| *f != key) else {
                 continue;
             };
-            let (file, rest) = key.split_at(at + FILE_END.len() - 1);
-            let folded = format!("{}{rest}", crate::fs::absolute(Path::new(file)).display());
-            if folded != key && !self.handlers.contains_key(&folded) {
-                if let Some(entry) = self.handlers.remove(&key) {
+            let Some(entry) = self.handlers.remove(&key) else {
+                continue;
+            };
+            match self.handlers.get(&folded) {
+                // RFC 3339 in UTC, as hookpack writes it: later sorts after.
+                Some(kept) if kept.trusted_at >= entry.trusted_at => {}
+                _ => {
                     self.handlers.insert(folded, entry);
                 }
             }

@@ -719,6 +719,30 @@ fn trust_keys_do_not_depend_on_the_folder_the_profile_was_named_from() {
     for h in listed("ws", "../prof", ".")["handlers"].as_array().unwrap() {
         assert_eq!(h["status"], "trusted", "{h:#}");
     }
+    // With both forms there (trusted again after upgrading), a revoke sticks: the old key
+    // does not come back in its place (found by the third review).
+    let now_form = format!("{}/prof/", root.display());
+    let one: Value = serde_json::from_str(&std::fs::read_to_string(&trust_file).unwrap()).unwrap();
+    let mut handlers = serde_json::Map::new();
+    for (k, v) in one["handlers"].as_object().unwrap() {
+        let new_key = k.replace(&from_ws, &now_form);
+        handlers.insert(new_key.replace(&now_form, &from_ws), v.clone());
+        handlers.insert(new_key, v.clone());
+    }
+    assert_eq!(handlers.len(), 2, "{handlers:#?}");
+    let both = json!({"schema": one["schema"], "handlers": handlers});
+    std::fs::write(&trust_file, both.to_string()).unwrap();
+    ok(&sb
+        .cmd()
+        .args(["revoke", "--all", "--profile", "prof", "--workspace", "ws"])
+        .output()
+        .unwrap());
+    for h in listed(".", "prof", "ws")["handlers"].as_array().unwrap() {
+        assert_eq!(h["status"], "untrusted", "{h:#}");
+    }
+    assert!(!std::fs::read_to_string(&trust_file)
+        .unwrap()
+        .contains("/ws/../"));
     // A `..` after a link is kept: it leaves the link's target, not the link's folder.
     std::fs::create_dir_all(sb.join("deep/inner")).unwrap();
     std::os::unix::fs::symlink(sb.join("deep/inner"), sb.join("jump")).unwrap();
