@@ -879,7 +879,7 @@ fn test_dirs(dirs: Vec<PathBuf>) -> Result<Vec<PathBuf>, Error> {
         } else {
             // A FinClaw hooks folder holds its recipes in `recipes/`.
             let recipes = d.join("recipes");
-            let found = if recipes.is_dir() {
+            let found = if recipes.is_dir() && !recipes.join("recipe.json").exists() {
                 pack::discover(&recipes, None)?
             } else {
                 pack::discover(&d, None)?

@@ -98,16 +98,16 @@ pub enum Error {
     },
     /// A published archive is missing from the catalog folder or damaged there, and packing
     /// its sources now gives other bytes.
-    #[error("{id} {version}: {} is missing or lacks the sha256 the index lists ({published}), and packing its sources now gives other bytes (another compression, hookpack release or SOURCE_DATE_EPOCH), so it cannot be restored here; copy the published archive back from where the catalog is served", path.display())]
+    #[error("{what}: {} is missing or lacks the sha256 the index lists ({published}), and packing the sources now gives other bytes. If the recipe changed since it was published, bump `version` in {}; if it did not (another compression, hookpack release or SOURCE_DATE_EPOCH gives other bytes), copy the published archive back from where the catalog is served", path.display(), manifest.display())]
     PublishedArchiveLost {
-        /// Recipe id.
-        id: String,
-        /// Recipe version.
-        version: String,
+        /// Recipe id and version (`tool-gate 0.2.0`).
+        what: String,
         /// Where the archive should be.
         path: PathBuf,
         /// Digest in the index.
         published: String,
+        /// The recipe's `recipe.json`, where the version is bumped.
+        manifest: PathBuf,
     },
     /// A file already in the catalog folder would be replaced with other bytes.
     #[error("{path} already exists with other bytes and is not in the index; move it away or bump the recipe version")]

@@ -505,8 +505,9 @@ fn check_asset_base(base: &str) -> Result<(), String> {
 /// What a folder of recipes holds: its recipe folders (each with a `recipe.json`), sorted
 /// by name, its `lib/` of shared helpers if any, and what is neither (a folder without a
 /// `recipe.json`, a link), as errors. Hidden entries, plain files, `node_modules` (npm's,
-/// beside a `package.json`; never a recipe) and `output` (the folder the command writes,
-/// which may sit among the recipes) are skipped.
+/// beside a `package.json`; never a recipe), catalog folders (with a `hooks-index.json`)
+/// and `output` (the folder the command writes, which may sit among the recipes) are
+/// skipped.
 pub fn survey(dir: &Path, output: Option<&Path>) -> Result<Surveyed, crate::fs::FsError> {
     let output = output.and_then(|o| std::fs::canonicalize(o).ok());
     let mut out = Surveyed::default();
@@ -516,7 +517,11 @@ pub fn survey(dir: &Path, output: Option<&Path>) -> Result<Surveyed, crate::fs::
         if name.starts_with('.') || name == "node_modules" {
             continue;
         }
-        if output.is_some() && std::fs::canonicalize(&path).ok() == output {
+        // A catalog folder (this command's OUT, or a pack's) is no recipe; a recipe folder
+        // given as OUT stays listed, so the overlap check refuses it.
+        let is_output = output.is_some() && std::fs::canonicalize(&path).ok() == output;
+        let is_catalog = path.join(catalog::INDEX_FILE).is_file();
+        if (is_output || is_catalog) && !path.join("recipe.json").exists() {
             continue;
         }
         let ft = entry
@@ -1063,15 +1068,15 @@ fn merge_index(
                             b.sha256 = sha256;
                             b.size = size;
                         }
-                        // OUT lost it or holds it damaged, and these sources cannot give
-                        // it back: "bump `version`" would be the wrong advice.
+                        // OUT lost it or holds it damaged, and these sources do not give
+                        // it back: the recipe changed, or the settings did.
                         None if intact_archive(existing, opts)?.is_none() => {
                             let url = existing["url"].as_str().unwrap_or_default();
                             return Err(Error::PublishedArchiveLost {
-                                id,
-                                version,
+                                what: format!("{id} {version}"),
                                 path: opts.out_dir.join(url.rsplit('/').next().unwrap_or(url)),
                                 published,
+                                manifest: b.manifest.clone(),
                             });
                         }
                         None => {

@@ -958,6 +958,13 @@ fn colliding_entries_are_refused() {
             "same after Unicode normalisation",
         ),
         case(
+            "å and the Angstrom sign, which differ in case once normalised",
+            tar(Tar::demo()
+                .file(&format!("{TOP}/\u{e5}.md"), b"1")
+                .file(&format!("{TOP}/\u{212b}.md"), b"2")),
+            "differ by case and Unicode normalisation",
+        ),
+        case(
             "NFC and NFD spellings of É and é",
             tar(Tar::demo()
                 .file(&format!("{TOP}/caf\u{c9}.txt"), b"1")

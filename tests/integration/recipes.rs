@@ -46,6 +46,13 @@ fn a_failing_case_is_reported_with_a_diff() {
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         assert!(String::from_utf8_lossy(&o.stdout).contains("2 passed"));
     }
+    // ... but a recipe whose id is `recipes` is a recipe (third review).
+    sb.cmd()
+        .args(["new", "recipes", "--dir", "rs"])
+        .assert()
+        .success();
+    let o = sb.cmd().args(["test", "rs"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     sb.write(
         "recipes/demo/tests/wrong.json",
         r#"{"name": "expects the wrong thing", "event": "PreToolUse", "payload": {"tool_name": "exec", "tool_input": {"command": "ls"}}, "expect": {"exit": 0, "decision": "deny"}}"#,
