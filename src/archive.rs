@@ -348,11 +348,11 @@ impl<'a> Listing<'a> {
             // A folder is shown with its `/`, which takes no part in the comparison.
             let (a, b) = (first.trim_end_matches('/'), second.trim_end_matches('/'));
             // Normalisation first: `Å` (U+00C5) and `Å` (U+212B) are one letter, shown alike;
-            // then case, between names already in NFC (`å` and U+212B differ in both).
+            // then case, between names in the same form (`å` and U+212B differ in both).
             let nfc = |s: &str| s.nfc().collect::<String>();
             let how = if nfc(a) == nfc(b) {
                 "same after Unicode normalisation"
-            } else if nfc(a) == a && nfc(b) == b && a.to_lowercase() == b.to_lowercase() {
+            } else if (nfc(a) == a) == (nfc(b) == b) && a.to_lowercase() == b.to_lowercase() {
                 "differ only by case"
             } else {
                 "differ by case and Unicode normalisation"

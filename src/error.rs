@@ -98,7 +98,7 @@ pub enum Error {
     },
     /// A published archive is missing from the catalog folder or damaged there, and packing
     /// its sources now gives other bytes.
-    #[error("{what}: {} is missing or lacks the sha256 the index lists ({published}), and packing the sources now gives other bytes. If the recipe changed since it was published, bump `version` in {}; if it did not (another compression, hookpack release or SOURCE_DATE_EPOCH gives other bytes), copy the published archive back from where the catalog is served", path.display(), manifest.display())]
+    #[error("{what}: {} is missing or lacks the sha256 the index lists ({published}), and packing the sources now gives other bytes. If the recipe changed since it was published, bump `version` in {} and copy this archive back too, since the index keeps it listed; if it did not (another compression, hookpack release or SOURCE_DATE_EPOCH gives other bytes), copy the published archive back from where the catalog is served", path.display(), manifest.display())]
     PublishedArchiveLost {
         /// Recipe id and version (`tool-gate 0.2.0`).
         what: String,

@@ -517,16 +517,18 @@ pub fn survey(dir: &Path, output: Option<&Path>) -> Result<Surveyed, crate::fs::
         if name.starts_with('.') || name == "node_modules" {
             continue;
         }
-        // A catalog folder (this command's OUT, or a pack's) is no recipe; a recipe folder
-        // given as OUT stays listed, so the overlap check refuses it.
-        let is_output = output.is_some() && std::fs::canonicalize(&path).ok() == output;
-        let is_catalog = path.join(catalog::INDEX_FILE).is_file();
-        if (is_output || is_catalog) && !path.join("recipe.json").exists() {
-            continue;
-        }
         let ft = entry
             .file_type()
             .map_err(|e| crate::fs::FsError::new("inspect", &path, e))?;
+        // A catalog folder (this command's OUT, or a pack's) is no recipe; a recipe folder
+        // given as OUT stays listed, so the overlap check refuses it, and `lib/` is the
+        // helpers folder whatever it holds.
+        let is_output = output.is_some() && std::fs::canonicalize(&path).ok() == output;
+        let is_catalog = path.join(catalog::INDEX_FILE).is_file();
+        let skip = (is_output || is_catalog) && name != "lib" && !path.join("recipe.json").exists();
+        if ft.is_dir() && skip {
+            continue;
+        }
         if ft.is_symlink() {
             out.problems.push(Diagnostic::file_level(
                 &path,
@@ -656,6 +658,13 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
                 sources: dir.clone(),
             });
         }
+    }
+    // An OUT at `lib/` beside the recipes would become their helpers folder.
+    if crate::fs::nested(&out_real, &recipes_real.join("lib")) {
+        return Err(Error::OutOverlaps {
+            out: opts.out_dir.clone(),
+            sources: opts.recipes_dir.join("lib"),
+        });
     }
     if let Some(lib) = crate::assemble::Layout::recipes_dir(&opts.recipes_dir).lib_dir {
         if crate::fs::nested(&out_real, &crate::fs::real_path(&lib)?) {
@@ -817,7 +826,13 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         });
     }
     let built_names = built.iter().map(|b| b.file.as_str()).collect();
-    let sums = sums_file(&new_index, &index_bytes, &opts.out_dir, &built_names)?;
+    let sums = sums_file(
+        &new_index,
+        &index_bytes,
+        &opts.out_dir,
+        &built_names,
+        &mut warnings,
+    )?;
 
     if opts.check {
         let differences = compare(opts, &built, &index_bytes, &sums)?;
@@ -1309,12 +1324,14 @@ fn same_contents(
 }
 
 /// `SHA256SUMS`: every archive the index names that lives in the catalog folder (one of
-/// `built`, or already in `out_dir`), and the index itself, sorted by name.
+/// `built`, or already in `out_dir`), and the index itself, sorted by name. A relative
+/// archive the folder lacks is left out, with a warning in `missing`.
 fn sums_file(
     index: &Value,
     index_bytes: &[u8],
     out_dir: &Path,
     built: &std::collections::HashSet<&str>,
+    missing: &mut Vec<Diagnostic>,
 ) -> Result<Vec<u8>, Error> {
     let mut lines: BTreeMap<String, String> = BTreeMap::new();
     for r in index["recipes"].as_array().into_iter().flatten() {
@@ -1329,6 +1346,17 @@ fn sums_file(
             }
             if built.contains(name) || out_dir.join(name).is_file() {
                 lines.insert(name.to_string(), sha.to_string());
+            } else if !url.contains("://") {
+                missing.push(Diagnostic::file_level(
+                    &out_dir.join(INDEX_FILE),
+                    Severity::Warning,
+                    "archive-missing",
+                    format!(
+                        "the index lists `{url}` (sha256 {sha}), which is not in {}; copy it \
+                         back from where the catalog is served, or `catalog verify` will fail",
+                        out_dir.display()
+                    ),
+                ));
             }
         }
     }
@@ -1443,14 +1471,20 @@ mod tests {
             {"url": "hooks-c-1.0.0.tar.gz", "sha256": sha},
         ]}]});
         let built = ["hooks-b-1.0.0.tar.gz"].into_iter().collect();
-        let sums = sums_file(&index, b"{}", out.path(), &built).unwrap();
+        let mut missing = Vec::new();
+        let sums = sums_file(&index, b"{}", out.path(), &built, &mut missing).unwrap();
         let sums = String::from_utf8(sums).unwrap();
         let names: Vec<&str> = sums.lines().map(|l| &l[66..]).collect();
-        // c is neither built nor in OUT: not listed.
+        // c is neither built nor in OUT: not listed, and said to be missing.
         assert_eq!(
             names,
             ["hooks-a-1.0.0.tar.gz", "hooks-b-1.0.0.tar.gz", INDEX_FILE],
             "{sums}"
+        );
+        assert_eq!(missing.len(), 1, "{missing:?}");
+        assert!(
+            missing[0].message.contains("`hooks-c-1.0.0.tar.gz`"),
+            "{missing:?}"
         );
         assert!(sums.contains(&format!("{}  {INDEX_FILE}", Sha256::of(b"{}"))));
     }

@@ -192,9 +192,10 @@ pub fn key(file: &Path, event: &str, handler: &Value) -> String {
     format!("{}#{event}#{who}", file.display())
 }
 
-/// `key` with `..` folded in its file part, as [`key`] gives it now; `None` when `key` is
-/// not `FILE#EVENT#WHO` with a `hooks.json` file and a known event.
-fn folded_key(key: &str) -> Option<String> {
+/// `key` with `..` folded in its file part, as [`key`] gives it now, and whether the two
+/// file parts name one existing file; `None` when `key` is not `FILE#EVENT#WHO` with a
+/// `hooks.json` file and a known event.
+fn folded_key(key: &str) -> Option<(String, bool)> {
     const FILE_END: &str = "hooks.json#";
     // The file part may hold `hooks.json#` itself: the real end is followed by an event.
     let at = key.match_indices(FILE_END).map(|(at, _)| at).find(|&at| {
@@ -204,10 +205,10 @@ fn folded_key(key: &str) -> Option<String> {
             .is_some_and(|(event, _)| crate::event::Event::ALL.iter().any(|e| e.name() == event))
     })?;
     let (file, rest) = key.split_at(at + FILE_END.len() - 1);
-    Some(format!(
-        "{}{rest}",
-        crate::fs::absolute(Path::new(file)).display()
-    ))
+    let folded = crate::fs::absolute(Path::new(file));
+    let real = |p: &Path| std::fs::canonicalize(p).ok();
+    let same_file = real(Path::new(file)).is_some_and(|r| Some(r) == real(&folded));
+    Some((format!("{}{rest}", folded.display()), same_file))
 }
 
 /// One trusted handler.
@@ -271,9 +272,14 @@ impl TrustFile {
             .cloned()
             .collect();
         for key in old {
-            let Some(folded) = folded_key(&key).filter(|f| *f != key) else {
+            let Some((folded, same_file)) = folded_key(&key).filter(|(f, _)| *f != key) else {
                 continue;
             };
+            // Only where both name the same file now: a key whose `..` passed a link that
+            // has since gone names nothing, and keeps its form.
+            if !same_file {
+                continue;
+            }
             let Some(entry) = self.handlers.remove(&key) else {
                 continue;
             };
@@ -345,6 +351,61 @@ pub fn status(trust: &TrustFile, key: &str, hash: &Sha256, script: &Script, vali
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn old_keys_fold_only_onto_the_file_they_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        for folder in ["w/p", "w/x", "other/sub", "other/p"] {
+            std::fs::create_dir_all(root.join(folder)).unwrap();
+        }
+        for file in ["w/p/hooks.json", "other/p/hooks.json"] {
+            std::fs::write(root.join(file), "{}").unwrap();
+        }
+        let key = |file: &str| format!("{}/{file}#PreToolUse#id:gate", root.display());
+        let entry = |at: &str| Entry {
+            hash: Sha256::of(b"x"),
+            trusted_at: at.into(),
+        };
+        let fold = |keys: &[(&str, &str)]| {
+            let mut file = TrustFile::default();
+            for (k, at) in keys {
+                file.handlers.insert(key(k), entry(at));
+            }
+            file.fold_key_paths();
+            file.handlers
+                .into_iter()
+                .map(|(k, e)| (k, e.trusted_at))
+                .collect::<Vec<_>>()
+        };
+        // An old key folds; beside a new one, the entry trusted last stays, alone.
+        assert_eq!(
+            fold(&[("w/x/../p/hooks.json", "1")]),
+            [(key("w/p/hooks.json"), "1".into())]
+        );
+        assert_eq!(
+            fold(&[("w/x/../p/hooks.json", "2"), ("w/p/hooks.json", "1")]),
+            [(key("w/p/hooks.json"), "2".into())]
+        );
+        assert_eq!(
+            fold(&[("w/x/../p/hooks.json", "1"), ("w/p/hooks.json", "2")]),
+            [(key("w/p/hooks.json"), "2".into())]
+        );
+        // A key whose folder is gone names nothing (the kernel cannot walk it): it stays.
+        std::fs::remove_dir(root.join("w/x")).unwrap();
+        assert_eq!(
+            fold(&[("w/x/../p/hooks.json", "1")]),
+            [(key("w/x/../p/hooks.json"), "1".into())]
+        );
+        // Through a link, `..` leaves the link's target: the key stays as it is, and once
+        // the link is gone it names nothing, so it never folds onto `w/p` (found by review).
+        std::os::unix::fs::symlink(root.join("other/sub"), root.join("w/lnk")).unwrap();
+        let linked = [("w/lnk/../p/hooks.json", "1")];
+        assert_eq!(fold(&linked), [(key("w/lnk/../p/hooks.json"), "1".into())]);
+        std::fs::remove_file(root.join("w/lnk")).unwrap();
+        assert_eq!(fold(&linked), [(key("w/lnk/../p/hooks.json"), "1".into())]);
+    }
 
     #[test]
     fn canonical_form_is_stable_and_documented() {

@@ -209,7 +209,7 @@ fn validate_dir(dir: &Path) -> (Kind, Vec<Diagnostic>) {
         check_recipes(&[dir.to_path_buf()], lib.as_deref(), &mut out);
         return (Kind::RecipeFolder, out);
     }
-    if dir.join("recipes").is_dir() {
+    if dir.join("recipes").is_dir() && !dir.join("recipes/recipe.json").exists() {
         let mut out = validate_recipes_folder(&dir.join("recipes"));
         let lib = dir.join("lib");
         if lib.is_dir() {

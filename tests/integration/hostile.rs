@@ -965,6 +965,13 @@ fn colliding_entries_are_refused() {
             "differ by case and Unicode normalisation",
         ),
         case(
+            "É and é, both in NFD",
+            tar(Tar::demo()
+                .file(&format!("{TOP}/E\u{301}.md"), b"1")
+                .file(&format!("{TOP}/e\u{301}.md"), b"2")),
+            "differ only by case",
+        ),
+        case(
             "NFC and NFD spellings of É and é",
             tar(Tar::demo()
                 .file(&format!("{TOP}/caf\u{c9}.txt"), b"1")

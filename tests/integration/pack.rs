@@ -647,6 +647,16 @@ fn a_damaged_archive_in_out_is_repaired_from_the_sources() {
     );
     stderr_says(&o, "copy the published archive back");
     assert_eq!(snapshot(&sb.join("out")), lost);
+    // Bumping alone leaves the index listing an archive OUT lacks: pack says so (fourth
+    // review: it said nothing, and `catalog verify` failed).
+    let manifest = std::fs::read_to_string(sb.join("src/beta/recipe.json")).unwrap();
+    sb.write("src/beta/recipe.json", manifest.replace("0.1.0", "0.2.0"));
+    let o = pack(&sb, "src", "out", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    stderr_says(
+        &o,
+        "warning[archive-missing]: the index lists `hooks-beta-0.1.0.tar.gz`",
+    );
 }
 
 #[test]
@@ -855,9 +865,32 @@ fn reference_cases() {
         let o = pack(&sb, "src", "src/dist", &[]);
         assert!(o.status.success(), "{}", stderr(&o));
     }
-    // A catalog folder among the recipes is no recipe to the other commands either.
+    // A catalog folder among the recipes is no recipe to the other commands either; but a
+    // link to one is refused, and `lib/` stays the helpers folder whatever it holds (fourth
+    // review).
     let o = sb.cmd().args(["validate", "src"]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    std::os::unix::fs::symlink(sb.join("src/dist"), sb.join("src/catlink")).unwrap();
+    std::fs::copy(
+        sb.join("src/dist/hooks-index.json"),
+        sb.join("src/lib/hooks-index.json"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", sb.join("src/lib/pw.ts")).unwrap();
+    let o = sb.cmd().args(["validate", "src"]).output().unwrap();
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{said}");
+    assert!(said.contains("src/catlink: error[symlink]"), "{said}");
+    assert!(said.contains("src/lib/pw.ts: error[symlink]"), "{said}");
+    for p in ["src/catlink", "src/lib/pw.ts", "src/lib/hooks-index.json"] {
+        std::fs::remove_file(sb.join(p)).unwrap();
+    }
+    std::fs::remove_dir(sb.join("src/lib")).unwrap();
+    // An OUT at `lib/` would become the helpers folder: refused, even before it exists.
+    let o = pack(&sb, "src", "src/lib", &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    stderr_says(&o, "overlaps");
+    assert!(!sb.join("src/lib").exists());
     std::fs::remove_dir_all(sb.join("src/dist")).unwrap();
     // A recipe folder as OUT stays refused (found by the third review: the OUT skip let
     // pack write the catalog into the recipe's sources).

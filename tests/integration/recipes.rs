@@ -53,6 +53,8 @@ fn a_failing_case_is_reported_with_a_diff() {
         .success();
     let o = sb.cmd().args(["test", "rs"]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = sb.cmd().args(["validate", "rs"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
     sb.write(
         "recipes/demo/tests/wrong.json",
         r#"{"name": "expects the wrong thing", "event": "PreToolUse", "payload": {"tool_name": "exec", "tool_input": {"command": "ls"}}, "expect": {"exit": 0, "decision": "deny"}}"#,
