@@ -133,7 +133,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
         .handlers
         .keys()
         .filter(|k| {
-            let file = k.split('#').next().unwrap_or_default();
+            let file = crate::trust::split_key(k).map_or("", |(file, _)| file);
             !unreadable.contains(file)
                 && !live.contains(k.as_str())
                 && belongs_here(k, profile, &workspace)
@@ -164,7 +164,9 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
 
 /// Trust entries of other profiles' and workspaces' files are not this check's business.
 fn belongs_here(key: &str, profile: &Profile, workspace: &Path) -> bool {
-    let file = key.split('#').next().unwrap_or_default();
+    let Some((file, _)) = crate::trust::split_key(key) else {
+        return false;
+    };
     file == profile.hooks_json().display().to_string()
         || file
             == crate::list::workspace_hooks_json(workspace)

@@ -192,19 +192,24 @@ pub fn key(file: &Path, event: &str, handler: &Value) -> String {
     format!("{}#{event}#{who}", file.display())
 }
 
-/// `key` with `..` folded in its file part, as [`key`] gives it now, and whether the two
-/// file parts name one existing file; `None` when `key` is not `FILE#EVENT#WHO` with a
-/// `hooks.json` file and a known event.
-fn folded_key(key: &str) -> Option<(String, bool)> {
+/// The file part of a [`key`] (`FILE#EVENT#WHO`, FILE a `hooks.json`, EVENT a known
+/// event) and the rest from its `#`; `None` for anything else. A path may hold `#` and even
+/// `hooks.json#`: the file part ends where an event follows.
+pub fn split_key(key: &str) -> Option<(&str, &str)> {
     const FILE_END: &str = "hooks.json#";
-    // The file part may hold `hooks.json#` itself: the real end is followed by an event.
     let at = key.match_indices(FILE_END).map(|(at, _)| at).find(|&at| {
         let after = &key[at + FILE_END.len()..];
         after
             .split_once('#')
             .is_some_and(|(event, _)| crate::event::Event::ALL.iter().any(|e| e.name() == event))
     })?;
-    let (file, rest) = key.split_at(at + FILE_END.len() - 1);
+    Some(key.split_at(at + FILE_END.len() - 1))
+}
+
+/// `key` with `..` folded in its file part, as [`key`] gives it now, and whether the two
+/// file parts name one existing file; `None` when [`split_key`] cannot read it.
+fn folded_key(key: &str) -> Option<(String, bool)> {
+    let (file, rest) = split_key(key)?;
     let folded = crate::fs::absolute(Path::new(file));
     let real = |p: &Path| std::fs::canonicalize(p).ok();
     let same_file = real(Path::new(file)).is_some_and(|r| Some(r) == real(&folded));

@@ -767,3 +767,48 @@ fn install_and_trust_tool_gate(sb: &Sandbox) {
         .output()
         .unwrap());
 }
+
+#[test]
+fn doctor_reads_trust_keys_of_a_profile_whose_path_holds_a_hash_sign() {
+    // Found by review: doctor took a key's file to end at its first `#`, so a stale entry
+    // of the profile `a#b/p` was never reported.
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    ok(&sb
+        .cmd()
+        .args(["install", "tool-gate", "--profile", "a#b/p"])
+        .output()
+        .unwrap());
+    ok(&sb
+        .cmd()
+        .args(["trust", "--all", "--profile", "a#b/p", "--workspace", "ws"])
+        .output()
+        .unwrap());
+    let trust_file = sb.join("finclaw-home/hooks-trust.json");
+    let mut trust: Value = serde_json::from_slice(&std::fs::read(&trust_file).unwrap()).unwrap();
+    let stale = format!(
+        "{}/a#b/p/hooks.json#PreToolUse#id:gone",
+        sb.path().canonicalize().unwrap().display()
+    );
+    let entry = trust["handlers"]
+        .as_object()
+        .unwrap()
+        .values()
+        .next()
+        .unwrap()
+        .clone();
+    trust["handlers"][&stale] = entry;
+    std::fs::write(&trust_file, trust.to_string()).unwrap();
+    let o = sb
+        .cmd()
+        .args(["doctor", "--profile", "a#b/p", "--workspace", "ws"])
+        .output()
+        .unwrap();
+    let said =
+        String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("trust-dangling") && said.contains("id:gone"),
+        "{said}"
+    );
+}
