@@ -531,7 +531,7 @@ fn a_hooks_json_that_cannot_be_read_is_reported_and_no_trust_is_lost() {
     // only read, and doctor stopped there instead of reporting it.
     let sb = Sandbox::new();
     std::fs::create_dir_all(sb.join("ws")).unwrap();
-    install_and_trust_tool_gate(&sb);
+    install_and_trust_tool_gate(&sb, "prof");
     let trust_before = std::fs::read(sb.join("finclaw-home/hooks-trust.json")).unwrap();
     sb.write("prof/hooks.json", "{\"hooks\": {\"Stop\": [}\n");
     let at = "prof/hooks.json: it is not valid JSON (1:21: ";
@@ -681,7 +681,7 @@ fn trust_keys_do_not_depend_on_the_folder_the_profile_was_named_from() {
     // so a handler trusted as `--profile prof` showed as untrusted from `ws/`.
     let sb = Sandbox::new();
     std::fs::create_dir_all(sb.join("ws/.finclaw")).unwrap();
-    install_and_trust_tool_gate(&sb);
+    install_and_trust_tool_gate(&sb, "prof");
     let listed = |dir: &str, profile: &str, workspace: &str| -> Value {
         let o = sb
             .cmd()
@@ -753,17 +753,17 @@ fn trust_keys_do_not_depend_on_the_folder_the_profile_was_named_from() {
     );
 }
 
-/// Installs tool-gate into the profile `prof` and trusts every handler of `prof` and of
-/// the workspace `ws`.
-fn install_and_trust_tool_gate(sb: &Sandbox) {
+/// Installs tool-gate into `profile` and trusts every handler of `profile` and of the
+/// workspace `ws`.
+fn install_and_trust_tool_gate(sb: &Sandbox, profile: &str) {
     ok(&sb
         .cmd()
-        .args(["install", "tool-gate", "--profile", "prof"])
+        .args(["install", "tool-gate", "--profile", profile])
         .output()
         .unwrap());
     ok(&sb
         .cmd()
-        .args(["trust", "--all", "--profile", "prof", "--workspace", "ws"])
+        .args(["trust", "--all", "--profile", profile, "--workspace", "ws"])
         .output()
         .unwrap());
 }
@@ -774,16 +774,7 @@ fn doctor_reads_trust_keys_of_a_profile_whose_path_holds_a_hash_sign() {
     // of the profile `a#b/p` was never reported.
     let sb = Sandbox::new();
     std::fs::create_dir_all(sb.join("ws")).unwrap();
-    ok(&sb
-        .cmd()
-        .args(["install", "tool-gate", "--profile", "a#b/p"])
-        .output()
-        .unwrap());
-    ok(&sb
-        .cmd()
-        .args(["trust", "--all", "--profile", "a#b/p", "--workspace", "ws"])
-        .output()
-        .unwrap());
+    install_and_trust_tool_gate(&sb, "a#b/p");
     let trust_file = sb.join("finclaw-home/hooks-trust.json");
     let mut trust: Value = serde_json::from_slice(&std::fs::read(&trust_file).unwrap()).unwrap();
     let stale = format!(
