@@ -1076,35 +1076,34 @@ fn merge_index(
             Some(existing) => {
                 let published = existing["sha256"].as_str().unwrap_or_default().to_string();
                 if published != b.sha256.to_string() {
-                    match kept_archive(existing, b, opts, same_contents)? {
-                        Some((file, sha256, size)) => {
-                            // Report and commit the published archive, not the new bytes.
-                            b.file = file;
-                            b.sha256 = sha256;
-                            b.size = size;
-                        }
-                        // OUT lost it or holds it damaged, and these sources do not give
-                        // it back: the recipe changed, or the settings did.
-                        None if intact_archive(existing, opts)?.is_none() => {
-                            let url = existing["url"].as_str().unwrap_or_default();
-                            return Err(Error::PublishedArchiveLost {
-                                what: format!("{id} {version}"),
-                                path: opts.out_dir.join(url.rsplit('/').next().unwrap_or(url)),
-                                published,
-                                manifest: b.manifest.clone(),
-                            });
-                        }
-                        None => {
-                            let note = same_files_but_mtime(existing, b, opts, same_contents)?;
-                            return Err(Error::Republish {
-                                what: format!("{id} {version}"),
-                                published,
-                                now: b.sha256.to_string(),
-                                manifest: b.manifest.clone(),
-                                note,
-                            });
-                        }
+                    // OUT lost it or holds it damaged, and these sources do not give it
+                    // back: the recipe changed, or the settings did.
+                    let Some((file, sha256, size)) = intact_archive(existing, opts)? else {
+                        let url = existing["url"].as_str().unwrap_or_default();
+                        return Err(Error::PublishedArchiveLost {
+                            what: format!("{id} {version}"),
+                            path: opts.out_dir.join(url.rsplit('/').next().unwrap_or(url)),
+                            published,
+                            manifest: b.manifest.clone(),
+                        });
+                    };
+                    // The same tar stream compressed otherwise (another hookpack, level or
+                    // compression) stays published that way; other contents are refused.
+                    let path = opts.out_dir.join(&file);
+                    if !same_contents(b, &path, opts.mtime)? {
+                        let note = same_files_but_mtime(&path, b, opts, same_contents)?;
+                        return Err(Error::Republish {
+                            what: format!("{id} {version}"),
+                            published,
+                            now: b.sha256.to_string(),
+                            manifest: b.manifest.clone(),
+                            note,
+                        });
                     }
+                    // Report and commit the published archive, not the new bytes.
+                    b.file = file;
+                    b.sha256 = sha256;
+                    b.size = size;
                 }
                 if let (Some(base), Some(url)) = (&opts.asset_base_url, existing["url"].as_str()) {
                     if !url.starts_with(&format!("{}/", base.trim_end_matches('/'))) {
@@ -1198,39 +1197,17 @@ fn merge_index(
     Ok((Value::Object(doc), statuses))
 }
 
-/// The published archive of an index entry whose digest differs from the new build, when
-/// it sits in `OUT`, still has the indexed digest, and holds exactly the tar stream the
-/// sources produce now: its file name, digest and size. Archives compressed by another
-/// hookpack (another deflate, level or compression) stay published that way.
-fn kept_archive(
-    existing: &Value,
-    b: &Built,
-    opts: &Options,
-    same_contents: &dyn Fn(&Built, &Path, u64) -> Result<bool, Error>,
-) -> Result<Option<(String, Sha256, u64)>, Error> {
-    match intact_archive(existing, opts)? {
-        Some((name, sha256, size)) if same_contents(b, &opts.out_dir.join(&name), opts.mtime)? => {
-            Ok(Some((name, sha256, size)))
-        }
-        _ => Ok(None),
-    }
-}
-
-/// When the published archive of an index entry holds the very files `b` packs, with
-/// another mtime (`SOURCE_DATE_EPOCH` set then or now, not both alike), what to do about
-/// it, for the end of a re-publish refusal; else nothing.
+/// When the published archive at `path` holds the very files `b` packs, with another
+/// mtime (`SOURCE_DATE_EPOCH` set then or now, not both alike), what to do about it, for
+/// the end of a re-publish refusal; else nothing.
 fn same_files_but_mtime(
-    existing: &Value,
+    path: &Path,
     b: &Built,
     opts: &Options,
     same_contents: &dyn Fn(&Built, &Path, u64) -> Result<bool, Error>,
 ) -> Result<String, Error> {
-    let Some((name, ..)) = intact_archive(existing, opts)? else {
-        return Ok(String::new());
-    };
-    let path = opts.out_dir.join(name);
-    let then = match published_mtime(&path) {
-        Some(then) if then != opts.mtime && same_contents(b, &path, then)? => then,
+    let then = match published_mtime(path) {
+        Some(then) if then != opts.mtime && same_contents(b, path, then)? => then,
         _ => return Ok(String::new()),
     };
     let now = if opts.mtime_from_env {
