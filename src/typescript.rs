@@ -531,7 +531,17 @@ fn links(program: &Program<'_>, locator: &Locator<'_>) -> Links {
 
 /// The binding of each name a program exports (see [`Binding`]).
 fn exported_bindings(program: &Program<'_>) -> std::collections::BTreeMap<String, Binding> {
-    use oxc::ast::ast::ImportDeclarationSpecifier as S;
+    exported_names(program)
+        .into_iter()
+        .map(|(name, _, binding)| (name.to_string(), binding))
+        .collect()
+}
+
+/// Each name a program exports (`default` included, `export *` not), where it is named and
+/// what it stands for, in source order.
+fn exported_names<'a>(program: &Program<'a>) -> Vec<(&'a str, Span, Binding)> {
+    use oxc::ast::ast::{ExportDefaultDeclarationKind as K, ImportDeclarationSpecifier as S};
+    use oxc::span::GetSpan;
     let from = |source: &StringLiteral<'_>, name: &str| Binding::From {
         from: source.value.to_string(),
         name: name.to_string(),
@@ -553,88 +563,53 @@ fn exported_bindings(program: &Program<'_>) -> std::collections::BTreeMap<String
     let local = |name: &str| {
         (imported.get(name).cloned()).unwrap_or_else(|| Binding::Local(name.to_string()))
     };
-    let mut out = std::collections::BTreeMap::new();
+    let mut names = Vec::new();
     for statement in &program.body {
         match statement {
             Statement::ExportNamedDeclaration(d) if d.export_kind.is_value() => {
                 for s in d.specifiers.iter().filter(|s| s.export_kind.is_value()) {
-                    out.insert(s.exported.name().to_string(), local(&s.local.name()));
+                    let name = s.exported.name().as_str();
+                    names.push((name, s.exported.span(), local(&s.local.name())));
                 }
             }
             Statement::ExportFromDeclaration(d) if d.export_kind.is_value() => {
                 for s in d.specifiers.iter().filter(|s| s.export_kind.is_value()) {
                     let binding = from(&d.source, &s.local.name());
-                    out.insert(s.exported.name().to_string(), binding);
+                    names.push((s.exported.name().as_str(), s.exported.span(), binding));
                 }
             }
-            Statement::ExportAllDeclaration(d) if d.export_kind.is_value() => {
-                // Node 20 (V8 11.3) gives each `export * as ns from` a binding of its own
-                // module, as `import * as ns` is, not the namespace the spec resolves to.
-                if let Some(name) = &d.exported {
-                    let binding = Binding::Local(format!("* as {}", name.name()));
-                    out.insert(name.name().to_string(), binding);
-                }
-            }
-            Statement::ExportDefaultDeclaration(d) => {
-                use oxc::ast::ast::ExportDefaultDeclarationKind as K;
-                let name = match &d.declaration {
-                    K::FunctionDeclaration(f) => f.id.as_ref().map(|id| id.name.as_str()),
-                    K::ClassDeclaration(c) => c.id.as_ref().map(|id| id.name.as_str()),
-                    _ => None,
-                };
-                out.insert(
-                    "default".into(),
-                    Binding::Local(name.unwrap_or("*default*").into()),
-                );
-            }
-            _ => {}
-        }
-    }
-    // Declarations (`export const a`) are local.
-    for (name, _) in exported_names(program) {
-        out.entry(name.to_string())
-            .or_insert_with(|| Binding::Local(name.to_string()));
-    }
-    out
-}
-
-/// Each name a program exports (`default` included, `export *` not), where it is named, in
-/// source order.
-fn exported_names<'a>(program: &Program<'a>) -> Vec<(&'a str, Span)> {
-    use oxc::span::GetSpan;
-    let mut names = Vec::new();
-    for statement in &program.body {
-        match statement {
-            Statement::ExportNamedDeclaration(d) if d.export_kind.is_value() => names.extend(
-                d.specifiers
-                    .iter()
-                    .filter(|s| s.export_kind.is_value())
-                    .map(|s| (s.exported.name().as_str(), s.exported.span())),
-            ),
-            Statement::ExportFromDeclaration(d) if d.export_kind.is_value() => names.extend(
-                d.specifiers
-                    .iter()
-                    .filter(|s| s.export_kind.is_value())
-                    .map(|s| (s.exported.name().as_str(), s.exported.span())),
-            ),
+            // Declarations (`export const a`) are local.
             Statement::ExportDeclaration(d) => match &d.declaration {
                 Declaration::VariableDeclaration(v) => {
                     for declarator in &v.declarations {
                         for id in declarator.id.get_binding_identifiers() {
-                            names.push((id.name.as_str(), id.span));
+                            let binding = Binding::Local(id.name.to_string());
+                            names.push((id.name.as_str(), id.span, binding));
                         }
                     }
                 }
                 other => {
                     if let Some(id) = other.id() {
-                        names.push((id.name.as_str(), id.span));
+                        let binding = Binding::Local(id.name.to_string());
+                        names.push((id.name.as_str(), id.span, binding));
                     }
                 }
             },
-            Statement::ExportDefaultDeclaration(d) => names.push(("default", d.span)),
+            Statement::ExportDefaultDeclaration(d) => {
+                let name = match &d.declaration {
+                    K::FunctionDeclaration(f) => f.id.as_ref().map(|id| id.name.as_str()),
+                    K::ClassDeclaration(c) => c.id.as_ref().map(|id| id.name.as_str()),
+                    _ => None,
+                };
+                let binding = Binding::Local(name.unwrap_or("*default*").into());
+                names.push(("default", d.span, binding));
+            }
+            // Node 20 (V8 11.3) gives each `export * as ns from` a binding of its own
+            // module, as `import * as ns` is, not the namespace the spec resolves to.
             Statement::ExportAllDeclaration(d) if d.export_kind.is_value() => {
                 if let Some(name) = &d.exported {
-                    names.push((name.name().as_str(), name.span()));
+                    let binding = Binding::Local(format!("* as {}", name.name()));
+                    names.push((name.name().as_str(), name.span(), binding));
                 }
             }
             _ => {}
@@ -649,8 +624,8 @@ fn exported_twice(program: &Program<'_>) -> Vec<OxcDiagnostic> {
     let mut seen = BTreeSet::new();
     exported_names(program)
         .into_iter()
-        .filter(|(name, _)| !seen.insert(*name))
-        .map(|(name, span)| {
+        .filter(|(name, ..)| !seen.insert(*name))
+        .map(|(name, span, _)| {
             OxcDiagnostic::error(format!(
                 "`{name}` is exported twice, and node refuses to load a module that does so; \
                  export each name once"
