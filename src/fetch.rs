@@ -110,14 +110,15 @@ pub enum FetchError {
 }
 
 impl FetchError {
-    /// True when the failure is the input's (a bad location, a body over the cap) rather
-    /// than the network's or the machine's.
+    /// True when the failure is the input's (a bad location, a body over the cap, a URL the
+    /// server refuses) rather than the network's or the machine's.
     pub fn is_input_problem(&self) -> bool {
         match self {
             FetchError::LocationInvalid { .. }
             | FetchError::TooLarge { .. }
             | FetchError::CaCert { .. } => true,
             FetchError::Fs(e) => e.is_input_problem(),
+            FetchError::HttpStatus { .. } => self.is_refused_by_server(),
             _ => false,
         }
     }
@@ -125,7 +126,7 @@ impl FetchError {
     /// True when a server was reached and answered that it will not serve the file (a 4xx
     /// status other than 408 and 429, which ask for a retry): the URL names nothing there,
     /// as a path on disk may name no file. A 5xx, retried already, is the server failing.
-    pub fn is_refused_by_server(&self) -> bool {
+    fn is_refused_by_server(&self) -> bool {
         matches!(self, FetchError::HttpStatus { status, .. }
             if (400..500).contains(status) && !matches!(status, 408 | 429))
     }

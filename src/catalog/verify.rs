@@ -92,17 +92,11 @@ impl Ctx<'_> {
             ..Diagnostic::file_level(file, Severity::Error, code, msg)
         });
     }
+    /// The index, or a file it lists (an archive, `SHA256SUMS`), could not be read. That
+    /// the server answered 404 (or another definite refusal) is the input's fault, as a
+    /// file missing on disk is; only a server that could not be reached is the environment.
     fn fetch_failed(&mut self, file: &Path, pointer: &str, e: &FetchError) {
         if !e.is_input_problem() {
-            self.env_failed = true;
-        }
-        self.report_fetch(file, pointer, e);
-    }
-    /// A file the catalog itself lists (an archive, `SHA256SUMS`) could not be read. That
-    /// the server answered 404 (or another definite refusal) is the catalog's fault, as a
-    /// file missing on disk is; only a server that could not be reached is the environment.
-    fn listed_fetch_failed(&mut self, file: &Path, pointer: &str, e: &FetchError) {
-        if !e.is_input_problem() && !e.is_refused_by_server() {
             self.env_failed = true;
         }
         self.report_fetch(file, pointer, e);
@@ -243,7 +237,7 @@ fn verify_archive(
             return checked;
         }
         Err(e) => {
-            ctx.listed_fetch_failed(&archive_file, vp, &e);
+            ctx.fetch_failed(&archive_file, vp, &e);
             return checked;
         }
     };
@@ -364,7 +358,7 @@ fn verify_sums(
             return;
         }
         Err(e) => {
-            ctx.listed_fetch_failed(&sums_file, "", &e);
+            ctx.fetch_failed(&sums_file, "", &e);
             return;
         }
     };

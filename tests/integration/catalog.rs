@@ -258,6 +258,19 @@ fn a_missing_archive_exits_1_from_disk_and_over_http() {
     let (code, r) = verify_json(&sb, "cat");
     assert_eq!(code, 3, "{r:#}");
     assert_eq!(oks(&r), [false, false], "{r:#}");
+
+    // The index itself: a 404 is the input's fault (exit 1), as a missing file on disk is.
+    let (code, r) = verify_json(&sb, &server.url("nowhere/hooks-index.json"));
+    assert_eq!(code, 1, "{r:#}");
+    assert_eq!(codes(&r), ["fetch-failed"], "{r:#}");
+    let (code, _) = verify_json(&sb, "nowhere/hooks-index.json");
+    assert_eq!(code, 1);
+    let o = sb
+        .cmd()
+        .args(["catalog", "list", &server.url("nowhere/hooks-index.json")])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
 }
 
 /// Rewrites the catalog's index with `edit` and SHA256SUMS to match, so that a test sees

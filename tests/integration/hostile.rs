@@ -1686,14 +1686,14 @@ fn http_faults_are_refused() {
             "archive 404",
             ARCHIVE_PATH,
             http_response("404 Not Found", "Content-Length: 0\r\n", b""),
-            3,
+            1,
             "answered HTTP 404",
         ),
         (
             "index 404",
             "/hooks-index.json",
             http_response("404 Not Found", "Content-Length: 0\r\n", b""),
-            3,
+            1,
             "answered HTTP 404",
         ),
         (

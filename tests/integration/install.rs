@@ -320,6 +320,33 @@ fn install_update_remove_over_http() {
         .output()
         .unwrap());
     assert_eq!(read_json(&sb.join("p/hooks.json")), json!({"hooks": {}}));
+
+    // A server that answers 404, for the index or for an archive it lists, has said the
+    // URL names nothing: the input is wrong (exit 1), as for a path with no file. Only a
+    // server that cannot be reached is the environment (exit 3).
+    let install_from = |index: &str| {
+        sb.cmd()
+            .args(["install", "demo", "--profile", "p404", "--index", index])
+            .output()
+            .unwrap()
+    };
+    let o = install_from(&server.url("nowhere/hooks-index.json"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("answered HTTP 404"), "{err}");
+    std::fs::remove_file(sb.join("cat/hooks-demo-0.2.0.tar.gz")).unwrap();
+    let o = install_from(&index);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("hooks-demo-0.2.0.tar.gz answered HTTP 404"),
+        "{err}"
+    );
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead = format!("http://{}/hooks-index.json", closed.local_addr().unwrap());
+    drop(closed);
+    assert_eq!(install_from(&dead).status.code(), Some(3));
+    assert!(!sb.join("p404/hooks.json").exists());
 }
 
 #[test]
