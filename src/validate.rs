@@ -219,12 +219,23 @@ fn validate_dir(dir: &Path) -> (Kind, Vec<Diagnostic>) {
     }
     if dir.join(catalog::INDEX_FILE).is_file() {
         let index = dir.join(catalog::INDEX_FILE);
-        return (
-            Kind::CatalogFolder,
-            validate_document(&index, catalog::validate_bytes),
-        );
+        let mut out = validate_document(&index, catalog::validate_bytes);
+        // An index beside recipe folders (put there by hand) must not hide them.
+        if holds_recipe_folders(dir) {
+            out.extend(validate_recipes_folder(dir));
+        }
+        return (Kind::CatalogFolder, out);
     }
     (Kind::RecipesFolder, validate_recipes_folder(dir))
+}
+
+/// True when a folder directly under `dir` holds a `recipe.json`.
+fn holds_recipe_folders(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .any(|e| e.path().join("recipe.json").exists())
+    })
 }
 
 /// Validates each recipe folder under `dir`; `lib/` holds shared helpers and dot-folders

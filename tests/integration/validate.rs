@@ -316,6 +316,30 @@ fn finclaw_hooks_layout_is_recognised() {
     );
 }
 
+/// A recipes folder that also holds a `hooks-index.json` (written there by hand, or left by
+/// an old pack) is both: the index alone was checked, and the recipes passed unseen.
+#[test]
+fn a_recipes_folder_holding_an_index_has_its_recipes_checked_too() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "recipes/tool-gate", &manifest("tool-gate"));
+    write_recipe(&sb, "recipes/bad-one", &manifest("bad-two"));
+    sb.write(
+        "recipes/hooks-index.json",
+        serde_json::to_string(&index(json!([]))).unwrap(),
+    );
+    let (code, r) = validate_json(&sb, &["recipes"]);
+    assert_eq!(code, 1, "{r:#}");
+    let codes: Vec<String> = findings(&r).into_iter().map(|(_, c)| c).collect();
+    assert_eq!(codes, ["folder-id-mismatch"], "{r:#}");
+
+    // A catalog folder (archives, no recipe folders) is still only a catalog.
+    std::fs::remove_dir_all(sb.join("recipes/bad-one")).unwrap();
+    std::fs::remove_dir_all(sb.join("recipes/tool-gate")).unwrap();
+    let (code, r) = validate_json(&sb, &["recipes"]);
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(r["paths"][0]["kind"], "catalog-folder", "{r:#}");
+}
+
 #[test]
 fn an_empty_recipes_folder_is_an_error() {
     let sb = Sandbox::new();
