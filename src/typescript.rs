@@ -409,6 +409,11 @@ fn compile_here(
             .build(&program);
         diagnostics.extend(semantic.diagnostics);
         diagnostics.extend(commonjs_globals(&program, &semantic.semantic));
+        diagnostics.extend(regexp_constructor_patterns(
+            &program,
+            source,
+            &semantic.semantic,
+        ));
         diagnostics.extend(ambient_const_enums(&program, &semantic.semantic));
         if !has_errors(&diagnostics) {
             let scoping = semantic.semantic.into_scoping();
@@ -635,51 +640,61 @@ fn exported_twice(program: &Program<'_>) -> Vec<OxcDiagnostic> {
         .collect()
 }
 
-/// Syntax that oxc parses and leaves as it is, and that Node 20 (V8 11.3) cannot parse:
-/// regular expression modifiers (`(?i:…)`) and a capture group name used twice (ES2025),
-/// and deferred or source-phase imports (stage 3). Node would refuse to load the file.
-fn syntax_newer_than_node_20(program: &Program<'_>) -> Vec<OxcDiagnostic> {
-    use oxc::regular_expression::{
-        ast::{CapturingGroup, IgnoreGroup},
-        visit::{walk, Visit as PatternVisit},
-    };
-    #[derive(Default)]
-    struct Pattern<'a> {
-        names: BTreeSet<&'a str>,
-        found: Vec<OxcDiagnostic>,
+/// Parts of a parsed regular expression that Node 20 (V8 11.3) cannot compile although oxc
+/// parses them: modifiers (`(?i:…)`) and a capture group name used twice (ES2025).
+#[derive(Default)]
+struct PatternsNewerThanNode20<'a> {
+    names: BTreeSet<&'a str>,
+    found: Vec<OxcDiagnostic>,
+}
+
+impl<'a> oxc::regular_expression::visit::Visit<'a> for PatternsNewerThanNode20<'a> {
+    fn visit_ignore_group(&mut self, it: &oxc::regular_expression::ast::IgnoreGroup<'a>) {
+        if it.modifiers.is_some() {
+            self.found.push(
+                OxcDiagnostic::error(
+                    "regular expression modifiers (`(?i:…)`) are not supported by Node \
+                     20; use a flag on the whole expression or spell the cases out \
+                     (`[Aa]`)",
+                )
+                .with_label(it.span),
+            );
+        }
+        oxc::regular_expression::visit::walk::walk_ignore_group(self, it);
     }
-    impl<'a> PatternVisit<'a> for Pattern<'a> {
-        fn visit_ignore_group(&mut self, it: &IgnoreGroup<'a>) {
-            if it.modifiers.is_some() {
+
+    fn visit_capturing_group(&mut self, it: &oxc::regular_expression::ast::CapturingGroup<'a>) {
+        if let Some(name) = &it.name {
+            if !self.names.insert(name.as_str()) {
                 self.found.push(
-                    OxcDiagnostic::error(
-                        "regular expression modifiers (`(?i:…)`) are not supported by Node \
-                         20; use a flag on the whole expression or spell the cases out \
-                         (`[Aa]`)",
-                    )
+                    OxcDiagnostic::error(format!(
+                        "the capture group name `{name}` is used twice, which Node 20 \
+                         does not support even in separate alternatives; give each group \
+                         its own name"
+                    ))
                     .with_label(it.span),
                 );
             }
-            walk::walk_ignore_group(self, it);
         }
-
-        fn visit_capturing_group(&mut self, it: &CapturingGroup<'a>) {
-            if let Some(name) = &it.name {
-                if !self.names.insert(name.as_str()) {
-                    self.found.push(
-                        OxcDiagnostic::error(format!(
-                            "the capture group name `{name}` is used twice, which Node 20 \
-                             does not support even in separate alternatives; give each group \
-                             its own name"
-                        ))
-                        .with_label(it.span),
-                    );
-                }
-            }
-            walk::walk_capturing_group(self, it);
-        }
+        oxc::regular_expression::visit::walk::walk_capturing_group(self, it);
     }
+}
 
+/// What Node 20 would refuse in one parsed pattern.
+fn pattern_newer_than_node_20(
+    pattern: &oxc::regular_expression::ast::Pattern<'_>,
+) -> Vec<OxcDiagnostic> {
+    use oxc::regular_expression::visit::Visit as _;
+    let mut check = PatternsNewerThanNode20::default();
+    check.visit_pattern(pattern);
+    check.found
+}
+
+/// Syntax that oxc parses and leaves as it is, and that Node 20 (V8 11.3) cannot parse:
+/// regular expression modifiers and a capture group name used twice (see
+/// [`PatternsNewerThanNode20`]), and deferred or source-phase imports (stage 3). Node would
+/// refuse to load the file.
+fn syntax_newer_than_node_20(program: &Program<'_>) -> Vec<OxcDiagnostic> {
     struct Finder {
         found: Vec<OxcDiagnostic>,
     }
@@ -703,9 +718,7 @@ fn syntax_newer_than_node_20(program: &Program<'_>) -> Vec<OxcDiagnostic> {
     impl<'a> oxc::ast_visit::Visit<'a> for Finder {
         fn visit_reg_exp_literal(&mut self, it: &oxc::ast::ast::RegExpLiteral<'a>) {
             if let Some(pattern) = &it.regex.pattern.pattern {
-                let mut check = Pattern::default();
-                check.visit_pattern(pattern);
-                self.found.extend(check.found);
+                self.found.extend(pattern_newer_than_node_20(pattern));
             }
         }
 
@@ -792,6 +805,80 @@ fn commonjs_only_syntax(program: &Program<'_>) -> Vec<OxcDiagnostic> {
         }
     }
     found
+}
+
+/// `RegExp("…")` and `new RegExp("…", "…")` with literal arguments: V8 compiles the pattern
+/// when the line runs, so a pattern it refuses throws a `SyntaxError` there every time.
+/// Such patterns get the checks of a regular expression literal. `RegExp` must be the
+/// global one; patterns built at run time are not looked at.
+fn regexp_constructor_patterns(
+    program: &Program<'_>,
+    source: &str,
+    semantic: &Semantic<'_>,
+) -> Vec<OxcDiagnostic> {
+    use oxc::ast::ast::{Argument, CallExpression, NewExpression};
+    use oxc::regular_expression::{ConstructorParser, Options};
+    struct Finder<'s> {
+        scoping: &'s oxc::semantic::Scoping,
+        source: &'s str,
+        found: Vec<OxcDiagnostic>,
+    }
+    impl Finder<'_> {
+        fn check(&mut self, callee: &Expression<'_>, arguments: &[Argument<'_>]) {
+            let Expression::Identifier(id) = callee.without_parentheses() else {
+                return;
+            };
+            let global = id
+                .reference_id
+                .get()
+                .is_some_and(|r| self.scoping.get_reference(r).symbol_id().is_none());
+            if id.name != "RegExp" || !global {
+                return;
+            }
+            let literal = |argument: Option<&Argument<'_>>| match argument {
+                Some(Argument::StringLiteral(s)) => Some(Some(s.span)),
+                None => Some(None),
+                Some(_) => None,
+            };
+            let (Some(Some(pattern)), Some(flags)) =
+                (literal(arguments.first()), literal(arguments.get(1)))
+            else {
+                return;
+            };
+            let text = |span: Span| &self.source[span.start as usize..span.end as usize];
+            let options = Options {
+                pattern_span_offset: pattern.start,
+                flags_span_offset: flags.map_or(0, |f| f.start),
+            };
+            let allocator = Allocator::default();
+            let parsed =
+                ConstructorParser::new(&allocator, text(pattern), flags.map(text), options).parse();
+            match parsed {
+                Ok(pattern) => self.found.extend(pattern_newer_than_node_20(&pattern)),
+                Err(e) => self.found.push(e.with_help(
+                    "node throws a SyntaxError each time this line runs; fix the pattern",
+                )),
+            }
+        }
+    }
+    impl<'a> oxc::ast_visit::Visit<'a> for Finder<'_> {
+        fn visit_new_expression(&mut self, it: &NewExpression<'a>) {
+            self.check(&it.callee, &it.arguments);
+            oxc::ast_visit::walk::walk_new_expression(self, it);
+        }
+
+        fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
+            self.check(&it.callee, &it.arguments);
+            oxc::ast_visit::walk::walk_call_expression(self, it);
+        }
+    }
+    let mut finder = Finder {
+        scoping: semantic.scoping(),
+        source,
+        found: Vec::new(),
+    };
+    oxc::ast_visit::Visit::visit_program(&mut finder, program);
+    finder.found
 }
 
 /// `require`, `module`, `exports`, `__dirname` and `__filename` exist only in CommonJS: an

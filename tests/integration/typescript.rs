@@ -541,6 +541,64 @@ fn refuses_regular_expressions_and_import_phases_node_20_lacks() {
 }
 
 #[test]
+fn literal_patterns_given_to_the_regexp_constructor_are_checked_like_literals() {
+    // Each compiled, then node threw a SyntaxError each time the line ran.
+    for (src, at, says) in [
+        (
+            "export const r = new RegExp(\"(?i:a)b\");\n",
+            (1, 30),
+            "modifiers",
+        ),
+        (
+            "export const r = RegExp(\"(?<y>a)|(?<y>b)\", \"u\");\n",
+            (1, 34),
+            "`y`",
+        ),
+        (
+            "export const r = new RegExp(\"a(\");\n",
+            (1, 0),
+            "SyntaxError",
+        ),
+        ("export const r = new RegExp(\"a\", \"gg\");\n", (1, 0), ""),
+        (
+            "export function f(s: string) {\n  return new RegExp('[b-a]').test(s);\n}\n",
+            (2, 0),
+            "SyntaxError",
+        ),
+    ] {
+        let found = errors(src);
+        assert_eq!(found[0].line, at.0, "{src}: {found:?}");
+        if at.1 != 0 {
+            assert_eq!(found.len(), 1, "{src}: {found:?}");
+            assert_eq!(found[0].column, at.1, "{src}: {found:?}");
+            assert!(found[0].message.contains("Node 20"), "{src}: {found:?}");
+        }
+        assert!(
+            found.iter().any(|e| e.message.contains(says)),
+            "{src}: {found:?}"
+        );
+    }
+    // Escapes in the string, flags, a local `RegExp` and patterns built at run time are
+    // left alone, and what is accepted runs under node.
+    let out = js(concat!(
+        "const a = new RegExp(\"\\\\d+\\\\.\\u0041\", \"g\");\n",
+        "const b = RegExp('\\\\p{L}', 'u');\n",
+        "const c = new RegExp(`[x]`);\n",
+        "const part = \"(\";\n",
+        "const d = () => new RegExp(part + \"a\");\n",
+        "function local() {\n",
+        "  const RegExp = (s: string) => s;\n",
+        "  return RegExp(\"a(\");\n",
+        "}\n",
+        "console.log(a.test(\"12.A\"), b.test(\"é\"), c.test(\"x\"), typeof d, local());\n",
+    ));
+    assert_eq!(
+        run_node(&[("main.mjs", &out)]),
+        "true true true function a(\n"
+    );
+}
+
+#[test]
 fn a_typescript_modules_exports_are_checked_once_its_types_are_gone() {
     // oxc checks a TypeScript module's exports loosely, since an export may name a type;
     // these compiled, then node refused to link the module.
