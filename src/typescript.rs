@@ -678,6 +678,29 @@ impl<'a> oxc::regular_expression::visit::Visit<'a> for PatternsNewerThanNode20<'
         }
         oxc::regular_expression::visit::walk::walk_capturing_group(self, it);
     }
+
+    // oxc's property tables and Node 20.20's (ICU 78) are both Unicode 17 and differ in one
+    // value: V8 refuses the script `Katakana_Or_Hiragana` (`Hrkt`), which has no characters
+    // of its own. Checked against every name and value in oxc's tables.
+    fn visit_unicode_property_escape(
+        &mut self,
+        it: &oxc::regular_expression::ast::UnicodePropertyEscape<'a>,
+    ) {
+        let script = matches!(
+            it.name.as_str(),
+            "Script" | "sc" | "Script_Extensions" | "scx"
+        );
+        let value = it.value.as_ref().map(|v| v.as_str());
+        if script && matches!(value, Some("Katakana_Or_Hiragana" | "Hrkt")) {
+            self.found.push(
+                OxcDiagnostic::error(
+                    "the script `Katakana_Or_Hiragana` is not supported by Node 20; use \
+                     `[\\p{Script=Hiragana}\\p{Script=Katakana}]`",
+                )
+                .with_label(it.span),
+            );
+        }
+    }
 }
 
 /// What Node 20 would refuse in one parsed pattern.

@@ -477,6 +477,17 @@ fn refuses_regular_expressions_and_import_phases_node_20_lacks() {
         ),
         ("export const r = /a(/;\n", (1, 0), ""),
         ("export const r = /[b-a]/;\n", (1, 0), ""),
+        // The one property value oxc knows and V8 does not.
+        (
+            "export const r = /x\\p{Script=Katakana_Or_Hiragana}/u;\n",
+            (1, 20),
+            "Katakana_Or_Hiragana",
+        ),
+        (
+            "export const r = /[\\P{scx=Hrkt}]/v;\n",
+            (1, 20),
+            "Hiragana",
+        ),
         ("export const r = /a/gg;\n", (1, 0), ""),
         // Deferred and source-phase imports (stage 3).
         (
