@@ -641,7 +641,8 @@ fn exported_twice(program: &Program<'_>) -> Vec<OxcDiagnostic> {
 }
 
 /// Parts of a parsed regular expression that Node 20 (V8 11.3) cannot compile although oxc
-/// parses them: modifiers (`(?i:…)`) and a capture group name used twice (ES2025).
+/// parses them: modifiers (`(?i:…)`) and a capture group name used twice (ES2025), and the
+/// script `Katakana_Or_Hiragana`.
 #[derive(Default)]
 struct PatternsNewerThanNode20<'a> {
     names: BTreeSet<&'a str>,
