@@ -984,6 +984,13 @@ fn print_outcome(o: &install::Outcome, printer: &Printer) -> Result<(), Error> {
         ("install", _, Some(to)) => format!("install {} {to}", o.id),
         ("update", Some(from), Some(to)) => format!("update  {} {from} -> {to}", o.id),
         ("unchanged", _, Some(to)) => format!("ok      {} {to} (already installed)", o.id),
+        ("repair", _, Some(to)) => {
+            let what = match o.reason {
+                Some("entries-differ") => "its hooks.json entries differed from the recipe's",
+                _ => "its installed files differed from the archive",
+            };
+            format!("repair  {} {to} ({what})", o.id)
+        }
         ("remove", from, _) => format!("remove  {} {}", o.id, from.clone().unwrap_or_default()),
         _ => format!("{} {}", o.action, o.id),
     };

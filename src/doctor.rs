@@ -96,7 +96,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
                     problem(&mut out, &h.file, &h.pointer, "receipt-missing", format!("stamped by recipe `{r}`, which has no install receipt; reinstall it (`hookpack install {r}`) or `hookpack remove {r}`"));
                 }
                 if !profile.recipe_dir(r).is_dir() {
-                    problem(&mut out, &h.file, &h.pointer, "recipe-folder-missing", format!("stamped by recipe `{r}`, whose folder {} is gone; reinstall or remove it", profile.recipe_dir(r).display()));
+                    problem(&mut out, &h.file, &h.pointer, "recipe-folder-missing", format!("stamped by recipe `{r}`, whose folder {} is gone; `hookpack install {r}` restores it, `hookpack remove {r}` drops it", profile.recipe_dir(r).display()));
                 }
             }
         }
@@ -118,9 +118,11 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
                 "",
                 "recipe-folder-missing",
                 format!(
-                    "`{}` has a receipt but its folder {} is gone",
+                    "`{}` has a receipt but its folder {} is gone; `hookpack install {}` \
+                     restores it",
                     r.id,
-                    dir.display()
+                    dir.display(),
+                    r.id
                 ),
             );
             continue;
@@ -174,8 +176,9 @@ fn belongs_here(key: &str, profile: &Profile, workspace: &Path) -> bool {
                 .to_string()
 }
 
-/// Differences between an installed tree and its receipt.
-fn tree_drift(dir: &Path, r: &receipt::Receipt) -> Vec<Diagnostic> {
+/// Differences between an installed tree and its receipt (`install` of the same version
+/// writes the tree again when there are any).
+pub(crate) fn tree_drift(dir: &Path, r: &receipt::Receipt) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let mut seen = BTreeSet::new();
     for f in &r.files {
@@ -198,7 +201,10 @@ fn tree_drift(dir: &Path, r: &receipt::Receipt) -> Vec<Diagnostic> {
                 &p,
                 "",
                 "tree-file-missing",
-                format!("installed by `{}` {} and now missing", r.id, r.version),
+                format!(
+                    "installed by `{}` {} and now missing; `hookpack install {}` restores it",
+                    r.id, r.version, r.id
+                ),
             ),
         }
     }
@@ -222,7 +228,11 @@ fn tree_drift(dir: &Path, r: &receipt::Receipt) -> Vec<Diagnostic> {
                 e.path(),
                 "",
                 "tree-extra-file",
-                format!("not part of `{}` {} as installed", r.id, r.version),
+                format!(
+                    "not part of `{}` {} as installed; move it out of the folder, which \
+                     `hookpack install {}` puts back as installed (without it)",
+                    r.id, r.version, r.id
+                ),
             );
         }
     }

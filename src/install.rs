@@ -98,8 +98,8 @@ pub struct Options {
 /// What an operation did or, with `--dry-run`, would do.
 #[derive(Debug, Clone, Serialize)]
 pub struct Outcome {
-    /// `install`, `update`, `remove`, `unchanged`, or `left` (a recipe `update` cannot
-    /// update, see `reason`).
+    /// `install`, `update`, `remove`, `unchanged`, `repair` (the same archive written
+    /// again, see `reason`), or `left` (a recipe `update` cannot update, see `reason`).
     pub action: &'static str,
     /// Recipe id.
     pub id: String,
@@ -116,7 +116,8 @@ pub struct Outcome {
     /// True when nothing was written.
     pub dry_run: bool,
     /// Why `update` left the recipe as it is (`action` `left`): `cli-too-old` or
-    /// `not-in-index`.
+    /// `not-in-index`; why `install` wrote the same archive again (`action` `repair`):
+    /// `files-differ` (the installed tree) or `entries-differ` (its hooks.json entries).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<&'static str>,
 }
@@ -994,18 +995,25 @@ pub fn install_prepared(
 
     let from = previous.as_ref().map(|r| r.version.clone());
     let to = prepared.recipe.version.to_string();
-    let action = match &from {
-        None => "install",
-        Some(v)
-            if *v == to
-                && previous
-                    .as_ref()
-                    .is_some_and(|r| r.sha256 == prepared.sha256)
-                && old_bytes.as_deref() == Some(new_bytes.as_slice()) =>
-        {
-            "unchanged"
+    // The same archive again: what is left to do is what `doctor` reports, files edited,
+    // added or deleted in the installed tree, or the recipe's hooks.json entries changed
+    // (a file only laid out otherwise is left as it is).
+    let mut repair = None;
+    let action = match (&from, &previous) {
+        (Some(v), Some(r)) if *v == to && r.sha256 == prepared.sha256 => {
+            if !crate::doctor::tree_drift(&profile.recipe_dir(&id), r).is_empty() {
+                repair = Some("files-differ");
+            } else if old_bytes.is_none() || new_doc != doc {
+                repair = Some("entries-differ");
+            }
+            if repair.is_some() {
+                "repair"
+            } else {
+                "unchanged"
+            }
         }
-        Some(_) => "update",
+        (None, _) => "install",
+        (Some(_), _) => "update",
     };
     let outcome = Outcome {
         action,
@@ -1016,7 +1024,7 @@ pub fn install_prepared(
         files: prepared.files.iter().map(|f| f.path.clone()).collect(),
         hooks_json_diff: diff,
         dry_run: opts.dry_run,
-        reason: None,
+        reason: repair,
     };
     if opts.dry_run || action == "unchanged" {
         return Ok(outcome);

@@ -172,36 +172,64 @@ fn handover(doc: &Value, id: &str, previous: Option<&Created>, kept: &Created) -
     out
 }
 
-/// Takes `id`'s handlers out, and the groups this leaves empty. Returns the document, the
-/// number removed and the events left empty by the removal (not yet deleted).
-fn strip(doc: &Value, id: &str) -> Result<(Value, usize, Vec<String>), ShapeError> {
+/// A document with one recipe's handlers taken out.
+struct Stripped {
+    doc: Value,
+    /// Handlers removed.
+    removed: usize,
+    /// Events left empty by the removal (not yet deleted).
+    emptied: Vec<String>,
+    /// Per event, where the recipe's first group was, counted in the groups left: a
+    /// re-install puts its groups back there, so that it keeps its place among the others.
+    places: IndexMap<String, usize>,
+}
+
+/// Takes `id`'s handlers out, and the groups this leaves empty.
+fn strip(doc: &Value, id: &str) -> Result<Stripped, ShapeError> {
     check_shape(doc)?;
     let mut out = doc.clone();
     let mut removed = 0;
     let mut emptied = Vec::new();
+    let mut places = IndexMap::new();
     if let Some(events) = out.get_mut("hooks").and_then(Value::as_object_mut) {
         for (event, groups) in events.iter_mut() {
             let Some(groups) = groups.as_array_mut() else {
                 continue;
             };
-            let mut touched = false;
+            let mut left = 0;
+            let mut first = None;
             groups.retain_mut(|g| {
                 let Some(handlers) = g.get_mut("hooks").and_then(Value::as_array_mut) else {
+                    left += 1;
                     return true;
                 };
                 let before = handlers.len();
                 handlers.retain(|h| !stamped(h, id));
                 let gone = before - handlers.len();
-                removed += gone;
-                touched |= gone > 0;
-                !(gone > 0 && handlers.is_empty())
+                if gone > 0 {
+                    first.get_or_insert(left);
+                    removed += gone;
+                    if handlers.is_empty() {
+                        return false;
+                    }
+                }
+                left += 1;
+                true
             });
-            if touched && groups.is_empty() {
-                emptied.push(event.clone());
+            if let Some(at) = first {
+                places.insert(event.clone(), at);
+                if groups.is_empty() {
+                    emptied.push(event.clone());
+                }
             }
         }
     }
-    Ok((out, removed, emptied))
+    Ok(Stripped {
+        doc: out,
+        removed,
+        emptied,
+        places,
+    })
 }
 
 /// Whether an event (or the `hooks` key) left empty by a removal goes too: what an earlier
@@ -229,7 +257,12 @@ pub fn unmerge_handing_over(
     id: &str,
     previous: Option<&Created>,
 ) -> Result<(Value, usize, Handover), ShapeError> {
-    let (mut out, removed, emptied) = strip(doc, id)?;
+    let Stripped {
+        doc: mut out,
+        removed,
+        emptied,
+        ..
+    } = strip(doc, id)?;
     if let Some(events) = out.get_mut("hooks").and_then(Value::as_object_mut) {
         for e in emptied.iter().filter(|e| goes(previous, e)) {
             events.shift_remove(e);
@@ -249,15 +282,21 @@ pub fn unmerge_handing_over(
 }
 
 /// Replaces `id`'s handlers in `doc` with `hooks` (event → groups, commands already
-/// rewritten for the installed location), each handler stamped with `id`. Groups without
-/// handlers are not added. `previous` is the record of the merge being replaced, if any.
+/// rewritten for the installed location), each handler stamped with `id`: in an event where
+/// `id` had groups, where its first one was; elsewhere at the end. Groups without handlers
+/// are not added. `previous` is the record of the merge being replaced, if any.
 pub fn merge(
     doc: &Value,
     id: &str,
     hooks: &IndexMap<String, Vec<Group>>,
     previous: Option<&Created>,
 ) -> Result<Merged, ShapeError> {
-    let (mut out, _, emptied) = strip(doc, id)?;
+    let Stripped {
+        doc: mut out,
+        emptied,
+        places,
+        ..
+    } = strip(doc, id)?;
     let obj = out
         .as_object_mut()
         .ok_or_else(|| shape("", "the document is not an object"))?;
@@ -293,6 +332,12 @@ pub fn merge(
                     "the event is not an array of groups",
                 )
             })?;
+        // Where the replaced install had groups, the new ones take their place; elsewhere
+        // they go at the end.
+        let at = places
+            .get(event)
+            .map_or(list.len(), |&at| at.min(list.len()));
+        let mut built = Vec::with_capacity(groups.len());
         for g in groups {
             let mut group = Map::new();
             if let Some(m) = &g.matcher {
@@ -312,8 +357,9 @@ pub fn merge(
                 })
                 .collect();
             group.insert("hooks".into(), Value::Array(handlers));
-            list.push(Value::Object(group));
+            built.push(Value::Object(group));
         }
+        list.splice(at..at, built);
     }
     // Events the replaced install emptied and this one does not use go, if they were its own.
     for e in &emptied {

@@ -525,6 +525,110 @@ fn doctor_finds_damage_and_fixes_what_is_safe() {
     );
 }
 
+/// Found by a new-user walk-through: doctor said "`hookpack install ID` restores it", and
+/// install answered "already installed" without looking at the installed files.
+#[test]
+fn install_repairs_what_doctor_reports_and_trust_comes_back() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    ok(&sb
+        .cmd()
+        .args(["install", "tool-gate", "audit-log", "--profile", "prof"])
+        .output()
+        .unwrap());
+    ok(&sb
+        .cmd()
+        .args(["trust", "--all", "--profile", "prof", "--workspace", "ws"])
+        .output()
+        .unwrap());
+    let doctor = || {
+        sb.cmd()
+            .args(["doctor", "--profile", "prof", "--workspace", "ws"])
+            .output()
+            .unwrap()
+    };
+    let install = |dry_run: bool| {
+        let mut c = sb.cmd();
+        c.args(["install", "tool-gate", "audit-log", "--profile", "prof"]);
+        if dry_run {
+            c.arg("--dry-run");
+        }
+        let o = c.output().unwrap();
+        ok(&o);
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let main_js = sb.join("prof/hooks/tool-gate/scripts/main.js");
+    let original = std::fs::read(&main_js).unwrap();
+    std::fs::write(&main_js, "process.exit(0);\n").unwrap();
+    std::fs::write(sb.join("prof/hooks/tool-gate/extra.txt"), "x").unwrap();
+    std::fs::remove_dir_all(sb.join("prof/hooks/audit-log")).unwrap();
+    let o = doctor();
+    assert_eq!(o.status.code(), Some(1));
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        said.contains("`hookpack install tool-gate` restores it"),
+        "{said}"
+    );
+    assert!(
+        said.contains("`hookpack install audit-log` restores it"),
+        "{said}"
+    );
+
+    let before = std::fs::read(&main_js).unwrap();
+    let planned = install(true);
+    assert!(
+        planned.contains("would repair  tool-gate 0.2.0 (its installed files differed"),
+        "{planned}"
+    );
+    assert!(planned.contains("would repair  audit-log"), "{planned}");
+    assert_eq!(std::fs::read(&main_js).unwrap(), before, "dry run wrote");
+
+    let done = install(false);
+    assert!(done.contains("repair  tool-gate 0.2.0"), "{done}");
+    assert_eq!(std::fs::read(&main_js).unwrap(), original);
+    assert!(!sb.join("prof/hooks/tool-gate/extra.txt").exists());
+    assert!(sb.join("prof/hooks/audit-log/scripts/main.js").is_file());
+    ok(&doctor());
+    // The same bytes hash the same: the handlers trusted before the damage are trusted.
+    let o = sb
+        .cmd()
+        .args([
+            "list",
+            "--profile",
+            "prof",
+            "--workspace",
+            "ws",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let listed: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let statuses: Vec<&str> = listed["handlers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["status"].as_str().unwrap())
+        .collect();
+    assert!(
+        !statuses.is_empty() && statuses.iter().all(|s| *s == "trusted"),
+        "{listed:#}"
+    );
+    assert!(install(false).contains("ok      tool-gate 0.2.0 (already installed)"));
+
+    // hooks.json entries the user deleted come back the same way.
+    let hooks_json = sb.join("prof/hooks.json");
+    let mut doc: Value = serde_json::from_slice(&std::fs::read(&hooks_json).unwrap()).unwrap();
+    doc["hooks"].as_object_mut().unwrap().remove("PreToolUse");
+    std::fs::write(&hooks_json, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+    assert!(install(false).contains("repair  tool-gate 0.2.0 (its hooks.json entries differed"));
+    ok(&doctor());
+}
+
 #[test]
 fn a_hooks_json_that_cannot_be_read_is_reported_and_no_trust_is_lost() {
     // Found by review: list, run, trust and doctor said "refusing to rewrite" a file they

@@ -139,8 +139,22 @@ fn user_entries_survive_install_reinstall_update_and_remove() {
             .unwrap();
         ok(&o);
     };
+    // Which recipe each PreToolUse group belongs to, in order ("" for the user's).
+    let order = || -> Vec<String> {
+        read_json(&sb.join("prof/hooks.json"))["hooks"]["PreToolUse"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["hooks"][0]["recipe"].as_str().unwrap_or("").to_string())
+            .collect()
+    };
     run(&["install", "alpha", "beta", "--index", "cat"]);
+    assert_eq!(order(), ["", "alpha", "beta"]);
+    // Found by a walk-through: a re-install or upgrade moved the recipe's groups to the end
+    // of their event, after recipes installed later, which changes which rewrite wins.
+    sb.write("prof/hooks/alpha/scripts/main.js", "// edited\n");
     run(&["install", "alpha", "--index", "cat"]);
+    assert_eq!(order(), ["", "alpha", "beta"]);
     let doc = read_json(&sb.join("prof/hooks.json"));
     let stamped = |d: &Value, id: &str| {
         d["hooks"]
@@ -165,6 +179,7 @@ fn user_entries_survive_install_reinstall_update_and_remove() {
     // Upgrade replaces; without --index, each recipe is updated from the index it came from.
     catalog_with_versions(&sb, "alpha", &[("0.2.0", "0.13.0")]);
     run(&["update"]);
+    assert_eq!(order(), ["", "alpha", "beta"]);
     let doc = read_json(&sb.join("prof/hooks.json"));
     assert_eq!(stamped(&doc, "alpha"), 1);
     assert_eq!(

@@ -355,6 +355,21 @@ fn expected_own_groups(hooks: &IndexMap<String, Vec<Group>>) -> Vec<(String, Str
     out
 }
 
+/// Where the first group of `event` holding a handler stamped with [`ID`] is, counted in
+/// the groups that stay when those handlers are taken out.
+fn first_own_group(doc: &Value, event: &str) -> Option<usize> {
+    // Groups before the first one are never taken out: they hold no handler of ID.
+    doc.get("hooks")?
+        .get(event)?
+        .as_array()?
+        .iter()
+        .position(|g| {
+            g["hooks"]
+                .as_array()
+                .is_some_and(|hs| hs.iter().any(|h| stamped_with(h, ID)))
+        })
+}
+
 /// Checks what `merge(doc)` must be, whatever `doc` held.
 fn check_merged(doc: &Value, hooks: &IndexMap<String, Vec<Group>>, merged: &Value) {
     // The user's things: unchanged, in order; other recipes' stamps untouched.
@@ -381,18 +396,22 @@ fn check_merged(doc: &Value, hooks: &IndexMap<String, Vec<Group>>, merged: &Valu
         Some(i) => assert_eq!(keys[i], "hooks"),
         None => assert_eq!(keys.last().map(|k| k.as_str()), Some("hooks")),
     }
-    // Ours: exactly the recipe's groups, stamped, each at the end of its event.
+    // Ours: exactly the recipe's groups, stamped, together: where the first group holding
+    // one of its handlers was (counted in the groups left when they are taken out), or at
+    // the end of an event that held none.
     let mut own: Vec<(String, String)> = Vec::new();
     for (e, gs) in merged["hooks"].as_object().unwrap() {
         let gs = gs.as_array().unwrap();
         let n = hooks.get(e).map_or(0, Vec::len);
+        let others = gs.len() - n;
+        let at = first_own_group(doc, e).map_or(others, |at| at.min(others));
         for (i, g) in gs.iter().enumerate() {
             let hs = g["hooks"].as_array().unwrap();
             let is_own = !hs.is_empty() && hs.iter().all(|h| stamped_with(h, ID));
             assert_eq!(
                 is_own,
-                i >= gs.len() - n,
-                "own groups of {e} are not the last {n}"
+                (at..at + n).contains(&i),
+                "own groups of {e} are not the {n} at {at}"
             );
             if is_own {
                 own.push((e.clone(), text(g)));
