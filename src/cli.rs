@@ -1012,6 +1012,7 @@ fn print_outcome(o: &install::Outcome, printer: &Printer) -> Result<(), Error> {
 
 fn finish_outcomes(
     results: Vec<Result<install::Outcome, Error>>,
+    profile: &crate::profile::Profile,
     printer: &Printer,
 ) -> Result<ExitCode, Error> {
     let mut worst = ExitCode::Success;
@@ -1022,6 +1023,7 @@ fn finish_outcomes(
                 if printer.format != Format::Json {
                     print_outcome(&o, printer)?;
                 }
+                note_trust_lost(&o, profile, printer);
                 outcomes.push(o);
             }
             Err(e) => {
@@ -1040,6 +1042,36 @@ fn finish_outcomes(
         printer.json(&outcomes)?;
     }
     Ok(worst)
+}
+
+/// After an install or update, says which of the recipe's handlers were trusted and have
+/// changed: a host skips them until they are trusted again, so a gate that was on is off.
+fn note_trust_lost(o: &install::Outcome, profile: &crate::profile::Profile, printer: &Printer) {
+    if o.dry_run || !matches!(o.action, "install" | "update" | "repair") {
+        return;
+    }
+    let Ok(trust) = crate::trust::TrustFile::read(&profile.trust_file()) else {
+        return;
+    };
+    let here = std::env::current_dir().unwrap_or_default();
+    let env = crate::list::env_of(profile, &here);
+    let Ok(handlers) = crate::list::handlers_of(&profile.hooks_json(), "profile", &env, &trust)
+    else {
+        return;
+    };
+    let changed = handlers
+        .iter()
+        .filter(|h| h.recipe.as_deref() == Some(o.id.as_str()))
+        .filter(|h| h.status == crate::trust::Status::Modified)
+        .count();
+    if changed > 0 {
+        printer.message(&format!(
+            "note: {changed} handler(s) of {} that you trusted changed with this version and \
+             will not run until trusted again; review them (`hookpack list`), then run \
+             `hookpack trust --recipe {}`",
+            o.id, o.id
+        ));
+    }
 }
 
 fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
@@ -1081,6 +1113,7 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
             vec![install::install_archive(
                 &profile, &fetcher, &loc, sha, &opts,
             )],
+            &profile,
             printer,
         );
     }
@@ -1102,7 +1135,7 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
         .iter()
         .map(|s| install::install(&profile, &fetcher, &index, s, &opts))
         .collect();
-    finish_outcomes(results, printer)
+    finish_outcomes(results, &profile, printer)
 }
 
 /// `--merge INDEX`: a local file. Its archives' URLs are kept as they are, so merging a
@@ -1132,7 +1165,7 @@ fn run_remove(a: RemoveArgs, printer: &Printer) -> Result<ExitCode, Error> {
         .iter()
         .map(|id| install::remove(&profile, id.as_str(), a.dry_run))
         .collect();
-    finish_outcomes(results, printer)
+    finish_outcomes(results, &profile, printer)
 }
 
 fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
@@ -1246,7 +1279,7 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
     if results.is_empty() && failed.is_none() && printer.format != Format::Json {
         printer.message("everything is up to date");
     }
-    let code = finish_outcomes(results, printer)?;
+    let code = finish_outcomes(results, &profile, printer)?;
     Ok(match failed {
         Some(e) if (e.exit_code() as i32) > (code as i32) => e.exit_code(),
         _ => code,

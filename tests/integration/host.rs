@@ -629,6 +629,59 @@ fn install_repairs_what_doctor_reports_and_trust_comes_back() {
     ok(&doctor());
 }
 
+/// Found by a new-user walk-through: `update` printed only the version change, and the
+/// gate the user had trusted silently stopped running (status `modified`).
+#[test]
+fn an_update_that_changes_trusted_handlers_says_so() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let o = sb
+        .cmd()
+        .args(["install", "tool-gate@0.1.0", "--profile", "prof"])
+        .output()
+        .unwrap();
+    ok(&o);
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(!said.contains("note:"), "nothing was trusted yet: {said}");
+    ok(&sb
+        .cmd()
+        .args(["trust", "--all", "--profile", "prof", "--workspace", "ws"])
+        .output()
+        .unwrap());
+    let o = sb
+        .cmd()
+        .args(["update", "--profile", "prof"])
+        .output()
+        .unwrap();
+    ok(&o);
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        said.contains("handler(s) of tool-gate that you trusted changed with this version")
+            && said.contains("`hookpack trust --recipe tool-gate`"),
+        "{said}"
+    );
+    ok(&sb
+        .cmd()
+        .args([
+            "trust",
+            "--recipe",
+            "tool-gate",
+            "--profile",
+            "prof",
+            "--workspace",
+            "ws",
+        ])
+        .output()
+        .unwrap());
+    let o = sb
+        .cmd()
+        .args(["install", "tool-gate@0.1.0", "--profile", "prof"])
+        .output()
+        .unwrap();
+    ok(&o);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("note: "));
+}
+
 #[test]
 fn a_hooks_json_that_cannot_be_read_is_reported_and_no_trust_is_lost() {
     // Found by review: list, run, trust and doctor said "refusing to rewrite" a file they
