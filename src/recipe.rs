@@ -248,7 +248,7 @@ fn check_command(cmd: &str, p: &str, dir: Option<&Path>, f: &mut Findings) {
                 f.error(
                     p,
                     "command-loads-code",
-                    format!("`{}`: `{flag}` loads or lets in code besides the script (a preload, a loader, a debugger, stdin), which the trust hash does not cover; drop the flag, and load any code you need from `{path}` itself (an `import` or `require` relative to it)", one_line(cmd)),
+                    format!("`{}`: `{flag}` loads or lets in code besides the script (a preload, a loader, a debugger, stdin), which the trust hash does not cover; drop the flag, and load any code you need from `{path}` itself (an `import` relative to it)", one_line(cmd)),
                 );
                 return;
             }
