@@ -982,7 +982,17 @@ fn print_outcome(o: &install::Outcome, printer: &Printer) -> Result<(), Error> {
     }
     let what = match (o.action, &o.from, &o.to) {
         ("install", _, Some(to)) => format!("install {} {to}", o.id),
-        ("update", Some(from), Some(to)) => format!("update  {} {from} -> {to}", o.id),
+        ("update", Some(from), Some(to)) => {
+            let older = crate::version::Version::parse(from)
+                .ok()
+                .zip(crate::version::Version::parse(to).ok())
+                .is_some_and(|(from, to)| to < from);
+            let what = if older { "downgrade" } else { "update " };
+            format!("{what} {} {from} -> {to}", o.id)
+        }
+        ("unchanged", _, Some(to)) if o.dry_run => {
+            format!("leave   {} {to} (already installed; nothing to do)", o.id)
+        }
         ("unchanged", _, Some(to)) => format!("ok      {} {to} (already installed)", o.id),
         ("repair", _, Some(to)) => {
             let what = match o.reason {

@@ -718,12 +718,13 @@ pub fn line_diff(before: &str, after: &str) -> Vec<String> {
             ops.push((' ', a[i]));
             i += 1;
             j += 1;
-        } else if j < b.len() && (i == a.len() || lcs[i][j + 1] >= lcs[i + 1][j]) {
-            ops.push(('+', b[j]));
-            j += 1;
-        } else {
+        } else if i < a.len() && (j == b.len() || lcs[i + 1][j] >= lcs[i][j + 1]) {
+            // Removed lines first, as a unified diff shows a change.
             ops.push(('-', a[i]));
             i += 1;
+        } else {
+            ops.push(('+', b[j]));
+            j += 1;
         }
     }
     let near = |k: usize| {
@@ -1363,4 +1364,32 @@ pub fn outdated(
         });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::line_diff;
+
+    #[test]
+    fn a_changed_line_shows_removed_before_added_with_context() {
+        let before =
+            "{\n  \"a\": 1,\n  \"b\": 2,\n  \"c\": 3,\n  \"d\": 4,\n  \"e\": 5,\n  \"f\": 6\n}\n";
+        let after = before.replace("\"b\": 2", "\"b\": 20");
+        assert_eq!(
+            line_diff(before, &after),
+            [
+                "{",
+                "  \"a\": 1,",
+                "-  \"b\": 2,",
+                "+  \"b\": 20,",
+                "  \"c\": 3,",
+                "  \"d\": 4,",
+            ]
+            .map(|l| if l.starts_with(['-', '+']) {
+                l.to_string()
+            } else {
+                format!(" {l}")
+            })
+        );
+    }
 }

@@ -619,6 +619,7 @@ fn install_repairs_what_doctor_reports_and_trust_comes_back() {
         "{listed:#}"
     );
     assert!(install(false).contains("ok      tool-gate 0.2.0 (already installed)"));
+    assert!(install(true).contains("would leave   tool-gate 0.2.0 (already installed; nothing"));
 
     // hooks.json entries the user deleted come back the same way.
     let hooks_json = sb.join("prof/hooks.json");
@@ -680,6 +681,10 @@ fn an_update_that_changes_trusted_handlers_says_so() {
         .unwrap();
     ok(&o);
     assert!(String::from_utf8_lossy(&o.stderr).contains("note: "));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("downgrade tool-gate 0.2.0 -> 0.1.0"),
+        "{o:?}"
+    );
 }
 
 #[test]
