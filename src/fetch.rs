@@ -54,13 +54,15 @@ pub enum FetchError {
         /// What is wrong.
         why: String,
     },
-    /// The server answered with an error status.
-    #[error("{url} answered HTTP {status}")]
+    /// The server answered with an error status (a 5xx after retries).
+    #[error("{url} answered HTTP {status}{}", if *attempts > 1 { format!(" (tried {attempts} times)") } else { String::new() })]
     HttpStatus {
         /// The URL.
         url: String,
         /// The status code.
         status: u16,
+        /// How many attempts were made.
+        attempts: u32,
     },
     /// The connection failed or timed out, after retries.
     #[error("cannot fetch {url} (tried {attempts} time(s))")]
@@ -379,6 +381,7 @@ impl Fetcher {
                             return Err(FetchError::HttpStatus {
                                 url: url.to_string(),
                                 status: resp.status().as_u16(),
+                                attempts: attempt,
                             });
                         }
                         Err(e)
