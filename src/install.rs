@@ -546,7 +546,11 @@ pub fn prepare(
         tree,
         sha256: digest,
         index_url,
-        archive_url: location,
+        // A path as given would mean another file from another folder.
+        archive_url: match archive_loc {
+            Location::Path(p) => crate::fs::absolute(p).display().to_string(),
+            _ => location,
+        },
         files,
         staging,
     })

@@ -1808,8 +1808,13 @@ fn http_500_is_retried_then_refused() {
             })
         }),
     );
-    w.refused(install_from(&w, &url), 3, "answered HTTP 500 (tried 3 times)", &[])
-        .unwrap();
+    w.refused(
+        install_from(&w, &url),
+        3,
+        "answered HTTP 500 (tried 3 times)",
+        &[],
+    )
+    .unwrap();
     let hits = hits.load(Ordering::SeqCst);
     assert!(
         (2..=5).contains(&hits),

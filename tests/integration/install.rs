@@ -978,6 +978,15 @@ json.dump(index, open("hooks-index.json", "w"))
         .output()
         .unwrap());
     assert!(sb.join("q/hooks/demo/recipe.json").is_file());
+    // The receipt names the archive it came from by absolute path, whatever folder the
+    // command ran in.
+    assert_eq!(
+        read_json(&sb.join("q/hooks/.receipts/demo.json"))["archive_url"],
+        sb.path()
+            .join("ref/hooks-demo-0.1.0.tar.zst")
+            .display()
+            .to_string()
+    );
     let wrong = "0".repeat(64);
     let o = sb
         .cmd()
