@@ -1515,6 +1515,11 @@ fn run_doctor(a: DoctorArgs, printer: &Printer) -> Result<ExitCode, Error> {
             }
             if report.problems.is_empty() {
                 printer.message(&format!("no problems in {}", profile.root.display()));
+            } else if a.fix {
+                printer.message(
+                    "note: --fix removes only what is safe to remove (staging leftovers, trust \
+                     entries of handlers that are gone); each problem above says how to fix it",
+                );
             }
         }
     }

@@ -523,6 +523,15 @@ fn doctor_finds_damage_and_fixes_what_is_safe() {
         codes.contains(&"tree-modified"),
         "doctor --fix must not touch installed files"
     );
+    // In text, --fix says why problems remain rather than only repeating them.
+    let o = sb
+        .cmd()
+        .args(["doctor", "--fix", "--profile", "prof", "--workspace", "ws"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(said.contains("--fix removes only what is safe"), "{said}");
 }
 
 /// Found by a new-user walk-through: doctor said "`hookpack install ID` restores it", and
