@@ -168,10 +168,11 @@ fn kind_name(t: tar::EntryType) -> &'static str {
 }
 
 /// Checks one stored path and splits off its top folder.
-fn check_path(raw: &[u8], limits: &Limits) -> Result<(String, String), ArchiveError> {
-    let lossy = printable(&String::from_utf8_lossy(raw));
+fn check_path<'r>(raw: &'r [u8], limits: &Limits) -> Result<(&'r str, &'r str), ArchiveError> {
+    // The printable name is only made for a refusal: most paths pass, and escaping each
+    // one cost more than the checks themselves.
     let refuse = |why| ArchiveError::EntryPathRefused {
-        path: lossy.clone(),
+        path: printable(&String::from_utf8_lossy(raw)),
         why,
     };
     let s = std::str::from_utf8(raw).map_err(|_| refuse("its name is not UTF-8"))?;
@@ -215,9 +216,8 @@ fn check_path(raw: &[u8], limits: &Limits) -> Result<(String, String), ArchiveEr
             _ => {}
         }
     }
-    let top = parts[0].to_string();
-    let rest = parts[1..].join("/");
-    Ok((top, rest))
+    // The parts after the first, joined again, are what follows the first `/`.
+    Ok(trimmed.split_once('/').unwrap_or((trimmed, "")))
 }
 
 /// Reads an archive from `input`, checking every entry against `limits` and the expected
@@ -320,7 +320,7 @@ impl<'a> Listing<'a> {
                 });
             }
             Some(_) => {}
-            None => self.top = Some(entry_top.clone()),
+            None => self.top = Some(entry_top.to_string()),
         }
         if rest.is_empty() && !is_dir {
             return Err(ArchiveError::EntryPathRefused {
@@ -329,8 +329,7 @@ impl<'a> Listing<'a> {
             });
         }
         // Collisions: exact, then case-folded and NFC-normalised.
-        let exact = rest.clone();
-        if let Some(first) = self.seen_exact.get(&exact) {
+        if let Some(first) = self.seen_exact.get(rest) {
             return Err(ArchiveError::EntryCollision {
                 first: first.clone(),
                 second: display(),
@@ -364,17 +363,20 @@ impl<'a> Listing<'a> {
             });
         }
         // A path used both as a file and as a folder (`a` then `a/b`, or `a/b` then `a`).
-        let parts: Vec<&str> = folded.split('/').collect();
-        for i in 1..parts.len() {
-            let prefix = parts[..i].join("/");
-            if self.files.contains(&prefix) {
+        // Each folder above it, as a prefix of `folded`; one already seen (the usual case:
+        // folders come before what they hold) is not copied again.
+        for (end, _) in folded.match_indices('/') {
+            let prefix = &folded[..end];
+            if self.files.contains(prefix) {
                 return Err(ArchiveError::EntryCollision {
-                    first: prefix,
+                    first: prefix.to_string(),
                     second: display(),
                     how: "a file is used as a folder",
                 });
             }
-            self.folders.insert(prefix);
+            if !self.folders.contains(prefix) {
+                self.folders.insert(prefix.to_string());
+            }
         }
         if is_dir {
             self.folders.insert(folded.clone());
@@ -388,7 +390,7 @@ impl<'a> Listing<'a> {
             self.files.insert(folded.clone());
         }
         let shown = display();
-        self.seen_exact.insert(exact, shown.clone());
+        self.seen_exact.insert(rest.to_string(), shown.clone());
         self.seen_folded.insert(folded, shown);
         self.total = self.total.saturating_add(size);
         if self.total > limits.max_total_bytes {
@@ -397,7 +399,7 @@ impl<'a> Listing<'a> {
                 limit: limits.max_total_bytes,
             });
         }
-        Ok(rest)
+        Ok(rest.to_string())
     }
 }
 
@@ -502,4 +504,85 @@ pub fn read_manifest<R: Read>(
         Ok(())
     })?;
     Ok((summary, manifest))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ArchiveError, Limits, Listing};
+
+    /// Adds `entries` (path, is a folder) to a listing of top folder `t`; the first error.
+    fn first_error(entries: &[(&str, bool)]) -> Option<ArchiveError> {
+        let limits = Limits::default();
+        let mut listing = Listing::new(Some("t"), &limits);
+        entries
+            .iter()
+            .find_map(|(path, is_dir)| listing.add(path.as_bytes(), *is_dir, 1).err())
+    }
+
+    fn collision(entries: &[(&str, bool)]) -> (String, String, &'static str) {
+        match first_error(entries) {
+            Some(ArchiveError::EntryCollision { first, second, how }) => (first, second, how),
+            other => panic!("{entries:?}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_path_is_a_file_or_a_folder_never_both() {
+        let ok = [
+            ("t/", true),
+            ("t/a/", true),
+            ("t/a/b/", true),
+            ("t/a/b/c", false),
+            ("t/a/b/d", false),
+            ("t/a/e", false),
+            ("t/f", false),
+        ];
+        assert!(first_error(&ok).is_none());
+        // Folders implied by a deeper entry count as folders, at every depth.
+        assert!(first_error(&[("t/", true), ("t/x/y/z", false), ("t/x/y/", true)]).is_none());
+        assert_eq!(
+            collision(&[("t/", true), ("t/A", false), ("t/a/b/c", false)]),
+            ("a".into(), "t/a/b/c".into(), "a file is used as a folder")
+        );
+        assert_eq!(
+            collision(&[("t/", true), ("t/x/Y/z", false), ("t/x/y", false)]),
+            ("x/y".into(), "t/x/y".into(), "a folder is used as a file")
+        );
+        assert_eq!(
+            collision(&[("t/", true), ("t/x/a", false), ("t/x/A", false)]),
+            ("t/x/a".into(), "t/x/A".into(), "differ only by case")
+        );
+        assert_eq!(
+            collision(&[("t/", true), ("t/x", false), ("t/x", false)]),
+            ("t/x".into(), "t/x".into(), "same path")
+        );
+    }
+
+    #[test]
+    fn refused_paths_are_named_printably() {
+        let refused = |path: &[u8]| {
+            let limits = Limits::default();
+            match Listing::new(Some("t"), &limits).add(path, false, 1) {
+                Err(ArchiveError::EntryPathRefused { path, why }) => (path, why),
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(
+            refused(b"t/a/../b"),
+            ("t/a/../b".into(), "it has a `..` component")
+        );
+        let (shown, why) = refused(b"t/a\x1b[2Jb");
+        assert_eq!(why, "it contains a NUL or control character");
+        assert!(!shown.contains('\x1b'), "{shown:?}");
+        assert_eq!(refused(b"t/\xff").1, "its name is not UTF-8");
+        assert_eq!(
+            refused(b"t").1,
+            "a file sits where the top folder should be"
+        );
+        let limits = Limits::default();
+        assert!(matches!(
+            Listing::new(Some("t"), &limits).add(b"u/a", false, 1),
+            Err(ArchiveError::TopFolder { .. })
+        ));
+    }
 }
