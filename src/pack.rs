@@ -141,13 +141,15 @@ pub struct Report {
     pub warnings: Vec<Diagnostic>,
 }
 
-/// The entry's path in the archive below the top folder; folders end in `/`, so a
-/// folder sorts before its contents.
-fn archive_name(e: &TreeEntry) -> String {
+/// Puts into `buf` the entry's path in the archive, `top/rel`; folders end in `/`, so a
+/// folder sorts before its contents. One buffer serves a whole tree.
+fn archive_path(buf: &mut String, top: &str, e: &TreeEntry) {
+    buf.clear();
+    buf.push_str(top);
+    buf.push('/');
+    buf.push_str(&e.rel);
     if e.size.is_none() {
-        format!("{}/", e.rel)
-    } else {
-        e.rel.clone()
+        buf.push('/');
     }
 }
 
@@ -248,10 +250,27 @@ struct Tree {
     root: PathBuf,
     /// The recipe folder the user knows, for messages.
     source: PathBuf,
+    /// In archive order (see [`Tree::new`]).
     entries: Vec<TreeEntry>,
 }
 
 impl Tree {
+    /// The tree of `entries`, put in archive order: bytewise by archive path, whatever
+    /// order the folder was listed in. Sorted once here, as both the install check and the
+    /// archive walk them in that order.
+    fn new(root: PathBuf, source: PathBuf, mut entries: Vec<TreeEntry>) -> Tree {
+        // The archive path's bytes, compared without building it (see `archive_path`).
+        fn key(e: &TreeEntry) -> impl Iterator<Item = u8> + '_ {
+            e.rel.bytes().chain(e.size.is_none().then_some(b'/'))
+        }
+        entries.sort_by(|a, b| key(a).cmp(key(b)));
+        Tree {
+            root,
+            source,
+            entries,
+        }
+    }
+
     /// How to name `path` (under `root`) to the user: under the recipe folder, marked as
     /// assembled output when it is not a file of the source tree itself.
     fn shown(&self, path: &Path) -> PathBuf {
@@ -276,14 +295,6 @@ impl Tree {
         // zstd takes hints up to i32::MAX (pack refuses recipes over 256 MiB anyway).
         total.min(i32::MAX as u64) as u32
     }
-
-    /// The entries in archive order: bytewise by archive path, whatever order the folder
-    /// was listed in.
-    fn sorted(&self) -> Vec<&TreeEntry> {
-        let mut entries: Vec<&TreeEntry> = self.entries.iter().collect();
-        entries.sort_by_cached_key(|e| archive_name(e));
-        entries
-    }
 }
 
 /// Writes the tar stream of `tree` under `top/` to `out`. Files are opened beneath the
@@ -300,8 +311,9 @@ fn write_tar<W: Write>(tree: &Tree, top: &str, mtime: u64, out: W) -> Result<W, 
             path: PathBuf::from(top),
             source: e,
         })?;
-    for e in tree.sorted() {
-        let name = format!("{top}/{}", archive_name(e));
+    let mut name = String::new();
+    for e in &tree.entries {
+        archive_path(&mut name, top, e);
         let result = match e.size {
             None => {
                 let mut h = header(tar::EntryType::Directory, 0o755, 0, mtime);
@@ -356,8 +368,9 @@ fn check_installable(tree: &Tree, recipe: &Recipe) -> Option<Diagnostic> {
     if let Err(e) = listing.add(format!("{top}/").as_bytes(), true, 0) {
         return Some(refused(&tree.source, e));
     }
-    for e in tree.sorted() {
-        let raw = format!("{top}/{}", archive_name(e));
+    let mut raw = String::new();
+    for e in &tree.entries {
+        archive_path(&mut raw, &top, e);
         if let Err(err) = listing.add(raw.as_bytes(), e.size.is_none(), e.size.unwrap_or(0)) {
             return Some(refused(&tree.shown(&e.path), err));
         }
@@ -369,11 +382,7 @@ fn check_installable(tree: &Tree, recipe: &Recipe) -> Option<Diagnostic> {
 /// recipe folder `dir`, for `validate`.
 pub(crate) fn check_folder_installable(dir: &Path) -> Option<Diagnostic> {
     let (loaded, entries) = recipe::load_with_tree(dir, false).ok()?;
-    let tree = Tree {
-        root: dir.to_path_buf(),
-        source: dir.to_path_buf(),
-        entries,
-    };
+    let tree = Tree::new(dir.to_path_buf(), dir.to_path_buf(), entries);
     check_installable(&tree, &loaded.recipe)
 }
 
@@ -403,11 +412,7 @@ pub(crate) fn check_planned_installable(
     let entries = (folders.into_iter().map(|f| entry(f, None)))
         .chain(files.iter().map(|(rel, size)| entry(rel, Some(*size))))
         .collect();
-    let tree = Tree {
-        root: PathBuf::new(),
-        source: dir.to_path_buf(),
-        entries,
-    };
+    let tree = Tree::new(PathBuf::new(), dir.to_path_buf(), entries);
     check_installable(&tree, &loaded.recipe)
 }
 
@@ -691,11 +696,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         opts.jobs,
         |&(dir, source)| {
             recipe::load_with_tree(dir, false).map(|(l, entries)| {
-                let tree = Tree {
-                    root: dir.clone(),
-                    source: source.clone(),
-                    entries,
-                };
+                let tree = Tree::new(dir.clone(), source.clone(), entries);
                 let refusal = check_installable(&tree, &l.recipe);
                 (l, tree, refusal)
             })
@@ -1477,6 +1478,39 @@ mod tests {
             }
             out.extend_from_slice(&buf[..n]);
         }
+    }
+
+    #[test]
+    fn trees_are_in_bytewise_order_of_archive_paths() {
+        let entry = |rel: &str, is_dir: bool| TreeEntry {
+            rel: rel.into(),
+            path: PathBuf::new(),
+            size: (!is_dir).then_some(1),
+            exec: false,
+        };
+        // As a walk lists them: each folder's names sorted, a folder's contents after it.
+        let walked = vec![
+            entry("B", false),
+            entry("a", true),
+            entry("a/x", false),
+            entry("a-b", false),
+            entry("a.", true),
+            entry("a0", false),
+            entry("é", false),
+        ];
+        let tree = Tree::new(PathBuf::new(), PathBuf::new(), walked);
+        let mut name = String::new();
+        let names: Vec<String> = (tree.entries.iter())
+            .map(|e| {
+                archive_path(&mut name, "t", e);
+                name.clone()
+            })
+            .collect();
+        // `-` and `.` sort before `/`, `0` after it.
+        assert_eq!(
+            names,
+            ["t/B", "t/a-b", "t/a./", "t/a/", "t/a/x", "t/a0", "t/é"]
+        );
     }
 
     #[test]
