@@ -527,12 +527,15 @@ pub fn survey(dir: &Path, output: Option<&Path>) -> Result<Surveyed, crate::fs::
             .map_err(|e| crate::fs::FsError::new("inspect", &path, e))?;
         // A catalog folder (this command's OUT, or a pack's) is no recipe; a recipe folder
         // given as OUT stays listed, so the overlap check refuses it, and `lib/` is the
-        // helpers folder whatever it holds.
-        let is_output = output.is_some() && std::fs::canonicalize(&path).ok() == output;
-        let is_catalog = path.join(catalog::INDEX_FILE).is_file();
-        let skip = (is_output || is_catalog) && name != "lib" && !path.join("recipe.json").exists();
-        if ft.is_dir() && skip {
-            continue;
+        // helpers folder whatever it holds. Only a folder can be skipped, and only one
+        // without a `recipe.json`, so the other checks are made for those alone (a
+        // catalog's recipes would otherwise cost a path resolution each).
+        let has_manifest = ft.is_dir() && path.join("recipe.json").exists();
+        if ft.is_dir() && !has_manifest && name != "lib" {
+            let is_output = output.is_some() && std::fs::canonicalize(&path).ok() == output;
+            if is_output || path.join(catalog::INDEX_FILE).is_file() {
+                continue;
+            }
         }
         if ft.is_symlink() {
             out.problems.push(Diagnostic::file_level(
@@ -544,7 +547,7 @@ pub fn survey(dir: &Path, output: Option<&Path>) -> Result<Surveyed, crate::fs::
             ));
         } else if !ft.is_dir() {
             continue;
-        } else if path.join("recipe.json").exists() {
+        } else if has_manifest {
             out.recipes.push(path);
         } else if name == "lib" {
             out.lib = Some(path);
