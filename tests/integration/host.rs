@@ -603,20 +603,7 @@ fn install_repairs_what_doctor_reports_and_trust_comes_back() {
     assert!(sb.join("prof/hooks/audit-log/scripts/main.js").is_file());
     ok(&doctor());
     // The same bytes hash the same: the handlers trusted before the damage are trusted.
-    let o = sb
-        .cmd()
-        .args([
-            "list",
-            "--profile",
-            "prof",
-            "--workspace",
-            "ws",
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
-    let listed: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let listed = list_json(&sb);
     let statuses: Vec<&str> = listed["handlers"]
         .as_array()
         .unwrap()
