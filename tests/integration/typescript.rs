@@ -460,6 +460,23 @@ fn refuses_what_node_20_cannot_run() {
     );
 }
 
+/// `src` is refused with an error on line `at.0` whose message holds `says`. With a column
+/// (`at.1` not 0), it is refused for Node 20's sake: one error, at that exact spot, saying
+/// so; without, it is an error of the language (whatever oxc reports first).
+fn refused_at(src: &str, at: (u32, u32), says: &str) {
+    let found = errors(src);
+    assert_eq!(found[0].line, at.0, "{src}: {found:?}");
+    if at.1 != 0 {
+        assert_eq!(found.len(), 1, "{src}: {found:?}");
+        assert_eq!(found[0].column, at.1, "{src}: {found:?}");
+        assert!(found[0].message.contains("Node 20"), "{src}: {found:?}");
+    }
+    assert!(
+        found.iter().any(|e| e.message.contains(says)),
+        "{src}: {found:?}"
+    );
+}
+
 #[test]
 fn refuses_regular_expressions_and_import_phases_node_20_lacks() {
     // Each compiled, then node 20 failed to load the file with a SyntaxError.
@@ -506,18 +523,7 @@ fn refuses_regular_expressions_and_import_phases_node_20_lacks() {
             "source",
         ),
     ] {
-        let found = errors(src);
-        assert_eq!(found[0].line, at.0, "{src}: {found:?}");
-        if at.1 != 0 {
-            // Refused for Node 20's sake: one error, at the exact spot, saying why.
-            assert_eq!(found.len(), 1, "{src}: {found:?}");
-            assert_eq!(found[0].column, at.1, "{src}: {found:?}");
-            assert!(found[0].message.contains("Node 20"), "{src}: {found:?}");
-        }
-        assert!(
-            found.iter().any(|e| e.message.contains(says)),
-            "{src}: {found:?}"
-        );
+        refused_at(src, at, says);
     }
     // What Node 20 accepts stays accepted, Annex B forms and the `v` flag included, and
     // runs: every pattern below is tested against a string under node.
@@ -577,17 +583,7 @@ fn literal_patterns_given_to_the_regexp_constructor_are_checked_like_literals() 
             "SyntaxError",
         ),
     ] {
-        let found = errors(src);
-        assert_eq!(found[0].line, at.0, "{src}: {found:?}");
-        if at.1 != 0 {
-            assert_eq!(found.len(), 1, "{src}: {found:?}");
-            assert_eq!(found[0].column, at.1, "{src}: {found:?}");
-            assert!(found[0].message.contains("Node 20"), "{src}: {found:?}");
-        }
-        assert!(
-            found.iter().any(|e| e.message.contains(says)),
-            "{src}: {found:?}"
-        );
+        refused_at(src, at, says);
     }
     // Escapes in the string, flags, a local `RegExp` and patterns built at run time are
     // left alone, and what is accepted runs under node.
