@@ -683,6 +683,23 @@ fn read_hooks_json_to(path: &Path, rewrite: bool) -> Result<(Value, Option<Vec<u
             d.key, d.first.line, d.again.line
         )));
     }
+    // Reading it is fine (hosts round such a number too), rewriting it would change a value
+    // that is not ours.
+    if let Some(n) = parsed.inexact.first().filter(|_| rewrite) {
+        return Err(refused(format!(
+            "the number `{}` at {}:{} ({}) would be written back as {}, losing digits; write it \
+             as a string or with at most 17 significant digits",
+            n.text,
+            n.position.line,
+            n.position.column,
+            if n.pointer.is_empty() {
+                "/"
+            } else {
+                &n.pointer
+            },
+            n.written
+        )));
+    }
     Ok((parsed.value, Some(bytes)))
 }
 

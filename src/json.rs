@@ -95,6 +95,23 @@ pub struct Parsed {
     pub locations: Locations,
     /// Keys given more than once.
     pub duplicates: Vec<DuplicateKey>,
+    /// Numbers that would not be written back with the value they were read with.
+    pub inexact: Vec<InexactNumber>,
+}
+
+/// A number that a read-modify-write would change: more significant digits than a 64-bit
+/// integer or float holds (`12345678901234567890123`, `0.1000000000000000000001`), which
+/// would be written back rounded (`1.2345678901234568e22`, `0.1`).
+#[derive(Debug, Clone)]
+pub struct InexactNumber {
+    /// Where it is.
+    pub position: Position,
+    /// Its pointer.
+    pub pointer: String,
+    /// The number as written in the file.
+    pub text: String,
+    /// What writing the parsed value back would give.
+    pub written: String,
 }
 
 /// Why a document is not JSON, and where.
@@ -139,6 +156,7 @@ pub fn parse(bytes: &[u8]) -> Result<Parsed, SyntaxError> {
         value,
         locations,
         duplicates: p.duplicates,
+        inexact: p.inexact,
     })
 }
 
@@ -157,12 +175,39 @@ pub fn pointer_push(base: &str, token: &str) -> String {
     s
 }
 
+/// A JSON number's exact value as (negative, significant digits, power of ten), so that
+/// `1E2` and `100.0` compare equal and `12345678901234567890123` and
+/// `1.2345678901234568e22` do not. `None` for an exponent too large to hold, which no
+/// finite parsed value keeps.
+fn decimal(text: &str) -> Option<(bool, String, i64)> {
+    let (negative, rest) = match text.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, text),
+    };
+    let (mantissa, exp) = match rest.find(['e', 'E']) {
+        Some(i) => (&rest[..i], &rest[i + 1..]),
+        None => (rest, "0"),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{int}{frac}");
+    let digits = digits.trim_start_matches('0');
+    if digits.is_empty() {
+        return Some((negative, String::new(), 0));
+    }
+    let exp = exp.parse::<i64>().ok()?;
+    let trimmed = digits.trim_end_matches('0');
+    let zeros = (digits.len() - trimmed.len()) as i64;
+    let power = exp.checked_sub(frac.len() as i64)?.checked_add(zeros)?;
+    Some((negative, trimmed.to_string(), power))
+}
+
 struct Parser<'a> {
     bytes: &'a [u8],
     pos: usize,
     line: u32,
     column: u32,
     duplicates: Vec<DuplicateKey>,
+    inexact: Vec<InexactNumber>,
 }
 
 impl<'a> Parser<'a> {
@@ -173,6 +218,7 @@ impl<'a> Parser<'a> {
             line: 1,
             column: 1,
             duplicates: Vec::new(),
+            inexact: Vec::new(),
         }
     }
 
@@ -250,7 +296,22 @@ impl<'a> Parser<'a> {
                 self.expect_literal("null", Value::Null)?,
                 Locations::Leaf(at),
             )),
-            Some(b'-' | b'0'..=b'9') => Ok((Value::Number(self.number()?), Locations::Leaf(at))),
+            Some(b'-' | b'0'..=b'9') => {
+                let start = self.pos;
+                let n = self.number()?;
+                // Only ASCII digits and signs were consumed, so the slice is valid UTF-8.
+                let text = std::str::from_utf8(&self.bytes[start..self.pos]).unwrap_or("0");
+                let written = n.to_string();
+                if decimal(text) != decimal(&written) {
+                    self.inexact.push(InexactNumber {
+                        position: at,
+                        pointer: pointer.to_string(),
+                        text: text.to_string(),
+                        written,
+                    });
+                }
+                Ok((Value::Number(n), Locations::Leaf(at)))
+            }
             Some(b'\'') => {
                 Err(self.error("strings must use double quotes (\"), not single quotes"))
             }
@@ -563,6 +624,35 @@ mod tests {
                 column: 12
             }
         );
+    }
+
+    #[test]
+    fn numbers_written_back_with_other_digits_are_inexact() {
+        for same in [
+            "1E2",
+            "100.0",
+            "1e+2",
+            "0.10",
+            "-0",
+            "0e99999999999999999999",
+        ] {
+            let p = parse(format!("[{same}]").as_bytes()).unwrap();
+            assert!(p.inexact.is_empty(), "{same}: {:?}", p.inexact);
+        }
+        let p = parse(b"{\"a\": [12345678901234567890123, 1e-99999999999999999999]}").unwrap();
+        let found: Vec<_> = p
+            .inexact
+            .iter()
+            .map(|n| (n.pointer.as_str(), n.text.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("/a/0", "12345678901234567890123"),
+                ("/a/1", "1e-99999999999999999999")
+            ]
+        );
+        assert_eq!(p.inexact[0].written, "1.2345678901234568e+22");
     }
 
     #[test]

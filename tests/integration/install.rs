@@ -1112,3 +1112,54 @@ fn install_rewrites_the_script_not_a_flag_value() {
         "node --title scripts/main.js \"${FINCLAW_PROFILE_ROOT}/hooks/alpha/scripts/main.js\" --fast"
     );
 }
+
+/// A number with more digits than a 64-bit value holds would be written back rounded
+/// (`12345678901234567890123` as `1.2345678901234568e22`): a user's value changed in
+/// silence. Install and remove refuse such a file, naming the number and its place; numbers
+/// that come back with the same value (`1E2` as `100.0`) are fine.
+#[test]
+fn numbers_that_would_lose_digits_are_not_rewritten() {
+    let sb = Sandbox::new();
+    let exact = "{\"n\": [1E2, 0.1, -0, 1.5e-7, 18446744073709551615, -9223372036854775808, 0e999999999999999999999], \"hooks\": {}}\n";
+    sb.write("ok/hooks.json", exact);
+    ok(&sb
+        .cmd()
+        .args(["install", "tool-gate", "--profile", "ok"])
+        .output()
+        .unwrap());
+    let text = std::fs::read_to_string(sb.join("ok/hooks.json")).unwrap();
+    for kept in [
+        "100.0",
+        "0.1",
+        "-0.0",
+        "1.5e-7",
+        "18446744073709551615",
+        "-9223372036854775808",
+    ] {
+        assert!(text.contains(kept), "{kept} is gone from {text}");
+    }
+
+    for (body, number, place) in [
+        ("{\"x_big\": 12345678901234567890123, \"hooks\": {}}", "12345678901234567890123", "1:11 (/x_big)"),
+        ("{\"hooks\": {}, \"x\": [0.1000000000000000000001]}", "0.1000000000000000000001", "1:21 (/x/0)"),
+        ("{\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"true\", \"n\": 18446744073709551616}]}]}}", "18446744073709551616", "(/hooks/Stop/0/hooks/0/n)"),
+    ] {
+        sb.write("p/hooks.json", body);
+        for args in [["install", "tool-gate"], ["remove", "tool-gate"]] {
+            let mut before = snapshot(&sb.join("p"));
+            before.remove(".hookpack.lock");
+            let o = sb.cmd().args(args).args(["--profile", "p"]).output().unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{args:?} {body}: {err}");
+            assert!(
+                err.contains(&format!("the number `{number}` at")) && err.contains(place),
+                "{args:?} {body}: {err}"
+            );
+            let mut after = snapshot(&sb.join("p"));
+            after.remove(".hookpack.lock");
+            assert_eq!(after, before, "{args:?} {body}");
+        }
+        // Reading is fine: hosts read the file the same way.
+        ok(&sb.cmd().args(["list", "--profile", "p"]).output().unwrap());
+    }
+}
