@@ -3,8 +3,10 @@
 //! Finds stamped entries whose recipe folder or receipt is gone, receipts whose entries or
 //! folder are gone, installed trees that differ from their receipt, scripts that are
 //! missing, handlers a host would skip, interrupted commits and staging leftovers, and
-//! trust entries for handlers that no longer exist. `--fix` repairs only what is safe:
-//! interrupted commits (rolled forward or back), staging leftovers, dangling trust entries.
+//! trust entries for handlers that no longer exist. A `hooks.json` that cannot be read, or
+//! whose shape hosts cannot walk, is reported, and its trust entries are left alone.
+//! `--fix` repairs only what is safe: interrupted commits (rolled forward or back), staging
+//! leftovers, dangling trust entries.
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::error::Error;
@@ -58,7 +60,20 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
     let mut unreadable = BTreeSet::new();
     for (file, source) in crate::list::hooks_files(profile, &workspace) {
         match crate::list::handlers_of(&file, source, &env, &trust) {
-            Ok(found) => handlers.extend(found),
+            Ok(found) => {
+                // Parts of another shape hold handlers no one can list, so which trust
+                // entries still name one cannot be told either: as for an unreadable file.
+                if let Some((e, at)) = odd_shape(&file)? {
+                    out.push(Diagnostic {
+                        line: Some(at.line),
+                        column: Some(at.column),
+                        pointer: e.pointer,
+                        ..Diagnostic::file_level(&file, Severity::Error, "hooks-json-shape", format!("{}: hosts skip what it holds, and install, update and remove will not rewrite the file; fix it by hand (`hookpack validate {}` shows every problem)", e.why, file.display()))
+                    });
+                    unreadable.insert(file.display().to_string());
+                }
+                handlers.extend(found)
+            }
             Err(Error::HooksJsonUnreadable { path, why }) => {
                 problem(&mut out, &path, "", "hooks-json-unreadable", why);
                 unreadable.insert(file.display().to_string());
@@ -162,6 +177,24 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
         problems: out,
         fixed,
     })
+}
+
+/// Where a readable `hooks.json` has a shape hosts cannot walk, if it exists and has one.
+fn odd_shape(
+    file: &Path,
+) -> Result<Option<(crate::merge::ShapeError, crate::json::Position)>, Error> {
+    if !file.exists() {
+        return Ok(None);
+    }
+    let (doc, bytes) = crate::install::read_hooks_json_to_list(file)?;
+    let Err(e) = crate::merge::check_shape(&doc) else {
+        return Ok(None);
+    };
+    // The file was just read as JSON, so it parses again.
+    let at = crate::json::parse(&bytes.unwrap_or_default())
+        .map(|p| p.locations.locate(&e.pointer))
+        .unwrap_or(crate::json::Position { line: 1, column: 1 });
+    Ok(Some((e, at)))
 }
 
 /// Trust entries of other profiles' and workspaces' files are not this check's business.

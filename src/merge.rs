@@ -30,8 +30,9 @@ fn shape(pointer: impl Into<String>, why: &str) -> ShapeError {
     }
 }
 
-/// Checks the parts of the document that merge and unmerge walk.
-fn check_shape(doc: &Value) -> Result<(), ShapeError> {
+/// Checks the parts of the document that merge and unmerge walk (and hosts: a part of
+/// another shape is skipped by them, and refused by every edit).
+pub fn check_shape(doc: &Value) -> Result<(), ShapeError> {
     let obj = doc
         .as_object()
         .ok_or_else(|| shape("", "the document is not an object"))?;

@@ -761,6 +761,64 @@ fn a_hooks_json_that_cannot_be_read_is_reported_and_no_trust_is_lost() {
     );
 }
 
+/// A `hooks.json` that parses but whose shape hosts cannot walk (an event written as one
+/// group instead of an array of them, `"hooks": null`, a document that is not an object):
+/// doctor said "no problems" and called the trust entries of the handlers in it dangling,
+/// and `--fix` deleted them, so fixing the typo left every handler untrusted.
+#[test]
+fn doctor_reports_an_odd_shaped_hooks_json_and_keeps_its_trust() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let good = r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", "id": "mine"}]}],
+ "SessionStart": [{"hooks": [{"type": "command", "command": "true", "id": "greet"}]}]}}"#;
+    sb.write("prof/hooks.json", good);
+    ok(&sb
+        .cmd()
+        .args(["trust", "--all", "--profile", "prof", "--workspace", "ws"])
+        .output()
+        .unwrap());
+    let trust_before = std::fs::read(sb.join("finclaw-home/hooks-trust.json")).unwrap();
+    for (body, at) in [
+        (
+            good.replace(
+                r#""Stop": [{"hooks": [{"type": "command", "command": "true", "id": "mine"}]}]"#,
+                r#""Stop": {"hooks": [{"type": "command", "command": "true", "id": "mine"}]}"#,
+            ),
+            "prof/hooks.json:1:20: error[hooks-json-shape]: the event is not an array of groups",
+        ),
+        (
+            r#"{"hooks": null}"#.to_string(),
+            "prof/hooks.json:1:11: error[hooks-json-shape]",
+        ),
+        (
+            "[]".to_string(),
+            "prof/hooks.json:1:1: error[hooks-json-shape]: the document is not an object",
+        ),
+    ] {
+        sb.write("prof/hooks.json", &body);
+        for fix in [&[][..], &["--fix"]] {
+            let o = sb
+                .cmd()
+                .args(["doctor", "--profile", "prof", "--workspace", "ws"])
+                .args(fix)
+                .output()
+                .unwrap();
+            let out = String::from_utf8_lossy(&o.stdout);
+            assert_eq!(o.status.code(), Some(1), "{body} {fix:?}: {out}");
+            assert!(
+                out.contains("error[hooks-json-shape]") && out.contains(at),
+                "{body} {fix:?}: {out}"
+            );
+            assert!(!out.contains("trust-dangling"), "{body} {fix:?}: {out}");
+        }
+        assert_eq!(
+            std::fs::read(sb.join("finclaw-home/hooks-trust.json")).unwrap(),
+            trust_before,
+            "{body}"
+        );
+    }
+}
+
 /// The script `list` reports for each handler's command, as (kind, path relative to the
 /// sandbox): what the trust hash covers.
 fn scripts(sb: &Sandbox) -> Vec<(String, String)> {
