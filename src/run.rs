@@ -3,7 +3,9 @@
 //! A handler runs as `$SHELL -lc COMMAND` (fallback `/bin/sh`) in its own process group,
 //! with the payload on stdin and an environment stripped of secret-shaped names. A timeout
 //! kills the whole group, grandchildren included, and so does the handler's exit: nothing a
-//! handler started outlives it. Output is captured up to a cap.
+//! handler started in its group outlives it. A process it moved to a session of its own is
+//! out of reach; the handler's pipes are waited for until the timeout only, so such a
+//! process cannot hold `run` up. Output is captured up to a cap.
 //!
 //! Answers: exit 0 with nothing on stdout is no decision; exit 0 with one JSON object is a
 //! decision; text that looks like JSON but does not parse is a failure; exit 2 with stderr
@@ -50,7 +52,9 @@ pub fn is_secret_name(name: &str) -> bool {
 pub struct RawOutput {
     /// Exit code; `None` when killed by a signal (including the timeout).
     pub exit: Option<i32>,
-    /// True when the timeout fired.
+    /// True when the timeout fired: the handler was killed (`exit` is `None`), or it exited
+    /// in time (`exit` is its code) but a process it started outside its process group
+    /// still held its stdin, stdout or stderr open at the deadline.
     pub timed_out: bool,
     /// Captured stdout (capped).
     #[serde(skip)]
@@ -84,19 +88,20 @@ fn shell() -> String {
         .unwrap_or_else(|| "/bin/sh".into())
 }
 
-fn read_capped(mut r: impl Read) -> Vec<u8> {
-    let mut out = Vec::new();
+/// Reads `r` to its end into `into`, keeping the first [`OUTPUT_CAP`] bytes (the rest is
+/// drained, so the handler never blocks on a full pipe).
+fn read_capped(mut r: impl Read, into: &std::sync::Mutex<Vec<u8>>) {
     let mut buf = [0u8; 8192];
     loop {
         match r.read(&mut buf) {
             Ok(0) | Err(_) => break,
             Ok(n) => {
+                let mut out = into.lock().unwrap_or_else(|e| e.into_inner());
                 let room = OUTPUT_CAP.saturating_sub(out.len());
                 out.extend_from_slice(&buf[..n.min(room)]);
             }
         }
     }
-    out
 }
 
 #[cfg(unix)]
@@ -136,22 +141,51 @@ pub fn spawn(s: &Spawn) -> std::io::Result<RawOutput> {
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd.spawn()?;
     let pid = child.id();
+    let deadline = start + s.timeout;
+    // The pipes are served by threads that report when they are done. A process the
+    // handler started in a session of its own is out of reach of the group kill and may
+    // hold them open for as long as it lives: they are waited for until the deadline only,
+    // then left behind.
+    let (done, pipes_done) = std::sync::mpsc::channel::<()>();
+    let mut pipes = 0;
     let stdin_bytes = s.stdin.to_vec();
-    let mut stdin = child.stdin.take();
-    let writer = std::thread::spawn(move || {
-        if let Some(mut w) = stdin.take() {
+    if let Some(mut w) = child.stdin.take() {
+        let done = done.clone();
+        pipes += 1;
+        std::thread::spawn(move || {
             // A handler that ignores stdin closes the pipe early; that is not an error.
             let _ = w.write_all(&stdin_bytes);
+            drop(w);
+            let _ = done.send(());
+        });
+    }
+    let stdout = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let stderr = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    for (pipe, into) in [
+        (
+            child
+                .stdout
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+            &stdout,
+        ),
+        (
+            child
+                .stderr
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+            &stderr,
+        ),
+    ] {
+        if let Some(pipe) = pipe {
+            let (done, into) = (done.clone(), into.clone());
+            pipes += 1;
+            std::thread::spawn(move || {
+                read_capped(pipe, &into);
+                let _ = done.send(());
+            });
         }
-    });
-    let out = child
-        .stdout
-        .take()
-        .map(|o| std::thread::spawn(move || read_capped(o)));
-    let err = child
-        .stderr
-        .take()
-        .map(|e| std::thread::spawn(move || read_capped(e)));
+    }
     // A waiter thread reaps the child and reports at once, so a fast handler costs no
     // polling delay; the timeout is a bounded wait on that report.
     let (tx, rx) = std::sync::mpsc::channel();
@@ -172,14 +206,25 @@ pub fn spawn(s: &Spawn) -> std::io::Result<RawOutput> {
     // Whatever the handler left running (a forked grandchild holding the pipes) goes too.
     #[cfg(unix)]
     kill_group(pid);
-    let _ = writer.join();
-    let stdout = out.and_then(|h| h.join().ok()).unwrap_or_default();
-    let stderr = err.and_then(|h| h.join().ok()).unwrap_or_default();
+    // After a timeout, what the kill closes closes at once; a short grace lets the readers
+    // see it.
+    let until = deadline.max(Instant::now() + Duration::from_millis(200));
+    let mut closed = 0;
+    while closed < pipes {
+        match pipes_done.recv_timeout(until.saturating_duration_since(Instant::now())) {
+            Ok(()) => closed += 1,
+            Err(_) => break,
+        }
+    }
+    let held_open = closed < pipes;
+    let taken = |b: &std::sync::Mutex<Vec<u8>>| {
+        std::mem::take(&mut *b.lock().unwrap_or_else(|e| e.into_inner()))
+    };
     Ok(RawOutput {
         exit: status.and_then(|s| s.code()).filter(|_| !timed_out),
-        timed_out,
-        stdout,
-        stderr,
+        timed_out: timed_out || held_open,
+        stdout: taken(&stdout),
+        stderr: taken(&stderr),
         duration: start.elapsed(),
     })
 }
@@ -253,10 +298,15 @@ pub fn interpret(event: Event, out: &RawOutput, deny_on_failure: bool) -> Decisi
         f
     };
     if out.timed_out {
-        return fail(format!(
-            "timed out after {:.1}s",
-            out.duration.as_secs_f64()
-        ));
+        return fail(match out.exit {
+            None => format!("timed out after {:.1}s", out.duration.as_secs_f64()),
+            Some(code) => format!(
+                "exited {code}, but a process it started outside its process group still held \
+                 its output open when the timeout ran out ({:.1}s); its answer is not used, and \
+                 that process was left running",
+                out.duration.as_secs_f64()
+            ),
+        });
     }
     match out.exit {
         Some(0) => {}

@@ -91,6 +91,51 @@ fn a_timeout_kills_the_handler_and_its_grandchild() {
     }
 }
 
+/// A handler that starts a process in a session of its own (out of reach of the group
+/// kill) which keeps stdout open: `run` waited for that process to close it, past the
+/// timeout, for as long as it lived (a daemon: for ever).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_process_that_leaves_the_group_holding_the_output_cannot_hang_run() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let pid = sb.join("pid");
+    sb.write(
+        "ws/escape.py",
+        format!(
+            "import os, time\nif os.fork() == 0:\n    os.setsid()\n    open({:?}, 'w').write(str(os.getpid()))\n    time.sleep(60)\n    os._exit(0)\nprint('{{\"decision\": \"block\", \"reason\": \"no\"}}')\n",
+            pid.display().to_string()
+        ),
+    );
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [{"id": "daemon", "type": "command", "command": "python3 escape.py", "timeout": 2, "failurePolicy": "deny"}]}),
+    );
+    let start = std::time::Instant::now();
+    let d = run(
+        &sb,
+        "PreToolUse",
+        json!({"tool_name": "exec"}),
+        &["--include-untrusted"],
+    );
+    let took = start.elapsed();
+    if let Ok(p) = std::fs::read_to_string(&pid) {
+        // SAFETY: kill(2) on the pid the test's own escaped process wrote.
+        unsafe {
+            libc::kill(p.trim().parse().unwrap(), libc::SIGKILL);
+        }
+    }
+    assert!(
+        took < std::time::Duration::from_secs(10),
+        "run took {took:?}"
+    );
+    assert_eq!(d["handlers"][0]["state"], "timed out", "{d:#}");
+    assert_eq!(d["handlers"][0]["exit"], 0, "{d:#}");
+    let failure = d["handlers"][0]["decision"]["failure"].as_str().unwrap();
+    assert!(failure.contains("still held its output open"), "{failure}");
+    assert_eq!(d["outcome"]["verdict"], "deny", "{d:#}");
+}
+
 #[test]
 fn answers_are_read_like_a_host() {
     let sb = Sandbox::new();
