@@ -81,7 +81,15 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
             Err(e) => return Err(e),
         }
     }
-    let receipts = receipt::all(profile)?;
+    let (receipts, unreadable_receipts) = receipt::all_readable(profile)?;
+    for (path, why) in &unreadable_receipts {
+        problem(&mut out, path, "", "receipt-unreadable", why.clone());
+    }
+    let unreadable_ids: BTreeSet<String> = unreadable_receipts
+        .iter()
+        .filter_map(|(p, _)| p.file_stem())
+        .map(|s| s.to_string_lossy().into_owned())
+        .collect();
     let hooks_file = profile.hooks_json();
     for h in &handlers {
         match h.status {
@@ -107,7 +115,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
         }
         if let Some(r) = &h.recipe {
             if h.source == "profile" {
-                if !receipts.iter().any(|x| x.id == *r) {
+                if !receipts.iter().any(|x| x.id == *r) && !unreadable_ids.contains(r) {
                     problem(&mut out, &h.file, &h.pointer, "receipt-missing", format!("stamped by recipe `{r}`, which has no install receipt; reinstall it (`hookpack install {r}`) or `hookpack remove {r}`"));
                 }
                 if !profile.recipe_dir(r).is_dir() {

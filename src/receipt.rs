@@ -5,7 +5,7 @@ use crate::error::Error;
 use crate::profile::Profile;
 use crate::sha256::Sha256;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The receipt schema string.
 pub const SCHEMA: &str = "hookpack.receipt.v1";
@@ -84,27 +84,57 @@ pub fn read_file(p: &Path) -> Result<Option<Receipt>, Error> {
             .map(Some)
             .map_err(|e| Error::ConfigInvalid {
                 path: p.to_path_buf(),
-                why: format!("not a readable receipt: {e}"),
+                why: unreadable_why(p, &e),
             }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(crate::fs::FsError::new("read", p, e).into()),
     }
 }
 
+/// What is wrong with a receipt that does not parse, and the way out: install, remove,
+/// update, list and doctor all read receipts, so without one the profile is stuck.
+fn unreadable_why(p: &Path, e: &serde_json::Error) -> String {
+    let id = p
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    format!(
+        "not a readable receipt: {e}; delete it, then `hookpack install {id}` installs the \
+         recipe again with a new receipt (or `hookpack remove {id}` takes it out)"
+    )
+}
+
 /// Every receipt in the profile, by id.
 pub fn all(profile: &Profile) -> Result<Vec<Receipt>, Error> {
+    let (receipts, unreadable) = all_readable(profile)?;
+    match unreadable.into_iter().next() {
+        Some((path, why)) => Err(Error::ConfigInvalid { path, why }),
+        None => Ok(receipts),
+    }
+}
+
+/// A receipt file that does not parse: (path, what is wrong and the way out).
+pub type Unreadable = (PathBuf, String);
+
+/// Every receipt in the profile that parses, and each that does not: for `doctor`, which
+/// reports those and checks the rest.
+pub fn all_readable(profile: &Profile) -> Result<(Vec<Receipt>, Vec<Unreadable>), Error> {
     let dir = profile.receipts_dir();
     if !dir.is_dir() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     }
     let mut out = Vec::new();
+    let mut unreadable = Vec::new();
     for e in crate::fs::read_dir_sorted(&dir)? {
         let p = e.path();
         if p.extension().is_some_and(|x| x == "json") {
-            if let Some(r) = read_file(&p)? {
-                out.push(r);
+            match read_file(&p) {
+                Ok(Some(r)) => out.push(r),
+                Ok(None) => {}
+                Err(Error::ConfigInvalid { path, why }) => unreadable.push((path, why)),
+                Err(e) => return Err(e),
             }
         }
     }
-    Ok(out)
+    Ok((out, unreadable))
 }

@@ -1163,3 +1163,74 @@ fn numbers_that_would_lose_digits_are_not_rewritten() {
         ok(&sb.cmd().args(["list", "--profile", "p"]).output().unwrap());
     }
 }
+
+/// A receipt that does not parse (cut short, or garbage) stopped install, remove, list and
+/// doctor alike with "not a readable receipt" and no way out; doctor could not report it.
+/// The error now says what to do, doctor reports it and checks the rest, and the advice
+/// works.
+#[test]
+fn an_unreadable_receipt_is_reported_with_a_way_out() {
+    let sb = Sandbox::new();
+    sb.write("p/hooks.json", USER_DOC);
+    ok(&sb
+        .cmd()
+        .args(["install", "tool-gate", "audit-log", "--profile", "p"])
+        .output()
+        .unwrap());
+    let receipt = sb.write(
+        "p/hooks/.receipts/audit-log.json",
+        "{\"schema\": \"hookpack.receipt.v1\", \"id\": \"audit-log\"",
+    );
+    let before = snapshot(&sb.join("p"));
+    let o = sb
+        .cmd()
+        .args(["install", "audit-log", "--profile", "p"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("audit-log.json: not a readable receipt")
+            && err.contains("delete it, then `hookpack install audit-log`"),
+        "{err}"
+    );
+    assert_eq!(snapshot(&sb.join("p")), before);
+
+    let o = sb
+        .cmd()
+        .args(["doctor", "--profile", "p"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("audit-log.json: error[receipt-unreadable]: not a readable receipt"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("recipe `audit-log`, which has no install receipt"),
+        "{out}"
+    );
+    // The rest is still checked: a drifted file of the other recipe is reported.
+    std::fs::write(sb.join("p/hooks/tool-gate/README.md"), "changed\n").unwrap();
+    let o = sb
+        .cmd()
+        .args(["doctor", "--profile", "p"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("error[tree-modified]"), "{out}");
+
+    std::fs::remove_file(&receipt).unwrap();
+    ok(&sb
+        .cmd()
+        .args(["install", "audit-log", "--profile", "p"])
+        .output()
+        .unwrap());
+    let doc = std::fs::read_to_string(sb.join("p/hooks.json")).unwrap();
+    assert_eq!(
+        doc.matches("\"recipe\": \"audit-log\"").count(),
+        read_json(&receipt)["handlers"].as_array().unwrap().len(),
+        "{doc}"
+    );
+}
