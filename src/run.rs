@@ -8,10 +8,10 @@
 //! process cannot hold `run` up. Output is captured up to a cap.
 //!
 //! Answers: exit 0 with nothing on stdout is no decision; exit 0 with one JSON object is a
-//! decision; text that looks like JSON but does not parse is a failure; exit 2 with stderr
-//! blocks on tool and prompt events; anything else is a failure, which denies only under
-//! `failurePolicy: deny` on PreToolUse. Combining: a deny wins, and the last non-blocking
-//! rewrite wins.
+//! decision; text that looks like JSON but does not parse is a failure, and so is stdout
+//! over [`OUTPUT_CAP`]; exit 2 with stderr blocks on tool and prompt events; anything else
+//! is a failure, which denies only under `failurePolicy: deny` on PreToolUse. Combining: a
+//! deny wins, and the last non-blocking rewrite wins.
 
 use crate::event::Event;
 use serde::Serialize;
@@ -56,10 +56,10 @@ pub struct RawOutput {
     /// in time (`exit` is its code) but a process it started outside its process group
     /// still held its stdin, stdout or stderr open at the deadline.
     pub timed_out: bool,
-    /// Captured stdout (capped).
+    /// Captured stdout: its first [`OUTPUT_CAP`] bytes, and one more if there was more.
     #[serde(skip)]
     pub stdout: Vec<u8>,
-    /// Captured stderr (capped).
+    /// Captured stderr, capped as stdout is.
     #[serde(skip)]
     pub stderr: Vec<u8>,
     /// Wall time.
@@ -88,8 +88,9 @@ fn shell() -> String {
         .unwrap_or_else(|| "/bin/sh".into())
 }
 
-/// Reads `r` to its end into `into`, keeping the first [`OUTPUT_CAP`] bytes (the rest is
-/// drained, so the handler never blocks on a full pipe).
+/// Reads `r` to its end into `into`, keeping the first [`OUTPUT_CAP`] bytes and one more,
+/// which tells that there was more (the rest is drained, so the handler never blocks on a
+/// full pipe).
 fn read_capped(mut r: impl Read, into: &std::sync::Mutex<Vec<u8>>) {
     let mut buf = [0u8; 8192];
     loop {
@@ -97,7 +98,7 @@ fn read_capped(mut r: impl Read, into: &std::sync::Mutex<Vec<u8>>) {
             Ok(0) | Err(_) => break,
             Ok(n) => {
                 let mut out = into.lock().unwrap_or_else(|e| e.into_inner());
-                let room = OUTPUT_CAP.saturating_sub(out.len());
+                let room = (OUTPUT_CAP + 1).saturating_sub(out.len());
                 out.extend_from_slice(&buf[..n.min(room)]);
             }
         }
@@ -335,6 +336,14 @@ pub fn interpret(event: Event, out: &RawOutput, deny_on_failure: bool) -> Decisi
             ))
         }
         None => return fail("killed by a signal".into()),
+    }
+    if out.stdout.len() > OUTPUT_CAP {
+        // Its end, where the answer usually is, was never read.
+        return fail(format!(
+            "stdout is over {} MiB, more than an answer may be; print the decision only \
+             (logs go to stderr)",
+            OUTPUT_CAP / (1024 * 1024)
+        ));
     }
     if stdout.trim().is_empty() {
         return d;

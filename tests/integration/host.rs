@@ -136,6 +136,40 @@ fn a_process_that_leaves_the_group_holding_the_output_cannot_hang_run() {
     assert_eq!(d["outcome"]["verdict"], "deny", "{d:#}");
 }
 
+/// Only the first 1 MiB of a handler's stdout is kept. What followed the cap was dropped
+/// and the prefix read as the answer: a block after 1 MiB of blanks became "no decision",
+/// under `failurePolicy: deny` too, and a big JSON answer "does not parse (EOF …)" as if
+/// the handler had cut it short. An answer over the cap is now a failure that says so.
+#[test]
+fn an_answer_over_the_output_cap_is_a_failure_that_says_so() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let blanks = "head -c 1100000 /dev/zero | tr '\\0' ' '; echo '{\"decision\": \"block\", \"reason\": \"no\"}'";
+    let big = "printf '{\"x\": \"'; head -c 1100000 /dev/zero | tr '\\0' x; printf '\"}'";
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [
+            {"id": "blanks", "type": "command", "command": blanks, "failurePolicy": "deny"},
+            {"id": "big", "type": "command", "command": big},
+            {"id": "fits", "type": "command", "command": "head -c 1048000 /dev/zero | tr '\\0' ' '; echo '{}'"}
+        ]}),
+    );
+    let d = run(
+        &sb,
+        "PreToolUse",
+        json!({"tool_name": "exec"}),
+        &["--include-untrusted"],
+    );
+    for (i, id) in ["blanks", "big"].iter().enumerate() {
+        let h = &d["handlers"][i];
+        assert_eq!(h["id"], *id, "{d:#}");
+        let failure = h["decision"]["failure"].as_str().unwrap_or_default();
+        assert!(failure.contains("stdout is over 1 MiB"), "{id}: {d:#}");
+    }
+    assert_eq!(d["handlers"][2]["decision"], json!({}), "{d:#}");
+    assert_eq!(d["outcome"]["verdict"], "deny", "{d:#}");
+}
+
 #[test]
 fn answers_are_read_like_a_host() {
     let sb = Sandbox::new();
