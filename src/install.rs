@@ -852,8 +852,28 @@ pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
     let mut notes = Vec::new();
     let jpath = profile.journal();
     if let Ok(bytes) = std::fs::read(&jpath) {
-        match serde_json::from_slice::<Journal>(&bytes) {
-            Ok(j) => {
+        // Only the staging folder's name is taken from the journal (it is always directly
+        // in the profile's staging folder), so a profile reached or moved elsewhere still
+        // recovers, and a journal hookpack did not write cannot name paths outside.
+        let parsed = serde_json::from_slice::<Journal>(&bytes).map(|j| {
+            let staging = j
+                .staging
+                .file_name()
+                .filter(|n| Path::new(n).components().count() == 1 && *n != "..")
+                .map(|n| profile.staging_dir().join(n));
+            (j, staging)
+        });
+        match parsed {
+            Ok((j, staging)) if crate::id::Id::parse(&j.id).is_err() || staging.is_none() => notes
+                .push(format!(
+                    "ignored the journal {}: it names `{}` and the staging folder {}, which \
+                     hookpack never writes",
+                    jpath.display(),
+                    j.id,
+                    j.staging.display()
+                )),
+            Ok((mut j, staging)) => {
+                j.staging = staging.unwrap_or_default();
                 let current = file_digest(&profile.hooks_json())?;
                 let tree = profile.recipe_dir(&j.id);
                 let new_tree = j.staging.join(&j.id);

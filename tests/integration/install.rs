@@ -1234,3 +1234,65 @@ fn an_unreadable_receipt_is_reported_with_a_way_out() {
         "{doc}"
     );
 }
+
+/// The journal's recipe id and staging folder were used as written: a journal naming
+/// `../../victim` made the next install, remove or `doctor --fix` move a folder outside the
+/// profile into staging and delete it. hookpack never writes such a journal, so one is
+/// ignored; the staging folder is looked for in the profile's own staging folder.
+#[test]
+fn a_journal_cannot_reach_outside_the_profile() {
+    let sb = Sandbox::new();
+    sb.write("victim/data.txt", "precious\n");
+    sb.write("elsewhere/1-x/old/keep.txt", "keep\n");
+    ok(&sb
+        .cmd()
+        .args(["install", "tool-gate", "--profile", "p"])
+        .output()
+        .unwrap());
+    let receipt = read_json(&sb.join("p/hooks/.receipts/tool-gate.json"));
+    let journal = |id: &str, staging: &std::path::Path| {
+        std::fs::create_dir_all(sb.join("p/.hookpack-staging/1-x")).unwrap();
+        sb.write(
+            "p/.hookpack-journal.json",
+            serde_json::to_vec(&json!({
+                "id": id,
+                "staging": staging,
+                "hooks_before": null,
+                "hooks_after": "0".repeat(64),
+                "old_receipt": null,
+                "new_receipt": receipt,
+            }))
+            .unwrap(),
+        );
+    };
+    journal("../../victim", &sb.join("p/.hookpack-staging/1-x"));
+    let o = sb
+        .cmd()
+        .args(["doctor", "--fix", "--profile", "p"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("ignored the journal"), "{out}");
+    assert_eq!(
+        std::fs::read_to_string(sb.join("victim/data.txt")).unwrap(),
+        "precious\n"
+    );
+    assert!(!sb.join("p/.hookpack-journal.json").exists());
+
+    // A staging folder outside the profile: only its name is used, inside the profile.
+    journal("tool-gate", &sb.join("elsewhere/1-x"));
+    let o = sb
+        .cmd()
+        .args(["doctor", "--fix", "--profile", "p"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("rolled back the interrupted change of `tool-gate`"),
+        "{out}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(sb.join("elsewhere/1-x/old/keep.txt")).unwrap(),
+        "keep\n"
+    );
+}
