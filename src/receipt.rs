@@ -79,21 +79,43 @@ pub fn read(profile: &Profile, id: &str) -> Result<Option<Receipt>, Error> {
 
 /// Reads a receipt file, if it exists.
 pub fn read_file(p: &Path) -> Result<Option<Receipt>, Error> {
+    let unreadable = |e: String| Error::ConfigInvalid {
+        path: p.to_path_buf(),
+        why: unreadable_why(p, &e),
+    };
     match std::fs::read(p) {
-        Ok(b) => serde_json::from_slice(&b)
-            .map(Some)
-            .map_err(|e| Error::ConfigInvalid {
-                path: p.to_path_buf(),
-                why: unreadable_why(p, &e),
-            }),
+        Ok(b) => {
+            let r: Receipt = serde_json::from_slice(&b).map_err(|e| unreadable(e.to_string()))?;
+            check(p, &r).map_err(unreadable)?;
+            Ok(Some(r))
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(crate::fs::FsError::new("read", p, e).into()),
     }
 }
 
-/// What is wrong with a receipt that does not parse, and the way out: install, remove,
+/// The id and file paths of a receipt are joined to the profile's paths (`doctor` reads
+/// the files, `update` installs the id): they must be what install writes.
+fn check(p: &Path, r: &Receipt) -> Result<(), String> {
+    let stem = p.file_stem().map(|s| s.to_string_lossy().into_owned());
+    if crate::id::Id::parse(&r.id).is_err() || stem.as_deref() != Some(r.id.as_str()) {
+        return Err(format!("it names the recipe `{}`", r.id));
+    }
+    for f in &r.files {
+        let clean = !f.path.is_empty()
+            && Path::new(&f.path)
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)));
+        if !clean {
+            return Err(format!("it lists the file `{}`", f.path));
+        }
+    }
+    Ok(())
+}
+
+/// What is wrong with a receipt hookpack cannot use, and the way out: install, remove,
 /// update, list and doctor all read receipts, so without one the profile is stuck.
-fn unreadable_why(p: &Path, e: &serde_json::Error) -> String {
+fn unreadable_why(p: &Path, e: &str) -> String {
     let id = p
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())

@@ -1221,6 +1221,35 @@ fn an_unreadable_receipt_is_reported_with_a_way_out() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("error[tree-modified]"), "{out}");
 
+    // One that names another recipe, or a file outside the recipe's folder, is no better:
+    // doctor read files outside the profile through it.
+    let good = std::fs::read(sb.join("p/hooks/.receipts/tool-gate.json")).unwrap();
+    let mut other: Value = serde_json::from_slice(&good).unwrap();
+    other["id"] = json!("../../victim");
+    let mut outside: Value = serde_json::from_slice(&good).unwrap();
+    outside["id"] = json!("audit-log");
+    outside["files"][0]["path"] = json!("../../../etc/hostname");
+    for (bad, needle) in [
+        (other, "it names the recipe `../../victim`"),
+        (outside, "it lists the file `../../../etc/hostname`"),
+    ] {
+        sb.write("p/hooks/.receipts/audit-log.json", bad.to_string());
+        let o = sb
+            .cmd()
+            .args(["doctor", "--profile", "p"])
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            out.contains(&format!(
+                "audit-log.json: error[receipt-unreadable]: not a readable receipt: {needle}"
+            )),
+            "{out}"
+        );
+        assert!(!out.contains("victim/"), "{out}");
+        assert!(!out.contains("/etc/hostname: error"), "{out}");
+    }
+
     std::fs::remove_file(&receipt).unwrap();
     ok(&sb
         .cmd()
