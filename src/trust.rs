@@ -223,6 +223,9 @@ pub struct Entry {
     pub hash: Sha256,
     /// When, RFC 3339.
     pub trusted_at: String,
+    /// Fields hookpack does not know, kept (a new trust decision replaces them).
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
 }
 
 /// The trust file.
@@ -372,6 +375,7 @@ mod tests {
         let entry = |at: &str| Entry {
             hash: Sha256::of(b"x"),
             trusted_at: at.into(),
+            extra: Map::new(),
         };
         let fold = |keys: &[(&str, &str)]| {
             let mut file = TrustFile::default();
@@ -580,6 +584,7 @@ pub fn apply(
                         Entry {
                             hash: h.hash,
                             trusted_at: crate::catalog::format_timestamp(secs),
+                            extra: Map::new(),
                         },
                     );
                     "trusted".into()

@@ -1098,3 +1098,40 @@ fn doctor_reads_trust_keys_of_a_profile_whose_path_holds_a_hash_sign() {
         "{said}"
     );
 }
+
+/// Fields hookpack does not know are kept at the top of the trust file, and were dropped
+/// from its entries: trusting one handler rewrote every other entry without them.
+#[test]
+fn trusting_keeps_the_fields_of_other_trust_entries() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({"Stop": [{"id": "mine", "type": "command", "command": "true"}]}),
+    );
+    let key = format!("{}#Stop#id:gone", sb.join("prof/hooks.json").display());
+    sb.write(
+        "finclaw-home/hooks-trust.json",
+        json!({
+            "schema": "hookpack.trust.v1",
+            "handlers": {key.clone(): {
+                "hash": "0".repeat(64),
+                "trusted_at": "2026-01-01T00:00:00Z",
+                "note": "approved by security"
+            }},
+            "x-host": 1
+        })
+        .to_string(),
+    );
+    ok(&sb
+        .cmd()
+        .args(["trust", "mine", "--profile", "prof", "--workspace", "ws"])
+        .output()
+        .unwrap());
+    let trust = read_json(&sb.join("finclaw-home/hooks-trust.json"));
+    assert_eq!(
+        trust["handlers"][&key]["note"], "approved by security",
+        "{trust:#}"
+    );
+    assert_eq!(trust["x-host"], 1, "{trust:#}");
+}
