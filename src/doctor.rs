@@ -44,10 +44,16 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
     if profile.journal().exists() {
         problem(&mut out, &profile.journal(), "", "interrupted-commit", "an install or remove was interrupted; `hookpack doctor --fix` (or any install/remove) finishes or undoes it".into());
     }
-    if profile.staging_dir().is_dir() {
-        for e in crate::fs::read_dir_sorted(&profile.staging_dir())? {
-            problem(&mut out, &e.path(), "", "staging-leftover", "a staging folder of an install that did not finish; `hookpack doctor --fix` removes it".into());
+    match crate::install::staging_folders(profile) {
+        Ok(folders) => {
+            for (path, _) in folders {
+                problem(&mut out, &path, "", "staging-leftover", "a staging folder of an install that did not finish; `hookpack doctor --fix` removes it".into());
+            }
         }
+        Err(Error::ConfigInvalid { path, why }) => {
+            problem(&mut out, &path, "", "staging-unusable", why)
+        }
+        Err(e) => return Err(e),
     }
     let workspace = crate::fs::absolute(workspace);
     let trust_path = profile.trust_file();

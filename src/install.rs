@@ -225,7 +225,7 @@ impl Staging {
         let parent = if dry_run {
             std::env::temp_dir()
         } else {
-            profile.staging_dir()
+            staging_root(profile)?
         };
         let created = crate::fs::NewFolders::create(&parent)?;
         let dir = tempfile::Builder::new()
@@ -846,9 +846,54 @@ fn move_if_exists(from: &Path, to: &Path) -> Result<bool, Error> {
     }
 }
 
+/// `<profile>/.hookpack-staging`, where it may be used: not a link (whose target's
+/// folders would be taken for leftovers and deleted) and not a file.
+fn staging_root(profile: &Profile) -> Result<PathBuf, Error> {
+    let dir = profile.staging_dir();
+    let why = match std::fs::symlink_metadata(&dir) {
+        Ok(m) if m.file_type().is_symlink() => {
+            "it is a symbolic link; hookpack keeps its staging folders in the profile itself and \
+             does not follow a link there (it deletes what it leaves in them): remove the link, \
+             the folder is made again when needed"
+        }
+        Ok(m) if !m.is_dir() => "it is not a folder; remove it, the folder is made when needed",
+        Ok(_) => return Ok(dir),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(dir),
+        Err(e) => return Err(crate::fs::FsError::new("inspect", &dir, e).into()),
+    };
+    Err(Error::ConfigInvalid {
+        path: dir,
+        why: why.into(),
+    })
+}
+
+/// The staging folders in `<profile>/.hookpack-staging` (named `<pid>-…` by the process
+/// that made them), with that pid. Anything else there is not hookpack's, and is left
+/// alone.
+pub fn staging_folders(profile: &Profile) -> Result<Vec<(PathBuf, i32)>, Error> {
+    let staging = staging_root(profile)?;
+    if !staging.is_dir() {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for e in crate::fs::read_dir_sorted(&staging)? {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let pid = name
+            .split_once('-')
+            .filter(|(pid, _)| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|(pid, _)| pid.parse::<i32>().ok());
+        let is_dir = std::fs::symlink_metadata(e.path()).is_ok_and(|m| m.is_dir());
+        if let Some(pid) = pid.filter(|_| is_dir) {
+            out.push((e.path(), pid));
+        }
+    }
+    Ok(out)
+}
+
 /// Finishes or undoes a commit that a crash interrupted, and removes staging folders left
 /// by processes that are gone. Call under the profile lock.
 pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
+    staging_root(profile)?;
     let mut notes = Vec::new();
     let jpath = profile.journal();
     if let Ok(bytes) = std::fs::read(&jpath) {
@@ -907,15 +952,10 @@ pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
         std::fs::remove_file(&jpath).map_err(|e| crate::fs::FsError::new("remove", &jpath, e))?;
     }
     let staging = profile.staging_dir();
-    if staging.is_dir() {
-        for e in crate::fs::read_dir_sorted(&staging)? {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let pid: Option<i32> = name.split('-').next().and_then(|p| p.parse().ok());
-            let alive = pid.is_some_and(|p| p == std::process::id() as i32 || process_alive(p));
-            if !alive {
-                crate::fs::remove_dir_all(&e.path())?;
-                notes.push(format!("removed staging leftovers {}", e.path().display()));
-            }
+    for (path, pid) in staging_folders(profile)? {
+        if pid != std::process::id() as i32 && !process_alive(pid) {
+            crate::fs::remove_dir_all(&path)?;
+            notes.push(format!("removed staging leftovers {}", path.display()));
         }
     }
     // Folders a rolled-back first install leaves empty go too (removing a folder that is not

@@ -1325,3 +1325,52 @@ fn a_journal_cannot_reach_outside_the_profile() {
         "keep\n"
     );
 }
+
+/// Staging leftovers were found by listing `<profile>/.hookpack-staging` through a link
+/// and taking every entry not named after a live process for one: with the folder a link
+/// to another, the next install deleted every folder in that one, and a stray file there
+/// made every install fail ("cannot remove …: Not a directory"). The link is now refused
+/// before anything is written, and only `<pid>-…` folders are taken for leftovers.
+#[cfg(unix)]
+#[test]
+fn the_staging_folder_is_not_followed_and_strangers_in_it_are_kept() {
+    let sb = Sandbox::new();
+    sb.write("important/docs/a.txt", "keep\n");
+    sb.write("p/hooks.json", USER_DOC);
+    std::os::unix::fs::symlink("../important", sb.join("p/.hookpack-staging")).unwrap();
+    let before = snapshot(&sb.join("important"));
+    for args in [
+        &["install", "tool-gate"][..],
+        &["doctor", "--fix"],
+        &["remove", "tool-gate"],
+    ] {
+        let o = sb
+            .cmd()
+            .args(args)
+            .args(["--profile", "p"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(o.status.code(), Some(1), "{args:?} {out} {err}");
+        assert!(
+            format!("{out}{err}").contains(".hookpack-staging: it is a symbolic link"),
+            "{args:?} {out} {err}"
+        );
+        assert_eq!(snapshot(&sb.join("important")), before, "{args:?}");
+    }
+    assert!(!sb.join("p/hooks/tool-gate").exists());
+
+    std::fs::remove_file(sb.join("p/.hookpack-staging")).unwrap();
+    sb.write("p/.hookpack-staging/notes.txt", "mine\n");
+    sb.write("p/.hookpack-staging/mine/a.txt", "mine\n");
+    sb.write("p/.hookpack-staging/999999999-dead/x", "leftover\n");
+    ok(&sb
+        .cmd()
+        .args(["install", "tool-gate", "--profile", "p"])
+        .output()
+        .unwrap());
+    assert!(sb.join("p/.hookpack-staging/notes.txt").exists());
+    assert!(sb.join("p/.hookpack-staging/mine/a.txt").exists());
+    assert!(!sb.join("p/.hookpack-staging/999999999-dead").exists());
+}
