@@ -1084,8 +1084,30 @@ fn note_trust_lost(o: &install::Outcome, profile: &crate::profile::Profile, prin
     }
 }
 
+/// The profile `--profile` (or the environment) names. One that exists but is not a folder
+/// (`--profile demo/hooks.json`) is said to be the problem here: every verb would otherwise
+/// fail on a path under it, or find no handlers in it.
+fn profile_of(a: &ProfileArgs) -> Result<crate::profile::Profile, Error> {
+    let profile = crate::profile::Profile::resolve(a.profile.as_deref());
+    match std::fs::metadata(&profile.root) {
+        Ok(m) if !m.is_dir() => Err(Error::ConfigInvalid {
+            why: format!(
+                "the profile is not a folder; name the folder that holds hooks.json{}",
+                profile
+                    .root
+                    .parent()
+                    .filter(|_| profile.root.file_name().is_some_and(|n| n == "hooks.json"))
+                    .map(|p| format!(" (--profile {})", p.display()))
+                    .unwrap_or_default()
+            ),
+            path: profile.root,
+        }),
+        _ => Ok(profile),
+    }
+}
+
 fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
-    let profile = crate::profile::Profile::resolve(a.profile.profile.as_deref());
+    let profile = profile_of(&a.profile)?;
     let opts = install::Options {
         cli_version: cli_version(a.source.cli_version)?,
         dry_run: a.dry_run,
@@ -1165,7 +1187,7 @@ fn merge_argument(index: PathBuf) -> Result<PathBuf, Error> {
 }
 
 fn run_remove(a: RemoveArgs, printer: &Printer) -> Result<ExitCode, Error> {
-    let profile = crate::profile::Profile::resolve(a.profile.profile.as_deref());
+    let profile = profile_of(&a.profile)?;
     let ids: Vec<crate::id::Id> = a
         .ids
         .iter()
@@ -1179,7 +1201,7 @@ fn run_remove(a: RemoveArgs, printer: &Printer) -> Result<ExitCode, Error> {
 }
 
 fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
-    let profile = crate::profile::Profile::resolve(a.profile.profile.as_deref());
+    let profile = profile_of(&a.profile)?;
     let cli = cli_version(a.source.cli_version)?;
     for id in &a.ids {
         Id::parse(id)?;
@@ -1297,7 +1319,7 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
 }
 
 fn run_list(a: ListArgs, printer: &Printer) -> Result<ExitCode, Error> {
-    let profile = crate::profile::Profile::resolve(a.profile.profile.as_deref());
+    let profile = profile_of(&a.profile)?;
     let workspace = a.workspace.unwrap_or_else(|| PathBuf::from("."));
     let listing = crate::list::collect(&profile, &workspace)?;
     match printer.format {
@@ -1337,7 +1359,7 @@ fn run_list(a: ListArgs, printer: &Printer) -> Result<ExitCode, Error> {
 }
 
 fn run_trust(a: TrustArgs, revoke: bool, printer: &Printer) -> Result<ExitCode, Error> {
-    let profile = crate::profile::Profile::resolve(a.profile.profile.as_deref());
+    let profile = profile_of(&a.profile)?;
     let workspace = a.workspace.unwrap_or_else(|| PathBuf::from("."));
     let sel = if a.all {
         crate::trust::Selection::All
@@ -1413,7 +1435,7 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
             }
         }
     };
-    let profile = crate::profile::Profile::resolve(a.profile.profile.as_deref());
+    let profile = profile_of(&a.profile)?;
     let workspace = a.workspace.unwrap_or_else(|| PathBuf::from("."));
     let d = crate::run::dispatch(
         &profile,
@@ -1496,7 +1518,7 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
 }
 
 fn run_doctor(a: DoctorArgs, printer: &Printer) -> Result<ExitCode, Error> {
-    let profile = crate::profile::Profile::resolve(a.profile.profile.as_deref());
+    let profile = profile_of(&a.profile)?;
     let workspace = a.workspace.unwrap_or_else(|| PathBuf::from("."));
     let report = crate::doctor::check(&profile, &workspace, a.fix)?;
     match printer.format {

@@ -1374,3 +1374,41 @@ fn the_staging_folder_is_not_followed_and_strangers_in_it_are_kept() {
     assert!(sb.join("p/.hookpack-staging/mine/a.txt").exists());
     assert!(!sb.join("p/.hookpack-staging/999999999-dead").exists());
 }
+
+/// `--profile demo/hooks.json` (the file, not its folder): list, trust and run said there
+/// were no handlers and exited 0, install, remove and doctor failed on paths under the file
+/// ("…/hooks.json/.hookpack-staging: Not a directory", exit 1 or 3). Every verb now says the
+/// profile is not a folder and names the one to give.
+#[test]
+fn a_profile_that_is_a_file_is_named_as_the_problem() {
+    let sb = Sandbox::new();
+    sb.write("demo/hooks.json", USER_DOC);
+    sb.write("payload.json", "{}");
+    for args in [
+        &["install", "tool-gate"][..],
+        &["remove", "tool-gate"],
+        &["update"],
+        &["list"],
+        &["trust", "--all"],
+        &["run", "Stop", "--payload", "payload.json"],
+        &["doctor"],
+    ] {
+        let o = sb
+            .cmd()
+            .args(args)
+            .args(["--profile", "demo/hooks.json"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?} {err}");
+        assert!(
+            err.contains("demo/hooks.json: the profile is not a folder")
+                && err.contains(&format!("--profile {}", sb.join("demo").display())),
+            "{args:?} {err}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(sb.join("demo/hooks.json")).unwrap(),
+        USER_DOC
+    );
+}
