@@ -990,8 +990,36 @@ fn crash_point(n: u32) {
 }
 
 /// Applies a change to the profile through the journal. `new_tree` is the staged recipe
-/// folder (None to remove), `new_hooks` the new `hooks.json`.
+/// folder (None to remove), `new_hooks` the new `hooks.json`. On an error the change is
+/// rolled back (or, past the commit point, finished) before the error is returned; when
+/// even that fails, the journal and the staging folder it restores from are left for the
+/// next command.
 fn commit(
+    profile: &Profile,
+    id: &str,
+    staging: &mut Staging,
+    new_tree: Option<&Path>,
+    new_receipt: Option<Receipt>,
+    new_hooks: &[u8],
+) -> Result<(), Error> {
+    let result = commit_steps(
+        profile,
+        id,
+        staging.path(),
+        new_tree,
+        new_receipt,
+        new_hooks,
+    );
+    if result.is_err()
+        && profile.journal().exists()
+        && (recover(profile).is_err() || profile.journal().exists())
+    {
+        staging.dir.disable_cleanup(true);
+    }
+    result
+}
+
+fn commit_steps(
     profile: &Profile,
     id: &str,
     staging: &Path,
@@ -1134,10 +1162,11 @@ pub fn install_prepared(
         absolute_paths: opts.absolute_paths,
     };
     hand_over(profile, &id, &merged.handover)?;
+    let mut prepared = prepared;
     commit(
         profile,
         &id,
-        prepared.staging.path(),
+        &mut prepared.staging,
         Some(&prepared.tree),
         Some(receipt),
         &new_bytes,
@@ -1288,7 +1317,7 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
     if dry_run {
         return Ok(outcome);
     }
-    let staging = Staging::new(profile, false)?;
+    let mut staging = Staging::new(profile, false)?;
     if removed == 0 && old_bytes.is_none() {
         // No hooks.json to rewrite: just move the folder and receipt away.
         move_if_exists(&profile.recipe_dir(id), &staging.path().join("old"))?;
@@ -1296,7 +1325,7 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
         return Ok(outcome);
     }
     hand_over(profile, id, &handover)?;
-    commit(profile, id, staging.path(), None, None, &new_bytes)?;
+    commit(profile, id, &mut staging, None, None, &new_bytes)?;
     // The removed handlers' trust goes with them: a later handler with the same id must be
     // trusted anew, and `doctor` has no dangling entry to report.
     let keys: Vec<String> = crate::merge::stamped_handlers(&doc, id)

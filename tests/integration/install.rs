@@ -1412,3 +1412,41 @@ fn a_profile_that_is_a_file_is_named_as_the_problem() {
         USER_DOC
     );
 }
+
+/// An error inside a commit (here `hooks.json.bak` cannot be replaced; a full disk while
+/// writing the receipt or `hooks.json` is the same) returned at once: the staging folder,
+/// holding the previous recipe folder the journal restores from, was deleted with it. The
+/// profile was left with the new folder and receipt but the old `hooks.json`, and every
+/// later install, remove or `doctor --fix` failed trying to roll back ("cannot rename …
+/// trash: No such file or directory"). The change is now rolled back before the error is
+/// reported.
+#[test]
+fn an_error_inside_a_commit_leaves_the_old_state() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    sb.write("p/hooks.json", USER_DOC);
+    let install = |spec: &str| {
+        sb.cmd()
+            .args(["install", spec, "--index", "cat", "--profile", "p"])
+            .output()
+            .unwrap()
+    };
+    ok(&install("demo@0.1.0"));
+    catalog_with_versions(&sb, "demo", &[("0.2.0", "0.13.0")]);
+    std::fs::remove_file(sb.join("p/hooks.json.bak")).unwrap();
+    sb.write("p/hooks.json.bak/x", "a folder where the backup goes\n");
+    let before = snapshot(&sb.join("p"));
+    let o = install("demo@0.2.0");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_ne!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("hooks.json.bak"), "{err}");
+    assert_eq!(snapshot(&sb.join("p")), before, "{err}");
+    assert!(!sb.join("p/.hookpack-journal.json").exists());
+
+    std::fs::remove_dir_all(sb.join("p/hooks.json.bak")).unwrap();
+    ok(&install("demo@0.2.0"));
+    assert_eq!(
+        read_json(&sb.join("p/hooks/.receipts/demo.json"))["version"],
+        "0.2.0"
+    );
+}
