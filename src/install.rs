@@ -688,7 +688,7 @@ fn read_hooks_json_to(path: &Path, rewrite: bool) -> Result<(Value, Option<Vec<u
     if let Some(n) = parsed.inexact.first().filter(|_| rewrite) {
         return Err(refused(format!(
             "the number `{}` at {}:{} ({}) would be written back as {}, losing digits; write it \
-             as a string or with at most 17 significant digits",
+             as a string, or as {} if that is the value you mean",
             n.text,
             n.position.line,
             n.position.column,
@@ -697,6 +697,7 @@ fn read_hooks_json_to(path: &Path, rewrite: bool) -> Result<(Value, Option<Vec<u
             } else {
                 &n.pointer
             },
+            n.written,
             n.written
         )));
     }

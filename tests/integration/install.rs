@@ -1162,6 +1162,22 @@ fn numbers_that_would_lose_digits_are_not_rewritten() {
         // Reading is fine: hosts read the file the same way.
         ok(&sb.cmd().args(["list", "--profile", "p"]).output().unwrap());
     }
+    // Found by review: the advice ("at most 17 significant digits") did not help a number
+    // that has 17 already; it now names the value that would be written.
+    sb.write(
+        "p/hooks.json",
+        "{\"t\": 0.30000000000000001, \"hooks\": {}}",
+    );
+    let o = sb
+        .cmd()
+        .args(["install", "tool-gate", "--profile", "p"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("or as 0.3 if that is the value you mean"),
+        "{err}"
+    );
 }
 
 /// A receipt that does not parse (cut short, or garbage) stopped install, remove, list and
