@@ -834,7 +834,8 @@ fn commonjs_only_syntax(program: &Program<'_>) -> Vec<OxcDiagnostic> {
 /// `RegExp("…")` and `new RegExp("…", "…")` with literal arguments: V8 compiles the pattern
 /// when the line runs, so a pattern it refuses throws a `SyntaxError` there every time.
 /// Such patterns get the checks of a regular expression literal. `RegExp` must be the
-/// global one; patterns built at run time are not looked at.
+/// global one; patterns built at run time are not looked at, nor are calls inside a `try`
+/// block, which is how code asks whether the engine supports a pattern.
 fn regexp_constructor_patterns(
     program: &Program<'_>,
     source: &str,
@@ -845,6 +846,8 @@ fn regexp_constructor_patterns(
     struct Finder<'s> {
         scoping: &'s oxc::semantic::Scoping,
         source: &'s str,
+        /// How many `try` blocks the walk is inside.
+        tries: u32,
         found: Vec<OxcDiagnostic>,
     }
     impl Finder<'_> {
@@ -852,6 +855,9 @@ fn regexp_constructor_patterns(
             let Expression::Identifier(id) = callee.without_parentheses() else {
                 return;
             };
+            if self.tries > 0 {
+                return;
+            }
             let global = id
                 .reference_id
                 .get()
@@ -895,10 +901,23 @@ fn regexp_constructor_patterns(
             self.check(&it.callee, &it.arguments);
             oxc::ast_visit::walk::walk_call_expression(self, it);
         }
+
+        fn visit_try_statement(&mut self, it: &oxc::ast::ast::TryStatement<'a>) {
+            self.tries += 1;
+            self.visit_block_statement(&it.block);
+            self.tries -= 1;
+            if let Some(handler) = &it.handler {
+                self.visit_catch_clause(handler);
+            }
+            if let Some(finalizer) = &it.finalizer {
+                self.visit_block_statement(finalizer);
+            }
+        }
     }
     let mut finder = Finder {
         scoping: semantic.scoping(),
         source,
+        tries: 0,
         found: Vec::new(),
     };
     oxc::ast_visit::Visit::visit_program(&mut finder, program);

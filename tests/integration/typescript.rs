@@ -597,11 +597,20 @@ fn literal_patterns_given_to_the_regexp_constructor_are_checked_like_literals() 
         "  const RegExp = (s: string) => s;\n",
         "  return RegExp(\"a(\");\n",
         "}\n",
-        "console.log(a.test(\"12.A\"), b.test(\"é\"), c.test(\"x\"), typeof d, local());\n",
+        // Found by review: asking the engine whether it supports a pattern.
+        "let modifiers = false;\n",
+        "try { new RegExp(\"(?i:a)\"); modifiers = true; } catch { modifiers = false; }\n",
+        "console.log(a.test(\"12.A\"), b.test(\"é\"), c.test(\"x\"), typeof d, local(), modifiers);\n",
     ));
     assert_eq!(
         run_node(&[("main.mjs", &out)]),
-        "true true true function a(\n"
+        "true true true function a( false\n"
+    );
+    // Only the `try` block asks: the same call in its `catch` is checked.
+    refused_at(
+        "try { x(); } catch {\n  new RegExp(\"(?i:a)\");\n}\ndeclare function x(): void;\n",
+        (2, 15),
+        "modifiers",
     );
 }
 
