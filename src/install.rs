@@ -319,6 +319,35 @@ impl<W: Write> Write for Progress<W> {
     }
 }
 
+/// Node refuses to load an ES module from a path holding a backslash
+/// (`ERR_INVALID_MODULE_SPECIFIER`), so in such a profile every handler of a recipe that
+/// runs its script with node would fail, and one with `failurePolicy: deny` would deny every
+/// call. Such an install is refused before anything is written.
+fn node_can_load_from(profile: &Profile, recipe: &Recipe) -> Result<(), Error> {
+    let dir = profile.recipe_dir(recipe.id.as_str());
+    let runs_node = || {
+        let mut handlers = recipe.hooks.values().flatten().flat_map(|g| &g.hooks);
+        handlers.any(|h| {
+            command::split(&h.command).is_ok_and(|words| {
+                matches!(
+                    command::target(&words),
+                    Target::Script { interpreter: Some(i), .. } if i == "node"
+                )
+            })
+        })
+    };
+    if dir.to_string_lossy().contains('\\') && runs_node() {
+        return Err(Error::ConfigInvalid {
+            path: dir,
+            why: "the path holds a backslash, and node cannot load a module from such a path \
+                  (ERR_INVALID_MODULE_SPECIFIER): every handler of this recipe would fail; \
+                  use a profile whose path has none"
+                .into(),
+        });
+    }
+    Ok(())
+}
+
 /// Downloads, verifies and extracts an archive into a new staging folder.
 pub fn prepare(
     profile: &Profile,
@@ -1074,6 +1103,7 @@ pub fn install_prepared(
     opts: &Options,
 ) -> Result<Outcome, Error> {
     let id = prepared.recipe.id.to_string();
+    node_can_load_from(profile, &prepared.recipe)?;
     let _lock = if opts.dry_run {
         None
     } else {

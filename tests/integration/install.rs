@@ -1180,6 +1180,26 @@ fn numbers_that_would_lose_digits_are_not_rewritten() {
     );
 }
 
+/// Found by the user-flow sweep: into a profile whose path holds a backslash, install
+/// succeeded and every handler then failed in node (ERR_INVALID_MODULE_SPECIFIER), so
+/// tool-gate, under `failurePolicy: deny`, denied every call. It is refused, writing nothing.
+#[test]
+fn a_profile_path_node_cannot_load_from_is_refused() {
+    let sb = Sandbox::new();
+    let o = sb
+        .cmd()
+        .args(["install", "tool-gate", "--profile", "a\\b/prof"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("the path holds a backslash") && err.contains("ERR_INVALID_MODULE_SPECIFIER"),
+        "{err}"
+    );
+    assert!(!sb.join("a\\b").exists(), "{err}");
+}
+
 /// A receipt that does not parse (cut short, or garbage) stopped install, remove, list and
 /// doctor alike with "not a readable receipt" and no way out; doctor could not report it.
 /// The error now says what to do, doctor reports it and checks the rest, and the advice
