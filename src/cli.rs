@@ -1124,11 +1124,6 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
             why: "it applies only with --archive; an index carries each archive's digest".into(),
         });
     }
-    if let (Some(archive), None) = (&a.archive, &a.sha256) {
-        printer.message(&format!(
-            "warning: installing {archive} without --sha256: nothing vouches for these bytes; pass the digest the publisher gives"
-        ));
-    }
     if let Some(archive) = a.archive {
         let sha = a
             .sha256
@@ -1141,6 +1136,13 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
             })
             .transpose()?;
         let loc = crate::fetch::Location::parse(&archive)?;
+        // Said once the location is one that can be read (a folder is refused first).
+        let readable = !matches!(&loc, crate::fetch::Location::Path(p) if p.is_dir());
+        if sha.is_none() && readable {
+            printer.message(&format!(
+                "warning: installing {archive} without --sha256: nothing vouches for these bytes; pass the digest the publisher gives"
+            ));
+        }
         return finish_outcomes(
             vec![install::install_archive(
                 &profile, &fetcher, &loc, sha, &opts,

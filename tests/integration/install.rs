@@ -1180,6 +1180,40 @@ fn numbers_that_would_lose_digits_are_not_rewritten() {
     );
 }
 
+/// `--archive` without `--sha256` warns that nothing vouches for the bytes, but only for an
+/// archive it can read: a folder is refused without the warning before it (found by a
+/// new-user walk-through).
+#[test]
+fn the_unverified_archive_warning_comes_only_for_an_archive() {
+    let sb = Sandbox::new();
+    let archive = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("catalog/hooks-tool-gate-0.2.0.tar.gz");
+    let o = sb
+        .cmd()
+        .args([
+            "install",
+            "--archive",
+            archive.to_str().unwrap(),
+            "--profile",
+            "p",
+        ])
+        .output()
+        .unwrap();
+    ok(&o);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("without --sha256"));
+    let o = sb
+        .cmd()
+        .args(["install", "--archive", ".", "--profile", "q"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("it is a folder") && !err.contains("without --sha256"),
+        "{err}"
+    );
+}
+
 /// Found by the user-flow sweep: into a profile whose path holds a backslash, install
 /// succeeded and every handler then failed in node (ERR_INVALID_MODULE_SPECIFIER), so
 /// tool-gate, under `failurePolicy: deny`, denied every call. It is refused, writing nothing.
