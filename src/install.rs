@@ -679,19 +679,26 @@ pub fn read_hooks_json_to_list(path: &Path) -> Result<(Value, Option<Vec<u8>>), 
 }
 
 fn read_hooks_json_to(path: &Path, rewrite: bool) -> Result<(Value, Option<Vec<u8>>), Error> {
-    let refused = |why: String| {
+    // `hosts_too`: a host could not read the file either (it is not JSON at all).
+    let refused_because = |why: String, hosts_too: bool| {
         if rewrite {
             Error::HooksJsonRefused {
                 path: path.to_path_buf(),
                 why: format!("{why}; fix it first, hookpack will not overwrite it"),
             }
-        } else {
+        } else if hosts_too {
             Error::HooksJsonUnreadable {
                 path: path.to_path_buf(),
                 why: format!("{why}; fix it (hosts cannot use it either)"),
             }
+        } else {
+            Error::HooksJsonUnreadable {
+                path: path.to_path_buf(),
+                why: format!("{why}; fix it"),
+            }
         }
     };
+    let refused = |why: String| refused_because(why, false);
     match std::fs::symlink_metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((serde_json::json!({"hooks": {}}), None)),
         Err(e) => return Err(crate::fs::FsError::new("inspect", path, e).into()),
@@ -701,10 +708,20 @@ fn read_hooks_json_to(path: &Path, rewrite: bool) -> Result<(Value, Option<Vec<u
     }
     let bytes = crate::fs::read_limited(path, MAX_HOOKS_JSON_BYTES)?;
     let parsed = crate::json::parse(&bytes).map_err(|e| {
-        refused(format!(
-            "it is not valid JSON ({}:{}: {})",
-            e.position.line, e.position.column, e.message
-        ))
+        // Nesting past hookpack's limit is valid JSON that a host may well read.
+        let too_deep = e.is_too_deep();
+        let what = if too_deep {
+            "it is nested deeper than hookpack reads"
+        } else {
+            "it is not valid JSON"
+        };
+        refused_because(
+            format!(
+                "{what} ({}:{}: {})",
+                e.position.line, e.position.column, e.message
+            ),
+            !too_deep,
+        )
     })?;
     if let Some(d) = parsed.duplicates.first() {
         return Err(refused(format!(

@@ -124,6 +124,16 @@ pub struct SyntaxError {
     pub message: String,
 }
 
+impl SyntaxError {
+    /// True when the document may be valid JSON, only nested deeper than [`MAX_DEPTH`].
+    pub fn is_too_deep(&self) -> bool {
+        self.message.starts_with(TOO_DEEP)
+    }
+}
+
+/// How the error for nesting past [`MAX_DEPTH`] begins.
+const TOO_DEEP: &str = "nesting is deeper than";
+
 /// Parses a complete document.
 pub fn parse(bytes: &[u8]) -> Result<Parsed, SyntaxError> {
     if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
@@ -325,7 +335,7 @@ impl<'a> Parser<'a> {
     fn enter(&self, depth: usize) -> Result<(), SyntaxError> {
         if depth >= MAX_DEPTH {
             Err(self.error(format!(
-                "nesting is deeper than {MAX_DEPTH} levels; no hook document needs that"
+                "{TOO_DEEP} {MAX_DEPTH} levels; no hook document needs that"
             )))
         } else {
             Ok(())

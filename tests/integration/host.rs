@@ -762,6 +762,41 @@ fn an_update_that_changes_trusted_handlers_says_so() {
     );
 }
 
+/// Found by the user-flow sweep: a `hooks.json` nested past hookpack's limit was called
+/// "not valid JSON … hosts cannot use it either", though it is valid JSON a host may read.
+#[test]
+fn a_hooks_json_nested_too_deep_is_not_called_invalid() {
+    let sb = Sandbox::new();
+    let deep = format!(
+        "{{\"hooks\": {{}}, \"x\": {}{}}}",
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    sb.write("prof/hooks.json", &deep);
+    for args in [&["list"][..], &["install", "tool-gate"][..]] {
+        let o = sb
+            .cmd()
+            .args(args)
+            .args(["--profile", "prof"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("it is nested deeper than hookpack reads"),
+            "{args:?}: {err}"
+        );
+        assert!(
+            !err.contains("not valid JSON") && !err.contains("hosts cannot use it"),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(sb.join("prof/hooks.json")).unwrap(),
+        deep
+    );
+}
+
 #[test]
 fn a_hooks_json_that_cannot_be_read_is_reported_and_no_trust_is_lost() {
     // Found by review: list, run, trust and doctor said "refusing to rewrite" a file they
