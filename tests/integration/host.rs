@@ -385,11 +385,7 @@ fn trust_lifecycle_and_matchers() {
     let d = run(&sb, "PreToolUse", json!({"tool_name": "exec"}), &[]);
     assert!(d["outcome"]["verdict"].is_null());
     // Adding a handler before it does not disturb its trust (keyed by id, not position).
-    ok(&sb
-        .cmd()
-        .args(["trust", "gate", "--profile", "prof", "--workspace", "ws"])
-        .output()
-        .unwrap());
+    in_prof(&sb, &["trust", "gate"]);
     let mut doc: Value =
         serde_json::from_slice(&std::fs::read(sb.join("prof/hooks.json")).unwrap()).unwrap();
     doc["hooks"]["PreToolUse"].as_array_mut().unwrap().insert(
@@ -403,11 +399,7 @@ fn trust_lifecycle_and_matchers() {
     .unwrap();
     assert!(list(&sb).contains(&("gate".to_string(), "trusted".to_string())));
     // Revoke.
-    ok(&sb
-        .cmd()
-        .args(["revoke", "gate", "--profile", "prof", "--workspace", "ws"])
-        .output()
-        .unwrap());
+    in_prof(&sb, &["revoke", "gate"]);
     assert!(list(&sb).contains(&("gate".to_string(), "untrusted".to_string())));
     let o = sb
         .cmd()
@@ -421,6 +413,16 @@ fn trust_lifecycle_and_matchers() {
     assert_eq!(trust["schema"], "hookpack.trust.v1");
 }
 
+/// Runs hookpack with `args` on the profile `prof` and the workspace `ws`; it must succeed.
+fn in_prof(sb: &Sandbox, args: &[&str]) {
+    ok(&sb
+        .cmd()
+        .args(args)
+        .args(["--profile", "prof", "--workspace", "ws"])
+        .output()
+        .unwrap());
+}
+
 #[test]
 fn installed_recipes_run_after_trust() {
     let sb = Sandbox::new();
@@ -430,19 +432,7 @@ fn installed_recipes_run_after_trust() {
         .args(["install", "tool-gate", "secret-guard", "--profile", "prof"])
         .output()
         .unwrap());
-    ok(&sb
-        .cmd()
-        .args([
-            "trust",
-            "--recipe",
-            "tool-gate",
-            "--profile",
-            "prof",
-            "--workspace",
-            "ws",
-        ])
-        .output()
-        .unwrap());
+    in_prof(&sb, &["trust", "--recipe", "tool-gate"]);
     let rm_rf = |sb: &Sandbox| {
         run(
             sb,
@@ -477,11 +467,7 @@ fn installed_recipes_run_after_trust() {
         .output()
         .unwrap());
     assert_eq!(trusted(&sb), 0);
-    ok(&sb
-        .cmd()
-        .args(["doctor", "--profile", "prof", "--workspace", "ws"])
-        .output()
-        .unwrap());
+    in_prof(&sb, &["doctor"]);
     ok(&sb
         .cmd()
         .args(["install", "tool-gate", "--profile", "prof"])
@@ -513,16 +499,8 @@ fn doctor_finds_damage_and_fixes_what_is_safe() {
         ])
         .output()
         .unwrap());
-    ok(&sb
-        .cmd()
-        .args(["trust", "--all", "--profile", "prof", "--workspace", "ws"])
-        .output()
-        .unwrap());
-    ok(&sb
-        .cmd()
-        .args(["doctor", "--profile", "prof", "--workspace", "ws"])
-        .output()
-        .unwrap());
+    in_prof(&sb, &["trust", "--all"]);
+    in_prof(&sb, &["doctor"]);
     // Damage by hand.
     std::fs::remove_dir_all(sb.join("prof/hooks/turn-review")).unwrap();
     std::fs::remove_file(sb.join("prof/hooks/.receipts/audit-log.json")).unwrap();
@@ -624,11 +602,7 @@ fn install_repairs_what_doctor_reports_and_trust_comes_back() {
         .args(["install", "tool-gate", "audit-log", "--profile", "prof"])
         .output()
         .unwrap());
-    ok(&sb
-        .cmd()
-        .args(["trust", "--all", "--profile", "prof", "--workspace", "ws"])
-        .output()
-        .unwrap());
+    in_prof(&sb, &["trust", "--all"]);
     let doctor = || {
         sb.cmd()
             .args(["doctor", "--profile", "prof", "--workspace", "ws"])
@@ -719,11 +693,7 @@ fn an_update_that_changes_trusted_handlers_says_so() {
     ok(&o);
     let said = String::from_utf8_lossy(&o.stderr);
     assert!(!said.contains("note:"), "nothing was trusted yet: {said}");
-    ok(&sb
-        .cmd()
-        .args(["trust", "--all", "--profile", "prof", "--workspace", "ws"])
-        .output()
-        .unwrap());
+    in_prof(&sb, &["trust", "--all"]);
     let o = sb
         .cmd()
         .args(["update", "--profile", "prof"])
@@ -736,19 +706,7 @@ fn an_update_that_changes_trusted_handlers_says_so() {
             && said.contains("`hookpack trust --recipe tool-gate`"),
         "{said}"
     );
-    ok(&sb
-        .cmd()
-        .args([
-            "trust",
-            "--recipe",
-            "tool-gate",
-            "--profile",
-            "prof",
-            "--workspace",
-            "ws",
-        ])
-        .output()
-        .unwrap());
+    in_prof(&sb, &["trust", "--recipe", "tool-gate"]);
     let o = sb
         .cmd()
         .args(["install", "tool-gate@0.1.0", "--profile", "prof"])
@@ -886,11 +844,7 @@ fn doctor_reports_an_odd_shaped_hooks_json_and_keeps_its_trust() {
     let good = r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", "id": "mine"}]}],
  "SessionStart": [{"hooks": [{"type": "command", "command": "true", "id": "greet"}]}]}}"#;
     sb.write("prof/hooks.json", good);
-    ok(&sb
-        .cmd()
-        .args(["trust", "--all", "--profile", "prof", "--workspace", "ws"])
-        .output()
-        .unwrap());
+    in_prof(&sb, &["trust", "--all"]);
     let trust_before = std::fs::read(sb.join("finclaw-home/hooks-trust.json")).unwrap();
     for (body, at) in [
         (
@@ -1062,11 +1016,7 @@ fn trust_keys_do_not_depend_on_the_folder_the_profile_was_named_from() {
     assert_eq!(handlers.len(), 2, "{handlers:#?}");
     let both = json!({"schema": one["schema"], "handlers": handlers});
     std::fs::write(&trust_file, both.to_string()).unwrap();
-    ok(&sb
-        .cmd()
-        .args(["revoke", "--all", "--profile", "prof", "--workspace", "ws"])
-        .output()
-        .unwrap());
+    in_prof(&sb, &["revoke", "--all"]);
     for h in listed(".", "prof", "ws")["handlers"].as_array().unwrap() {
         assert_eq!(h["status"], "untrusted", "{h:#}");
     }
@@ -1158,11 +1108,7 @@ fn trusting_keeps_the_fields_of_other_trust_entries() {
         })
         .to_string(),
     );
-    ok(&sb
-        .cmd()
-        .args(["trust", "mine", "--profile", "prof", "--workspace", "ws"])
-        .output()
-        .unwrap());
+    in_prof(&sb, &["trust", "mine"]);
     let trust = read_json(&sb.join("finclaw-home/hooks-trust.json"));
     assert_eq!(
         trust["handlers"][&key]["note"], "approved by security",
