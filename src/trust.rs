@@ -266,6 +266,19 @@ impl TrustFile {
                 path: path.to_path_buf(),
                 why: format!("not a hookpack trust file: {e}; fix or remove it"),
             })?;
+        // Another schema's entries may mean something else under the same names: reading
+        // them as ours could call a handler trusted, and writing would relabel the file.
+        if !file.schema.is_empty() && file.schema != SCHEMA {
+            return Err(Error::ConfigInvalid {
+                path: path.to_path_buf(),
+                why: format!(
+                    "its schema is {:?}, and hookpack reads and writes only {SCHEMA} trust \
+                     files; left as it is. If another program owns this file, hookpack cannot \
+                     share it; if it is an old copy, move it aside and trust again",
+                    file.schema
+                ),
+            });
+        }
         file.fold_key_paths();
         Ok(file)
     }

@@ -1116,3 +1116,37 @@ fn trusting_keeps_the_fields_of_other_trust_entries() {
     );
     assert_eq!(trust["x-host"], 1, "{trust:#}");
 }
+
+/// A trust file of another schema (a host's own, or a later hookpack's) is refused, not
+/// read as ours and rewritten under its old schema string.
+#[test]
+fn a_trust_file_of_another_schema_is_refused_and_kept() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({"Stop": [{"id": "mine", "type": "command", "command": "true"}]}),
+    );
+    let theirs = json!({"schema": "finclaw.trust.v2", "handlers": {}, "pins": [1]}).to_string();
+    sb.write("finclaw-home/hooks-trust.json", &theirs);
+    for args in [&["trust", "mine"][..], &["list"], &["revoke", "--all"]] {
+        let o = sb
+            .cmd()
+            .args(args)
+            .args(["--profile", "prof", "--workspace", "ws"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("hooks-trust.json")
+                && err.contains("finclaw.trust.v2")
+                && err.contains("hookpack.trust.v1"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(sb.join("finclaw-home/hooks-trust.json")).unwrap(),
+            theirs
+        );
+    }
+}
