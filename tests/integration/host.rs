@@ -344,11 +344,7 @@ fn trust_lifecycle_and_matchers() {
     let d = run(&sb, "PreToolUse", json!({"tool_name": "exec"}), &[]);
     assert!(d["outcome"]["verdict"].is_null());
     // Trusting all trusts only what can be trusted, prints hashes, and exits 1 for the rest.
-    let o = sb
-        .cmd()
-        .args(["trust", "--all", "--profile", "prof", "--workspace", "ws"])
-        .output()
-        .unwrap();
+    let o = in_prof_output(&sb, &["trust", "--all"]);
     assert_eq!(o.status.code(), Some(1));
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
@@ -415,12 +411,16 @@ fn trust_lifecycle_and_matchers() {
 
 /// Runs hookpack with `args` on the profile `prof` and the workspace `ws`; it must succeed.
 fn in_prof(sb: &Sandbox, args: &[&str]) {
-    ok(&sb
-        .cmd()
+    ok(&in_prof_output(sb, args));
+}
+
+/// Runs hookpack with `args` on the profile `prof` and the workspace `ws`, whatever it exits.
+fn in_prof_output(sb: &Sandbox, args: &[&str]) -> std::process::Output {
+    sb.cmd()
         .args(args)
         .args(["--profile", "prof", "--workspace", "ws"])
         .output()
-        .unwrap());
+        .unwrap()
 }
 
 #[test]
@@ -581,11 +581,7 @@ fn doctor_finds_damage_and_fixes_what_is_safe() {
         "doctor --fix must not touch installed files"
     );
     // In text, --fix says why problems remain rather than only repeating them.
-    let o = sb
-        .cmd()
-        .args(["doctor", "--fix", "--profile", "prof", "--workspace", "ws"])
-        .output()
-        .unwrap();
+    let o = in_prof_output(&sb, &["doctor", "--fix"]);
     assert_eq!(o.status.code(), Some(1));
     let said = String::from_utf8_lossy(&o.stderr);
     assert!(said.contains("--fix removes only what is safe"), "{said}");
@@ -603,12 +599,7 @@ fn install_repairs_what_doctor_reports_and_trust_comes_back() {
         .output()
         .unwrap());
     in_prof(&sb, &["trust", "--all"]);
-    let doctor = || {
-        sb.cmd()
-            .args(["doctor", "--profile", "prof", "--workspace", "ws"])
-            .output()
-            .unwrap()
-    };
+    let doctor = || in_prof_output(&sb, &["doctor"]);
     let install = |dry_run: bool| {
         let mut c = sb.cmd();
         c.args(["install", "tool-gate", "audit-log", "--profile", "prof"]);
@@ -771,12 +762,7 @@ fn a_hooks_json_that_cannot_be_read_is_reported_and_no_trust_is_lost() {
         &["trust", "--all"],
     ] {
         sb.write("payload.json", "{}");
-        let o = sb
-            .cmd()
-            .args(args)
-            .args(["--profile", "prof", "--workspace", "ws"])
-            .output()
-            .unwrap();
+        let o = in_prof_output(&sb, args);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "{args:?} {err}");
         assert!(
@@ -787,12 +773,7 @@ fn a_hooks_json_that_cannot_be_read_is_reported_and_no_trust_is_lost() {
         assert!(!err.contains("rewrite"), "{err}");
     }
     for fix in [&[][..], &["--fix"]] {
-        let o = sb
-            .cmd()
-            .args(["doctor", "--profile", "prof", "--workspace", "ws"])
-            .args(fix)
-            .output()
-            .unwrap();
+        let o = in_prof_output(&sb, &[&["doctor"][..], fix].concat());
         let out = String::from_utf8_lossy(&o.stdout);
         assert_eq!(o.status.code(), Some(1), "{out}");
         assert!(
@@ -816,11 +797,7 @@ fn a_hooks_json_that_cannot_be_read_is_reported_and_no_trust_is_lost() {
         r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", "bogus": 1}]}]}}"#,
     );
     sb.write("ws/.finclaw/hooks.json", "{bad");
-    let o = sb
-        .cmd()
-        .args(["doctor", "--profile", "prof", "--workspace", "ws"])
-        .output()
-        .unwrap();
+    let o = in_prof_output(&sb, &["doctor"]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(1), "{out}");
     assert!(
@@ -865,12 +842,7 @@ fn doctor_reports_an_odd_shaped_hooks_json_and_keeps_its_trust() {
     ] {
         sb.write("prof/hooks.json", &body);
         for fix in [&[][..], &["--fix"]] {
-            let o = sb
-                .cmd()
-                .args(["doctor", "--profile", "prof", "--workspace", "ws"])
-                .args(fix)
-                .output()
-                .unwrap();
+            let o = in_prof_output(&sb, &[&["doctor"][..], fix].concat());
             let out = String::from_utf8_lossy(&o.stdout);
             assert_eq!(o.status.code(), Some(1), "{body} {fix:?}: {out}");
             assert!(
@@ -1130,12 +1102,7 @@ fn a_trust_file_of_another_schema_is_refused_and_kept() {
     let theirs = json!({"schema": "finclaw.trust.v2", "handlers": {}, "pins": [1]}).to_string();
     sb.write("finclaw-home/hooks-trust.json", &theirs);
     for args in [&["trust", "mine"][..], &["list"], &["revoke", "--all"]] {
-        let o = sb
-            .cmd()
-            .args(args)
-            .args(["--profile", "prof", "--workspace", "ws"])
-            .output()
-            .unwrap();
+        let o = in_prof_output(&sb, args);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
         assert!(
