@@ -415,6 +415,7 @@ fn compile_here(
             &semantic.semantic,
         ));
         diagnostics.extend(ambient_const_enums(&program, &semantic.semantic));
+        diagnostics.extend(builtin_members_node_20_lacks(&program, &semantic.semantic));
         if !has_errors(&diagnostics) {
             let scoping = semantic.semantic.into_scoping();
             let options = TransformOptions::from(ESTarget::ES2022);
@@ -922,6 +923,158 @@ fn regexp_constructor_patterns(
     };
     oxc::ast_visit::Visit::visit_program(&mut finder, program);
     finder.found
+}
+
+/// A call `ns.name(…)` or `new ns.Name(…)`, where `ns` is the namespace of a Node 20 builtin
+/// (`import * as ns from "node:fs"`) and `name` is none of its exports there, throws a
+/// TypeError each time the line runs: the name came with a later Node. Left alone: optional
+/// calls, calls inside a `try` block, and names the file also reads otherwise
+/// (`typeof fs.globSync === "function"`), which is how code tests for them. A default
+/// import (`import fs from "fs"`) is left alone too: it is the module's object, which has
+/// more than its exports (`crypto.createCipher`, what `stream` inherits from `events`).
+fn builtin_members_node_20_lacks(
+    program: &Program<'_>,
+    semantic: &Semantic<'_>,
+) -> Vec<OxcDiagnostic> {
+    use oxc::ast::ast::{
+        CallExpression, ImportDeclarationSpecifier as S, NewExpression, StaticMemberExpression,
+    };
+    use oxc::semantic::SymbolId;
+    use std::collections::{BTreeMap, HashMap, HashSet};
+    /// What a namespace import of a builtin stands for.
+    struct Module {
+        local: String,
+        name: &'static str,
+        exports: &'static BTreeSet<&'static str>,
+    }
+    /// One `ns.name`, and whether it is called as such outside a `try` block.
+    struct Access {
+        span: Span,
+        called: bool,
+        tried: bool,
+    }
+    struct Finder<'s> {
+        scoping: &'s oxc::semantic::Scoping,
+        modules: &'s HashMap<SymbolId, Module>,
+        /// Where the callee of a plain call or `new` starts.
+        callees: HashSet<u32>,
+        /// How many `try` blocks the walk is inside.
+        tries: u32,
+        accesses: BTreeMap<(SymbolId, String), Vec<Access>>,
+    }
+    impl Finder<'_> {
+        fn callee(&mut self, callee: &Expression<'_>) {
+            if let Expression::StaticMemberExpression(m) = callee.without_parentheses() {
+                self.callees.insert(m.span.start);
+            }
+        }
+    }
+    impl<'a> oxc::ast_visit::Visit<'a> for Finder<'_> {
+        fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
+            if !it.optional {
+                self.callee(&it.callee);
+            }
+            oxc::ast_visit::walk::walk_call_expression(self, it);
+        }
+
+        fn visit_new_expression(&mut self, it: &NewExpression<'a>) {
+            self.callee(&it.callee);
+            oxc::ast_visit::walk::walk_new_expression(self, it);
+        }
+
+        fn visit_static_member_expression(&mut self, it: &StaticMemberExpression<'a>) {
+            if let Expression::Identifier(id) = it.object.without_parentheses() {
+                let symbol = (id.reference_id.get())
+                    .and_then(|r| self.scoping.get_reference(r).symbol_id())
+                    .filter(|s| self.modules.contains_key(s));
+                if let Some(symbol) = symbol {
+                    let key = (symbol, it.property.name.to_string());
+                    self.accesses.entry(key).or_default().push(Access {
+                        span: it.property.span,
+                        called: self.callees.contains(&it.span.start),
+                        tried: self.tries > 0,
+                    });
+                }
+            }
+            oxc::ast_visit::walk::walk_static_member_expression(self, it);
+        }
+
+        fn visit_try_statement(&mut self, it: &oxc::ast::ast::TryStatement<'a>) {
+            self.tries += 1;
+            self.visit_block_statement(&it.block);
+            self.tries -= 1;
+            if let Some(handler) = &it.handler {
+                self.visit_catch_clause(handler);
+            }
+            if let Some(finalizer) = &it.finalizer {
+                self.visit_block_statement(finalizer);
+            }
+        }
+    }
+    let mut modules = HashMap::new();
+    for statement in &program.body {
+        let Statement::ImportDeclaration(d) = statement else {
+            continue;
+        };
+        let specifier = d.source.value.as_str();
+        let (Some(name), Some(exports)) = (builtin_name(specifier), builtin_exports(specifier))
+        else {
+            continue;
+        };
+        if !d.import_kind.is_value() {
+            continue;
+        }
+        for spec in d.specifiers.iter().flatten() {
+            if let S::ImportNamespaceSpecifier(ns) = spec {
+                if let Some(symbol) = ns.local.symbol_id.get() {
+                    let local = ns.local.name.to_string();
+                    let module = Module {
+                        local,
+                        name,
+                        exports,
+                    };
+                    modules.insert(symbol, module);
+                }
+            }
+        }
+    }
+    if modules.is_empty() {
+        return Vec::new();
+    }
+    let mut finder = Finder {
+        scoping: semantic.scoping(),
+        modules: &modules,
+        callees: HashSet::new(),
+        tries: 0,
+        accesses: BTreeMap::new(),
+    };
+    oxc::ast_visit::Visit::visit_program(&mut finder, program);
+    let mut found = Vec::new();
+    for ((symbol, member), accesses) in &finder.accesses {
+        let module = &modules[symbol];
+        if module.exports.contains(member.as_str()) || accesses.iter().any(|a| !a.called) {
+            continue;
+        }
+        let (local, builtin) = (&module.local, module.name);
+        let near = crate::event::nearest(member, module.exports.iter(), |e| e.to_string());
+        let help = match near {
+            Some(e) => format!("did you mean `{e}`?"),
+            None => format!(
+                "use what Node 20 has, or test for it first \
+                 (`typeof {local}.{member} === \"function\"`)"
+            ),
+        };
+        for access in accesses.iter().filter(|a| !a.tried) {
+            let message = format!(
+                "`{local}.{member}` is not in Node 20's `node:{builtin}`, which recipes run on: \
+                 this call throws a TypeError there each time it runs"
+            );
+            let diagnostic = OxcDiagnostic::error(message).with_label(access.span);
+            found.push((access.span.start, diagnostic.with_help(help.clone())));
+        }
+    }
+    found.sort_by_key(|(at, _)| *at);
+    found.into_iter().map(|(_, d)| d).collect()
 }
 
 /// `require`, `module`, `exports`, `__dirname` and `__filename` exist only in CommonJS: an

@@ -615,6 +615,51 @@ fn literal_patterns_given_to_the_regexp_constructor_are_checked_like_literals() 
 }
 
 #[test]
+fn calls_of_names_a_node_20_builtin_lacks_through_its_namespace_are_refused() {
+    // Each compiled, then node 20 threw a TypeError (`… is not a function` or `… is not a
+    // constructor`) each time the line ran: the name came with a later Node.
+    for (src, at, says) in [
+        (
+            "import * as fs from \"node:fs\";\nexport const f = () => fs.globSync(\"*\");\n",
+            (2, 27),
+            "`fs.globSync`",
+        ),
+        (
+            "import * as fs from \"fs\";\nfs.readFileSyn(\"x\");\n",
+            (2, 4),
+            "did you mean `readFileSync`",
+        ),
+        (
+            "import * as p from \"node:path\";\nexport const x = new p.Nope();\n",
+            (2, 24),
+            "`p.Nope`",
+        ),
+    ] {
+        refused_at(src, at, says);
+    }
+    // Names Node 20 has, a test for the name before calling it, an optional call, a call in
+    // a `try` block, a local of the same name, and default imports (the module's object,
+    // which has more than its exports) are left alone, and what is accepted runs under node.
+    let out = js(concat!(
+        "import * as fs from \"node:fs\";\n",
+        "import path from \"node:path\";\n",
+        "import assert from \"node:assert\";\n",
+        "assert.call(null, true);\n",
+        "const glob = typeof fs.globSync === \"function\" ? fs.globSync(\"*\") : [];\n",
+        "const opt = fs.notInNode?.(\"*\");\n",
+        "let tried = \"no\";\n",
+        "try { fs.alsoNotInNode(); tried = \"yes\"; } catch { tried = \"threw\"; }\n",
+        "function local(fs: any) { return fs.globSync(); }\n",
+        "console.log(Array.isArray(glob), opt, tried, local({ globSync: () => 7 }), ",
+        "path.basename(\"/a/b.js\"), fs.existsSync(\"/\"));\n",
+    ));
+    assert_eq!(
+        run_node(&[("main.mjs", &out)]),
+        "true undefined threw 7 b.js true\n"
+    );
+}
+
+#[test]
 fn a_typescript_modules_exports_are_checked_once_its_types_are_gone() {
     // oxc checks a TypeScript module's exports loosely, since an export may name a type;
     // these compiled, then node refused to link the module.
