@@ -658,17 +658,24 @@ fn run_assemble(o: &assemble::Options, printer: &Printer) -> Result<ExitCode, Er
     Ok(ExitCode::Success)
 }
 
-/// `SOURCE_DATE_EPOCH`, when set to a whole number of seconds.
+/// The last second an index's `updated_at` can hold (9999-12-31T23:59:59Z).
+const LAST_EPOCH_SECOND: u64 = 253_402_300_799;
+
+/// `SOURCE_DATE_EPOCH`, when set to a whole number of seconds. It takes seconds, not an
+/// RFC 3339 time, so a bad value is refused as such, and one past year 9999 here rather
+/// than as an invalid index once `updated_at` is formatted from it.
 fn source_date_epoch() -> Result<Option<u64>, Error> {
     match std::env::var("SOURCE_DATE_EPOCH") {
-        Ok(v) if !v.trim().is_empty() => {
-            v.trim()
-                .parse::<u64>()
-                .map(Some)
-                .map_err(|_| Error::TimestampInvalid {
-                    value: format!("SOURCE_DATE_EPOCH={v}"),
-                })
-        }
+        Ok(v) if !v.trim().is_empty() => match v.trim().parse::<u64>() {
+            Ok(secs) if secs <= LAST_EPOCH_SECOND => Ok(Some(secs)),
+            _ => Err(Error::ArgInvalid {
+                what: "SOURCE_DATE_EPOCH",
+                value: v,
+                why: format!(
+                    "it takes a whole number of seconds since 1970-01-01T00:00:00Z, at most {LAST_EPOCH_SECOND} (year 9999), as `date +%s` prints; set it so or unset it"
+                ),
+            }),
+        },
         _ => Ok(None),
     }
 }

@@ -184,6 +184,40 @@ fn source_date_epoch_sets_the_mtime() {
     assert_eq!(index["updated_at"], "2023-11-14T22:13:20Z");
 }
 
+#[test]
+fn a_source_date_epoch_that_is_no_time_is_a_usage_error_named_as_such() {
+    // Found by the maintainer-side sweep: `SOURCE_DATE_EPOCH=abc` was called "not an RFC
+    // 3339 time" (it takes seconds), and one past year 9999 failed as an invalid
+    // `hooks-index.json` at line:col, exit 1, as if OUT's index were damaged.
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    for value in ["abc", "-5", "1.5", "253402300800", "99999999999999999999"] {
+        let o = sb
+            .cmd()
+            .env("SOURCE_DATE_EPOCH", value)
+            .args(["pack", "--recipes-dir", "src", "--out-dir", "out"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{value}: {}", stderr(&o));
+        stderr_says(&o, &format!("SOURCE_DATE_EPOCH `{value}` is invalid"));
+        stderr_says(&o, "seconds since 1970-01-01T00:00:00Z");
+        assert!(!stderr(&o).contains("RFC 3339"), "{}", stderr(&o));
+        assert!(!sb.join("out").exists());
+    }
+    // The last second of year 9999 is still a time an index can hold.
+    let o = sb
+        .cmd()
+        .env("SOURCE_DATE_EPOCH", "253402300799")
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "out"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        read_json(&sb.join("out/hooks-index.json"))["updated_at"],
+        "9999-12-31T23:59:59Z"
+    );
+}
+
 /// A recipe whose archive spans several deflate pieces (`hookpack::gzip::CHUNK`): text,
 /// then pseudo-random bytes, then text again.
 fn pinned_tree(sb: &Sandbox) {
