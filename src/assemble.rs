@@ -1008,6 +1008,27 @@ fn validate_sources(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Result<(), Erro
     }
 }
 
+/// The assembled recipe folders in `out` whose sources are gone (none unless `all`, as
+/// with `--only`).
+fn stale_folders(out: &Path, ids: &BTreeSet<String>, all: bool) -> Result<Vec<PathBuf>, Error> {
+    if !all || !out.is_dir() {
+        return Ok(Vec::new());
+    }
+    let mut stale = Vec::new();
+    for entry in crate::fs::read_dir_sorted(out)? {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let path = entry.path();
+        if !name.starts_with('.')
+            && !ids.contains(&name)
+            && path.join("recipe.json").is_file()
+            && !path.is_symlink()
+        {
+            stale.push(path);
+        }
+    }
+    Ok(stale)
+}
+
 /// Assembles the recipes of `opts.layout` into `opts.out_dir`.
 pub fn assemble(opts: &Options) -> Result<Report, Error> {
     let dirs = recipe_dirs(&opts.layout, opts.only.as_ref(), Some(&opts.out_dir))?;
@@ -1040,6 +1061,28 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
         });
     }
 
+    let ids: BTreeSet<String> = plans
+        .iter()
+        .map(|(dir, _)| {
+            dir.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        })
+        .collect();
+    let stale = stale_folders(&opts.out_dir, &ids, opts.only.is_none())?;
+    // Each folder replaced or removed below must be assemble's output: one holding `src/`
+    // is a recipe's sources (an --out-dir naming another recipes folder, or the two flags
+    // swapped), which would be lost with its tests.
+    for path in ids
+        .iter()
+        .map(|id| opts.out_dir.join(id))
+        .chain(stale.clone())
+    {
+        if !path.is_symlink() && is_source_tree(&path) {
+            return Err(Error::OutHoldsSources { path });
+        }
+    }
+
     // A failure below leaves no trace: folders created for OUT are removed again.
     let new_folders = crate::fs::NewFolders::create(&opts.out_dir)?;
     let staging = tempfile::Builder::new()
@@ -1065,22 +1108,11 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
     }
     // Swap each recipe folder in whole; without --only, drop assembled recipes that no
     // longer have sources.
-    let keep: BTreeSet<String> = report.recipes.iter().map(|r| r.id.clone()).collect();
-    if opts.only.is_none() {
-        for entry in crate::fs::read_dir_sorted(&opts.out_dir)? {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let path = entry.path();
-            if !name.starts_with('.')
-                && !keep.contains(&name)
-                && path.join("recipe.json").is_file()
-                && !path.is_symlink()
-            {
-                crate::fs::remove_dir_all(&path)?;
-                report.removed.push(path);
-            }
-        }
+    for path in stale {
+        crate::fs::remove_dir_all(&path)?;
+        report.removed.push(path);
     }
-    for id in &keep {
+    for id in &ids {
         let dest = opts.out_dir.join(id);
         let old = staging.path().join(format!(".old-{id}"));
         if std::fs::symlink_metadata(&dest).is_ok() {

@@ -41,6 +41,12 @@ pub enum Error {
         /// The source folder it overlaps.
         sources: PathBuf,
     },
+    /// A recipe folder in assemble's OUT, to be replaced or removed, holds sources.
+    #[error("{path} holds `src/`: it is a recipe's source tree, not assembled output, and assembling would replace or remove it; give --out-dir a folder of assembled recipes or a new one (are --recipes-dir and --out-dir swapped?)")]
+    OutHoldsSources {
+        /// The recipe folder in OUT.
+        path: PathBuf,
+    },
     /// `--out-dir` names something that is not a folder.
     #[error("output folder {out} exists and is not a folder; give --out-dir a folder (it is created when missing)")]
     OutNotFolder {
@@ -345,6 +351,7 @@ impl Error {
             | Error::PackRefused { .. }
             | Error::OutOverlaps { .. }
             | Error::OutNotFolder { .. }
+            | Error::OutHoldsSources { .. }
             | Error::RecipesInvalid { .. }
             | Error::IndexInvalid { .. }
             | Error::IndexInvalidReadOnly { .. }

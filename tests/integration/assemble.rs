@@ -163,6 +163,60 @@ fn finclaw_layout_and_stale_files() {
 }
 
 #[test]
+fn an_out_dir_holding_source_trees_is_never_replaced_or_emptied() {
+    // Found by the maintainer-side sweep: with --out-dir naming another folder of recipe
+    // sources (or the two flags swapped, `--recipes-dir build --out-dir recipes`), every
+    // source recipe there was deleted as "stale", or replaced by its assembled output,
+    // src/ and tests/ included.
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "demo", "export {};\n");
+    source_recipe(&sb, "other", "mine", "export {};\n");
+    source_recipe(&sb, "other", "demo", "export const mine = 1;\n");
+    sb.write("other/lib/keep.ts", "export const k = 1;\n");
+    let before = snapshot(&sb.join("other"));
+    for extra in [&[][..], &["--only", "demo"][..]] {
+        let o = sb
+            .cmd()
+            .args(["assemble", "--recipes-dir", "recipes", "--out-dir", "other"])
+            .args(extra)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(1), "{extra:?}: {err}");
+        assert!(err.contains("other/demo holds `src/`"), "{err}");
+        assert_eq!(snapshot(&sb.join("other")), before, "{extra:?}");
+        let left: Vec<_> = std::fs::read_dir(sb.join("other"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.starts_with('.'))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
+    // One that would only be removed is refused the same way.
+    std::fs::remove_dir_all(sb.join("other/demo")).unwrap();
+    let before = snapshot(&sb.join("other"));
+    let o = assemble_into(&sb, "other");
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("other/mine holds `src/`"), "{err}");
+    assert_eq!(snapshot(&sb.join("other")), before);
+    // An OUT of assembled recipes is still replaced and cleaned as before.
+    assert!(assemble_into(&sb, "out").status.success());
+    sb.write("out/old/recipe.json", "{}");
+    let o = assemble_into(&sb, "out");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!sb.join("out/old").exists());
+    assert!(sb.join("out/demo/scripts/main.js").is_file());
+}
+
+fn assemble_into(sb: &Sandbox, out: &str) -> std::process::Output {
+    sb.cmd()
+        .args(["assemble", "--recipes-dir", "recipes", "--out-dir", out])
+        .output()
+        .unwrap()
+}
+
+#[test]
 fn a_typescript_error_is_located_and_nothing_is_written() {
     let sb = Sandbox::new();
     source_recipe(&sb, "recipes", "good", "export {};\n");
