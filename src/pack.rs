@@ -582,6 +582,30 @@ pub struct Surveyed {
 /// that are not recipes (as `validate` reports them). `output` is the folder the command
 /// writes, if any.
 pub fn discover(dir: &Path, output: Option<&Path>) -> Result<Vec<PathBuf>, Error> {
+    // One recipe given where a folder of them is expected would otherwise have each of
+    // its own folders (`src/`, `scripts/`) reported as a recipe without a recipe.json.
+    if dir.join("recipe.json").is_file() {
+        let parent = match (dir.file_name(), dir.parent()) {
+            (Some(_), Some(p)) if !p.as_os_str().is_empty() => p.display().to_string(),
+            (Some(_), _) => ".".to_string(),
+            // `.`, `..`, `x/..`: the folder's name comes from where it really is.
+            (None, _) => dir.join("..").display().to_string(),
+        };
+        let name = dir
+            .file_name()
+            .map(std::ffi::OsStr::to_os_string)
+            .or_else(|| std::fs::canonicalize(dir).ok()?.file_name().map(Into::into))
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        return Err(Error::ArgInvalid {
+            what: "--recipes-dir",
+            value: dir.display().to_string(),
+            why: format!(
+                "{} is a recipe folder (it holds recipe.json), and --recipes-dir takes the folder holding recipe folders: give `--recipes-dir {parent} --only {name}`",
+                dir.display()
+            ),
+        });
+    }
     let found = survey(dir, output)?;
     if !found.problems.is_empty() {
         return Err(Error::RecipesInvalid {

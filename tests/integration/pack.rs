@@ -218,6 +218,31 @@ fn a_source_date_epoch_that_is_no_time_is_a_usage_error_named_as_such() {
     );
 }
 
+#[test]
+fn a_recipe_folder_given_as_recipes_dir_is_named_as_such() {
+    // Found by the maintainer-side sweep: `pack --recipes-dir src/alpha` (one recipe, not a
+    // folder of them) said its `data/` and `scripts/` folders had no recipe.json and should
+    // be moved out of the recipe; assemble said the same of `src/` and `tests/`.
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    for verb in ["pack", "assemble"] {
+        let o = sb
+            .cmd()
+            .args([verb, "--recipes-dir", "src/alpha", "--out-dir", "out"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{verb}: {}", stderr(&o));
+        stderr_says(&o, "src/alpha is a recipe folder");
+        stderr_says(&o, "--recipes-dir src --only alpha");
+        assert!(
+            !stderr(&o).contains("recipe-manifest-missing"),
+            "{}",
+            stderr(&o)
+        );
+        assert!(!sb.join("out").exists(), "{verb}");
+    }
+}
+
 /// A recipe whose archive spans several deflate pieces (`hookpack::gzip::CHUNK`): text,
 /// then pseudo-random bytes, then text again.
 fn pinned_tree(sb: &Sandbox) {
