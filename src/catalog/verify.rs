@@ -362,16 +362,36 @@ fn verify_sums(
             return;
         }
     };
+    // Each name with its digest and the line it came from.
     let mut listed: BTreeMap<String, String> = BTreeMap::new();
+    let mut first_line: BTreeMap<String, usize> = BTreeMap::new();
+    // Names listed with two digests: reported once, as such, and not compared again.
+    let mut conflicting = std::collections::BTreeSet::new();
     for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
         let parsed = line.split_once("  ").or_else(|| line.split_once(" *"));
         match parsed {
-            Some((sha, name)) if Sha256::parse(sha).is_ok() => {
-                listed.insert(name.to_string(), sha.to_string());
-            }
+            Some((sha, name)) if Sha256::parse(sha).is_ok() => match listed.get(name) {
+                // `sha256sum -c` checks every line, so one of two digests fails there
+                // whichever of them this check would take.
+                Some(before) if before != sha && conflicting.insert(name.to_string()) => ctx.error(
+                    &sums_file,
+                    "",
+                    "sums-conflict",
+                    format!(
+                        "SHA256SUMS lists {name} twice, lines {} and {}, with other digests ({before} and {sha}), so `sha256sum -c` fails on one of them; pack into the catalog folder again with `hookpack pack` (it rewrites SHA256SUMS from the index and archives there) and publish it",
+                        first_line[name],
+                        n + 1
+                    ),
+                ),
+                Some(_) => {}
+                None => {
+                    listed.insert(name.to_string(), sha.to_string());
+                    first_line.insert(name.to_string(), n + 1);
+                }
+            },
             _ => ctx.error(
                 &sums_file,
                 "",
@@ -391,7 +411,11 @@ fn verify_sums(
     // SHA256SUMS is written by `pack` from the index and archives beside it; when it
     // disagrees, the two were published from different packs, or one was edited.
     let repack = "pack into the catalog folder again with `hookpack pack` (it rewrites SHA256SUMS from the index and archives there) and publish the index and SHA256SUMS together";
+    for name in &conflicting {
+        listed.remove(name);
+    }
     match listed.get(&index_name) {
+        _ if conflicting.contains(&index_name) => {}
         None => ctx.error(
             &sums_file,
             "",
@@ -411,6 +435,7 @@ fn verify_sums(
     }
     for (name, (sha, vp)) in expected {
         match listed.get(name) {
+            _ if conflicting.contains(name) => {}
             None => ctx.error(
                 &sums_file,
                 vp,

@@ -361,6 +361,34 @@ fn a_missing_sha256sums_is_an_error() {
     assert_eq!(code, 0, "{r:#}");
 }
 
+#[test]
+fn a_file_sha256sums_lists_twice_with_other_digests_is_an_error() {
+    // Found by the maintainer-side sweep: with a wrong line for a file before the right
+    // one, verify took the last and passed, while `sha256sum -c SHA256SUMS` (what users
+    // run on a download) fails on the wrong one.
+    let sb = Sandbox::new();
+    packed(&sb);
+    let sums = std::fs::read_to_string(sb.join("cat/SHA256SUMS")).unwrap();
+    let zero = "0".repeat(64);
+    for name in ["hooks-index.json", "hooks-beta-0.1.0.tar.gz"] {
+        std::fs::write(sb.join("cat/SHA256SUMS"), format!("{zero}  {name}\n{sums}")).unwrap();
+        let (code, r) = verify_json(&sb, "cat");
+        assert_eq!(code, 1, "{name}: {r:#}");
+        assert_eq!(codes(&r), ["sums-conflict"], "{name}: {r:#}");
+        let message = r["diagnostics"][0]["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!("lists {name} twice")),
+            "{message}"
+        );
+        assert!(message.contains("lines 1 and "), "{message}");
+    }
+    // The same line twice is harmless: `sha256sum -c` checks it twice.
+    let line = sums.lines().next().unwrap();
+    std::fs::write(sb.join("cat/SHA256SUMS"), format!("{sums}{line}\n")).unwrap();
+    let (code, r) = verify_json(&sb, "cat");
+    assert_eq!(code, 0, "{r:#}");
+}
+
 /// The diagnostics of a catalog whose files disagree say how to make them agree.
 #[test]
 fn mismatches_say_how_to_fix_them() {
