@@ -341,6 +341,24 @@ fn validate_file(file: &Path) -> (Kind, Vec<Diagnostic>) {
     };
     let parsed = match json::parse(&bytes) {
         Ok(p) => p,
+        // An archive or SHA256SUMS (`validate catalog/*`) is no broken JSON document: say
+        // what it is not, and what checks it. A document that opens like JSON gets its
+        // syntax error at its place.
+        Err(_) if !meant_as_json(&name, &bytes) => {
+            let folder = match file.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p.display().to_string(),
+                _ => ".".to_string(),
+            };
+            return (
+                Kind::Unknown,
+                vec![Diagnostic::file_level(
+                    file,
+                    Severity::Error,
+                    "kind-unknown",
+                    format!("this file is not JSON, so none that validate checks (recipe.json, hooks.json, {}); a catalog's archives and SHA256SUMS are checked with its index by `hookpack catalog verify {folder}`", catalog::INDEX_FILE),
+                )],
+            );
+        }
         Err(e) => return (Kind::Unknown, vec![syntax_diagnostic(file, &e)]),
     };
     match parsed.value.get("schema").and_then(|s| s.as_str()) {
@@ -357,4 +375,16 @@ fn validate_file(file: &Path) -> (Kind, Vec<Diagnostic>) {
             )],
         ),
     }
+}
+
+/// Whether a file that does not parse was meant as JSON: named `*.json`, or opening
+/// (after a byte-order mark and blanks) like a JSON object or array.
+fn meant_as_json(name: &str, bytes: &[u8]) -> bool {
+    let start = bytes
+        .strip_prefix(b"\xef\xbb\xbf")
+        .unwrap_or(bytes)
+        .trim_ascii_start();
+    name.to_ascii_lowercase().ends_with(".json")
+        || start.starts_with(b"{")
+        || start.starts_with(b"[")
 }

@@ -597,6 +597,48 @@ fn content_decides_the_kind_of_an_oddly_named_file() {
 }
 
 #[test]
+fn a_catalog_file_that_is_not_json_is_named_as_such() {
+    // Found by the maintainer-side sweep: `hookpack validate catalog/*` reported an
+    // archive as "invalid UTF-8 byte; JSON files must be UTF-8 text" at 1:2 and
+    // SHA256SUMS as "unexpected data after the end of the JSON value" at 1:6, as if
+    // they were broken JSON documents.
+    let sb = Sandbox::new();
+    write_recipe(&sb, "src/alpha", &manifest("alpha"));
+    sb.cmd()
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
+        .assert()
+        .success();
+    let (code, r) = validate_json(
+        &sb,
+        &[
+            "cat/hooks-alpha-0.1.0.tar.gz",
+            "cat/SHA256SUMS",
+            "cat/hooks-index.json",
+        ],
+    );
+    assert_eq!(code, 1, "{r:#}");
+    assert_eq!(
+        findings(&r),
+        [
+            ("".to_string(), "kind-unknown".to_string()),
+            ("".to_string(), "kind-unknown".to_string()),
+        ],
+        "{r:#}"
+    );
+    for d in r["diagnostics"].as_array().unwrap() {
+        let message = d["message"].as_str().unwrap();
+        assert!(message.contains("not JSON"), "{message}");
+        assert!(message.contains("hookpack catalog verify cat"), "{message}");
+    }
+    assert_eq!(r["paths"][2]["errors"], 0);
+    // A document meant as JSON still gets its syntax error where it is.
+    sb.write("hooks.json.bak", "{\"hooks\": {,}}");
+    let (code, r) = validate_json(&sb, &["hooks.json.bak"]);
+    assert_eq!(code, 1);
+    assert_finding(&r, "", "json-syntax");
+}
+
+#[test]
 fn severities_are_coloured_on_a_terminal_never_escaped() {
     // Found by review: the colour codes went through the control-character escaping, so a
     // terminal showed `\u{1b}[1;31merror\u{1b}[0m`. `script` gives the runs a terminal.
