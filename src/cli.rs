@@ -710,7 +710,13 @@ fn run_pack(o: &pack::Options, printer: &Printer) -> Result<ExitCode, Error> {
     match printer.format {
         Format::Json => printer.json(&report)?,
         _ => {
-            for a in &report.archives {
+            // --check writes nothing: the differences below say what pack would change.
+            let written = if o.check {
+                &[][..]
+            } else {
+                &report.archives[..]
+            };
+            for a in written {
                 printer.data(&format!(
                     "{:<9} {} {} {} {}",
                     a.status, a.id, a.version, a.file, a.sha256

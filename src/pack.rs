@@ -111,7 +111,8 @@ pub struct Packed {
     /// Archive size in bytes.
     pub size: u64,
     /// `new` (added to the index), `unchanged` (already published with these bytes) or
-    /// `repaired` (published with these bytes, which OUT had lost or damaged).
+    /// `repaired` (published with these bytes, which OUT had lost or damaged). With
+    /// `--check`, what `pack` would do: nothing is written.
     pub status: &'static str,
 }
 

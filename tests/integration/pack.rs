@@ -675,6 +675,11 @@ fn a_damaged_archive_in_out_is_repaired_from_the_sources() {
         std::fs::write(&beta, &damage).unwrap();
         let o = pack(&sb, "src", "out", &["--check"]);
         assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        // --check writes nothing, so it says what differs, not that it repaired it (found by
+        // the maintainer-side sweep).
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(!text.contains("repaired"), "{text}");
+        assert!(text.contains("differs   hooks-beta-0.1.0.tar.gz"), "{text}");
         let o = pack(&sb, "src", "out", &[]);
         assert!(o.status.success(), "{}", stderr(&o));
         assert!(said(&o, ["repaired", "beta", "0.1.0"]), "{o:?}");
