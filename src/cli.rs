@@ -854,10 +854,15 @@ fn run_catalog_verify(a: &CatalogArgs, printer: &Printer) -> Result<ExitCode, Er
             }
         }
     }
+    let warnings = report.diagnostics.len() - report.errors();
     printer.message(&format!(
-        "verified {} archive(s): {} error(s)",
+        "verified {} archive(s): {} error(s){}",
         report.archives.len(),
-        report.errors()
+        report.errors(),
+        match warnings {
+            0 => String::new(),
+            n => format!(", {n} warning(s)"),
+        }
     ));
     Ok(if report.environment_failed {
         ExitCode::Environment

@@ -92,6 +92,10 @@ impl Ctx<'_> {
             ..Diagnostic::file_level(file, Severity::Error, code, msg)
         });
     }
+    fn warn(&mut self, file: &Path, code: &'static str, msg: impl Into<String>) {
+        let diagnostic = Diagnostic::file_level(file, Severity::Warning, code, msg);
+        self.diags.push(diagnostic);
+    }
     /// The index, or a file it lists (an archive, `SHA256SUMS`), could not be read. That
     /// the server answered 404 (or another definite refusal) is the input's fault, as a
     /// file missing on disk is; only a server that could not be reached is the environment.
@@ -371,12 +375,19 @@ fn verify_sums(
         if line.trim().is_empty() {
             continue;
         }
-        let parsed = line.split_once("  ").or_else(|| line.split_once(" *"));
+        // `sha256sum -c` also reads upper-case digests and names written `./name`.
+        let parsed =
+            (line.split_once("  ").or_else(|| line.split_once(" *"))).map(|(sha, name)| {
+                (
+                    sha.to_ascii_lowercase(),
+                    name.strip_prefix("./").unwrap_or(name),
+                )
+            });
         match parsed {
-            Some((sha, name)) if Sha256::parse(sha).is_ok() => match listed.get(name) {
+            Some((sha, name)) if Sha256::parse(&sha).is_ok() => match listed.get(name) {
                 // `sha256sum -c` checks every line, so one of two digests fails there
                 // whichever of them this check would take.
-                Some(before) if before != sha && conflicting.insert(name.to_string()) => ctx.error(
+                Some(before) if *before != sha && conflicting.insert(name.to_string()) => ctx.error(
                     &sums_file,
                     "",
                     "sums-conflict",
@@ -388,7 +399,7 @@ fn verify_sums(
                 ),
                 Some(_) => {}
                 None => {
-                    listed.insert(name.to_string(), sha.to_string());
+                    listed.insert(name.to_string(), sha);
                     first_line.insert(name.to_string(), n + 1);
                 }
             },
@@ -432,6 +443,17 @@ fn verify_sums(
             ),
         ),
         Some(_) => {}
+    }
+    for (name, line) in &first_line {
+        if *name != index_name && !expected.contains_key(name) && !conflicting.contains(name) {
+            ctx.warn(
+                &sums_file,
+                "sums-unlisted",
+                format!(
+                    "line {line} lists {name}, which is neither {index_name} nor an archive it lists, so catalog verify does not check it, while `sha256sum -c SHA256SUMS` fails where that file is absent or differs; remove the line, or pack into the catalog folder again with `hookpack pack` (it writes SHA256SUMS from the index and archives there)"
+                ),
+            );
+        }
     }
     for (name, (sha, vp)) in expected {
         match listed.get(name) {

@@ -389,6 +389,50 @@ fn a_file_sha256sums_lists_twice_with_other_digests_is_an_error() {
     assert_eq!(code, 0, "{r:#}");
 }
 
+#[test]
+fn sha256sums_is_read_as_sha256sum_reads_it() {
+    // Found by the maintainer-side sweep: upper-case digests and `./name` were malformed
+    // lines to verify, while `sha256sum -c` reads both; a line for another file passed
+    // unmentioned, while `sha256sum -c` fails where that file is absent.
+    let sb = Sandbox::new();
+    packed(&sb);
+    let sums = std::fs::read_to_string(sb.join("cat/SHA256SUMS")).unwrap();
+    let upper: String = sums
+        .lines()
+        .map(|l| {
+            let (sha, name) = l.split_once("  ").unwrap();
+            format!("{}  ./{name}\n", sha.to_ascii_uppercase())
+        })
+        .collect();
+    std::fs::write(sb.join("cat/SHA256SUMS"), &upper).unwrap();
+    let (code, r) = verify_json(&sb, "cat");
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(codes(&r), Vec::<String>::new(), "{r:#}");
+    let zero = "0".repeat(64);
+    std::fs::write(
+        sb.join("cat/SHA256SUMS"),
+        format!("{sums}{zero}  notthere.tar.gz\n"),
+    )
+    .unwrap();
+    let (code, r) = verify_json(&sb, "cat");
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(codes(&r), ["sums-unlisted"], "{r:#}");
+    let message = r["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("notthere.tar.gz") && message.contains("sha256sum -c"),
+        "{message}"
+    );
+    let o = sb
+        .cmd()
+        .args(["catalog", "verify", "cat"])
+        .output()
+        .unwrap();
+    let said =
+        String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{said}");
+    assert!(said.contains("warning[sums-unlisted]"), "{said}");
+}
+
 /// The diagnostics of a catalog whose files disagree say how to make them agree.
 #[test]
 fn mismatches_say_how_to_fix_them() {
