@@ -16,6 +16,9 @@ pub enum VersionError {
     /// Not `X.Y.Z` at all.
     #[error("`{0}` is not a version: write three numbers as `X.Y.Z` (e.g. `0.1.0`), without leading zeros")]
     Malformed(String),
+    /// `X.Y.Z`, with a number past what hookpack (and a host) can compare.
+    #[error("`{0}` has a number too large to compare; each of X, Y and Z must be at most {max}", max = u64::MAX)]
+    TooLarge(String),
     /// Has a prerelease or build suffix.
     #[error("`{0}` has a prerelease or build suffix; hosts compare plain `X.Y.Z` only, so drop the suffix")]
     Suffix(String),
@@ -24,7 +27,17 @@ pub enum VersionError {
 impl Version {
     /// Validates `s` as a plain version.
     pub fn parse(s: &str) -> Result<Version, VersionError> {
-        let v = semver::Version::parse(s).map_err(|_| VersionError::Malformed(s.to_string()))?;
+        let v = semver::Version::parse(s).map_err(|_| {
+            let number = |n: &str| {
+                n.bytes().all(|b| b.is_ascii_digit()) && (n == "0" || !n.starts_with('0'))
+            };
+            let parts: Vec<&str> = s.split('.').collect();
+            if parts.len() == 3 && parts.iter().all(|n| !n.is_empty() && number(n)) {
+                VersionError::TooLarge(s.to_string())
+            } else {
+                VersionError::Malformed(s.to_string())
+            }
+        })?;
         if !v.pre.is_empty() || !v.build.is_empty() {
             return Err(VersionError::Suffix(s.to_string()));
         }
@@ -89,6 +102,18 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn a_number_too_large_is_said_as_such() {
+        let e = Version::parse("99999999999999999999.0.0").unwrap_err();
+        assert!(matches!(e, VersionError::TooLarge(_)), "{e:?}");
+        assert!(e.to_string().contains("18446744073709551615"), "{e}");
+        assert!(Version::parse("18446744073709551615.0.0").is_ok());
+        assert!(matches!(
+            Version::parse("099999999999999999999.0.0"),
+            Err(VersionError::Malformed(_))
+        ));
     }
 
     #[test]
