@@ -314,6 +314,12 @@ pub enum Error {
         /// The id.
         id: String,
     },
+    /// No handler is stamped with this recipe id (`trust --recipe`, `revoke --recipe`).
+    #[error("no handler of recipe `{id}` in the profile or workspace hooks.json; `hookpack list` shows the installed recipes")]
+    RecipeHandlersNotFound {
+        /// The recipe id.
+        id: String,
+    },
     /// Writing to stdout failed because the reader went away (`| head`).
     #[error("broken pipe")]
     BrokenPipe,
@@ -373,7 +379,8 @@ impl Error {
             | Error::HooksJsonUnreadable { .. }
             | Error::HooksJsonShape { .. }
             | Error::NotInstalled { .. }
-            | Error::HandlerNotFound { .. } => ExitCode::Invalid,
+            | Error::HandlerNotFound { .. }
+            | Error::RecipeHandlersNotFound { .. } => ExitCode::Invalid,
             // Ids and specs come only from the command line (data gets diagnostics).
             Error::ArgInvalid { .. }
             | Error::IdInvalid(_)

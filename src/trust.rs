@@ -606,6 +606,11 @@ pub fn apply(
         }
         changes.push(c);
     }
+    if let Selection::Recipe(r) = sel {
+        if changes.is_empty() {
+            return Err(Error::RecipeHandlersNotFound { id: r.clone() });
+        }
+    }
     if let Selection::Ids(ids) = sel {
         for id in ids {
             if !handlers

@@ -1117,3 +1117,23 @@ fn a_trust_file_of_another_schema_is_refused_and_kept() {
         );
     }
 }
+
+#[test]
+fn trust_and_revoke_of_a_recipe_with_no_handlers_is_refused() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    ok(&sb
+        .cmd()
+        .args(["install", "tool-gate", "--profile", "prof"])
+        .output()
+        .unwrap());
+    // A misspelt id must not look like success: the gate would stay off.
+    for verb in ["trust", "revoke"] {
+        let o = in_prof_output(&sb, &[verb, "--recipe", "tool-gat"]);
+        assert_eq!(o.status.code(), Some(1), "{verb}: {o:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("no handler of recipe `tool-gat`"), "{err}");
+    }
+    assert!(!sb.join("finclaw-home/hooks-trust.json").exists());
+    assert!(list_json(&sb)["handlers"][0]["status"] == "untrusted");
+}
