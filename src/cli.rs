@@ -1478,7 +1478,18 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
                         .and_then(|x| x.as_str().map(String::from))
                         .unwrap_or_default()
                 })
-                .unwrap_or_else(|| "no decision".into());
+                .unwrap_or_else(|| {
+                    // A route or rewrite is not "no decision": say the changes follow.
+                    let changed = o.updated_model.is_some()
+                        || o.updated_prompt.is_some()
+                        || o.updated_input.is_some()
+                        || o.additional_context.is_some();
+                    if changed {
+                        "no verdict; the handlers changed:".into()
+                    } else {
+                        "no decision".into()
+                    }
+                });
             printer.data(&format!(
                 "{event}: {verdict}{}",
                 o.reason

@@ -1137,3 +1137,39 @@ fn trust_and_revoke_of_a_recipe_with_no_handlers_is_refused() {
     assert!(!sb.join("finclaw-home/hooks-trust.json").exists());
     assert!(list_json(&sb)["handlers"][0]["status"] == "untrusted");
 }
+
+#[test]
+fn run_text_does_not_call_a_route_no_decision() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    ok(&sb
+        .cmd()
+        .args(["install", "turn-router", "--profile", "prof"])
+        .output()
+        .unwrap());
+    in_prof(&sb, &["trust", "--recipe", "turn-router"]);
+    sb.write(
+        "payload.json",
+        json!({"model": "deepseek-v4-pro", "prompt": "#fast summarise this diff"}).to_string(),
+    );
+    let o = sb
+        .cmd()
+        .args(["run", "UserPromptSubmit", "--payload", "payload.json"])
+        .args(["--profile", "prof", "--workspace", "ws"])
+        .output()
+        .unwrap();
+    ok(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let mut lines = out.lines();
+    assert_eq!(
+        lines.next(),
+        Some("UserPromptSubmit: no verdict; the handlers changed:"),
+        "{out}"
+    );
+    assert_eq!(
+        lines.next(),
+        Some("  updatedModel: deepseek-v4-flash"),
+        "{out}"
+    );
+    assert!(out.contains("route-turn [ran] exit 0"), "{out}");
+}
