@@ -1051,7 +1051,7 @@ fn finish_outcomes(
                 if printer.format != Format::Json {
                     print_outcome(&o, printer)?;
                 }
-                note_trust_lost(&o, profile, printer);
+                notes_after_install(&o, profile, printer);
                 outcomes.push(o);
             }
             Err(e) => {
@@ -1072,9 +1072,10 @@ fn finish_outcomes(
     Ok(worst)
 }
 
-/// After an install or update, says which of the recipe's handlers were trusted and have
-/// changed: a host skips them until they are trusted again, so a gate that was on is off.
-fn note_trust_lost(o: &install::Outcome, profile: &crate::profile::Profile, printer: &Printer) {
+/// After an install or update, warns of the recipe's handlers hosts will skip (an id another
+/// handler of the event already has), and says which were trusted and have changed: a host
+/// skips them until they are trusted again. Either way a gate that was on is off.
+fn notes_after_install(o: &install::Outcome, profile: &crate::profile::Profile, printer: &Printer) {
     if o.dry_run || !matches!(o.action, "install" | "update" | "repair") {
         return;
     }
@@ -1087,9 +1088,21 @@ fn note_trust_lost(o: &install::Outcome, profile: &crate::profile::Profile, prin
     else {
         return;
     };
-    let changed = handlers
-        .iter()
-        .filter(|h| h.recipe.as_deref() == Some(o.id.as_str()))
+    let ours = || {
+        handlers
+            .iter()
+            .filter(|h| h.recipe.as_deref() == Some(o.id.as_str()))
+    };
+    for h in ours().filter(|h| !h.problems.is_empty()) {
+        printer.message(&format!(
+            "warning: {} handler `{}` of {} will not run (hosts skip it, `trust` refuses it): {}",
+            h.event,
+            h.id.as_deref().unwrap_or("-"),
+            o.id,
+            h.problems.join("; ")
+        ));
+    }
+    let changed = ours()
         .filter(|h| h.status == crate::trust::Status::Modified)
         .count();
     if changed > 0 {

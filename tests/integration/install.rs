@@ -1520,3 +1520,45 @@ fn an_error_inside_a_commit_leaves_the_old_state() {
         "0.2.0"
     );
 }
+
+/// A recipe handler whose id a handler of the user already has in that event is skipped by
+/// hosts and refused by `trust`: installing tool-gate so was silent, and the gate stayed off.
+#[test]
+fn install_warns_of_a_handler_id_the_profile_already_uses() {
+    let sb = Sandbox::new();
+    let mine = |event: &str| {
+        json!({"hooks": {event: [{"hooks": [
+            {"type": "command", "command": "echo mine", "id": "gate-mutating"}
+        ]}]}})
+        .to_string()
+    };
+    sb.write("prof/hooks.json", mine("PreToolUse"));
+    let o = sb
+        .cmd()
+        .args(["install", "tool-gate", "--profile", "prof"])
+        .output()
+        .unwrap();
+    ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("warning: PreToolUse handler `gate-mutating` of tool-gate will not run")
+            && err.contains("already used at /hooks/PreToolUse/0/hooks/0"),
+        "{err}"
+    );
+    // The user's own handler is kept as it was.
+    let doc = read_json(&sb.join("prof/hooks.json"));
+    assert_eq!(
+        doc["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        "echo mine"
+    );
+    // The same id in another event is no clash.
+    sb.write("other/hooks.json", mine("Stop"));
+    let o = sb
+        .cmd()
+        .args(["install", "tool-gate", "--profile", "other"])
+        .output()
+        .unwrap();
+    ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("warning"), "{err}");
+}
