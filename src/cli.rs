@@ -1275,8 +1275,16 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
             Format::Json => printer.json(&report)?,
             _ => {
                 for o in &report {
+                    let blocked = if o.local_changes.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            " (blocked by files you changed: {}; move them out first)",
+                            o.local_changes.join(", ")
+                        )
+                    };
                     printer.data(&format!(
-                        "{:<12} {} installed {} available {}",
+                        "{:<12} {} installed {} available {}{blocked}",
                         o.state.label(),
                         o.id,
                         o.installed,

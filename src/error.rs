@@ -314,6 +314,24 @@ pub enum Error {
         /// The id.
         id: String,
     },
+    /// Another version would replace files of the recipe the user changed.
+    #[error(
+        "`{id}` {from} in {dir} has files you changed ({}), which {to} would replace; \
+         nothing was written: move them out of the folder to keep them, then run the command again",
+        files.join(", ")
+    )]
+    LocalChanges {
+        /// Recipe id.
+        id: String,
+        /// The installed version.
+        from: String,
+        /// The version that would replace it.
+        to: String,
+        /// The recipe's folder.
+        dir: PathBuf,
+        /// The files, relative to `dir`.
+        files: Vec<String>,
+    },
     /// No handler is stamped with this recipe id (`trust --recipe`, `revoke --recipe`).
     #[error("no handler of recipe `{id}` in the profile or workspace hooks.json; `hookpack list` shows the installed recipes")]
     RecipeHandlersNotFound {
@@ -380,7 +398,8 @@ impl Error {
             | Error::HooksJsonShape { .. }
             | Error::NotInstalled { .. }
             | Error::HandlerNotFound { .. }
-            | Error::RecipeHandlersNotFound { .. } => ExitCode::Invalid,
+            | Error::RecipeHandlersNotFound { .. }
+            | Error::LocalChanges { .. } => ExitCode::Invalid,
             // Ids and specs come only from the command line (data gets diagnostics).
             Error::ArgInvalid { .. }
             | Error::IdInvalid(_)

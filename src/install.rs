@@ -1173,6 +1173,20 @@ pub fn install_prepared(
         (None, _) => "install",
         (Some(_), _) => "update",
     };
+    // Another version replaces the folder whole: files the user edited there would be gone
+    // without a word. (`repair`, the same version again, is asked for.)
+    if let (Some(r), "update") = (&previous, action) {
+        let files = local_changes(profile, r);
+        if !files.is_empty() {
+            return Err(Error::LocalChanges {
+                id: id.clone(),
+                from: r.version.clone(),
+                to,
+                dir: profile.recipe_dir(&id),
+                files,
+            });
+        }
+    }
     let outcome = Outcome {
         action,
         id: id.clone(),
@@ -1220,6 +1234,26 @@ pub fn install_prepared(
         &new_bytes,
     )?;
     Ok(outcome)
+}
+
+/// Files of an installed recipe that the user changed (relative, sorted): installing another
+/// version would replace them. A missing file loses nothing; files added to the folder are
+/// not counted, since handlers write some there themselves (python's `__pycache__`).
+pub fn local_changes(profile: &Profile, r: &Receipt) -> Vec<String> {
+    let dir = profile.recipe_dir(&r.id);
+    let mut files: Vec<String> = crate::doctor::tree_drift(&dir, r)
+        .into_iter()
+        .filter(|d| d.code == "tree-modified")
+        .map(|d| {
+            d.file
+                .strip_prefix(&dir)
+                .unwrap_or(&d.file)
+                .display()
+                .to_string()
+        })
+        .collect();
+    files.sort();
+    files
 }
 
 /// Installs `spec` from the index at `index`.
@@ -1402,6 +1436,10 @@ pub struct Outdated {
     pub latest: Option<String>,
     /// What `update` does with it.
     pub state: UpdateState,
+    /// For an outdated recipe, files of it the user changed: `update` refuses to replace
+    /// them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub local_changes: Vec<String>,
 }
 
 /// What `update` does with an installed recipe, given what the index offers.
@@ -1513,7 +1551,13 @@ pub fn outdated(
             (None, Some(_)) => UpdateState::CliTooOld,
             (None, None) => UpdateState::NotInIndex,
         };
+        let local_changes = if state == UpdateState::Outdated {
+            local_changes(profile, &r)
+        } else {
+            Vec::new()
+        };
         out.push(Outdated {
+            local_changes,
             id: r.id.clone(),
             installed: r.version.clone(),
             available,

@@ -1562,3 +1562,62 @@ fn install_warns_of_a_handler_id_the_profile_already_uses() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!err.contains("warning"), "{err}");
 }
+
+/// turn-router's README says to edit the model ids in `routes.json`: `update` replaced the
+/// edited file without a word. A version change over files the user changed is refused,
+/// naming them; nothing is written. (Added files do not count: handlers write some there.)
+#[test]
+fn an_update_over_files_the_user_changed_is_refused() {
+    let sb = Sandbox::new();
+    let run = |args: &[&str]| {
+        sb.cmd()
+            .args(args)
+            .args(["--profile", "prof"])
+            .output()
+            .unwrap()
+    };
+    ok(&run(&["install", "turn-router@0.1.0"]));
+    let routes = sb.join("prof/hooks/turn-router/routes.json");
+    let mine = std::fs::read_to_string(&routes)
+        .unwrap()
+        .replace("deepseek-v4-flash", "my-model");
+    std::fs::write(&routes, &mine).unwrap();
+    sb.write("prof/hooks/turn-router/notes.txt", "mine\n");
+    let before = snapshot(&sb.join("prof"));
+    for args in [
+        &["update"][..],
+        &["install", "turn-router"],
+        &["install", "turn-router", "--dry-run"],
+    ] {
+        let o = run(args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("has files you changed (routes.json)") && err.contains("move them out"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(snapshot(&sb.join("prof")), before, "{args:?} wrote");
+    }
+    // The plan says so too.
+    let o = run(&["update", "--dry-run"]);
+    ok(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("outdated     turn-router installed 0.1.0 available 0.2.0 (blocked by files you changed: routes.json; move them out first)"),
+        "{out}"
+    );
+    let o = run(&["update", "--dry-run", "--format", "json"]);
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report[0]["local_changes"], json!(["routes.json"]));
+    // Moved out (a missing file loses nothing), the update goes ahead.
+    std::fs::remove_file(&routes).unwrap();
+    ok(&run(&["update"]));
+    assert_eq!(
+        read_json(&sb.join("prof/hooks/.receipts/turn-router.json"))["version"],
+        "0.2.0"
+    );
+    // The same version again is the repair `doctor` advises: it restores the files.
+    std::fs::write(&routes, &mine).unwrap();
+    ok(&run(&["install", "turn-router"]));
+    assert_ne!(std::fs::read_to_string(&routes).unwrap(), mine);
+}
