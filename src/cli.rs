@@ -1244,6 +1244,17 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
         Some(f) => Some(catalog::verify::index_argument("--index", f)?),
         None => None,
     };
+    if a.ids.is_empty() && crate::receipt::all(&profile)?.is_empty() {
+        // Not "up to date": most likely the wrong profile.
+        printer.message(&format!(
+            "no recipes are installed in {}",
+            profile.root.display()
+        ));
+        if a.dry_run && printer.format == Format::Json {
+            printer.json(&Vec::<install::Outdated>::new())?;
+        }
+        return Ok(ExitCode::Success);
+    }
     let (default, _) = profile.resolve_index(None)?;
     let mut report = Vec::new();
     let mut source_of = std::collections::HashMap::new();

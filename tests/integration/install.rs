@@ -1621,3 +1621,25 @@ fn an_update_over_files_the_user_changed_is_refused() {
     ok(&run(&["install", "turn-router"]));
     assert_ne!(std::fs::read_to_string(&routes).unwrap(), mine);
 }
+
+/// `update` in a profile with nothing installed (a misspelt `--profile`, say) said
+/// "everything is up to date", and `update --dry-run` said nothing at all.
+#[test]
+fn update_of_a_profile_with_nothing_installed_says_so() {
+    let sb = Sandbox::new();
+    for dry in [false, true] {
+        let mut c = sb.cmd();
+        c.args(["update", "--profile", "prof"]);
+        if dry {
+            c.arg("--dry-run");
+        }
+        let o = c.output().unwrap();
+        ok(&o);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("no recipes are installed in") && !err.contains("up to date"),
+            "{err}"
+        );
+        assert!(o.stdout.is_empty());
+    }
+}
