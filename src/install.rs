@@ -1100,7 +1100,15 @@ fn commit_steps(
     write_receipt(profile, id, journal.new_receipt.as_ref())?;
     crash_point(4);
     if let Ok(old) = std::fs::read(&hooks_path) {
-        crate::pack::write_atomic(&profile.root.join("hooks.json.bak"), &old)?;
+        // The copy is as private as the file.
+        #[cfg(unix)]
+        let mode = {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::metadata(&hooks_path).map_or(0o644, |m| m.permissions().mode() & 0o777)
+        };
+        #[cfg(not(unix))]
+        let mode = 0o644;
+        crate::pack::write_atomic_mode(&profile.root.join("hooks.json.bak"), &old, mode)?;
     }
     crash_point(5);
     crate::pack::write_atomic(&hooks_path, new_hooks)?;

@@ -1423,7 +1423,25 @@ fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     write_atomic(path, bytes)
 }
 
+/// Replaces `path` with `bytes` by temp file, fsync and rename. The file keeps the mode of the
+/// one it replaces (a `hooks.json` or trust file the user keeps private stays so); a new one
+/// is 0644.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    #[cfg(unix)]
+    let mode = {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::symlink_metadata(path)
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .map_or(0o644, |m| m.permissions().mode() & 0o777)
+    };
+    #[cfg(not(unix))]
+    let mode = 0o644;
+    write_atomic_mode(path, bytes, mode)
+}
+
+/// [`write_atomic`] with the given mode (on Unix).
+pub fn write_atomic_mode(path: &Path, bytes: &[u8], mode: u32) -> Result<(), Error> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -1442,8 +1460,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
         use std::os::unix::fs::PermissionsExt;
         let _ = tmp
             .as_file()
-            .set_permissions(std::fs::Permissions::from_mode(0o644));
+            .set_permissions(std::fs::Permissions::from_mode(mode));
     }
+    #[cfg(not(unix))]
+    let _ = mode;
     tmp.persist(path)
         .map_err(|e| crate::fs::FsError::new("replace", path, e.error))?;
     sync_folder(dir);

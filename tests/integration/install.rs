@@ -1643,3 +1643,49 @@ fn update_of_a_profile_with_nothing_installed_says_so() {
         assert!(o.stdout.is_empty());
     }
 }
+
+/// A `hooks.json` (or trust file) the user keeps private (0600) came back 0644, readable by
+/// every user of the machine, after each rewrite, and so did its `.bak`.
+#[test]
+fn rewrites_keep_the_mode_of_hooks_json_and_the_trust_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    let mode = |rel: &str| {
+        std::fs::metadata(sb.join(rel))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o7777
+    };
+    let private = |rel: &str| {
+        std::fs::set_permissions(sb.join(rel), std::fs::Permissions::from_mode(0o600)).unwrap()
+    };
+    sb.write("prof/hooks.json", r#"{"hooks": {}}"#);
+    private("prof/hooks.json");
+    let run = |args: &[&str]| {
+        ok(&sb
+            .cmd()
+            .args(args)
+            .args(["--profile", "prof"])
+            .output()
+            .unwrap())
+    };
+    run(&["install", "audit-log"]);
+    assert_eq!(mode("prof/hooks.json"), 0o600);
+    assert_eq!(mode("prof/hooks.json.bak"), 0o600);
+    run(&["trust", "--all"]);
+    private("finclaw-home/hooks-trust.json");
+    run(&["install", "tool-gate"]);
+    run(&["trust", "--all"]);
+    assert_eq!(mode("finclaw-home/hooks-trust.json"), 0o600);
+    run(&["remove", "audit-log", "tool-gate"]);
+    assert_eq!(mode("prof/hooks.json"), 0o600);
+    assert_eq!(mode("finclaw-home/hooks-trust.json"), 0o600);
+    // A file hookpack creates is 0644, as before.
+    ok(&sb
+        .cmd()
+        .args(["install", "audit-log", "--profile", "fresh"])
+        .output()
+        .unwrap());
+    assert_eq!(mode("fresh/hooks.json"), 0o644);
+}
