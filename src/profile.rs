@@ -159,10 +159,19 @@ impl Profile {
             ));
         }
         if let Some(c) = self.configured_index()? {
-            return Ok((
-                crate::catalog::verify::index_location(&c)?,
-                IndexSource::Config,
-            ));
+            // A relative path is the config file's, not the folder hookpack runs in.
+            let loc = match Location::parse(&c)? {
+                Location::Path(p) if p.is_relative() => {
+                    let p = self.root.join(p);
+                    if p.is_dir() {
+                        Location::Path(p.join(crate::catalog::INDEX_FILE))
+                    } else {
+                        Location::Path(p)
+                    }
+                }
+                _ => crate::catalog::verify::index_location(&c)?,
+            };
+            return Ok((loc, IndexSource::Config));
         }
         Ok((
             Location::Builtin(crate::catalog::INDEX_FILE.to_string()),

@@ -1689,3 +1689,26 @@ fn rewrites_keep_the_mode_of_hooks_json_and_the_trust_file() {
         .unwrap());
     assert_eq!(mode("fresh/hooks.json"), 0o644);
 }
+
+/// A relative `index_url` in `<profile>/config.yaml` was taken from the folder hookpack ran
+/// in, so the same profile used another index (or none) from another folder. It is taken
+/// from the profile folder, beside the file that names it.
+#[test]
+fn a_relative_index_path_in_config_yaml_is_taken_from_the_profile() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    sb.write(
+        "prof/config.yaml",
+        "extra:\n  hooks:\n    index_url: ../cat\n",
+    );
+    std::fs::create_dir_all(sb.join("a/b")).unwrap();
+    let o = sb
+        .cmd()
+        .current_dir(sb.join("a/b"))
+        .args(["install", "demo", "--profile"])
+        .arg(sb.join("prof"))
+        .output()
+        .unwrap();
+    ok(&o);
+    assert!(sb.join("prof/hooks/demo").is_dir());
+}
