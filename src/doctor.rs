@@ -138,7 +138,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
             .any(|h| h.source == "profile" && h.recipe.as_deref() == Some(r.id.as_str()))
             && !r.handlers.is_empty()
         {
-            problem(&mut out, &hooks_file, "", "entries-missing", format!("`{}` is installed but hooks.json has none of its handlers; `hookpack install {}` puts them back", r.id, r.id));
+            problem(&mut out, &hooks_file, "", "entries-missing", format!("`{}` is installed but hooks.json has none of its handlers; `hookpack install {}@{}` puts them back", r.id, r.id, r.version));
         }
         if !dir.is_dir() {
             problem(
@@ -147,11 +147,12 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
                 "",
                 "recipe-folder-missing",
                 format!(
-                    "`{}` has a receipt but its folder {} is gone; `hookpack install {}` \
+                    "`{}` has a receipt but its folder {} is gone; `hookpack install {}@{}` \
                      restores it",
                     r.id,
                     dir.display(),
-                    r.id
+                    r.id,
+                    r.version
                 ),
             );
             continue;
@@ -239,8 +240,8 @@ pub(crate) fn tree_drift(dir: &Path, r: &receipt::Receipt) -> Vec<Diagnostic> {
                 "",
                 "tree-modified",
                 format!(
-                    "differs from what `{}` {} installed; `hookpack install {}` restores it",
-                    r.id, r.version, r.id
+                    "differs from what `{}` {} installed; `hookpack install {}@{}` restores it",
+                    r.id, r.version, r.id, r.version
                 ),
             ),
             _ => problem(
@@ -249,8 +250,8 @@ pub(crate) fn tree_drift(dir: &Path, r: &receipt::Receipt) -> Vec<Diagnostic> {
                 "",
                 "tree-file-missing",
                 format!(
-                    "installed by `{}` {} and now missing; `hookpack install {}` restores it",
-                    r.id, r.version, r.id
+                    "installed by `{}` {} and now missing; `hookpack install {}@{}` restores it",
+                    r.id, r.version, r.id, r.version
                 ),
             ),
         }
@@ -277,8 +278,8 @@ pub(crate) fn tree_drift(dir: &Path, r: &receipt::Receipt) -> Vec<Diagnostic> {
                 "tree-extra-file",
                 format!(
                     "not part of `{}` {} as installed; move it out of the folder, which \
-                     `hookpack install {}` puts back as installed (without it)",
-                    r.id, r.version, r.id
+                     `hookpack install {}@{}` puts back as installed (without it)",
+                    r.id, r.version, r.id, r.version
                 ),
             );
         }

@@ -587,6 +587,38 @@ fn doctor_finds_damage_and_fixes_what_is_safe() {
     assert!(said.contains("--fix removes only what is safe"), "{said}");
 }
 
+fn install_at(sb: &Sandbox, spec: &str) {
+    ok(&sb
+        .cmd()
+        .args(["install", spec, "--profile", "prof"])
+        .output()
+        .unwrap());
+}
+
+/// doctor's advice restores an older version as installed: `install ID` alone would install
+/// the newest, which is refused over files the user changed (found by a new-user
+/// walk-through).
+#[test]
+fn doctor_names_the_installed_version_to_restore() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    install_at(&sb, "tool-gate@0.1.0");
+    let main_js = sb.join("prof/hooks/tool-gate/scripts/main.js");
+    let original = std::fs::read(&main_js).unwrap();
+    std::fs::write(&main_js, "process.exit(0);\n").unwrap();
+    let o = in_prof_output(&sb, &["doctor"]);
+    let said =
+        String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("`hookpack install tool-gate@0.1.0` restores it"),
+        "{said}"
+    );
+    install_at(&sb, "tool-gate@0.1.0");
+    assert_eq!(std::fs::read(&main_js).unwrap(), original);
+    assert_eq!(in_prof_output(&sb, &["doctor"]).status.code(), Some(0));
+}
+
 /// Found by a new-user walk-through: doctor said "`hookpack install ID` restores it", and
 /// install answered "already installed" without looking at the installed files.
 #[test]
@@ -623,11 +655,11 @@ fn install_repairs_what_doctor_reports_and_trust_comes_back() {
         String::from_utf8_lossy(&o.stderr)
     );
     assert!(
-        said.contains("`hookpack install tool-gate` restores it"),
+        said.contains("`hookpack install tool-gate@0.2.0` restores it"),
         "{said}"
     );
     assert!(
-        said.contains("`hookpack install audit-log` restores it"),
+        said.contains("`hookpack install audit-log@0.2.0` restores it"),
         "{said}"
     );
 
