@@ -1,8 +1,8 @@
 //! `hookpack validate`: find out what each path is, check it, report every problem.
 //!
 //! Paths may name a recipe folder, a folder of recipes (this repo's `recipes/` or FinClaw's
-//! `hooks/` with `recipes/` and `lib/`), a `recipe.json`, a `hooks.json`, a catalog folder
-//! or a `hooks-index.json`. One bad path never stops the others from being checked.
+//! `hooks/` with `recipes/` and `lib/`), a `recipe.json`, a `hooks.json`, a profile or
+//! workspace folder (its `hooks.json`), a catalog folder or a `hooks-index.json`. One bad path never stops the others from being checked.
 
 use crate::diagnostic::{Diagnostic, Findings, Severity};
 use crate::fs::FsError;
@@ -225,6 +225,17 @@ fn validate_dir(dir: &Path) -> (Kind, Vec<Diagnostic>) {
             out.extend(validate_recipes_folder(dir));
         }
         return (Kind::CatalogFolder, out);
+    }
+    // A profile (`hooks.json`, `hooks/`, `logs/`) or a workspace (`.finclaw/hooks.json`):
+    // what there is to check in it is its hooks.json.
+    if !holds_recipe_folders(dir) {
+        let found = ["hooks.json", ".finclaw/hooks.json"]
+            .map(|f| dir.join(f))
+            .into_iter()
+            .find(|f| f.is_file());
+        if let Some(file) = found {
+            return validate_file(&file);
+        }
     }
     (Kind::RecipesFolder, validate_recipes_folder(dir))
 }

@@ -407,6 +407,36 @@ fn hand_written_hooks_json_may_use_stamps_and_no_ids() {
     assert_eq!(r["paths"][0]["kind"], "hooks-file");
 }
 
+#[test]
+fn a_profile_or_workspace_folder_has_its_hooks_json_checked() {
+    // Found by a new-user walk-through: `validate PROFILE` took the profile for a folder
+    // of recipes and reported hooks/ and logs/ as recipes without a recipe.json.
+    let sb = Sandbox::new();
+    let bad = r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"x","timeout":0}]}]}}"#;
+    sb.write("prof/hooks.json", bad);
+    std::fs::create_dir_all(sb.join("prof/hooks/tool-gate")).unwrap();
+    std::fs::create_dir_all(sb.join("prof/logs")).unwrap();
+    sb.write("ws/.finclaw/hooks.json", bad);
+    std::fs::create_dir_all(sb.join("ws/src")).unwrap();
+    for (dir, file) in [
+        ("prof", "prof/hooks.json"),
+        ("ws", "ws/.finclaw/hooks.json"),
+    ] {
+        let (code, r) = validate_json(&sb, &[dir]);
+        assert_eq!(code, 1, "{r:#}");
+        assert_eq!(r["paths"][0]["kind"], "hooks-file", "{r:#}");
+        let codes: Vec<_> = findings(&r).into_iter().map(|(_, c)| c).collect();
+        assert_eq!(codes, ["timeout-too-small"], "{r:#}");
+        assert!(
+            r["diagnostics"][0]["file"]
+                .as_str()
+                .unwrap()
+                .ends_with(file),
+            "{r:#}"
+        );
+    }
+}
+
 fn index(recipes: Value) -> Value {
     json!({ "schema": "hooks.catalog.v1", "updated_at": "2026-11-29T00:00:00Z", "recipes": recipes })
 }
