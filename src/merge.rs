@@ -182,6 +182,8 @@ struct Stripped {
     emptied: Vec<String>,
     /// Per event, where the recipe's first group was, counted in the groups left: a
     /// re-install puts its groups back there, so that it keeps its place among the others.
+    /// Where that group stays, holding a handler the user put before the recipe's first,
+    /// the place is after it, so that handler still runs first.
     places: IndexMap<String, usize>,
 }
 
@@ -205,10 +207,11 @@ fn strip(doc: &Value, id: &str) -> Result<Stripped, ShapeError> {
                     return true;
                 };
                 let before = handlers.len();
+                let user_first = handlers.first().is_some_and(|h| !stamped(h, id));
                 handlers.retain(|h| !stamped(h, id));
                 let gone = before - handlers.len();
                 if gone > 0 {
-                    first.get_or_insert(left);
+                    first.get_or_insert(left + usize::from(user_first));
                     removed += gone;
                     if handlers.is_empty() {
                         return false;
@@ -482,6 +485,33 @@ mod tests {
             back,
             json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "mine"}]}]}})
         );
+    }
+
+    #[test]
+    fn a_user_handler_in_our_group_keeps_its_side_of_ours_on_reinstall() {
+        // Found by a new-user walk-through: a handler the user put before the gate in its
+        // group ran after it once the recipe was installed again.
+        let m = merge(&json!({}), "tool-gate", &recipe_hooks(), None).unwrap();
+        let mine = json!({"type": "command", "command": "mine"});
+        let ids = |doc: &Value| -> Vec<Vec<String>> {
+            (doc["hooks"]["PreToolUse"].as_array().unwrap().iter())
+                .map(|g| {
+                    (g["hooks"].as_array().unwrap().iter())
+                        .map(|h| h.get("id").map_or("mine", |i| i.as_str().unwrap()).into())
+                        .collect()
+                })
+                .collect()
+        };
+        for (user_first, expected) in [(true, [["mine"], ["gate"]]), (false, [["gate"], ["mine"]])]
+        {
+            let mut doc = m.doc.clone();
+            let group = doc["hooks"]["PreToolUse"][0]["hooks"]
+                .as_array_mut()
+                .unwrap();
+            group.insert(usize::from(!user_first), mine.clone());
+            let again = merge(&doc, "tool-gate", &recipe_hooks(), Some(&m.created)).unwrap();
+            assert_eq!(ids(&again.doc), expected, "user first: {user_first}");
+        }
     }
 
     #[test]

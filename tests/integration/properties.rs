@@ -356,18 +356,19 @@ fn expected_own_groups(hooks: &IndexMap<String, Vec<Group>>) -> Vec<(String, Str
 }
 
 /// Where the first group of `event` holding a handler stamped with [`ID`] is, counted in
-/// the groups that stay when those handlers are taken out.
+/// the groups that stay when those handlers are taken out; just after it when it stays
+/// because a handler of the user comes before [`ID`]'s first there.
 fn first_own_group(doc: &Value, event: &str) -> Option<usize> {
     // Groups before the first one are never taken out: they hold no handler of ID.
-    doc.get("hooks")?
-        .get(event)?
-        .as_array()?
+    let groups = doc.get("hooks")?.get(event)?.as_array()?;
+    let handlers = |g: &Value| g["hooks"].as_array().cloned().unwrap_or_default();
+    let at = groups
         .iter()
-        .position(|g| {
-            g["hooks"]
-                .as_array()
-                .is_some_and(|hs| hs.iter().any(|h| stamped_with(h, ID)))
-        })
+        .position(|g| handlers(g).iter().any(|h| stamped_with(h, ID)))?;
+    let user_first = handlers(&groups[at])
+        .first()
+        .is_some_and(|h| !stamped_with(h, ID));
+    Some(at + usize::from(user_first))
 }
 
 /// Checks what `merge(doc)` must be, whatever `doc` held.
