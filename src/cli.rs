@@ -1051,6 +1051,9 @@ fn finish_outcomes(
                 if printer.format != Format::Json {
                     print_outcome(&o, printer)?;
                 }
+                for w in &o.warnings {
+                    printer.message(&format!("warning: {w}"));
+                }
                 notes_after_install(&o, profile, printer);
                 outcomes.push(o);
             }
@@ -1346,6 +1349,7 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
                     hooks_json_diff: Vec::new(),
                     dry_run: false,
                     reason: Some(reason),
+                    warnings: Vec::new(),
                 }));
             }
             continue;

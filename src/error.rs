@@ -332,6 +332,22 @@ pub enum Error {
         /// The files, relative to `dir`.
         files: Vec<String>,
     },
+    /// `remove` would leave the removed handlers trusted in a trust file it cannot read.
+    #[error(
+        "cannot remove `{id}`: the trust file {} cannot be read, so the trust of `{id}`'s \
+         handlers could not be dropped and a later install of `{id}` would be trusted without \
+         asking; nothing was changed. Fix the file (or move it away, which forgets all trust), \
+         then run `hookpack remove {id}` again",
+        path.display()
+    )]
+    RemoveTrustUnreadable {
+        /// Recipe id.
+        id: String,
+        /// The trust file.
+        path: PathBuf,
+        /// Why it cannot be read.
+        source: Box<Error>,
+    },
     /// No handler is stamped with this recipe id (`trust --recipe`, `revoke --recipe`).
     #[error("no handler of recipe `{id}` in the profile or workspace hooks.json; `hookpack list` shows the installed recipes")]
     RecipeHandlersNotFound {
@@ -371,6 +387,7 @@ impl Error {
             Error::Fetch(e) if e.is_input_problem() => ExitCode::Invalid,
             Error::Fetch(_) | Error::LockTimeout { .. } => ExitCode::Environment,
             Error::ConfigInvalid { .. } => ExitCode::Invalid,
+            Error::RemoveTrustUnreadable { source, .. } => source.exit_code(),
             Error::ScaffoldTargetExists { .. }
             | Error::PackRefused { .. }
             | Error::OutOverlaps { .. }

@@ -120,6 +120,10 @@ pub struct Outcome {
     /// `files-differ` (the installed tree) or `entries-differ` (its hooks.json entries).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<&'static str>,
+    /// What went wrong after the change was made and needs the user (`remove`: trust
+    /// entries that could not be dropped), each a sentence that says what to do.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// The versions an index entry lists, for messages.
@@ -1205,6 +1209,7 @@ pub fn install_prepared(
         hooks_json_diff: diff,
         dry_run: opts.dry_run,
         reason: repair,
+        warnings: Vec::new(),
     };
     if opts.dry_run || action == "unchanged" {
         return Ok(outcome);
@@ -1375,6 +1380,26 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
             profile: profile.root.clone(),
         });
     }
+    // The removed handlers' trust goes with them: a later handler with the same id must be
+    // trusted anew, and `doctor` has no dangling entry to report. A trust file that cannot
+    // be read would keep those entries (and trust a reinstall without asking once fixed),
+    // so the remove is refused before anything changes.
+    let keys: Vec<String> = crate::merge::stamped_handlers(&doc, id)
+        .into_iter()
+        .map(|(event, hid, command)| {
+            let handler = serde_json::json!({ "id": hid, "command": command });
+            crate::trust::key(&profile.hooks_json(), &event, &handler)
+        })
+        .collect();
+    if !keys.is_empty() {
+        crate::trust::TrustFile::read(&profile.trust_file()).map_err(|e| {
+            Error::RemoveTrustUnreadable {
+                id: id.to_string(),
+                path: profile.trust_file(),
+                source: Box::new(e),
+            }
+        })?;
+    }
     let new_bytes = if removed == 0 {
         old_bytes.clone().unwrap_or_else(|| to_bytes(&new_doc))
     } else {
@@ -1403,6 +1428,7 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
         },
         dry_run,
         reason: None,
+        warnings: Vec::new(),
     };
     if dry_run {
         return Ok(outcome);
@@ -1416,18 +1442,18 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
     }
     hand_over(profile, id, &handover)?;
     commit(profile, id, &mut staging, None, None, &new_bytes)?;
-    // The removed handlers' trust goes with them: a later handler with the same id must be
-    // trusted anew, and `doctor` has no dangling entry to report.
-    let keys: Vec<String> = crate::merge::stamped_handlers(&doc, id)
-        .into_iter()
-        .map(|(event, hid, command)| {
-            let handler = serde_json::json!({ "id": hid, "command": command });
-            crate::trust::key(&profile.hooks_json(), &event, &handler)
-        })
-        .collect();
-    // The recipe is gone whatever happens here; a trust entry that could not be dropped is
-    // reported by `doctor` as dangling, and `doctor --fix` removes it.
-    let _ = crate::trust::forget(profile, &keys);
+    // The recipe is gone whatever happens here (the trust file changed since it was read,
+    // or cannot be written): say so, since a reinstall would be trusted without asking.
+    let mut outcome = outcome;
+    if let Err(e) = crate::trust::forget(profile, &keys) {
+        outcome.warnings.push(format!(
+            "`{id}` was removed, but the trust of its {} handler(s) could not be dropped from \
+             {} ({e}); a later install of `{id}` would be trusted without asking: fix the \
+             file, then run `hookpack doctor --fix`, which removes these entries",
+            keys.len(),
+            profile.trust_file().display()
+        ));
+    }
     Ok(outcome)
 }
 

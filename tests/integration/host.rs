@@ -1205,3 +1205,46 @@ fn run_text_does_not_call_a_route_no_decision() {
     );
     assert!(out.contains("route-turn [ran] exit 0"), "{out}");
 }
+
+/// `remove` with a trust file it cannot read (truncated JSON) exited 0 and left the removed
+/// handlers' trust entries in it: once the file was fixed, a reinstall of the recipe was
+/// trusted without asking. It is now refused before anything changes, naming the trust file
+/// and what to do; once the file is fixed, the remove drops the entries as usual.
+#[test]
+fn remove_with_an_unreadable_trust_file_is_refused_and_changes_nothing() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    install_and_trust_tool_gate(&sb, "prof");
+    let trust = sb.join("finclaw-home/hooks-trust.json");
+    let good = std::fs::read(&trust).unwrap();
+    let truncated = good[..good.len() / 2].to_vec();
+    std::fs::write(&trust, &truncated).unwrap();
+    let before = crate::pack::snapshot(&sb.join("prof"));
+    let in_prof_no_ws = |args: &[&str]| {
+        sb.cmd()
+            .args(args)
+            .args(["--profile", "prof"])
+            .output()
+            .unwrap()
+    };
+    for dry in [&[][..], &["--dry-run"]] {
+        let o = in_prof_no_ws(&[&["remove", "tool-gate"][..], dry].concat());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{dry:?} {err}");
+        assert!(
+            err.contains(&format!("the trust file {}", trust.display()))
+                && err.contains("nothing was changed")
+                && err.contains("then run `hookpack remove tool-gate` again"),
+            "{dry:?} {err}"
+        );
+        assert_eq!(crate::pack::snapshot(&sb.join("prof")), before, "{dry:?}");
+        assert_eq!(std::fs::read(&trust).unwrap(), truncated);
+    }
+    // Fixed, the remove goes ahead and the reinstall starts untrusted.
+    std::fs::write(&trust, &good).unwrap();
+    ok(&in_prof_no_ws(&["remove", "tool-gate"]));
+    assert!(!sb.join("prof/hooks/tool-gate").exists());
+    assert_eq!(read_json(&trust)["handlers"], json!({}));
+    ok(&in_prof_no_ws(&["install", "tool-gate"]));
+    assert_eq!(list_json(&sb)["handlers"][0]["status"], "untrusted");
+}
