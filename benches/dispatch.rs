@@ -50,7 +50,7 @@ fn main() {
         serde_json::to_vec(&doc).unwrap(),
     )
     .unwrap();
-    let profile = hookpack::profile::Profile::resolve(Some(&profile_root));
+    let profile = hookpack::profile::Profile::resolve(Some(&profile_root)).unwrap();
     let mut payload = serde_json::Map::new();
     payload.insert("tool_name".into(), "exec".into());
     let opts = hookpack::run::DispatchOptions {

@@ -1122,7 +1122,7 @@ fn notes_after_install(o: &install::Outcome, profile: &crate::profile::Profile, 
 /// (`--profile demo/hooks.json`) is said to be the problem here: every verb would otherwise
 /// fail on a path under it, or find no handlers in it.
 fn profile_of(a: &ProfileArgs) -> Result<crate::profile::Profile, Error> {
-    let profile = crate::profile::Profile::resolve(a.profile.as_deref());
+    let profile = crate::profile::Profile::resolve(a.profile.as_deref())?;
     match std::fs::metadata(&profile.root) {
         Ok(m) if !m.is_dir() => Err(Error::ConfigInvalid {
             why: format!(

@@ -168,6 +168,20 @@ pub enum Error {
         /// What is wrong.
         why: String,
     },
+    /// A profile name from the environment or `active-profile` is not one folder name.
+    #[error(
+        "`{}` (from {from}) is not a profile name: {why}; name a folder in \
+         $FINCLAW_HOME/profiles, or give --profile DIR to use a folder elsewhere",
+        crate::archive::printable(name)
+    )]
+    ProfileNameInvalid {
+        /// The name as found.
+        name: String,
+        /// Where it came from: `$FINCLAW_PROFILE` or the `active-profile` file's path.
+        from: String,
+        /// What is wrong with it.
+        why: String,
+    },
     /// Another process holds the profile lock.
     #[error("another hookpack process holds {path}; gave up after {waited:?}")]
     LockTimeout {
@@ -386,7 +400,7 @@ impl Error {
             } => ExitCode::Environment,
             Error::Fetch(e) if e.is_input_problem() => ExitCode::Invalid,
             Error::Fetch(_) | Error::LockTimeout { .. } => ExitCode::Environment,
-            Error::ConfigInvalid { .. } => ExitCode::Invalid,
+            Error::ConfigInvalid { .. } | Error::ProfileNameInvalid { .. } => ExitCode::Invalid,
             Error::RemoveTrustUnreadable { source, .. } => source.exit_code(),
             Error::ScaffoldTargetExists { .. }
             | Error::PackRefused { .. }

@@ -2,7 +2,8 @@
 //!
 //! Resolution follows FinClaw: `--profile DIR`, else `$FINCLAW_HOME` (default `~/.finclaw`)
 //! `/profiles/<name>`, the name from `$FINCLAW_PROFILE`, else the file `active-profile`,
-//! else `default`. The index: `--index`, else `$HOOKPACK_INDEX_URL`, else
+//! else `default`. Such a name is one folder name, never a path: one that could lead out
+//! of `profiles/` is refused. The index: `--index`, else `$HOOKPACK_INDEX_URL`, else
 //! `extra.hooks.index_url` in `<profile>/config.yaml`, else the catalog built into this
 //! binary.
 
@@ -48,32 +49,58 @@ pub fn finclaw_home() -> PathBuf {
 }
 
 impl Profile {
-    /// Resolves the profile; `flag` is `--profile`.
-    pub fn resolve(flag: Option<&Path>) -> Profile {
+    /// Resolves the profile; `flag` is `--profile`, a folder taken as it is. A name from
+    /// `$FINCLAW_PROFILE` or `active-profile` must be one folder name (see [`check_name`]),
+    /// so that it cannot lead outside `$FINCLAW_HOME/profiles`. An empty one counts as unset.
+    pub fn resolve(flag: Option<&Path>) -> Result<Profile, Error> {
         let home = finclaw_home();
         if let Some(dir) = flag {
-            return Profile {
+            return Ok(Profile {
                 root: crate::fs::absolute(dir),
                 home,
                 name: None,
-            };
+            });
         }
-        let name = std::env::var("FINCLAW_PROFILE")
-            .ok()
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .or_else(|| {
-                std::fs::read_to_string(home.join("active-profile"))
-                    .ok()
-                    .map(|s| s.trim().to_string())
-                    .filter(|s| !s.is_empty())
-            })
-            .unwrap_or_else(|| "default".to_string());
-        Profile {
+        let from_env = match std::env::var("FINCLAW_PROFILE") {
+            Ok(s) => Some(s.trim().to_string()).filter(|s| !s.is_empty()),
+            Err(std::env::VarError::NotPresent) => None,
+            Err(std::env::VarError::NotUnicode(v)) => {
+                return Err(Error::ProfileNameInvalid {
+                    name: v.to_string_lossy().into_owned(),
+                    from: "$FINCLAW_PROFILE".into(),
+                    why: "it is not UTF-8".into(),
+                })
+            }
+        };
+        let (name, from) = match from_env {
+            Some(n) => (n, "$FINCLAW_PROFILE".to_string()),
+            None => {
+                let file = home.join("active-profile");
+                let named = match std::fs::read(&file).map(String::from_utf8) {
+                    Ok(Ok(s)) => Some(s.trim().to_string()).filter(|s| !s.is_empty()),
+                    Ok(Err(e)) => {
+                        return Err(Error::ProfileNameInvalid {
+                            name: String::from_utf8_lossy(e.as_bytes()).trim().to_string(),
+                            from: file.display().to_string(),
+                            why: "it is not UTF-8".into(),
+                        })
+                    }
+                    Err(_) => None,
+                };
+                match named {
+                    Some(n) => (n, file.display().to_string()),
+                    None => ("default".to_string(), String::new()),
+                }
+            }
+        };
+        if let Err(why) = check_name(&name) {
+            return Err(Error::ProfileNameInvalid { name, from, why });
+        }
+        Ok(Profile {
             root: crate::fs::absolute(&home.join("profiles").join(&name)),
             home,
             name: Some(name),
-        }
+        })
     }
 
     /// `<profile>/hooks.json`.
@@ -178,6 +205,28 @@ impl Profile {
             IndexSource::Builtin,
         ))
     }
+}
+
+/// Checks that `name` is a profile name: one folder name under `$FINCLAW_HOME/profiles`, not
+/// empty, `.` or `..`, without `/`, `\\` or NUL. Says why not.
+pub fn check_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("it is empty".into());
+    }
+    if name == "." || name == ".." {
+        return Err(format!("`{name}` names a folder, not a profile in it"));
+    }
+    if let Some(c) = name.chars().find(|c| matches!(c, '/' | '\\' | '\0')) {
+        return Err(format!(
+            "it holds {}, and a profile name is one folder name",
+            match c {
+                '/' => "`/`",
+                '\\' => "`\\`",
+                _ => "a NUL byte",
+            }
+        ));
+    }
+    Ok(())
 }
 
 /// An exclusive lock on a profile, held until dropped.

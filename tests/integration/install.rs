@@ -1712,3 +1712,63 @@ fn a_relative_index_path_in_config_yaml_is_taken_from_the_profile() {
     ok(&o);
     assert!(sb.join("prof/hooks/demo").is_dir());
 }
+
+/// `FINCLAW_PROFILE=../../evil` (or an `active-profile` file holding such a name) resolved
+/// to a folder outside `$FINCLAW_HOME/profiles`, and `install` wrote there. A profile name
+/// is one folder name: anything else is refused (exit 1), naming where it came from and
+/// `--profile DIR`, which stays free-form.
+#[test]
+fn a_profile_name_that_is_not_one_folder_name_is_refused() {
+    let sb = Sandbox::new();
+    let bad = ["../../evil", "..", ".", "a/b", "a\\b", "/abs", "x\0y"];
+    let verbs: [&[&str]; 3] = [&["install", "tool-gate"], &["list"], &["doctor"]];
+    for name in bad {
+        for args in verbs {
+            if !name.contains('\0') {
+                let o = sb
+                    .cmd()
+                    .args(args)
+                    .env("FINCLAW_PROFILE", name)
+                    .output()
+                    .unwrap();
+                let err = String::from_utf8_lossy(&o.stderr);
+                assert_eq!(o.status.code(), Some(1), "{name:?} {args:?}: {err}");
+                assert!(
+                    err.contains("$FINCLAW_PROFILE")
+                        && err.contains("is not a profile name")
+                        && err.contains("--profile DIR"),
+                    "{name:?} {args:?}: {err}"
+                );
+            }
+            let file = sb.write("finclaw-home/active-profile", format!("{name}\n"));
+            let o = sb.cmd().args(args).output().unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{name:?} {args:?}: {err}");
+            assert!(
+                err.contains(&file.display().to_string())
+                    && err.contains("is not a profile name")
+                    && err.contains("--profile DIR"),
+                "{name:?} {args:?}: {err}"
+            );
+            std::fs::remove_file(&file).unwrap();
+        }
+    }
+    assert!(!sb.join("evil").exists());
+    assert!(!sb.join("finclaw-home/hooks").exists());
+    assert!(!sb.join("finclaw-home/profiles").exists());
+    // A name is still a name, and --profile still takes any folder.
+    ok(&sb
+        .cmd()
+        .args(["install", "tool-gate"])
+        .env("FINCLAW_PROFILE", "work")
+        .output()
+        .unwrap());
+    assert!(sb.join("finclaw-home/profiles/work/hooks.json").is_file());
+    ok(&sb
+        .cmd()
+        .args(["install", "tool-gate", "--profile", "../elsewhere"])
+        .current_dir(sb.join("finclaw-home"))
+        .output()
+        .unwrap());
+    assert!(sb.join("elsewhere/hooks.json").is_file());
+}
