@@ -1406,7 +1406,12 @@ fn run_list(a: ListArgs, printer: &Printer) -> Result<ExitCode, Error> {
                     h.command
                 ))?;
             }
-            if listing.handlers.is_empty() {
+            if !listing.profile_exists {
+                printer.message(&format!(
+                    "note: {}",
+                    crate::doctor::profile_missing(&profile)
+                ));
+            } else if listing.handlers.is_empty() {
                 printer.message("no handlers in the profile or workspace hooks.json");
             }
         }

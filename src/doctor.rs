@@ -4,7 +4,8 @@
 //! folder are gone, installed trees that differ from their receipt, scripts that are
 //! missing, handlers a host would skip, interrupted commits and staging leftovers, and
 //! trust entries for handlers that no longer exist. A `hooks.json` that cannot be read, or
-//! whose shape hosts cannot walk, is reported, and its trust entries are left alone.
+//! whose shape hosts cannot walk, is reported, and its trust entries are left alone; so is
+//! a profile folder that does not exist.
 //! `--fix` repairs only what is safe: interrupted commits (rolled forward or back), staging
 //! leftovers, dangling trust entries.
 
@@ -33,14 +34,36 @@ fn problem(out: &mut Vec<Diagnostic>, file: &Path, pointer: &str, code: &'static
     });
 }
 
+/// What to say of a profile folder that does not exist (`list` says it too).
+pub fn profile_missing(profile: &Profile) -> String {
+    format!(
+        "the profile folder {} does not exist, so nothing is installed there; check \
+         --profile, $FINCLAW_PROFILE and $FINCLAW_HOME/active-profile (`hookpack install ID` \
+         creates it)",
+        profile.root.display()
+    )
+}
+
 /// Checks the profile (and workspace) and, with `fix`, repairs what is safe.
 pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, Error> {
     let mut fixed = Vec::new();
-    if fix {
+    let mut out = Vec::new();
+    // Most likely a misspelt name or path; or the profile was moved away, and then its
+    // trust entries may be wanted back with it: they are left alone, and nothing is created.
+    let exists = profile.root.exists();
+    if !exists {
+        problem(
+            &mut out,
+            &profile.root,
+            "",
+            "profile-missing",
+            profile_missing(profile),
+        );
+    }
+    if fix && exists {
         let _lock = crate::profile::Lock::acquire(profile, crate::profile::lock_wait())?;
         fixed.extend(crate::install::recover(profile)?);
     }
-    let mut out = Vec::new();
     if profile.journal().exists() {
         problem(&mut out, &profile.journal(), "", "interrupted-commit", "an install or remove was interrupted; `hookpack doctor --fix` (or any install/remove) finishes or undoes it".into());
     }
@@ -64,6 +87,9 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
     let env = crate::list::env_of(profile, &workspace);
     let mut handlers = Vec::new();
     let mut unreadable = BTreeSet::new();
+    if !exists {
+        unreadable.insert(profile.hooks_json().display().to_string());
+    }
     for (file, source) in crate::list::hooks_files(profile, &workspace) {
         match crate::list::handlers_of(&file, source, &env, &trust) {
             Ok(found) => {

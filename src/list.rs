@@ -62,6 +62,9 @@ pub struct Listed {
 pub struct Listing {
     /// The profile root.
     pub profile: PathBuf,
+    /// False when the profile folder does not exist (most likely a misspelt `--profile` or
+    /// `$FINCLAW_PROFILE`): nothing is installed there.
+    pub profile_exists: bool,
     /// Installed recipes.
     pub recipes: Vec<Installed>,
     /// Handlers, in host order.
@@ -209,6 +212,7 @@ pub fn collect(profile: &Profile, workspace: &Path) -> Result<Listing, Error> {
     let handlers = all_handlers(profile, workspace, &trust)?;
     Ok(Listing {
         profile: profile.root.clone(),
+        profile_exists: profile.root.exists(),
         recipes,
         handlers,
     })

@@ -1248,3 +1248,59 @@ fn remove_with_an_unreadable_trust_file_is_refused_and_changes_nothing() {
     ok(&in_prof_no_ws(&["install", "tool-gate"]));
     assert_eq!(list_json(&sb)["handlers"][0]["status"], "untrusted");
 }
+
+/// `list` and `doctor` on a profile folder that does not exist (a misspelt `--profile` or
+/// `$FINCLAW_PROFILE`) said "no handlers" and "no problems", exit 0. `list` now says the
+/// folder does not exist (exit 0: there is nothing to list), `doctor` reports it as
+/// `profile-missing` (exit 1), and neither creates it nor drops trust entries for it.
+#[test]
+fn list_and_doctor_say_the_profile_folder_does_not_exist() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    install_and_trust_tool_gate(&sb, "prof");
+    let trust = std::fs::read(sb.join("finclaw-home/hooks-trust.json")).unwrap();
+    std::fs::rename(sb.join("prof"), sb.join("moved")).unwrap();
+    let gone = format!(
+        "the profile folder {} does not exist",
+        sb.join("prof").display()
+    );
+
+    let o = in_prof_output(&sb, &["list"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains(&gone) && !err.contains("no handlers"), "{err}");
+    assert_eq!(list_json(&sb)["profile_exists"], false);
+
+    for fix in [&[][..], &["--fix"]] {
+        let o = in_prof_output(&sb, &[&["doctor"][..], fix].concat());
+        let out = String::from_utf8_lossy(&o.stdout);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{fix:?} {out} {err}");
+        assert!(
+            out.contains("error[profile-missing]") && out.contains(&gone),
+            "{out}"
+        );
+        assert!(
+            !out.contains("trust-dangling") && !err.contains("no problems"),
+            "{out}"
+        );
+        assert!(!sb.join("prof").exists(), "{fix:?} created the profile");
+    }
+    let o = in_prof_output(&sb, &["doctor", "--format", "json"]);
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report["problems"][0]["code"], "profile-missing");
+    assert_eq!(
+        std::fs::read(sb.join("finclaw-home/hooks-trust.json")).unwrap(),
+        trust
+    );
+    // Back in place, all is well again; install still creates a new profile.
+    std::fs::rename(sb.join("moved"), sb.join("prof")).unwrap();
+    in_prof(&sb, &["doctor"]);
+    assert_eq!(list_json(&sb)["profile_exists"], true);
+    ok(&sb
+        .cmd()
+        .args(["install", "audit-log", "--profile", "new"])
+        .output()
+        .unwrap());
+    assert!(sb.join("new/hooks.json").is_file());
+}
