@@ -855,9 +855,12 @@ fn run_catalog_verify(a: &CatalogArgs, printer: &Printer) -> Result<ExitCode, Er
         }
     }
     let warnings = report.diagnostics.len() - report.errors();
+    // An archive that failed was checked, not verified: count the two apart.
+    let passed = report.archives.iter().filter(|c| c.ok).count();
     printer.message(&format!(
-        "verified {} archive(s): {} error(s){}",
+        "checked {} archive(s): {passed} verified, {} failed; {} error(s){}",
         report.archives.len(),
+        report.archives.len() - passed,
         report.errors(),
         match warnings {
             0 => String::new(),

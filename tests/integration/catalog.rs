@@ -612,3 +612,36 @@ fn a_ca_cert_that_cannot_be_read_is_named_with_its_flag() {
         "{err}"
     );
 }
+
+/// With one of two archives missing, the summary said "verified 2 archive(s): 1 error(s)":
+/// it counts the archives checked and those that passed apart.
+#[test]
+fn the_verify_summary_counts_only_passing_archives_as_verified() {
+    let sb = Sandbox::new();
+    packed(&sb);
+    let summary = |sb: &Sandbox| {
+        let o = sb
+            .cmd()
+            .args(["catalog", "verify", "cat"])
+            .output()
+            .unwrap();
+        (
+            o.status.code().unwrap(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let (code, err) = summary(&sb);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("checked 2 archive(s): 2 verified, 0 failed; 0 error(s)"),
+        "{err}"
+    );
+    std::fs::remove_file(sb.join("cat/hooks-alpha-0.1.0.tar.gz")).unwrap();
+    let (code, err) = summary(&sb);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("checked 2 archive(s): 1 verified, 1 failed; 1 error(s)")
+            && !err.contains("verified 2"),
+        "{err}"
+    );
+}
