@@ -362,6 +362,25 @@ pub enum Error {
         /// Why it cannot be read.
         source: Box<Error>,
     },
+    /// A recipe folder without a receipt holds files the install would replace or remove.
+    #[error(
+        "`{id}` has no install receipt, and {dir} holds files that are not as {to} installs them \
+         ({}); hookpack cannot tell whether you changed or added them, so nothing was written: \
+         {fix}",
+        files.join(", ")
+    )]
+    UnreceiptedFiles {
+        /// Recipe id.
+        id: String,
+        /// The version that would be installed.
+        to: String,
+        /// The recipe's folder.
+        dir: PathBuf,
+        /// The files, relative to `dir`.
+        files: Vec<String>,
+        /// What to do.
+        fix: String,
+    },
     /// No handler is stamped with this recipe id (`trust --recipe`, `revoke --recipe`).
     #[error("no handler of recipe `{id}` in the profile or workspace hooks.json; `hookpack list` shows the installed recipes")]
     RecipeHandlersNotFound {
@@ -430,7 +449,8 @@ impl Error {
             | Error::NotInstalled { .. }
             | Error::HandlerNotFound { .. }
             | Error::RecipeHandlersNotFound { .. }
-            | Error::LocalChanges { .. } => ExitCode::Invalid,
+            | Error::LocalChanges { .. }
+            | Error::UnreceiptedFiles { .. } => ExitCode::Invalid,
             // Ids and specs come only from the command line (data gets diagnostics).
             Error::ArgInvalid { .. }
             | Error::IdInvalid(_)

@@ -1199,6 +1199,37 @@ pub fn install_prepared(
             });
         }
     }
+    // Without a receipt nothing says what hookpack put there: every file the install would
+    // replace or remove is taken as the user's.
+    if previous.is_none() {
+        let dir = profile.recipe_dir(&id);
+        let files = unreceipted_files(&dir, &prepared.files);
+        if !files.is_empty() {
+            // Against another version, its own changes would be named too: the version the
+            // folder holds tells the user's apart.
+            let held = crate::fs::read_limited(&dir.join("recipe.json"), 1 << 20)
+                .ok()
+                .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+                .and_then(|m| m.get("version")?.as_str().map(str::to_string))
+                .filter(|v| Version::parse(v).is_ok() && *v != to);
+            let fix = match held {
+                Some(v) => format!(
+                    "its recipe.json says {v}: install `{id}@{v}` first, which names the files \
+                     you changed there, and update from it"
+                ),
+                None => "move them out of the folder to keep them (or delete them), then run \
+                         the command again"
+                    .to_string(),
+            };
+            return Err(Error::UnreceiptedFiles {
+                id,
+                to,
+                dir,
+                files,
+                fix,
+            });
+        }
+    }
     let outcome = Outcome {
         action,
         id: id.clone(),
@@ -1254,19 +1285,55 @@ pub fn install_prepared(
 /// not counted, since handlers write some there themselves (python's `__pycache__`).
 pub fn local_changes(profile: &Profile, r: &Receipt) -> Vec<String> {
     let dir = profile.recipe_dir(&r.id);
-    let mut files: Vec<String> = crate::doctor::tree_drift(&dir, r)
-        .into_iter()
-        .filter(|d| d.code == "tree-modified")
-        .map(|d| {
-            d.file
-                .strip_prefix(&dir)
-                .unwrap_or(&d.file)
-                .display()
-                .to_string()
-        })
+    let mut files: Vec<String> = (r.files.iter())
+        .filter(|f| !same_file(&dir.join(&f.path), f))
+        // A file that is gone loses nothing; one that cannot be read as a file (a folder
+        // put in its place) is the user's.
+        .filter(|f| std::fs::symlink_metadata(dir.join(&f.path)).is_ok())
+        .map(|f| f.path.clone())
         .collect();
     files.sort();
     files
+}
+
+/// Whether `path` holds the bytes `f` records.
+fn same_file(path: &Path, f: &FileRecord) -> bool {
+    matches!(
+        std::fs::File::open(path).map(Sha256::of_reader),
+        Ok(Ok((digest, _))) if digest == f.sha256
+    )
+}
+
+/// Files in `dir`, an installed recipe folder without a receipt, that installing `files`
+/// would replace or remove: every one not byte-identical to the file installed in its place
+/// (relative, sorted).
+fn unreceipted_files(dir: &Path, files: &[FileRecord]) -> Vec<String> {
+    if !dir.is_dir() {
+        return Vec::new();
+    }
+    let by_path: std::collections::HashMap<&str, &FileRecord> =
+        files.iter().map(|f| (f.path.as_str(), f)).collect();
+    let mut out: Vec<String> = walkdir::WalkDir::new(dir)
+        .min_depth(1)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| !e.file_type().is_dir())
+        .filter_map(|e| {
+            let rel = e
+                .path()
+                .strip_prefix(dir)
+                .ok()?
+                .to_string_lossy()
+                .replace('\\', "/");
+            let kept = e.file_type().is_file()
+                && by_path
+                    .get(rel.as_str())
+                    .is_some_and(|f| same_file(e.path(), f));
+            (!kept).then_some(rel)
+        })
+        .collect();
+    out.sort();
+    out
 }
 
 /// Installs `spec` from the index at `index`.

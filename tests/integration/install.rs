@@ -1772,3 +1772,87 @@ fn a_profile_name_that_is_not_one_folder_name_is_refused() {
         .unwrap());
     assert!(sb.join("elsewhere/hooks.json").is_file());
 }
+
+/// A file of the recipe that the user replaced by a folder of their own was taken for a
+/// missing file (it cannot be read as a file), so `update` deleted the folder and what it
+/// held. Only a file that is really gone loses nothing.
+#[test]
+fn an_update_over_a_file_the_user_replaced_by_a_folder_is_refused() {
+    let sb = Sandbox::new();
+    let run = |args: &[&str]| {
+        sb.cmd()
+            .args(args)
+            .args(["--profile", "prof"])
+            .output()
+            .unwrap()
+    };
+    ok(&run(&["install", "turn-router@0.1.0"]));
+    let routes = sb.join("prof/hooks/turn-router/routes.json");
+    std::fs::remove_file(&routes).unwrap();
+    sb.write("prof/hooks/turn-router/routes.json/mine.json", "{}\n");
+    let before = snapshot(&sb.join("prof"));
+    let o = run(&["update"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("has files you changed (routes.json)"), "{err}");
+    assert_eq!(snapshot(&sb.join("prof")), before);
+    let o = run(&["update", "--dry-run", "--format", "json"]);
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report[0]["local_changes"], json!(["routes.json"]));
+}
+
+/// With its receipt gone (deleted, or deleted as `doctor` advises for an unreadable one),
+/// an install replaced `hooks/<id>/` whole, the user's edits included, without a word.
+/// Files there that differ from what the install puts there are refused, naming them; a
+/// folder as the archive has it is installed over as before.
+#[test]
+fn an_install_over_a_folder_without_a_receipt_keeps_files_the_user_changed() {
+    let sb = Sandbox::new();
+    let run = |args: &[&str]| {
+        sb.cmd()
+            .args(args)
+            .args(["--profile", "prof"])
+            .output()
+            .unwrap()
+    };
+    ok(&run(&["install", "turn-router@0.1.0"]));
+    let receipt = sb.join("prof/hooks/.receipts/turn-router.json");
+    std::fs::remove_file(&receipt).unwrap();
+    let routes = sb.join("prof/hooks/turn-router/routes.json");
+    let mine = std::fs::read_to_string(&routes)
+        .unwrap()
+        .replace("deepseek-v4-flash", "my-model");
+    std::fs::write(&routes, &mine).unwrap();
+    sb.write("prof/hooks/turn-router/notes.txt", "mine\n");
+    let before = snapshot(&sb.join("prof"));
+    for (args, needle) in [
+        (
+            &["install", "turn-router@0.1.0"][..],
+            "(notes.txt, routes.json)",
+        ),
+        (
+            &["install", "turn-router@0.1.0", "--dry-run"],
+            "move them out",
+        ),
+        // Against another version, the files it changes differ too: the folder's version
+        // is named instead.
+        (
+            &["install", "turn-router"],
+            "install `turn-router@0.1.0` first",
+        ),
+    ] {
+        let o = run(args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("no install receipt") && err.contains(needle),
+            "{args:?}: {err}"
+        );
+        assert_eq!(snapshot(&sb.join("prof")), before, "{args:?} wrote");
+    }
+    // Moved out, the install of the same version puts the receipt back.
+    std::fs::remove_file(&routes).unwrap();
+    std::fs::remove_file(sb.join("prof/hooks/turn-router/notes.txt")).unwrap();
+    ok(&run(&["install", "turn-router@0.1.0"]));
+    assert_eq!(read_json(&receipt)["version"], "0.1.0");
+}
