@@ -12,7 +12,7 @@ use crate::json::pointer_push;
 use crate::sha256::Sha256;
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Largest index fetched.
@@ -155,6 +155,7 @@ pub fn verify(index: &Location, fetcher: &Fetcher) -> Report {
         return finish(index, archives, ctx);
     };
     let mut sums_expected: BTreeMap<String, (String, String)> = BTreeMap::new();
+    let mut elsewhere = BTreeSet::new();
     for (i, r) in doc["recipes"].as_array().into_iter().flatten().enumerate() {
         let rp = format!("/recipes/{i}");
         let Some(id) = r["id"].as_str() else { continue };
@@ -164,16 +165,20 @@ pub fn verify(index: &Location, fetcher: &Fetcher) -> Report {
                 continue;
             };
             let checked = verify_archive(&mut ctx, index, id, version, url, v, &vp);
+            let name = url.rsplit('/').next().unwrap_or(url).to_string();
             if !url.contains("://") {
                 if let Some(sha) = v["sha256"].as_str() {
-                    let name = url.rsplit('/').next().unwrap_or(url).to_string();
                     sums_expected.insert(name, (sha.to_string(), vp.clone()));
                 }
+            } else {
+                // Named by absolute URL (`pack --asset-base-url`), its line in SHA256SUMS
+                // names the file uploaded there.
+                elsewhere.insert(name);
             }
             archives.push(checked);
         }
     }
-    verify_sums(&mut ctx, index, &bytes, &sums_expected);
+    verify_sums(&mut ctx, index, &bytes, &sums_expected, &elsewhere);
     finish(index, archives, ctx)
 }
 
@@ -344,6 +349,7 @@ fn verify_sums(
     index: &Location,
     index_bytes: &[u8],
     expected: &BTreeMap<String, (String, String)>,
+    elsewhere: &BTreeSet<String>,
 ) {
     let sums_loc = match index.join(crate::pack::SUMS_FILE) {
         Ok(l) => l,
@@ -370,7 +376,7 @@ fn verify_sums(
     let mut listed: BTreeMap<String, String> = BTreeMap::new();
     let mut first_line: BTreeMap<String, usize> = BTreeMap::new();
     // Names listed with two digests: reported once, as such, and not compared again.
-    let mut conflicting = std::collections::BTreeSet::new();
+    let mut conflicting = BTreeSet::new();
     for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -445,7 +451,11 @@ fn verify_sums(
         Some(_) => {}
     }
     for (name, line) in &first_line {
-        if *name != index_name && !expected.contains_key(name) && !conflicting.contains(name) {
+        if *name != index_name
+            && !expected.contains_key(name)
+            && !elsewhere.contains(name)
+            && !conflicting.contains(name)
+        {
             ctx.warn(
                 &sums_file,
                 "sums-unlisted",

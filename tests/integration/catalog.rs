@@ -645,3 +645,23 @@ fn the_verify_summary_counts_only_passing_archives_as_verified() {
         "{err}"
     );
 }
+
+#[test]
+fn sha256sums_of_a_catalog_packed_with_an_asset_base_url_has_no_unlisted_lines() {
+    // The index names its archives by absolute URL, SHA256SUMS by file name: each archive's
+    // line was warned of as a file the index does not list, with advice to pack again
+    // (which writes the same lines).
+    let sb = Sandbox::new();
+    for id in ["alpha", "beta"] {
+        write_recipe(&sb, &format!("src/{id}"), &manifest(id));
+    }
+    let server = HttpServer::serve(sb.join("cat"), Box::new(|_| None));
+    sb.cmd()
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
+        .args(["--asset-base-url", &server.url("/")])
+        .assert()
+        .success();
+    let (code, r) = verify_json(&sb, &server.url("hooks-index.json"));
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(codes(&r), Vec::<String>::new(), "{r:#}");
+}
