@@ -929,7 +929,8 @@ fn regexp_constructor_patterns(
 /// (`import * as ns from "node:fs"`) and `name` is none of its exports there, throws a
 /// TypeError each time the line runs: the name came with a later Node. Left alone: optional
 /// calls, calls inside a `try` block, and names the file also reads otherwise
-/// (`typeof fs.globSync === "function"`), which is how code tests for them. A default
+/// (`typeof fs.globSync === "function"`) or writes as a string (`"globSync" in fs`), which
+/// is how code tests for them. A default
 /// import (`import fs from "fs"`) is left alone too: it is the module's object, which has
 /// more than its exports (`crypto.createCipher`, what `stream` inherits from `events`).
 fn builtin_members_node_20_lacks(
@@ -961,6 +962,9 @@ fn builtin_members_node_20_lacks(
         /// How many `try` blocks the walk is inside.
         tries: u32,
         accesses: BTreeMap<(SymbolId, String), Vec<Access>>,
+        /// String literals of the file: `"globSync" in fs`, `Object.hasOwn(fs, "globSync")`
+        /// and `fs["globSync"]` test for a name as `typeof fs.globSync` does.
+        strings: HashSet<String>,
     }
     impl Finder<'_> {
         fn callee(&mut self, callee: &Expression<'_>) {
@@ -997,6 +1001,10 @@ fn builtin_members_node_20_lacks(
                 }
             }
             oxc::ast_visit::walk::walk_static_member_expression(self, it);
+        }
+
+        fn visit_string_literal(&mut self, it: &oxc::ast::ast::StringLiteral<'a>) {
+            self.strings.insert(it.value.to_string());
         }
 
         fn visit_try_statement(&mut self, it: &oxc::ast::ast::TryStatement<'a>) {
@@ -1047,12 +1055,16 @@ fn builtin_members_node_20_lacks(
         callees: HashSet::new(),
         tries: 0,
         accesses: BTreeMap::new(),
+        strings: HashSet::new(),
     };
     oxc::ast_visit::Visit::visit_program(&mut finder, program);
     let mut found = Vec::new();
     for ((symbol, member), accesses) in &finder.accesses {
         let module = &modules[symbol];
-        if module.exports.contains(member.as_str()) || accesses.iter().any(|a| !a.called) {
+        if module.exports.contains(member.as_str())
+            || accesses.iter().any(|a| !a.called)
+            || finder.strings.contains(member)
+        {
             continue;
         }
         let (local, builtin) = (&module.local, module.name);

@@ -797,3 +797,17 @@ fn the_table_of_node_builtins_is_what_node_20_reports() {
         assert_eq!(modules(&fresh), modules(&committed));
     }
 }
+
+#[test]
+fn a_builtin_name_tested_with_in_or_by_its_string_is_not_refused() {
+    // Feature tests other than `typeof`: `"name" in ns`, `Object.hasOwn(ns, "name")`,
+    // `ns["name"]`. Each was refused as a call that throws, though it never runs on Node 20.
+    let out = js(concat!(
+        "import * as fs from \"node:fs\";\n",
+        "const a = \"globSync\" in fs ? fs.globSync(\"*\") : [];\n",
+        "const b = Object.hasOwn(fs, \"notInNode\") ? fs.notInNode() : 1;\n",
+        "const c = typeof fs[\"alsoNotInNode\"] === \"function\" ? fs.alsoNotInNode() : 2;\n",
+        "console.log(Array.isArray(a), b, c);\n",
+    ));
+    assert_eq!(run_node(&[("main.mjs", &out)]), "true 1 2\n");
+}
