@@ -5,6 +5,15 @@ use crate::common::*;
 use crate::pack::snapshot;
 use serde_json::{json, Value};
 
+/// Runs hookpack with `args` on the profile `prof`.
+fn in_prof(sb: &Sandbox, args: &[&str]) -> std::process::Output {
+    sb.cmd()
+        .args(args)
+        .args(["--profile", "prof"])
+        .output()
+        .unwrap()
+}
+
 /// Packs `demo` at each (version, min_cli) into `cat`, so the index lists them all.
 fn catalog_with_versions(sb: &Sandbox, id: &str, versions: &[(&str, &str)]) {
     for (v, min) in versions {
@@ -1569,13 +1578,7 @@ fn install_warns_of_a_handler_id_the_profile_already_uses() {
 #[test]
 fn an_update_over_files_the_user_changed_is_refused() {
     let sb = Sandbox::new();
-    let run = |args: &[&str]| {
-        sb.cmd()
-            .args(args)
-            .args(["--profile", "prof"])
-            .output()
-            .unwrap()
-    };
+    let run = |args: &[&str]| in_prof(&sb, args);
     ok(&run(&["install", "turn-router@0.1.0"]));
     let routes = sb.join("prof/hooks/turn-router/routes.json");
     let mine = std::fs::read_to_string(&routes)
@@ -1779,13 +1782,7 @@ fn a_profile_name_that_is_not_one_folder_name_is_refused() {
 #[test]
 fn an_update_over_a_file_the_user_replaced_by_a_folder_is_refused() {
     let sb = Sandbox::new();
-    let run = |args: &[&str]| {
-        sb.cmd()
-            .args(args)
-            .args(["--profile", "prof"])
-            .output()
-            .unwrap()
-    };
+    let run = |args: &[&str]| in_prof(&sb, args);
     ok(&run(&["install", "turn-router@0.1.0"]));
     let routes = sb.join("prof/hooks/turn-router/routes.json");
     std::fs::remove_file(&routes).unwrap();
@@ -1808,13 +1805,7 @@ fn an_update_over_a_file_the_user_replaced_by_a_folder_is_refused() {
 #[test]
 fn an_install_over_a_folder_without_a_receipt_keeps_files_the_user_changed() {
     let sb = Sandbox::new();
-    let run = |args: &[&str]| {
-        sb.cmd()
-            .args(args)
-            .args(["--profile", "prof"])
-            .output()
-            .unwrap()
-    };
+    let run = |args: &[&str]| in_prof(&sb, args);
     ok(&run(&["install", "turn-router@0.1.0"]));
     let receipt = sb.join("prof/hooks/.receipts/turn-router.json");
     std::fs::remove_file(&receipt).unwrap();
