@@ -1296,7 +1296,7 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
                         String::new()
                     } else {
                         format!(
-                            " (blocked by files you changed: {}; move them out first)",
+                            " (blocked by files you changed or added: {}; move them out first)",
                             o.local_changes.join(", ")
                         )
                     };

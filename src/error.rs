@@ -328,9 +328,9 @@ pub enum Error {
         /// The id.
         id: String,
     },
-    /// Another version would replace files of the recipe the user changed.
+    /// Another version would replace or remove files of the recipe the user changed or added.
     #[error(
-        "`{id}` {from} in {dir} has files you changed ({}), which {to} would replace; \
+        "`{id}` {from} in {dir} has files you changed or added ({}), which {to} would replace or remove; \
          nothing was written: move them out of the folder to keep them, then run the command again",
         files.join(", ")
     )]

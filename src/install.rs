@@ -1280,9 +1280,10 @@ pub fn install_prepared(
     Ok(outcome)
 }
 
-/// Files of an installed recipe that the user changed (relative, sorted): installing another
-/// version would replace them. A missing file loses nothing; files added to the folder are
-/// not counted, since handlers write some there themselves (python's `__pycache__`).
+/// Files of an installed recipe that the user changed or added (relative, sorted):
+/// installing another version, which replaces the folder whole, would replace or remove
+/// them. A missing file loses nothing, and neither does Python's bytecode cache
+/// (`__pycache__`), which handlers write there themselves.
 pub fn local_changes(profile: &Profile, r: &Receipt) -> Vec<String> {
     let dir = profile.recipe_dir(&r.id);
     let mut files: Vec<String> = (r.files.iter())
@@ -1292,8 +1293,28 @@ pub fn local_changes(profile: &Profile, r: &Receipt) -> Vec<String> {
         .filter(|f| std::fs::symlink_metadata(dir.join(&f.path)).is_ok())
         .map(|f| f.path.clone())
         .collect();
+    let installed: std::collections::HashSet<&str> =
+        r.files.iter().map(|f| f.path.as_str()).collect();
+    let added = walkdir::WalkDir::new(&dir)
+        .min_depth(1)
+        .into_iter()
+        .filter_entry(|e| e.file_name() != "__pycache__")
+        .filter_map(Result::ok)
+        .filter(|e| !e.file_type().is_dir())
+        .filter_map(|e| Some(relative(e.path().strip_prefix(&dir).ok()?)))
+        // Below a file the user replaced by a folder: named as that file.
+        .filter(|rel| {
+            !installed.contains(rel.as_str())
+                && !installed.iter().any(|i| rel.starts_with(&format!("{i}/")))
+        });
+    files.extend(added);
     files.sort();
     files
+}
+
+/// `rel` with `/` between its parts, as receipts write paths.
+fn relative(rel: &Path) -> String {
+    rel.to_string_lossy().replace('\\', "/")
 }
 
 /// Whether `path` holds the bytes `f` records.
@@ -1305,8 +1326,8 @@ fn same_file(path: &Path, f: &FileRecord) -> bool {
 }
 
 /// Files in `dir`, an installed recipe folder without a receipt, that installing `files`
-/// would replace or remove: every one not byte-identical to the file installed in its place
-/// (relative, sorted).
+/// would replace or remove: every one not byte-identical to the file installed in its place,
+/// but for Python's bytecode cache (relative, sorted).
 fn unreceipted_files(dir: &Path, files: &[FileRecord]) -> Vec<String> {
     if !dir.is_dir() {
         return Vec::new();
@@ -1316,15 +1337,11 @@ fn unreceipted_files(dir: &Path, files: &[FileRecord]) -> Vec<String> {
     let mut out: Vec<String> = walkdir::WalkDir::new(dir)
         .min_depth(1)
         .into_iter()
+        .filter_entry(|e| e.file_name() != "__pycache__")
         .filter_map(Result::ok)
         .filter(|e| !e.file_type().is_dir())
         .filter_map(|e| {
-            let rel = e
-                .path()
-                .strip_prefix(dir)
-                .ok()?
-                .to_string_lossy()
-                .replace('\\', "/");
+            let rel = relative(e.path().strip_prefix(dir).ok()?);
             let kept = e.file_type().is_file()
                 && by_path
                     .get(rel.as_str())
@@ -1537,8 +1554,8 @@ pub struct Outdated {
     pub latest: Option<String>,
     /// What `update` does with it.
     pub state: UpdateState,
-    /// For an outdated recipe, files of it the user changed: `update` refuses to replace
-    /// them.
+    /// For an outdated recipe, files of it the user changed or added: `update` refuses to
+    /// replace or remove them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub local_changes: Vec<String>,
 }

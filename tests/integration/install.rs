@@ -1596,7 +1596,8 @@ fn an_update_over_files_the_user_changed_is_refused() {
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
         assert!(
-            err.contains("has files you changed (routes.json)") && err.contains("move them out"),
+            err.contains("has files you changed or added (notes.txt, routes.json)")
+                && err.contains("move them out"),
             "{args:?}: {err}"
         );
         assert_eq!(snapshot(&sb.join("prof")), before, "{args:?} wrote");
@@ -1606,14 +1607,18 @@ fn an_update_over_files_the_user_changed_is_refused() {
     ok(&o);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
-        out.contains("outdated     turn-router installed 0.1.0 available 0.2.0 (blocked by files you changed: routes.json; move them out first)"),
+        out.contains("outdated     turn-router installed 0.1.0 available 0.2.0 (blocked by files you changed or added: notes.txt, routes.json; move them out first)"),
         "{out}"
     );
     let o = run(&["update", "--dry-run", "--format", "json"]);
     let report: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(report[0]["local_changes"], json!(["routes.json"]));
+    assert_eq!(
+        report[0]["local_changes"],
+        json!(["notes.txt", "routes.json"])
+    );
     // Moved out (a missing file loses nothing), the update goes ahead.
     std::fs::remove_file(&routes).unwrap();
+    std::fs::remove_file(sb.join("prof/hooks/turn-router/notes.txt")).unwrap();
     ok(&run(&["update"]));
     assert_eq!(
         read_json(&sb.join("prof/hooks/.receipts/turn-router.json"))["version"],
@@ -1791,7 +1796,10 @@ fn an_update_over_a_file_the_user_replaced_by_a_folder_is_refused() {
     let o = run(&["update"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("has files you changed (routes.json)"), "{err}");
+    assert!(
+        err.contains("has files you changed or added (routes.json)"),
+        "{err}"
+    );
     assert_eq!(snapshot(&sb.join("prof")), before);
     let o = run(&["update", "--dry-run", "--format", "json"]);
     let report: Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -1846,4 +1854,30 @@ fn an_install_over_a_folder_without_a_receipt_keeps_files_the_user_changed() {
     std::fs::remove_file(sb.join("prof/hooks/turn-router/notes.txt")).unwrap();
     ok(&run(&["install", "turn-router@0.1.0"]));
     assert_eq!(read_json(&receipt)["version"], "0.1.0");
+}
+
+/// A file the user added to `hooks/<id>/` (their own routes, notes) was removed by `update`
+/// without a word, as the folder is replaced whole. It is refused like a changed file;
+/// Python's bytecode cache (`__pycache__`), which handlers write there themselves, is not.
+#[test]
+fn an_update_over_files_the_user_added_is_refused() {
+    let sb = Sandbox::new();
+    let run = |args: &[&str]| in_prof(&sb, args);
+    ok(&run(&["install", "turn-router@0.1.0"]));
+    sb.write("prof/hooks/turn-router/my-routes.json", "{}\n");
+    sb.write("prof/hooks/turn-router/scripts/__pycache__/x.pyc", "cache");
+    let before = snapshot(&sb.join("prof"));
+    let o = run(&["update"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("has files you changed or added (my-routes.json)"),
+        "{err}"
+    );
+    assert_eq!(snapshot(&sb.join("prof")), before);
+    let o = run(&["update", "--dry-run", "--format", "json"]);
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report[0]["local_changes"], json!(["my-routes.json"]));
+    std::fs::remove_file(sb.join("prof/hooks/turn-router/my-routes.json")).unwrap();
+    ok(&run(&["update"]));
 }
