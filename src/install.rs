@@ -1105,13 +1105,7 @@ fn commit_steps(
     crash_point(4);
     if let Ok(old) = std::fs::read(&hooks_path) {
         // The copy is as private as the file.
-        #[cfg(unix)]
-        let mode = {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::metadata(&hooks_path).map_or(0o644, |m| m.permissions().mode() & 0o777)
-        };
-        #[cfg(not(unix))]
-        let mode = 0o644;
+        let mode = crate::pack::file_mode(&hooks_path);
         crate::pack::write_atomic_mode(&profile.root.join("hooks.json.bak"), &old, mode)?;
     }
     crash_point(5);

@@ -1427,17 +1427,25 @@ fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 /// one it replaces (a `hooks.json` or trust file the user keeps private stays so); a new one
 /// is 0644.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    write_atomic_mode(path, bytes, file_mode(path))
+}
+
+/// The permission bits of the regular file at `path`, or 0644 when there is none (or on
+/// systems without them).
+pub fn file_mode(path: &Path) -> u32 {
     #[cfg(unix)]
-    let mode = {
+    {
         use std::os::unix::fs::PermissionsExt;
         std::fs::symlink_metadata(path)
             .ok()
             .filter(std::fs::Metadata::is_file)
             .map_or(0o644, |m| m.permissions().mode() & 0o777)
-    };
+    }
     #[cfg(not(unix))]
-    let mode = 0o644;
-    write_atomic_mode(path, bytes, mode)
+    {
+        let _ = path;
+        0o644
+    }
 }
 
 /// [`write_atomic`] with the given mode (on Unix).
