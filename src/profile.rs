@@ -188,15 +188,8 @@ impl Profile {
         if let Some(c) = self.configured_index()? {
             // A relative path is the config file's, not the folder hookpack runs in.
             let loc = match Location::parse(&c)? {
-                Location::Path(p) if p.is_relative() => {
-                    let p = self.root.join(p);
-                    if p.is_dir() {
-                        Location::Path(p.join(crate::catalog::INDEX_FILE))
-                    } else {
-                        Location::Path(p)
-                    }
-                }
-                _ => crate::catalog::verify::index_location(&c)?,
+                Location::Path(p) => crate::catalog::verify::index_at(self.root.join(p)),
+                other => other,
             };
             return Ok((loc, IndexSource::Config));
         }

@@ -61,11 +61,19 @@ impl Report {
 
 /// Where the index is: a catalog folder means its `hooks-index.json`.
 pub fn index_location(s: &str) -> Result<Location, FetchError> {
-    let loc = Location::parse(s)?;
-    Ok(match loc {
-        Location::Path(p) if p.is_dir() => Location::Path(p.join(super::INDEX_FILE)),
+    Ok(match Location::parse(s)? {
+        Location::Path(p) => index_at(p),
         other => other,
     })
+}
+
+/// The index at the local path `p`: a folder means its `hooks-index.json`.
+pub fn index_at(p: PathBuf) -> Location {
+    if p.is_dir() {
+        Location::Path(p.join(super::INDEX_FILE))
+    } else {
+        Location::Path(p)
+    }
 }
 
 /// [`index_location`] for a command-line argument (`what`, e.g. `--index`): a value of the
