@@ -904,15 +904,7 @@ fn regexp_constructor_patterns(
         }
 
         fn visit_try_statement(&mut self, it: &oxc::ast::ast::TryStatement<'a>) {
-            self.tries += 1;
-            self.visit_block_statement(&it.block);
-            self.tries -= 1;
-            if let Some(handler) = &it.handler {
-                self.visit_catch_clause(handler);
-            }
-            if let Some(finalizer) = &it.finalizer {
-                self.visit_block_statement(finalizer);
-            }
+            walk_try_counted(self, it, |f| &mut f.tries);
         }
     }
     let mut finder = Finder {
@@ -923,6 +915,25 @@ fn regexp_constructor_patterns(
     };
     oxc::ast_visit::Visit::visit_program(&mut finder, program);
     finder.found
+}
+
+/// Walks a `try` statement with `tries` (how many `try` blocks the walk is inside) one
+/// higher in its block than in its `catch` and `finally`: code in the block is asking
+/// whether the engine supports what it does.
+fn walk_try_counted<'a, V: oxc::ast_visit::Visit<'a>>(
+    v: &mut V,
+    it: &oxc::ast::ast::TryStatement<'a>,
+    tries: impl Fn(&mut V) -> &mut u32,
+) {
+    *tries(v) += 1;
+    v.visit_block_statement(&it.block);
+    *tries(v) -= 1;
+    if let Some(handler) = &it.handler {
+        v.visit_catch_clause(handler);
+    }
+    if let Some(finalizer) = &it.finalizer {
+        v.visit_block_statement(finalizer);
+    }
 }
 
 /// A call `ns.name(…)` or `new ns.Name(…)`, where `ns` is the namespace of a Node 20 builtin
@@ -1008,15 +1019,7 @@ fn builtin_members_node_20_lacks(
         }
 
         fn visit_try_statement(&mut self, it: &oxc::ast::ast::TryStatement<'a>) {
-            self.tries += 1;
-            self.visit_block_statement(&it.block);
-            self.tries -= 1;
-            if let Some(handler) = &it.handler {
-                self.visit_catch_clause(handler);
-            }
-            if let Some(finalizer) = &it.finalizer {
-                self.visit_block_statement(finalizer);
-            }
+            walk_try_counted(self, it, |f| &mut f.tries);
         }
     }
     let mut modules = HashMap::new();
