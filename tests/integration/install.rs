@@ -1781,6 +1781,23 @@ fn a_profile_name_that_is_not_one_folder_name_is_refused() {
     assert!(sb.join("elsewhere/hooks.json").is_file());
 }
 
+/// Asserts that `update` on `prof` is refused over `file` alone (exit 1, nothing written),
+/// which `update --dry-run` lists.
+fn update_is_refused_over(sb: &Sandbox, file: &str) {
+    let before = snapshot(&sb.join("prof"));
+    let o = in_prof(sb, &["update"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("has files you changed or added ({file})")),
+        "{err}"
+    );
+    assert_eq!(snapshot(&sb.join("prof")), before);
+    let o = in_prof(sb, &["update", "--dry-run", "--format", "json"]);
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report[0]["local_changes"], json!([file]));
+}
+
 /// A file of the recipe that the user replaced by a folder of their own was taken for a
 /// missing file (it cannot be read as a file), so `update` deleted the folder and what it
 /// held. Only a file that is really gone loses nothing.
@@ -1792,18 +1809,7 @@ fn an_update_over_a_file_the_user_replaced_by_a_folder_is_refused() {
     let routes = sb.join("prof/hooks/turn-router/routes.json");
     std::fs::remove_file(&routes).unwrap();
     sb.write("prof/hooks/turn-router/routes.json/mine.json", "{}\n");
-    let before = snapshot(&sb.join("prof"));
-    let o = run(&["update"]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains("has files you changed or added (routes.json)"),
-        "{err}"
-    );
-    assert_eq!(snapshot(&sb.join("prof")), before);
-    let o = run(&["update", "--dry-run", "--format", "json"]);
-    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(report[0]["local_changes"], json!(["routes.json"]));
+    update_is_refused_over(&sb, "routes.json");
 }
 
 /// With its receipt gone (deleted, or deleted as `doctor` advises for an unreadable one),
@@ -1866,18 +1872,7 @@ fn an_update_over_files_the_user_added_is_refused() {
     ok(&run(&["install", "turn-router@0.1.0"]));
     sb.write("prof/hooks/turn-router/my-routes.json", "{}\n");
     sb.write("prof/hooks/turn-router/scripts/__pycache__/x.pyc", "cache");
-    let before = snapshot(&sb.join("prof"));
-    let o = run(&["update"]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains("has files you changed or added (my-routes.json)"),
-        "{err}"
-    );
-    assert_eq!(snapshot(&sb.join("prof")), before);
-    let o = run(&["update", "--dry-run", "--format", "json"]);
-    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(report[0]["local_changes"], json!(["my-routes.json"]));
+    update_is_refused_over(&sb, "my-routes.json");
     std::fs::remove_file(sb.join("prof/hooks/turn-router/my-routes.json")).unwrap();
     ok(&run(&["update"]));
 }
