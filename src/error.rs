@@ -331,7 +331,9 @@ pub enum Error {
     /// Another version would replace or remove files of the recipe the user changed or added.
     #[error(
         "`{id}` {from} in {dir} has files you changed or added ({}), which {to} would replace or remove; \
-         nothing was written: move them out of the folder to keep them, then run the command again",
+         `{id}` is left as it is: move them out of the folder to keep them (or drop them with \
+         `hookpack install {id}@{from}`, which puts the folder back as {from} installed it), \
+         then run the command again",
         files.join(", ")
     )]
     LocalChanges {

@@ -1597,7 +1597,8 @@ fn an_update_over_files_the_user_changed_is_refused() {
         assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
         assert!(
             err.contains("has files you changed or added (notes.txt, routes.json)")
-                && err.contains("move them out"),
+                && err.contains("move them out")
+                && err.contains("`hookpack install turn-router@0.1.0`"),
             "{args:?}: {err}"
         );
         assert_eq!(snapshot(&sb.join("prof")), before, "{args:?} wrote");
