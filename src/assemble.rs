@@ -982,7 +982,7 @@ fn recipe_dirs(
     only: Option<&Id>,
     output: Option<&Path>,
 ) -> Result<Vec<PathBuf>, Error> {
-    let dirs = crate::pack::discover(&layout.recipes_dir, output)?;
+    let dirs = crate::pack::discover_for(&layout.recipes_dir, output, only)?;
     crate::pack::chosen(dirs, only, &layout.recipes_dir)
 }
 

@@ -583,6 +583,17 @@ pub struct Surveyed {
 /// that are not recipes (as `validate` reports them). `output` is the folder the command
 /// writes, if any.
 pub fn discover(dir: &Path, output: Option<&Path>) -> Result<Vec<PathBuf>, Error> {
+    discover_for(dir, output, None)
+}
+
+/// [`discover`] for a command given `--only ID`: only a problem with that folder refuses it,
+/// so a recipe beside folders that are not recipes (`--recipes-dir PARENT --only ID`, as
+/// the refusal of a recipe folder advises) can be worked on.
+pub fn discover_for(
+    dir: &Path,
+    output: Option<&Path>,
+    only: Option<&crate::id::Id>,
+) -> Result<Vec<PathBuf>, Error> {
     // One recipe given where a folder of them is expected would otherwise have each of
     // its own folders (`src/`, `scripts/`) reported as a recipe without a recipe.json.
     if dir.join("recipe.json").is_file() {
@@ -608,9 +619,12 @@ pub fn discover(dir: &Path, output: Option<&Path>) -> Result<Vec<PathBuf>, Error
         });
     }
     let found = survey(dir, output)?;
-    if !found.problems.is_empty() {
+    let problems: Vec<Diagnostic> = (found.problems.into_iter())
+        .filter(|d| only.is_none_or(|id| d.file.starts_with(dir.join(id.as_str()))))
+        .collect();
+    if !problems.is_empty() {
         return Err(Error::RecipesInvalid {
-            diagnostics: found.problems,
+            diagnostics: problems,
         });
     }
     Ok(found.recipes)
@@ -672,7 +686,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
             why,
         })?;
     }
-    let dirs = discover(&opts.recipes_dir, Some(&opts.out_dir))?;
+    let dirs = discover_for(&opts.recipes_dir, Some(&opts.out_dir), opts.only.as_ref())?;
     // Archives written into a recipe would be packed into its next version, and into the
     // helpers folder, into every recipe that imports from it; so OUT may overlap none of
     // them, with `--only` too. The recipe folders are folders (never links) right under

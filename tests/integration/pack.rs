@@ -243,6 +243,41 @@ fn a_recipe_folder_given_as_recipes_dir_is_named_as_such() {
     }
 }
 
+#[test]
+fn the_flags_a_recipe_folder_given_as_recipes_dir_is_told_to_use_work_beside_other_folders() {
+    // `--recipes-dir PARENT --only ID`, the way the refusal names, failed where PARENT also
+    // holds folders that are not recipes (a lone recipe made with `hookpack new` in a
+    // project folder): each was an error, though `--only` names the one to work on.
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    sb.write("src/notes/todo.txt", "x\n");
+    for verb in ["pack", "assemble"] {
+        let o = sb
+            .cmd()
+            .args([verb, "--recipes-dir", "src/alpha", "--out-dir", "out"])
+            .output()
+            .unwrap();
+        stderr_says(&o, "--recipes-dir src --only alpha");
+        let o = sb
+            .cmd()
+            .args([verb, "--recipes-dir", "src", "--only", "alpha"])
+            .args(["--out-dir", &format!("out-{verb}")])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{verb}: {}", stderr(&o));
+        // Without --only, a folder that is not a recipe is still an error.
+        let o = sb
+            .cmd()
+            .args([verb, "--recipes-dir", "src", "--out-dir", "out"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{verb}: {}", stderr(&o));
+        stderr_says(&o, "folder `notes` has no recipe.json");
+    }
+    assert!(sb.join("out-assemble/alpha/recipe.json").is_file());
+    assert!(!sb.join("out-assemble/beta").exists());
+}
+
 /// A recipe whose archive spans several deflate pieces (`hookpack::gzip::CHUNK`): text,
 /// then pseudo-random bytes, then text again.
 fn pinned_tree(sb: &Sandbox) {
