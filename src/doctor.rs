@@ -148,7 +148,13 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
         if let Some(r) = &h.recipe {
             if h.source == "profile" {
                 if !receipts.iter().any(|x| x.id == *r) && !unreadable_ids.contains(r) {
-                    problem(&mut out, &h.file, &h.pointer, "receipt-missing", format!("stamped by recipe `{r}`, which has no install receipt; reinstall it (`hookpack install {r}`) or `hookpack remove {r}`"));
+                    // `install ID` alone takes the newest, refused over files another
+                    // version put there: name the one the folder holds.
+                    let spec = match crate::install::held_version(&profile.recipe_dir(r)) {
+                        Some(v) => format!("{r}@{v}"),
+                        None => r.clone(),
+                    };
+                    problem(&mut out, &h.file, &h.pointer, "receipt-missing", format!("stamped by recipe `{r}`, which has no install receipt; reinstall it (`hookpack install {spec}`) or `hookpack remove {r}`"));
                 }
                 if !profile.recipe_dir(r).is_dir() {
                     problem(&mut out, &h.file, &h.pointer, "recipe-folder-missing", format!("stamped by recipe `{r}`, whose folder {} is gone; `hookpack install {r}` restores it, `hookpack remove {r}` drops it", profile.recipe_dir(r).display()));

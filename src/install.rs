@@ -352,6 +352,15 @@ fn node_can_load_from(profile: &Profile, recipe: &Recipe) -> Result<(), Error> {
     Ok(())
 }
 
+/// The version the `recipe.json` of an installed recipe folder gives, if it reads as one.
+pub(crate) fn held_version(dir: &Path) -> Option<String> {
+    crate::fs::read_limited(&dir.join("recipe.json"), 1 << 20)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+        .and_then(|m| m.get("version")?.as_str().map(str::to_string))
+        .filter(|v| Version::parse(v).is_ok())
+}
+
 /// Downloads, verifies and extracts an archive into a new staging folder.
 pub fn prepare(
     profile: &Profile,
@@ -1201,11 +1210,7 @@ pub fn install_prepared(
         if !files.is_empty() {
             // Against another version, its own changes would be named too: the version the
             // folder holds tells the user's apart.
-            let held = crate::fs::read_limited(&dir.join("recipe.json"), 1 << 20)
-                .ok()
-                .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-                .and_then(|m| m.get("version")?.as_str().map(str::to_string))
-                .filter(|v| Version::parse(v).is_ok() && *v != to);
+            let held = held_version(&dir).filter(|v| *v != to);
             let fix = match held {
                 Some(v) => format!(
                     "its recipe.json says {v}: install `{id}@{v}` first, which names the files \

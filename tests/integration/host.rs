@@ -617,6 +617,18 @@ fn doctor_names_the_installed_version_to_restore() {
     install_at(&sb, "tool-gate@0.1.0");
     assert_eq!(std::fs::read(&main_js).unwrap(), original);
     assert_eq!(in_prof_output(&sb, &["doctor"]).status.code(), Some(0));
+    // Without its receipt, the version comes from the folder's recipe.json (found by the
+    // review of this change).
+    std::fs::remove_file(sb.join("prof/hooks/.receipts/tool-gate.json")).unwrap();
+    let o = in_prof_output(&sb, &["doctor"]);
+    let said =
+        String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert!(
+        said.contains("receipt-missing") && said.contains("`hookpack install tool-gate@0.1.0`"),
+        "{said}"
+    );
+    install_at(&sb, "tool-gate@0.1.0");
+    assert_eq!(in_prof_output(&sb, &["doctor"]).status.code(), Some(0));
 }
 
 /// Found by a new-user walk-through: doctor said "`hookpack install ID` restores it", and
