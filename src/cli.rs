@@ -1342,18 +1342,7 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
                     ),
                     _ => format!("{} {}: not in {index}; left as it is", o.id, o.installed),
                 });
-                results.push(Ok(install::Outcome {
-                    action: "left",
-                    path: profile.recipe_dir(&o.id),
-                    from: Some(o.installed.clone()),
-                    to: Some(o.installed),
-                    id: o.id,
-                    files: Vec::new(),
-                    hooks_json_diff: Vec::new(),
-                    dry_run: false,
-                    reason: Some(reason),
-                    warnings: Vec::new(),
-                }));
+                results.push(Ok(left(&profile, o.id, o.installed, reason, Vec::new())));
             }
             continue;
         };
@@ -1365,7 +1354,20 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
         let Some(index) = source_of.get(&o.id) else {
             continue;
         };
-        results.push(install::install(&profile, &fetcher, index, &spec, &opts));
+        let result = install::install(&profile, &fetcher, index, &spec, &opts);
+        // JSON lists a recipe left over the user's files too, with them; the error says so
+        // on stderr and sets the exit code.
+        if let Err(Error::LocalChanges { files, .. }) = &result {
+            let files = files.clone();
+            results.push(Ok(left(
+                &profile,
+                o.id,
+                o.installed,
+                "local-changes",
+                files,
+            )));
+        }
+        results.push(result);
     }
     if results.is_empty() && failed.is_none() && printer.format != Format::Json {
         printer.message("everything is up to date");
@@ -1375,6 +1377,28 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
         Some(e) if (e.exit_code() as i32) > (code as i32) => e.exit_code(),
         _ => code,
     })
+}
+
+/// What `update` reports for a recipe it leaves as it is, and why.
+fn left(
+    profile: &crate::profile::Profile,
+    id: String,
+    installed: String,
+    reason: &'static str,
+    files: Vec<String>,
+) -> install::Outcome {
+    install::Outcome {
+        action: "left",
+        path: profile.recipe_dir(&id),
+        from: Some(installed.clone()),
+        to: Some(installed),
+        id,
+        files,
+        hooks_json_diff: Vec::new(),
+        dry_run: false,
+        reason: Some(reason),
+        warnings: Vec::new(),
+    }
 }
 
 fn run_list(a: ListArgs, printer: &Printer) -> Result<ExitCode, Error> {

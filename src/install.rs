@@ -109,14 +109,15 @@ pub struct Outcome {
     pub to: Option<String>,
     /// The recipe folder.
     pub path: PathBuf,
-    /// Files written (install) or removed (remove), relative to `path`.
+    /// Files written (install) or removed (remove), relative to `path`; for `left` with
+    /// `reason` `local-changes`, the files of the user that keep `update` from replacing it.
     pub files: Vec<String>,
     /// A line diff of `hooks.json` (`-`/`+` lines, with context).
     pub hooks_json_diff: Vec<String>,
     /// True when nothing was written.
     pub dry_run: bool,
-    /// Why `update` left the recipe as it is (`action` `left`): `cli-too-old` or
-    /// `not-in-index`; why `install` wrote the same archive again (`action` `repair`):
+    /// Why `update` left the recipe as it is (`action` `left`): `cli-too-old`,
+    /// `not-in-index` or `local-changes`; why `install` wrote the same archive again (`action` `repair`):
     /// `files-differ` (the installed tree) or `entries-differ` (its hooks.json entries).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<&'static str>,

@@ -1617,6 +1617,14 @@ fn an_update_over_files_the_user_changed_is_refused() {
         report[0]["local_changes"],
         json!(["notes.txt", "routes.json"])
     );
+    // A real run lists it as left, with why and the files (found by review: JSON said `[]`).
+    let o = run(&["update", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report[0]["action"], "left", "{report:#}");
+    assert_eq!(report[0]["reason"], "local-changes", "{report:#}");
+    assert_eq!(report[0]["files"], json!(["notes.txt", "routes.json"]));
+    assert_eq!(snapshot(&sb.join("prof")), before);
     // Moved out (a missing file loses nothing), the update goes ahead.
     std::fs::remove_file(&routes).unwrap();
     std::fs::remove_file(sb.join("prof/hooks/turn-router/notes.txt")).unwrap();
