@@ -1541,14 +1541,17 @@ fn install_warns_of_a_handler_id_the_profile_already_uses() {
         ]}]}})
         .to_string()
     };
+    let install_into = |profile: &str| {
+        let o = sb
+            .cmd()
+            .args(["install", "tool-gate", "--profile", profile])
+            .output()
+            .unwrap();
+        ok(&o);
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
     sb.write("prof/hooks.json", mine("PreToolUse"));
-    let o = sb
-        .cmd()
-        .args(["install", "tool-gate", "--profile", "prof"])
-        .output()
-        .unwrap();
-    ok(&o);
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = install_into("prof");
     assert!(
         err.contains("warning: PreToolUse handler `gate-mutating` of tool-gate will not run")
             && err.contains("already used at /hooks/PreToolUse/0/hooks/0"),
@@ -1562,30 +1565,31 @@ fn install_warns_of_a_handler_id_the_profile_already_uses() {
     );
     // The same id in another event is no clash.
     sb.write("other/hooks.json", mine("Stop"));
-    let o = sb
-        .cmd()
-        .args(["install", "tool-gate", "--profile", "other"])
-        .output()
-        .unwrap();
-    ok(&o);
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = install_into("other");
     assert!(!err.contains("warning"), "{err}");
 }
 
 /// turn-router's README says to edit the model ids in `routes.json`: `update` replaced the
 /// edited file without a word. A version change over files the user changed is refused,
 /// naming them; nothing is written. (Added files do not count: handlers write some there.)
-#[test]
-fn an_update_over_files_the_user_changed_is_refused() {
-    let sb = Sandbox::new();
-    let run = |args: &[&str]| in_prof(&sb, args);
-    ok(&run(&["install", "turn-router@0.1.0"]));
+/// Edits the model ids in prof's turn-router `routes.json`, as its README says to, and adds
+/// `notes.txt` beside it; returns the file and what it now holds.
+fn change_turn_router(sb: &Sandbox) -> (std::path::PathBuf, String) {
     let routes = sb.join("prof/hooks/turn-router/routes.json");
     let mine = std::fs::read_to_string(&routes)
         .unwrap()
         .replace("deepseek-v4-flash", "my-model");
     std::fs::write(&routes, &mine).unwrap();
     sb.write("prof/hooks/turn-router/notes.txt", "mine\n");
+    (routes, mine)
+}
+
+#[test]
+fn an_update_over_files_the_user_changed_is_refused() {
+    let sb = Sandbox::new();
+    let run = |args: &[&str]| in_prof(&sb, args);
+    ok(&run(&["install", "turn-router@0.1.0"]));
+    let (routes, mine) = change_turn_router(&sb);
     let before = snapshot(&sb.join("prof"));
     for args in [
         &["update"][..],
@@ -1832,12 +1836,7 @@ fn an_install_over_a_folder_without_a_receipt_keeps_files_the_user_changed() {
     ok(&run(&["install", "turn-router@0.1.0"]));
     let receipt = sb.join("prof/hooks/.receipts/turn-router.json");
     std::fs::remove_file(&receipt).unwrap();
-    let routes = sb.join("prof/hooks/turn-router/routes.json");
-    let mine = std::fs::read_to_string(&routes)
-        .unwrap()
-        .replace("deepseek-v4-flash", "my-model");
-    std::fs::write(&routes, &mine).unwrap();
-    sb.write("prof/hooks/turn-router/notes.txt", "mine\n");
+    let (routes, _) = change_turn_router(&sb);
     let before = snapshot(&sb.join("prof"));
     for (args, needle) in [
         (

@@ -163,16 +163,20 @@ fn archive_layout_is_normalised() {
     assert_eq!(got, expected);
 }
 
+/// Packs `src` into `out` with `SOURCE_DATE_EPOCH` set to `value`.
+fn pack_at_epoch(sb: &Sandbox, value: &str) -> std::process::Output {
+    sb.cmd()
+        .env("SOURCE_DATE_EPOCH", value)
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "out"])
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn source_date_epoch_sets_the_mtime() {
     let sb = Sandbox::new();
     two_recipes(&sb, "src");
-    let o = sb
-        .cmd()
-        .env("SOURCE_DATE_EPOCH", "1700000000")
-        .args(["pack", "--recipes-dir", "src", "--out-dir", "out"])
-        .output()
-        .unwrap();
+    let o = pack_at_epoch(&sb, "1700000000");
     assert!(o.status.success(), "{}", stderr(&o));
     let bytes = std::fs::read(sb.join("out/hooks-alpha-0.1.0.tar.gz")).unwrap();
     let mut ar = tar::Archive::new(flate2::read::GzDecoder::new(bytes.as_slice()));
@@ -192,12 +196,7 @@ fn a_source_date_epoch_that_is_no_time_is_a_usage_error_named_as_such() {
     let sb = Sandbox::new();
     two_recipes(&sb, "src");
     for value in ["abc", "-5", "1.5", "253402300800", "99999999999999999999"] {
-        let o = sb
-            .cmd()
-            .env("SOURCE_DATE_EPOCH", value)
-            .args(["pack", "--recipes-dir", "src", "--out-dir", "out"])
-            .output()
-            .unwrap();
+        let o = pack_at_epoch(&sb, value);
         assert_eq!(o.status.code(), Some(2), "{value}: {}", stderr(&o));
         stderr_says(&o, &format!("SOURCE_DATE_EPOCH `{value}` is invalid"));
         stderr_says(&o, "seconds since 1970-01-01T00:00:00Z");
@@ -205,12 +204,7 @@ fn a_source_date_epoch_that_is_no_time_is_a_usage_error_named_as_such() {
         assert!(!sb.join("out").exists());
     }
     // The last second of year 9999 is still a time an index can hold.
-    let o = sb
-        .cmd()
-        .env("SOURCE_DATE_EPOCH", "253402300799")
-        .args(["pack", "--recipes-dir", "src", "--out-dir", "out"])
-        .output()
-        .unwrap();
+    let o = pack_at_epoch(&sb, "253402300799");
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(
         read_json(&sb.join("out/hooks-index.json"))["updated_at"],
