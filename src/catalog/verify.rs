@@ -389,9 +389,14 @@ fn verify_sums(
         if line.trim().is_empty() {
             continue;
         }
-        // `sha256sum -c` also reads upper-case digests and names written `./name`.
-        let parsed =
-            (line.split_once("  ").or_else(|| line.split_once(" *"))).map(|(sha, name)| {
+        // `sha256sum -c` also reads `sha256sum --tag` lines (`SHA256 (name) = <sha256>`),
+        // upper-case digests and names written `./name`.
+        let tagged = (line.strip_prefix("SHA256 ("))
+            .and_then(|rest| rest.rsplit_once(") = "))
+            .map(|(name, sha)| (sha, name));
+        let parsed = (tagged.or_else(|| line.split_once("  ")))
+            .or_else(|| line.split_once(" *"))
+            .map(|(sha, name)| {
                 (
                     sha.to_ascii_lowercase(),
                     name.strip_prefix("./").unwrap_or(name),

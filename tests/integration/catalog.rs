@@ -408,6 +408,18 @@ fn sha256sums_is_read_as_sha256sum_reads_it() {
     let (code, r) = verify_json(&sb, "cat");
     assert_eq!(code, 0, "{r:#}");
     assert_eq!(codes(&r), Vec::<String>::new(), "{r:#}");
+    // `sha256sum --tag` lines too (found by review).
+    let tagged: String = sums
+        .lines()
+        .map(|l| {
+            let (sha, name) = l.split_once("  ").unwrap();
+            format!("SHA256 ({name}) = {sha}\n")
+        })
+        .collect();
+    std::fs::write(sb.join("cat/SHA256SUMS"), &tagged).unwrap();
+    let (code, r) = verify_json(&sb, "cat");
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(codes(&r), Vec::<String>::new(), "{r:#}");
     let zero = "0".repeat(64);
     std::fs::write(
         sb.join("cat/SHA256SUMS"),
