@@ -24,6 +24,10 @@ use std::time::{Duration, Instant};
 /// Most bytes of stdout or stderr kept from one handler.
 pub const OUTPUT_CAP: usize = 1024 * 1024;
 
+/// Longest a handler is waited for, about a century: any whole number of seconds is a
+/// valid `timeout`, and one near `u64::MAX` would overflow the clock.
+const MAX_WAIT: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
+
 /// True for environment variable names that look like credentials; hosts strip these.
 pub fn is_secret_name(name: &str) -> bool {
     let n = name.to_ascii_uppercase();
@@ -142,7 +146,8 @@ pub fn spawn(s: &Spawn) -> std::io::Result<RawOutput> {
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd.spawn()?;
     let pid = child.id();
-    let deadline = start + s.timeout;
+    let timeout = s.timeout.min(MAX_WAIT);
+    let deadline = start + timeout;
     // The pipes are served by threads that report when they are done. A process the
     // handler started in a session of its own is out of reach of the group kill and may
     // hold them open for as long as it lives: they are waited for until the deadline only,
@@ -195,7 +200,7 @@ pub fn spawn(s: &Spawn) -> std::io::Result<RawOutput> {
         let _ = tx.send(());
         status
     });
-    let timed_out = match rx.recv_timeout(s.timeout) {
+    let timed_out = match rx.recv_timeout(timeout) {
         Ok(()) => false,
         Err(_) => {
             #[cfg(unix)]

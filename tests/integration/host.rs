@@ -1316,3 +1316,25 @@ fn list_and_doctor_say_the_profile_folder_does_not_exist() {
         .unwrap());
     assert!(sb.join("new/hooks.json").is_file());
 }
+
+/// A timeout too large to add to the clock (it is a valid whole number of seconds, so the
+/// handler is not invalid) panicked `run` with "overflow when adding duration to instant".
+#[test]
+fn a_timeout_too_large_for_the_clock_is_waited_for_without_a_panic() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [
+            {"id": "huge", "type": "command", "command": "echo '{\"hookSpecificOutput\":{\"permissionDecision\":\"ask\"}}'", "timeout": u64::MAX}
+        ]}),
+    );
+    let d = run(
+        &sb,
+        "PreToolUse",
+        json!({"tool_name": "exec"}),
+        &["--include-untrusted"],
+    );
+    assert_eq!(d["handlers"][0]["state"], "ran", "{d:#}");
+    assert_eq!(d["outcome"]["verdict"], "ask", "{d:#}");
+}
