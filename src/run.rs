@@ -291,17 +291,11 @@ pub fn interpret(event: Event, out: &RawOutput, deny_on_failure: bool) -> Decisi
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     let mut d = Decision::default();
     let fail = |why: String| -> Decision {
-        let mut f = Decision {
-            failure: Some(why.clone()),
-            ..Decision::default()
-        };
-        if (deny_on_failure && event == Event::PreToolUse)
-            || event == Event::PermissionRequest && out.exit.is_none()
-        {
-            f.verdict = Some(Verdict::Deny);
-            f.reason = Some(format!("handler failed: {why}"));
-        }
-        f
+        failed(
+            event,
+            why,
+            deny_on_failure || (event == Event::PermissionRequest && out.exit.is_none()),
+        )
     };
     if out.timed_out {
         return fail(match out.exit {
@@ -407,6 +401,30 @@ pub fn interpret(event: Event, out: &RawOutput, deny_on_failure: bool) -> Decisi
         d.reason = str_field(&v, "reason");
     }
     d
+}
+
+/// A failed handler's decision: a deny when `deny` (and the event can deny), else none.
+fn failed(event: Event, why: String, deny: bool) -> Decision {
+    let mut f = Decision {
+        failure: Some(why.clone()),
+        ..Decision::default()
+    };
+    if deny && matches!(event, Event::PreToolUse | Event::PermissionRequest) {
+        f.verdict = Some(Verdict::Deny);
+        f.reason = Some(format!("handler failed: {why}"));
+    }
+    f
+}
+
+/// The decision of a handler whose shell could not be started: a failure, which denies on
+/// PermissionRequest (seeds/004: "PermissionRequest spawn failure denies") and under
+/// `failurePolicy: deny`.
+pub fn start_failed(event: Event, err: &std::io::Error, deny_on_failure: bool) -> Decision {
+    failed(
+        event,
+        format!("cannot start the shell: {err}"),
+        deny_on_failure || event == Event::PermissionRequest,
+    )
 }
 
 fn first_line(s: &str) -> &str {
@@ -671,14 +689,8 @@ pub fn dispatch(
             let (decision, out) = match spawned {
                 Ok(out) => (interpret(event, &out, deny_on_failure), Some(out)),
                 Err(e) => {
-                    let failed = RawOutput {
-                        exit: Some(127),
-                        timed_out: false,
-                        stdout: Vec::new(),
-                        stderr: format!("cannot start the shell: {e}").into_bytes(),
-                        duration: Duration::ZERO,
-                    };
-                    (interpret(event, &failed, deny_on_failure), Some(failed))
+                    trace.state = "not started".into();
+                    (start_failed(event, &e, deny_on_failure), None)
                 }
             };
             if let Some(out) = out {

@@ -1338,3 +1338,44 @@ fn a_timeout_too_large_for_the_clock_is_waited_for_without_a_panic() {
     assert_eq!(d["handlers"][0]["state"], "ran", "{d:#}");
     assert_eq!(d["outcome"]["verdict"], "ask", "{d:#}");
 }
+
+/// seeds/004: "PermissionRequest spawn failure denies". A handler whose shell cannot be
+/// started was read as a failed run (exit 127), which denies nothing.
+#[cfg(unix)]
+#[test]
+fn a_permission_request_handler_that_cannot_start_denies() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let shell = sb.write("not-a-shell", "not executable");
+    profile_with(
+        &sb,
+        json!({
+            "PermissionRequest": [{"id": "gate", "type": "command", "command": "true"}],
+            "PreToolUse": [{"id": "open", "type": "command", "command": "true"}]
+        }),
+    );
+    sb.write("payload.json", r#"{"tool_name": "exec"}"#);
+    for (event, verdict) in [
+        ("PermissionRequest", json!("deny")),
+        ("PreToolUse", Value::Null),
+    ] {
+        let o = sb
+            .cmd()
+            .env("SHELL", &shell)
+            .args([
+                "run",
+                event,
+                "--payload",
+                "payload.json",
+                "--include-untrusted",
+            ])
+            .args(["--profile", "prof", "--workspace", "ws", "--format", "json"])
+            .output()
+            .unwrap();
+        ok(&o);
+        let d: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(d["outcome"]["verdict"], verdict, "{event}: {d:#}");
+        let failure = d["handlers"][0]["decision"]["failure"].as_str().unwrap();
+        assert!(failure.contains("cannot start"), "{event}: {failure}");
+    }
+}
