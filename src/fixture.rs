@@ -22,6 +22,9 @@ use std::time::Duration;
 /// Largest fixture case file read.
 const MAX_CASE_BYTES: u64 = 4 * 1024 * 1024;
 
+/// Largest file a case's `file_contains` reads.
+const MAX_CHECKED_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
 /// A fixture case as written.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -265,6 +268,14 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
             Value::String(s) => expand(s, &tmp_path),
             other => other.to_string(),
         };
+        // The environment cannot carry these; the handler would not start.
+        if k.is_empty() || k.contains(['=', '\0']) || v.contains('\0') {
+            result.mismatches.push(format!(
+                "`env` {k:?}: a variable name must be non-empty without `=` or NUL, and its \
+                 value without NUL"
+            ));
+            return Ok(result);
+        }
         env.retain(|(name, _)| name != k);
         env.push((k.clone(), v));
     }
@@ -283,23 +294,35 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
                 continue;
             }
             let command = absolute_command(&h.command, dir);
-            let out = run::spawn(&run::Spawn {
+            let deny_on_failure = h.failure_policy.as_deref() == Some("deny");
+            let spawned = run::spawn(&run::Spawn {
                 command: &command,
                 cwd: &tmp_path,
                 stdin: &stdin,
                 env: &env,
                 timeout: Duration::from_secs(h.effective_timeout()),
-            })
-            .map_err(|e| crate::fs::FsError::new("run a handler of", dir, e))?;
-            let decision = run::interpret(event, &out, h.failure_policy.as_deref() == Some("deny"));
-            let stderr = String::from_utf8_lossy(&out.stderr)
-                .chars()
-                .take(400)
-                .collect();
+            });
+            let (decision, exit, ms, stderr) = match spawned {
+                Ok(out) => (
+                    run::interpret(event, &out, deny_on_failure),
+                    out.exit,
+                    out.duration.as_millis(),
+                    String::from_utf8_lossy(&out.stderr)
+                        .chars()
+                        .take(400)
+                        .collect(),
+                ),
+                Err(e) => (
+                    run::start_failed(event, &e, deny_on_failure),
+                    None,
+                    0,
+                    String::new(),
+                ),
+            };
             result.handlers.push(HandlerTrace {
                 id,
-                exit: out.exit,
-                ms: out.duration.as_millis(),
+                exit,
+                ms,
                 decision: decision.clone(),
                 stderr,
             });
@@ -363,7 +386,10 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
     }
     if let Some(fc) = &e.file_contains {
         let path = PathBuf::from(expand(&fc.path, &tmp_path));
-        match std::fs::read_to_string(&path) {
+        // A regular file only, and bounded: a fifo would block and /dev/zero never ends.
+        match crate::fs::read_limited(&path, MAX_CHECKED_FILE_BYTES)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+        {
             Ok(text) if text.contains(&fc.contains) => {}
             Ok(text) => result.mismatches.push(format!(
                 "{}: expected it to contain {:?}, it holds {:?}",
@@ -373,7 +399,7 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
             )),
             Err(err) => result
                 .mismatches
-                .push(format!("{}: expected a file, {err}", path.display())),
+                .push(format!("expected a file to check: {err}")),
         }
     }
     result.passed = result.mismatches.is_empty();

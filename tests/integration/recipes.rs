@@ -69,3 +69,80 @@ fn a_failing_case_is_reported_with_a_diff() {
     assert!(text.contains("decision: expected deny, got none"), "{text}");
     assert!(text.trim_end().ends_with("2 passed, 1 failed"), "{text}");
 }
+
+/// A case whose `file_contains` names a fifo hung `test` (the read waits for a writer),
+/// and one naming /dev/zero read until memory ran out; a case whose `env` holds a NUL
+/// stopped the whole run with `cannot run a handler` instead of failing that case.
+#[cfg(unix)]
+#[test]
+fn odd_case_files_fail_their_case_and_the_run_goes_on() {
+    let sb = Sandbox::new();
+    sb.cmd()
+        .args(["new", "demo", "--dir", "recipes"])
+        .assert()
+        .success();
+    let fifo = sb.join("fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let case = |name: &str, extra: serde_json::Value| {
+        let mut c = serde_json::json!({"name": name, "event": "PreToolUse",
+            "payload": {"tool_name": "exec", "tool_input": {"command": "ls"}},
+            "expect": {"decision": "none"}});
+        for (k, v) in extra.as_object().unwrap() {
+            if k == "file_contains" {
+                c["expect"][k] = v.clone();
+            } else {
+                c[k] = v.clone();
+            }
+        }
+        sb.write(&format!("recipes/demo/tests/{name}.json"), c.to_string());
+    };
+    case(
+        "reads-a-fifo",
+        serde_json::json!({"file_contains": {"path": fifo.display().to_string(), "contains": "x"}}),
+    );
+    case(
+        "reads-dev-zero",
+        serde_json::json!({"file_contains": {"path": "/dev/zero", "contains": "x"}}),
+    );
+    case(
+        "nul-in-env-name",
+        serde_json::json!({"env": {"A\u{0}B": "1"}}),
+    );
+    case(
+        "nul-in-env-value",
+        serde_json::json!({"env": {"A": "x\u{0}y"}}),
+    );
+    let mut child = sb
+        .std_cmd()
+        .args(["test", "recipes/demo"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("`test` still ran after 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let o = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    for name in [
+        "reads-a-fifo",
+        "reads-dev-zero",
+        "nul-in-env-name",
+        "nul-in-env-value",
+    ] {
+        assert!(text.contains(&format!("FAIL demo/{name}.json")), "{text}");
+    }
+    assert!(text.contains("expected a regular file"), "{text}");
+    assert!(text.contains("NUL"), "{text}");
+    assert!(text.trim_end().ends_with("2 passed, 4 failed"), "{text}");
+}
