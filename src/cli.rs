@@ -1498,13 +1498,20 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
     let payload = match a.payload.as_deref() {
         None => serde_json::Map::new(),
         Some(src) => {
+            const LIMIT: u64 = 16 * 1024 * 1024;
             let bytes = if src == "-" {
                 let mut b = Vec::new();
-                std::io::Read::read_to_end(&mut std::io::stdin().take(16 * 1024 * 1024), &mut b)
+                std::io::Read::read_to_end(&mut std::io::stdin().take(LIMIT + 1), &mut b)
                     .map_err(Error::Output)?;
+                if b.len() as u64 > LIMIT {
+                    return Err(Error::PayloadInvalid {
+                        source_name: src.to_string(),
+                        why: format!("larger than the {LIMIT}-byte limit"),
+                    });
+                }
                 b
             } else {
-                crate::fs::read_limited(std::path::Path::new(src), 16 * 1024 * 1024)?
+                crate::fs::read_limited(std::path::Path::new(src), LIMIT)?
             };
             match serde_json::from_slice::<serde_json::Value>(&bytes) {
                 Ok(serde_json::Value::Object(m)) => m,

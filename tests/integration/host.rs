@@ -1379,3 +1379,24 @@ fn a_permission_request_handler_that_cannot_start_denies() {
         assert!(failure.contains("cannot start"), "{event}: {failure}");
     }
 }
+
+/// A payload on stdin over the 16 MiB limit was cut at the limit and read as broken JSON
+/// ("EOF while parsing … at line 1 column 16777216"); a file that size names the limit.
+#[test]
+fn a_payload_on_stdin_over_the_limit_says_so() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(&sb, json!({"PreToolUse": []}));
+    let big = json!({"tool_name": "exec", "x": "a".repeat(17 * 1024 * 1024)}).to_string();
+    let o = sb
+        .cmd()
+        .args(["run", "PreToolUse", "--payload", "-"])
+        .args(["--profile", "prof", "--workspace", "ws"])
+        .write_stdin(big)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("16777216-byte limit"), "{err}");
+    assert!(!err.contains("EOF"), "{err}");
+}
