@@ -33,6 +33,12 @@ pub enum Error {
         /// The folder that exists.
         path: PathBuf,
     },
+    /// `new --dir` names something that is not a folder.
+    #[error("{path} exists and is not a folder; give --dir a folder (it is created when missing)")]
+    ScaffoldDirNotFolder {
+        /// The path as given.
+        path: PathBuf,
+    },
     /// The output folder is, contains or sits inside the sources.
     #[error("output folder {out} overlaps the sources in {sources}; choose an output folder outside them")]
     OutOverlaps {
@@ -424,6 +430,7 @@ impl Error {
             Error::ConfigInvalid { .. } | Error::ProfileNameInvalid { .. } => ExitCode::Invalid,
             Error::RemoveTrustUnreadable { source, .. } => source.exit_code(),
             Error::ScaffoldTargetExists { .. }
+            | Error::ScaffoldDirNotFolder { .. }
             | Error::PackRefused { .. }
             | Error::OutOverlaps { .. }
             | Error::OutNotFolder { .. }

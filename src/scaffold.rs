@@ -25,6 +25,12 @@ pub fn create(id: &Id, parent: &Path) -> Result<Scaffolded, Error> {
     if std::fs::symlink_metadata(&target).is_ok() {
         return Err(Error::ScaffoldTargetExists { path: target });
     }
+    // A file or a link to nothing there is the user's mistake, not a failing disk.
+    if std::fs::symlink_metadata(parent).is_ok() && !parent.is_dir() {
+        return Err(Error::ScaffoldDirNotFolder {
+            path: parent.to_path_buf(),
+        });
+    }
     crate::fs::create_dir_all(parent)?;
     let staging = parent.join(format!(".{id}.new-{}", std::process::id()));
     if std::fs::symlink_metadata(&staging).is_ok() {

@@ -63,3 +63,27 @@ fn scaffold_defaults_to_recipes_folder() {
     assert_eq!(v["id"], "x");
     assert!(sb.join("recipes/x/recipe.json").is_file());
 }
+
+/// `--dir` naming a file, or a link to nothing, failed as the environment's fault (exit 3,
+/// "cannot create folder …: File exists"); a file one level further down was exit 1.
+#[cfg(unix)]
+#[test]
+fn scaffold_into_a_dir_that_is_not_a_folder_is_refused() {
+    let sb = Sandbox::new();
+    sb.write("file", "x");
+    std::os::unix::fs::symlink(sb.join("nowhere"), sb.join("dangling")).unwrap();
+    for dir in ["file", "dangling", "file/sub"] {
+        let out = sb.cmd().args(["new", "x", "--dir", dir]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{dir}: {err}");
+    }
+    let out = sb
+        .cmd()
+        .args(["new", "x", "--dir", "file"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("file exists and is not a folder"), "{err}");
+    assert_eq!(std::fs::read(sb.join("file")).unwrap(), b"x");
+    assert!(!sb.join("nowhere").exists());
+}
