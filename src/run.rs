@@ -440,13 +440,16 @@ pub fn combine<'a>(decisions: impl IntoIterator<Item = &'a Decision>) -> Decisio
             out.verdict = d.verdict;
             out.reason = d.reason.clone();
         }
-        if d.updated_input.is_some() {
+        // A blocking answer's rewrites are not rewrites (seeds/004: the last non-blocking
+        // value wins).
+        let blocking = d.verdict.is_some_and(|v| v > Verdict::Ask);
+        if !blocking && d.updated_input.is_some() {
             out.updated_input = d.updated_input.clone();
         }
-        if d.updated_prompt.is_some() {
+        if !blocking && d.updated_prompt.is_some() {
             out.updated_prompt = d.updated_prompt.clone();
         }
-        if d.updated_model.is_some() {
+        if !blocking && d.updated_model.is_some() {
             out.updated_model = d.updated_model.clone();
         }
         if let Some(c) = &d.additional_context {

@@ -1400,3 +1400,44 @@ fn a_payload_on_stdin_over_the_limit_says_so() {
     assert!(err.contains("16777216-byte limit"), "{err}");
     assert!(!err.contains("EOF"), "{err}");
 }
+
+/// seeds/004: "Rewrites: last non-blocking value wins". The rewrite of a handler that
+/// blocked or denied was taken as the last one.
+#[test]
+fn a_blocking_handler_s_rewrite_does_not_win() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({
+            "UserPromptSubmit": [
+                {"id": "route", "type": "command", "command": "echo '{\"hookSpecificOutput\":{\"updatedModel\":\"kept\"}}'"},
+                {"id": "blocks", "type": "command", "command": "echo '{\"decision\":\"block\",\"reason\":\"no\",\"hookSpecificOutput\":{\"updatedModel\":\"blocked\"}}'"}
+            ],
+            "PreToolUse": [
+                {"id": "rewrite", "type": "command", "command": "echo '{\"hookSpecificOutput\":{\"updatedInput\":{\"command\":\"kept\"}}}'"},
+                {"id": "denies", "type": "command", "command": "echo '{\"hookSpecificOutput\":{\"permissionDecision\":\"deny\",\"updatedInput\":{\"command\":\"denied\"}}}'"}
+            ]
+        }),
+    );
+    let d = run(
+        &sb,
+        "UserPromptSubmit",
+        json!({"prompt": "hi"}),
+        &["--include-untrusted"],
+    );
+    assert_eq!(d["outcome"]["verdict"], "block", "{d:#}");
+    assert_eq!(d["outcome"]["updated_model"], "kept", "{d:#}");
+    let d = run(
+        &sb,
+        "PreToolUse",
+        json!({"tool_name": "exec"}),
+        &["--include-untrusted"],
+    );
+    assert_eq!(d["outcome"]["verdict"], "deny", "{d:#}");
+    assert_eq!(
+        d["outcome"]["updated_input"],
+        json!({"command": "kept"}),
+        "{d:#}"
+    );
+}
