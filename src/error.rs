@@ -33,6 +33,12 @@ pub enum Error {
         /// The folder that exists.
         path: PathBuf,
     },
+    /// `run --workspace` names something that is not a folder.
+    #[error("workspace {path} is not a folder; handlers run in it (--workspace, default the current folder)")]
+    WorkspaceNotFolder {
+        /// The path as given.
+        path: PathBuf,
+    },
     /// `new --dir` names something that is not a folder.
     #[error("{path} exists and is not a folder; give --dir a folder (it is created when missing)")]
     ScaffoldDirNotFolder {
@@ -431,6 +437,7 @@ impl Error {
             Error::RemoveTrustUnreadable { source, .. } => source.exit_code(),
             Error::ScaffoldTargetExists { .. }
             | Error::ScaffoldDirNotFolder { .. }
+            | Error::WorkspaceNotFolder { .. }
             | Error::PackRefused { .. }
             | Error::OutOverlaps { .. }
             | Error::OutNotFolder { .. }

@@ -606,6 +606,12 @@ pub fn dispatch(
     payload: &serde_json::Map<String, Value>,
     opts: &DispatchOptions,
 ) -> Result<Dispatch, crate::error::Error> {
+    if !workspace.is_dir() {
+        // Every handler would fail to start in it.
+        return Err(crate::error::Error::WorkspaceNotFolder {
+            path: workspace.to_path_buf(),
+        });
+    }
     let workspace = crate::fs::absolute(workspace);
     let trust = crate::trust::TrustFile::read(&profile.trust_file())?;
     let handlers = crate::list::all_handlers(profile, &workspace, &trust)?;

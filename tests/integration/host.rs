@@ -1441,3 +1441,27 @@ fn a_blocking_handler_s_rewrite_does_not_win() {
         "{d:#}"
     );
 }
+
+/// Handlers run in the workspace. One that does not exist (or is a file) made every
+/// handler fail with "cannot start the shell: No such file or directory", and `run` exit 0.
+#[test]
+fn run_in_a_workspace_that_is_not_a_folder_is_refused() {
+    let sb = Sandbox::new();
+    sb.write("ws-file", "x");
+    profile_with(
+        &sb,
+        json!({"PermissionRequest": [{"id": "gate", "type": "command", "command": "true"}]}),
+    );
+    for ws in ["missing", "ws-file"] {
+        let o = sb
+            .cmd()
+            .args(["run", "PermissionRequest", "--include-untrusted"])
+            .args(["--profile", "prof", "--workspace", ws])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{ws}: {err}");
+        assert!(err.contains("is not a folder"), "{ws}: {err}");
+        assert!(o.stdout.is_empty(), "{ws}");
+    }
+}
