@@ -362,14 +362,17 @@ pub fn interpret(event: Event, out: &RawOutput, deny_on_failure: bool) -> Decisi
         .get("hookSpecificOutput")
         .cloned()
         .unwrap_or(Value::Null);
+    if !hso.is_null() && !hso.is_object() {
+        return fail(format!("hookSpecificOutput is not an object: {hso}"));
+    }
     match event {
         Event::PreToolUse | Event::PermissionRequest => {
-            match hso.get("permissionDecision").and_then(Value::as_str) {
-                Some("deny") => d.verdict = Some(Verdict::Deny),
-                Some("ask") => d.verdict = Some(Verdict::Ask),
-                Some("allow") => d.verdict = Some(Verdict::Allow),
-                Some(other) => return fail(format!("unknown permissionDecision `{other}`")),
-                None => {}
+            match hso.get("permissionDecision") {
+                None | Some(Value::Null) => {}
+                Some(Value::String(s)) if s == "deny" => d.verdict = Some(Verdict::Deny),
+                Some(Value::String(s)) if s == "ask" => d.verdict = Some(Verdict::Ask),
+                Some(Value::String(s)) if s == "allow" => d.verdict = Some(Verdict::Allow),
+                Some(other) => return fail(format!("unknown permissionDecision {other}")),
             }
             d.reason = str_field(&hso, "permissionDecisionReason");
             d.updated_input = hso.get("updatedInput").cloned();

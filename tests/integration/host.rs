@@ -1465,3 +1465,29 @@ fn run_in_a_workspace_that_is_not_a_folder_is_refused() {
         assert!(o.stdout.is_empty(), "{ws}");
     }
 }
+
+/// An answer of the wrong shape was no decision, even under `failurePolicy: deny`, while
+/// an unknown `permissionDecision` string is a failure: a `hookSpecificOutput` that is not
+/// an object and a `permissionDecision` that is not a string are failures too.
+#[test]
+fn answers_of_the_wrong_shape_are_failures() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [
+            {"id": "hso-string", "type": "command", "command": "echo '{\"hookSpecificOutput\":\"deny\"}'", "failurePolicy": "deny"},
+            {"id": "decision-number", "type": "command", "command": "echo '{\"hookSpecificOutput\":{\"permissionDecision\":5}}'", "failurePolicy": "deny"}
+        ]}),
+    );
+    let d = run(
+        &sb,
+        "PreToolUse",
+        json!({"tool_name": "exec"}),
+        &["--include-untrusted"],
+    );
+    for h in d["handlers"].as_array().unwrap() {
+        assert_eq!(h["decision"]["verdict"], "deny", "{d:#}");
+        assert!(h["decision"]["failure"].is_string(), "{d:#}");
+    }
+}
