@@ -680,9 +680,15 @@ pub fn dispatch(
                 &mut trace,
             );
         } else if h.handler.get("async").and_then(Value::as_bool) == Some(true) {
-            spawn_detached(&h.command, &workspace, &stdin, &env)
-                .map_err(|e| crate::fs::FsError::new("start a handler in", &workspace, e))?;
-            trace.state = "started (async, not awaited)".into();
+            match spawn_detached(&h.command, &workspace, &stdin, &env) {
+                Ok(()) => trace.state = "started (async, not awaited)".into(),
+                Err(e) => {
+                    trace.state = "not started".into();
+                    let decision = start_failed(event, &e, false);
+                    trace.decision = Some(decision.clone());
+                    decisions.push(decision);
+                }
+            }
         } else {
             let timeout = h
                 .handler

@@ -1491,3 +1491,40 @@ fn answers_of_the_wrong_shape_are_failures() {
         assert!(h["decision"]["failure"].is_string(), "{d:#}");
     }
 }
+
+/// An async handler whose shell could not be started stopped the whole `run` (exit 3, no
+/// outcome), while a synchronous one in the same spot is a failure of that handler only.
+#[cfg(unix)]
+#[test]
+fn an_async_handler_that_cannot_start_fails_alone() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let shell = sb.write("not-a-shell", "not executable");
+    profile_with(
+        &sb,
+        json!({"SessionEnd": [
+            {"id": "later", "type": "command", "command": "true", "async": true},
+            {"id": "now", "type": "command", "command": "true"}
+        ]}),
+    );
+    let o = sb
+        .cmd()
+        .env("SHELL", &shell)
+        .args([
+            "run",
+            "SessionEnd",
+            "--include-untrusted",
+            "--format",
+            "json",
+        ])
+        .args(["--profile", "prof", "--workspace", "ws"])
+        .output()
+        .unwrap();
+    ok(&o);
+    let d: Value = serde_json::from_slice(&o.stdout).unwrap();
+    for h in d["handlers"].as_array().unwrap() {
+        assert_eq!(h["state"], "not started", "{d:#}");
+        let failure = h["decision"]["failure"].as_str().unwrap_or_default();
+        assert!(failure.contains("cannot start"), "{d:#}");
+    }
+}
