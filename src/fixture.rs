@@ -195,7 +195,7 @@ fn verdict_name(d: &Decision) -> &'static str {
 
 /// Runs one case against an assembled recipe in `dir`.
 pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, Error> {
-    let bytes = crate::fs::read_limited(file, MAX_CASE_BYTES)?;
+    let read = crate::fs::read_limited(file, MAX_CASE_BYTES);
     let file_name = file
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -207,6 +207,13 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
         passed: false,
         mismatches: Vec::new(),
         handlers: Vec::new(),
+    };
+    let bytes = match read {
+        Ok(b) => b,
+        Err(e) => {
+            result.mismatches.push(e.to_string());
+            return Ok(result);
+        }
     };
     let case: Case = match serde_json::from_slice(&bytes) {
         Ok(c) => c,

@@ -146,3 +146,24 @@ fn odd_case_files_fail_their_case_and_the_run_goes_on() {
     assert!(text.contains("NUL"), "{text}");
     assert!(text.trim_end().ends_with("2 passed, 4 failed"), "{text}");
 }
+
+/// A case file over the 4 MiB limit stopped the whole run with `error: cannot read …`,
+/// hiding every other case's result, while a case file that is not JSON fails alone.
+#[test]
+fn a_case_file_over_the_limit_fails_alone() {
+    let sb = Sandbox::new();
+    sb.cmd()
+        .args(["new", "demo", "--dir", "recipes"])
+        .assert()
+        .success();
+    let big = serde_json::json!({"name": "big", "event": "PreToolUse",
+        "payload": {"tool_name": "exec", "pad": "a".repeat(5 * 1024 * 1024)},
+        "expect": {"decision": "none"}});
+    sb.write("recipes/demo/tests/big.json", big.to_string());
+    let o = sb.cmd().args(["test", "recipes/demo"]).output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(text.contains("FAIL demo/big.json"), "{text}");
+    assert!(text.contains("4194304-byte limit"), "{text}");
+    assert!(text.trim_end().ends_with("2 passed, 1 failed"), "{text}");
+}
