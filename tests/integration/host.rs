@@ -468,11 +468,7 @@ fn installed_recipes_run_after_trust() {
         .unwrap());
     assert_eq!(trusted(&sb), 0);
     in_prof(&sb, &["doctor"]);
-    ok(&sb
-        .cmd()
-        .args(["install", "tool-gate", "--profile", "prof"])
-        .output()
-        .unwrap());
+    install_at(&sb, "tool-gate");
     let d = rm_rf(&sb);
     assert!(
         d["handlers"].as_array().unwrap().iter().all(|h| h["state"]
@@ -587,6 +583,7 @@ fn doctor_finds_damage_and_fixes_what_is_safe() {
     assert!(said.contains("--fix removes only what is safe"), "{said}");
 }
 
+/// Installs `spec` (`ID` or `ID@VERSION`) from the built-in catalog into `prof`.
 fn install_at(sb: &Sandbox, spec: &str) {
     ok(&sb
         .cmd()
@@ -1166,11 +1163,7 @@ fn a_trust_file_of_another_schema_is_refused_and_kept() {
 fn trust_and_revoke_of_a_recipe_with_no_handlers_is_refused() {
     let sb = Sandbox::new();
     std::fs::create_dir_all(sb.join("ws")).unwrap();
-    ok(&sb
-        .cmd()
-        .args(["install", "tool-gate", "--profile", "prof"])
-        .output()
-        .unwrap());
+    install_at(&sb, "tool-gate");
     // A misspelt id must not look like success: the gate would stay off.
     for verb in ["trust", "revoke"] {
         let o = in_prof_output(&sb, &[verb, "--recipe", "tool-gat"]);

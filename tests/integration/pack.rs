@@ -212,6 +212,14 @@ fn a_source_date_epoch_that_is_no_time_is_a_usage_error_named_as_such() {
     );
 }
 
+/// Runs `pack` or `assemble` (`verb`) from `recipes` into `out`.
+fn build(sb: &Sandbox, verb: &str, recipes: &str, out: &str) -> std::process::Output {
+    sb.cmd()
+        .args([verb, "--recipes-dir", recipes, "--out-dir", out])
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn a_recipe_folder_given_as_recipes_dir_is_named_as_such() {
     // Found by the maintainer-side sweep: `pack --recipes-dir src/alpha` (one recipe, not a
@@ -220,11 +228,7 @@ fn a_recipe_folder_given_as_recipes_dir_is_named_as_such() {
     let sb = Sandbox::new();
     two_recipes(&sb, "src");
     for verb in ["pack", "assemble"] {
-        let o = sb
-            .cmd()
-            .args([verb, "--recipes-dir", "src/alpha", "--out-dir", "out"])
-            .output()
-            .unwrap();
+        let o = build(&sb, verb, "src/alpha", "out");
         assert_eq!(o.status.code(), Some(2), "{verb}: {}", stderr(&o));
         stderr_says(&o, "src/alpha is a recipe folder");
         stderr_says(&o, "--recipes-dir src --only alpha");
@@ -246,11 +250,7 @@ fn the_flags_a_recipe_folder_given_as_recipes_dir_is_told_to_use_work_beside_oth
     two_recipes(&sb, "src");
     sb.write("src/notes/todo.txt", "x\n");
     for verb in ["pack", "assemble"] {
-        let o = sb
-            .cmd()
-            .args([verb, "--recipes-dir", "src/alpha", "--out-dir", "out"])
-            .output()
-            .unwrap();
+        let o = build(&sb, verb, "src/alpha", "out");
         stderr_says(&o, "--recipes-dir src --only alpha");
         let o = sb
             .cmd()
@@ -260,11 +260,7 @@ fn the_flags_a_recipe_folder_given_as_recipes_dir_is_told_to_use_work_beside_oth
             .unwrap();
         assert!(o.status.success(), "{verb}: {}", stderr(&o));
         // Without --only, a folder that is not a recipe is still an error.
-        let o = sb
-            .cmd()
-            .args([verb, "--recipes-dir", "src", "--out-dir", "out"])
-            .output()
-            .unwrap();
+        let o = build(&sb, verb, "src", "out");
         assert_eq!(o.status.code(), Some(1), "{verb}: {}", stderr(&o));
         stderr_says(&o, "folder `notes` has no recipe.json");
     }
