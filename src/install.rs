@@ -1295,13 +1295,8 @@ pub fn local_changes(profile: &Profile, r: &Receipt) -> Vec<String> {
         .collect();
     let installed: std::collections::HashSet<&str> =
         r.files.iter().map(|f| f.path.as_str()).collect();
-    let added = walkdir::WalkDir::new(&dir)
-        .min_depth(1)
-        .into_iter()
-        .filter_entry(|e| e.file_name() != "__pycache__")
-        .filter_map(Result::ok)
-        .filter(|e| !e.file_type().is_dir())
-        .filter_map(|e| Some(relative(e.path().strip_prefix(&dir).ok()?)))
+    let added = tree_files(&dir)
+        .map(|(_, rel)| rel)
         // Below a file the user replaced by a folder: named as that file.
         .filter(|rel| {
             !installed.contains(rel.as_str())
@@ -1312,9 +1307,21 @@ pub fn local_changes(profile: &Profile, r: &Receipt) -> Vec<String> {
     files
 }
 
-/// `rel` with `/` between its parts, as receipts write paths.
-fn relative(rel: &Path) -> String {
-    rel.to_string_lossy().replace('\\', "/")
+/// Each entry below an installed recipe folder `dir` that is not a folder, with its path
+/// relative to `dir` as receipts write it. `__pycache__` folders are left out: python
+/// handlers write them there themselves.
+fn tree_files(dir: &Path) -> impl Iterator<Item = (walkdir::DirEntry, String)> + '_ {
+    walkdir::WalkDir::new(dir)
+        .min_depth(1)
+        .into_iter()
+        .filter_entry(|e| e.file_name() != "__pycache__")
+        .filter_map(Result::ok)
+        .filter(|e| !e.file_type().is_dir())
+        .filter_map(move |e| {
+            let rel = e.path().strip_prefix(dir).ok()?.to_string_lossy();
+            let rel = rel.replace('\\', "/");
+            Some((e, rel))
+        })
 }
 
 /// Whether `path` holds the bytes `f` records.
@@ -1334,20 +1341,15 @@ fn unreceipted_files(dir: &Path, files: &[FileRecord]) -> Vec<String> {
     }
     let by_path: std::collections::HashMap<&str, &FileRecord> =
         files.iter().map(|f| (f.path.as_str(), f)).collect();
-    let mut out: Vec<String> = walkdir::WalkDir::new(dir)
-        .min_depth(1)
-        .into_iter()
-        .filter_entry(|e| e.file_name() != "__pycache__")
-        .filter_map(Result::ok)
-        .filter(|e| !e.file_type().is_dir())
-        .filter_map(|e| {
-            let rel = relative(e.path().strip_prefix(dir).ok()?);
+    let mut out: Vec<String> = tree_files(dir)
+        .filter(|(e, rel)| {
             let kept = e.file_type().is_file()
                 && by_path
                     .get(rel.as_str())
                     .is_some_and(|f| same_file(e.path(), f));
-            (!kept).then_some(rel)
+            !kept
         })
+        .map(|(_, rel)| rel)
         .collect();
     out.sort();
     out
