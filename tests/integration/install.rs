@@ -7,9 +7,14 @@ use serde_json::{json, Value};
 
 /// Runs hookpack with `args` on the profile `prof`.
 fn in_prof(sb: &Sandbox, args: &[&str]) -> std::process::Output {
+    in_profile(sb, "prof", args)
+}
+
+/// Runs hookpack with `args` on the profile folder `profile`, whatever it exits.
+fn in_profile(sb: &Sandbox, profile: &str, args: &[&str]) -> std::process::Output {
     sb.cmd()
         .args(args)
-        .args(["--profile", "prof"])
+        .args(["--profile", profile])
         .output()
         .unwrap()
 }
@@ -338,11 +343,7 @@ fn install_update_remove_over_http() {
         read_json(&sb.join("p/hooks/.receipts/demo.json"))["version"],
         "0.2.0"
     );
-    ok(&sb
-        .cmd()
-        .args(["remove", "demo", "--profile", "p"])
-        .output()
-        .unwrap());
+    ok(&in_profile(&sb, "p", &["remove", "demo"]));
     assert_eq!(read_json(&sb.join("p/hooks.json")), json!({"hooks": {}}));
 
     // A server that answers 404, for the index or for an archive it lists, has said the
@@ -483,11 +484,11 @@ fn update_says_why_it_leaves_a_recipe_as_it_is() {
         ])
         .output()
         .unwrap());
-    ok(&sb
-        .cmd()
-        .args(["install", "demo", "--index", "cat", "--profile", "p"])
-        .output()
-        .unwrap());
+    ok(&in_profile(
+        &sb,
+        "p",
+        &["install", "demo", "--index", "cat"],
+    ));
     let update = |extra: &[&str]| {
         let o = sb
             .cmd()
@@ -667,11 +668,7 @@ fn list_shows_recipes_and_hand_written_handlers() {
         "ws/.finclaw/hooks.json",
         r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": 0}]}]}}"#,
     );
-    ok(&sb
-        .cmd()
-        .args(["install", "secret-guard", "--profile", "prof"])
-        .output()
-        .unwrap());
+    ok(&in_prof(&sb, &["install", "secret-guard"]));
     let l = list_json(&sb);
     assert_eq!(l["recipes"][0]["id"], "secret-guard");
     let hs = l["handlers"].as_array().unwrap();
@@ -689,11 +686,7 @@ fn bad_hooks_json_and_dry_runs_write_nothing() {
     let sb = Sandbox::new();
     sb.write("prof/hooks.json", "{\"hooks\": {\"Stop\": [}\n");
     let before = snapshot(&sb.join("prof"));
-    let o = sb
-        .cmd()
-        .args(["install", "tool-gate", "--profile", "prof"])
-        .output()
-        .unwrap();
+    let o = in_prof(&sb, &["install", "tool-gate"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
         String::from_utf8_lossy(&o.stderr).contains("not valid JSON (1:21"),
@@ -719,11 +712,7 @@ fn bad_hooks_json_and_dry_runs_write_nothing() {
         "{text}"
     );
     assert_eq!(snapshot(&sb.join("p2")), before);
-    ok(&sb
-        .cmd()
-        .args(["install", "tool-gate", "--profile", "p2"])
-        .output()
-        .unwrap());
+    ok(&in_profile(&sb, "p2", &["install", "tool-gate"]));
     let before = snapshot(&sb.join("p2"));
     let o = sb
         .cmd()
@@ -761,11 +750,7 @@ fn a_held_lock_times_out_and_changes_nothing() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("holds"));
     assert!(!sb.join("prof/hooks.json").exists() && !sb.join("prof/hooks/tool-gate").exists());
     lock.unlock().unwrap();
-    ok(&sb
-        .cmd()
-        .args(["install", "tool-gate", "--profile", "prof"])
-        .output()
-        .unwrap());
+    ok(&in_prof(&sb, &["install", "tool-gate"]));
 }
 
 #[test]
@@ -861,22 +846,10 @@ fn a_crash_at_any_commit_step_leaves_old_or_new() {
                 );
             }
             // The next command recovers; then the state is consistent.
-            ok(&sb
-                .cmd()
-                .args(["list", "--profile", "prof"])
-                .output()
-                .unwrap());
-            let o = sb
-                .cmd()
-                .args(["install", "tool-gate", "--profile", "prof"])
-                .output()
-                .unwrap();
+            ok(&in_prof(&sb, &["list"]));
+            let o = in_prof(&sb, &["install", "tool-gate"]);
             ok(&o);
-            ok(&sb
-                .cmd()
-                .args(["remove", "tool-gate", "--profile", "prof"])
-                .output()
-                .unwrap());
+            ok(&in_prof(&sb, &["remove", "tool-gate"]));
             let after = snapshot(&sb.join("prof"));
             let leftovers: Vec<&String> = after
                 .keys()
@@ -1085,11 +1058,7 @@ fn update_goes_on_past_an_index_that_is_gone() {
     catalog_with_versions(&sb, "alpha", &[("0.2.0", "0.13.0")]);
     std::fs::rename(sb.join("cat"), sb.join("cat-a")).unwrap();
     std::fs::remove_dir_all(sb.join("cat-b")).unwrap();
-    let o = sb
-        .cmd()
-        .args(["update", "--profile", "prof"])
-        .output()
-        .unwrap();
+    let o = in_prof(&sb, &["update"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_ne!(o.status.code(), Some(0), "{err}");
     assert!(err.contains("beta came from the index"), "{err}");
@@ -1110,11 +1079,7 @@ fn install_rewrites_the_script_not_a_flag_value() {
         json!("node --title scripts/main.js scripts/main.js --fast");
     write_recipe(&sb, "src/alpha", &m);
     pack_src_into_cat(&sb);
-    ok(&sb
-        .cmd()
-        .args(["install", "alpha", "--index", "cat", "--profile", "prof"])
-        .output()
-        .unwrap());
+    ok(&in_prof(&sb, &["install", "alpha", "--index", "cat"]));
     let doc = read_json(&sb.join("prof/hooks.json"));
     assert_eq!(
         doc["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
@@ -1131,11 +1096,7 @@ fn numbers_that_would_lose_digits_are_not_rewritten() {
     let sb = Sandbox::new();
     let exact = "{\"n\": [1E2, 0.1, -0, 1.5e-7, 18446744073709551615, -9223372036854775808, 0e999999999999999999999], \"hooks\": {}}\n";
     sb.write("ok/hooks.json", exact);
-    ok(&sb
-        .cmd()
-        .args(["install", "tool-gate", "--profile", "ok"])
-        .output()
-        .unwrap());
+    ok(&in_profile(&sb, "ok", &["install", "tool-gate"]));
     let text = std::fs::read_to_string(sb.join("ok/hooks.json")).unwrap();
     for kept in [
         "100.0",
@@ -1169,7 +1130,7 @@ fn numbers_that_would_lose_digits_are_not_rewritten() {
             assert_eq!(after, before, "{args:?} {body}");
         }
         // Reading is fine: hosts read the file the same way.
-        ok(&sb.cmd().args(["list", "--profile", "p"]).output().unwrap());
+        ok(&in_profile(&sb, "p", &["list"]));
     }
     // Found by review: the advice ("at most 17 significant digits") did not help a number
     // that has 17 already; it now names the value that would be written.
@@ -1177,11 +1138,7 @@ fn numbers_that_would_lose_digits_are_not_rewritten() {
         "p/hooks.json",
         "{\"t\": 0.30000000000000001, \"hooks\": {}}",
     );
-    let o = sb
-        .cmd()
-        .args(["install", "tool-gate", "--profile", "p"])
-        .output()
-        .unwrap();
+    let o = in_profile(&sb, "p", &["install", "tool-gate"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
         err.contains("or as 0.3 if that is the value you mean"),
@@ -1210,11 +1167,7 @@ fn the_unverified_archive_warning_comes_only_for_an_archive() {
         .unwrap();
     ok(&o);
     assert!(String::from_utf8_lossy(&o.stderr).contains("without --sha256"));
-    let o = sb
-        .cmd()
-        .args(["install", "--archive", ".", "--profile", "q"])
-        .output()
-        .unwrap();
+    let o = in_profile(&sb, "q", &["install", "--archive", "."]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
@@ -1251,21 +1204,17 @@ fn a_profile_path_node_cannot_load_from_is_refused() {
 fn an_unreadable_receipt_is_reported_with_a_way_out() {
     let sb = Sandbox::new();
     sb.write("p/hooks.json", USER_DOC);
-    ok(&sb
-        .cmd()
-        .args(["install", "tool-gate", "audit-log", "--profile", "p"])
-        .output()
-        .unwrap());
+    ok(&in_profile(
+        &sb,
+        "p",
+        &["install", "tool-gate", "audit-log"],
+    ));
     let receipt = sb.write(
         "p/hooks/.receipts/audit-log.json",
         "{\"schema\": \"hookpack.receipt.v1\", \"id\": \"audit-log\"",
     );
     let before = snapshot(&sb.join("p"));
-    let o = sb
-        .cmd()
-        .args(["install", "audit-log", "--profile", "p"])
-        .output()
-        .unwrap();
+    let o = in_profile(&sb, "p", &["install", "audit-log"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
@@ -1275,11 +1224,7 @@ fn an_unreadable_receipt_is_reported_with_a_way_out() {
     );
     assert_eq!(snapshot(&sb.join("p")), before);
 
-    let o = sb
-        .cmd()
-        .args(["doctor", "--profile", "p"])
-        .output()
-        .unwrap();
+    let o = in_profile(&sb, "p", &["doctor"]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(1), "{out}");
     assert!(
@@ -1292,11 +1237,7 @@ fn an_unreadable_receipt_is_reported_with_a_way_out() {
     );
     // The rest is still checked: a drifted file of the other recipe is reported.
     std::fs::write(sb.join("p/hooks/tool-gate/README.md"), "changed\n").unwrap();
-    let o = sb
-        .cmd()
-        .args(["doctor", "--profile", "p"])
-        .output()
-        .unwrap();
+    let o = in_profile(&sb, "p", &["doctor"]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("error[tree-modified]"), "{out}");
 
@@ -1313,11 +1254,7 @@ fn an_unreadable_receipt_is_reported_with_a_way_out() {
         (outside, "it lists the file `../../../etc/hostname`"),
     ] {
         sb.write("p/hooks/.receipts/audit-log.json", bad.to_string());
-        let o = sb
-            .cmd()
-            .args(["doctor", "--profile", "p"])
-            .output()
-            .unwrap();
+        let o = in_profile(&sb, "p", &["doctor"]);
         let out = String::from_utf8_lossy(&o.stdout);
         assert!(
             out.contains(&format!(
@@ -1330,11 +1267,7 @@ fn an_unreadable_receipt_is_reported_with_a_way_out() {
     }
 
     std::fs::remove_file(&receipt).unwrap();
-    ok(&sb
-        .cmd()
-        .args(["install", "audit-log", "--profile", "p"])
-        .output()
-        .unwrap());
+    ok(&in_profile(&sb, "p", &["install", "audit-log"]));
     let doc = std::fs::read_to_string(sb.join("p/hooks.json")).unwrap();
     assert_eq!(
         doc.matches("\"recipe\": \"audit-log\"").count(),
@@ -1352,11 +1285,7 @@ fn a_journal_cannot_reach_outside_the_profile() {
     let sb = Sandbox::new();
     sb.write("victim/data.txt", "precious\n");
     sb.write("elsewhere/1-x/old/keep.txt", "keep\n");
-    ok(&sb
-        .cmd()
-        .args(["install", "tool-gate", "--profile", "p"])
-        .output()
-        .unwrap());
+    ok(&in_profile(&sb, "p", &["install", "tool-gate"]));
     let receipt = read_json(&sb.join("p/hooks/.receipts/tool-gate.json"));
     let journal = |id: &str, staging: &std::path::Path| {
         std::fs::create_dir_all(sb.join("p/.hookpack-staging/1-x")).unwrap();
@@ -1374,11 +1303,7 @@ fn a_journal_cannot_reach_outside_the_profile() {
         );
     };
     journal("../../victim", &sb.join("p/.hookpack-staging/1-x"));
-    let o = sb
-        .cmd()
-        .args(["doctor", "--fix", "--profile", "p"])
-        .output()
-        .unwrap();
+    let o = in_profile(&sb, "p", &["doctor", "--fix"]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("ignored the journal"), "{out}");
     assert_eq!(
@@ -1389,11 +1314,7 @@ fn a_journal_cannot_reach_outside_the_profile() {
 
     // A staging folder outside the profile: only its name is used, inside the profile.
     journal("tool-gate", &sb.join("elsewhere/1-x"));
-    let o = sb
-        .cmd()
-        .args(["doctor", "--fix", "--profile", "p"])
-        .output()
-        .unwrap();
+    let o = in_profile(&sb, "p", &["doctor", "--fix"]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
         out.contains("rolled back the interrupted change of `tool-gate`"),
@@ -1444,11 +1365,7 @@ fn the_staging_folder_is_not_followed_and_strangers_in_it_are_kept() {
     sb.write("p/.hookpack-staging/notes.txt", "mine\n");
     sb.write("p/.hookpack-staging/mine/a.txt", "mine\n");
     sb.write("p/.hookpack-staging/999999999-dead/x", "leftover\n");
-    ok(&sb
-        .cmd()
-        .args(["install", "tool-gate", "--profile", "p"])
-        .output()
-        .unwrap());
+    ok(&in_profile(&sb, "p", &["install", "tool-gate"]));
     assert!(sb.join("p/.hookpack-staging/notes.txt").exists());
     assert!(sb.join("p/.hookpack-staging/mine/a.txt").exists());
     assert!(!sb.join("p/.hookpack-staging/999999999-dead").exists());
@@ -1703,11 +1620,7 @@ fn rewrites_keep_the_mode_of_hooks_json_and_the_trust_file() {
     assert_eq!(mode("prof/hooks.json"), 0o600);
     assert_eq!(mode("finclaw-home/hooks-trust.json"), 0o600);
     // A file hookpack creates is 0644, as before.
-    ok(&sb
-        .cmd()
-        .args(["install", "audit-log", "--profile", "fresh"])
-        .output()
-        .unwrap());
+    ok(&in_profile(&sb, "fresh", &["install", "audit-log"]));
     assert_eq!(mode("fresh/hooks.json"), 0o644);
 }
 
