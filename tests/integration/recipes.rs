@@ -30,6 +30,88 @@ fn built_in_recipes_pass_their_fixtures() {
     assert_eq!(report["failed"], 0);
 }
 
+/// The examples in each recipe's README run as written in the assembled recipe folder and
+/// print what the README shows under them, so the documentation cannot drift from the code.
+#[test]
+fn recipe_readme_examples_print_what_they_say() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("recipes");
+    let sb = Sandbox::new();
+    ok(&sb
+        .cmd()
+        .arg("assemble")
+        .arg("--recipes-dir")
+        .arg(&root)
+        .args(["--out-dir", "out"])
+        .output()
+        .unwrap());
+    let mut checked = 0;
+    for id in [
+        "tool-gate",
+        "turn-router",
+        "turn-review",
+        "secret-guard",
+        "audit-log",
+    ] {
+        let readme = std::fs::read_to_string(root.join(id).join("README.md")).unwrap();
+        for (command, shown) in readme_examples(&readme) {
+            let o = std::process::Command::new("sh")
+                .args(["-c", &command])
+                .current_dir(sb.join("out").join(id))
+                .output()
+                .unwrap();
+            let printed = String::from_utf8_lossy(&o.stdout);
+            assert!(
+                o.status.success(),
+                "recipes/{id}/README.md: `{command}` failed: {o:?}"
+            );
+            let got: serde_json::Value = serde_json::from_str(&printed).unwrap_or_else(|e| {
+                panic!("recipes/{id}/README.md: `{command}` printed {printed:?}: {e}")
+            });
+            let want: serde_json::Value = serde_json::from_str(&shown)
+                .unwrap_or_else(|e| panic!("recipes/{id}/README.md: the output shown under `{command}` is not JSON: {e}\n{shown}"));
+            assert_eq!(
+                got, want,
+                "recipes/{id}/README.md: `{command}` prints something else than the README shows"
+            );
+            checked += 1;
+        }
+    }
+    assert!(
+        checked >= 5,
+        "only {checked} README examples had an output to check"
+    );
+}
+
+/// The examples of a README: in each ```sh block, a command (its lines up to the first
+/// `# ` comment line) and the output the comment lines under it show, joined. Commands
+/// with no comment lines under them (those whose output varies) are left out.
+fn readme_examples(markdown: &str) -> Vec<(String, String)> {
+    let mut examples = Vec::new();
+    let (mut in_block, mut command, mut shown) = (false, String::new(), String::new());
+    for line in markdown.lines() {
+        let comment = line.strip_prefix('#').filter(|_| in_block);
+        if !in_block || line.trim().is_empty() || line.starts_with("```") || comment.is_none() {
+            if !shown.is_empty() {
+                examples.push((std::mem::take(&mut command), std::mem::take(&mut shown)));
+            }
+            if line.starts_with("```") || line.trim().is_empty() {
+                in_block = if line.starts_with("```") {
+                    line == "```sh"
+                } else {
+                    in_block
+                };
+                command.clear();
+            } else if in_block {
+                command.push_str(line);
+                command.push('\n');
+            }
+        } else if let Some(text) = comment {
+            shown.push_str(text.trim());
+        }
+    }
+    examples
+}
+
 #[test]
 fn a_failing_case_is_reported_with_a_diff() {
     let sb = Sandbox::new();
