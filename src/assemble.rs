@@ -105,7 +105,7 @@ pub fn is_source_tree(dir: &Path) -> bool {
     dir.join("src").is_dir()
 }
 
-fn is_test_file(name: &str) -> bool {
+pub(crate) fn is_test_file(name: &str) -> bool {
     let stem = [".ts", ".mts", ".cts", ".js", ".mjs", ".cjs"]
         .iter()
         .find_map(|ext| name.strip_suffix(ext));

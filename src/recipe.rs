@@ -389,28 +389,35 @@ fn script_state(dir: &Path, rel: &Path) -> ScriptState {
     ScriptState::File
 }
 
-/// In a TypeScript source tree, `scripts/<name>.js` is produced by `assemble` from
-/// `src/<name>.ts`; it is not missing yet.
+/// In a TypeScript source tree, `scripts/<path>.js` is produced by `assemble` from
+/// `src/<path>.ts` or `.js` (`.mjs` from `.mts` or `.mjs`), at any depth under `src/` and
+/// whatever dots the name holds; it is not missing yet. Test and declaration files and
+/// hidden entries are never assembled, so a script named after one is missing.
 fn is_source_tree_output(dir: &Path, rel: &Path) -> bool {
-    let mut comps = rel.components();
-    let (Some(Component::Normal(first)), Some(Component::Normal(file)), None) =
-        (comps.next(), comps.next(), comps.next())
-    else {
+    let parts: Option<Vec<&str>> = (rel.components())
+        .filter(|c| !matches!(c, Component::CurDir))
+        .map(|c| match c {
+            Component::Normal(s) => s.to_str(),
+            _ => None,
+        })
+        .collect();
+    let Some(["scripts", folders @ .., file]) = parts.as_deref() else {
         return false;
     };
-    if first != "scripts" || dir.join("scripts").exists() {
+    if dir.join("scripts").exists() || folders.iter().chain([file]).any(|p| p.starts_with('.')) {
         return false;
     }
-    // What assemble compiles into `scripts/<stem>.js` (`.mjs`): `src/<stem>.ts` or `.js`
-    // (`.mts` or `.mjs`).
-    let file = Path::new(file);
-    let sources: &[&str] = match file.extension().and_then(|e| e.to_str()) {
-        Some("js") => &["ts", "js"],
-        Some("mjs") => &["mts", "mjs"],
-        _ => return false,
+    let (stem, sources) = if let Some(stem) = file.strip_suffix(".js") {
+        (stem, ["ts", "js"])
+    } else if let Some(stem) = file.strip_suffix(".mjs") {
+        (stem, ["mts", "mjs"])
+    } else {
+        return false;
     };
-    file.file_stem().is_some_and(|stem| {
-        (sources.iter()).any(|ext| dir.join("src").join(stem).with_extension(ext).is_file())
+    let src = (folders.iter()).fold(dir.join("src"), |p, f| p.join(f));
+    sources.iter().any(|ext| {
+        let name = format!("{stem}.{ext}");
+        !crate::assemble::is_test_file(&name) && src.join(name).is_file()
     })
 }
 

@@ -746,6 +746,73 @@ fn a_source_tree_written_in_javascript_alone_assembles() {
 }
 
 #[test]
+fn a_handler_in_a_subfolder_of_src_or_with_a_dotted_name_assembles_and_packs() {
+    // `scripts/gate.v2.js` was checked against `src/gate.ts` (the stem cut at its last
+    // dot), and `scripts/handlers/pre.js` not at all: both were "missing", and the fix the
+    // error gave, `hookpack assemble`, refused them the same way.
+    for (entry, script) in [
+        ("gate.v2.ts", "scripts/gate.v2.js"),
+        ("handlers/pre.ts", "scripts/handlers/pre.js"),
+        ("handlers/v1.2/pre.mts", "scripts/handlers/v1.2/pre.mjs"),
+        ("handlers/pre.js", "scripts/handlers/pre.js"),
+    ] {
+        let sb = Sandbox::new();
+        let mut m = manifest("demo");
+        m["hooks"]["PreToolUse"][0]["hooks"][0]["command"] =
+            serde_json::json!(format!("node {script}"));
+        sb.write(
+            "recipes/demo/recipe.json",
+            serde_json::to_vec_pretty(&m).unwrap(),
+        );
+        sb.write("recipes/demo/README.md", "# x\n");
+        sb.write(
+            &format!("recipes/demo/src/{entry}"),
+            "process.stdout.write(\"ran\");\n",
+        );
+        let o = sb
+            .cmd()
+            .args(["validate", "recipes/demo"])
+            .output()
+            .unwrap();
+        ok(&o);
+        ok(&assemble(&sb));
+        let out = std::process::Command::new("node")
+            .arg(script)
+            .current_dir(sb.join("out/demo"))
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "ran", "{entry}");
+        ok(&sb
+            .cmd()
+            .args(["pack", "--recipes-dir", "recipes", "--out-dir", "cat"])
+            .output()
+            .unwrap());
+    }
+    // What assemble never ships stays missing: a test file, a hidden folder, a source
+    // that is not there.
+    for (entry, script) in [
+        ("main.test.ts", "scripts/main.test.js"),
+        (".hidden/pre.ts", "scripts/.hidden/pre.js"),
+        ("handlers/pre.ts", "scripts/handlers/post.js"),
+    ] {
+        let sb = Sandbox::new();
+        let mut m = manifest("demo");
+        m["hooks"]["PreToolUse"][0]["hooks"][0]["command"] =
+            serde_json::json!(format!("node {script}"));
+        write_recipe(&sb, "recipes/demo", &m);
+        std::fs::remove_dir_all(sb.join("recipes/demo/scripts")).unwrap();
+        sb.write(&format!("recipes/demo/src/{entry}"), "export {};\n");
+        let (code, report) = validate_json(&sb, &["recipes/demo"]);
+        assert_eq!(code, 1, "{entry}: {report:#}");
+        assert_finding(
+            &report,
+            "/hooks/PreToolUse/0/hooks/0/command",
+            "script-missing",
+        );
+    }
+}
+
+#[test]
 fn a_json_module_must_be_imported_with_its_type() {
     // Found by review: this assembled, then node refused it
     // (ERR_IMPORT_ASSERTION_TYPE_MISSING).
