@@ -305,7 +305,11 @@ fn check_command(cmd: &str, p: &str, dir: Option<&Path>, f: &mut Findings) {
         ScriptState::Missing => f.error(
             p,
             "script-missing",
-            format!("script `{path}` does not exist in {}; create it (or run `hookpack assemble` for a TypeScript source tree){hint}", dir.display()),
+            format!(
+                "script `{path}` does not exist in {}; {}{hint}",
+                dir.display(),
+                missing_script_fix(dir, Path::new(&path))
+            ),
         ),
         ScriptState::NotAFile(kind) => f.error(p, "script-not-file", format!("script `{path}` is {kind}, not a regular file; point the command at the script file itself (e.g. `node scripts/main.js`)")),
         ScriptState::ThroughLink(link) => f.error(
@@ -394,6 +398,21 @@ fn script_state(dir: &Path, rel: &Path) -> ScriptState {
 /// whatever dots the name holds; it is not missing yet. Test and declaration files and
 /// hidden entries are never assembled, so a script named after one is missing.
 fn is_source_tree_output(dir: &Path, rel: &Path) -> bool {
+    matches!(assembled_from(dir, rel), Some((_, Source::Found)))
+}
+
+/// What a source tree holds for the script `scripts/<path>` that `assemble` writes.
+enum Source {
+    Found,
+    /// Test and declaration files and hidden entries, which `assemble` never ships.
+    NeverShipped,
+    Absent,
+}
+
+/// For `rel` = `scripts/<path>.js` (or `.mjs`) in a source tree (a `src/` and no
+/// `scripts/`): the TypeScript file it is made from, `src/<path>.ts` (or `.mts`), and
+/// whether that file, or its JavaScript twin, is there to be assembled.
+fn assembled_from(dir: &Path, rel: &Path) -> Option<(String, Source)> {
     let parts: Option<Vec<&str>> = (rel.components())
         .filter(|c| !matches!(c, Component::CurDir))
         .map(|c| match c {
@@ -402,23 +421,49 @@ fn is_source_tree_output(dir: &Path, rel: &Path) -> bool {
         })
         .collect();
     let Some(["scripts", folders @ .., file]) = parts.as_deref() else {
-        return false;
+        return None;
     };
-    if dir.join("scripts").exists() || folders.iter().chain([file]).any(|p| p.starts_with('.')) {
-        return false;
+    if dir.join("scripts").exists() || !dir.join("src").is_dir() {
+        return None;
     }
     let (stem, sources) = if let Some(stem) = file.strip_suffix(".js") {
         (stem, ["ts", "js"])
     } else if let Some(stem) = file.strip_suffix(".mjs") {
         (stem, ["mts", "mjs"])
     } else {
-        return false;
+        return None;
     };
+    let typescript = (folders.iter())
+        .chain([&stem])
+        .fold(String::from("src"), |p, f| format!("{p}/{f}"))
+        + "."
+        + sources[0];
+    let hidden = folders.iter().chain([file]).any(|p| p.starts_with('.'));
+    if hidden || crate::assemble::is_test_file(&format!("{stem}.{}", sources[0])) {
+        return Some((typescript, Source::NeverShipped));
+    }
     let src = (folders.iter()).fold(dir.join("src"), |p, f| p.join(f));
-    sources.iter().any(|ext| {
-        let name = format!("{stem}.{ext}");
-        !crate::assemble::is_test_file(&name) && src.join(name).is_file()
-    })
+    let found = (sources.iter()).any(|ext| src.join(format!("{stem}.{ext}")).is_file());
+    Some((
+        typescript,
+        if found { Source::Found } else { Source::Absent },
+    ))
+}
+
+/// How to give a missing script: in a source tree, the source `assemble` makes it from.
+fn missing_script_fix(dir: &Path, rel: &Path) -> String {
+    match assembled_from(dir, rel) {
+        Some((ts, Source::NeverShipped)) => format!(
+            "`hookpack assemble` would make it from `{ts}`, but test and declaration files and hidden files are never assembled; give the handler's source another name"
+        ),
+        Some((ts, _)) => {
+            let twin = if ts.ends_with(".mts") { "mjs" } else { "js" };
+            format!(
+                "`hookpack assemble` makes it from `{ts}` (or `.{twin}`), which is not there; create `{ts}`, or name in the command the script an existing file in `src/` becomes (`src/<path>.ts` gives `scripts/<path>.js`)"
+            )
+        }
+        None => "create it (or run `hookpack assemble` for a TypeScript source tree)".into(),
+    }
 }
 
 fn rel_display(root: &Path, p: &Path) -> String {

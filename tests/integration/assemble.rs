@@ -790,10 +790,18 @@ fn a_handler_in_a_subfolder_of_src_or_with_a_dotted_name_assembles_and_packs() {
     }
     // What assemble never ships stays missing: a test file, a hidden folder, a source
     // that is not there.
-    for (entry, script) in [
-        ("main.test.ts", "scripts/main.test.js"),
-        (".hidden/pre.ts", "scripts/.hidden/pre.js"),
-        ("handlers/pre.ts", "scripts/handlers/post.js"),
+    for (entry, script, fix) in [
+        ("main.test.ts", "scripts/main.test.js", "never assembled"),
+        (
+            ".hidden/pre.ts",
+            "scripts/.hidden/pre.js",
+            "never assembled",
+        ),
+        (
+            "handlers/pre.ts",
+            "scripts/handlers/post.js",
+            "create `src/handlers/post.ts`",
+        ),
     ] {
         let sb = Sandbox::new();
         let mut m = manifest("demo");
@@ -809,6 +817,10 @@ fn a_handler_in_a_subfolder_of_src_or_with_a_dotted_name_assembles_and_packs() {
             "/hooks/PreToolUse/0/hooks/0/command",
             "script-missing",
         );
+        // In a source tree, assemble is what refuses it: the fix is the source to write.
+        let message = report["diagnostics"][0]["message"].as_str().unwrap();
+        assert!(message.contains(fix), "{message}");
+        assert!(!message.contains("run `hookpack assemble`"), "{message}");
     }
 }
 
