@@ -95,7 +95,9 @@ fn diagnostic_line(d: &Diagnostic, color: bool) -> String {
             s.to_string()
         }
     };
-    let mut place = terminal_safe(&d.file.display().to_string());
+    // The place and the pointer are one line each: a line break in a file name or JSON
+    // key is shown escaped too, so it cannot start a line that reads as another finding.
+    let mut place = escape_controls(&d.file.display().to_string(), &[]);
     if let (Some(l), Some(c)) = (d.line, d.column) {
         place.push_str(&format!(":{l}:{c}"));
     }
@@ -106,7 +108,7 @@ fn diagnostic_line(d: &Diagnostic, color: bool) -> String {
     let at = if d.pointer.is_empty() {
         String::new()
     } else {
-        format!(" (at {})", terminal_safe(&d.pointer))
+        format!(" (at {})", escape_controls(&d.pointer, &[]))
     };
     format!(
         "{place}: {sev}[{}]: {}{at}",

@@ -1062,3 +1062,22 @@ fn what_pack_would_refuse_in_the_archive_is_reported_by_validate() {
         }
     }
 }
+
+#[test]
+fn a_line_break_in_a_file_name_is_shown_escaped_in_the_diagnostic_line() {
+    // The file name was printed as it is, so `x\nerror: …` forged a second diagnostic
+    // line (in CI logs and problem matchers alike) while `\u{1b}` was escaped.
+    let sb = Sandbox::new();
+    write_recipe(&sb, "recipes/demo", &manifest("demo"));
+    sb.write("recipes/demo/x\nok: all good", "");
+    let o = sb.cmd().args(["validate", "recipes"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 1, "{out}");
+    assert!(
+        lines[0].starts_with("recipes/demo/x\\nok: all good"),
+        "{out}"
+    );
+    assert!(lines[0].contains("error[archive-uninstallable]"), "{out}");
+}
