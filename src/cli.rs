@@ -287,7 +287,7 @@ struct PackArgs {
     /// Archive compression.
     #[arg(long, value_enum, default_value = "gzip")]
     compression: CompressionArg,
-    /// Start from this index instead of OUT/hooks-index.json.
+    /// Keep every version this index lists as well as OUT/hooks-index.json's (a local file).
     #[arg(long, value_name = "INDEX")]
     merge: Option<PathBuf>,
     /// Write nothing; exit 1 with the differences if OUT is not what the sources produce.

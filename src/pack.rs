@@ -85,7 +85,7 @@ pub struct Options {
     pub only: Option<Id>,
     /// Archive compression.
     pub compression: Compression,
-    /// Index to start from instead of `OUT/hooks-index.json`.
+    /// An index whose versions stay listed along with those of `OUT/hooks-index.json`.
     pub merge: Option<PathBuf>,
     /// Compare with `OUT` instead of writing.
     pub check: bool,

@@ -1546,3 +1546,18 @@ fn what_install_would_refuse_is_never_packed() {
         assert!(!sb.join("out").exists(), "{file:?}");
     }
 }
+
+#[test]
+fn the_help_of_merge_says_both_indexes_stay_listed() {
+    // It said "instead of OUT/hooks-index.json", while pack keeps every version of both.
+    let sb = Sandbox::new();
+    let o = sb.cmd().args(["pack", "--help"]).output().unwrap();
+    ok(&o);
+    let help = String::from_utf8_lossy(&o.stdout);
+    let line = help
+        .lines()
+        .find(|l| l.trim_start().starts_with("--merge"))
+        .unwrap();
+    assert!(!line.contains("instead of"), "{line}");
+    assert!(line.contains("as well as OUT/hooks-index.json"), "{line}");
+}
