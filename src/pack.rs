@@ -330,7 +330,7 @@ fn write_tar<W: Write>(tree: &Tree, top: &str, mtime: u64, out: W) -> Result<W, 
             }
         };
         result.map_err(|err| Error::ArchiveWrite {
-            path: e.path.clone(),
+            path: tree.shown(&e.path),
             source: err,
         })?;
     }
@@ -446,11 +446,21 @@ fn build_archive(
         path: dest.to_path_buf(),
         source: e,
     };
+    // A failure while adding a file (a full disk, or the file changed) names the archive,
+    // on the file system that failed, and the file as the user knows it.
+    let adding = |e: Error| match e {
+        Error::ArchiveWrite { path, source } => werr(io::Error::new(
+            source.kind(),
+            format!("adding {}: {source}", path.display()),
+        )),
+        other => other,
+    };
     let mut sink = match opts.compression {
         Compression::Gzip => {
             let threads = opts.jobs.clamp(1, MAX_DEFLATE_THREADS);
             let enc = crate::gzip::GzipWriter::new(sink, GZIP_LEVEL, threads);
-            write_tar(tree, top, opts.mtime, enc)?
+            write_tar(tree, top, opts.mtime, enc)
+                .map_err(adding)?
                 .finish()
                 .map_err(werr)?
         }
@@ -464,7 +474,8 @@ fn build_archive(
                 enc.set_parameter(zstd::zstd_safe::CParameter::HashLog(ZSTD_HASH_LOG))
                     .map_err(werr)?;
             }
-            write_tar(tree, top, opts.mtime, enc)?
+            write_tar(tree, top, opts.mtime, enc)
+                .map_err(adding)?
                 .finish()
                 .map_err(werr)?
         }

@@ -105,3 +105,46 @@ fn a_read_only_profile_changes_nothing() {
         assert_eq!(snapshot(&sb.join("prof")), before);
     }
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn pack_onto_a_full_disk_names_the_archive_and_the_users_file() {
+    // It named `/tmp/hookpack-assembled-…/big/data.bin`, the assembled copy of a source
+    // tree (gone by then, and on another file system than the one that was full).
+    let sb = Sandbox::new();
+    sb.write(
+        "src/big/recipe.json",
+        serde_json::to_vec_pretty(&manifest("big")).unwrap(),
+    );
+    sb.write("src/big/README.md", "# big\n");
+    sb.write("src/big/src/main.ts", "process.exit(0);\n");
+    // Bytes deflate cannot shrink (xorshift), so the archive outgrows the disk.
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let noise: Vec<u8> = (0..8_000_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 32) as u8
+        })
+        .collect();
+    sb.write("src/big/data.bin", noise);
+    let _m = Mount::tmpfs(&sb.join("disk"), "1m");
+    let before = snapshot(&sb.join("disk"));
+    let o = sb
+        .cmd()
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "disk/cat"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("No space left"), "{err}");
+    assert!(
+        err.contains("hooks-big-0.1.0.tar.gz") && err.contains("disk/"),
+        "{err}"
+    );
+    // Written while adding that file: it is named as the user knows it.
+    assert!(err.contains("src/big/data.bin (as assembled)"), "{err}");
+    assert!(!err.contains("hookpack-assembled-"), "{err}");
+    assert_eq!(snapshot(&sb.join("disk")), before);
+}
