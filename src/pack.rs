@@ -1356,7 +1356,8 @@ fn same_contents(
 
 /// `SHA256SUMS`: every archive the index names that lives in the catalog folder (one of
 /// `built`, or already in `out_dir`), and the index itself, sorted by name. A relative
-/// archive the folder lacks is left out, with a warning in `missing`.
+/// archive the folder lacks is left out, with a warning in `missing`; one kept from an
+/// earlier pack whose size is not the index's is listed, with a warning there too.
 fn sums_file(
     index: &Value,
     index_bytes: &[u8],
@@ -1375,7 +1376,29 @@ fn sums_file(
             if name == INDEX_FILE || name == SUMS_FILE {
                 continue;
             }
-            if built.contains(name) || out_dir.join(name).is_file() {
+            let kept = (!built.contains(name))
+                .then(|| std::fs::metadata(out_dir.join(name)).ok())
+                .flatten()
+                .filter(|m| m.is_file());
+            let damaged = match (&kept, v["size"].as_u64()) {
+                (Some(meta), Some(size)) if meta.len() != size => Some((meta.len(), size)),
+                _ => None,
+            };
+            if let Some((len, size)) = damaged {
+                missing.push(Diagnostic::file_level(
+                    &out_dir.join(INDEX_FILE),
+                    Severity::Warning,
+                    "archive-damaged",
+                    format!(
+                        "`{name}` in {} is {} bytes, but the index lists {size} (sha256 \
+                         {sha}); copy it back from where the catalog is served, or `catalog \
+                         verify` will fail",
+                        out_dir.display(),
+                        len
+                    ),
+                ));
+            }
+            if built.contains(name) || kept.is_some() {
                 lines.insert(name.to_string(), sha.to_string());
             } else if !url.contains("://") {
                 missing.push(Diagnostic::file_level(

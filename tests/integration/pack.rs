@@ -748,6 +748,31 @@ fn a_damaged_archive_in_out_is_repaired_from_the_sources() {
     );
 }
 
+/// An archive of a version pack keeps but does not build (its sources moved on) that is
+/// not the size the index lists is reported, like a missing one: SHA256SUMS would vouch
+/// for bytes the folder does not hold (found by a maintainer-side sweep: pack said nothing).
+#[test]
+fn a_damaged_archive_of_a_kept_version_is_reported() {
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    assert!(pack(&sb, "src", "out", &[]).status.success());
+    let manifest = std::fs::read_to_string(sb.join("src/beta/recipe.json")).unwrap();
+    sb.write("src/beta/recipe.json", manifest.replace("0.1.0", "0.2.0"));
+    sb.write("out/hooks-beta-0.1.0.tar.gz", "garbage\n");
+    let o = pack(&sb, "src", "out", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    stderr_says(
+        &o,
+        "warning[archive-damaged]: `hooks-beta-0.1.0.tar.gz` in out is 8 bytes, but the index",
+    );
+    stderr_says(&o, "copy it back from where the catalog is served");
+    // Pack neither deletes nor rewrites what it cannot rebuild.
+    assert_eq!(
+        std::fs::read(sb.join("out/hooks-beta-0.1.0.tar.gz")).unwrap(),
+        b"garbage\n"
+    );
+}
+
 #[test]
 fn updated_at_moves_only_when_the_entries_change_even_when_given() {
     // Found by review: `--updated-at` rewrote the index of unchanged sources (and said
