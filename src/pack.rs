@@ -504,7 +504,12 @@ fn check_asset_base(base: &str) -> Result<(), String> {
     if !matches!(url.scheme(), "https" | "http") {
         return Err("must be an https:// (or http://) URL".into());
     }
-    if url.host_str().is_none_or(str::is_empty) {
+    // The text goes into the index as given, so it must spell its host the plain way:
+    // parsers that forgive `https:///host` or `https:host` are not the only readers.
+    let after_scheme = base.split_once("://").map(|(_, rest)| rest);
+    if url.host_str().is_none_or(str::is_empty)
+        || after_scheme.is_none_or(|rest| rest.starts_with(['/', '\\']))
+    {
         return Err("has no host; write it like `https://host/catalog`".into());
     }
     if url.query().is_some() || url.fragment().is_some() {
