@@ -128,9 +128,19 @@ pub fn terminal_safe(s: &str) -> String {
 pub fn escape_controls(s: &str, keep: &[char]) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        // Bidirectional overrides and isolates reorder what is shown around them.
-        let bidi = matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
-        if (c.is_control() || bidi) && !keep.contains(&c) {
+        // Bidirectional overrides, isolates and marks reorder what is shown around them;
+        // the line and paragraph separators break lines in some viewers.
+        let invisible = matches!(
+            c,
+            '\u{202A}'..='\u{202E}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{200E}'
+                | '\u{200F}'
+                | '\u{061C}'
+                | '\u{2028}'
+                | '\u{2029}'
+        );
+        if (c.is_control() || invisible) && !keep.contains(&c) {
             out.extend(c.escape_default());
         } else {
             out.push(c);

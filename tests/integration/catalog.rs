@@ -586,7 +586,7 @@ fn terminal_escapes_in_an_index_are_printed_escaped() {
     let path = sb.join("cat/hooks-index.json");
     let mut index: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     index["recipes"][0]["summary"] = json!(
-        "ok\u{1b}]0;pwned\u{7}\u{1b}[2J\rhidden\u{9b}31m\nbeta\t9.9.9\tforged\u{202e}desrever"
+        "ok\u{1b}]0;pwned\u{7}\u{1b}[2J\rhidden\u{9b}31m\nbeta\t9.9.9\tforged\u{202e}desrever\u{2028}line\u{2029}para\u{200f}rlm"
     );
     std::fs::write(&path, serde_json::to_vec_pretty(&index).unwrap()).unwrap();
     let o = sb
@@ -600,7 +600,8 @@ fn terminal_escapes_in_an_index_are_printed_escaped() {
     assert!(out.contains("ok\\u{1b}]0;pwned"), "{out}");
     assert!(
         !out.chars()
-            .any(|c| (c.is_control() && c != '\n' && c != '\t') || c == '\u{202e}'),
+            .any(|c| (c.is_control() && c != '\n' && c != '\t')
+                || matches!(c, '\u{202e}' | '\u{2028}' | '\u{2029}' | '\u{200f}')),
         "{out:?}"
     );
     // The summary cannot add a line of its own: alpha and beta, one line each.
