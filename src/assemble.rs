@@ -112,6 +112,14 @@ pub(crate) fn is_test_file(name: &str) -> bool {
     stem.is_some_and(|s| s.ends_with(".test") || s.ends_with(".spec") || s.ends_with(".d"))
 }
 
+/// Whether the file `name` in `src/` is data that assemble copies into `scripts/` as it is:
+/// anything but code (modules, which it compiles; test and declaration files, and code of
+/// kinds it does not assemble: `.cjs`, `.cts`, `.tsx`, `.jsx`).
+pub(crate) fn is_data_file(name: &str) -> bool {
+    let code = [".ts", ".mts", ".cts", ".tsx", ".js", ".mjs", ".cjs", ".jsx"];
+    !code.iter().any(|ext| name.ends_with(ext))
+}
+
 /// Whether the file `name` is an ES module assemble compiles: TypeScript (`.ts`, `.mts`)
 /// or JavaScript (`.js`, `.mjs`), whose imports are checked and rewritten alike.
 fn is_module(name: &str) -> bool {
@@ -506,13 +514,13 @@ fn plan(
             }
             if is_module(&name) && !is_test_file(&name) {
                 p.compile(path, &Path::new("scripts").join(output_name(under_src)))?;
-            } else if name.ends_with(".json") {
+            } else if is_data_file(&name) {
                 let out = Path::new("scripts").join(under_src);
                 p.put(
                     out.to_string_lossy().into_owned(),
                     OutFile {
                         content: Content::Copy(path.to_path_buf()),
-                        exec: false,
+                        exec: is_exec(path),
                     },
                     path,
                 )?;

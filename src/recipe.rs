@@ -411,7 +411,8 @@ enum Source {
 
 /// For `rel` = `scripts/<path>.js` (or `.mjs`) in a source tree (a `src/` and no
 /// `scripts/`): the TypeScript file it is made from, `src/<path>.ts` (or `.mts`), and
-/// whether that file, or its JavaScript twin, is there to be assembled.
+/// whether that file, or its JavaScript twin, is there to be assembled; for a data file
+/// `scripts/<path>`, the `src/<path>` it is copied from.
 fn assembled_from(dir: &Path, rel: &Path) -> Option<(String, Source)> {
     let parts: Option<Vec<&str>> = (rel.components())
         .filter(|c| !matches!(c, Component::CurDir))
@@ -426,10 +427,23 @@ fn assembled_from(dir: &Path, rel: &Path) -> Option<(String, Source)> {
     if dir.join("scripts").exists() || !dir.join("src").is_dir() {
         return None;
     }
+    let hidden = folders.iter().chain([file]).any(|p| p.starts_with('.'));
+    let src = (folders.iter()).fold(dir.join("src"), |p, f| p.join(f));
     let (stem, sources) = if let Some(stem) = file.strip_suffix(".js") {
         (stem, ["ts", "js"])
     } else if let Some(stem) = file.strip_suffix(".mjs") {
         (stem, ["mts", "mjs"])
+    } else if crate::assemble::is_data_file(file) {
+        // Copied as it is, from the same path under `src/`.
+        let source = (folders.iter())
+            .chain([file])
+            .fold(String::from("src"), |p, f| format!("{p}/{f}"));
+        let state = match (hidden, src.join(file).is_file()) {
+            (true, _) => Source::NeverShipped,
+            (false, true) => Source::Found,
+            (false, false) => Source::Absent,
+        };
+        return Some((source, state));
     } else {
         return None;
     };
@@ -438,11 +452,9 @@ fn assembled_from(dir: &Path, rel: &Path) -> Option<(String, Source)> {
         .fold(String::from("src"), |p, f| format!("{p}/{f}"))
         + "."
         + sources[0];
-    let hidden = folders.iter().chain([file]).any(|p| p.starts_with('.'));
     if hidden || crate::assemble::is_test_file(&format!("{stem}.{}", sources[0])) {
         return Some((typescript, Source::NeverShipped));
     }
-    let src = (folders.iter()).fold(dir.join("src"), |p, f| p.join(f));
     let found = (sources.iter()).any(|ext| src.join(format!("{stem}.{ext}")).is_file());
     Some((
         typescript,
@@ -455,6 +467,9 @@ fn missing_script_fix(dir: &Path, rel: &Path) -> String {
     match assembled_from(dir, rel) {
         Some((ts, Source::NeverShipped)) => format!(
             "`hookpack assemble` would make it from `{ts}`, but test and declaration files and hidden files are never assembled; give the handler's source another name"
+        ),
+        Some((source, _)) if !source.ends_with(".ts") && !source.ends_with(".mts") => format!(
+            "`hookpack assemble` copies it from `{source}`, which is not there; create `{source}`"
         ),
         Some((ts, _)) => {
             let twin = if ts.ends_with(".mts") { "mjs" } else { "js" };

@@ -824,6 +824,74 @@ fn a_handler_in_a_subfolder_of_src_or_with_a_dotted_name_assembles_and_packs() {
     }
 }
 
+/// Data files in `src/` (a text template, a shell script a handler runs) go into `scripts/`
+/// beside the modules, with their executable bit, and a handler may name one (found by a
+/// maintainer-side sweep: they were dropped without a word, and the handler failed when
+/// it ran). Test files, declarations and hidden files still never ship.
+#[test]
+fn data_files_in_src_are_copied_beside_the_modules() {
+    let sb = Sandbox::new();
+    let mut m = manifest("demo");
+    m["hooks"]["PreToolUse"][0]["hooks"][0]["command"] = serde_json::json!("sh scripts/gate.sh");
+    m["hooks"]["PostToolUse"] = serde_json::json!([{"hooks": [
+        {"id": "post", "type": "command", "command": "node scripts/main.js"}
+    ]}]);
+    sb.write(
+        "recipes/demo/recipe.json",
+        serde_json::to_vec_pretty(&m).unwrap(),
+    );
+    sb.write("recipes/demo/README.md", "# x\n");
+    sb.write(
+        "recipes/demo/src/main.ts",
+        "import { readFileSync } from \"node:fs\";\n\
+         process.stdout.write(readFileSync(new URL(\"./prompts/with space.txt\", import.meta.url), \"utf8\"));\n",
+    );
+    sb.write(
+        "recipes/demo/src/prompts/with space.txt",
+        "from the template",
+    );
+    let gate = sb.write("recipes/demo/src/gate.sh", "#!/bin/sh\necho gated\n");
+    std::fs::set_permissions(&gate, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    sb.write("recipes/demo/src/main.test.ts", "export {};\n");
+    sb.write("recipes/demo/src/types.d.ts", "export {};\n");
+    sb.write("recipes/demo/src/.notes.txt", "private\n");
+    ok(&sb
+        .cmd()
+        .args(["validate", "recipes/demo"])
+        .output()
+        .unwrap());
+    ok(&assemble(&sb));
+    let run = |program: &str, script: &str| {
+        let o = std::process::Command::new(program)
+            .arg(script)
+            .current_dir(sb.join("out/demo"))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{script}: {o:?}");
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    assert_eq!(run("node", "scripts/main.js"), "from the template");
+    assert_eq!(run("sh", "scripts/gate.sh"), "gated\n");
+    let mode = std::fs::metadata(sb.join("out/demo/scripts/gate.sh")).unwrap();
+    assert_eq!(
+        std::os::unix::fs::PermissionsExt::mode(&mode.permissions()) & 0o111,
+        0o111
+    );
+    for never in [
+        "scripts/main.test.js",
+        "scripts/main.test.ts",
+        "scripts/types.d.ts",
+        "scripts/.notes.txt",
+    ] {
+        assert!(!sb.join("out/demo").join(never).exists(), "{never}");
+    }
+    ok(&sb
+        .cmd()
+        .args(["pack", "--recipes-dir", "recipes", "--out-dir", "cat"])
+        .output()
+        .unwrap());
+}
+
 #[test]
 fn a_json_module_must_be_imported_with_its_type() {
     // Found by review: this assembled, then node refused it
