@@ -375,8 +375,20 @@ impl Planner<'_> {
                     wanted_lib.push(module.clone());
                     Path::new("scripts/lib").join(output_name(&rel))
                 }
+                None if module.starts_with(normalize(self.recipe_dir)) => {
+                    return Err(format!(
+                        "it leaves the recipe's src/ and the shared lib/; move it into src/ and \
+                         import it from there, or, for a data file at the recipe's top (copied \
+                         beside scripts/ as it is), read it when the handler runs: \
+                         `readFileSync(new URL({spec:?}, import.meta.url))`"
+                    ));
+                }
                 None => {
-                    return Err("it leaves the recipe's src/ and the shared lib/".into());
+                    return Err(
+                        "it leaves the recipe's src/ and the shared lib/; move it into \
+                                one of them and import it from there"
+                            .into(),
+                    );
                 }
             };
             Ok(Some(relative_specifier(out_rel, &target)))

@@ -892,6 +892,49 @@ fn data_files_in_src_are_copied_beside_the_modules() {
         .unwrap());
 }
 
+/// An import of a file outside `src/` and `lib/` is refused with the way forward; for a
+/// data file at the recipe's top, reading it at run time works since it is copied beside
+/// `scripts/` (found by a maintainer-side sweep: the error gave no fix).
+#[test]
+fn an_import_leaving_src_says_what_to_do_instead() {
+    let sb = Sandbox::new();
+    let m = manifest("demo");
+    sb.write(
+        "recipes/demo/recipe.json",
+        serde_json::to_vec_pretty(&m).unwrap(),
+    );
+    sb.write("recipes/demo/README.md", "# x\n");
+    sb.write("recipes/demo/routes.json", "{\"fast\": \"small\"}");
+    sb.write(
+        "recipes/demo/src/main.ts",
+        "import routes from \"../routes.json\" with { type: \"json\" };\nconsole.log(routes);\n",
+    );
+    let o = assemble(&sb);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let said =
+        String::from_utf8_lossy(&o.stderr).into_owned() + &String::from_utf8_lossy(&o.stdout);
+    assert!(said.contains("src/main.ts:1:"), "{said}");
+    assert!(
+        said.contains("move it into src/ and import it from there")
+            && said.contains("`readFileSync(new URL(\"../routes.json\", import.meta.url))`"),
+        "{said}"
+    );
+    // The way it offers works once assembled.
+    sb.write(
+        "recipes/demo/src/main.ts",
+        "import { readFileSync } from \"node:fs\";\n\
+         const routes = JSON.parse(readFileSync(new URL(\"../routes.json\", import.meta.url), \"utf8\"));\n\
+         process.stdout.write(routes.fast);\n",
+    );
+    ok(&assemble(&sb));
+    let o = std::process::Command::new("node")
+        .arg("scripts/main.js")
+        .current_dir(sb.join("out/demo"))
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "small", "{o:?}");
+}
+
 #[test]
 fn a_json_module_must_be_imported_with_its_type() {
     // Found by review: this assembled, then node refused it
