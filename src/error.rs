@@ -45,6 +45,18 @@ pub enum Error {
         /// The path as given.
         path: PathBuf,
     },
+    /// `new --dir` names a recipe folder or a folder inside one.
+    #[error("--dir {path} is {where_}the recipe folder {recipe} (it holds a recipe.json), so the new recipe would ship inside that recipe's archive; give --dir the folder of recipes instead (`--dir {fix}`)")]
+    ScaffoldInsideRecipe {
+        /// The path as given.
+        path: PathBuf,
+        /// `"inside "`, or nothing when `path` is the recipe folder itself.
+        where_: &'static str,
+        /// The recipe folder found at or above it.
+        recipe: PathBuf,
+        /// The folder that holds that recipe folder.
+        fix: PathBuf,
+    },
     /// The output folder is, contains or sits inside the sources.
     #[error("output folder {out} overlaps the sources in {sources}; choose an output folder outside them")]
     OutOverlaps {
@@ -437,6 +449,7 @@ impl Error {
             Error::RemoveTrustUnreadable { source, .. } => source.exit_code(),
             Error::ScaffoldTargetExists { .. }
             | Error::ScaffoldDirNotFolder { .. }
+            | Error::ScaffoldInsideRecipe { .. }
             | Error::WorkspaceNotFolder { .. }
             | Error::PackRefused { .. }
             | Error::OutOverlaps { .. }

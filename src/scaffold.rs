@@ -31,6 +31,19 @@ pub fn create(id: &Id, parent: &Path) -> Result<Scaffolded, Error> {
             path: parent.to_path_buf(),
         });
     }
+    if let Some((recipe, itself)) = enclosing_recipe(parent) {
+        let fix = match recipe.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            Some(_) => PathBuf::from("."),
+            None => PathBuf::from("/"),
+        };
+        return Err(Error::ScaffoldInsideRecipe {
+            where_: if itself { "" } else { "inside " },
+            path: parent.to_path_buf(),
+            recipe,
+            fix,
+        });
+    }
     crate::fs::create_dir_all(parent)?;
     let staging = parent.join(format!(".{id}.new-{}", std::process::id()));
     if std::fs::symlink_metadata(&staging).is_ok() {
@@ -59,6 +72,24 @@ pub fn create(id: &Id, parent: &Path) -> Result<Scaffolded, Error> {
             .map(|(name, _)| name.to_string())
             .collect(),
     })
+}
+
+/// The recipe folder (one holding a `recipe.json`) that `parent` is or lies inside, if
+/// any, and whether it is `parent` itself: a recipe made there would be packed into that
+/// recipe's archive. Shown as the user wrote it when their path reaches it, else as an
+/// absolute path.
+fn enclosing_recipe(parent: &Path) -> Option<(PathBuf, bool)> {
+    let absolute = std::path::absolute(parent).ok()?;
+    let plain = (parent.components()).all(|c| matches!(c, std::path::Component::Normal(_)));
+    let given: Vec<&Path> = parent.ancestors().collect();
+    let found = absolute
+        .ancestors()
+        .position(|a| a.join("recipe.json").is_file())?;
+    let shown = match given.get(found) {
+        Some(g) if plain && !g.as_os_str().is_empty() => g.to_path_buf(),
+        _ => absolute.ancestors().nth(found)?.to_path_buf(),
+    };
+    Some((shown, found == 0))
 }
 
 fn write_all(dir: &Path, files: &[(&str, String)]) -> Result<(), Error> {

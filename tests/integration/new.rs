@@ -1,6 +1,7 @@
 //! `hookpack new`: a scaffold that validates, refuses bad ids, never overwrites.
 
 use crate::common::*;
+use crate::pack::snapshot;
 
 #[test]
 fn scaffold_validates_and_never_overwrites() {
@@ -86,4 +87,29 @@ fn scaffold_into_a_dir_that_is_not_a_folder_is_refused() {
     assert!(err.contains("file exists and is not a folder"), "{err}");
     assert_eq!(std::fs::read(sb.join("file")).unwrap(), b"x");
     assert!(!sb.join("nowhere").exists());
+}
+
+/// `--dir` naming a recipe folder, or a folder inside one, would nest the new recipe in
+/// the other's archive (found by a maintainer-side sweep: `validate` passed and pack
+/// shipped b's sources inside a's archive). Refused, nothing written.
+#[test]
+fn scaffold_inside_a_recipe_folder_is_refused() {
+    let sb = Sandbox::new();
+    ok(&sb
+        .cmd()
+        .args(["new", "a", "--dir", "recipes"])
+        .output()
+        .unwrap());
+    let before = snapshot(&sb.join("recipes"));
+    for dir in ["recipes/a", "recipes/a/src", "recipes/a/src/deeper"] {
+        let out = sb.cmd().args(["new", "b", "--dir", dir]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{dir}: {err}");
+        assert!(
+            err.contains(" the recipe folder recipes/a (it holds a recipe.json)")
+                && err.contains("--dir recipes"),
+            "{dir}: {err}"
+        );
+        assert_eq!(snapshot(&sb.join("recipes")), before, "{dir}");
+    }
 }
