@@ -364,6 +364,14 @@ fn check_handler(
             "command-empty",
             "`command` is empty; give the shell command to run",
         ),
+        // No shell can be given it (hosts fail to start the handler), and text after it
+        // would be cut off anywhere a C string carries the command.
+        Some(Value::String(c)) if c.contains('\0') => f.error(
+            &field("command"),
+            "command-nul",
+            "`command` holds a NUL byte (\"\\u0000\"), which no shell can be given, so hosts \
+             cannot start the handler; remove it from the command",
+        ),
         Some(Value::String(c)) => seen.command = Some(c.clone()),
         Some(other) => f.error(
             &field("command"),

@@ -1521,3 +1521,35 @@ fn an_async_handler_that_cannot_start_fails_alone() {
         assert!(failure.contains("cannot start"), "{d:#}");
     }
 }
+
+/// A command holding a NUL byte cannot be started by any shell. `trust` recorded it and
+/// `run` only failed at the start; it is invalid, so trust refuses it (nothing written)
+/// and run skips it, as hosts skip a handler they reject.
+#[test]
+fn a_command_holding_a_nul_byte_is_never_trusted_or_started() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [{"id": "nul", "type": "command", "command": "true\u{0} x"}]}),
+    );
+    let o = in_prof_output(&sb, &["trust", "--all"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("refused: invalid") && out.contains("NUL"),
+        "{out}"
+    );
+    assert!(!sb.join("finclaw-home/hooks-trust.json").exists());
+    let listed = list_json(&sb);
+    assert_eq!(listed["handlers"][0]["status"], "invalid", "{listed:#}");
+    let d = run(
+        &sb,
+        "PreToolUse",
+        json!({"tool_name": "exec"}),
+        &["--include-untrusted"],
+    );
+    let state = d["handlers"][0]["state"].as_str().unwrap();
+    assert!(state.starts_with("skipped: invalid"), "{d:#}");
+    assert_eq!(d["outcome"], json!({}), "{d:#}");
+}

@@ -109,6 +109,11 @@ fn hooks_schema_agrees() {
                 h("Stop", cmd(json!({"command": "  "}))),
                 true,
             ),
+            (
+                "NUL in command",
+                h("Stop", cmd(json!({"command": "true\u{0} x"}))),
+                true,
+            ),
             ("timeout 0", h("Stop", cmd(json!({"timeout": 0}))), true),
             ("timeout -3", h("Stop", cmd(json!({"timeout": -3}))), true),
             (
@@ -299,6 +304,11 @@ fn recipe_schema_agrees() {
                 "PATH command",
                 handler(|h| h["command"] = json!("echo hi")),
                 false,
+            ),
+            (
+                "NUL in command",
+                handler(|h| h["command"] = json!("node scripts/main.js\u{0}")),
+                true,
             ),
             (
                 "only empty events",

@@ -1081,3 +1081,42 @@ fn a_line_break_in_a_file_name_is_shown_escaped_in_the_diagnostic_line() {
     );
     assert!(lines[0].contains("error[archive-uninstallable]"), "{out}");
 }
+
+/// A command holding a NUL byte (`"\u0000"` in JSON) cannot be handed to a shell: the host
+/// fails to start it. It passed `validate` (and `trust` recorded it) and only failed when
+/// run; it is refused at its pointer, saying why and what to do.
+#[test]
+fn a_command_holding_a_nul_byte_is_refused() {
+    let sb = Sandbox::new();
+    write_recipe(
+        &sb,
+        "tool-gate",
+        &with_command("node scripts/main.js \u{0}"),
+    );
+    sb.write(
+        "hooks.json",
+        r#"{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"true\u0000 x"}]}]}}"#,
+    );
+    for path in ["tool-gate", "hooks.json"] {
+        let (code, r) = validate_json(&sb, &[path]);
+        assert_eq!(code, 1, "{path}: {r:#}");
+        assert_finding(&r, COMMAND, "command-nul");
+        let d = r["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["code"] == "command-nul")
+            .unwrap();
+        let message = d["message"].as_str().unwrap();
+        assert!(
+            message.contains("NUL") && message.contains("remove"),
+            "{message}"
+        );
+        let file = if path == "hooks.json" {
+            "hooks.json"
+        } else {
+            "tool-gate/recipe.json"
+        };
+        assert!(d["file"].as_str().unwrap().ends_with(file), "{d:#}");
+    }
+}
