@@ -1513,6 +1513,16 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
             } else {
                 crate::fs::read_limited(std::path::Path::new(src), LIMIT)?
             };
+            if bytes.starts_with(b"\xEF\xBB\xBF") {
+                // A host's JSON.parse refuses it too, so it stays refused, but said as such.
+                return Err(Error::PayloadInvalid {
+                    source_name: src.to_string(),
+                    why: "not JSON: it starts with a UTF-8 byte-order mark (bytes EF BB BF), \
+                          which a host's JSON.parse refuses too; save it as UTF-8 without BOM, \
+                          or drop those 3 bytes (`tail -c +4 FILE`)"
+                        .into(),
+                });
+            }
             match serde_json::from_slice::<serde_json::Value>(&bytes) {
                 Ok(serde_json::Value::Object(m)) => m,
                 Ok(_) => {

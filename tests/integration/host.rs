@@ -1553,3 +1553,32 @@ fn a_command_holding_a_nul_byte_is_never_trusted_or_started() {
     assert!(state.starts_with("skipped: invalid"), "{d:#}");
     assert_eq!(d["outcome"], json!({}), "{d:#}");
 }
+
+/// A payload saved with a UTF-8 byte-order mark (as some Windows editors do) is not JSON
+/// to a host's JSON.parse either, so it stays refused; but "not JSON (expected value at
+/// line 1 column 1)" did not say why: the message names the mark and how to drop it.
+#[test]
+fn a_payload_starting_with_a_byte_order_mark_is_refused_naming_it() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(&sb, json!({"PreToolUse": []}));
+    let body = b"\xEF\xBB\xBF{\"tool_name\": \"exec\"}";
+    sb.write("bom.json", body);
+    for src in ["bom.json", "-"] {
+        let o = sb
+            .cmd()
+            .args(["run", "PreToolUse", "--payload", src])
+            .args(["--profile", "prof", "--workspace", "ws"])
+            .write_stdin(body.to_vec())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{src}: {err}");
+        assert!(
+            err.contains(&format!("payload {src}"))
+                && err.contains("byte-order mark")
+                && err.contains("save it as UTF-8 without"),
+            "{src}: {err}"
+        );
+    }
+}
