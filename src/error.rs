@@ -39,6 +39,13 @@ pub enum Error {
         /// The path as given.
         path: PathBuf,
     },
+    /// `trust`, `revoke` or `run` on a profile folder that does not exist (`list` and
+    /// `doctor` report it instead).
+    #[error("the profile folder {path} does not exist; check --profile, $FINCLAW_PROFILE and $FINCLAW_HOME/active-profile (`hookpack install ID` creates it; to use only the workspace's hooks.json, create the folder)")]
+    ProfileMissing {
+        /// The profile root.
+        path: PathBuf,
+    },
     /// `new --dir` names something that is not a folder.
     #[error("{path} exists and is not a folder; give --dir a folder (it is created when missing)")]
     ScaffoldDirNotFolder {
@@ -451,6 +458,7 @@ impl Error {
             | Error::ScaffoldDirNotFolder { .. }
             | Error::ScaffoldInsideRecipe { .. }
             | Error::WorkspaceNotFolder { .. }
+            | Error::ProfileMissing { .. }
             | Error::PackRefused { .. }
             | Error::OutOverlaps { .. }
             | Error::OutNotFolder { .. }

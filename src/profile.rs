@@ -103,6 +103,18 @@ impl Profile {
         })
     }
 
+    /// Refuses a profile folder that does not exist, for the verbs that would otherwise
+    /// find nothing there and say only that (`trust`, `revoke`, `run`).
+    pub fn require_folder(&self) -> Result<(), Error> {
+        if self.root.exists() {
+            Ok(())
+        } else {
+            Err(Error::ProfileMissing {
+                path: self.root.clone(),
+            })
+        }
+    }
+
     /// `<profile>/hooks.json`.
     pub fn hooks_json(&self) -> PathBuf {
         self.root.join("hooks.json")

@@ -615,6 +615,8 @@ pub fn dispatch(
             path: workspace.to_path_buf(),
         });
     }
+    // Most likely a misspelt name: "no handlers" would hide that.
+    profile.require_folder()?;
     let workspace = crate::fs::absolute(workspace);
     let trust = crate::trust::TrustFile::read(&profile.trust_file())?;
     let handlers = crate::list::all_handlers(profile, &workspace, &trust)?;

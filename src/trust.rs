@@ -562,6 +562,8 @@ pub fn apply(
     sel: &Selection,
     revoke: bool,
 ) -> Result<Vec<Change>, Error> {
+    // Most likely a misspelt name: "no handler matched" would hide that.
+    profile.require_folder()?;
     let path = profile.trust_file();
     let _lock = lock(profile)?;
     let mut file = TrustFile::read(&path)?;

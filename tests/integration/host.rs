@@ -1582,3 +1582,47 @@ fn a_payload_starting_with_a_byte_order_mark_is_refused_naming_it() {
         );
     }
 }
+
+/// `list` and `doctor` say when the profile folder does not exist; `trust` and `revoke`
+/// said "no handler matched" (exit 0) and `run` "no PreToolUse handlers" (exit 0), so a
+/// misspelt --profile passed for a profile without handlers. They refuse it (exit 1),
+/// naming the folder, and create nothing.
+#[test]
+fn trust_revoke_and_run_say_the_profile_folder_does_not_exist() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    install_and_trust_tool_gate(&sb, "prof");
+    let trust = std::fs::read(sb.join("finclaw-home/hooks-trust.json")).unwrap();
+    std::fs::rename(sb.join("prof"), sb.join("moved")).unwrap();
+    sb.write("payload.json", r#"{"tool_name": "exec"}"#);
+    let gone = format!(
+        "the profile folder {} does not exist",
+        sb.join("prof").display()
+    );
+    for args in [
+        &["trust", "--all"][..],
+        &["trust", "gate-mutating"],
+        &["revoke", "--all"],
+        &["run", "PreToolUse", "--payload", "payload.json"],
+        &["run", "Stop", "--include-untrusted"],
+    ] {
+        let o = in_prof_output(&sb, args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains(&gone) && err.contains("--profile"),
+            "{args:?}: {err}"
+        );
+        assert!(o.stdout.is_empty(), "{args:?}");
+        assert!(!sb.join("prof").exists(), "{args:?} created the profile");
+        assert_eq!(
+            std::fs::read(sb.join("finclaw-home/hooks-trust.json")).unwrap(),
+            trust,
+            "{args:?}"
+        );
+    }
+    // Back in place, all three work again.
+    std::fs::rename(sb.join("moved"), sb.join("prof")).unwrap();
+    in_prof(&sb, &["trust", "--all"]);
+    in_prof(&sb, &["run", "PreToolUse", "--payload", "payload.json"]);
+}
