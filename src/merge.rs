@@ -76,6 +76,11 @@ pub struct Created {
     /// Event keys the recipe's handlers brought in.
     #[serde(default)]
     pub events: Vec<String>,
+    /// Events where a group of the user's was split in two around the recipe's groups (the
+    /// user had handlers there both before and after the recipe's): removing the recipe
+    /// joins the halves again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub split: Vec<String>,
 }
 
 impl Created {
@@ -85,6 +90,11 @@ impl Created {
         for e in &other.events {
             if !self.events.contains(e) {
                 self.events.push(e.clone());
+            }
+        }
+        for e in &other.split {
+            if !self.split.contains(e) {
+                self.split.push(e.clone());
             }
         }
     }
@@ -153,8 +163,8 @@ fn handover(doc: &Value, id: &str, previous: Option<&Created>, kept: &Created) -
             give(
                 to,
                 Created {
-                    hooks_key: false,
                     events: vec![e.clone()],
+                    ..Created::default()
                 },
             );
         }
@@ -165,7 +175,7 @@ fn handover(doc: &Value, id: &str, previous: Option<&Created>, kept: &Created) -
                 to,
                 Created {
                     hooks_key: true,
-                    events: Vec::new(),
+                    ..Created::default()
                 },
             );
         }
@@ -182,9 +192,75 @@ struct Stripped {
     emptied: Vec<String>,
     /// Per event, where the recipe's first group was, counted in the groups left: a
     /// re-install puts its groups back there, so that it keeps its place among the others.
-    /// Where that group stays, holding a handler the user put before the recipe's first,
-    /// the place is after it, so that handler still runs first.
-    places: IndexMap<String, usize>,
+    places: IndexMap<String, Place>,
+}
+
+/// Where the group holding a recipe's first handler of an event was, and what of the
+/// user's stays in it.
+#[derive(Debug, Clone, Copy)]
+struct Place {
+    /// Its index among the groups left.
+    group: usize,
+    /// Whether it stays (it holds handlers of the user's).
+    kept: bool,
+    /// How many of the handlers left there came before the recipe's first: those still
+    /// run before the recipe's new groups, the rest after them.
+    before: usize,
+}
+
+impl Place {
+    /// Splits the kept group around the recipe's first handler when the user has handlers
+    /// on both sides of it there (the new groups go between the halves, so each handler
+    /// runs on the side it did). Says where the new groups go, and whether it split.
+    fn make_room(self, groups: &mut Vec<Value>) -> (usize, bool) {
+        let at = self.group.min(groups.len());
+        if !self.kept || self.before == 0 {
+            return (at, false);
+        }
+        let Some(handlers) = groups
+            .get(at)
+            .and_then(|g| g.get("hooks"))
+            .and_then(Value::as_array)
+        else {
+            return (at, false);
+        };
+        if handlers.len() <= self.before {
+            return (at + 1, false);
+        }
+        let mut rest = groups[at].clone();
+        rest["hooks"] = Value::Array(handlers[self.before..].to_vec());
+        if let Some(Value::Array(hs)) = groups[at].get_mut("hooks") {
+            hs.truncate(self.before);
+        }
+        groups.insert(at + 1, rest);
+        (at + 1, true)
+    }
+
+    /// Joins the two halves of a group that an earlier merge split around the recipe's
+    /// groups, now that those are gone from between them: the groups just before and just
+    /// after where they were, when both are there and alike in everything but handlers.
+    fn rejoin(self, groups: &mut Vec<Value>) {
+        if self.kept || self.group == 0 || self.group >= groups.len() {
+            return;
+        }
+        let fields = |g: &Value| {
+            g.as_object().map(|o| {
+                let mut o = o.clone();
+                o.shift_remove("hooks");
+                o
+            })
+        };
+        let (first, second) = (&groups[self.group - 1], &groups[self.group]);
+        if fields(first).is_none() || fields(first) != fields(second) {
+            return;
+        }
+        let rest = groups.remove(self.group);
+        if let (Some(Value::Array(hs)), Some(Value::Array(more))) =
+            (groups[self.group - 1].get_mut("hooks"), rest.get("hooks"))
+        {
+            hs.extend(more.iter().cloned());
+        }
+    }
 }
 
 /// Takes `id`'s handlers out, and the groups this leaves empty.
@@ -206,12 +282,16 @@ fn strip(doc: &Value, id: &str) -> Result<Stripped, ShapeError> {
                     left += 1;
                     return true;
                 };
-                let before = handlers.len();
-                let user_first = handlers.first().is_some_and(|h| !stamped(h, id));
+                let count = handlers.len();
+                let before = handlers.iter().take_while(|h| !stamped(h, id)).count();
                 handlers.retain(|h| !stamped(h, id));
-                let gone = before - handlers.len();
+                let gone = count - handlers.len();
                 if gone > 0 {
-                    first.get_or_insert(left + usize::from(user_first));
+                    first.get_or_insert(Place {
+                        group: left,
+                        kept: !handlers.is_empty(),
+                        before,
+                    });
                     removed += gone;
                     if handlers.is_empty() {
                         return false;
@@ -242,6 +322,24 @@ fn goes(previous: Option<&Created>, event: &str) -> bool {
     previous.is_none_or(|c| c.events.iter().any(|e| e == event))
 }
 
+/// Joins again the groups `previous` records it split, in the events the recipe's groups
+/// left (other than `staying`, where new ones take their place between the halves).
+fn rejoin_split(
+    events: &mut Map<String, Value>,
+    places: &IndexMap<String, Place>,
+    previous: Option<&Created>,
+    staying: &[&String],
+) {
+    for e in previous.into_iter().flat_map(|c| &c.split) {
+        if staying.contains(&e) {
+            continue;
+        }
+        if let (Some(place), Some(Value::Array(groups))) = (places.get(e), events.get_mut(e)) {
+            place.rejoin(groups);
+        }
+    }
+}
+
 /// Removes every handler stamped with `id`, the groups this leaves empty, and the events
 /// (and `hooks` key) that `previous` — the record of the merge that added them — says the
 /// merge created. Without a record, every event left empty by the removal is deleted.
@@ -265,9 +363,10 @@ pub fn unmerge_handing_over(
         doc: mut out,
         removed,
         emptied,
-        ..
+        places,
     } = strip(doc, id)?;
     if let Some(events) = out.get_mut("hooks").and_then(Value::as_object_mut) {
+        rejoin_split(events, &places, previous, &[]);
         for e in emptied.iter().filter(|e| goes(previous, e)) {
             events.shift_remove(e);
         }
@@ -306,7 +405,7 @@ pub fn merge(
         .ok_or_else(|| shape("", "the document is not an object"))?;
     let mut created = Created {
         hooks_key: previous.is_some_and(|c| c.hooks_key),
-        events: Vec::new(),
+        ..Created::default()
     };
     if !obj.contains_key("hooks") {
         created.hooks_key = true;
@@ -316,6 +415,12 @@ pub fn merge(
         .or_insert_with(|| Value::Object(Map::new()))
         .as_object_mut()
         .ok_or_else(|| shape("/hooks", "`hooks` is not an object"))?;
+    let staying: Vec<&String> = hooks
+        .iter()
+        .filter(|(_, gs)| gs.iter().any(|g| !g.hooks.is_empty()))
+        .map(|(e, _)| e)
+        .collect();
+    rejoin_split(events, &places, previous, &staying);
     for (event, groups) in hooks {
         let groups: Vec<&Group> = groups.iter().filter(|g| !g.hooks.is_empty()).collect();
         if groups.is_empty() {
@@ -338,9 +443,17 @@ pub fn merge(
             })?;
         // Where the replaced install had groups, the new ones take their place; elsewhere
         // they go at the end.
-        let at = places
-            .get(event)
-            .map_or(list.len(), |&at| at.min(list.len()));
+        let at = match places.get(event) {
+            Some(place) => {
+                let (at, split) = place.make_room(list);
+                let was_split = previous.is_some_and(|c| c.split.contains(event));
+                if split || was_split {
+                    created.split.push(event.clone());
+                }
+                at
+            }
+            None => list.len(),
+        };
         let mut built = Vec::with_capacity(groups.len());
         for g in groups {
             let mut group = Map::new();

@@ -371,8 +371,69 @@ fn first_own_group(doc: &Value, event: &str) -> Option<usize> {
     Some(at + usize::from(user_first))
 }
 
+/// `doc` with, in each event `hooks` adds groups to, the first group holding a handler
+/// stamped with [`ID`] split in two when the user has handlers there both before and after
+/// [`ID`]'s first one: the same fields, the handlers before it, then the handlers from it
+/// on. The recipe's new groups go between the two, so each of the user's handlers runs on
+/// the side of the recipe's where it ran.
+fn split_first_own(doc: &Value, hooks: &IndexMap<String, Vec<Group>>) -> Value {
+    let mut out = doc.clone();
+    let Some(events) = out.get_mut("hooks").and_then(Value::as_object_mut) else {
+        return out;
+    };
+    for (e, groups) in events.iter_mut() {
+        if !hooks
+            .get(e)
+            .is_some_and(|gs| gs.iter().any(|g| !g.hooks.is_empty()))
+        {
+            continue;
+        }
+        let groups = groups.as_array_mut().unwrap();
+        let handlers = |g: &Value| g["hooks"].as_array().cloned().unwrap_or_default();
+        let Some(at) = groups
+            .iter()
+            .position(|g| handlers(g).iter().any(|h| stamped_with(h, ID)))
+        else {
+            continue;
+        };
+        let hs = handlers(&groups[at]);
+        let first = hs.iter().position(|h| stamped_with(h, ID)).unwrap();
+        let users_after = hs[first..].iter().any(|h| !stamped_with(h, ID));
+        if first > 0 && users_after {
+            let mut rest = groups[at].clone();
+            rest["hooks"] = Value::Array(hs[first..].to_vec());
+            groups[at]["hooks"] = Value::Array(hs[..first].to_vec());
+            groups.insert(at + 1, rest);
+        }
+    }
+    out
+}
+
+/// The user's handlers of `event` (everything not stamped with [`ID`]), as text: those
+/// before [`ID`]'s first handler, those after its last, and all of them in order; `None`
+/// when the event holds none of [`ID`]'s.
+fn sides(doc: &Value, event: &str) -> Option<(Vec<String>, Vec<String>, Vec<String>)> {
+    let all: Vec<&Value> = doc
+        .get("hooks")?
+        .get(event)?
+        .as_array()?
+        .iter()
+        .flat_map(|g| g["hooks"].as_array().unwrap().iter())
+        .collect();
+    let first = all.iter().position(|h| stamped_with(h, ID))?;
+    let last = all.iter().rposition(|h| stamped_with(h, ID))?;
+    let users = |hs: &[&Value]| -> Vec<String> {
+        hs.iter()
+            .filter(|h| !stamped_with(h, ID))
+            .map(|h| text(h))
+            .collect()
+    };
+    Some((users(&all[..first]), users(&all[last..]), users(&all)))
+}
+
 /// Checks what `merge(doc)` must be, whatever `doc` held.
 fn check_merged(doc: &Value, hooks: &IndexMap<String, Vec<Group>>, merged: &Value) {
+    let doc = &split_first_own(doc, hooks);
     // The user's things: unchanged, in order; other recipes' stamps untouched.
     assert_eq!(
         foreign(merged, ID),
@@ -462,7 +523,9 @@ proptest! {
 
     /// Entries not stamped with the id are never changed and keep their relative order;
     /// other recipes' stamps and the top-level fields are untouched; the id's groups are
-    /// exactly the recipe's, at the end of their events.
+    /// exactly the recipe's, where its first group was or at the end of their events. The
+    /// one change to the user's groups: the group holding the id's first handler is split
+    /// around the new groups when the user's handlers sit on both sides of it there.
     #[test]
     fn merge_leaves_everything_else_alone(
         doc in user_doc(DocShape { own_stamps: true, empty_events: true, no_hooks_key: true }),
@@ -470,6 +533,65 @@ proptest! {
     ) {
         let merged = merge(&doc, ID, &hooks, None).unwrap();
         check_merged(&doc, &hooks, &merged.doc);
+    }
+
+    /// A re-install (or upgrade) keeps each of the user's handlers on the side of the id's
+    /// handlers where it was: those before the id's first handler of an event stay before
+    /// all of the new ones, in order, and those after its last stay after all of them.
+    /// (Handlers the user put between two of the id's can end up only on one side.)
+    /// The user's edits: handlers added inside the recipe's groups, at any place.
+    #[test]
+    fn reinstall_keeps_user_handlers_on_their_side(
+        doc in user_doc(PLAIN),
+        hooks in recipe_hooks(),
+        added in prop::collection::vec((any::<usize>(), any::<usize>(), user_handler(PLAIN)), 1..6),
+    ) {
+        let once = merge(&doc, ID, &hooks, None).unwrap();
+        let mut edited = once.doc.clone();
+        let own: Vec<(String, usize)> = edited["hooks"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .flat_map(|(e, gs)| {
+                let gs = gs.as_array().unwrap();
+                (0..gs.len())
+                    .filter(|&i| !stamps(&json!({"hooks": {e: [gs[i].clone()]}}), ID).is_empty())
+                    .map(|i| (e.clone(), i))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        if own.is_empty() {
+            return Ok(());
+        }
+        for (which, place, handler) in added {
+            let (e, i) = &own[which % own.len()];
+            let hs = edited["hooks"][e][i]["hooks"].as_array_mut().unwrap();
+            hs.insert(place % (hs.len() + 1), handler);
+        }
+        let again = merge(&edited, ID, &hooks, Some(&once.created)).unwrap();
+        for e in hooks.keys() {
+            let Some((before, after, all)) = sides(&edited, e) else { continue };
+            let (now_before, now_after, now_all) = sides(&again.doc, e).unwrap();
+            prop_assert_eq!(&now_before, &before, "{}: handlers before the recipe's", e);
+            prop_assert!(
+                now_after.ends_with(&after),
+                "{}: handlers after the recipe's: {:?}, now {:?}", e, after, now_after
+            );
+            prop_assert_eq!(&now_all, &all, "{}: the user's handlers in order", e);
+        }
+    }
+
+    /// Installing over handlers already stamped with the id (a receipt lost, or the user's
+    /// edits), then removing, gives what removing them gives: a group the install split
+    /// around the recipe's comes back whole (the fuzz target's `stale-roundtrip`).
+    #[test]
+    fn install_then_remove_over_stale_stamps_is_remove(
+        doc in user_doc(DocShape { own_stamps: true, empty_events: true, no_hooks_key: true }),
+        hooks in recipe_hooks(),
+    ) {
+        let merged = merge(&doc, ID, &hooks, None).unwrap();
+        let (back, _) = unmerge(&merged.doc, ID, Some(&merged.created)).unwrap();
+        prop_assert_eq!(text(&back), text(&unmerge(&doc, ID, None).unwrap().0));
     }
 
     /// unmerge removes exactly the id's handlers (and groups/events that left empty), and
@@ -568,6 +690,53 @@ proptest! {
 
 fn hooks_of(v: Value) -> IndexMap<String, Vec<Group>> {
     serde_json::from_value(v).unwrap()
+}
+
+/// The smallest case of the law above: one handler of the user before the recipe's in its
+/// group and one after. A re-install put the recipe's group after both.
+#[test]
+fn regression_user_handlers_on_both_sides_of_the_recipe_s() {
+    let hooks = hooks_of(json!({"PreToolUse": [{"matcher": "exec", "hooks": [
+        {"id": "gate", "type": "command", "command": "node gate.js"}
+    ]}]}));
+    let once = merge(&json!({}), ID, &hooks, None).unwrap();
+    let mut doc = once.doc.clone();
+    let group = doc["hooks"]["PreToolUse"][0]["hooks"]
+        .as_array_mut()
+        .unwrap();
+    group.insert(0, json!({"type": "command", "command": "before"}));
+    group.push(json!({"type": "command", "command": "after"}));
+    let again = merge(&doc, ID, &hooks, Some(&once.created)).unwrap();
+    let commands: Vec<Vec<&str>> = again.doc["hooks"]["PreToolUse"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            assert_eq!(g["matcher"], "exec", "{g}");
+            g["hooks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|h| h["command"].as_str().unwrap())
+                .collect()
+        })
+        .collect();
+    assert_eq!(commands, [["before"], ["node gate.js"], ["after"]]);
+    // A third install changes nothing more, and removing the recipe gives the group back
+    // whole, as the user had it.
+    let third = merge(&again.doc, ID, &hooks, Some(&again.created)).unwrap();
+    assert_eq!(text(&third.doc), text(&again.doc));
+    assert_eq!(third.created, again.created);
+    let (back, _) = unmerge(&third.doc, ID, Some(&third.created)).unwrap();
+    assert_eq!(
+        text(&back),
+        text(
+            &json!({"hooks": {"PreToolUse": [{"matcher": "exec", "hooks": [
+                {"type": "command", "command": "before"},
+                {"type": "command", "command": "after"}
+            ]}]}})
+        )
+    );
 }
 
 #[test]
