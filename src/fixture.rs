@@ -257,11 +257,25 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
             return Ok(result);
         }
     };
-    let match_name = case
-        .payload
-        .get("tool_name")
-        .and_then(Value::as_str)
-        .unwrap_or("");
+    // The tool the host would have matched: the payload's `tool_name`, also when the raw
+    // bytes are a JSON object (written raw to keep their exact form). Raw bytes that are
+    // not one name no tool at all.
+    let tool_name = |v: &Value| -> Option<String> {
+        let o = v.as_object()?;
+        Some(
+            o.get("tool_name")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string(),
+        )
+    };
+    let match_name = match &case.payload {
+        Value::String(_) => serde_json::from_slice::<Value>(&stdin)
+            .ok()
+            .and_then(|v| tool_name(&v)),
+        Value::Null => Some(String::new()),
+        other => tool_name(other),
+    };
     let mut env: Vec<(String, String)> = vec![
         ("FINCLAW_HOOK_EVENT".into(), event.name().into()),
         ("FINCLAW_PROFILE".into(), "hookpack-test".into()),
@@ -287,13 +301,23 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
         env.push((k.clone(), v));
     }
     let groups = recipe.hooks.get(event.name()).cloned().unwrap_or_default();
+    // `None`: the group runs for every tool.
+    let matcher =
+        |g: &crate::hooks_json::Group| compile_matcher(g.matcher.as_deref()).ok().flatten();
+    let by_matcher = event.is_tool_event() && case.handler.is_none();
+    if by_matcher && match_name.is_none() && groups.iter().any(|g| matcher(g).is_some()) {
+        result.mismatches.push(
+            "the `@raw:` payload is not a JSON object, so it names no tool for the recipe's \
+             matchers; add \"handler\": \"<id>\" to the case to pick the handler it runs"
+                .into(),
+        );
+        return Ok(result);
+    }
+    let match_name = match_name.as_deref().unwrap_or("");
     let mut decisions = Vec::new();
     for g in &groups {
-        if event.is_tool_event() && case.handler.is_none() {
-            let m = compile_matcher(g.matcher.as_deref()).ok().flatten();
-            if m.is_some_and(|m| !m.is_match(match_name)) {
-                continue;
-            }
+        if by_matcher && matcher(g).is_some_and(|m| !m.is_match(match_name)) {
+            continue;
         }
         for h in &g.hooks {
             let id = h.id.as_ref().map(|i| i.to_string()).unwrap_or_default();

@@ -249,3 +249,91 @@ fn a_case_file_over_the_limit_fails_alone() {
     assert!(text.contains("4194304-byte limit"), "{text}");
     assert!(text.trim_end().ends_with("2 passed, 1 failed"), "{text}");
 }
+
+/// An assembled recipe whose `PreToolUse` groups match `exec` (handler `gate`: deny when
+/// stdin is not JSON, ask otherwise) and `write_file` (handler `other`: always deny).
+fn raw_payload_recipe(sb: &Sandbox) {
+    let mut m = manifest("rawrec");
+    m["hooks"]["PreToolUse"] = serde_json::json!([
+        {"matcher": "exec", "hooks": [{"id": "gate", "type": "command", "command": "node scripts/main.js"}]},
+        {"matcher": "write_file", "hooks": [{"id": "other", "type": "command", "command": "node scripts/other.js"}]}
+    ]);
+    write_recipe(sb, "recipes/rawrec", &m);
+    sb.write(
+        "recipes/rawrec/scripts/main.js",
+        r#"let s = "";
+process.stdin.on("data", (d) => (s += d)).on("end", () => {
+  let decision = "ask";
+  try { JSON.parse(s); } catch { decision = "deny"; }
+  console.log(JSON.stringify({ hookSpecificOutput: { permissionDecision: decision, permissionDecisionReason: "gate" } }));
+});
+"#,
+    );
+    sb.write(
+        "recipes/rawrec/scripts/other.js",
+        "console.log(JSON.stringify({ hookSpecificOutput: { permissionDecision: \"deny\", permissionDecisionReason: \"other\" } }));\n",
+    );
+}
+
+/// A `"@raw:"` payload was matched against an empty tool name: a case whose raw bytes say
+/// `"tool_name": "exec"` ran none of the `exec` handlers ("no handler of the recipe runs
+/// for PreToolUse with tool ``"), and one whose bytes do not parse ran only the groups
+/// without a matcher, in silence. The tool name is read from raw bytes that are a JSON
+/// object; bytes that are not leave the matchers nothing to match, and the case says to
+/// name its handler.
+#[test]
+fn a_raw_payload_is_matched_by_the_tool_it_names() {
+    let sb = Sandbox::new();
+    raw_payload_recipe(&sb);
+    let case = |file: &str, payload: &str, handler: Option<&str>, decision: &str| {
+        let mut c = serde_json::json!({"name": file, "event": "PreToolUse", "payload": payload,
+            "expect": {"decision": decision, "reason_contains": "gate"}});
+        if let Some(h) = handler {
+            c["handler"] = serde_json::json!(h);
+        }
+        sb.write(&format!("recipes/rawrec/tests/{file}.json"), c.to_string());
+    };
+    case(
+        "raw-exec",
+        r#"@raw:{"tool_name": "exec", "tool_input": {"command": "ls"}}"#,
+        None,
+        "ask",
+    );
+    case("raw-broken", r#"@raw:{"tool_name": "exec", "#, None, "deny");
+    case(
+        "raw-broken-named",
+        r#"@raw:{"tool_name": "exec", "#,
+        Some("gate"),
+        "deny",
+    );
+    let o = sb
+        .cmd()
+        .args(["test", "--format", "json"])
+        .arg(sb.join("recipes/rawrec"))
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(o.status.code(), Some(1), "{report:#}");
+    let result = |file: &str| {
+        report["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["file"] == format!("{file}.json"))
+            .unwrap()
+            .clone()
+    };
+    let exec = result("raw-exec");
+    assert_eq!(exec["passed"], true, "{exec:#}");
+    assert_eq!(exec["handlers"][0]["id"], "gate", "{exec:#}");
+    assert_eq!(exec["handlers"].as_array().unwrap().len(), 1, "{exec:#}");
+    assert_eq!(result("raw-broken-named")["passed"], true, "{report:#}");
+    let broken = result("raw-broken");
+    assert_eq!(broken["passed"], false, "{broken:#}");
+    let why = broken["mismatches"][0].as_str().unwrap();
+    assert!(
+        why.contains("@raw:") && why.contains("\"handler\""),
+        "{broken:#}"
+    );
+    assert_eq!(broken["handlers"], serde_json::json!([]), "{broken:#}");
+}
