@@ -324,7 +324,8 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
             if case.handler.as_ref().is_some_and(|want| *want != id) {
                 continue;
             }
-            let command = absolute_command(&h.command, dir);
+            // The case runs in its own folder, so a relative recipe folder would not do.
+            let command = absolute_command(&h.command, &crate::fs::absolute(dir));
             let deny_on_failure = h.failure_policy.as_deref() == Some("deny");
             let spawned = run::spawn(&run::Spawn {
                 command: &command,

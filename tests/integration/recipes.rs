@@ -337,3 +337,22 @@ fn a_raw_payload_is_matched_by_the_tool_it_names() {
     );
     assert_eq!(broken["handlers"], serde_json::json!([]), "{broken:#}");
 }
+
+/// An assembled recipe (scripts/, no src/) named by a relative path: every case failed
+/// with node's "Cannot find module '/tmp/hookpack-case-…/recipes/demo/scripts/main.js'",
+/// since the script path was made relative to the case's folder, not to where test ran.
+#[test]
+fn an_assembled_recipe_named_by_a_relative_path_runs_its_cases() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "recipes/demo", &manifest("demo"));
+    sb.write(
+        "recipes/demo/tests/quiet.json",
+        r#"{"name": "says nothing", "event": "PreToolUse", "payload": {"tool_name": "exec"}, "expect": {"exit": 0, "decision": "none"}}"#,
+    );
+    for dir in ["recipes/demo", "recipes"] {
+        let o = sb.cmd().args(["test", dir]).output().unwrap();
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{dir}: {text}");
+        assert!(text.contains("1 passed, 0 failed"), "{dir}: {text}");
+    }
+}
