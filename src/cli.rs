@@ -1256,7 +1256,8 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
             "no recipes are installed in {}",
             profile.root.display()
         ));
-        if a.dry_run && printer.format == Format::Json {
+        // An empty list either way: no recipe compared (dry run), none changed (a real run).
+        if printer.format == Format::Json {
             printer.json(&Vec::<install::Outdated>::new())?;
         }
         return Ok(ExitCode::Success);

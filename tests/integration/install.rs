@@ -1797,3 +1797,21 @@ fn an_update_over_files_the_user_added_is_refused() {
     std::fs::remove_file(sb.join("prof/hooks/turn-router/my-routes.json")).unwrap();
     ok(&run(&["update"]));
 }
+
+/// Found by the user-side sweep: a real `update --format json` in a profile with nothing
+/// installed printed nothing at all (exit 0), where `--dry-run` printed `[]`.
+#[test]
+fn update_with_nothing_installed_prints_json() {
+    let sb = Sandbox::new();
+    for dry in [false, true] {
+        let mut args = vec!["update", "--format", "json"];
+        if dry {
+            args.push("--dry-run");
+        }
+        let o = in_prof(&sb, &args);
+        ok(&o);
+        let out: Value = serde_json::from_slice(&o.stdout)
+            .unwrap_or_else(|e| panic!("dry run {dry}: not JSON ({e}): {o:?}"));
+        assert_eq!(out, json!([]));
+    }
+}
