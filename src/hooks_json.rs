@@ -452,7 +452,14 @@ fn check_handler(
             ),
             Context::HooksFile => match r.as_str().map(Id::parse) {
                 Some(Ok(_)) => {}
-                Some(Err(e)) => f.error(&field("recipe"), "recipe-stamp-invalid", e.to_string()),
+                Some(Err(e)) => f.error(
+                    &field("recipe"),
+                    "recipe-stamp-invalid",
+                    format!(
+                        "`recipe` names no recipe ({e}); install writes this field: correct it, \
+                         or remove it from a handler you wrote"
+                    ),
+                ),
                 None => f.error(
                     &field("recipe"),
                     "recipe-stamp-invalid",

@@ -1815,3 +1815,48 @@ fn update_with_nothing_installed_prints_json() {
         assert_eq!(out, json!([]));
     }
 }
+
+/// Found by the user-side sweep: for a hand-written `recipe` stamp that is no recipe id
+/// (`../x`, `Demo`), `doctor` advised `hookpack install ../x` and `hookpack remove ../x`,
+/// which are refused as usage errors, and named a folder outside the profile. Such a
+/// handler is reported once, as one hosts skip.
+#[test]
+fn doctor_gives_no_command_for_a_stamp_that_is_no_recipe_id() {
+    let sb = Sandbox::new();
+    sb.write(
+        "prof/hooks.json",
+        serde_json::to_vec_pretty(&json!({"hooks": {"Stop": [{"hooks": [
+            {"type": "command", "command": "true", "id": "a", "recipe": "../x"},
+            {"type": "command", "command": "true", "id": "b", "recipe": "Demo"}
+        ]}]}}))
+        .unwrap(),
+    );
+    let o = in_prof(&sb, &["doctor", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let codes: Vec<(&str, &str)> = report["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["pointer"].as_str().unwrap(), p["code"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            ("/hooks/Stop/0/hooks/0", "handler-invalid"),
+            ("/hooks/Stop/0/hooks/1", "handler-invalid")
+        ],
+        "{report:#}"
+    );
+    let o = in_prof(&sb, &["doctor"]);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        text.contains("hosts skip this handler: `recipe` names no recipe")
+            && !text.contains("hookpack install"),
+        "{text}"
+    );
+}
