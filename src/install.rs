@@ -63,14 +63,30 @@ impl Spec {
         let (id, want) = match s.split_once('@') {
             None => (s, Want::Newest),
             Some((id, v)) => {
+                let invalid = |why: String| Error::SpecInvalid {
+                    spec: s.to_string(),
+                    why,
+                };
                 let want = match Version::parse(v) {
                     Ok(exact) => Want::Exact(exact),
-                    Err(_) => Want::Range(semver::VersionReq::parse(v).map_err(|e| {
-                        Error::SpecInvalid {
-                            spec: s.to_string(),
-                            why: e.to_string(),
-                        }
-                    })?),
+                    // Read as a range, `0.1.0-rc1` would install 0.1.0, which was not named.
+                    Err(crate::version::VersionError::Suffix(_)) => {
+                        let plain = semver::Version::parse(v)
+                            .map(|p| format!("{}.{}.{}", p.major, p.minor, p.patch))
+                            .unwrap_or_default();
+                        return Err(invalid(format!(
+                            "`{v}` has a prerelease or build suffix, and published versions are \
+                             plain X.Y.Z; pin `{id}@{plain}`, or give a range"
+                        )));
+                    }
+                    Err(_) if v.trim() == "latest" => {
+                        return Err(invalid(format!(
+                            "for the newest version the host can run, give the id alone (`{id}`)"
+                        )));
+                    }
+                    Err(_) => Want::Range(
+                        semver::VersionReq::parse(v).map_err(|e| invalid(e.to_string()))?,
+                    ),
                 };
                 (id, want)
             }

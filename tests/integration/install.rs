@@ -1860,3 +1860,30 @@ fn doctor_gives_no_command_for_a_stamp_that_is_no_recipe_id() {
         "{text}"
     );
 }
+
+/// Found by the user-side sweep: versions are plain X.Y.Z, so `demo@0.1.0-rc1` was read
+/// as the range `^0.1.0-rc1` and installed 0.1.0, a version the user did not name.
+#[test]
+fn a_version_with_a_prerelease_or_build_is_a_usage_error() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    for (spec, needle) in [
+        ("demo@0.1.0-rc1", "`demo@0.1.0`"),
+        ("demo@0.1.0+build.5", "`demo@0.1.0`"),
+        ("demo@latest", "give the id alone (`demo`)"),
+    ] {
+        let o = in_prof(&sb, &["install", spec, "--index", "cat"]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{spec}: {err}");
+        assert!(
+            err.contains("is not ID, ID@VERSION or ID@RANGE") && err.contains(needle),
+            "{spec}: {err}"
+        );
+        assert!(!sb.join("prof").exists(), "{spec}");
+    }
+    // A range may still name a prerelease bound.
+    ok(&in_prof(
+        &sb,
+        &["install", "demo@>=0.1.0-rc1", "--index", "cat"],
+    ));
+}
