@@ -1329,7 +1329,8 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
         .collect();
     let mut results = Vec::new();
     for o in report {
-        let Some(v) = o.available.as_ref().filter(|v| **v != o.installed) else {
+        let Some(v) = (o.available.as_ref()).filter(|_| o.state == install::UpdateState::Outdated)
+        else {
             // Say why a recipe is left as it is, unless it is current; JSON gets it as data.
             if let Some(reason) = o.state.reason() {
                 let index = source_of

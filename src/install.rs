@@ -1584,7 +1584,8 @@ pub struct Outdated {
 pub enum UpdateState {
     /// A newer version runs on the host: it is installed.
     Outdated,
-    /// The installed version is the one `update` would choose.
+    /// The installed version is the one `update` would choose, or a newer one the host
+    /// runs (pinned past the index's `latest`): left as it is.
     Current,
     /// The index lists the recipe, but no version of it runs on the host: left as it is.
     CliTooOld,
@@ -1681,8 +1682,16 @@ pub fn outdated(
         let available = entry
             .and_then(|e| choose(e, &Want::Newest, cli).ok())
             .map(|v| v.version.to_string());
+        // `update` never goes back from a version the host can run: an index whose `latest`
+        // holds a newer version back would otherwise take a pinned install back to it.
+        let older = available
+            .as_deref()
+            .and_then(|v| Version::parse(v).ok())
+            .zip(Version::parse(&r.version).ok())
+            .is_some_and(|(available, installed)| available < installed);
+        let runs_here = cli.is_none_or(|c| Version::parse(&r.min_cli).is_ok_and(|m| m <= *c));
         let state = match (&available, entry) {
-            (Some(v), _) if *v != r.version => UpdateState::Outdated,
+            (Some(v), _) if *v != r.version && !(older && runs_here) => UpdateState::Outdated,
             (Some(_), _) => UpdateState::Current,
             (None, Some(_)) => UpdateState::CliTooOld,
             (None, None) => UpdateState::NotInIndex,

@@ -1887,3 +1887,37 @@ fn a_version_with_a_prerelease_or_build_is_a_usage_error() {
         &["install", "demo@>=0.1.0-rc1", "--index", "cat"],
     ));
 }
+
+/// Found by the user-side sweep: with an index whose `latest` is older than a listed
+/// version (which `install ID` holds back), a recipe pinned to the newer version was
+/// called `outdated` and `update` downgraded it to `latest`.
+#[test]
+fn update_never_downgrades_a_version_the_host_can_run() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0"), ("0.2.0", "0.13.0")]);
+    let index = sb.join("cat/hooks-index.json");
+    let mut doc = read_json(&index);
+    doc["recipes"][0]["latest"] = json!("0.1.0");
+    doc["recipes"][0]["min_cli"] = json!("0.13.0");
+    std::fs::write(&index, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+    ok(&in_prof(&sb, &["install", "demo@0.2.0", "--index", "cat"]));
+    let o = in_prof(&sb, &["update", "--dry-run", "--format", "json"]);
+    ok(&o);
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report[0]["state"], "current", "{report:#}");
+    let before = snapshot(&sb.join("prof"));
+    let o = in_prof(&sb, &["update"]);
+    ok(&o);
+    assert!(
+        !String::from_utf8_lossy(&o.stdout).contains("downgrade"),
+        "{o:?}"
+    );
+    assert_eq!(snapshot(&sb.join("prof")), before);
+    // An installed version the host cannot run is still replaced by one it can.
+    let o = in_prof(&sb, &["update", "--cli-version", "0.12.0", "--dry-run"]);
+    ok(&o);
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("cli too old"),
+        "{o:?}"
+    );
+}
