@@ -277,6 +277,10 @@ impl Default for Options {
     }
 }
 
+/// An opened source: its reader, the length announced, and the URL that answered when a
+/// redirect led elsewhere.
+type Opened = (Box<dyn Read + Send>, Option<u64>, Option<reqwest::Url>);
+
 /// Fetches with one shared HTTP client, built on first use.
 pub struct Fetcher {
     options: Options,
@@ -334,16 +338,12 @@ impl Fetcher {
         Ok(self.client.get_or_init(|| client))
     }
 
-    /// Opens `loc` for reading, with retries for HTTP; returns the reader and the announced
-    /// length, if any.
-    fn open(
-        &self,
-        loc: &Location,
-        limit: u64,
-    ) -> Result<(Box<dyn Read + Send>, Option<u64>), FetchError> {
+    /// Opens `loc` for reading, with retries for HTTP; returns the reader, the announced
+    /// length, if any, and the URL that answered when a redirect led elsewhere.
+    fn open(&self, loc: &Location, limit: u64) -> Result<Opened, FetchError> {
         match loc {
             Location::Builtin(name) => match builtin::get(name) {
-                Some(bytes) => Ok((Box::new(bytes), Some(bytes.len() as u64))),
+                Some(bytes) => Ok((Box::new(bytes), Some(bytes.len() as u64), None)),
                 None => Err(FetchError::LocationInvalid {
                     location: loc.to_string(),
                     why: "no such file in the built-in catalog".into(),
@@ -357,7 +357,7 @@ impl Fetcher {
                     });
                 }
                 let (f, meta) = crate::fs::open_regular(p)?;
-                Ok((Box::new(f), Some(meta.len())))
+                Ok((Box::new(f), Some(meta.len()), None))
             }
             Location::Http(url) => {
                 let client = self.client()?;
@@ -374,7 +374,8 @@ impl Fetcher {
                                     limit,
                                 });
                             }
-                            return Ok((Box::new(resp), len));
+                            let answered = (resp.url() != url).then(|| resp.url().clone());
+                            return Ok((Box::new(resp), len, answered));
                         }
                         Ok(resp) if resp.status().is_server_error() && !last => {}
                         Ok(resp) => {
@@ -406,9 +407,21 @@ impl Fetcher {
 
     /// Reads all of `loc`, refusing more than `limit` bytes.
     pub fn read_to_vec(&self, loc: &Location, limit: u64) -> Result<Vec<u8>, FetchError> {
+        Ok(self.read_document(loc, limit)?.0)
+    }
+
+    /// Reads all of `loc` as [`Fetcher::read_to_vec`] does, with the location the bytes came
+    /// from: the URL a redirect led to, if any. References in the document (an index's
+    /// relative archive URLs) are relative to it (RFC 3986, 5.1.3), as curl and browsers
+    /// take them.
+    pub fn read_document(
+        &self,
+        loc: &Location,
+        limit: u64,
+    ) -> Result<(Vec<u8>, Location), FetchError> {
         let mut out = Vec::new();
-        self.copy_to(loc, limit, &mut out)?;
-        Ok(out)
+        let (_, _, answered) = self.copy_from(loc, limit, &mut out)?;
+        Ok((out, answered.map_or_else(|| loc.clone(), Location::Http)))
     }
 
     /// Streams `loc` into `sink`, refusing more than `limit` bytes and a body shorter than
@@ -419,8 +432,20 @@ impl Fetcher {
         limit: u64,
         sink: &mut dyn Write,
     ) -> Result<(Sha256, u64), FetchError> {
+        let (digest, len, _) = self.copy_from(loc, limit, sink)?;
+        Ok((digest, len))
+    }
+
+    /// [`Fetcher::copy_to`], also returning the URL that answered when a redirect led
+    /// elsewhere.
+    fn copy_from(
+        &self,
+        loc: &Location,
+        limit: u64,
+        sink: &mut dyn Write,
+    ) -> Result<(Sha256, u64, Option<reqwest::Url>), FetchError> {
         let start = Instant::now();
-        let (reader, announced) = self.open(loc, limit)?;
+        let (reader, announced, answered) = self.open(loc, limit)?;
         let mut pace =
             matches!(loc, Location::Http(_)).then(|| Pace::new(&self.options, start, announced));
         let body_err = |e: io::Error| FetchError::Body {
@@ -460,7 +485,11 @@ impl Fetcher {
                 )));
             }
         }
-        Ok((Sha256::from(<[u8; 32]>::from(hasher.finalize())), total))
+        Ok((
+            Sha256::from(<[u8; 32]>::from(hasher.finalize())),
+            total,
+            answered,
+        ))
     }
 }
 

@@ -227,8 +227,15 @@ pub fn choose<'a>(
 
 /// Fetches and checks an index.
 pub fn load_index(fetcher: &Fetcher, loc: &Location) -> Result<Catalog, Error> {
-    let bytes = fetcher.read_to_vec(loc, crate::catalog::verify::MAX_INDEX_BYTES)?;
-    crate::catalog::parse_index(&PathBuf::from(loc.to_string()), &bytes)
+    Ok(load_index_from(fetcher, loc)?.0)
+}
+
+/// Fetches and checks an index, with the location its relative archive URLs resolve
+/// against: the URL a redirect led to, if any.
+pub fn load_index_from(fetcher: &Fetcher, loc: &Location) -> Result<(Catalog, Location), Error> {
+    let (bytes, base) = fetcher.read_document(loc, crate::catalog::verify::MAX_INDEX_BYTES)?;
+    let catalog = crate::catalog::parse_index(&PathBuf::from(loc.to_string()), &bytes)?;
+    Ok((catalog, base))
 }
 
 /// A staging folder inside the profile (or, for a dry run, the system temp folder), removed
@@ -1379,7 +1386,7 @@ pub fn install(
     spec: &Spec,
     opts: &Options,
 ) -> Result<Outcome, Error> {
-    let catalog = load_index(fetcher, index)?;
+    let (catalog, base) = load_index_from(fetcher, index)?;
     let entry = catalog
         .recipes
         .iter()
@@ -1389,7 +1396,7 @@ pub fn install(
             index: index.to_string(),
         })?;
     let version = choose(entry, &spec.want, opts.cli_version.as_ref())?;
-    let archive_loc = index.join(&version.url)?;
+    let archive_loc = base.join(&version.url)?;
     if matches!(index, Location::Http(_)) && !matches!(archive_loc, Location::Http(_)) {
         // A remote index must not make hookpack read files or devices of this machine.
         return Err(Error::UrlInvalid {

@@ -139,7 +139,8 @@ pub fn verify(index: &Location, fetcher: &Fetcher) -> Report {
         fetcher,
     };
     let mut archives = Vec::new();
-    let bytes = match fetcher.read_to_vec(index, MAX_INDEX_BYTES) {
+    // Archives and SHA256SUMS are beside the index that answered (after redirects).
+    let (bytes, base) = match fetcher.read_document(index, MAX_INDEX_BYTES) {
         Ok(b) => b,
         Err(e) => {
             ctx.fetch_failed(&index_file, "", &e);
@@ -172,7 +173,7 @@ pub fn verify(index: &Location, fetcher: &Fetcher) -> Report {
             let (Some(version), Some(url)) = (v["version"].as_str(), v["url"].as_str()) else {
                 continue;
             };
-            let checked = verify_archive(&mut ctx, index, id, version, url, v, &vp);
+            let checked = verify_archive(&mut ctx, &base, id, version, url, v, &vp);
             let name = url.rsplit('/').next().unwrap_or(url).to_string();
             if !url.contains("://") {
                 if let Some(sha) = v["sha256"].as_str() {
@@ -186,7 +187,7 @@ pub fn verify(index: &Location, fetcher: &Fetcher) -> Report {
             archives.push(checked);
         }
     }
-    verify_sums(&mut ctx, index, &bytes, &sums_expected, &elsewhere);
+    verify_sums(&mut ctx, &base, &bytes, &sums_expected, &elsewhere);
     finish(index, archives, ctx)
 }
 

@@ -1921,3 +1921,45 @@ fn update_never_downgrades_a_version_the_host_can_run() {
         "{o:?}"
     );
 }
+
+/// Found by the user-side sweep: an index reached through a redirect had its relative
+/// archive URLs resolved against the URL asked for, not the one that answered, so a
+/// catalog moved behind a redirect (`/old/hooks-index.json` -> `/v2/hooks-index.json`)
+/// failed with HTTP 404 on every archive. A reference is relative to where the document
+/// was found (RFC 3986, 5.1.3), as curl and browsers take it.
+#[test]
+fn relative_archive_urls_resolve_against_the_index_a_redirect_led_to() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    std::fs::create_dir(sb.join("www")).unwrap();
+    std::fs::rename(sb.join("cat"), sb.join("www/v2")).unwrap();
+    let server = HttpServer::serve(
+        sb.join("www"),
+        Box::new(|path| {
+            (path == "/old/hooks-index.json").then(|| {
+                b"HTTP/1.1 302 Found\r\nLocation: /v2/hooks-index.json\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                    .to_vec()
+            })
+        }),
+    );
+    let index = server.url("old/hooks-index.json");
+    let o = sb
+        .cmd()
+        .args(["install", "demo", "--profile", "p", "--index", &index])
+        .output()
+        .unwrap();
+    ok(&o);
+    let receipt = read_json(&sb.join("p/hooks/.receipts/demo.json"));
+    assert_eq!(
+        receipt["archive_url"],
+        server.url("v2/hooks-demo-0.1.0.tar.gz")
+    );
+    // `update` asks the URL the user gave again, so it follows the redirect of the day.
+    assert_eq!(receipt["index_url"], index);
+    let o = sb
+        .cmd()
+        .args(["catalog", "verify", &index])
+        .output()
+        .unwrap();
+    ok(&o);
+}
