@@ -23,6 +23,9 @@ pub struct Profile {
     pub name: Option<String>,
 }
 
+/// Largest `config.yaml` or `active-profile` read.
+const MAX_PROFILE_FILE_BYTES: u64 = 1024 * 1024;
+
 /// Where the index came from, for messages and receipts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -76,7 +79,11 @@ impl Profile {
             Some(n) => (n, "$FINCLAW_PROFILE".to_string()),
             None => {
                 let file = home.join("active-profile");
-                let named = match std::fs::read(&file).map(String::from_utf8) {
+                // Read as a regular file only: a fifo would wait for a writer for good, and
+                // one that cannot be read would leave the `default` profile used in silence.
+                let named = match crate::fs::read_limited(&file, MAX_PROFILE_FILE_BYTES)
+                    .map(String::from_utf8)
+                {
                     Ok(Ok(s)) => Some(s.trim().to_string()).filter(|s| !s.is_empty()),
                     Ok(Err(e)) => {
                         return Err(Error::ProfileNameInvalid {
@@ -85,7 +92,8 @@ impl Profile {
                             why: "it is not UTF-8".into(),
                         })
                     }
-                    Err(_) => None,
+                    Err(e) if e.source.kind() == std::io::ErrorKind::NotFound => None,
+                    Err(e) => return Err(e.into()),
                 };
                 match named {
                     Some(n) => (n, file.display().to_string()),
@@ -153,13 +161,14 @@ impl Profile {
     /// `extra.hooks.index_url` from `<profile>/config.yaml`, if set.
     pub fn configured_index(&self) -> Result<Option<String>, Error> {
         let path = self.root.join("config.yaml");
-        let text = match std::fs::read(&path) {
+        // A regular file only: a fifo would wait for a writer for good.
+        let text = match crate::fs::read_limited(&path, MAX_PROFILE_FILE_BYTES) {
             Ok(b) => String::from_utf8(b).map_err(|_| Error::ConfigInvalid {
                 path: path.clone(),
                 why: "not UTF-8".into(),
             })?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(crate::fs::FsError::new("read", &path, e).into()),
+            Err(e) if e.source.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e.into()),
         };
         let docs =
             yaml_rust2::YamlLoader::load_from_str(&text).map_err(|e| Error::ConfigInvalid {

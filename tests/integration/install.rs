@@ -1963,3 +1963,53 @@ fn relative_archive_urls_resolve_against_the_index_a_redirect_led_to() {
         .unwrap();
     ok(&o);
 }
+
+/// Found by the user-side sweep: a `config.yaml` or an `active-profile` that is a fifo
+/// hung every command for good (they were read with a plain read, which waits for a
+/// writer); one that is a folder made `active-profile` count as unset, so the `default`
+/// profile was used without a word. Each is refused, naming the file.
+#[test]
+fn a_profile_file_that_is_a_fifo_or_folder_is_refused_not_waited_for() {
+    let fifo = |p: &std::path::Path| {
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(p)
+            .status()
+            .unwrap();
+        assert!(made.success());
+    };
+    let run = |sb: &Sandbox, args: &[&str]| {
+        sb.cmd()
+            .args(args)
+            .timeout(std::time::Duration::from_secs(30))
+            .output()
+            .expect("hookpack ends")
+    };
+    let sb = Sandbox::new();
+    fifo(&sb.join("prof/config.yaml"));
+    let o = run(
+        &sb,
+        &["install", "tool-gate", "--profile", "prof", "--dry-run"],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("prof/config.yaml") && err.contains("fifo"),
+        "{err}"
+    );
+
+    for make in ["fifo", "folder"] {
+        let sb = Sandbox::new();
+        let file = sb.join("finclaw-home/active-profile");
+        if make == "fifo" {
+            fifo(&file);
+        } else {
+            std::fs::create_dir_all(&file).unwrap();
+        }
+        let o = run(&sb, &["install", "tool-gate"]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{make}: {err}");
+        assert!(err.contains("finclaw-home/active-profile"), "{make}: {err}");
+        assert!(!sb.join("finclaw-home/profiles").exists(), "{make}");
+    }
+}
