@@ -197,16 +197,23 @@ pub fn choose<'a>(
             (candidates.iter().copied()).find(|v| v.version <= entry.latest && fits_cli(v))
         }
     };
+    // The versions asked for, whatever the host runs: when there are none, the CLI is not
+    // what stands in the way.
+    let asked: Vec<&CatalogVersion> = (candidates.iter().copied())
+        .filter(|v| match want {
+            Want::Exact(x) => v.version == *x,
+            Want::Range(r) => r.matches(v.version.as_semver()),
+            Want::Newest => v.version <= entry.latest,
+        })
+        .collect();
     pick.ok_or_else(|| match cli {
-        Some(c) => Error::CliTooOld {
+        Some(c) if !asked.is_empty() => Error::CliTooOld {
             id: entry.id.to_string(),
             version: match want {
                 Want::Range(r) => r.to_string(),
                 _ => entry.latest.to_string(),
             },
-            needs: entry
-                .versions
-                .iter()
+            needs: (asked.iter())
                 .map(|v| v.min_cli.clone())
                 .min()
                 .map(|v| v.to_string())
@@ -214,7 +221,7 @@ pub fn choose<'a>(
             have: c.to_string(),
             fix: fix(),
         },
-        None => Error::VersionNotFound {
+        _ => Error::VersionNotFound {
             id: entry.id.to_string(),
             want: match want {
                 Want::Range(r) => r.to_string(),

@@ -2013,3 +2013,50 @@ fn a_profile_file_that_is_a_fifo_or_folder_is_refused_not_waited_for() {
         assert!(!sb.join("finclaw-home/profiles").exists(), "{make}");
     }
 }
+
+/// Found by the user-side sweep: with the host's version known (`--cli-version` or
+/// `$HOOKPACK_CLI_VERSION`), a range no published version matches was reported as "needs
+/// CLI 0.13.0 or newer, and the host is 1.0.0; upgrade the CLI", though the host was new
+/// enough; and a range whose versions all need a newer CLI named the oldest `min_cli` of
+/// every version instead of theirs.
+#[test]
+fn a_range_nothing_matches_is_not_called_a_cli_too_old() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0"), ("2.0.0", "0.20.0")]);
+    let o = in_prof(
+        &sb,
+        &[
+            "install",
+            "demo@^5",
+            "--index",
+            "cat",
+            "--cli-version",
+            "1.0.0",
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("no version of `demo` matches ^5; available: 2.0.0, 0.1.0")
+            && !err.contains("upgrade the CLI"),
+        "{err}"
+    );
+    let o = in_prof(
+        &sb,
+        &[
+            "install",
+            "demo@^2",
+            "--index",
+            "cat",
+            "--cli-version",
+            "0.15.0",
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("`demo` ^2 needs CLI 0.20.0 or newer, and the host is 0.15.0"),
+        "{err}"
+    );
+    assert!(!sb.join("prof").exists());
+}
