@@ -1403,9 +1403,24 @@ fn left(
     }
 }
 
+/// The workspace `--workspace` names, else the current folder. One that is not a folder
+/// (misspelt, or a file) has no handlers to list, trust or check: said, so that its
+/// handlers are not taken for absent. (`run` refuses it.)
+fn workspace_of(flag: Option<PathBuf>, printer: &Printer) -> PathBuf {
+    let workspace = flag.unwrap_or_else(|| PathBuf::from("."));
+    if !workspace.is_dir() {
+        printer.message(&format!(
+            "warning: the workspace {} is not a folder, so only the profile's handlers are \
+             taken; check --workspace",
+            crate::fs::absolute(&workspace).display()
+        ));
+    }
+    workspace
+}
+
 fn run_list(a: ListArgs, printer: &Printer) -> Result<ExitCode, Error> {
     let profile = profile_of(&a.profile)?;
-    let workspace = a.workspace.unwrap_or_else(|| PathBuf::from("."));
+    let workspace = workspace_of(a.workspace, printer);
     let listing = crate::list::collect(&profile, &workspace)?;
     match printer.format {
         Format::Json => printer.json(&listing)?,
@@ -1450,7 +1465,6 @@ fn run_list(a: ListArgs, printer: &Printer) -> Result<ExitCode, Error> {
 
 fn run_trust(a: TrustArgs, revoke: bool, printer: &Printer) -> Result<ExitCode, Error> {
     let profile = profile_of(&a.profile)?;
-    let workspace = a.workspace.unwrap_or_else(|| PathBuf::from("."));
     let sel = if a.all {
         crate::trust::Selection::All
     } else if let Some(r) = a.recipe {
@@ -1458,6 +1472,7 @@ fn run_trust(a: TrustArgs, revoke: bool, printer: &Printer) -> Result<ExitCode, 
     } else {
         crate::trust::Selection::Ids(a.ids)
     };
+    let workspace = workspace_of(a.workspace, printer);
     let changes = crate::trust::apply(&profile, &workspace, &sel, revoke)?;
     match printer.format {
         Format::Json => printer.json(&changes)?,
@@ -1637,7 +1652,7 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
 
 fn run_doctor(a: DoctorArgs, printer: &Printer) -> Result<ExitCode, Error> {
     let profile = profile_of(&a.profile)?;
-    let workspace = a.workspace.unwrap_or_else(|| PathBuf::from("."));
+    let workspace = workspace_of(a.workspace, printer);
     let report = crate::doctor::check(&profile, &workspace, a.fix)?;
     match printer.format {
         Format::Json => printer.json(&report)?,

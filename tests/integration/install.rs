@@ -2060,3 +2060,34 @@ fn a_range_nothing_matches_is_not_called_a_cli_too_old() {
     );
     assert!(!sb.join("prof").exists());
 }
+
+/// Found by the user-side sweep: `list`, `trust` and `doctor` took a `--workspace` that is
+/// not a folder (misspelt, or a file) without a word, so `trust --all --workspace wrk`
+/// trusted only the profile's handlers and said nothing of the workspace's. They say so
+/// (`run` refuses such a workspace, since every handler would fail to start in it).
+#[test]
+fn a_workspace_that_is_not_a_folder_is_named() {
+    let sb = Sandbox::new();
+    ok(&in_prof(&sb, &["install", "tool-gate"]));
+    sb.write("afile", "x");
+    for ws in ["missing", "afile"] {
+        for verb in [&["list"][..], &["trust", "--all"], &["doctor"]] {
+            let o = in_prof(&sb, &[verb, &["--workspace", ws]].concat());
+            ok(&o);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(
+                err.contains(&format!(
+                    "warning: the workspace {} is not a folder",
+                    sb.join(ws).display()
+                )),
+                "{verb:?} {ws}: {err}"
+            );
+        }
+    }
+    // The folder hookpack runs in, the default, is one.
+    let o = in_prof(&sb, &["list"]);
+    assert!(
+        !String::from_utf8_lossy(&o.stderr).contains("warning"),
+        "{o:?}"
+    );
+}
