@@ -1293,7 +1293,11 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
             Format::Json => printer.json(&report)?,
             _ => {
                 for o in &report {
-                    let blocked = if o.local_changes.is_empty() {
+                    let blocked = if o.state == install::UpdateState::Current
+                        && o.available.as_ref().is_some_and(|a| *a != o.installed)
+                    {
+                        " (newer than the index offers; kept)".to_string()
+                    } else if o.local_changes.is_empty() {
                         String::new()
                     } else {
                         format!(

@@ -1913,6 +1913,13 @@ fn update_never_downgrades_a_version_the_host_can_run() {
         "{o:?}"
     );
     assert_eq!(snapshot(&sb.join("prof")), before);
+    let o = in_prof(&sb, &["update", "--dry-run"]);
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains(
+            "current      demo installed 0.2.0 available 0.1.0 (newer than the index offers; kept)"
+        ),
+        "{o:?}"
+    );
     // An installed version the host cannot run is still replaced by one it can.
     let o = in_prof(&sb, &["update", "--cli-version", "0.12.0", "--dry-run"]);
     ok(&o);
