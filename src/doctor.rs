@@ -80,7 +80,27 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
     }
     let workspace = crate::fs::absolute(workspace);
     let trust_path = profile.trust_file();
-    let mut trust = TrustFile::read(&trust_path)?;
+    // A trust file that cannot be read is reported like an unreadable hooks.json, and the
+    // rest is checked all the same; which of its entries dangle cannot be told, and it is
+    // never written.
+    let (mut trust, trust_readable) = match TrustFile::read(&trust_path) {
+        Ok(t) => (t, true),
+        Err(Error::ConfigInvalid { path, why } | Error::HooksJsonRefused { path, why }) => {
+            problem(&mut out, &path, "", "trust-file-unreadable", why);
+            (TrustFile::default(), false)
+        }
+        Err(Error::Fs(e)) if e.is_input_problem() => {
+            problem(
+                &mut out,
+                &e.path.clone(),
+                "",
+                "trust-file-unreadable",
+                format!("{e}; fix or remove it"),
+            );
+            (TrustFile::default(), false)
+        }
+        Err(e) => return Err(e),
+    };
     // A hooks.json that cannot be read is itself the problem; its trust entries are then
     // left alone, since which of them still name a handler cannot be told. The other
     // file's handlers are checked all the same.
@@ -199,9 +219,8 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
     }
     // Trust entries for handlers that no longer exist.
     let live: BTreeSet<&str> = handlers.iter().map(|h| h.key.as_str()).collect();
-    let dangling: Vec<String> = trust
-        .handlers
-        .keys()
+    let dangling: Vec<String> = (trust.handlers.keys())
+        .filter(|_| trust_readable)
         .filter(|k| {
             let file = crate::trust::split_key(k).map_or("", |(file, _)| file);
             !unreadable.contains(file)

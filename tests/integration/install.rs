@@ -2098,3 +2098,35 @@ fn a_workspace_that_is_not_a_folder_is_named() {
         "{o:?}"
     );
 }
+
+/// Found by the user-side sweep: `doctor` stopped on a trust file it cannot read (`error:
+/// …`, no report, nothing on stdout with `--format json`) instead of reporting it as it
+/// reports an unreadable `hooks.json`, so the profile's other problems went unsaid.
+#[test]
+fn doctor_reports_an_unreadable_trust_file_and_goes_on() {
+    let sb = Sandbox::new();
+    ok(&in_prof(&sb, &["install", "tool-gate"]));
+    std::fs::remove_file(sb.join("prof/hooks/tool-gate/scripts/main.js")).unwrap();
+    let trust = sb.write("finclaw-home/hooks-trust.json", "{not json\n");
+    for fix in [false, true] {
+        let mut args = vec!["doctor", "--format", "json"];
+        if fix {
+            args.push("--fix");
+        }
+        let o = in_prof(&sb, &args);
+        assert_eq!(o.status.code(), Some(1), "{o:?}");
+        let report: Value = serde_json::from_slice(&o.stdout)
+            .unwrap_or_else(|e| panic!("--fix {fix}: not JSON ({e}): {o:?}"));
+        let codes: Vec<&str> = report["problems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["code"].as_str().unwrap())
+            .collect();
+        assert!(
+            codes.contains(&"trust-file-unreadable") && codes.contains(&"script-missing"),
+            "--fix {fix}: {report:#}"
+        );
+        assert_eq!(std::fs::read(&trust).unwrap(), b"{not json\n");
+    }
+}
