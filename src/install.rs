@@ -1178,6 +1178,7 @@ pub fn install_prepared(
     let (doc, old_bytes) = read_hooks_json(&profile.hooks_json())?;
     let hooks = rewrite_commands(&prepared.recipe, profile, opts.absolute_paths);
     let previous = receipt::read(profile, &id)?;
+    not_a_file_of_the_user(profile, &id, "installing")?;
     let merged = crate::merge::merge(
         &doc,
         &id,
@@ -1308,6 +1309,24 @@ pub fn install_prepared(
         &new_bytes,
     )?;
     Ok(outcome)
+}
+
+/// Refuses a `hooks/<id>` that is not a folder (a hand-written hook script named like the
+/// recipe, a link to one): hookpack never put it there, and a commit would move it aside
+/// as the old recipe folder and delete it. `doing` says what would: `installing`.
+fn not_a_file_of_the_user(profile: &Profile, id: &str, doing: &str) -> Result<(), Error> {
+    let dir = profile.recipe_dir(id);
+    if std::fs::symlink_metadata(&dir).is_err() || dir.is_dir() {
+        return Ok(());
+    }
+    Err(Error::ConfigInvalid {
+        path: dir,
+        why: format!(
+            "it is not a folder, so not one hookpack installed `{id}` in, and {doing} `{id}` \
+             would delete it; move it elsewhere (or delete it yourself), then run the command \
+             again"
+        ),
+    })
 }
 
 /// Files of an installed recipe that the user changed or added (relative, sorted):
@@ -1490,6 +1509,7 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
         source: e,
     })?;
     let tree = profile.recipe_dir(id);
+    not_a_file_of_the_user(profile, id, "removing")?;
     if removed == 0 && previous.is_none() && !tree.exists() {
         return Err(Error::NotInstalled {
             id: id.to_string(),

@@ -2130,3 +2130,40 @@ fn doctor_reports_an_unreadable_trust_file_and_goes_on() {
         assert_eq!(std::fs::read(&trust).unwrap(), b"{not json\n");
     }
 }
+
+/// Found by the user-side sweep: a file of the user's at `hooks/<id>` (a hand-written hook
+/// script named like a recipe) was deleted without a word by `install <id>`, which moved
+/// it aside as the old recipe folder, and by `remove <id>`, though nothing was installed.
+/// Both refuse, naming it, and leave the profile as it was.
+#[test]
+fn a_file_of_the_user_where_the_recipe_folder_goes_is_kept() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    let mine = sb.write("prof/hooks/demo", "#!/bin/sh\necho my own hook\n");
+    // The profile lock is made by the first command to take it, as always.
+    let snap = || {
+        let mut s = snapshot(&sb.join("prof"));
+        s.remove(".hookpack.lock");
+        s
+    };
+    let before = snap();
+    for args in [
+        &["install", "demo", "--index", "cat", "--dry-run"][..],
+        &["install", "demo", "--index", "cat"],
+        &["remove", "demo"],
+        &["remove", "demo", "--dry-run"],
+    ] {
+        let o = in_prof(&sb, args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(&mine.display().to_string()), "{args:?}: {err}");
+        assert_eq!(snap(), before, "{args:?}: {err}");
+    }
+    assert_eq!(
+        std::fs::read(&mine).unwrap(),
+        b"#!/bin/sh\necho my own hook\n"
+    );
+    // Moved out of the way, the recipe installs.
+    std::fs::remove_file(&mine).unwrap();
+    ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
+}
