@@ -748,6 +748,10 @@ fn read_hooks_json_to(path: &Path, rewrite: bool) -> Result<(Value, Option<Vec<u
         Err(e) => return Err(crate::fs::FsError::new("inspect", path, e).into()),
         Ok(m) if m.file_type().is_symlink() => return Err(refused("it is a symbolic link, which hookpack neither reads nor writes through; replace it with the file itself".into())),
         Ok(m) if !m.is_file() => return Err(refused("it is not a regular file".into())),
+        Ok(m) if rewrite && link_count(&m) > 1 => return Err(refused(format!(
+            "it has {} names (hard links, as some dotfiles tools make), and hookpack writes a new file in its place, which would leave the others with the old contents; give it one name (or make it a copy) first",
+            link_count(&m)
+        ))),
         Ok(_) => {}
     }
     let bytes = crate::fs::read_limited(path, MAX_HOOKS_JSON_BYTES)?;
@@ -792,6 +796,19 @@ fn read_hooks_json_to(path: &Path, rewrite: bool) -> Result<(Value, Option<Vec<u
         )));
     }
     Ok((parsed.value, Some(bytes)))
+}
+
+/// How many names (hard links) a file has; 1 where that cannot be told.
+fn link_count(m: &std::fs::Metadata) -> u64 {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::MetadataExt::nlink(m)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = m;
+        1
+    }
 }
 
 /// Pretty JSON with a final newline, as hookpack writes `hooks.json`.

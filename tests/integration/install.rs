@@ -2167,3 +2167,29 @@ fn a_file_of_the_user_where_the_recipe_folder_goes_is_kept() {
     std::fs::remove_file(&mine).unwrap();
     ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
 }
+
+/// Found by the user-side sweep: a `hooks.json` with a second name (a hard link, as some
+/// dotfiles tools make) was rewritten as a new file renamed into place, so the link was
+/// broken without a word and the other name kept the old contents. It is refused like a
+/// symbolic link; `list` still reads it.
+#[test]
+fn a_hard_linked_hooks_json_is_not_rewritten() {
+    use std::os::unix::fs::MetadataExt;
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    let shared = sb.write("dotfiles/hooks.json", "{\"hooks\": {}}\n");
+    std::fs::create_dir_all(sb.join("prof")).unwrap();
+    std::fs::hard_link(&shared, sb.join("prof/hooks.json")).unwrap();
+    let o = in_prof(&sb, &["install", "demo", "--index", "cat"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("prof/hooks.json") && err.contains("hard link"),
+        "{err}"
+    );
+    let meta = std::fs::metadata(sb.join("prof/hooks.json")).unwrap();
+    assert_eq!(meta.nlink(), 2);
+    assert_eq!(meta.ino(), std::fs::metadata(&shared).unwrap().ino());
+    assert!(!sb.join("prof/hooks").exists());
+    ok(&in_prof(&sb, &["list"]));
+}
