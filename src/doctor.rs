@@ -183,7 +183,13 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
                     problem(&mut out, &h.file, &h.pointer, "receipt-missing", format!("stamped by recipe `{r}`, which has no install receipt; reinstall it (`hookpack install {spec}`) or `hookpack remove {r}`"));
                 }
                 if !profile.recipe_dir(r).is_dir() {
-                    problem(&mut out, &h.file, &h.pointer, "recipe-folder-missing", format!("stamped by recipe `{r}`, whose folder {} is gone; `hookpack install {r}` restores it, `hookpack remove {r}` drops it", profile.recipe_dir(r).display()));
+                    // The installed version, as the receipt's own finding names it: `install
+                    // ID` alone would take the newest instead of restoring it.
+                    let spec = match receipts.iter().find(|x| x.id == *r) {
+                        Some(x) => format!("{r}@{}", x.version),
+                        None => r.clone(),
+                    };
+                    problem(&mut out, &h.file, &h.pointer, "recipe-folder-missing", format!("stamped by recipe `{r}`, whose folder {} is gone; `hookpack install {spec}` restores it, `hookpack remove {r}` drops it", profile.recipe_dir(r).display()));
                 }
             }
         }

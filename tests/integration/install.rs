@@ -2193,3 +2193,25 @@ fn a_hard_linked_hooks_json_is_not_rewritten() {
     assert!(!sb.join("prof/hooks").exists());
     ok(&in_prof(&sb, &["list"]));
 }
+
+/// Found by the user-side sweep: for a recipe whose folder the user deleted, `doctor` gave
+/// two fixes for one problem: `hookpack install demo@0.1.0` (from the receipt) and, for its
+/// stamped entries, `hookpack install demo`, which installs the newest version instead of
+/// restoring the one installed. Both name the installed version.
+#[test]
+fn doctor_names_one_way_to_restore_a_deleted_recipe_folder() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0"), ("0.2.0", "0.13.0")]);
+    ok(&in_prof(&sb, &["install", "demo@0.1.0", "--index", "cat"]));
+    std::fs::remove_dir_all(sb.join("prof/hooks/demo")).unwrap();
+    let o = in_prof(&sb, &["doctor"]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        said.contains("`hookpack install demo@0.1.0` restores it")
+            && !said.contains("`hookpack install demo` restores it"),
+        "{said}"
+    );
+    ok(&in_prof(&sb, &["install", "demo@0.1.0", "--index", "cat"]));
+    ok(&in_prof(&sb, &["doctor"]));
+}
