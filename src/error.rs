@@ -379,6 +379,36 @@ pub enum Error {
         /// The files, relative to `dir`.
         files: Vec<String>,
     },
+    /// `remove` would delete files of the recipe the user changed or added.
+    #[error(
+        "`{id}` {version} in {dir} has files you changed or added ({}), which remove would \
+         delete; nothing was changed: move them out of the folder to keep them (or drop them \
+         with `hookpack install {id}@{version}`, which puts the folder back as installed), then \
+         run `hookpack remove {id}` again",
+        files.join(", ")
+    )]
+    RemoveLocalChanges {
+        /// Recipe id.
+        id: String,
+        /// The installed version.
+        version: String,
+        /// The recipe's folder.
+        dir: PathBuf,
+        /// The files, relative to `dir`.
+        files: Vec<String>,
+    },
+    /// `remove` of a folder hookpack did not install: no receipt, no stamped handler.
+    #[error(
+        "{dir} was not installed by hookpack (it has no install receipt, and no handler in \
+         hooks.json is stamped `{id}`), so remove leaves it as it is; delete it yourself if you \
+         mean to"
+    )]
+    RemoveNotInstalledFolder {
+        /// Recipe id.
+        id: String,
+        /// The folder.
+        dir: PathBuf,
+    },
     /// `remove` would leave the removed handlers trusted in a trust file it cannot read.
     #[error(
         "cannot remove `{id}`: the trust file {} cannot be read, so the trust of `{id}`'s \
@@ -487,6 +517,8 @@ impl Error {
             | Error::HandlerNotFound { .. }
             | Error::RecipeHandlersNotFound { .. }
             | Error::LocalChanges { .. }
+            | Error::RemoveLocalChanges { .. }
+            | Error::RemoveNotInstalledFolder { .. }
             | Error::UnreceiptedFiles { .. } => ExitCode::Invalid,
             // Ids and specs come only from the command line (data gets diagnostics).
             Error::ArgInvalid { .. }

@@ -1527,11 +1527,29 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
     })?;
     let tree = profile.recipe_dir(id);
     not_a_file_of_the_user(profile, id, "removing")?;
-    if removed == 0 && previous.is_none() && !tree.exists() {
+    if removed == 0 && previous.is_none() {
+        if std::fs::symlink_metadata(&tree).is_ok() {
+            return Err(Error::RemoveNotInstalledFolder {
+                id: id.to_string(),
+                dir: tree,
+            });
+        }
         return Err(Error::NotInstalled {
             id: id.to_string(),
             profile: profile.root.clone(),
         });
+    }
+    // What the user changed or added there is theirs: remove deletes only what it installed.
+    if let Some(r) = &previous {
+        let files = local_changes(profile, r);
+        if !files.is_empty() {
+            return Err(Error::RemoveLocalChanges {
+                id: id.to_string(),
+                version: r.version.clone(),
+                dir: tree,
+                files,
+            });
+        }
     }
     // The removed handlers' trust goes with them: a later handler with the same id must be
     // trusted anew, and `doctor` has no dangling entry to report. A trust file that cannot

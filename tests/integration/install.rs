@@ -2215,3 +2215,46 @@ fn doctor_names_one_way_to_restore_a_deleted_recipe_folder() {
     ok(&in_prof(&sb, &["install", "demo@0.1.0", "--index", "cat"]));
     ok(&in_prof(&sb, &["doctor"]));
 }
+
+/// `remove` deleted files the user changed or added in `hooks/<id>/` without a word (the
+/// turn-router README tells users to edit its installed routes.json), and a folder
+/// hookpack never installed (no receipt, no stamped handler) as well (found by a user-side
+/// sweep). Both are refused, naming what would be lost, and nothing changes.
+#[test]
+fn remove_keeps_what_the_user_changed_or_made() {
+    let sb = Sandbox::new();
+    let run = |args: &[&str]| in_prof(&sb, args);
+    ok(&run(&["install", "turn-router@0.1.0"]));
+    change_turn_router(&sb);
+    let before = snapshot(&sb.join("prof"));
+    for dry in [false, true] {
+        let args: &[&str] = if dry {
+            &["remove", "turn-router", "--dry-run"]
+        } else {
+            &["remove", "turn-router"]
+        };
+        let o = run(args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains("has files you changed or added (notes.txt, routes.json)")
+                && err.contains("move them out of the folder to keep them")
+                && err.contains("hookpack install turn-router@0.1.0"),
+            "{err}"
+        );
+        assert_eq!(snapshot(&sb.join("prof")), before);
+    }
+    // Following the advice, remove goes through.
+    std::fs::remove_file(sb.join("prof/hooks/turn-router/notes.txt")).unwrap();
+    ok(&run(&["install", "turn-router@0.1.0"]));
+    ok(&run(&["remove", "turn-router"]));
+    assert!(!sb.join("prof/hooks/turn-router").exists());
+    // A folder of the user's that only shares a recipe's name is not hookpack's to delete.
+    sb.write("prof/hooks/mine/hook.sh", "echo mine\n");
+    let before = snapshot(&sb.join("prof"));
+    let o = run(&["remove", "mine"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("was not installed by hookpack"), "{err}");
+    assert_eq!(snapshot(&sb.join("prof")), before);
+}
