@@ -1195,7 +1195,8 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
         .collect::<Result<_, _>>()?;
     let (index, source) = profile.resolve_index(a.source.index.as_deref())?;
     printer.message(&format!(
-        "index: {index} ({}); profile: {}",
+        "index: {} ({}); profile: {}",
+        crate::fetch::shown_url(&index.to_string()),
         serde_json::to_value(source)
             .ok()
             .and_then(|v| v.as_str().map(String::from))

@@ -37,10 +37,37 @@ impl std::fmt::Display for Location {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Location::Path(p) => write!(f, "{}", p.display()),
-            Location::Http(u) => write!(f, "{u}"),
+            Location::Http(u) => write!(f, "{}", shown_url(u.as_str())),
             Location::Builtin(n) => write!(f, "builtin:{n}"),
         }
     }
+}
+
+/// `url` as it may be shown: a password in it (`https://user:password@host/…`, for a
+/// private index) becomes `***`, so it never reaches a terminal or a CI log. Receipts keep
+/// the URL as given, since `update` fetches with it.
+pub fn shown_url(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut u) if u.password().is_some() => {
+            let _ = u.set_password(Some("***"));
+            u.to_string()
+        }
+        _ => url.to_string(),
+    }
+}
+
+/// The URL a request for `asked` was answered from, when a redirect moved it: relative
+/// archive URLs resolve against it. The HTTP client drops `user:password@` from the URL
+/// it sends (they become a header), so that alone is no move; and on the same origin the
+/// credentials go on with the answer, or a private index's archives would be fetched
+/// without them.
+fn answered_url(asked: &reqwest::Url, answered: &reqwest::Url) -> Option<reqwest::Url> {
+    let mut answered = answered.clone();
+    if answered.origin() == asked.origin() {
+        let _ = answered.set_username(asked.username());
+        let _ = answered.set_password(asked.password());
+    }
+    (&answered != asked).then_some(answered)
 }
 
 /// Why a fetch failed.
@@ -374,13 +401,13 @@ impl Fetcher {
                                     limit,
                                 });
                             }
-                            let answered = (resp.url() != url).then(|| resp.url().clone());
+                            let answered = answered_url(url, resp.url());
                             return Ok((Box::new(resp), len, answered));
                         }
                         Ok(resp) if resp.status().is_server_error() && !last => {}
                         Ok(resp) => {
                             return Err(FetchError::HttpStatus {
-                                url: url.to_string(),
+                                url: shown_url(url.as_str()),
                                 status: resp.status().as_u16(),
                                 attempts: attempt,
                             });
@@ -391,9 +418,10 @@ impl Fetcher {
                                 && !is_certificate_error(&e) => {}
                         Err(e) => {
                             return Err(FetchError::Network {
-                                url: url.to_string(),
+                                url: shown_url(url.as_str()),
                                 attempts: attempt,
-                                source: e,
+                                // The URL is in the message already, without its password.
+                                source: e.without_url(),
                             });
                         }
                     }

@@ -1465,6 +1465,8 @@ pub fn install(
                 .unwrap_or_else(|_| p.clone())
                 .display()
                 .to_string(),
+            // As given, password included: `update` fetches with it (it is never printed).
+            Location::Http(u) => u.to_string(),
             other => other.to_string(),
         }),
         opts,

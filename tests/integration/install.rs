@@ -2258,3 +2258,45 @@ fn remove_keeps_what_the_user_changed_or_made() {
     assert!(err.contains("was not installed by hookpack"), "{err}");
     assert_eq!(snapshot(&sb.join("prof")), before);
 }
+
+/// A private index reached with `user:password@` in its URL: the password never reaches
+/// the terminal (or a CI log) in what install prints, on success or failure (found by a
+/// user-side sweep), while the receipt keeps the URL given so that `update` can fetch.
+#[test]
+fn a_password_in_the_index_url_is_never_printed() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    let server = HttpServer::serve(sb.join("cat"), Box::new(|_| None));
+    let with_password = |path: &str| server.url(path).replace("http://", "http://me:s3cret@");
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!(
+            "http://me:s3cret@{}/hooks-index.json",
+            l.local_addr().unwrap()
+        )
+    };
+    for (index, code) in [
+        (with_password("hooks-index.json"), 0),
+        (with_password("missing/hooks-index.json"), 1),
+        (closed, 3),
+    ] {
+        let o = sb
+            .cmd()
+            .args(["install", "demo", "--profile", "prof", "--index", &index])
+            .output()
+            .unwrap();
+        let all =
+            String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(code), "{index}: {all}");
+        assert!(!all.contains("s3cret"), "{index}: {all}");
+    }
+    // The receipt keeps the index URL as given, for `update`; the archive's URL (relative
+    // in the index) was fetched with the credentials, as a private host needs, and is
+    // recorded with the password hidden.
+    let receipt = read_json(&sb.join("prof/hooks/.receipts/demo.json"));
+    assert_eq!(receipt["index_url"], with_password("hooks-index.json"));
+    assert_eq!(
+        receipt["archive_url"],
+        with_password("hooks-demo-0.1.0.tar.gz").replace("s3cret", "***")
+    );
+}
