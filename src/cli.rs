@@ -507,19 +507,31 @@ fn run_command(command: Command, quiet: bool) -> Result<ExitCode, Error> {
 
 /// Prints `error: …` and a `caused by:` line per source.
 pub fn report_error(e: &(dyn std::error::Error + 'static)) {
-    // Messages quote names from archives, indexes and files: never let them drive the terminal.
-    let mut shown = e.to_string();
-    eprintln!("error: {}", crate::archive::printable(&shown));
+    let lines = error_lines(e);
+    for (i, line) in lines.iter().enumerate() {
+        // Messages quote names from archives, indexes and files: never let them drive the
+        // terminal.
+        let line = crate::archive::printable(line);
+        if i == 0 {
+            eprintln!("error: {line}");
+        } else {
+            eprintln!("  caused by: {line}");
+        }
+    }
+}
+
+/// The message of `e`, then each of its sources that the lines before do not already quote.
+fn error_lines(e: &(dyn std::error::Error + 'static)) -> Vec<String> {
+    let mut lines = vec![e.to_string()];
     let mut source = e.source();
     while let Some(s) = source {
-        // A cause the message above already quotes adds nothing.
         let text = s.to_string();
-        if !shown.contains(&text) {
-            eprintln!("  caused by: {}", crate::archive::printable(&text));
-            shown.push_str(&text);
+        if !lines.iter().any(|l| l.contains(&text)) {
+            lines.push(text);
         }
         source = s.source();
     }
+    lines
 }
 
 fn run_validate(s: &ValidateSettings, printer: &Printer) -> Result<ExitCode, Error> {
@@ -1362,17 +1374,26 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
             continue;
         };
         let result = install::install(&profile, &fetcher, index, &spec, &opts);
-        // JSON lists a recipe left over the user's files too, with them; the error says so
-        // on stderr and sets the exit code.
-        if let Err(Error::LocalChanges { files, .. }) = &result {
-            let files = files.clone();
-            results.push(Ok(left(
-                &profile,
-                o.id,
-                o.installed,
-                "local-changes",
-                files,
-            )));
+        // JSON lists a recipe left over the user's files too, with them, and one whose
+        // update failed, with the error; the error also goes to stderr and sets the exit
+        // code.
+        match &result {
+            Err(Error::LocalChanges { files, .. }) => {
+                let files = files.clone();
+                results.push(Ok(left(
+                    &profile,
+                    o.id,
+                    o.installed,
+                    "local-changes",
+                    files,
+                )));
+            }
+            Err(e) => {
+                let mut failed = left(&profile, o.id, o.installed, "failed", Vec::new());
+                failed.error = Some(error_lines(e).join("; caused by: "));
+                results.push(Ok(failed));
+            }
+            Ok(_) => {}
         }
         results.push(result);
     }
@@ -1405,6 +1426,7 @@ fn left(
         dry_run: false,
         reason: Some(reason),
         warnings: Vec::new(),
+        error: None,
     }
 }
 

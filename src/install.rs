@@ -141,6 +141,10 @@ pub struct Outcome {
     /// entries that could not be dropped), each a sentence that says what to do.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// Why it failed, for a recipe `update` left because its update failed (`reason`
+    /// `failed`); the error also goes to stderr and sets the exit code.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// The versions an index entry lists, for messages.
@@ -1289,6 +1293,7 @@ pub fn install_prepared(
         dry_run: opts.dry_run,
         reason: repair,
         warnings: Vec::new(),
+        error: None,
     };
     if opts.dry_run || action == "unchanged" {
         return Ok(outcome);
@@ -1602,6 +1607,7 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
         dry_run,
         reason: None,
         warnings: Vec::new(),
+        error: None,
     };
     if dry_run {
         return Ok(outcome);

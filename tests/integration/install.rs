@@ -2300,3 +2300,38 @@ fn a_password_in_the_index_url_is_never_printed() {
         with_password("hooks-demo-0.1.0.tar.gz").replace("s3cret", "***")
     );
 }
+
+/// A real `update --format json` listed only the recipes that updated: one whose update
+/// failed (here its archive is damaged) was missing, while stderr and the exit code said
+/// it failed (found by a user-side sweep). It is listed as left, `failed`, with the error.
+#[test]
+fn update_lists_a_recipe_whose_update_failed_in_json() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "alpha", &[("0.1.0", "0.13.0")]);
+    catalog_with_versions(&sb, "beta", &[("0.1.0", "0.13.0")]);
+    let run = |args: &[&str]| in_prof(&sb, &[args, &["--index", "cat"]].concat());
+    ok(&run(&["install", "alpha", "beta"]));
+    catalog_with_versions(&sb, "alpha", &[("0.2.0", "0.13.0")]);
+    catalog_with_versions(&sb, "beta", &[("0.2.0", "0.13.0")]);
+    sb.write("cat/hooks-beta-0.2.0.tar.gz", "garbage\n");
+    let o = run(&["update", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let entry = |id: &str| {
+        report
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("{id} missing: {report:#}"))
+    };
+    assert_eq!(entry("alpha")["action"], "update", "{report:#}");
+    let beta = entry("beta");
+    assert_eq!(beta["action"], "left", "{report:#}");
+    assert_eq!(beta["reason"], "failed", "{report:#}");
+    assert!(
+        beta["error"].as_str().unwrap().contains("sha256"),
+        "{report:#}"
+    );
+}
