@@ -782,7 +782,7 @@ pub(crate) fn env_seconds(name: &str) -> Option<std::time::Duration> {
     seconds_in_range(&std::env::var(name).ok()?, *least)
 }
 
-fn fetcher(ca_cert: Option<PathBuf>) -> crate::fetch::Fetcher {
+fn fetcher(ca_cert: Option<PathBuf>) -> Result<crate::fetch::Fetcher, Error> {
     let mut options = crate::fetch::Options {
         ca_certs: ca_cert.into_iter().collect(),
         ..Default::default()
@@ -794,12 +794,14 @@ fn fetcher(ca_cert: Option<PathBuf>) -> crate::fetch::Fetcher {
     if let Some(t) = env_seconds("HOOKPACK_HTTP_DEADLINE") {
         options.deadline = t;
     }
-    crate::fetch::Fetcher::new(options)
+    let fetcher = crate::fetch::Fetcher::new(options);
+    fetcher.check_ca_certs()?;
+    Ok(fetcher)
 }
 
 fn run_catalog_list(a: &CatalogArgs, printer: &Printer) -> Result<ExitCode, Error> {
     let loc = catalog::verify::index_argument("INDEX", &a.index)?;
-    let index = install::load_index(&fetcher(a.ca_cert.clone()), &loc).map_err(|e| match e {
+    let index = install::load_index(&fetcher(a.ca_cert.clone())?, &loc).map_err(|e| match e {
         Error::IndexInvalid { diagnostics } => Error::IndexInvalidReadOnly { diagnostics },
         other => other,
     })?;
@@ -832,7 +834,7 @@ fn run_catalog_list(a: &CatalogArgs, printer: &Printer) -> Result<ExitCode, Erro
 
 fn run_catalog_verify(a: &CatalogArgs, printer: &Printer) -> Result<ExitCode, Error> {
     let loc = catalog::verify::index_argument("INDEX", &a.index)?;
-    let report = catalog::verify::verify(&loc, &fetcher(a.ca_cert.clone()));
+    let report = catalog::verify::verify(&loc, &fetcher(a.ca_cert.clone())?);
     match printer.format {
         Format::Json => {
             #[derive(serde::Serialize)]
@@ -1165,7 +1167,7 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
             && !printer.quiet
             && std::io::IsTerminal::is_terminal(&std::io::stderr()),
     };
-    let fetcher = fetcher(a.source.ca_cert);
+    let fetcher = fetcher(a.source.ca_cert)?;
     if let (None, Some(sha)) = (&a.archive, &a.sha256) {
         return Err(Error::ArgInvalid {
             what: "--sha256",
@@ -1258,7 +1260,7 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
     for id in &a.ids {
         Id::parse(id)?;
     }
-    let fetcher = fetcher(a.source.ca_cert);
+    let fetcher = fetcher(a.source.ca_cert)?;
     let flag = match a.source.index.as_deref() {
         Some(f) => Some(catalog::verify::index_argument("--index", f)?),
         None => None,

@@ -43,6 +43,21 @@ impl std::fmt::Display for Location {
     }
 }
 
+/// The certificates of the `--ca-cert` file `path`: at least one, in PEM.
+fn ca_certificates(path: &Path) -> Result<Vec<reqwest::Certificate>, FetchError> {
+    let unusable = |why: String| FetchError::CaCert {
+        path: path.to_path_buf(),
+        why,
+    };
+    let pem =
+        crate::fs::read_limited(path, 1024 * 1024).map_err(|e| unusable(e.source.to_string()))?;
+    let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| unusable(e.to_string()))?;
+    if certs.is_empty() {
+        return Err(unusable("no PEM certificate in the file".into()));
+    }
+    Ok(certs)
+}
+
 /// `url` as it may be shown: a password in it (`https://user:password@host/…`, for a
 /// private index) becomes `***`, so it never reaches a terminal or a CI log. Receipts keep
 /// the URL as given, since `update` fetches with it.
@@ -323,6 +338,15 @@ impl Fetcher {
         }
     }
 
+    /// Reads and parses every `--ca-cert` file now, whether or not anything is fetched over
+    /// HTTPS later: a misspelt file is the user's mistake either way.
+    pub fn check_ca_certs(&self) -> Result<(), FetchError> {
+        for path in &self.options.ca_certs {
+            ca_certificates(path)?;
+        }
+        Ok(())
+    }
+
     fn client(&self) -> Result<&reqwest::blocking::Client, FetchError> {
         if let Some(c) = self.client.get() {
             return Ok(c);
@@ -337,23 +361,7 @@ impl Fetcher {
             ))
             .user_agent(concat!("hookpack/", env!("CARGO_PKG_VERSION")));
         for path in &self.options.ca_certs {
-            let pem =
-                crate::fs::read_limited(path, 1024 * 1024).map_err(|e| FetchError::CaCert {
-                    path: path.clone(),
-                    why: e.source.to_string(),
-                })?;
-            let certs =
-                reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| FetchError::CaCert {
-                    path: path.clone(),
-                    why: e.to_string(),
-                })?;
-            if certs.is_empty() {
-                return Err(FetchError::CaCert {
-                    path: path.clone(),
-                    why: "no PEM certificate in the file".into(),
-                });
-            }
-            for c in certs {
+            for c in ca_certificates(path)? {
                 b = b.add_root_certificate(c);
             }
         }

@@ -624,6 +624,26 @@ fn a_ca_cert_that_cannot_be_read_is_named_with_its_flag() {
         err.contains("error: cannot use the CA certificate missing.pem (--ca-cert): No such file"),
         "{err}"
     );
+    // Also when nothing is fetched over HTTPS: a misspelt file is still the user's mistake,
+    // and it was ignored without a word (found by a user-side sweep).
+    packed(&sb);
+    for args in [
+        &["catalog", "list", "cat"][..],
+        &["catalog", "verify", "cat"],
+        &["install", "alpha", "--index", "cat", "--profile", "p"],
+        &["update", "--index", "cat", "--profile", "p"],
+    ] {
+        let o = sb
+            .cmd()
+            .args(args)
+            .args(["--ca-cert", "missing.pem"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("missing.pem (--ca-cert)"), "{args:?}: {err}");
+    }
+    assert!(!sb.join("p").exists());
 }
 
 /// With one of two archives missing, the summary said "verified 2 archive(s): 1 error(s)":
