@@ -261,6 +261,15 @@ impl TrustFile {
             Ok(_) => {}
         }
         let bytes = crate::fs::read_limited(path, 16 * 1024 * 1024)?;
+        if bytes.starts_with(b"\xEF\xBB\xBF") {
+            return Err(Error::ConfigInvalid {
+                path: path.to_path_buf(),
+                why: "the trust file starts with a UTF-8 byte-order mark, which JSON does not \
+                      allow; save it as UTF-8 without BOM (`tail -c +4 FILE > NEW`, then move \
+                      NEW over it)"
+                    .into(),
+            });
+        }
         let mut file: TrustFile =
             serde_json::from_slice(&bytes).map_err(|e| Error::ConfigInvalid {
                 path: path.to_path_buf(),

@@ -1626,3 +1626,25 @@ fn trust_revoke_and_run_say_the_profile_folder_does_not_exist() {
     in_prof(&sb, &["trust", "--all"]);
     in_prof(&sb, &["run", "PreToolUse", "--payload", "payload.json"]);
 }
+
+/// A trust file saved with a UTF-8 byte-order mark (some editors add one) got "expected
+/// value at line 1 column 1"; hooks.json names the mark, and so does the trust file now
+/// (found by a user-side sweep). Nothing is rewritten.
+#[test]
+fn a_trust_file_with_a_byte_order_mark_is_named_as_such() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("prof")).unwrap();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let body = b"\xEF\xBB\xBF{\"schema\": \"hookpack.trust.v1\", \"handlers\": {}}\n";
+    let path = sb.write("finclaw-home/hooks-trust.json", body);
+    for args in [&["list"][..], &["trust", "--all"]] {
+        let o = in_prof_output(&sb, args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("hooks-trust.json") && err.contains("byte-order mark"),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(std::fs::read(&path).unwrap(), body);
+}
