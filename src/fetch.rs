@@ -405,7 +405,7 @@ impl Fetcher {
                             let len = resp.content_length();
                             if len.is_some_and(|l| l > limit) {
                                 return Err(FetchError::TooLarge {
-                                    location: url.to_string(),
+                                    location: shown_url(url.as_str()),
                                     limit,
                                 });
                             }

@@ -2301,6 +2301,34 @@ fn a_password_in_the_index_url_is_never_printed() {
     );
 }
 
+/// An index whose server announces more bytes than hookpack reads was refused as too
+/// large with the URL printed whole, the password of a private index included (the other
+/// fetch errors hide it as `***`).
+#[test]
+fn a_password_is_hidden_when_an_index_is_refused_as_too_large() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    let server = HttpServer::serve(
+        sb.join("cat"),
+        Box::new(|path| {
+            (path == "/hooks-index.json").then(|| {
+                b"HTTP/1.1 200 OK\r\nContent-Length: 100000000000\r\nConnection: close\r\n\r\nx"
+                    .to_vec()
+            })
+        }),
+    );
+    let index = server
+        .url("hooks-index.json")
+        .replace("http://", "http://me:s3cret@");
+    let o = in_prof(&sb, &["install", "demo", "--index", &index]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("larger than"), "{err}");
+    assert!(err.contains("me:***@"), "{err}");
+    assert!(!err.contains("s3cret"), "{err}");
+    assert!(!sb.join("prof/hooks/demo").exists());
+}
+
 /// A real `update --format json` listed only the recipes that updated: one whose update
 /// failed (here its archive is damaged) was missing, while stderr and the exit code said
 /// it failed (found by a user-side sweep). It is listed as left, `failed`, with the error.
