@@ -79,7 +79,7 @@ pub fn create(id: &Id, parent: &Path) -> Result<Scaffolded, Error> {
 /// recipe's archive. Shown as the user wrote it when their path reaches it, else as an
 /// absolute path.
 fn enclosing_recipe(parent: &Path) -> Option<(PathBuf, bool)> {
-    let absolute = std::path::absolute(parent).ok()?;
+    let absolute = resolved(&std::path::absolute(parent).ok()?);
     let plain = (parent.components()).all(|c| matches!(c, std::path::Component::Normal(_)));
     let given: Vec<&Path> = parent.ancestors().collect();
     let found = absolute
@@ -90,6 +90,33 @@ fn enclosing_recipe(parent: &Path) -> Option<(PathBuf, bool)> {
         _ => absolute.ancestors().nth(found)?.to_path_buf(),
     };
     Some((shown, found == 0))
+}
+
+/// `path` (absolute) as the file system takes it when it holds a `..`: the parent of
+/// where its folders lead, not the name before it (`recipes/a/..` is `recipes`, not a
+/// folder inside `a`). The part that exists is resolved, the rest taken as written.
+fn resolved(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let parts: Vec<Component> = path.components().collect();
+    if !parts.contains(&Component::ParentDir) {
+        return path.to_path_buf();
+    }
+    for k in (1..=parts.len()).rev() {
+        let Ok(mut out) = std::fs::canonicalize(parts[..k].iter().collect::<PathBuf>()) else {
+            continue;
+        };
+        for c in &parts[k..] {
+            match c {
+                Component::ParentDir => {
+                    out.pop();
+                }
+                Component::Normal(name) => out.push(name),
+                _ => {}
+            }
+        }
+        return out;
+    }
+    path.to_path_buf()
 }
 
 fn write_all(dir: &Path, files: &[(&str, String)]) -> Result<(), Error> {

@@ -113,3 +113,32 @@ fn scaffold_inside_a_recipe_folder_is_refused() {
         assert_eq!(snapshot(&sb.join("recipes")), before, "{dir}");
     }
 }
+
+/// `--dir recipes/a/..` is the folder of recipes, not a folder inside `a`: it was refused
+/// as inside `a` (its `..` was read as a name, so `a` looked like an enclosing folder),
+/// while `--dir recipes` made the recipe. A `..` that does lead into a recipe is refused.
+#[test]
+fn scaffold_dir_with_dot_dot_is_taken_as_the_file_system_takes_it() {
+    let sb = Sandbox::new();
+    ok(&sb
+        .cmd()
+        .args(["new", "a", "--dir", "recipes"])
+        .output()
+        .unwrap());
+    ok(&sb
+        .cmd()
+        .args(["new", "b", "--dir", "recipes/a/.."])
+        .output()
+        .unwrap());
+    assert!(sb.join("recipes/b/recipe.json").is_file());
+    assert!(!sb.join("recipes/a/b").exists());
+    let out = sb
+        .cmd()
+        .args(["new", "c", "--dir", "recipes/b/../a/src"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("recipes/a (it holds a recipe.json)"), "{err}");
+    assert!(!sb.join("recipes/a/src/c").exists());
+}
