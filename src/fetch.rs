@@ -67,7 +67,18 @@ pub fn shown_url(url: &str) -> String {
             let _ = u.set_password(Some("***"));
             u.to_string()
         }
-        _ => url.to_string(),
+        Ok(_) => url.to_string(),
+        // Text the parser refuses (a bad port, a space in the host) is still echoed in the
+        // error: its password goes all the same, found by where URLs spell it.
+        Err(_) => {
+            let hidden = url.split_once("://").and_then(|(scheme, rest)| {
+                let authority = rest.find(['/', '?', '#']).map_or(rest, |end| &rest[..end]);
+                let at = authority.rfind('@')?;
+                let (user, _) = authority[..at].split_once(':')?;
+                Some(format!("{scheme}://{user}:***{}", &rest[at..]))
+            });
+            hidden.unwrap_or_else(|| url.to_string())
+        }
     }
 }
 
@@ -203,7 +214,7 @@ impl Location {
     pub fn parse(s: &str) -> Result<Location, FetchError> {
         let lower = s.to_ascii_lowercase();
         let invalid = |why: String| FetchError::LocationInvalid {
-            location: s.to_string(),
+            location: shown_url(s),
             why,
         };
         if lower.starts_with("http://") || lower.starts_with("https://") {

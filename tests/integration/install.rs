@@ -2329,6 +2329,36 @@ fn a_password_is_hidden_when_an_index_is_refused_as_too_large() {
     assert!(!sb.join("prof/hooks/demo").exists());
 }
 
+/// An index URL that cannot be used (a bad port, a space in the host) was echoed whole in
+/// the error, password included, from `--index` and from `$HOOKPACK_INDEX_URL` (where CI
+/// keeps a secret) alike.
+#[test]
+fn a_password_is_hidden_when_the_index_url_is_unusable() {
+    let sb = Sandbox::new();
+    for bad in [
+        "http://me:s3cret@127.0.0.1:99999/hooks-index.json",
+        "https://me:s3cret@exa mple.com/hooks-index.json",
+    ] {
+        let runs = [
+            in_prof(&sb, &["install", "demo", "--dry-run", "--index", bad]),
+            sb.cmd()
+                .args(["install", "demo", "--dry-run", "--profile", "prof"])
+                .env("HOOKPACK_INDEX_URL", bad)
+                .output()
+                .unwrap(),
+            sb.cmd().args(["catalog", "verify", bad]).output().unwrap(),
+        ];
+        for o in runs {
+            let all = String::from_utf8_lossy(&o.stdout).into_owned()
+                + &String::from_utf8_lossy(&o.stderr);
+            assert_ne!(o.status.code(), Some(0), "{bad}: {all}");
+            assert!(all.contains("is not a usable location"), "{bad}: {all}");
+            assert!(all.contains("me:***@"), "{bad}: {all}");
+            assert!(!all.contains("s3cret"), "{bad}: {all}");
+        }
+    }
+}
+
 /// A real `update --format json` listed only the recipes that updated: one whose update
 /// failed (here its archive is damaged) was missing, while stderr and the exit code said
 /// it failed (found by a user-side sweep). It is listed as left, `failed`, with the error.
