@@ -59,12 +59,18 @@ fn ca_certificates(path: &Path) -> Result<Vec<reqwest::Certificate>, FetchError>
 }
 
 /// `url` as it may be shown: a password in it (`https://user:password@host/…`, for a
-/// private index) becomes `***`, so it never reaches a terminal or a CI log. Receipts keep
-/// the URL as given, since `update` fetches with it.
+/// private index) becomes `***`, and so does a user name given alone (a token), so that
+/// neither reaches a terminal or a CI log. Receipts keep the URL as given, since `update`
+/// fetches with it.
 pub fn shown_url(url: &str) -> String {
     match reqwest::Url::parse(url) {
         Ok(mut u) if u.password().is_some() => {
             let _ = u.set_password(Some("***"));
+            u.to_string()
+        }
+        // A user name alone is as often a token (`https://TOKEN@host/…`).
+        Ok(mut u) if !u.username().is_empty() => {
+            let _ = u.set_username("***");
             u.to_string()
         }
         Ok(_) => url.to_string(),
@@ -74,8 +80,10 @@ pub fn shown_url(url: &str) -> String {
             let hidden = url.split_once("://").and_then(|(scheme, rest)| {
                 let authority = rest.find(['/', '?', '#']).map_or(rest, |end| &rest[..end]);
                 let at = authority.rfind('@')?;
-                let (user, _) = authority[..at].split_once(':')?;
-                Some(format!("{scheme}://{user}:***{}", &rest[at..]))
+                Some(match authority[..at].split_once(':') {
+                    Some((user, _)) => format!("{scheme}://{user}:***{}", &rest[at..]),
+                    None => format!("{scheme}://***{}", &rest[at..]),
+                })
             });
             hidden.unwrap_or_else(|| url.to_string())
         }

@@ -911,7 +911,16 @@ fn write_receipt(profile: &Profile, id: &str, r: Option<&Receipt>) -> Result<(),
             crate::fs::create_dir_all(&profile.receipts_dir())?;
             let mut bytes = serde_json::to_vec_pretty(r).unwrap_or_default();
             bytes.push(b'\n');
-            crate::pack::write_atomic(&p, &bytes)
+            // One that keeps a private index's credentials is for its owner's eyes alone.
+            let secret = (r.index_url.as_deref())
+                .and_then(|u| reqwest::Url::parse(u).ok())
+                .is_some_and(|u| !u.username().is_empty() || u.password().is_some());
+            let mode = if secret {
+                0o600
+            } else {
+                crate::pack::file_mode(&p)
+            };
+            crate::pack::write_atomic_mode(&p, &bytes, mode)
         }
         None => match std::fs::remove_file(&p) {
             Ok(()) => Ok(()),

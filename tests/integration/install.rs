@@ -2275,10 +2275,13 @@ fn a_password_in_the_index_url_is_never_printed() {
             l.local_addr().unwrap()
         )
     };
+    // A token given as the user name alone is hidden the same way.
+    let token = closed.replace("me:s3cret@", "s3cret@");
     for (index, code) in [
         (with_password("hooks-index.json"), 0),
         (with_password("missing/hooks-index.json"), 1),
         (closed, 3),
+        (token, 3),
     ] {
         let o = sb
             .cmd()
@@ -2293,8 +2296,13 @@ fn a_password_in_the_index_url_is_never_printed() {
     // The receipt keeps the index URL as given, for `update`; the archive's URL (relative
     // in the index) was fetched with the credentials, as a private host needs, and is
     // recorded with the password hidden.
-    let receipt = read_json(&sb.join("prof/hooks/.receipts/demo.json"));
+    let path = sb.join("prof/hooks/.receipts/demo.json");
+    let receipt = read_json(&path);
     assert_eq!(receipt["index_url"], with_password("hooks-index.json"));
+    // Readable by its owner alone, since it holds the password.
+    let mode =
+        std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&path).unwrap().permissions());
+    assert_eq!(mode & 0o077, 0, "{mode:o}");
     assert_eq!(
         receipt["archive_url"],
         with_password("hooks-demo-0.1.0.tar.gz").replace("s3cret", "***")
