@@ -532,7 +532,9 @@ fn plan(
                     out.to_string_lossy().into_owned(),
                     OutFile {
                         content: Content::Copy(path.to_path_buf()),
-                        exec: is_exec(path),
+                        // JSON in src/ has always shipped as 0644: an executable bit on it
+                        // would change the bytes of versions already published.
+                        exec: is_exec(path) && !name.ends_with(".json"),
                     },
                     path,
                 )?;

@@ -852,6 +852,9 @@ fn data_files_in_src_are_copied_beside_the_modules() {
     );
     let gate = sb.write("recipes/demo/src/gate.sh", "#!/bin/sh\necho gated\n");
     std::fs::set_permissions(&gate, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    // JSON has always been copied as 0644, whatever its bits (published bytes stay).
+    let json = sb.write("recipes/demo/src/data.json", "{}\n");
+    std::fs::set_permissions(&json, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     sb.write("recipes/demo/src/main.test.ts", "export {};\n");
     sb.write("recipes/demo/src/types.d.ts", "export {};\n");
     sb.write("recipes/demo/src/.notes.txt", "private\n");
@@ -876,6 +879,11 @@ fn data_files_in_src_are_copied_beside_the_modules() {
     assert_eq!(
         std::os::unix::fs::PermissionsExt::mode(&mode.permissions()) & 0o111,
         0o111
+    );
+    let mode = std::fs::metadata(sb.join("out/demo/scripts/data.json")).unwrap();
+    assert_eq!(
+        std::os::unix::fs::PermissionsExt::mode(&mode.permissions()) & 0o111,
+        0
     );
     for never in [
         "scripts/main.test.js",
