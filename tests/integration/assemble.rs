@@ -708,6 +708,37 @@ fn a_module_of_a_kind_assemble_does_not_compile_is_named_as_such() {
     );
 }
 
+/// A source tree whose one handler runs `node SCRIPT`, made from `src/ENTRY` (which prints
+/// `printed`): it validates, assembles, and the assembled script prints that.
+fn assembles_and_runs(entry: &str, script: &str, printed: &str) -> Sandbox {
+    let sb = Sandbox::new();
+    let mut m = manifest("demo");
+    m["hooks"]["PreToolUse"][0]["hooks"][0]["command"] =
+        serde_json::json!(format!("node {script}"));
+    sb.write(
+        "recipes/demo/recipe.json",
+        serde_json::to_vec_pretty(&m).unwrap(),
+    );
+    sb.write("recipes/demo/README.md", "# x\n");
+    sb.write(
+        &format!("recipes/demo/src/{entry}"),
+        format!("process.stdout.write({printed:?});\n"),
+    );
+    ok(&sb
+        .cmd()
+        .args(["validate", "recipes/demo"])
+        .output()
+        .unwrap());
+    ok(&assemble(&sb));
+    let out = std::process::Command::new("node")
+        .arg(script)
+        .current_dir(sb.join("out/demo"))
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), printed, "{entry}");
+    sb
+}
+
 #[test]
 fn a_source_tree_written_in_javascript_alone_assembles() {
     // Found by review: `scripts/main.js` was "missing" unless a `src/main.ts` existed.
@@ -716,32 +747,7 @@ fn a_source_tree_written_in_javascript_alone_assembles() {
         ("main.mjs", "scripts/main.mjs"),
         ("main.mts", "scripts/main.mjs"),
     ] {
-        let sb = Sandbox::new();
-        let mut m = manifest("demo");
-        m["hooks"]["PreToolUse"][0]["hooks"][0]["command"] =
-            serde_json::json!(format!("node {script}"));
-        sb.write(
-            "recipes/demo/recipe.json",
-            serde_json::to_vec_pretty(&m).unwrap(),
-        );
-        sb.write("recipes/demo/README.md", "# x\n");
-        sb.write(
-            &format!("recipes/demo/src/{entry}"),
-            "process.stdout.write(\"js\");\n",
-        );
-        let o = sb
-            .cmd()
-            .args(["validate", "recipes/demo"])
-            .output()
-            .unwrap();
-        ok(&o);
-        ok(&assemble(&sb));
-        let out = std::process::Command::new("node")
-            .arg(script)
-            .current_dir(sb.join("out/demo"))
-            .output()
-            .unwrap();
-        assert_eq!(String::from_utf8_lossy(&out.stdout), "js", "{entry}");
+        assembles_and_runs(entry, script, "js");
     }
 }
 
@@ -756,32 +762,7 @@ fn a_handler_in_a_subfolder_of_src_or_with_a_dotted_name_assembles_and_packs() {
         ("handlers/v1.2/pre.mts", "scripts/handlers/v1.2/pre.mjs"),
         ("handlers/pre.js", "scripts/handlers/pre.js"),
     ] {
-        let sb = Sandbox::new();
-        let mut m = manifest("demo");
-        m["hooks"]["PreToolUse"][0]["hooks"][0]["command"] =
-            serde_json::json!(format!("node {script}"));
-        sb.write(
-            "recipes/demo/recipe.json",
-            serde_json::to_vec_pretty(&m).unwrap(),
-        );
-        sb.write("recipes/demo/README.md", "# x\n");
-        sb.write(
-            &format!("recipes/demo/src/{entry}"),
-            "process.stdout.write(\"ran\");\n",
-        );
-        let o = sb
-            .cmd()
-            .args(["validate", "recipes/demo"])
-            .output()
-            .unwrap();
-        ok(&o);
-        ok(&assemble(&sb));
-        let out = std::process::Command::new("node")
-            .arg(script)
-            .current_dir(sb.join("out/demo"))
-            .output()
-            .unwrap();
-        assert_eq!(String::from_utf8_lossy(&out.stdout), "ran", "{entry}");
+        let sb = assembles_and_runs(entry, script, "ran");
         ok(&sb
             .cmd()
             .args(["pack", "--recipes-dir", "recipes", "--out-dir", "cat"])

@@ -3,6 +3,11 @@
 use crate::common::*;
 use crate::pack::snapshot;
 
+/// `hookpack new ID --dir DIR`, whatever it exits.
+fn new_in(sb: &Sandbox, id: &str, dir: &str) -> std::process::Output {
+    sb.cmd().args(["new", id, "--dir", dir]).output().unwrap()
+}
+
 #[test]
 fn scaffold_validates_and_never_overwrites() {
     let sb = Sandbox::new();
@@ -24,11 +29,7 @@ fn scaffold_validates_and_never_overwrites() {
 
     let before = std::fs::read(sb.join("recipes/my-gate/recipe.json")).unwrap();
     sb.write("recipes/my-gate/recipe.json", b"edited");
-    let out = sb
-        .cmd()
-        .args(["new", "my-gate", "--dir", "recipes"])
-        .output()
-        .unwrap();
+    let out = new_in(&sb, "my-gate", "recipes");
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("already exists"));
     assert_eq!(
@@ -74,15 +75,11 @@ fn scaffold_into_a_dir_that_is_not_a_folder_is_refused() {
     sb.write("file", "x");
     std::os::unix::fs::symlink(sb.join("nowhere"), sb.join("dangling")).unwrap();
     for dir in ["file", "dangling", "file/sub"] {
-        let out = sb.cmd().args(["new", "x", "--dir", dir]).output().unwrap();
+        let out = new_in(&sb, "x", dir);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{dir}: {err}");
     }
-    let out = sb
-        .cmd()
-        .args(["new", "x", "--dir", "file"])
-        .output()
-        .unwrap();
+    let out = new_in(&sb, "x", "file");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("file exists and is not a folder"), "{err}");
     assert_eq!(std::fs::read(sb.join("file")).unwrap(), b"x");
@@ -95,14 +92,10 @@ fn scaffold_into_a_dir_that_is_not_a_folder_is_refused() {
 #[test]
 fn scaffold_inside_a_recipe_folder_is_refused() {
     let sb = Sandbox::new();
-    ok(&sb
-        .cmd()
-        .args(["new", "a", "--dir", "recipes"])
-        .output()
-        .unwrap());
+    ok(&new_in(&sb, "a", "recipes"));
     let before = snapshot(&sb.join("recipes"));
     for dir in ["recipes/a", "recipes/a/src", "recipes/a/src/deeper"] {
-        let out = sb.cmd().args(["new", "b", "--dir", dir]).output().unwrap();
+        let out = new_in(&sb, "b", dir);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{dir}: {err}");
         assert!(
@@ -120,23 +113,11 @@ fn scaffold_inside_a_recipe_folder_is_refused() {
 #[test]
 fn scaffold_dir_with_dot_dot_is_taken_as_the_file_system_takes_it() {
     let sb = Sandbox::new();
-    ok(&sb
-        .cmd()
-        .args(["new", "a", "--dir", "recipes"])
-        .output()
-        .unwrap());
-    ok(&sb
-        .cmd()
-        .args(["new", "b", "--dir", "recipes/a/.."])
-        .output()
-        .unwrap());
+    ok(&new_in(&sb, "a", "recipes"));
+    ok(&new_in(&sb, "b", "recipes/a/.."));
     assert!(sb.join("recipes/b/recipe.json").is_file());
     assert!(!sb.join("recipes/a/b").exists());
-    let out = sb
-        .cmd()
-        .args(["new", "c", "--dir", "recipes/b/../a/src"])
-        .output()
-        .unwrap();
+    let out = new_in(&sb, "c", "recipes/b/../a/src");
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("recipes/a (it holds a recipe.json)"), "{err}");
