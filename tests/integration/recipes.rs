@@ -30,6 +30,14 @@ fn built_in_recipes_pass_their_fixtures() {
     assert_eq!(report["failed"], 0);
 }
 
+/// `hookpack new demo --dir recipes`, which must succeed: a recipe to write cases for.
+fn scaffold_demo(sb: &Sandbox) {
+    sb.cmd()
+        .args(["new", "demo", "--dir", "recipes"])
+        .assert()
+        .success();
+}
+
 /// The examples in each recipe's README run as written in the assembled recipe folder and
 /// print what the README shows under them, so the documentation cannot drift from the code.
 #[test]
@@ -115,10 +123,7 @@ fn readme_examples(markdown: &str) -> Vec<(String, String)> {
 #[test]
 fn a_failing_case_is_reported_with_a_diff() {
     let sb = Sandbox::new();
-    sb.cmd()
-        .args(["new", "demo", "--dir", "recipes"])
-        .assert()
-        .success();
+    scaffold_demo(&sb);
     sb.cmd().args(["test", "recipes/demo"]).assert().success();
     // A FinClaw hooks folder (`hooks/recipes/…`) and a folder of recipes are tested whole
     // (found by review: the hooks folder's `recipes/` was taken for a recipe without a
@@ -159,10 +164,7 @@ fn a_failing_case_is_reported_with_a_diff() {
 #[test]
 fn odd_case_files_fail_their_case_and_the_run_goes_on() {
     let sb = Sandbox::new();
-    sb.cmd()
-        .args(["new", "demo", "--dir", "recipes"])
-        .assert()
-        .success();
+    scaffold_demo(&sb);
     let fifo = sb.join("fifo");
     let made = std::process::Command::new("mkfifo")
         .arg(&fifo)
@@ -234,10 +236,7 @@ fn odd_case_files_fail_their_case_and_the_run_goes_on() {
 #[test]
 fn a_case_file_over_the_limit_fails_alone() {
     let sb = Sandbox::new();
-    sb.cmd()
-        .args(["new", "demo", "--dir", "recipes"])
-        .assert()
-        .success();
+    scaffold_demo(&sb);
     let big = serde_json::json!({"name": "big", "event": "PreToolUse",
         "payload": {"tool_name": "exec", "pad": "a".repeat(5 * 1024 * 1024)},
         "expect": {"decision": "none"}});
