@@ -106,18 +106,35 @@ pub fn is_source_tree(dir: &Path) -> bool {
 }
 
 pub(crate) fn is_test_file(name: &str) -> bool {
-    let stem = [".ts", ".mts", ".cts", ".js", ".mjs", ".cjs"]
+    let stem = [".ts", ".mts", ".cts", ".tsx", ".js", ".mjs", ".cjs", ".jsx"]
         .iter()
         .find_map(|ext| name.strip_suffix(ext));
     stem.is_some_and(|s| s.ends_with(".test") || s.ends_with(".spec") || s.ends_with(".d"))
 }
 
 /// Whether the file `name` in `src/` is data that assemble copies into `scripts/` as it is:
-/// anything but code (modules, which it compiles; test and declaration files, and code of
-/// kinds it does not assemble: `.cjs`, `.cts`, `.tsx`, `.jsx`).
+/// anything but code (modules, which it compiles; test and declaration files, which it
+/// skips; and code of kinds it refuses: `.cjs`, `.cts`, `.tsx`, `.jsx`).
 pub(crate) fn is_data_file(name: &str) -> bool {
     let code = [".ts", ".mts", ".cts", ".tsx", ".js", ".mjs", ".cjs", ".jsx"];
     !code.iter().any(|ext| name.ends_with(ext))
+}
+
+/// Why the file `name` in `src/` is refused, if it is code of a kind assemble does not
+/// compile: left out, a handler or an import of it would fail only when the hook runs.
+fn not_assembled(name: &str) -> Option<&'static str> {
+    if is_test_file(name) {
+        return None;
+    }
+    if name.ends_with(".cts") {
+        Some("CommonJS TypeScript (`.cts`) is not supported: recipes are ES modules, so rename it to `.ts` and use `import`/`export`")
+    } else if name.ends_with(".cjs") {
+        Some("CommonJS (`.cjs`) is not supported: recipes are ES modules, so rename it to `.js` and use `import`/`export`")
+    } else if name.ends_with(".tsx") || name.ends_with(".jsx") {
+        Some("JSX is not supported: hooks run under plain Node 20, with no JSX runtime; rename it to `.ts` (or `.js`) and write it without JSX")
+    } else {
+        None
+    }
 }
 
 /// Whether the file `name` is an ES module assemble compiles: TypeScript (`.ts`, `.mts`)
@@ -518,10 +535,10 @@ fn plan(
         }
         if source && top == "src" {
             let under_src = rel.strip_prefix("src").unwrap_or(rel);
-            if name.ends_with(".cts") && !is_test_file(&name) {
+            if let Some(reason) = not_assembled(&name) {
                 return Err(Error::PackRefused {
                     path: path.to_path_buf(),
-                    reason: "CommonJS TypeScript (`.cts`) is not supported: recipes are ES modules, so rename it to `.ts`".into(),
+                    reason: reason.into(),
                 });
             }
             if is_module(&name) && !is_test_file(&name) {

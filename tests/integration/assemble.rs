@@ -685,17 +685,18 @@ fn a_module_of_a_kind_assemble_does_not_compile_is_named_as_such() {
         &sb,
         "recipes",
         "demo",
-        "import \"./t.tsx\";\nimport \"./c.cjs\";\n",
+        "import \"../../lib/t.tsx\";\nimport \"../../lib/c.cjs\";\n",
     );
-    sb.write("recipes/demo/src/t.tsx", "export const t = 1;\n");
-    sb.write("recipes/demo/src/c.cjs", "module.exports = 1;\n");
+    // In `src/` such files are refused outright; among the helpers only imports reach them.
+    sb.write("recipes/lib/t.tsx", "export const t = 1;\n");
+    sb.write("recipes/lib/c.cjs", "module.exports = 1;\n");
     let o = assemble(&sb);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     for place in ["main.ts:1:8", "main.ts:2:8"] {
         assert!(
             err.contains(&format!(
-                "{place}: error[import-unresolved]: cannot resolve import `./"
+                "{place}: error[import-unresolved]: cannot resolve import `../../lib/"
             )),
             "{err}"
         );
@@ -1615,5 +1616,49 @@ fn a_name_two_export_stars_give_differently_cannot_be_imported() {
     assert!(
         err.contains("main.ts:1:10: error[import-unresolved]: `recipes/lib/n.ts` gets `ns`"),
         "{err}"
+    );
+}
+
+/// A `.cjs`, `.tsx` or `.jsx` file in `src/` is refused by `assemble` and `validate`,
+/// naming it and the fix, and nothing is written (it used to vanish from the output without
+/// a word); a test file of those kinds is skipped like any other test file.
+#[test]
+fn code_of_a_kind_assemble_does_not_compile_is_refused_by_name() {
+    for (name, fix) in [
+        ("legacy.cjs", "rename it to `.js`"),
+        ("view.tsx", "no JSX runtime"),
+        ("view.jsx", "no JSX runtime"),
+        ("deep/dir/x.tsx", "no JSX runtime"),
+    ] {
+        let sb = Sandbox::new();
+        source_recipe(&sb, "recipes", "demo", "console.log('ok');\n");
+        sb.write(&format!("recipes/demo/src/{name}"), "export const x = 1;\n");
+        let o = assemble(&sb);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{name}: {err}");
+        assert!(
+            err.contains(&format!("demo/src/{name}")) && err.contains(fix),
+            "{name}: {err}"
+        );
+        assert!(!sb.join("out").exists(), "{name}");
+        let o = sb.cmd().args(["validate", "recipes"]).output().unwrap();
+        let all =
+            String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{name}: {all}");
+        assert!(all.contains(&format!("demo/src/{name}")), "{name}: {all}");
+    }
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "demo", "console.log('ok');\n");
+    sb.write("recipes/demo/src/view.test.tsx", "throw 1;\n");
+    sb.write("recipes/demo/src/old.spec.cjs", "throw 1;\n");
+    let o = assemble(&sb);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(node_out(&sb.join("out/demo")), "ok\n");
+    let files: Vec<String> = snapshot(&sb.join("out/demo")).into_keys().collect();
+    assert!(
+        !files
+            .iter()
+            .any(|f| f.contains("view") || f.contains("old")),
+        "{files:?}"
     );
 }
