@@ -1121,6 +1121,16 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
             return Err(Error::OutHoldsSources { path });
         }
     }
+    // A file named like a recipe is the user's (assemble writes only folders there):
+    // replacing it would delete it.
+    for id in &ids {
+        let dest = opts.out_dir.join(id);
+        if let Ok(meta) = std::fs::symlink_metadata(&dest) {
+            if !meta.is_dir() && !meta.file_type().is_symlink() {
+                return Err(Error::OutEntryNotFolder { path: dest });
+            }
+        }
+    }
 
     // A failure below leaves no trace: folders created for OUT are removed again.
     let new_folders = crate::fs::NewFolders::create(&opts.out_dir)?;

@@ -78,6 +78,12 @@ pub enum Error {
         /// The recipe folder in OUT.
         path: PathBuf,
     },
+    /// Where assemble would put a recipe's folder in OUT, there is a file of the user's.
+    #[error("{path} is not a folder: assembling would replace it with the assembled recipe of that name; move it out of the output folder, or give --out-dir another folder")]
+    OutEntryNotFolder {
+        /// The file in OUT.
+        path: PathBuf,
+    },
     /// `--out-dir` names something that is not a folder.
     #[error("output folder {out} exists and is not a folder; give --out-dir a folder (it is created when missing)")]
     OutNotFolder {
@@ -493,6 +499,7 @@ impl Error {
             | Error::OutOverlaps { .. }
             | Error::OutNotFolder { .. }
             | Error::OutHoldsSources { .. }
+            | Error::OutEntryNotFolder { .. }
             | Error::RecipesInvalid { .. }
             | Error::IndexInvalid { .. }
             | Error::IndexInvalidReadOnly { .. }

@@ -1662,3 +1662,23 @@ fn code_of_a_kind_assemble_does_not_compile_is_refused_by_name() {
         "{files:?}"
     );
 }
+
+/// A file of the user's in OUT named like a recipe is refused, naming it, and OUT is left
+/// as it was (it used to be deleted without a word, replaced by the assembled folder).
+#[test]
+fn a_file_in_out_named_like_a_recipe_is_refused_and_kept() {
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "demo", "console.log('ok');\n");
+    sb.write("out/demo", "my notes\n");
+    sb.write("out/other.txt", "keep\n");
+    let before = snapshot(&sb.join("out"));
+    let o = assemble(&sb);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("out/demo") && err.contains("not a folder") && err.contains("move it"),
+        "{err}"
+    );
+    assert_eq!(snapshot(&sb.join("out")), before);
+    assert_eq!(std::fs::read(sb.join("out/demo")).unwrap(), b"my notes\n");
+}
