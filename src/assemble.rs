@@ -372,6 +372,16 @@ impl Planner<'_> {
                 if wanted.is_file() {
                     return Err("modules of this kind are not assembled: only .ts, .mts, .js, .mjs and .json are (recipes have no JSX or CommonJS); rename or convert it".into());
                 }
+                // Specifiers name files here (a file may be called `a#1.ts`), so a query or
+                // fragment is part of the name; say so when the name without it is there.
+                if let Some(at) = spec.find(['?', '#']) {
+                    let (file, extra) = spec.split_at(at);
+                    if resolve_module(&normalize(&dir.join(file))).is_some() {
+                        return Err(format!(
+                            "`{file}` is there, but imports here name files, so `{extra}` is                              taken as part of the name; a query or fragment is not supported:                              remove `{extra}`"
+                        ));
+                    }
+                }
                 return Err("no such file (tried .ts, .js and index files)".into());
             };
             let place = self.locate(&module);

@@ -1682,3 +1682,33 @@ fn a_file_in_out_named_like_a_recipe_is_refused_and_kept() {
     assert_eq!(snapshot(&sb.join("out")), before);
     assert_eq!(std::fs::read(sb.join("out/demo")).unwrap(), b"my notes\n");
 }
+
+/// An import whose file exists but carries a query or fragment (`./util.ts?v=1`) is refused
+/// saying so, at its place (it said "no such file", though the file is there).
+#[test]
+fn an_import_with_a_query_or_fragment_says_so() {
+    for (spec, part) in [
+        ("./util.ts?v=1", "?v=1"),
+        ("./util.js#x", "#x"),
+        ("./util?v", "?v"),
+    ] {
+        let sb = Sandbox::new();
+        source_recipe(
+            &sb,
+            "recipes",
+            "demo",
+            &format!("import {{ twice }} from \"{spec}\";\nconsole.log(twice(1));\n"),
+        );
+        let o = assemble(&sb);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains("main.ts:1:23: error[import-unresolved]")
+                && err.contains(&format!("`{part}`"))
+                && err.contains("query")
+                && !err.contains("no such file"),
+            "{spec}: {err}"
+        );
+        assert!(!sb.join("out").exists());
+    }
+}
