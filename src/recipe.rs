@@ -409,8 +409,7 @@ enum Source {
     Absent,
 }
 
-/// For `rel` = `scripts/<path>.js` (or `.mjs`) in a source tree (a `src/` and no
-/// `scripts/`): the TypeScript file it is made from, `src/<path>.ts` (or `.mts`), and
+/// For `rel` = `scripts/<path>.js` (or `.mjs`) in a source tree (a `src/`): the TypeScript file it is made from, `src/<path>.ts` (or `.mts`), and
 /// whether that file, or its JavaScript twin, is there to be assembled; for a data file
 /// `scripts/<path>`, the `src/<path>` it is copied from.
 fn assembled_from(dir: &Path, rel: &Path) -> Option<(String, Source)> {
@@ -424,7 +423,8 @@ fn assembled_from(dir: &Path, rel: &Path) -> Option<(String, Source)> {
     let Some(["scripts", folders @ .., file]) = parts.as_deref() else {
         return None;
     };
-    if dir.join("scripts").exists() || !dir.join("src").is_dir() {
+    // A `scripts/` of the maintainer's beside `src/` is copied, `src/` compiled next to it.
+    if !crate::assemble::is_source_tree(dir) {
         return None;
     }
     let hidden = folders.iter().chain([file]).any(|p| p.starts_with('.'));

@@ -1712,3 +1712,33 @@ fn an_import_with_a_query_or_fragment_says_so() {
         assert!(!sb.join("out").exists());
     }
 }
+
+/// A source tree may keep hand-written files in `scripts/` beside `src/` (assemble copies
+/// them and compiles `src/` next to them): `validate` and `assemble` take a handler running
+/// `scripts/main.js`, made from `src/main.ts`, as there (they said it did not exist).
+#[test]
+fn a_source_tree_with_its_own_scripts_folder_validates_and_assembles() {
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "demo", "console.log('from ts');\n");
+    sb.write("recipes/demo/scripts/check.sh", "echo from sh\n");
+    std::fs::remove_file(sb.join("recipes/demo/tests/case.json")).unwrap();
+    let mut m = manifest("demo");
+    let first = m["hooks"]["PreToolUse"][0]["hooks"][0].clone();
+    let mut second = first.clone();
+    second["id"] = serde_json::json!("check-sh");
+    second["command"] = serde_json::json!("bash scripts/check.sh");
+    m["hooks"]["PreToolUse"][0]["hooks"] = serde_json::json!([first, second]);
+    sb.write(
+        "recipes/demo/recipe.json",
+        serde_json::to_vec_pretty(&m).unwrap(),
+    );
+    let o = sb.cmd().args(["validate", "recipes"]).output().unwrap();
+    ok(&o);
+    let o = assemble(&sb);
+    ok(&o);
+    assert_eq!(node_out(&sb.join("out/demo")), "from ts\n");
+    assert_eq!(
+        std::fs::read(sb.join("out/demo/scripts/check.sh")).unwrap(),
+        b"echo from sh\n"
+    );
+}
