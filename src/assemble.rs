@@ -122,16 +122,29 @@ pub(crate) fn is_data_file(name: &str) -> bool {
 
 /// Why the file `name` in `src/` is refused, if it is code of a kind assemble does not
 /// compile: left out, a handler or an import of it would fail only when the hook runs.
-fn not_assembled(name: &str) -> Option<&'static str> {
+fn not_assembled(name: &str) -> Option<String> {
     if is_test_file(name) {
         return None;
     }
     if name.ends_with(".cts") {
-        Some("CommonJS TypeScript (`.cts`) is not supported: recipes are ES modules, so rename it to `.ts` and use `import`/`export`")
+        Some("CommonJS TypeScript (`.cts`) is not supported: recipes are ES modules, so rename it to `.ts` and use `import`/`export`".into())
     } else if name.ends_with(".cjs") {
-        Some("CommonJS (`.cjs`) is not supported: recipes are ES modules, so rename it to `.js` and use `import`/`export`")
+        Some("CommonJS (`.cjs`) is not supported: recipes are ES modules, so rename it to `.js` and use `import`/`export`".into())
     } else if name.ends_with(".tsx") || name.ends_with(".jsx") {
-        Some("JSX is not supported: hooks run under plain Node 20, with no JSX runtime; rename it to `.ts` (or `.js`) and write it without JSX")
+        Some("JSX is not supported: hooks run under plain Node 20, with no JSX runtime; rename it to `.ts` (or `.js`) and write it without JSX".into())
+    } else if let Some(dot) = name.rfind('.') {
+        // `Util.TS` would be copied as data, TypeScript and all, and node loads no module
+        // whose extension is not in lower case.
+        let lower = format!("{}{}", &name[..dot], name[dot..].to_ascii_lowercase());
+        if lower == name || is_data_file(&lower) {
+            return None;
+        }
+        not_assembled(&lower).or_else(|| {
+            Some(format!(
+                "its extension is not in lower case, so it would be neither compiled nor \
+                 loaded by node; rename it to `{lower}`"
+            ))
+        })
     } else {
         None
     }
@@ -548,7 +561,7 @@ fn plan(
             if let Some(reason) = not_assembled(&name) {
                 return Err(Error::PackRefused {
                     path: path.to_path_buf(),
-                    reason: reason.into(),
+                    reason,
                 });
             }
             if is_module(&name) && !is_test_file(&name) {

@@ -1742,3 +1742,27 @@ fn a_source_tree_with_its_own_scripts_folder_validates_and_assembles() {
         b"echo from sh\n"
     );
 }
+
+/// Code in `src/` whose extension is not in lower case (`Util.TS`) is refused, naming the
+/// file and the name to give it (it was copied as data, TypeScript and all, and node
+/// refuses to load it).
+#[test]
+fn code_with_an_upper_case_extension_is_refused_by_name() {
+    for (name, fix) in [
+        ("Util.TS", "`Util.ts`"),
+        ("x.Mjs", "`x.mjs`"),
+        ("v.JSX", "no JSX runtime"),
+    ] {
+        let sb = Sandbox::new();
+        source_recipe(&sb, "recipes", "demo", "console.log('ok');\n");
+        sb.write(&format!("recipes/demo/src/{name}"), "export const u = 1;\n");
+        let o = assemble(&sb);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{name}: {err}");
+        assert!(
+            err.contains(&format!("demo/src/{name}")) && err.contains(fix),
+            "{name}: {err}"
+        );
+        assert!(!sb.join("out").exists(), "{name}");
+    }
+}
