@@ -266,6 +266,30 @@ fn resolve_module(base: &Path) -> Option<PathBuf> {
     candidates.into_iter().find(|c| c.is_file())
 }
 
+/// The files [`resolve_module`] looks for, as specifiers like `spec`: `` `./a.ts`, `./a.js` ``.
+fn tried(spec: &str) -> String {
+    let s = spec.trim_end_matches('/');
+    let names: Vec<String> = if s.ends_with(".ts") || s.ends_with(".mts") || s.ends_with(".json") {
+        vec![s.into()]
+    } else if let Some(stem) = s.strip_suffix(".js") {
+        vec![format!("{stem}.ts"), s.into()]
+    } else if let Some(stem) = s.strip_suffix(".mjs") {
+        vec![format!("{stem}.mts"), s.into()]
+    } else {
+        vec![
+            format!("{s}.ts"),
+            format!("{s}.js"),
+            format!("{s}/index.ts"),
+            format!("{s}/index.js"),
+        ]
+    };
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Where a module ends up, relative to the recipe's output root.
 enum Place {
     /// In the recipe's own `src/`: the path under `scripts/`.
@@ -395,7 +419,7 @@ impl Planner<'_> {
                         ));
                     }
                 }
-                return Err("no such file (tried .ts, .js and index files)".into());
+                return Err(format!("no such file (tried {})", tried(spec)));
             };
             let place = self.locate(&module);
             // Judged on the path inside src/ or lib/: the folders above them may be hidden

@@ -1766,3 +1766,27 @@ fn code_with_an_upper_case_extension_is_refused_by_name() {
         assert!(!sb.join("out").exists(), "{name}");
     }
 }
+
+/// An import that resolves to nothing names the files looked for (it said "tried .ts, .js
+/// and index files" whatever the import, `./util.mjs` included).
+#[test]
+fn an_unresolved_import_names_the_files_tried() {
+    for (spec, tried) in [
+        ("./util.mjs", "`./util.mts`, `./util.mjs`"),
+        (
+            "./nope",
+            "`./nope.ts`, `./nope.js`, `./nope/index.ts`, `./nope/index.js`",
+        ),
+        ("./nope.ts", "`./nope.ts`"),
+    ] {
+        let sb = Sandbox::new();
+        source_recipe(&sb, "recipes", "demo", &format!("import \"{spec}\";\n"));
+        let o = assemble(&sb);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains(&format!("no such file (tried {tried})")),
+            "{spec}: {err}"
+        );
+    }
+}
