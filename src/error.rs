@@ -46,6 +46,9 @@ pub enum Error {
         /// The profile root.
         path: PathBuf,
     },
+    /// `new lib`: the name of the shared helpers folder beside the recipes.
+    #[error("`lib` is the name of the shared helpers folder beside the recipes (`recipes/lib/`, which other recipes import from), so a recipe of that id would be taken for the helpers; choose another id")]
+    ScaffoldIdIsHelpers,
     /// `new --dir` names something that is not a folder.
     #[error("{path} exists and is not a folder; give --dir a folder (it is created when missing)")]
     ScaffoldDirNotFolder {
@@ -491,6 +494,7 @@ impl Error {
             Error::ConfigInvalid { .. } | Error::ProfileNameInvalid { .. } => ExitCode::Invalid,
             Error::RemoveTrustUnreadable { source, .. } => source.exit_code(),
             Error::ScaffoldTargetExists { .. }
+            | Error::ScaffoldIdIsHelpers
             | Error::ScaffoldDirNotFolder { .. }
             | Error::ScaffoldInsideRecipe { .. }
             | Error::WorkspaceNotFolder { .. }

@@ -21,6 +21,9 @@ pub struct Scaffolded {
 
 /// Creates `<parent>/<id>/` with a working PreToolUse recipe.
 pub fn create(id: &Id, parent: &Path) -> Result<Scaffolded, Error> {
+    if id.as_str() == "lib" {
+        return Err(Error::ScaffoldIdIsHelpers);
+    }
     let target = parent.join(id.as_str());
     if std::fs::symlink_metadata(&target).is_ok() {
         return Err(Error::ScaffoldTargetExists { path: target });

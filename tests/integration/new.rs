@@ -123,3 +123,17 @@ fn scaffold_dir_with_dot_dot_is_taken_as_the_file_system_takes_it() {
     assert!(err.contains("recipes/a (it holds a recipe.json)"), "{err}");
     assert!(!sb.join("recipes/a/src/c").exists());
 }
+
+#[test]
+fn scaffold_refuses_the_helpers_folder_name_as_id() {
+    let sb = Sandbox::new();
+    let out = new_in(&sb, "lib", "recipes");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("`lib`") && err.contains("shared helpers"),
+        "{err}"
+    );
+    assert!(err.contains("choose another id"), "{err}");
+    assert_eq!(std::fs::read_dir(sb.path()).unwrap().count(), 0);
+}
