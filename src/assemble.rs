@@ -1202,23 +1202,50 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
             files: files.keys().cloned().collect(),
         });
     }
-    // Swap each recipe folder in whole; without --only, drop assembled recipes that no
-    // longer have sources.
-    for path in stale {
-        crate::fs::remove_dir_all(&path)?;
-        report.removed.push(path);
-    }
-    for id in &ids {
-        let dest = opts.out_dir.join(id);
-        let old = staging.path().join(format!(".old-{id}"));
-        if std::fs::symlink_metadata(&dest).is_ok() {
-            crate::fs::rename(&dest, &old)?;
+    // Swap each recipe folder in whole; without --only, move assembled recipes that no
+    // longer have sources out of the way. Everything moved goes into the staging folder,
+    // so a rename that fails half way is undone and OUT is as it was; what was moved out
+    // is deleted with the staging folder once all is in place.
+    let mut moved: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let swapped = swap_in(&opts.out_dir, staging.path(), &ids, &stale, &mut moved);
+    if let Err(e) = swapped {
+        for (from, to) in moved.iter().rev() {
+            let _ = std::fs::rename(to, from);
         }
-        crate::fs::rename(&staging.path().join(id), &dest)?;
+        return Err(e);
     }
+    report.removed = stale;
     drop(staging);
     new_folders.keep();
     Ok(report)
+}
+
+/// Moves the `stale` folders and the old `OUT/<id>` folders into `staging`, and the new
+/// `staging/<id>` folders into OUT, recording in `moved` each rename made (from, to) so
+/// that the caller can undo them.
+fn swap_in(
+    out: &Path,
+    staging: &Path,
+    ids: &BTreeSet<String>,
+    stale: &[PathBuf],
+    moved: &mut Vec<(PathBuf, PathBuf)>,
+) -> Result<(), Error> {
+    let mut step = |from: PathBuf, to: PathBuf| -> Result<(), Error> {
+        crate::fs::rename(&from, &to)?;
+        moved.push((from, to));
+        Ok(())
+    };
+    for (n, path) in stale.iter().enumerate() {
+        step(path.clone(), staging.join(format!(".stale-{n}")))?;
+    }
+    for id in ids {
+        let dest = out.join(id);
+        if std::fs::symlink_metadata(&dest).is_ok() {
+            step(dest.clone(), staging.join(format!(".old-{id}")))?;
+        }
+        step(staging.join(id), dest)?;
+    }
+    Ok(())
 }
 
 /// Recipe folders ready to pack: source trees are assembled into a temporary folder, which

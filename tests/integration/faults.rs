@@ -148,3 +148,30 @@ fn pack_onto_a_full_disk_names_the_archive_and_the_users_file() {
     assert!(!err.contains("hookpack-assembled-"), "{err}");
     assert_eq!(snapshot(&sb.join("disk")), before);
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_assemble_whose_swap_fails_puts_back_what_it_had_moved() {
+    // Found by review: assemble deleted the folders of recipes whose sources are gone
+    // before swapping the others in, so a swap that failed (here: an OUT/<id> that is a
+    // mount point, which rename refuses) had already lost them.
+    let sb = Sandbox::new();
+    for id in ["a", "gone"] {
+        write_recipe(&sb, &format!("recipes/{id}"), &manifest(id));
+    }
+    let assemble = |sb: &Sandbox| {
+        sb.cmd()
+            .args(["assemble", "--recipes-dir", "recipes", "--out-dir", "out"])
+            .output()
+            .unwrap()
+    };
+    assert_eq!(assemble(&sb).status.code(), Some(0));
+    std::fs::remove_dir_all(sb.join("recipes/gone")).unwrap();
+    let _m = Mount::tmpfs(&sb.join("out/a"), "1m");
+    let before = snapshot(&sb.join("out"));
+    let o = assemble(&sb);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("out/a"), "{err}");
+    assert_eq!(snapshot(&sb.join("out")), before, "{err}");
+}
