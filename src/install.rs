@@ -1346,6 +1346,7 @@ pub fn install_prepared(
 /// recipe, a link to one): hookpack never put it there, and a commit would move it aside
 /// as the old recipe folder and delete it. `doing` says what would: `installing`.
 fn not_a_file_of_the_user(profile: &Profile, id: &str, doing: &str) -> Result<(), Error> {
+    no_links(profile, id, doing)?;
     let dir = profile.recipe_dir(id);
     if std::fs::symlink_metadata(&dir).is_err() || dir.is_dir() {
         return Ok(());
@@ -1358,6 +1359,36 @@ fn not_a_file_of_the_user(profile: &Profile, id: &str, doing: &str) -> Result<()
              again"
         ),
     })
+}
+
+/// Refuses `hooks/`, `hooks/.receipts` or `hooks/<id>` as a symbolic link (a maintainer's
+/// working copy linked in for development): a commit would move the link aside and delete
+/// it, or write into its target, and neither is the user's recipe folder to replace.
+fn no_links(profile: &Profile, id: &str, doing: &str) -> Result<(), Error> {
+    for path in [
+        profile.hooks_dir(),
+        profile.receipts_dir(),
+        profile.recipe_dir(id),
+    ] {
+        let Ok(m) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if !m.file_type().is_symlink() {
+            continue;
+        }
+        let target = std::fs::read_link(&path)
+            .map(|t| format!(" (to {})", t.display()))
+            .unwrap_or_default();
+        return Err(Error::ConfigInvalid {
+            path,
+            why: format!(
+                "it is a symbolic link{target}, and hookpack neither installs nor removes \
+                 through a link, so {doing} `{id}` left both the link and its target as they \
+                 are; remove the link (what it points to stays), then run the command again"
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// Files of an installed recipe that the user changed or added (relative, sorted):

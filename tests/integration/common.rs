@@ -261,3 +261,29 @@ pub fn list_json(sb: &Sandbox) -> Value {
         )
     })
 }
+
+/// Every entry under `root` (links not followed): its kind, a link's target and a file's
+/// bytes. The profile lock, which the first command to take it makes, is left out.
+pub fn sandbox_state(root: &Path) -> std::collections::BTreeMap<String, String> {
+    let mut out = std::collections::BTreeMap::new();
+    for e in walkdir::WalkDir::new(root).min_depth(1).sort_by_file_name() {
+        let e = e.unwrap();
+        if e.file_name() == ".hookpack.lock" {
+            continue;
+        }
+        let rel = e.path().strip_prefix(root).unwrap().display().to_string();
+        let ft = e.file_type();
+        let kind = if ft.is_symlink() {
+            format!(
+                "link -> {}",
+                std::fs::read_link(e.path()).unwrap().display()
+            )
+        } else if ft.is_dir() {
+            "dir".to_string()
+        } else {
+            format!("file {:?}", std::fs::read(e.path()).unwrap())
+        };
+        out.insert(rel, kind);
+    }
+    out
+}

@@ -2401,3 +2401,71 @@ fn update_lists_a_recipe_whose_update_failed_in_json() {
         "{report:#}"
     );
 }
+
+/// Found by the user-side sweep: a `hooks/<id>` that is a symbolic link to a folder
+/// elsewhere (a maintainer's working copy) was replaced by a real folder when the target
+/// was empty, and otherwise refused as files the user changed, never saying it is a link.
+/// `install`, `update` and `remove` (and their dry runs) refuse it, naming the link, and
+/// touch neither the link nor its target; so for `hooks/` and `hooks/.receipts` as links.
+#[test]
+fn a_recipe_folder_that_is_a_symbolic_link_is_left_alone() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0"), ("0.2.0", "0.13.0")]);
+    let refused = |args: &[&str], link: &str| {
+        let before = sandbox_state(sb.path());
+        let o = in_prof(&sb, args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains(&sb.join(link).display().to_string())
+                && err.contains("symbolic link")
+                && err.contains("remove the link"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(sandbox_state(sb.path()), before, "{args:?}: {err}");
+    };
+    let all: [&[&str]; 5] = [
+        &["install", "demo@0.1.0", "--index", "cat", "--dry-run"],
+        &["install", "demo@0.1.0", "--index", "cat"],
+        &["update", "--index", "cat"],
+        &["remove", "demo", "--dry-run"],
+        &["remove", "demo"],
+    ];
+    // Not installed: an empty working copy, then one with files.
+    std::fs::create_dir_all(sb.join("prof/hooks")).unwrap();
+    std::fs::create_dir_all(sb.join("wc")).unwrap();
+    std::os::unix::fs::symlink(sb.join("wc"), sb.join("prof/hooks/demo")).unwrap();
+    for args in &all[..2] {
+        refused(args, "prof/hooks/demo");
+    }
+    refused(&["remove", "demo"], "prof/hooks/demo");
+    sb.write("wc/recipe.json", "{}\n");
+    for args in &all[..2] {
+        refused(args, "prof/hooks/demo");
+    }
+    // Installed, then linked to a working copy of the same files.
+    std::fs::remove_file(sb.join("prof/hooks/demo")).unwrap();
+    ok(&in_prof(&sb, &["install", "demo@0.1.0", "--index", "cat"]));
+    std::fs::remove_dir_all(sb.join("wc")).unwrap();
+    std::fs::rename(sb.join("prof/hooks/demo"), sb.join("wc")).unwrap();
+    std::os::unix::fs::symlink(sb.join("wc"), sb.join("prof/hooks/demo")).unwrap();
+    for args in all {
+        refused(args, "prof/hooks/demo");
+    }
+    // Removing the link, as said, lets the commands through again.
+    std::fs::remove_file(sb.join("prof/hooks/demo")).unwrap();
+    ok(&in_prof(&sb, &["install", "demo@0.1.0", "--index", "cat"]));
+    // `hooks/` and `hooks/.receipts` as links.
+    std::fs::rename(sb.join("prof/hooks/.receipts"), sb.join("receipts")).unwrap();
+    std::os::unix::fs::symlink(sb.join("receipts"), sb.join("prof/hooks/.receipts")).unwrap();
+    for args in all {
+        refused(args, "prof/hooks/.receipts");
+    }
+    std::fs::remove_file(sb.join("prof/hooks/.receipts")).unwrap();
+    std::fs::rename(sb.join("receipts"), sb.join("prof/hooks/.receipts")).unwrap();
+    std::fs::rename(sb.join("prof/hooks"), sb.join("hooks")).unwrap();
+    std::os::unix::fs::symlink(sb.join("hooks"), sb.join("prof/hooks")).unwrap();
+    for args in all {
+        refused(args, "prof/hooks");
+    }
+}
