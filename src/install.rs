@@ -890,6 +890,9 @@ struct Journal {
     hooks_after: Sha256,
     old_receipt: Option<Receipt>,
     new_receipt: Option<Receipt>,
+    /// Whether the commit makes `hooks/` (a first install): undone, it goes too.
+    #[serde(default)]
+    made_hooks_dir: bool,
 }
 
 fn file_digest(p: &Path) -> Result<Option<Sha256>, Error> {
@@ -1059,6 +1062,11 @@ pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
                     }
                     move_if_exists(&old_tree, &tree)?;
                     write_receipt(profile, &j.id, j.old_receipt.as_ref())?;
+                    if j.made_hooks_dir {
+                        // Left empty by the undo, unless something else landed there since.
+                        let _ = std::fs::remove_dir(profile.receipts_dir());
+                        let _ = std::fs::remove_dir(profile.hooks_dir());
+                    }
                     notes.push(format!("rolled back the interrupted change of `{}`", j.id));
                 }
                 if j.staging.starts_with(profile.staging_dir()) && j.staging.exists() {
@@ -1157,6 +1165,8 @@ fn commit_steps(
         hooks_after: Sha256::of(new_hooks),
         old_receipt: receipt::read(profile, id)?,
         new_receipt,
+        made_hooks_dir: new_tree.is_some()
+            && std::fs::symlink_metadata(profile.hooks_dir()).is_err(),
     };
     crate::pack::write_atomic(
         &profile.journal(),

@@ -281,7 +281,10 @@ pub fn sandbox_state(root: &Path) -> std::collections::BTreeMap<String, String> 
         } else if ft.is_dir() {
             "dir".to_string()
         } else {
-            format!("file {:?}", std::fs::read(e.path()).unwrap())
+            format!(
+                "file {}",
+                String::from_utf8_lossy(&std::fs::read(e.path()).unwrap())
+            )
         };
         out.insert(rel, kind);
     }

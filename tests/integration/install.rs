@@ -2469,3 +2469,46 @@ fn a_recipe_folder_that_is_a_symbolic_link_is_left_alone() {
         refused(args, "prof/hooks");
     }
 }
+
+/// Found by the user-side sweep: a first install whose commit failed (here on a folder
+/// where the `hooks.json` backup goes) was rolled back, but left an empty `hooks/` in a
+/// profile that had none. Nothing is left; a `hooks/` the user had stays.
+#[test]
+fn a_failed_first_install_leaves_no_folder_behind() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    sb.write("prof/hooks.json", "{\"hooks\": {}}\n");
+    sb.write("prof/hooks.json.bak/mine.txt", "mine\n");
+    for had_hooks in [false, true] {
+        if had_hooks {
+            std::fs::create_dir_all(sb.join("prof/hooks")).unwrap();
+        }
+        let before = sandbox_state(sb.path());
+        let o = in_prof(&sb, &["install", "demo", "--index", "cat"]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_ne!(o.status.code(), Some(0), "{err}");
+        assert!(err.contains("prof/hooks.json.bak"), "{err}");
+        assert_eq!(sandbox_state(sb.path()), before, "{err}");
+    }
+    // A crash in the commit, rolled back by the next command, leaves none either.
+    std::fs::remove_dir_all(sb.join("prof/hooks")).unwrap();
+    std::fs::remove_dir_all(sb.join("prof/hooks.json.bak")).unwrap();
+    let before = sandbox_state(&sb.join("prof"));
+    for step in ["2", "3", "4"] {
+        let o = sb
+            .cmd()
+            .args(["install", "demo", "--index", "cat", "--profile", "prof"])
+            .env("HOOKPACK_TEST_CRASH_AT", step)
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "step {step}: {o:?}");
+        let o = in_prof(&sb, &["remove", "demo"]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("is not installed"), "step {step}: {err}");
+        assert_eq!(
+            sandbox_state(&sb.join("prof")),
+            before,
+            "step {step}: {err}"
+        );
+    }
+}
