@@ -324,7 +324,9 @@ pub(crate) fn tree_drift(dir: &Path, r: &receipt::Receipt) -> Vec<Diagnostic> {
         .into_iter()
         .filter_map(Result::ok)
     {
-        if e.file_type().is_dir() {
+        if e.file_type().is_dir()
+            || (e.file_type().is_file() && crate::install::made_by_the_system(e.file_name()))
+        {
             continue;
         }
         let rel = e

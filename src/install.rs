@@ -1428,9 +1428,19 @@ pub fn local_changes(profile: &Profile, r: &Receipt) -> Vec<String> {
     files
 }
 
+/// Whether a file named `name` is one the system makes in any folder a file manager shows
+/// (Finder's `.DS_Store`, Windows Explorer's `Thumbs.db` and `desktop.ini`): not the user's
+/// work, so it counts as no change to an installed recipe and goes with its folder.
+pub(crate) fn made_by_the_system(name: &std::ffi::OsStr) -> bool {
+    let name = name.to_string_lossy();
+    [".DS_Store", "Thumbs.db", "desktop.ini"]
+        .iter()
+        .any(|n| name.eq_ignore_ascii_case(n))
+}
+
 /// Each entry below an installed recipe folder `dir` that is not a folder, with its path
 /// relative to `dir` as receipts write it. `__pycache__` folders are left out: python
-/// handlers write them there themselves.
+/// handlers write them there themselves; so are the files the system makes there.
 fn tree_files(dir: &Path) -> impl Iterator<Item = (walkdir::DirEntry, String)> + '_ {
     walkdir::WalkDir::new(dir)
         .min_depth(1)
@@ -1438,6 +1448,7 @@ fn tree_files(dir: &Path) -> impl Iterator<Item = (walkdir::DirEntry, String)> +
         .filter_entry(|e| e.file_name() != "__pycache__")
         .filter_map(Result::ok)
         .filter(|e| !e.file_type().is_dir())
+        .filter(|e| !(e.file_type().is_file() && made_by_the_system(e.file_name())))
         .filter_map(move |e| {
             let rel = e.path().strip_prefix(dir).ok()?.to_string_lossy();
             let rel = rel.replace('\\', "/");

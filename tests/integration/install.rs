@@ -2512,3 +2512,56 @@ fn a_failed_first_install_leaves_no_folder_behind() {
         );
     }
 }
+
+/// Found by the user-side sweep: a `.DS_Store` that Finder left in `hooks/<id>/` (or
+/// Windows' `Thumbs.db`, `desktop.ini`) was taken for a file of the user's, so `remove`
+/// and `update` refused and `doctor` reported it. Such files are the system's: they go
+/// with the folder, and `doctor` passes over them; a file of the user's still counts.
+#[test]
+fn files_the_system_makes_in_a_recipe_folder_are_not_changes() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0"), ("0.2.0", "0.13.0")]);
+    let litter = || {
+        sb.write(
+            "prof/hooks/demo/.DS_Store",
+            [0u8, 0, 0, 1, b'B', b'u', b'd', b'1'],
+        );
+        sb.write("prof/hooks/demo/scripts/Thumbs.db", [0xd0u8, 0xcf, 0x11]);
+        sb.write("prof/hooks/demo/desktop.ini", "[.ShellClassInfo]\r\n");
+    };
+    ok(&in_prof(&sb, &["install", "demo@0.1.0", "--index", "cat"]));
+    litter();
+    ok(&in_prof(&sb, &["doctor"]));
+    let o = in_prof(
+        &sb,
+        &["update", "--index", "cat", "--dry-run", "--format", "json"],
+    );
+    ok(&o);
+    assert!(
+        !String::from_utf8_lossy(&o.stdout).contains("local"),
+        "{o:?}"
+    );
+    ok(&in_prof(&sb, &["update", "--index", "cat"]));
+    assert!(!sb.join("prof/hooks/demo/.DS_Store").exists());
+    assert_eq!(
+        read_json(&sb.join("prof/hooks/demo/recipe.json"))["version"],
+        "0.2.0"
+    );
+    litter();
+    ok(&in_prof(&sb, &["remove", "demo"]));
+    assert!(!sb.join("prof/hooks/demo").exists());
+    // Without a receipt, an install over such a folder goes through too.
+    ok(&in_prof(&sb, &["install", "demo@0.1.0", "--index", "cat"]));
+    std::fs::remove_file(sb.join("prof/hooks/.receipts/demo.json")).unwrap();
+    litter();
+    ok(&in_prof(&sb, &["install", "demo@0.1.0", "--index", "cat"]));
+    // A file of the user's beside them is still refused, and named alone.
+    litter();
+    sb.write("prof/hooks/demo/notes.txt", "mine\n");
+    let before = sandbox_state(&sb.join("prof"));
+    let o = in_prof(&sb, &["remove", "demo"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("(notes.txt)"), "{err}");
+    assert_eq!(sandbox_state(&sb.join("prof")), before);
+}
