@@ -204,6 +204,26 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
         {
             problem(&mut out, &hooks_file, "", "entries-missing", format!("`{}` is installed but hooks.json has none of its handlers; `hookpack install {}@{}` puts them back", r.id, r.id, r.version));
         }
+        // A working copy linked in for development: the host runs it, but install, update
+        // and remove refuse it, and its files differ from the receipt by design.
+        if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink()) {
+            let target = std::fs::read_link(&dir)
+                .map(|t| format!(" (to {})", t.display()))
+                .unwrap_or_default();
+            out.push(Diagnostic::file_level(
+                &dir,
+                Severity::Warning,
+                "recipe-folder-link",
+                format!(
+                    "`{}` is installed here as a symbolic link{target}, which `hookpack \
+                     install`, `update` and `remove` refuse to go through; to hand it back to \
+                     hookpack, remove the link (what it points to stays) and run `hookpack \
+                     install {}@{}`",
+                    r.id, r.id, r.version
+                ),
+            ));
+            continue;
+        }
         if !dir.is_dir() {
             problem(
                 &mut out,

@@ -2565,3 +2565,27 @@ fn files_the_system_makes_in_a_recipe_folder_are_not_changes() {
     assert!(err.contains("(notes.txt)"), "{err}");
     assert_eq!(sandbox_state(&sb.join("prof")), before);
 }
+
+/// Found by the user-side sweep: `doctor` said "no problems" of a `hooks/<id>` that is a
+/// symbolic link, which `install`, `update` and `remove` refuse. It warns, naming the link
+/// and its target, and still changes nothing with `--fix`.
+#[test]
+fn doctor_warns_of_a_recipe_folder_that_is_a_link() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
+    std::fs::rename(sb.join("prof/hooks/demo"), sb.join("wc")).unwrap();
+    std::os::unix::fs::symlink(sb.join("wc"), sb.join("prof/hooks/demo")).unwrap();
+    let before = sandbox_state(sb.path());
+    for args in [&["doctor"][..], &["doctor", "--fix"]] {
+        let o = in_prof(&sb, args);
+        let said = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            said.contains("prof/hooks/demo: warning[recipe-folder-link]")
+                && said.contains(&sb.join("wc").display().to_string())
+                && said.contains("remove the link"),
+            "{args:?}: {o:?}"
+        );
+        assert_eq!(sandbox_state(sb.path()), before, "{args:?}");
+    }
+}
