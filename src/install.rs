@@ -893,6 +893,10 @@ struct Journal {
     /// Whether the commit makes `hooks/` (a first install): undone, it goes too.
     #[serde(default)]
     made_hooks_dir: bool,
+    /// Whether the commit makes the first `hooks.json.bak`: undone, it goes too. (One
+    /// that existed is moved into the staging folder as `bak` first, and put back.)
+    #[serde(default)]
+    made_backup: bool,
 }
 
 fn file_digest(p: &Path) -> Result<Option<Sha256>, Error> {
@@ -1062,6 +1066,15 @@ pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
                     }
                     move_if_exists(&old_tree, &tree)?;
                     write_receipt(profile, &j.id, j.old_receipt.as_ref())?;
+                    let backup = profile.backup();
+                    if !move_if_exists(&j.staging.join("bak"), &backup)? && j.made_backup {
+                        match std::fs::remove_file(&backup) {
+                            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                                return Err(crate::fs::FsError::new("remove", &backup, e).into())
+                            }
+                            _ => {}
+                        }
+                    }
                     if j.made_hooks_dir {
                         // Left empty by the undo, unless something else landed there since.
                         let _ = std::fs::remove_dir(profile.receipts_dir());
@@ -1167,6 +1180,7 @@ fn commit_steps(
         new_receipt,
         made_hooks_dir: new_tree.is_some()
             && std::fs::symlink_metadata(profile.hooks_dir()).is_err(),
+        made_backup: std::fs::symlink_metadata(profile.backup()).is_err(),
     };
     crate::pack::write_atomic(
         &profile.journal(),
@@ -1184,9 +1198,14 @@ fn commit_steps(
     write_receipt(profile, id, journal.new_receipt.as_ref())?;
     crash_point(4);
     if let Ok(old) = std::fs::read(&hooks_path) {
-        // The copy is as private as the file.
+        // The copy is as private as the file. The backup it replaces is kept in staging
+        // until the commit point, so that a rollback puts it back.
         let mode = crate::pack::file_mode(&hooks_path);
-        crate::pack::write_atomic_mode(&profile.root.join("hooks.json.bak"), &old, mode)?;
+        let backup = profile.backup();
+        if std::fs::symlink_metadata(&backup).is_ok_and(|m| m.is_file()) {
+            crate::fs::rename(&backup, &staging.join("bak"))?;
+        }
+        crate::pack::write_atomic_mode(&backup, &old, mode)?;
     }
     crash_point(5);
     crate::pack::write_atomic(&hooks_path, new_hooks)?;

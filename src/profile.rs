@@ -128,6 +128,11 @@ impl Profile {
         self.root.join("hooks.json")
     }
 
+    /// `<profile>/hooks.json.bak`, `hooks.json` before the last change.
+    pub fn backup(&self) -> PathBuf {
+        self.root.join("hooks.json.bak")
+    }
+
     /// `<profile>/hooks/`, where recipe trees live.
     pub fn hooks_dir(&self) -> PathBuf {
         self.root.join("hooks")

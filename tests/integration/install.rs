@@ -2589,3 +2589,40 @@ fn doctor_warns_of_a_recipe_folder_that_is_a_link() {
         assert_eq!(sandbox_state(sb.path()), before, "{args:?}");
     }
 }
+
+/// Found by the user-side sweep: a change rolled back (a crash, or an error, before
+/// `hooks.json` was replaced) had already replaced `hooks.json.bak` with a copy of the
+/// current file, so the backup of the change before was lost, and a first one was left
+/// behind. The rollback puts the backup back as it was.
+#[test]
+fn a_rolled_back_change_keeps_the_old_backup() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    sb.write("prof/hooks.json", "{\"hooks\": {}}\n");
+    for with_backup in [true, false] {
+        if with_backup {
+            sb.write("prof/hooks.json.bak", "{\"hooks\": {\"Stop\": []}}\n");
+        } else {
+            std::fs::remove_file(sb.join("prof/hooks.json.bak")).unwrap();
+        }
+        let before = sandbox_state(&sb.join("prof"));
+        let o = sb
+            .cmd()
+            .args(["install", "demo", "--index", "cat", "--profile", "prof"])
+            .env("HOOKPACK_TEST_CRASH_AT", "5")
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "{o:?}");
+        // Any later command rolls the change back.
+        let o = in_prof(&sb, &["doctor", "--fix"]);
+        assert!(
+            String::from_utf8_lossy(&o.stdout).contains("rolled back"),
+            "{o:?}"
+        );
+        assert_eq!(
+            sandbox_state(&sb.join("prof")),
+            before,
+            "backup: {with_backup}"
+        );
+    }
+}
