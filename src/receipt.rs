@@ -101,6 +101,13 @@ fn check(p: &Path, r: &Receipt) -> Result<(), String> {
     if crate::id::Id::parse(&r.id).is_err() || stem.as_deref() != Some(r.id.as_str()) {
         return Err(format!("it names the recipe `{}`", r.id));
     }
+    // `update` compares it and advice names `ID@VERSION`: it must be one.
+    if crate::version::Version::parse(&r.version).is_err() {
+        return Err(format!(
+            "its version `{}` is not a version (X.Y.Z)",
+            r.version
+        ));
+    }
     for f in &r.files {
         let clean = !f.path.is_empty()
             && Path::new(&f.path)

@@ -1249,9 +1249,14 @@ fn an_unreadable_receipt_is_reported_with_a_way_out() {
     let mut outside: Value = serde_json::from_slice(&good).unwrap();
     outside["id"] = json!("audit-log");
     outside["files"][0]["path"] = json!("../../../etc/hostname");
+    // A version that is none: list showed it and update took it as the one installed.
+    let mut banana: Value = serde_json::from_slice(&good).unwrap();
+    banana["id"] = json!("audit-log");
+    banana["version"] = json!("banana");
     for (bad, needle) in [
         (other, "it names the recipe `../../victim`"),
         (outside, "it lists the file `../../../etc/hostname`"),
+        (banana, "its version `banana` is not a version (X.Y.Z)"),
     ] {
         sb.write("p/hooks/.receipts/audit-log.json", bad.to_string());
         let o = in_profile(&sb, "p", &["doctor"]);
