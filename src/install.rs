@@ -1376,6 +1376,17 @@ pub fn install_prepared(
 /// as the old recipe folder and delete it. `doing` says what would: `installing`.
 fn not_a_file_of_the_user(profile: &Profile, id: &str, doing: &str) -> Result<(), Error> {
     no_links(profile, id, doing)?;
+    // The commit keeps the old hooks.json there; a folder would stop it half way.
+    let backup = profile.backup();
+    if std::fs::symlink_metadata(&backup).is_ok_and(|m| m.is_dir()) {
+        return Err(Error::ConfigInvalid {
+            path: backup,
+            why: "it is not a file: hookpack keeps hooks.json as it was before each change \
+                  there, and will not delete a folder; move it elsewhere, then run the command \
+                  again"
+                .to_string(),
+        });
+    }
     let dir = profile.recipe_dir(id);
     if std::fs::symlink_metadata(&dir).is_err() || dir.is_dir() {
         return Ok(());

@@ -2631,3 +2631,27 @@ fn a_rolled_back_change_keeps_the_old_backup() {
         );
     }
 }
+
+/// A `hooks.json.bak` that is a folder (the user's, or left by another tool) stopped the
+/// commit half way with "cannot replace …: Is a directory" and no way out. It is refused
+/// before anything is written, naming it and the fix; the folder is left as it is.
+#[test]
+fn a_backup_path_that_is_a_folder_is_refused_first() {
+    let sb = Sandbox::new();
+    sb.write("p/hooks.json", USER_DOC);
+    ok(&in_profile(&sb, "p", &["install", "audit-log"]));
+    std::fs::remove_file(sb.join("p/hooks.json.bak")).unwrap();
+    sb.write("p/hooks.json.bak/notes.txt", "mine\n");
+    for args in [&["install", "tool-gate"][..], &["remove", "audit-log"][..]] {
+        let before = snapshot(&sb.join("p"));
+        let o = in_profile(&sb, "p", args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("hooks.json.bak") && err.contains("is not a file"),
+            "{args:?}: {err}"
+        );
+        assert!(err.contains("move it elsewhere"), "{args:?}: {err}");
+        assert_eq!(snapshot(&sb.join("p")), before, "{args:?}");
+    }
+}
