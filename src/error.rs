@@ -155,6 +155,19 @@ pub enum Error {
         /// The recipe's `recipe.json`, where the version is bumped.
         manifest: PathBuf,
     },
+    /// An archive `pack` keeps (a published version it does not build now) is in the catalog
+    /// folder with bytes other than those the index lists.
+    #[error("{what}: {} is not the published archive: the index lists sha256 {expected}, it has {actual}. This pack does not build that version, so cannot repair it: copy it back from where the catalog is served (or delete it; the index keeps listing it) and pack again", path.display())]
+    KeptArchiveDamaged {
+        /// Recipe id and version (`tool-gate 0.2.0`).
+        what: String,
+        /// The archive in the catalog folder.
+        path: PathBuf,
+        /// Digest in the index.
+        expected: String,
+        /// Digest of the file.
+        actual: crate::sha256::Sha256,
+    },
     /// A file already in the catalog folder would be replaced with other bytes.
     #[error("{path} already exists with other bytes and is not in the index; move it away or bump the recipe version")]
     ArchiveExists {
@@ -509,6 +522,7 @@ impl Error {
             | Error::IndexInvalidReadOnly { .. }
             | Error::Republish { .. }
             | Error::PublishedArchiveLost { .. }
+            | Error::KeptArchiveDamaged { .. }
             | Error::ArchiveExists { .. }
             | Error::RecipeNotFound { .. }
             | Error::NoRecipes { .. }

@@ -1362,7 +1362,7 @@ fn same_contents(
 /// `SHA256SUMS`: every archive the index names that lives in the catalog folder (one of
 /// `built`, or already in `out_dir`), and the index itself, sorted by name. A relative
 /// archive the folder lacks is left out, with a warning in `missing`; one kept from an
-/// earlier pack whose size is not the index's is listed, with a warning there too.
+/// earlier pack whose digest is not the index's is refused.
 fn sums_file(
     index: &Value,
     index_bytes: &[u8],
@@ -1385,23 +1385,23 @@ fn sums_file(
                 .then(|| std::fs::metadata(out_dir.join(name)).ok())
                 .flatten()
                 .filter(|m| m.is_file());
-            let damaged = match (&kept, v["size"].as_u64()) {
-                (Some(meta), Some(size)) if meta.len() != size => Some((meta.len(), size)),
-                _ => None,
-            };
-            if let Some((len, size)) = damaged {
-                missing.push(Diagnostic::file_level(
-                    &out_dir.join(INDEX_FILE),
-                    Severity::Warning,
-                    "archive-damaged",
-                    format!(
-                        "`{name}` in {} is {} bytes, but the index lists {size} (sha256 \
-                         {sha}); copy it back from where the catalog is served, or `catalog \
-                         verify` will fail",
-                        out_dir.display(),
-                        len
-                    ),
-                ));
+            // A kept archive is not rebuilt, so its bytes are checked here: SHA256SUMS
+            // must not list the index's digest for a file that does not have it, nor the
+            // folder be uploaded over the published archive.
+            if kept.is_some() {
+                let path = out_dir.join(name);
+                if let Some(actual) = digest_of_file(&path)?.filter(|a| a.to_string() != sha) {
+                    return Err(Error::KeptArchiveDamaged {
+                        what: format!(
+                            "{} {}",
+                            r["id"].as_str().unwrap_or_default(),
+                            v["version"].as_str().unwrap_or_default()
+                        ),
+                        path,
+                        expected: sha.to_string(),
+                        actual,
+                    });
+                }
             }
             if built.contains(name) || kept.is_some() {
                 lines.insert(name.to_string(), sha.to_string());
@@ -1553,7 +1553,7 @@ mod tests {
         let index = serde_json::json!({"recipes": [{"versions": [
             {"url": "SHA256SUMS", "sha256": sha},
             {"url": "https://elsewhere/hooks-index.json", "sha256": sha},
-            {"url": "hooks-a-1.0.0.tar.gz", "sha256": sha},
+            {"url": "hooks-a-1.0.0.tar.gz", "sha256": Sha256::of(b"x").to_string()},
             {"url": "hooks-b-1.0.0.tar.gz", "sha256": sha},
             {"url": "hooks-c-1.0.0.tar.gz", "sha256": sha},
         ]}]});

@@ -748,28 +748,53 @@ fn a_damaged_archive_in_out_is_repaired_from_the_sources() {
     );
 }
 
-/// An archive of a version pack keeps but does not build (its sources moved on) that is
-/// not the size the index lists is reported, like a missing one: SHA256SUMS would vouch
-/// for bytes the folder does not hold (found by a maintainer-side sweep: pack said nothing).
+/// A kept archive with the size the index lists but other bytes is refused like one of
+/// another size, naming the file and both digests: SHA256SUMS listed the index's digest for
+/// it, and uploading the folder would have replaced the published bytes (found by a
+/// maintainer-side sweep: pack said nothing).
 #[test]
-fn a_damaged_archive_of_a_kept_version_is_reported() {
+fn a_kept_archive_whose_bytes_differ_from_the_index_is_refused() {
     let sb = Sandbox::new();
     two_recipes(&sb, "src");
     assert!(pack(&sb, "src", "out", &[]).status.success());
     let manifest = std::fs::read_to_string(sb.join("src/beta/recipe.json")).unwrap();
     sb.write("src/beta/recipe.json", manifest.replace("0.1.0", "0.2.0"));
-    sb.write("out/hooks-beta-0.1.0.tar.gz", "garbage\n");
+    let kept = sb.join("out/hooks-beta-0.1.0.tar.gz");
+    let good = std::fs::read(&kept).unwrap();
+    let expected = hookpack::sha256::Sha256::of(&good).to_string();
+    let mut bad = good.clone();
+    let last = bad.len() - 1;
+    bad[last] ^= 0xff;
+    for damage in [bad, b"garbage\n".to_vec()] {
+        std::fs::write(&kept, &damage).unwrap();
+        let actual = hookpack::sha256::Sha256::of(&damage).to_string();
+        let before = snapshot(&sb.join("out"));
+        for extra in [&[][..], &["--check"][..]] {
+            let o = pack(&sb, "src", "out", extra);
+            assert_eq!(o.status.code(), Some(1), "{extra:?}: {}", stderr(&o));
+            stderr_says(&o, "out/hooks-beta-0.1.0.tar.gz");
+            stderr_says(&o, &format!("the index lists sha256 {expected}"));
+            stderr_says(&o, &format!("it has {actual}"));
+            stderr_says(&o, "copy it back from where the catalog is served");
+            assert_eq!(snapshot(&sb.join("out")), before, "{extra:?}");
+        }
+    }
+    // Without it, the pack goes on and says the index lists an archive OUT lacks.
+    std::fs::remove_file(&kept).unwrap();
     let o = pack(&sb, "src", "out", &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     stderr_says(
         &o,
-        "warning[archive-damaged]: `hooks-beta-0.1.0.tar.gz` in out is 8 bytes, but the index",
+        "warning[archive-missing]: the index lists `hooks-beta-0.1.0.tar.gz`",
     );
-    stderr_says(&o, "copy it back from where the catalog is served");
-    // Pack neither deletes nor rewrites what it cannot rebuild.
-    assert_eq!(
-        std::fs::read(sb.join("out/hooks-beta-0.1.0.tar.gz")).unwrap(),
-        b"garbage\n"
+    // Put back, it is listed in SHA256SUMS again.
+    std::fs::write(&kept, &good).unwrap();
+    let o = pack(&sb, "src", "out", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let sums = std::fs::read_to_string(sb.join("out/SHA256SUMS")).unwrap();
+    assert!(
+        sums.contains(&format!("{expected}  hooks-beta-0.1.0.tar.gz\n")),
+        "{sums}"
     );
 }
 
