@@ -884,6 +884,9 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
             status,
         });
     }
+    // Nothing in OUT is written through or over a link, nor vouched for through one.
+    refuse_link(&index_path)?;
+    refuse_link(&opts.out_dir.join(SUMS_FILE))?;
     let built_names = built.iter().map(|b| b.file.as_str()).collect();
     let sums = sums_file(
         &new_index,
@@ -1381,6 +1384,7 @@ fn sums_file(
             if name == INDEX_FILE || name == SUMS_FILE {
                 continue;
             }
+            refuse_link(&out_dir.join(name))?;
             let kept = (!built.contains(name))
                 .then(|| std::fs::metadata(out_dir.join(name)).ok())
                 .flatten()
@@ -1425,6 +1429,21 @@ fn sums_file(
         out.push_str(&format!("{sha}  {name}\n"));
     }
     Ok(out.into_bytes())
+}
+
+/// Refuses a symbolic link at `path` in OUT. Pack would replace the link with a file,
+/// leaving what it points to (often another catalog's file) as it was, or vouch in
+/// SHA256SUMS for bytes the folder does not hold itself.
+fn refuse_link(path: &Path) -> Result<(), Error> {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(refused(
+            path,
+            "is a symbolic link, and pack writes and vouches only for files OUT holds itself: \
+             replace the link with a copy of the file it points to, or remove it, and pack \
+             again",
+        ));
+    }
+    Ok(())
 }
 
 fn digest_of_file(path: &Path) -> Result<Option<Sha256>, Error> {

@@ -798,6 +798,43 @@ fn a_kept_archive_whose_bytes_differ_from_the_index_is_refused() {
     );
 }
 
+/// A symbolic link in OUT where pack writes or vouches for a file (the index, SHA256SUMS,
+/// an archive it builds or keeps) is refused, naming it, with the link and its target as
+/// they were (found by a maintainer-side sweep: the index was read through the link, then
+/// the link replaced with a file, leaving the catalog it pointed into behind).
+#[cfg(unix)]
+#[test]
+fn a_link_in_out_is_refused_naming_it() {
+    for (file, bump) in [
+        ("hooks-index.json", false),
+        ("SHA256SUMS", false),
+        ("hooks-beta-0.1.0.tar.gz", false),
+        ("hooks-beta-0.1.0.tar.gz", true),
+    ] {
+        let sb = Sandbox::new();
+        two_recipes(&sb, "src");
+        assert!(pack(&sb, "src", "out", &[]).status.success());
+        if bump {
+            let manifest = std::fs::read_to_string(sb.join("src/beta/recipe.json")).unwrap();
+            sb.write("src/beta/recipe.json", manifest.replace("0.1.0", "0.2.0"));
+        }
+        std::fs::create_dir(sb.join("elsewhere")).unwrap();
+        std::fs::rename(sb.join("out").join(file), sb.join("elsewhere").join(file)).unwrap();
+        let link = sb.join("out").join(file);
+        std::os::unix::fs::symlink(format!("../elsewhere/{file}"), &link).unwrap();
+        let before = (snapshot(&sb.join("out")), snapshot(&sb.join("elsewhere")));
+        for extra in [&[][..], &["--check"][..]] {
+            let o = pack(&sb, "src", "out", extra);
+            assert_eq!(o.status.code(), Some(1), "{file} {extra:?}: {}", stderr(&o));
+            stderr_says(&o, &format!("refused out/{file}: is a symbolic link"));
+            let after = (snapshot(&sb.join("out")), snapshot(&sb.join("elsewhere")));
+            assert!(after == before, "{file} {extra:?}");
+            let meta = std::fs::symlink_metadata(&link).unwrap();
+            assert!(meta.file_type().is_symlink(), "{file} {extra:?}");
+        }
+    }
+}
+
 #[test]
 fn updated_at_moves_only_when_the_entries_change_even_when_given() {
     // Found by review: `--updated-at` rewrote the index of unchanged sources (and said
