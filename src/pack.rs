@@ -829,11 +829,30 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         parent
     };
     crate::fs::create_dir_all(&staging_parent)?;
-    let staging = tempfile::Builder::new()
-        .prefix(".hookpack-pack-")
-        .tempdir_in(&staging_parent)
-        .map_err(|e| crate::fs::FsError::new("create staging folder in", &staging_parent, e))?;
-    let durable = if opts.check {
+    let staging_in = |dir: &Path| {
+        tempfile::Builder::new()
+            .prefix(".hookpack-pack-")
+            .tempdir_in(dir)
+            .map_err(|e| crate::fs::FsError::new("create staging folder in", dir, e))
+    };
+    // A catalog on a read-only file system (or in a folder this user may not write) is
+    // still packed into a temporary folder: a pack that finds it current writes nothing, so
+    // succeeds; one that has something to write fails with this error before the commit.
+    let mut unwritable = None;
+    let staging = match staging_in(&staging_parent) {
+        Ok(staging) => staging,
+        Err(e)
+            if matches!(
+                e.source.kind(),
+                io::ErrorKind::ReadOnlyFilesystem | io::ErrorKind::PermissionDenied
+            ) =>
+        {
+            unwritable = Some(e);
+            staging_in(&std::env::temp_dir())?
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let durable = if opts.check || unwritable.is_some() {
         None
     } else {
         Some(crate::fs::Durable::open(staging.path())?)
@@ -928,6 +947,12 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         .filter(|(_, status, _)| **status != "unchanged")
         .map(|(b, _, dest)| (staging.path().join(&b.file), dest))
         .collect();
+    if let Some(e) = unwritable {
+        let sums_path = opts.out_dir.join(SUMS_FILE);
+        if !moves.is_empty() || !holds(&index_path, &index_bytes) || !holds(&sums_path, &sums) {
+            return Err(e.into());
+        }
+    }
     // Every archive is on disk before OUT changes at all (a failed sync leaves OUT as it
     // was, even when that is absent), and the renames before the index.
     if let (Some(d), false) = (&durable, moves.is_empty()) {
@@ -1486,13 +1511,16 @@ fn compare(
 /// [`write_atomic`], unless `path` already holds exactly `bytes`: a re-pack of unchanged
 /// sources leaves the file as it was (inode and modification time included).
 fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    let same = std::fs::symlink_metadata(path)
-        .is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64)
-        && std::fs::read(path).is_ok_and(|old| old == bytes);
-    if same {
+    if holds(path, bytes) {
         return Ok(());
     }
     write_atomic(path, bytes)
+}
+
+/// Whether `path` is a regular file holding exactly `bytes`.
+fn holds(path: &Path, bytes: &[u8]) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64)
+        && std::fs::read(path).is_ok_and(|old| old == bytes)
 }
 
 /// Replaces `path` with `bytes` by temp file, fsync and rename. The file keeps the mode of the

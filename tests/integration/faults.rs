@@ -175,3 +175,40 @@ fn an_assemble_whose_swap_fails_puts_back_what_it_had_moved() {
     assert!(err.contains("out/a"), "{err}");
     assert_eq!(snapshot(&sb.join("out")), before, "{err}");
 }
+
+/// Re-packing unchanged sources writes nothing, so a catalog on a read-only file system
+/// (OUT inside it, or OUT its mount point) packs as current, exit 0 and OUT as it was; a
+/// pack that has something to write there still fails as the environment's fault (exit 3)
+/// (found by a maintainer-side sweep: the unchanged pack failed creating its staging folder).
+#[cfg(target_os = "linux")]
+#[test]
+fn an_unchanged_catalog_on_a_read_only_file_system_packs_as_current() {
+    for (mount, out) in [("disk", "disk/cat"), ("cat", "cat")] {
+        let sb = Sandbox::new();
+        write_recipe(&sb, "src/alpha", &manifest("alpha"));
+        let m = Mount::tmpfs(&sb.join(mount), "4m");
+        let pack = |extra: &[&str]| {
+            sb.cmd()
+                .args(["pack", "--recipes-dir", "src", "--out-dir", out])
+                .args(extra)
+                .output()
+                .unwrap()
+        };
+        ok(&pack(&[]));
+        m.read_only();
+        let before = snapshot(&sb.join(out));
+        for extra in [&[][..], &["--check"][..]] {
+            let o = pack(extra);
+            ok(&o);
+            let text = String::from_utf8_lossy(&o.stdout);
+            assert!(!text.contains("new"), "{out} {extra:?}: {text}");
+            assert_eq!(snapshot(&sb.join(out)), before, "{out} {extra:?}");
+        }
+        write_recipe(&sb, "src/beta", &manifest("beta"));
+        let o = pack(&[]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(3), "{out}: {err}");
+        assert!(err.contains("Read-only file system"), "{out}: {err}");
+        assert_eq!(snapshot(&sb.join(out)), before, "{out}");
+    }
+}
