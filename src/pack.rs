@@ -1471,15 +1471,17 @@ fn refuse_link(path: &Path) -> Result<(), Error> {
     Ok(())
 }
 
+/// The digest of the file at `path`, `None` when there is none. Anything but a regular file
+/// there is refused without blocking (opening a fifo would wait for a writer).
 fn digest_of_file(path: &Path) -> Result<Option<Sha256>, Error> {
-    match File::open(path) {
-        Ok(f) => Ok(Some(
+    match crate::fs::open_regular(path) {
+        Ok((f, _)) => Ok(Some(
             Sha256::of_reader(f)
                 .map_err(|e| crate::fs::FsError::new("read", path, e))?
                 .0,
         )),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(crate::fs::FsError::new("open", path, e).into()),
+        Err(e) if e.source.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e.into()),
     }
 }
 

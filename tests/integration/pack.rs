@@ -1529,6 +1529,45 @@ fn a_fifo_instead_of_an_index_fails_without_hanging() {
     assert_eq!(said.matches("is a fifo").count(), 1, "{said}");
 }
 
+/// A fifo where pack reads an archive it built before, or `--check` reads SHA256SUMS, is
+/// refused at once, naming it, instead of waiting for a writer that never comes (found by
+/// a maintainer-side sweep: pack hung).
+#[cfg(unix)]
+#[test]
+fn a_fifo_instead_of_an_archive_or_the_sums_fails_without_hanging() {
+    for (file, check) in [
+        ("hooks-beta-0.1.0.tar.gz", false),
+        ("hooks-beta-0.1.0.tar.gz", true),
+        ("SHA256SUMS", true),
+    ] {
+        let sb = Sandbox::new();
+        two_recipes(&sb, "src");
+        assert!(pack(&sb, "src", "out", &[]).status.success());
+        let fifo = sb.join("out").join(file);
+        std::fs::remove_file(&fifo).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let before = snapshot(&sb.join("out"));
+        let o = sb
+            .cmd()
+            .args(["pack", "--recipes-dir", "src", "--out-dir", "out"])
+            .args(if check { &["--check"][..] } else { &[] })
+            .timeout(std::time::Duration::from_secs(30))
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{file} {check}: {}", stderr(&o));
+        stderr_says(&o, &format!("out/{file}"));
+        stderr_says(&o, "is a fifo");
+        assert_eq!(snapshot(&sb.join("out")), before, "{file} {check}");
+        use std::os::unix::fs::FileTypeExt;
+        let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+        assert!(kind.is_fifo(), "{file} {check}");
+    }
+}
+
 /// A folder where the index, SHA256SUMS or an archive must go stops the pack before any
 /// file in OUT changes.
 #[test]
