@@ -244,13 +244,21 @@ fn verify_archive(
         .map(|s| s.min(MAX_ARCHIVE_BYTES))
         .unwrap_or(MAX_ARCHIVE_BYTES);
     let bytes = match ctx.fetcher.read_to_vec(&loc, limit) {
+        // Longer than the index says: read it whole (up to the most any archive may be), so
+        // its digest tells whether the archive or the index's `size` is wrong.
+        Err(FetchError::TooLarge { .. }) if limit < MAX_ARCHIVE_BYTES => {
+            ctx.fetcher.read_to_vec(&loc, MAX_ARCHIVE_BYTES)
+        }
+        other => other,
+    };
+    let bytes = match bytes {
         Ok(b) => b,
         Err(FetchError::TooLarge { .. }) if entry["size"].is_u64() => {
             ctx.error(
                 &archive_file,
                 vp,
                 "size-mismatch",
-                format!("the archive is larger than the index's size of {limit} bytes; {reupload}: a published version's bytes never change"),
+                format!("the archive is larger than the index's size of {} bytes, and than the {MAX_ARCHIVE_BYTES} bytes catalog verify reads; {reupload}: a published version's bytes never change", entry["size"]),
             );
             return checked;
         }

@@ -510,6 +510,36 @@ fn mismatches_say_how_to_fix_them() {
     assert!(m.contains(&format!("set `size` to {size}")), "{m}");
 }
 
+/// An index `size` below the archive's, the archive being the one the index names (its
+/// sha256 agrees), is said to be the index's fault, as a size above it is (found by a
+/// maintainer-side sweep: verify stopped reading at the index's size and said to upload the
+/// archive again, which could never help).
+#[test]
+fn a_size_below_the_archives_is_said_to_be_the_indexs() {
+    let sb = Sandbox::new();
+    packed(&sb);
+    let size = std::fs::metadata(sb.join("cat/hooks-beta-0.1.0.tar.gz"))
+        .unwrap()
+        .len();
+    for wrong in [size - 1, 0] {
+        edit_index(&sb, |index| {
+            index["recipes"][1]["versions"][0]["size"] = json!(wrong)
+        });
+        let (code, r) = verify_json(&sb, "cat");
+        assert_eq!(code, 1, "{wrong}: {r:#}");
+        assert_eq!(codes(&r), ["size-mismatch"], "{wrong}: {r:#}");
+        let m = r["diagnostics"][0]["message"].as_str().unwrap();
+        assert!(
+            m.contains(&format!(
+                "the index says {wrong} bytes, the archive has {size}"
+            )),
+            "{m}"
+        );
+        assert!(m.contains(&format!("set `size` to {size}")), "{m}");
+        assert!(!m.contains("upload again"), "{m}");
+    }
+}
+
 /// `catalog list` of an index that does not validate names the problem, and does not claim
 /// to have left anything unchanged: it changes nothing, ever.
 #[test]
