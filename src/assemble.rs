@@ -415,7 +415,9 @@ impl Planner<'_> {
                     let (file, extra) = spec.split_at(at);
                     if resolve_module(&normalize(&dir.join(file))).is_some() {
                         return Err(format!(
-                            "`{file}` is there, but imports here name files, so `{extra}` is                              taken as part of the name; a query or fragment is not supported:                              remove `{extra}`"
+                            "`{file}` is there, but imports here name files, so `{extra}` is \
+                             taken as part of the name; a query or fragment is not supported: \
+                             remove `{extra}`"
                         ));
                     }
                 }
