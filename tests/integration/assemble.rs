@@ -1630,17 +1630,7 @@ fn code_of_a_kind_assemble_does_not_compile_is_refused_by_name() {
         ("view.jsx", "no JSX runtime"),
         ("deep/dir/x.tsx", "no JSX runtime"),
     ] {
-        let sb = Sandbox::new();
-        source_recipe(&sb, "recipes", "demo", "console.log('ok');\n");
-        sb.write(&format!("recipes/demo/src/{name}"), "export const x = 1;\n");
-        let o = assemble(&sb);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(1), "{name}: {err}");
-        assert!(
-            err.contains(&format!("demo/src/{name}")) && err.contains(fix),
-            "{name}: {err}"
-        );
-        assert!(!sb.join("out").exists(), "{name}");
+        let sb = src_file_is_refused(name, fix);
         let o = sb.cmd().args(["validate", "recipes"]).output().unwrap();
         let all =
             String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
@@ -1757,18 +1747,25 @@ fn code_with_an_upper_case_extension_is_refused_by_name() {
         ("x.Mjs", "`x.mjs`"),
         ("v.JSX", "no JSX runtime"),
     ] {
-        let sb = Sandbox::new();
-        source_recipe(&sb, "recipes", "demo", "console.log('ok');\n");
-        sb.write(&format!("recipes/demo/src/{name}"), "export const u = 1;\n");
-        let o = assemble(&sb);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(1), "{name}: {err}");
-        assert!(
-            err.contains(&format!("demo/src/{name}")) && err.contains(fix),
-            "{name}: {err}"
-        );
-        assert!(!sb.join("out").exists(), "{name}");
+        src_file_is_refused(name, fix);
     }
+}
+
+/// Assembles a recipe with the module `name` in `src/`, asserting the refusal names it and
+/// says `fix`, with nothing written; the sandbox, for more checks.
+fn src_file_is_refused(name: &str, fix: &str) -> Sandbox {
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "demo", "console.log('ok');\n");
+    sb.write(&format!("recipes/demo/src/{name}"), "export const x = 1;\n");
+    let o = assemble(&sb);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{name}: {err}");
+    assert!(
+        err.contains(&format!("demo/src/{name}")) && err.contains(fix),
+        "{name}: {err}"
+    );
+    assert!(!sb.join("out").exists(), "{name}");
+    sb
 }
 
 /// An import that resolves to nothing names the files looked for (it said "tried .ts, .js
