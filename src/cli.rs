@@ -1026,9 +1026,21 @@ fn print_outcome(o: &install::Outcome, printer: &Printer) -> Result<(), Error> {
             format!("{what} {} {from} -> {to}", o.id)
         }
         ("unchanged", _, Some(to)) if o.dry_run => {
-            format!("leave   {} {to} (already installed; nothing to do)", o.id)
+            let what = match (o.reason, &o.pin) {
+                (Some("pin-recorded"), Some(pin)) => format!("would be pinned {pin}"),
+                (Some("pin-lifted"), _) => "its pin would be lifted".to_string(),
+                _ => "nothing to do".to_string(),
+            };
+            format!("leave   {} {to} (already installed; {what})", o.id)
         }
-        ("unchanged", _, Some(to)) => format!("ok      {} {to} (already installed)", o.id),
+        ("unchanged", _, Some(to)) => {
+            let what = match (o.reason, &o.pin) {
+                (Some("pin-recorded"), Some(pin)) => format!("; pinned {pin}"),
+                (Some("pin-lifted"), _) => "; pin lifted".to_string(),
+                _ => String::new(),
+            };
+            format!("ok      {} {to} (already installed{what})", o.id)
+        }
         ("repair", _, Some(to)) => {
             let what = match o.reason {
                 Some("entries-differ") => "its hooks.json entries differed from the recipe's",
@@ -1308,7 +1320,13 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
             Format::Json => printer.json(&report)?,
             _ => {
                 for o in &report {
-                    let blocked = if o.state == install::UpdateState::Current
+                    let blocked = if o.state == install::UpdateState::Pinned {
+                        format!(
+                            " (pinned {}; newest {})",
+                            o.pin.clone().unwrap_or_default(),
+                            o.newest.clone().unwrap_or_default()
+                        )
+                    } else if o.state == install::UpdateState::Current
                         && o.available.as_ref().is_some_and(|a| *a != o.installed)
                     {
                         " (newer than the index offers; kept)".to_string()
@@ -1361,6 +1379,17 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
                         "{} {}: no version in {index} runs on this CLI; left as it is",
                         o.id, o.installed
                     ),
+                    install::UpdateState::Pinned => {
+                        let pin = o.pin.clone().unwrap_or_default();
+                        format!(
+                            "{id} {installed}: pinned to {pin} (installed as `{id}@{pin}`), \
+                             newest {newest}; left as it is. `hookpack install {id}` takes the \
+                             newest and lifts the pin, `hookpack install {id}@REQ` pins another",
+                            id = o.id,
+                            installed = o.installed,
+                            newest = o.newest.clone().unwrap_or_default(),
+                        )
+                    }
                     _ => format!("{} {}: not in {index}; left as it is", o.id, o.installed),
                 });
                 results.push(Ok(left(&profile, o.id, o.installed, reason, Vec::new())));
@@ -1371,7 +1400,17 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
             absolute_paths: opts.absolute_paths || absolute.contains(&o.id),
             ..opts.clone()
         };
-        let spec = install::Spec::parse(&format!("{}@{v}", o.id))?;
+        // The version chosen, with the pin it was chosen within kept in the receipt.
+        let spec = install::Spec {
+            id: Id::parse(&o.id)?,
+            want: install::Want::Exact(crate::version::Version::parse(v).map_err(|e| {
+                Error::SpecInvalid {
+                    spec: format!("{}@{v}", o.id),
+                    why: e.to_string(),
+                }
+            })?),
+            pin: o.pin.clone(),
+        };
         let Some(index) = source_of.get(&o.id) else {
             continue;
         };
@@ -1429,6 +1468,7 @@ fn left(
         reason: Some(reason),
         warnings: Vec::new(),
         error: None,
+        pin: None,
     }
 }
 

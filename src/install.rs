@@ -44,6 +44,9 @@ pub struct Spec {
     pub id: crate::id::Id,
     /// Version wanted.
     pub want: Want,
+    /// The pin the receipt records: what followed `@`, as written (`None` for `ID`, which
+    /// lifts a pin). `update` keeps the receipt's while it installs an exact version.
+    pub pin: Option<String>,
 }
 
 /// A version choice.
@@ -57,43 +60,49 @@ pub enum Want {
     Range(semver::VersionReq),
 }
 
+impl Want {
+    /// Parses what follows `@` in `ID@…` (a command's, or a receipt's pin); `id` is for the
+    /// advice of an error.
+    pub fn parse(id: &str, v: &str) -> Result<Want, String> {
+        match Version::parse(v) {
+            Ok(exact) => Ok(Want::Exact(exact)),
+            // Read as a range, `0.1.0-rc1` would install 0.1.0, which was not named.
+            Err(crate::version::VersionError::Suffix(_)) => {
+                let plain = semver::Version::parse(v)
+                    .map(|p| format!("{}.{}.{}", p.major, p.minor, p.patch))
+                    .unwrap_or_default();
+                Err(format!(
+                    "`{v}` has a prerelease or build suffix, and published versions are \
+                     plain X.Y.Z; pin `{id}@{plain}`, or give a range"
+                ))
+            }
+            Err(_) if v.trim() == "latest" => Err(format!(
+                "for the newest version the host can run, give the id alone (`{id}`)"
+            )),
+            Err(_) => semver::VersionReq::parse(v)
+                .map(Want::Range)
+                .map_err(|e| e.to_string()),
+        }
+    }
+}
+
 impl Spec {
     /// Parses `ID[@VERSION|@RANGE]`.
     pub fn parse(s: &str) -> Result<Spec, Error> {
-        let (id, want) = match s.split_once('@') {
-            None => (s, Want::Newest),
+        let (id, want, pin) = match s.split_once('@') {
+            None => (s, Want::Newest, None),
             Some((id, v)) => {
-                let invalid = |why: String| Error::SpecInvalid {
+                let want = Want::parse(id, v).map_err(|why| Error::SpecInvalid {
                     spec: s.to_string(),
                     why,
-                };
-                let want = match Version::parse(v) {
-                    Ok(exact) => Want::Exact(exact),
-                    // Read as a range, `0.1.0-rc1` would install 0.1.0, which was not named.
-                    Err(crate::version::VersionError::Suffix(_)) => {
-                        let plain = semver::Version::parse(v)
-                            .map(|p| format!("{}.{}.{}", p.major, p.minor, p.patch))
-                            .unwrap_or_default();
-                        return Err(invalid(format!(
-                            "`{v}` has a prerelease or build suffix, and published versions are \
-                             plain X.Y.Z; pin `{id}@{plain}`, or give a range"
-                        )));
-                    }
-                    Err(_) if v.trim() == "latest" => {
-                        return Err(invalid(format!(
-                            "for the newest version the host can run, give the id alone (`{id}`)"
-                        )));
-                    }
-                    Err(_) => Want::Range(
-                        semver::VersionReq::parse(v).map_err(|e| invalid(e.to_string()))?,
-                    ),
-                };
-                (id, want)
+                })?;
+                (id, want, Some(v.to_string()))
             }
         };
         Ok(Spec {
             id: crate::id::Id::parse(id)?,
             want,
+            pin,
         })
     }
 }
@@ -133,8 +142,10 @@ pub struct Outcome {
     /// True when nothing was written.
     pub dry_run: bool,
     /// Why `update` left the recipe as it is (`action` `left`): `cli-too-old`,
-    /// `not-in-index` or `local-changes`; why `install` wrote the same archive again (`action` `repair`):
-    /// `files-differ` (the installed tree) or `entries-differ` (its hooks.json entries).
+    /// `not-in-index`, `pinned` or `local-changes`; why `install` wrote the same archive again (`action` `repair`):
+    /// `files-differ` (the installed tree) or `entries-differ` (its hooks.json entries); what
+    /// `install` of the version installed changed in its receipt (`action` `unchanged`):
+    /// `pin-recorded` or `pin-lifted`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<&'static str>,
     /// What went wrong after the change was made and needs the user (`remove`: trust
@@ -145,6 +156,9 @@ pub struct Outcome {
     /// `failed`); the error also goes to stderr and sets the exit code.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The pin the receipt records after it (`install ID@REQ`; `update` keeps it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pin: Option<String>,
 }
 
 /// The versions an index entry lists, for messages.
@@ -1218,10 +1232,12 @@ fn commit_steps(
     Ok(())
 }
 
-/// Installs a prepared recipe into the profile (or describes it, for a dry run).
+/// Installs a prepared recipe into the profile (or describes it, for a dry run); the
+/// receipt records `pin` (see [`Spec::pin`]), whatever the one before recorded.
 pub fn install_prepared(
     profile: &Profile,
     prepared: Prepared,
+    pin: Option<String>,
     opts: &Options,
 ) -> Result<Outcome, Error> {
     let id = prepared.recipe.id.to_string();
@@ -1320,6 +1336,11 @@ pub fn install_prepared(
             });
         }
     }
+    // The version installed, asked for with another pin (or none): only the receipt changes.
+    let repin = match &previous {
+        Some(r) if action == "unchanged" && r.pin != pin => Some(r),
+        _ => None,
+    };
     let outcome = Outcome {
         action,
         id: id.clone(),
@@ -1329,10 +1350,19 @@ pub fn install_prepared(
         files: prepared.files.iter().map(|f| f.path.clone()).collect(),
         hooks_json_diff: diff,
         dry_run: opts.dry_run,
-        reason: repair,
+        reason: repair.or(repin.map(|_| match pin {
+            Some(_) => "pin-recorded",
+            None => "pin-lifted",
+        })),
         warnings: Vec::new(),
         error: None,
+        pin: pin.clone(),
     };
+    if let (Some(r), false) = (repin, opts.dry_run) {
+        let mut r = r.clone();
+        r.pin = pin.clone();
+        write_receipt(profile, &id, Some(&r))?;
+    }
     if opts.dry_run || action == "unchanged" {
         return Ok(outcome);
     }
@@ -1357,6 +1387,7 @@ pub fn install_prepared(
         handlers,
         created: Some(merged.created),
         absolute_paths: opts.absolute_paths,
+        pin,
     };
     hand_over(profile, &id, &merged.handover)?;
     let mut prepared = prepared;
@@ -1567,7 +1598,7 @@ pub fn install(
         }),
         opts,
     )?;
-    install_prepared(profile, prepared, opts)
+    install_prepared(profile, prepared, spec.pin.clone(), opts)
 }
 
 /// Installs an archive file with no index; `sha256` is checked when given.
@@ -1598,7 +1629,8 @@ pub fn install_archive(
             });
         }
     }
-    install_prepared(profile, prepared, opts)
+    // An archive is no choice among versions: nothing to pin.
+    install_prepared(profile, prepared, None, opts)
 }
 
 /// Removes `id`: its stamped handlers, the groups and events they leave empty, its folder
@@ -1697,6 +1729,7 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
         },
         dry_run,
         reason: None,
+        pin: None,
         warnings: Vec::new(),
         error: None,
     };
@@ -1734,7 +1767,7 @@ pub struct Outdated {
     pub id: String,
     /// Installed version.
     pub installed: String,
-    /// The version `update` would install (the newest the host can run).
+    /// The version `update` would install (the newest the host can run, within the pin).
     pub available: Option<String>,
     /// The index's `latest`.
     pub latest: Option<String>,
@@ -1744,6 +1777,12 @@ pub struct Outdated {
     /// replace or remove them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub local_changes: Vec<String>,
+    /// The pin its receipt records (`install ID@REQ`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pin: Option<String>,
+    /// For a pinned recipe, the newest version the host can run, pin or not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub newest: Option<String>,
 }
 
 /// What `update` does with an installed recipe, given what the index offers.
@@ -1759,6 +1798,9 @@ pub enum UpdateState {
     CliTooOld,
     /// The index does not list the recipe: left as it is.
     NotInIndex,
+    /// A newer version runs on the host, outside the pin the recipe was installed with
+    /// (`install ID@REQ`): left as it is; `install ID` lifts the pin.
+    Pinned,
 }
 
 impl UpdateState {
@@ -1769,6 +1811,7 @@ impl UpdateState {
             UpdateState::Current => "current",
             UpdateState::CliTooOld => "cli too old",
             UpdateState::NotInIndex => "not in index",
+            UpdateState::Pinned => "pinned",
         }
     }
 
@@ -1777,6 +1820,7 @@ impl UpdateState {
         match self {
             UpdateState::CliTooOld => Some("cli-too-old"),
             UpdateState::NotInIndex => Some("not-in-index"),
+            UpdateState::Pinned => Some("pinned"),
             UpdateState::Outdated | UpdateState::Current => None,
         }
     }
@@ -1847,23 +1891,44 @@ pub fn outdated(
             continue;
         }
         let entry = catalog.recipes.iter().find(|e| e.id.as_str() == r.id);
-        let available = entry
+        // The receipt's pin was checked when it was read.
+        let pin = (r.pin.as_deref()).and_then(|p| Want::parse(&r.id, p).ok());
+        let newest = entry
             .and_then(|e| choose(e, &Want::Newest, cli).ok())
-            .map(|v| v.version.to_string());
+            .map(|v| v.version.clone());
+        let available = match &pin {
+            Some(want) => entry
+                .and_then(|e| choose(e, want, cli).ok())
+                .map(|v| v.version.clone()),
+            None => newest.clone(),
+        };
+        let installed = Version::parse(&r.version).ok();
         // `update` never goes back from a version the host can run: an index whose `latest`
         // holds a newer version back would otherwise take a pinned install back to it.
-        let older = available
-            .as_deref()
-            .and_then(|v| Version::parse(v).ok())
-            .zip(Version::parse(&r.version).ok())
+        let older = (available.as_ref())
+            .zip(installed.as_ref())
             .is_some_and(|(available, installed)| available < installed);
         let runs_here = cli.is_none_or(|c| Version::parse(&r.min_cli).is_ok_and(|m| m <= *c));
         let state = match (&available, entry) {
-            (Some(v), _) if *v != r.version && !(older && runs_here) => UpdateState::Outdated,
+            (Some(v), _) if v.to_string() != r.version && !(older && runs_here) => {
+                UpdateState::Outdated
+            }
             (Some(_), _) => UpdateState::Current,
+            // The pin holds nothing the host runs (or the index dropped the pinned version).
+            (None, Some(_)) if pin.is_some() && newest.is_some() => UpdateState::Current,
             (None, Some(_)) => UpdateState::CliTooOld,
             (None, None) => UpdateState::NotInIndex,
         };
+        // Left where the pin keeps it, though a newer version runs here.
+        let held_back = (newest.as_ref())
+            .zip(installed.as_ref())
+            .is_some_and(|(newest, installed)| newest > installed);
+        let state = if pin.is_some() && state == UpdateState::Current && held_back {
+            UpdateState::Pinned
+        } else {
+            state
+        };
+        let available = available.map(|v| v.to_string());
         let local_changes = if state == UpdateState::Outdated {
             local_changes(profile, &r)
         } else {
@@ -1876,6 +1941,8 @@ pub fn outdated(
             available,
             latest: entry.map(|e| e.latest.to_string()),
             state,
+            newest: newest.filter(|_| pin.is_some()).map(|v| v.to_string()),
+            pin: r.pin.clone(),
         });
     }
     Ok(out)

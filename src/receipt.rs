@@ -65,6 +65,11 @@ pub struct Receipt {
     /// `update` keeps that style.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub absolute_paths: bool,
+    /// The version requirement the recipe was installed with (`install ID@REQ`, as written
+    /// after `@`: `0.1.0`, `^0.1`): `update` stays within it. Absent for `install ID`,
+    /// `--archive` and receipts that predate it: no pin.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pin: Option<String>,
 }
 
 /// `<profile>/hooks/.receipts/<id>.json`.

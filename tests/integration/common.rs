@@ -290,3 +290,62 @@ pub fn sandbox_state(root: &Path) -> std::collections::BTreeMap<String, String> 
     }
     out
 }
+
+/// Installs `id` at `version` of the repo's catalog into `profile` as a user did when that
+/// version was the newest: with no pin (`install ID`), from a copy of the catalog in
+/// `older-index/` whose index lists that version alone. The whole index is then published
+/// there, as a next release is, so `update` (which compares with the index the receipt
+/// names) finds the newer versions. (`install ID@VERSION` would pin it: `update` leaves it.)
+/// Returns what the install printed.
+pub fn install_older_unpinned(
+    sb: &Sandbox,
+    profile: &str,
+    id: &str,
+    version: &str,
+) -> std::process::Output {
+    let catalog = Path::new(env!("CARGO_MANIFEST_DIR")).join("catalog");
+    let dir = sb.join("older-index");
+    std::fs::create_dir_all(&dir).unwrap();
+    for e in std::fs::read_dir(&catalog).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+    }
+    let index = dir.join("hooks-index.json");
+    let full = std::fs::read(&index).unwrap();
+    let mut doc: Value = serde_json::from_slice(&full).unwrap();
+    let recipe = doc["recipes"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|r| r["id"] == id)
+        .unwrap_or_else(|| panic!("{id} is not in the catalog"));
+    let listed = recipe["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["version"] == version)
+        .cloned()
+        .unwrap_or_else(|| panic!("{id} {version} is not in the catalog"));
+    recipe["latest"] = Value::from(version);
+    recipe["min_cli"] = listed["min_cli"].clone();
+    recipe["versions"] = Value::Array(vec![listed]);
+    std::fs::write(&index, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+    let o = sb
+        .cmd()
+        .args([
+            "install",
+            id,
+            "--index",
+            "older-index",
+            "--profile",
+            profile,
+        ])
+        .output()
+        .unwrap();
+    ok(&o);
+    let receipt = read_json(&sb.join(&format!("{profile}/hooks/.receipts/{id}.json")));
+    assert_eq!(receipt["version"], version, "{receipt:#}");
+    assert!(receipt.get("pin").is_none(), "{receipt:#}");
+    std::fs::write(&index, full).unwrap();
+    o
+}

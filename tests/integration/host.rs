@@ -717,12 +717,9 @@ fn install_repairs_what_doctor_reports_and_trust_comes_back() {
 fn an_update_that_changes_trusted_handlers_says_so() {
     let sb = Sandbox::new();
     std::fs::create_dir_all(sb.join("ws")).unwrap();
-    let o = sb
-        .cmd()
-        .args(["install", "tool-gate@0.1.0", "--profile", "prof"])
-        .output()
-        .unwrap();
-    ok(&o);
+    // Installed when 0.1.0 was the newest: `install tool-gate@0.1.0` would pin it, and
+    // `update` would leave it.
+    let o = install_older_unpinned(&sb, "prof", "tool-gate", "0.1.0");
     let said = String::from_utf8_lossy(&o.stderr);
     assert!(!said.contains("note:"), "nothing was trusted yet: {said}");
     in_prof(&sb, &["trust", "--all"]);

@@ -49,6 +49,19 @@ fn catalog_with_versions(sb: &Sandbox, id: &str, versions: &[(&str, &str)]) {
     }
 }
 
+/// `cat` with `demo` 0.1.0 and 0.2.0, and `old`, that catalog when 0.1.0 was the newest:
+/// `install demo --index old` installs 0.1.0 with no pin, which `update --index cat`
+/// updates (`install demo@0.1.0` would pin it, and `update` would leave it).
+fn old_and_new_catalogs(sb: &Sandbox) {
+    catalog_with_versions(sb, "demo", &[("0.1.0", "0.13.0")]);
+    std::fs::create_dir_all(sb.join("old")).unwrap();
+    for e in std::fs::read_dir(sb.join("cat")).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), sb.join("old").join(e.file_name())).unwrap();
+    }
+    catalog_with_versions(sb, "demo", &[("0.2.0", "0.13.0")]);
+}
+
 #[test]
 fn built_in_catalog_installs_offline_and_the_handler_runs() {
     let sb = Sandbox::new();
@@ -1510,7 +1523,8 @@ fn change_turn_router(sb: &Sandbox) -> (std::path::PathBuf, String) {
 fn an_update_over_files_the_user_changed_is_refused() {
     let sb = Sandbox::new();
     let run = |args: &[&str]| in_prof(&sb, args);
-    ok(&run(&["install", "turn-router@0.1.0"]));
+    // Installed when 0.1.0 was the newest (`turn-router@0.1.0` would pin it).
+    install_older_unpinned(&sb, "prof", "turn-router", "0.1.0");
     let (routes, mine) = change_turn_router(&sb);
     let before = snapshot(&sb.join("prof"));
     for args in [
@@ -1735,8 +1749,8 @@ fn update_is_refused_over(sb: &Sandbox, file: &str) {
 #[test]
 fn an_update_over_a_file_the_user_replaced_by_a_folder_is_refused() {
     let sb = Sandbox::new();
-    let run = |args: &[&str]| in_prof(&sb, args);
-    ok(&run(&["install", "turn-router@0.1.0"]));
+    // Installed when 0.1.0 was the newest (`turn-router@0.1.0` would pin it).
+    install_older_unpinned(&sb, "prof", "turn-router", "0.1.0");
     let routes = sb.join("prof/hooks/turn-router/routes.json");
     std::fs::remove_file(&routes).unwrap();
     sb.write("prof/hooks/turn-router/routes.json/mine.json", "{}\n");
@@ -1795,7 +1809,8 @@ fn an_install_over_a_folder_without_a_receipt_keeps_files_the_user_changed() {
 fn an_update_over_files_the_user_added_is_refused() {
     let sb = Sandbox::new();
     let run = |args: &[&str]| in_prof(&sb, args);
-    ok(&run(&["install", "turn-router@0.1.0"]));
+    // Installed when 0.1.0 was the newest (`turn-router@0.1.0` would pin it).
+    install_older_unpinned(&sb, "prof", "turn-router", "0.1.0");
     sb.write("prof/hooks/turn-router/my-routes.json", "{}\n");
     sb.write("prof/hooks/turn-router/scripts/__pycache__/x.pyc", "cache");
     update_is_refused_over(&sb, "my-routes.json");
@@ -1894,18 +1909,24 @@ fn a_version_with_a_prerelease_or_build_is_a_usage_error() {
 }
 
 /// Found by the user-side sweep: with an index whose `latest` is older than a listed
-/// version (which `install ID` holds back), a recipe pinned to the newer version was
-/// called `outdated` and `update` downgraded it to `latest`.
+/// version (which `install ID` holds back), a recipe installed at the newer version was
+/// called `outdated` and `update` downgraded it to `latest`. (Installed as `demo@0.2.0`
+/// its pin keeps it too; here it was installed when 0.2.0 was `latest`, with no pin, and
+/// the index then held 0.2.0 back.)
 #[test]
 fn update_never_downgrades_a_version_the_host_can_run() {
     let sb = Sandbox::new();
     catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0"), ("0.2.0", "0.13.0")]);
+    ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
+    assert_eq!(
+        read_json(&sb.join("prof/hooks/.receipts/demo.json"))["version"],
+        "0.2.0"
+    );
     let index = sb.join("cat/hooks-index.json");
     let mut doc = read_json(&index);
     doc["recipes"][0]["latest"] = json!("0.1.0");
     doc["recipes"][0]["min_cli"] = json!("0.13.0");
     std::fs::write(&index, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
-    ok(&in_prof(&sb, &["install", "demo@0.2.0", "--index", "cat"]));
     let o = in_prof(&sb, &["update", "--dry-run", "--format", "json"]);
     ok(&o);
     let report: Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -2415,7 +2436,7 @@ fn update_lists_a_recipe_whose_update_failed_in_json() {
 #[test]
 fn a_recipe_folder_that_is_a_symbolic_link_is_left_alone() {
     let sb = Sandbox::new();
-    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0"), ("0.2.0", "0.13.0")]);
+    old_and_new_catalogs(&sb);
     let refused = |args: &[&str], link: &str| {
         let before = sandbox_state(sb.path());
         let o = in_prof(&sb, args);
@@ -2450,7 +2471,7 @@ fn a_recipe_folder_that_is_a_symbolic_link_is_left_alone() {
     }
     // Installed, then linked to a working copy of the same files.
     std::fs::remove_file(sb.join("prof/hooks/demo")).unwrap();
-    ok(&in_prof(&sb, &["install", "demo@0.1.0", "--index", "cat"]));
+    ok(&in_prof(&sb, &["install", "demo", "--index", "old"]));
     std::fs::remove_dir_all(sb.join("wc")).unwrap();
     std::fs::rename(sb.join("prof/hooks/demo"), sb.join("wc")).unwrap();
     std::os::unix::fs::symlink(sb.join("wc"), sb.join("prof/hooks/demo")).unwrap();
@@ -2459,7 +2480,7 @@ fn a_recipe_folder_that_is_a_symbolic_link_is_left_alone() {
     }
     // Removing the link, as said, lets the commands through again.
     std::fs::remove_file(sb.join("prof/hooks/demo")).unwrap();
-    ok(&in_prof(&sb, &["install", "demo@0.1.0", "--index", "cat"]));
+    ok(&in_prof(&sb, &["install", "demo", "--index", "old"]));
     // `hooks/` and `hooks/.receipts` as links.
     std::fs::rename(sb.join("prof/hooks/.receipts"), sb.join("receipts")).unwrap();
     std::os::unix::fs::symlink(sb.join("receipts"), sb.join("prof/hooks/.receipts")).unwrap();
@@ -2525,7 +2546,7 @@ fn a_failed_first_install_leaves_no_folder_behind() {
 #[test]
 fn files_the_system_makes_in_a_recipe_folder_are_not_changes() {
     let sb = Sandbox::new();
-    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0"), ("0.2.0", "0.13.0")]);
+    old_and_new_catalogs(&sb);
     let litter = || {
         sb.write(
             "prof/hooks/demo/.DS_Store",
@@ -2534,7 +2555,7 @@ fn files_the_system_makes_in_a_recipe_folder_are_not_changes() {
         sb.write("prof/hooks/demo/scripts/Thumbs.db", [0xd0u8, 0xcf, 0x11]);
         sb.write("prof/hooks/demo/desktop.ini", "[.ShellClassInfo]\r\n");
     };
-    ok(&in_prof(&sb, &["install", "demo@0.1.0", "--index", "cat"]));
+    ok(&in_prof(&sb, &["install", "demo", "--index", "old"]));
     litter();
     ok(&in_prof(&sb, &["doctor"]));
     let o = in_prof(
@@ -2654,4 +2675,172 @@ fn a_backup_path_that_is_a_folder_is_refused_first() {
         assert!(err.contains("move it elsewhere"), "{args:?}: {err}");
         assert_eq!(snapshot(&sb.join("p")), before, "{args:?}");
     }
+}
+
+/// Remembered pins: `demo` at 0.1.0, 0.1.1 and 0.2.0 in `cat`, and the receipt of prof.
+fn pinned_catalog(sb: &Sandbox) -> std::path::PathBuf {
+    catalog_with_versions(
+        sb,
+        "demo",
+        &[
+            ("0.1.0", "0.13.0"),
+            ("0.1.1", "0.13.0"),
+            ("0.2.0", "0.13.0"),
+        ],
+    );
+    sb.join("prof/hooks/.receipts/demo.json")
+}
+
+/// A user pins because a newer version broke something: `update` took a recipe installed
+/// as `ID@X.Y.Z` to the newest version, undoing the pin without a word. It stays, every
+/// byte of the profile as it was, and update says how to lift the pin.
+#[test]
+fn an_exact_pin_stays_on_update() {
+    let sb = Sandbox::new();
+    let receipt = pinned_catalog(&sb);
+    ok(&in_prof(&sb, &["install", "demo@0.1.0", "--index", "cat"]));
+    assert_eq!(read_json(&receipt)["version"], "0.1.0");
+    assert_eq!(read_json(&receipt)["pin"], "0.1.0");
+    let before = snapshot(&sb.join("prof"));
+    for args in [&["update"][..], &["update", "demo"]] {
+        let o = in_prof(&sb, args);
+        ok(&o);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("demo 0.1.0: pinned to 0.1.0 (installed as `demo@0.1.0`), newest 0.2.0; left as it is")
+                && err.contains("`hookpack install demo` takes the newest")
+                && err.contains("`hookpack install demo@REQ` pins another"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("up to date"), "{err}");
+        assert_eq!(snapshot(&sb.join("prof")), before, "{args:?} wrote");
+    }
+    let o = in_prof(&sb, &["update", "--format", "json"]);
+    ok(&o);
+    let done: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(done[0]["action"], "left", "{done:#}");
+    assert_eq!(done[0]["reason"], "pinned", "{done:#}");
+    assert_eq!(done[0]["to"], "0.1.0", "{done:#}");
+    assert_eq!(snapshot(&sb.join("prof")), before);
+    // The plan says so too.
+    let o = in_prof(&sb, &["update", "--dry-run"]);
+    ok(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains(
+            "pinned       demo installed 0.1.0 available 0.1.0 (pinned 0.1.0; newest 0.2.0)"
+        ),
+        "{out}"
+    );
+    let o = in_prof(&sb, &["update", "--dry-run", "--format", "json"]);
+    ok(&o);
+    let plan: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(plan[0]["state"], "pinned", "{plan:#}");
+    assert_eq!(plan[0]["pin"], "0.1.0", "{plan:#}");
+    assert_eq!(plan[0]["newest"], "0.2.0", "{plan:#}");
+    assert_eq!(snapshot(&sb.join("prof")), before);
+}
+
+/// A range pin still gets the updates inside it, and only those.
+#[test]
+fn a_range_pin_updates_within_the_range_only() {
+    let sb = Sandbox::new();
+    let receipt = sb.join("prof/hooks/.receipts/demo.json");
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    ok(&in_prof(&sb, &["install", "demo@^0.1", "--index", "cat"]));
+    assert_eq!(read_json(&receipt)["pin"], "^0.1");
+    catalog_with_versions(&sb, "demo", &[("0.1.1", "0.13.0"), ("0.2.0", "0.13.0")]);
+    let o = in_prof(&sb, &["update", "--dry-run", "--format", "json"]);
+    let plan: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(plan[0]["state"], "outdated", "{plan:#}");
+    assert_eq!(plan[0]["available"], "0.1.1", "{plan:#}");
+    let o = in_prof(&sb, &["update"]);
+    ok(&o);
+    let r = read_json(&receipt);
+    assert_eq!(
+        (&r["version"], &r["pin"]),
+        (&json!("0.1.1"), &json!("^0.1"))
+    );
+    let before = snapshot(&sb.join("prof"));
+    let o = in_prof(&sb, &["update"]);
+    ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("demo 0.1.1: pinned to ^0.1 (installed as `demo@^0.1`), newest 0.2.0"),
+        "{err}"
+    );
+    assert_eq!(snapshot(&sb.join("prof")), before);
+    let o = in_prof(&sb, &["update", "--dry-run", "--format", "json"]);
+    let plan: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(plan[0]["state"], "pinned", "{plan:#}");
+    assert_eq!(plan[0]["pin"], "^0.1", "{plan:#}");
+    assert_eq!(plan[0]["newest"], "0.2.0", "{plan:#}");
+}
+
+/// `install ID` is how a pin is lifted; `install ID@REQ` of the version installed records
+/// one without touching the files; a repair keeps what its command says.
+#[test]
+fn install_id_lifts_the_pin_and_install_id_at_req_sets_it() {
+    let sb = Sandbox::new();
+    let receipt = pinned_catalog(&sb);
+    ok(&in_prof(&sb, &["install", "demo@0.1.0", "--index", "cat"]));
+    ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
+    let r = read_json(&receipt);
+    assert_eq!(r["version"], "0.2.0");
+    assert!(r.get("pin").is_none(), "{r:#}");
+    // Pinned where it is: only the receipt changes.
+    let tree = snapshot(&sb.join("prof/hooks/demo"));
+    let hooks = std::fs::read(sb.join("prof/hooks.json")).unwrap();
+    let o = in_prof(&sb, &["install", "demo@^0.2", "--index", "cat"]);
+    ok(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("ok      demo 0.2.0 (already installed; pinned ^0.2)"),
+        "{out}"
+    );
+    assert_eq!(read_json(&receipt)["pin"], "^0.2");
+    assert_eq!(snapshot(&sb.join("prof/hooks/demo")), tree);
+    assert_eq!(std::fs::read(sb.join("prof/hooks.json")).unwrap(), hooks);
+    // A repair with the pin keeps it; one without lifts it.
+    std::fs::write(sb.join("prof/hooks/demo/README.md"), "changed\n").unwrap();
+    ok(&in_prof(&sb, &["install", "demo@^0.2", "--index", "cat"]));
+    assert_eq!(read_json(&receipt)["pin"], "^0.2");
+    std::fs::write(sb.join("prof/hooks/demo/README.md"), "changed\n").unwrap();
+    let o = in_prof(
+        &sb,
+        &["install", "demo", "--index", "cat", "--format", "json"],
+    );
+    ok(&o);
+    let done: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(done[0]["action"], "repair", "{done:#}");
+    assert!(read_json(&receipt).get("pin").is_none());
+    // Lifting a pin on the version installed says so.
+    ok(&in_prof(&sb, &["install", "demo@0.2.0", "--index", "cat"]));
+    let o = in_prof(&sb, &["install", "demo", "--index", "cat"]);
+    ok(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("ok      demo 0.2.0 (already installed; pin lifted)"),
+        "{out}"
+    );
+    assert!(read_json(&receipt).get("pin").is_none());
+}
+
+/// Receipts of earlier releases have no `pin`: `update` moves them as it always did.
+#[test]
+fn a_receipt_without_a_pin_updates_as_before() {
+    let sb = Sandbox::new();
+    let receipt = pinned_catalog(&sb);
+    ok(&in_prof(&sb, &["install", "demo@0.1.0", "--index", "cat"]));
+    let mut r = read_json(&receipt);
+    r.as_object_mut().unwrap().remove("pin");
+    std::fs::write(&receipt, serde_json::to_vec_pretty(&r).unwrap()).unwrap();
+    let o = in_prof(&sb, &["update", "--dry-run", "--format", "json"]);
+    let plan: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(plan[0]["state"], "outdated", "{plan:#}");
+    assert!(plan[0].get("pin").is_none(), "{plan:#}");
+    ok(&in_prof(&sb, &["update"]));
+    let r = read_json(&receipt);
+    assert_eq!(r["version"], "0.2.0");
+    assert!(r.get("pin").is_none(), "{r:#}");
 }
