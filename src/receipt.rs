@@ -113,6 +113,14 @@ fn check(p: &Path, r: &Receipt) -> Result<(), String> {
             r.version
         ));
     }
+    // `update` chooses by it and advice names `ID@PIN`.
+    if let Some(pin) = &r.pin {
+        if crate::install::Want::parse(&r.id, pin).is_err() {
+            return Err(format!(
+                "its pin `{pin}` is not a version (X.Y.Z) or a range (such as `^0.1`)"
+            ));
+        }
+    }
     for f in &r.files {
         let clean = !f.path.is_empty()
             && Path::new(&f.path)

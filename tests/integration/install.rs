@@ -2844,3 +2844,35 @@ fn a_receipt_without_a_pin_updates_as_before() {
     assert_eq!(r["version"], "0.2.0");
     assert!(r.get("pin").is_none(), "{r:#}");
 }
+
+/// A pin that is no version requirement cannot be honoured or shown: the receipt is
+/// unreadable, with the way out, and nothing is written.
+#[test]
+fn an_unparsable_pin_in_a_receipt_is_reported_with_a_way_out() {
+    let sb = Sandbox::new();
+    let receipt = pinned_catalog(&sb);
+    ok(&in_prof(&sb, &["install", "demo@0.1.0", "--index", "cat"]));
+    let mut r = read_json(&receipt);
+    r["pin"] = json!("banana");
+    std::fs::write(&receipt, serde_json::to_vec_pretty(&r).unwrap()).unwrap();
+    let before = snapshot(&sb.join("prof"));
+    for args in [&["update"][..], &["update", "--dry-run"], &["list"]] {
+        let o = in_prof(&sb, args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("demo.json: not a readable receipt: its pin `banana` is not")
+                && err.contains("delete it, then `hookpack install demo`"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(snapshot(&sb.join("prof")), before, "{args:?} wrote");
+    }
+    let o = in_prof(&sb, &["doctor"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains(
+            "demo.json: error[receipt-unreadable]: not a readable receipt: its pin `banana`"
+        ),
+        "{out}"
+    );
+}
