@@ -1501,7 +1501,10 @@ fn run_list(a: ListArgs, printer: &Printer) -> Result<ExitCode, Error> {
                 } else {
                     "  (folder missing; run `hookpack doctor`)"
                 };
-                printer.data(&format!("recipe  {} {}{missing}", r.id, r.version))?;
+                let pin = (r.pin.as_ref())
+                    .map(|p| format!("  pinned {p}"))
+                    .unwrap_or_default();
+                printer.data(&format!("recipe  {} {}{pin}{missing}", r.id, r.version))?;
             }
             for h in &listing.handlers {
                 let status = if h.problems.is_empty() {

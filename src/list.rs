@@ -21,6 +21,9 @@ pub struct Installed {
     pub archive_url: String,
     /// Whether its folder is there.
     pub folder_present: bool,
+    /// The pin it was installed with (`install ID@REQ`), which `update` stays within.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pin: Option<String>,
 }
 
 /// One handler of a `hooks.json`.
@@ -206,6 +209,7 @@ pub fn collect(profile: &Profile, workspace: &Path) -> Result<Listing, Error> {
             id: r.id,
             version: r.version,
             archive_url: r.archive_url,
+            pin: r.pin,
         })
         .collect();
     let trust = crate::trust::TrustFile::read(&profile.trust_file())?;

@@ -2739,6 +2739,13 @@ fn an_exact_pin_stays_on_update() {
     assert_eq!(plan[0]["pin"], "0.1.0", "{plan:#}");
     assert_eq!(plan[0]["newest"], "0.2.0", "{plan:#}");
     assert_eq!(snapshot(&sb.join("prof")), before);
+    // list shows it.
+    let o = in_prof(&sb, &["list"]);
+    ok(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("recipe  demo 0.1.0  pinned 0.1.0"), "{out}");
+    let listing = list_json(&sb);
+    assert_eq!(listing["recipes"][0]["pin"], "0.1.0", "{listing:#}");
 }
 
 /// A range pin still gets the updates inside it, and only those.
@@ -2801,6 +2808,8 @@ fn install_id_lifts_the_pin_and_install_id_at_req_sets_it() {
     assert_eq!(read_json(&receipt)["pin"], "^0.2");
     assert_eq!(snapshot(&sb.join("prof/hooks/demo")), tree);
     assert_eq!(std::fs::read(sb.join("prof/hooks.json")).unwrap(), hooks);
+    let listing = list_json(&sb);
+    assert_eq!(listing["recipes"][0]["pin"], "^0.2", "{listing:#}");
     // A repair with the pin keeps it; one without lifts it.
     std::fs::write(sb.join("prof/hooks/demo/README.md"), "changed\n").unwrap();
     ok(&in_prof(&sb, &["install", "demo@^0.2", "--index", "cat"]));
@@ -2824,6 +2833,8 @@ fn install_id_lifts_the_pin_and_install_id_at_req_sets_it() {
         "{out}"
     );
     assert!(read_json(&receipt).get("pin").is_none());
+    let listing = list_json(&sb);
+    assert!(listing["recipes"][0].get("pin").is_none(), "{listing:#}");
 }
 
 /// Receipts of earlier releases have no `pin`: `update` moves them as it always did.
