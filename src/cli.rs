@@ -1392,7 +1392,7 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
                     }
                     _ => format!("{} {}: not in {index}; left as it is", o.id, o.installed),
                 });
-                results.push(Ok(left(&profile, o.id, o.installed, reason, Vec::new())));
+                results.push(Ok(left(&profile, o, reason, Vec::new())));
             }
             continue;
         };
@@ -1421,16 +1421,10 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
         match &result {
             Err(Error::LocalChanges { files, .. }) => {
                 let files = files.clone();
-                results.push(Ok(left(
-                    &profile,
-                    o.id,
-                    o.installed,
-                    "local-changes",
-                    files,
-                )));
+                results.push(Ok(left(&profile, o, "local-changes", files)));
             }
             Err(e) => {
-                let mut failed = left(&profile, o.id, o.installed, "failed", Vec::new());
+                let mut failed = left(&profile, o, "failed", Vec::new());
                 failed.error = Some(error_lines(e).join("; caused by: "));
                 results.push(Ok(failed));
             }
@@ -1451,24 +1445,23 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
 /// What `update` reports for a recipe it leaves as it is, and why.
 fn left(
     profile: &crate::profile::Profile,
-    id: String,
-    installed: String,
+    o: install::Outdated,
     reason: &'static str,
     files: Vec<String>,
 ) -> install::Outcome {
     install::Outcome {
         action: "left",
-        path: profile.recipe_dir(&id),
-        from: Some(installed.clone()),
-        to: Some(installed),
-        id,
+        path: profile.recipe_dir(&o.id),
+        from: Some(o.installed.clone()),
+        to: Some(o.installed),
+        id: o.id,
         files,
         hooks_json_diff: Vec::new(),
         dry_run: false,
         reason: Some(reason),
         warnings: Vec::new(),
         error: None,
-        pin: None,
+        pin: o.pin,
     }
 }
 

@@ -2721,6 +2721,7 @@ fn an_exact_pin_stays_on_update() {
     assert_eq!(done[0]["action"], "left", "{done:#}");
     assert_eq!(done[0]["reason"], "pinned", "{done:#}");
     assert_eq!(done[0]["to"], "0.1.0", "{done:#}");
+    assert_eq!(done[0]["pin"], "0.1.0", "{done:#}");
     assert_eq!(snapshot(&sb.join("prof")), before);
     // The plan says so too.
     let o = in_prof(&sb, &["update", "--dry-run"]);
