@@ -481,6 +481,66 @@ pub enum Error {
 }
 
 impl Error {
+    /// A short, stable machine name for this error, the variant's name in kebab case
+    /// (`not-installed`, `fetch`): the `kind` of the `--format json` error object.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Error::Fs(_) => "fs",
+            Error::IdInvalid(_) => "id-invalid",
+            Error::ScaffoldTargetExists { .. } => "scaffold-target-exists",
+            Error::WorkspaceNotFolder { .. } => "workspace-not-folder",
+            Error::ProfileMissing { .. } => "profile-missing",
+            Error::ScaffoldIdIsHelpers => "scaffold-id-is-helpers",
+            Error::ScaffoldDirNotFolder { .. } => "scaffold-dir-not-folder",
+            Error::ScaffoldInsideRecipe { .. } => "scaffold-inside-recipe",
+            Error::OutOverlaps { .. } => "out-overlaps",
+            Error::OutHoldsSources { .. } => "out-holds-sources",
+            Error::OutEntryNotFolder { .. } => "out-entry-not-folder",
+            Error::OutNotFolder { .. } => "out-not-folder",
+            Error::PackRefused { .. } => "pack-refused",
+            Error::ArchiveWrite { .. } => "archive-write",
+            Error::RecipesInvalid { .. } => "recipes-invalid",
+            Error::IndexInvalid { .. } => "index-invalid",
+            Error::IndexInvalidReadOnly { .. } => "index-invalid-read-only",
+            Error::Republish { .. } => "republish",
+            Error::PublishedArchiveLost { .. } => "published-archive-lost",
+            Error::KeptArchiveDamaged { .. } => "kept-archive-damaged",
+            Error::ArchiveExists { .. } => "archive-exists",
+            Error::RecipeNotFound { .. } => "recipe-not-found",
+            Error::NoRecipes { .. } => "no-recipes",
+            Error::TimestampInvalid { .. } => "timestamp-invalid",
+            Error::UrlInvalid { .. } => "url-invalid",
+            Error::TypeScript { .. } => "typescript",
+            Error::Fetch(_) => "fetch",
+            Error::ConfigInvalid { .. } => "config-invalid",
+            Error::ProfileNameInvalid { .. } => "profile-name-invalid",
+            Error::LockTimeout { .. } => "lock-timeout",
+            Error::ArgInvalid { .. } => "arg-invalid",
+            Error::PayloadInvalid { .. } => "payload-invalid",
+            Error::SpecInvalid { .. } => "spec-invalid",
+            Error::RecipeNotInIndex { .. } => "recipe-not-in-index",
+            Error::VersionNotFound { .. } => "version-not-found",
+            Error::CliTooOld { .. } => "cli-too-old",
+            Error::ChecksumMismatch { .. } => "checksum-mismatch",
+            Error::SizeMismatch { .. } => "size-mismatch",
+            Error::ArchiveRefused { .. } => "archive-refused",
+            Error::ManifestMismatch { .. } => "manifest-mismatch",
+            Error::HooksJsonRefused { .. } => "hooks-json-refused",
+            Error::HooksJsonUnreadable { .. } => "hooks-json-unreadable",
+            Error::HooksJsonShape { .. } => "hooks-json-shape",
+            Error::NotInstalled { .. } => "not-installed",
+            Error::HandlerNotFound { .. } => "handler-not-found",
+            Error::LocalChanges { .. } => "local-changes",
+            Error::RemoveLocalChanges { .. } => "remove-local-changes",
+            Error::RemoveNotInstalledFolder { .. } => "remove-not-installed-folder",
+            Error::RemoveTrustUnreadable { .. } => "remove-trust-unreadable",
+            Error::UnreceiptedFiles { .. } => "unreceipted-files",
+            Error::RecipeHandlersNotFound { .. } => "recipe-handlers-not-found",
+            Error::BrokenPipe => "broken-pipe",
+            Error::Output(_) => "output",
+        }
+    }
+
     /// The per-file problems behind this error, for errors that carry them.
     pub fn diagnostics(&self) -> &[crate::diagnostic::Diagnostic] {
         match self {
