@@ -366,6 +366,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         }
     };
     let quiet = cli.quiet;
+    let format = format_of(&cli.command);
     let result = match check_environment() {
         Err(e) => Err(e),
         Ok(()) => run_command(cli.command, quiet),
@@ -379,10 +380,35 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                     Printer::new(Format::Text, false).diagnostic_to_stderr(d);
                 }
                 report_error(&e);
+                // Only while stdout is empty: an error once a report has begun is one
+                // writing it, and a second document would not parse as one.
+                if format == Format::Json && !crate::output::wrote_stdout() {
+                    let _ = Printer::new(Format::Json, quiet).json(&error_report(&e));
+                }
             }
             code
         }
     }
+}
+
+/// The `--format` a parsed command was given.
+fn format_of(command: &Command) -> Format {
+    match command {
+        Command::Validate(a) => a.format,
+        Command::New(a) => a.format,
+        Command::Assemble(a) => a.format,
+        Command::Pack(a) => a.format,
+        Command::Install(a) => a.format,
+        Command::Remove(a) => a.format,
+        Command::Update(a) => a.format,
+        Command::List(a) => a.format,
+        Command::Trust(a) | Command::Revoke(a) => a.format,
+        Command::Run(a) => a.format,
+        Command::Doctor(a) => a.format,
+        Command::Test(a) => a.format,
+        Command::Catalog(CatalogCommand::List(a) | CatalogCommand::Verify(a)) => a.format,
+    }
+    .into()
 }
 
 /// The most seconds a timeout variable takes (about 31 years): far larger values overflow
@@ -517,6 +543,24 @@ pub fn report_error(e: &(dyn std::error::Error + 'static)) {
         } else {
             eprintln!("  caused by: {line}");
         }
+    }
+}
+
+/// The JSON error object `--format json` prints for `e`: the text of the lines
+/// [`report_error`] prints, the exit code, the kind and the diagnostics.
+fn error_report(e: &Error) -> crate::output::ErrorReport<'_> {
+    // As on stderr, so that a script can match either.
+    let mut lines = error_lines(e)
+        .into_iter()
+        .map(|l| crate::archive::printable(&l));
+    crate::output::ErrorReport {
+        error: crate::output::ErrorObject {
+            message: lines.next().unwrap_or_default(),
+            causes: lines.collect(),
+            exit_code: e.exit_code() as u8,
+            kind: e.kind(),
+            diagnostics: e.diagnostics(),
+        },
     }
 }
 

@@ -4,6 +4,39 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use serde::Serialize;
 use std::io::{self, IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set once anything has been written to stdout, so that an error ending the verb adds its
+/// JSON error object only where no JSON document was started.
+static WROTE_STDOUT: AtomicBool = AtomicBool::new(false);
+
+/// Whether this process has written anything to stdout.
+pub fn wrote_stdout() -> bool {
+    WROTE_STDOUT.load(Ordering::Relaxed)
+}
+
+/// What `--format json` prints on stdout for an error that ends a verb before it has a
+/// report: `{"error": {…}}`. Its shape is stable (README, "Exit codes").
+#[derive(Debug, Serialize)]
+pub struct ErrorReport<'a> {
+    /// The error.
+    pub error: ErrorObject<'a>,
+}
+
+/// The body of an [`ErrorReport`].
+#[derive(Debug, Serialize)]
+pub struct ErrorObject<'a> {
+    /// The text of the `error:` line on stderr.
+    pub message: String,
+    /// The text of each `caused by:` line on stderr, in order (often none).
+    pub causes: Vec<String>,
+    /// The process exit code (1, 2 or 3).
+    pub exit_code: u8,
+    /// A short, stable machine name for the kind of error, such as `not-installed`.
+    pub kind: &'static str,
+    /// The per-file problems behind the error, as `validate` reports them (often none).
+    pub diagnostics: &'a [Diagnostic],
+}
 
 /// How reports are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -45,12 +78,14 @@ impl Printer {
     /// Writes a line of data to stdout, with terminal control characters escaped (see
     /// [`terminal_safe`]).
     pub fn data(&self, line: &str) -> io::Result<()> {
+        WROTE_STDOUT.store(true, Ordering::Relaxed);
         let mut out = io::stdout().lock();
         writeln!(out, "{}", terminal_safe(line))
     }
 
     /// Writes `value` as pretty JSON to stdout.
     pub fn json<T: Serialize>(&self, value: &T) -> io::Result<()> {
+        WROTE_STDOUT.store(true, Ordering::Relaxed);
         let mut out = io::stdout().lock();
         // Keep the I/O error's kind: a closed pipe (`| head`) must stay a quiet exit.
         serde_json::to_writer_pretty(&mut out, value).map_err(|e| match e.io_error_kind() {
@@ -70,6 +105,7 @@ impl Printer {
     /// Writes one diagnostic as a line of data to stdout, its severity coloured on a
     /// terminal.
     pub fn diagnostic(&self, d: &Diagnostic) -> io::Result<()> {
+        WROTE_STDOUT.store(true, Ordering::Relaxed);
         // The line is terminal-safe already, apart from the colour added here.
         writeln!(io::stdout().lock(), "{}", diagnostic_line(d, self.color))
     }

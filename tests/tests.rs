@@ -8,6 +8,8 @@ mod catalog;
 mod common;
 #[path = "integration/consistency.rs"]
 mod consistency;
+#[path = "integration/errors.rs"]
+mod errors;
 #[path = "integration/faults.rs"]
 mod faults;
 #[path = "integration/host.rs"]

@@ -1,0 +1,308 @@
+//! An error that ends a verb: with `--format json`, one JSON error object on stdout, the
+//! same `error:` / `caused by:` lines on stderr as without it, and the same exit code.
+
+use crate::common::*;
+use serde_json::Value;
+
+/// Runs `args`, returning (exit code, stdout, stderr).
+fn run(sb: &Sandbox, args: &[&str]) -> (i32, Vec<u8>, String) {
+    run_env(sb, args, &[])
+}
+
+/// Runs `args` with the variables `env` set, returning (exit code, stdout, stderr).
+fn run_env(sb: &Sandbox, args: &[&str], env: &[(&str, &str)]) -> (i32, Vec<u8>, String) {
+    let o = sb
+        .cmd()
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    (
+        o.status.code().expect("exit code"),
+        o.stdout,
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// The `error:` line's text and the `caused by:` lines' texts on `stderr`.
+fn error_lines(stderr: &str) -> (String, Vec<String>) {
+    let mut lines = stderr.lines().skip_while(|l| !l.starts_with("error: "));
+    let message = lines
+        .next()
+        .unwrap_or_else(|| panic!("no `error:` line on stderr: {stderr}"))
+        .strip_prefix("error: ")
+        .unwrap()
+        .to_string();
+    let causes = lines
+        .map_while(|l| l.strip_prefix("  caused by: "))
+        .map(String::from)
+        .collect();
+    (message, causes)
+}
+
+/// Runs `args` without and then with `--format json`; both must exit `code` with the same
+/// stderr, whose `error:` line holds `needle`. Without it stdout is empty; with it stdout
+/// is exactly one JSON object, `{"error": {…}}`, which is returned.
+fn json_error(sb: &Sandbox, args: &[&str], code: i32, needle: &str) -> Value {
+    json_error_env(sb, args, &[], code, needle)
+}
+
+/// [`json_error`] with the variables `env` set.
+fn json_error_env(
+    sb: &Sandbox,
+    args: &[&str],
+    env: &[(&str, &str)],
+    code: i32,
+    needle: &str,
+) -> Value {
+    let (text_code, text_out, text_err) = run_env(sb, args, env);
+    assert_eq!(text_code, code, "{args:?}: {text_err}");
+    assert!(
+        text_out.is_empty(),
+        "{args:?} printed on stdout without --format json: {}",
+        String::from_utf8_lossy(&text_out)
+    );
+    let (message, causes) = error_lines(&text_err);
+    assert!(message.contains(needle), "{args:?}: {text_err}");
+
+    let mut with_json = args.to_vec();
+    with_json.extend(["--format", "json"]);
+    let (json_code, json_out, json_err) = run_env(sb, &with_json, env);
+    assert_eq!(json_code, code, "{with_json:?}: {json_err}");
+    assert_eq!(
+        json_err, text_err,
+        "{with_json:?}: stderr changed with --format json"
+    );
+    // `from_slice` refuses anything after the one value but white space.
+    let doc: Value = serde_json::from_slice(&json_out).unwrap_or_else(|e| {
+        panic!(
+            "{with_json:?}: stdout is not one JSON document ({e}): {:?}",
+            String::from_utf8_lossy(&json_out)
+        )
+    });
+    let obj = doc.as_object().expect("a JSON object");
+    assert_eq!(
+        obj.keys().collect::<Vec<_>>(),
+        ["error"],
+        "{with_json:?}: {doc}"
+    );
+    let e = &doc["error"];
+    assert_eq!(e["message"], message.as_str(), "{with_json:?}: {doc}");
+    assert_eq!(
+        e["causes"],
+        serde_json::json!(causes),
+        "{with_json:?}: {doc}"
+    );
+    assert_eq!(e["exit_code"], code, "{with_json:?}: {doc}");
+    let kind = e["kind"].as_str().expect("kind is a string");
+    assert!(
+        !kind.is_empty()
+            && kind
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+        "{with_json:?}: kind {kind:?}"
+    );
+    assert!(e["diagnostics"].is_array(), "{with_json:?}: {doc}");
+    doc
+}
+
+#[test]
+fn catalog_list_from_an_unreachable_server_prints_a_json_error_exit_3() {
+    let sb = Sandbox::new();
+    let url = format!("http://127.0.0.1:{}/hooks-index.json", unused_port());
+    let doc = json_error(&sb, &["catalog", "list", &url], 3, "");
+    assert_eq!(doc["error"]["kind"], "fetch", "{doc}");
+}
+
+/// A port nothing listens on: a connection to it is refused at once.
+fn unused_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
+#[test]
+fn pack_with_a_missing_recipes_dir_prints_a_json_error() {
+    let sb = Sandbox::new();
+    json_error(
+        &sb,
+        &["pack", "--recipes-dir", "missing", "--out-dir", "cat"],
+        1,
+        "missing",
+    );
+    assert!(!sb.join("cat").exists());
+}
+
+#[test]
+fn pack_of_invalid_recipes_lists_the_diagnostics_in_the_json_error() {
+    let sb = Sandbox::new();
+    let mut m = manifest("demo");
+    m["version"] = serde_json::json!("not-a-version");
+    write_recipe(&sb, "src/demo", &m);
+    let doc = json_error(
+        &sb,
+        &["pack", "--recipes-dir", "src", "--out-dir", "cat"],
+        1,
+        "problem(s) in the recipes",
+    );
+    assert_eq!(doc["error"]["kind"], "recipes-invalid", "{doc}");
+    let diagnostics = doc["error"]["diagnostics"].as_array().unwrap();
+    assert!(!diagnostics.is_empty(), "{doc}");
+    assert!(diagnostics[0]["code"].is_string(), "{doc}");
+}
+
+/// `catalog list` of a missing file is an error; `catalog verify` reports it as a finding,
+/// in its report, as before.
+#[test]
+fn catalog_list_of_a_missing_file_prints_a_json_error_verify_reports_it() {
+    let sb = Sandbox::new();
+    json_error(&sb, &["catalog", "list", "missing.json"], 1, "missing");
+    let (code, out, _) = run(
+        &sb,
+        &["catalog", "verify", "missing.json", "--format", "json"],
+    );
+    assert_eq!(code, 1);
+    let doc: Value = serde_json::from_slice(&out).unwrap();
+    assert!(doc.get("error").is_none() && doc["ok"] == false, "{doc}");
+    assert_eq!(doc["diagnostics"][0]["code"], "fetch-failed", "{doc}");
+}
+
+#[test]
+fn trust_revoke_run_on_a_missing_profile_print_a_json_error() {
+    let sb = Sandbox::new();
+    for args in [
+        &["trust", "--all", "--profile", "missing"][..],
+        &["revoke", "--all", "--profile", "missing"],
+        &["run", "Stop", "--profile", "missing"],
+    ] {
+        let doc = json_error(&sb, args, 1, "does not exist");
+        assert_eq!(doc["error"]["kind"], "profile-missing", "{args:?}: {doc}");
+    }
+}
+
+#[test]
+fn a_lock_held_by_another_process_prints_a_json_error_exit_3() {
+    let sb = Sandbox::new();
+    let lock = sb.write("prof/.hookpack.lock", "");
+    let held = std::fs::File::options().write(true).open(&lock).unwrap();
+    held.lock().unwrap();
+    let doc = json_error_env(
+        &sb,
+        &["doctor", "--fix", "--profile", "prof"],
+        &[("HOOKPACK_LOCK_TIMEOUT", "0")],
+        3,
+        "another hookpack process holds",
+    );
+    assert_eq!(doc["error"]["kind"], "lock-timeout", "{doc}");
+    drop(held);
+}
+
+#[test]
+fn other_verbs_print_a_json_error_too() {
+    let sb = Sandbox::new();
+    sb.write("a-file", "x");
+    // A profile that is a file: list, doctor, update.
+    for verb in ["list", "doctor", "update"] {
+        let doc = json_error(&sb, &[verb, "--profile", "a-file"], 1, "not a folder");
+        assert_eq!(doc["error"]["kind"], "config-invalid", "{verb}: {doc}");
+    }
+    json_error(&sb, &["new", "demo", "--dir", "a-file"], 1, "not a folder");
+    json_error(
+        &sb,
+        &["assemble", "--recipes-dir", "missing", "--out-dir", "out"],
+        1,
+        "missing",
+    );
+    json_error(&sb, &["test", "missing"], 1, "missing");
+    std::fs::create_dir(sb.join("prof")).unwrap();
+    json_error(
+        &sb,
+        &[
+            "run",
+            "Stop",
+            "--profile",
+            "prof",
+            "--payload",
+            "missing.json",
+        ],
+        1,
+        "missing.json",
+    );
+    // Usage-like errors found after parsing keep their exit code 2.
+    let doc = json_error(
+        &sb,
+        &["update", "--profile", "prof", "--cli-version", "x"],
+        2,
+        "--cli-version",
+    );
+    assert_eq!(doc["error"]["kind"], "arg-invalid", "{doc}");
+}
+
+#[test]
+fn an_environment_setting_refused_before_the_verb_prints_a_json_error() {
+    let sb = Sandbox::new();
+    let args = ["list", "--profile", "prof"];
+    let text = sb
+        .cmd()
+        .args(args)
+        .env("HOOKPACK_LOCK_TIMEOUT", "abc")
+        .output()
+        .unwrap();
+    assert_eq!(text.status.code(), Some(2));
+    assert!(text.stdout.is_empty());
+    let json = sb
+        .cmd()
+        .args(args)
+        .args(["--format", "json"])
+        .env("HOOKPACK_LOCK_TIMEOUT", "abc")
+        .output()
+        .unwrap();
+    assert_eq!(json.status.code(), Some(2));
+    assert_eq!(json.stderr, text.stderr);
+    let doc: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(doc["error"]["exit_code"], 2, "{doc}");
+    assert!(
+        doc["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("HOOKPACK_LOCK_TIMEOUT"),
+        "{doc}"
+    );
+}
+
+/// Reports that exit 1 for what they found keep their JSON as it was: no error object.
+#[test]
+fn reports_of_findings_keep_their_json() {
+    let sb = Sandbox::new();
+    let mut m = manifest("demo");
+    m["version"] = serde_json::json!("not-a-version");
+    write_recipe(&sb, "src/demo", &m);
+    let (code, report) = validate_json(&sb, &["src"]);
+    assert_eq!(code, 1);
+    assert!(
+        report.get("error").is_none() && report["ok"] == false,
+        "{report}"
+    );
+    // doctor reports a profile that does not exist; it is no error.
+    let (code, out, _) = run(&sb, &["doctor", "--profile", "missing", "--format", "json"]);
+    assert_eq!(code, 1);
+    let doc: Value = serde_json::from_slice(&out).unwrap();
+    assert!(doc.get("error").is_none(), "{doc}");
+}
+
+/// `--format github` prints nothing on stdout for an error, as before; a usage error that
+/// clap refuses prints only its usage message on stderr, whatever `--format` says.
+#[test]
+fn github_format_and_usage_errors_keep_stdout_empty() {
+    let sb = Sandbox::new();
+    sb.write("a-file", "x");
+    let (code, out, err) = run(
+        &sb,
+        &["doctor", "--profile", "a-file", "--format", "github"],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(out.is_empty());
+    assert!(err.contains("error: "), "{err}");
+    let (code, out, err) = run(&sb, &["install", "x", "--format", "json", "--bogus"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty());
+}
