@@ -1118,6 +1118,8 @@ fn finish_outcomes(
 ) -> Result<ExitCode, Error> {
     let mut worst = ExitCode::Success;
     let mut outcomes = Vec::new();
+    // The first error of the worst exit code: JSON gives it when no recipe has an outcome.
+    let mut worst_error: Option<Error> = None;
     for r in results {
         match r {
             Ok(o) => {
@@ -1138,12 +1140,17 @@ fn finish_outcomes(
                 report_error(&e);
                 if code as i32 > worst as i32 {
                     worst = code;
+                    worst_error = Some(e);
                 }
             }
         }
     }
     if printer.format == Format::Json {
-        printer.json(&outcomes)?;
+        match worst_error.filter(|_| outcomes.is_empty()) {
+            // Every recipe failed: an empty list would not say so.
+            Some(e) => printer.json(&error_report(&e))?,
+            None => printer.json(&outcomes)?,
+        }
     }
     Ok(worst)
 }

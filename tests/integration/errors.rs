@@ -306,3 +306,104 @@ fn github_format_and_usage_errors_keep_stdout_empty() {
     assert_eq!(code, 2, "{err}");
     assert!(out.is_empty());
 }
+
+/// `install` and `remove` where every recipe named failed: the error object, not an empty
+/// list of outcomes (`[]`, which said nothing of the failure).
+#[test]
+fn install_of_an_unknown_id_prints_a_json_error() {
+    let sb = Sandbox::new();
+    let doc = json_error(
+        &sb,
+        &["install", "no-such-recipe", "--profile", "prof"],
+        1,
+        "no recipe `no-such-recipe`",
+    );
+    assert_eq!(doc["error"]["kind"], "recipe-not-in-index", "{doc}");
+}
+
+#[test]
+fn install_from_a_missing_index_prints_a_json_error() {
+    let sb = Sandbox::new();
+    json_error(
+        &sb,
+        &[
+            "install",
+            "tool-gate",
+            "--index",
+            "missing/hooks-index.json",
+            "--profile",
+            "prof",
+        ],
+        1,
+        "missing",
+    );
+}
+
+#[test]
+fn install_from_an_unreachable_server_prints_a_json_error_exit_3() {
+    let sb = Sandbox::new();
+    let url = format!("http://127.0.0.1:{}/hooks-index.json", unused_port());
+    let doc = json_error(
+        &sb,
+        &["install", "tool-gate", "--index", &url, "--profile", "prof"],
+        3,
+        "",
+    );
+    assert_eq!(doc["error"]["kind"], "fetch", "{doc}");
+}
+
+#[test]
+fn remove_of_a_recipe_not_installed_prints_a_json_error() {
+    let sb = Sandbox::new();
+    std::fs::create_dir(sb.join("prof")).unwrap();
+    let doc = json_error(
+        &sb,
+        &["remove", "tool-gate", "--profile", "prof"],
+        1,
+        "is not installed",
+    );
+    assert_eq!(doc["error"]["kind"], "not-installed", "{doc}");
+    // Of several errors, the first with the highest exit code.
+    let (code, out, err) = run(
+        &sb,
+        &[
+            "remove",
+            "tool-gate",
+            "audit-log",
+            "--profile",
+            "prof",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(err.matches("error: ").count(), 2, "{err}");
+    let doc: Value = serde_json::from_slice(&out).unwrap();
+    let message = doc["error"]["message"].as_str().unwrap();
+    assert!(message.starts_with("`tool-gate` is not installed"), "{doc}");
+}
+
+/// When some recipes are installed and another fails, JSON lists what was done, as before;
+/// the error is on stderr and in the exit code.
+#[test]
+fn install_of_some_recipes_that_fail_keeps_the_list_of_outcomes() {
+    let sb = Sandbox::new();
+    let (code, out, err) = run(
+        &sb,
+        &[
+            "install",
+            "no-such-recipe",
+            "tool-gate",
+            "--profile",
+            "prof",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("error: the index"), "{err}");
+    let doc: Value = serde_json::from_slice(&out).unwrap();
+    let list = doc.as_array().expect("the list of outcomes");
+    assert_eq!(list.len(), 1, "{doc}");
+    assert_eq!(list[0]["id"], "tool-gate", "{doc}");
+}
