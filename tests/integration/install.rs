@@ -2653,9 +2653,9 @@ fn a_rolled_back_change_keeps_the_old_backup() {
     }
 }
 
-/// A `hooks.json.bak` that is a folder (the user's, or left by another tool) stopped the
-/// commit half way with "cannot replace …: Is a directory" and no way out. It is refused
-/// before anything is written, naming it and the fix; the folder is left as it is.
+/// A `hooks.json.bak` that is a folder (the user's, or left by another tool) made the
+/// commit fail with "cannot replace …: Is a directory" (exit 3) and no way out. It is
+/// refused before anything is written, naming it and the fix; the folder is left as it is.
 #[test]
 fn a_backup_path_that_is_a_folder_is_refused_first() {
     let sb = Sandbox::new();
