@@ -92,6 +92,8 @@ impl Spec {
         let (id, want, pin) = match s.split_once('@') {
             None => (s, Want::Newest, None),
             Some((id, v)) => {
+                // ` 0.1.0` is the exact version, not the range `^0.1.0` semver reads.
+                let v = v.trim();
                 let want = Want::parse(id, v).map_err(|why| Error::SpecInvalid {
                     spec: s.to_string(),
                     why,
@@ -1951,6 +1953,21 @@ pub fn outdated(
 #[cfg(test)]
 mod tests {
     use super::line_diff;
+
+    #[test]
+    fn a_pin_is_recorded_without_the_spaces_around_it() {
+        for (spec, pin) in [
+            ("tool-gate@ 0.1.0", "0.1.0"),
+            ("tool-gate@^0.1 ", "^0.1"),
+            ("tool-gate@>=0.1, <0.3", ">=0.1, <0.3"),
+        ] {
+            let parsed = super::Spec::parse(spec).unwrap();
+            assert_eq!(parsed.pin.as_deref(), Some(pin), "{spec}");
+        }
+        let exact = super::Spec::parse("tool-gate@ 0.1.0 ").unwrap().want;
+        assert!(matches!(exact, super::Want::Exact(_)), "{exact:?}");
+        assert_eq!(super::Spec::parse("tool-gate").unwrap().pin, None);
+    }
 
     #[test]
     fn a_changed_line_shows_removed_before_added_with_context() {
