@@ -206,10 +206,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
         }
         // A working copy linked in for development: the host runs it, but install, update
         // and remove refuse it, and its files differ from the receipt by design.
-        if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink()) {
-            let target = std::fs::read_link(&dir)
-                .map(|t| format!(" (to {})", t.display()))
-                .unwrap_or_default();
+        if let Some(target) = crate::fs::link_shown(&dir) {
             out.push(Diagnostic::file_level(
                 &dir,
                 Severity::Warning,

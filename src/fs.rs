@@ -129,6 +129,19 @@ pub fn symlink_metadata(path: &Path) -> Result<fs::Metadata, FsError> {
     wrap("inspect", path, fs::symlink_metadata(path))
 }
 
+/// When `path` is a symbolic link, how to name it in a message: ` (to TARGET)`, or nothing
+/// when its target cannot be read. `None` when it is no link (or nothing is there).
+pub fn link_shown(path: &Path) -> Option<String> {
+    if !fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return None;
+    }
+    Some(
+        fs::read_link(path)
+            .map(|t| format!(" (to {})", t.display()))
+            .unwrap_or_default(),
+    )
+}
+
 /// `std::fs::metadata` (follows links) with the path in the error.
 pub fn metadata(path: &Path) -> Result<fs::Metadata, FsError> {
     wrap("inspect", path, fs::metadata(path))

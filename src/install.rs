@@ -1443,15 +1443,9 @@ fn no_links(profile: &Profile, id: &str, doing: &str) -> Result<(), Error> {
         profile.receipts_dir(),
         profile.recipe_dir(id),
     ] {
-        let Ok(m) = std::fs::symlink_metadata(&path) else {
+        let Some(target) = crate::fs::link_shown(&path) else {
             continue;
         };
-        if !m.file_type().is_symlink() {
-            continue;
-        }
-        let target = std::fs::read_link(&path)
-            .map(|t| format!(" (to {})", t.display()))
-            .unwrap_or_default();
         return Err(Error::ConfigInvalid {
             path,
             why: format!(
