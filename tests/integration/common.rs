@@ -291,6 +291,18 @@ pub fn sandbox_state(root: &Path) -> std::collections::BTreeMap<String, String> 
     out
 }
 
+/// Copies the files of the folder `from` (not its subfolders) into `to`, made if missing:
+/// a catalog folder as published at one moment.
+pub fn copy_files(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_file() {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
 /// Installs `id` at `version` of the repo's catalog into `profile` as a user did when that
 /// version was the newest: with no pin (`install ID`), from a copy of the catalog in
 /// `older-index/` whose index lists that version alone. The whole index is then published
@@ -305,11 +317,7 @@ pub fn install_older_unpinned(
 ) -> std::process::Output {
     let catalog = Path::new(env!("CARGO_MANIFEST_DIR")).join("catalog");
     let dir = sb.join("older-index");
-    std::fs::create_dir_all(&dir).unwrap();
-    for e in std::fs::read_dir(&catalog).unwrap() {
-        let e = e.unwrap();
-        std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
-    }
+    copy_files(&catalog, &dir);
     let index = dir.join("hooks-index.json");
     let full = std::fs::read(&index).unwrap();
     let mut doc: Value = serde_json::from_slice(&full).unwrap();

@@ -54,11 +54,7 @@ fn catalog_with_versions(sb: &Sandbox, id: &str, versions: &[(&str, &str)]) {
 /// updates (`install demo@0.1.0` would pin it, and `update` would leave it).
 fn old_and_new_catalogs(sb: &Sandbox) {
     catalog_with_versions(sb, "demo", &[("0.1.0", "0.13.0")]);
-    std::fs::create_dir_all(sb.join("old")).unwrap();
-    for e in std::fs::read_dir(sb.join("cat")).unwrap() {
-        let e = e.unwrap();
-        std::fs::copy(e.path(), sb.join("old").join(e.file_name())).unwrap();
-    }
+    copy_files(&sb.join("cat"), &sb.join("old"));
     catalog_with_versions(sb, "demo", &[("0.2.0", "0.13.0")]);
 }
 
