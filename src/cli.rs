@@ -1453,14 +1453,8 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
         };
         // The version chosen, with the pin it was chosen within kept in the receipt.
         let spec = install::Spec {
-            id: Id::parse(&o.id)?,
-            want: install::Want::Exact(crate::version::Version::parse(v).map_err(|e| {
-                Error::SpecInvalid {
-                    spec: format!("{}@{v}", o.id),
-                    why: e.to_string(),
-                }
-            })?),
             pin: o.pin.clone(),
+            ..install::Spec::parse(&format!("{}@{v}", o.id))?
         };
         let Some(index) = source_of.get(&o.id) else {
             continue;
