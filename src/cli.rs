@@ -354,15 +354,19 @@ pub struct ValidateSettings {
 
 /// Runs the command line `args` and returns the exit code; errors are printed on stderr.
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
-    let cli = match Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().collect();
+    let cli = match Cli::try_parse_from(&args) {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::Usage
-            } else {
-                ExitCode::Success
-            };
+            if !e.use_stderr() {
+                // `--help` and `--version`: not errors.
+                return ExitCode::Success;
+            }
+            if asks_for_json(&args) {
+                let _ = Printer::new(Format::Json, false).json(&usage_error_report(&e));
+            }
+            return ExitCode::Usage;
         }
     };
     let quiet = cli.quiet;
@@ -388,6 +392,105 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             }
             code
         }
+    }
+}
+
+/// Whether the raw arguments `args` (the program name first) end with `--format json` as
+/// the parser reads them, for a command line it refused: each option that takes a value
+/// (from the command definition) takes the next argument unless that one starts with `-`,
+/// as clap does, so `--payload=--format json` or a `--format json` after `--` asks for
+/// nothing, while `--payload --format json` (a payload without its value) does. The last
+/// `--format` given wins.
+fn asks_for_json(args: &[OsString]) -> bool {
+    let mut root = <Cli as clap::CommandFactory>::command();
+    root.build();
+    let mut command = &root;
+    let mut json = false;
+    // Set after an option that takes a value, until that value is seen: whether it is
+    // `--format`.
+    let mut pending: Option<bool> = None;
+    for arg in args.iter().skip(1) {
+        // A word that is not UTF-8 is no flag that matters here.
+        let Some(word) = arg.to_str() else {
+            pending = None;
+            continue;
+        };
+        let is_flag = word.starts_with('-') && word != "-";
+        if let Some(is_format) = pending.take() {
+            if !is_flag {
+                if is_format {
+                    json = word == "json";
+                }
+                continue;
+            }
+        }
+        if word == "--" {
+            break;
+        }
+        let takes_value =
+            |arg: Option<&clap::Arg>| arg.is_some_and(|a| a.get_action().takes_values());
+        if let Some(long) = word.strip_prefix("--") {
+            let (name, value) = match long.split_once('=') {
+                Some((name, value)) => (name, Some(value)),
+                None => (long, None),
+            };
+            // Every verb has `--format`; given where it is unknown, it is still the one
+            // the user meant.
+            let is_format = name == "format";
+            match value {
+                Some(value) if is_format => json = value == "json",
+                Some(_) => {}
+                None => {
+                    let known = command.get_arguments().find(|a| a.get_long() == Some(name));
+                    if is_format || takes_value(known) {
+                        pending = Some(is_format);
+                    }
+                }
+            }
+        } else if is_flag {
+            // A cluster of short flags: one that takes a value takes the rest of the word,
+            // or else the next argument.
+            let shorts = &word[1..];
+            for (i, c) in shorts.char_indices() {
+                let known = command.get_arguments().find(|a| a.get_short() == Some(c));
+                if takes_value(known) {
+                    if i + c.len_utf8() == shorts.len() {
+                        pending = Some(false);
+                    }
+                    break;
+                }
+            }
+        } else if let Some(sub) = command.find_subcommand(word) {
+            command = sub;
+        }
+    }
+    json
+}
+
+/// The JSON error object of a usage error the parser found: kind `usage`, exit code 2, and
+/// as message clap's text without colours, its `error: ` prefix, the usage line and the
+/// `--help` hint after it.
+fn usage_error_report(e: &clap::Error) -> crate::output::ErrorReport<'static> {
+    let message = if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        // Its text is the help, printed for a command line that names no subcommand.
+        "a subcommand is required; see --help".to_string()
+    } else {
+        let text = e.render().to_string();
+        let text = text.strip_prefix("error: ").unwrap_or(&text);
+        let kept: Vec<&str> = text
+            .lines()
+            .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+            .collect();
+        kept.join("\n").trim().to_string()
+    };
+    crate::output::ErrorReport {
+        error: crate::output::ErrorObject {
+            message,
+            causes: Vec::new(),
+            exit_code: ExitCode::Usage as u8,
+            kind: "usage",
+            diagnostics: &[],
+        },
     }
 }
 

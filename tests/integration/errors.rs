@@ -289,10 +289,9 @@ fn reports_of_findings_keep_their_json() {
     assert!(doc.get("error").is_none(), "{doc}");
 }
 
-/// `--format github` prints nothing on stdout for an error, as before; a usage error that
-/// clap refuses prints only its usage message on stderr, whatever `--format` says.
+/// `--format github` prints nothing on stdout for an error, as before.
 #[test]
-fn github_format_and_usage_errors_keep_stdout_empty() {
+fn github_format_keeps_stdout_empty() {
     let sb = Sandbox::new();
     sb.write("a-file", "x");
     let (code, out, err) = run(
@@ -302,9 +301,130 @@ fn github_format_and_usage_errors_keep_stdout_empty() {
     assert_eq!(code, 1, "{err}");
     assert!(out.is_empty());
     assert!(err.contains("error: "), "{err}");
-    let (code, out, err) = run(&sb, &["install", "x", "--format", "json", "--bogus"]);
-    assert_eq!(code, 2, "{err}");
-    assert!(out.is_empty());
+}
+
+/// A usage error the argument parser finds (unknown flag, missing argument or value, bad
+/// value) under `--format json` or `--format=json`: clap's text on stderr and exit 2 as
+/// without it, and the JSON error object on stdout, kind `usage`, its message clap's
+/// error text without `error: `, the usage line and the `--help` hint.
+#[test]
+fn a_usage_error_under_format_json_prints_a_json_error_object() {
+    let sb = Sandbox::new();
+    for (args, needle) in [
+        (
+            &["install", "x", "--format", "json", "--bogus"][..],
+            "unexpected argument '--bogus' found",
+        ),
+        (
+            &["install", "--bogus", "x", "--format=json"],
+            "unexpected argument '--bogus' found",
+        ),
+        (
+            &["install", "--format", "json"],
+            "the following required arguments were not provided:\n  <ID>...",
+        ),
+        (
+            &["pack", "--compression", "bogus", "--format=json"],
+            "invalid value 'bogus' for '--compression <COMPRESSION>'",
+        ),
+        // clap reads `--format` here as a flag, not as the payload's value: the error is
+        // the payload's missing value.
+        (
+            &["run", "PreToolUse", "--payload", "--format", "json"],
+            "a value is required for '--payload <FILE|->' but none was supplied",
+        ),
+        (
+            &[
+                "-q", "catalog", "verify", "--format", "json", "cat", "extra",
+            ],
+            "unexpected argument 'extra' found",
+        ),
+    ] {
+        let (code, out, err) = run(&sb, args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        let doc: Value = serde_json::from_slice(&out).unwrap_or_else(|e| {
+            panic!(
+                "{args:?}: stdout is not one JSON document ({e}): {:?}\nstderr: {err}",
+                String::from_utf8_lossy(&out)
+            )
+        });
+        let e = &doc["error"];
+        assert_eq!(e["kind"], "usage", "{args:?}: {doc}");
+        assert_eq!(e["exit_code"], 2, "{args:?}: {doc}");
+        assert_eq!(e["causes"], serde_json::json!([]), "{args:?}: {doc}");
+        assert_eq!(e["diagnostics"], serde_json::json!([]), "{args:?}: {doc}");
+        let message = e["message"].as_str().expect("a message");
+        assert!(message.starts_with(needle), "{args:?}: {message:?}");
+        assert!(
+            !message.contains("error:")
+                && !message.contains("Usage:")
+                && !message.contains("--help")
+                && !message.contains('\x1b')
+                && message.trim() == message,
+            "{args:?}: {message:?}"
+        );
+        // stderr is clap's text, as without --format json.
+        let plain: Vec<&str> = args
+            .iter()
+            .copied()
+            .filter(|a| !a.starts_with("--format") && *a != "json")
+            .collect();
+        let (_, _, plain_err) = run(&sb, &plain);
+        assert_eq!(
+            err.lines().next(),
+            plain_err.lines().next(),
+            "{args:?} / {plain:?}"
+        );
+    }
+}
+
+/// Without `--format json` as clap reads it, a usage error prints its text only: another
+/// format, a bad format value, `--format json` as another flag's value or after `--`,
+/// `--help` and `--version`.
+#[test]
+fn a_usage_error_without_format_json_keeps_stdout_empty() {
+    let sb = Sandbox::new();
+    for args in [
+        &["install", "x", "--bogus"][..],
+        &["install", "x", "--format", "text", "--bogus"],
+        &["install", "x", "--format", "github", "--bogus"],
+        &["install", "x", "--format", "jsn"],
+        &[
+            "install",
+            "x",
+            "--format",
+            "json",
+            "--format=text",
+            "--bogus",
+        ],
+        &["run", "PreToolUse", "--payload=--format", "json"],
+        &["run", "PreToolUse", "--workspace=--format=json", "--bogus"],
+        &["validate", "--bogus", "--", "--format", "json"],
+    ] {
+        let (code, out, err) = run(&sb, args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+        assert!(
+            out.is_empty(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out)
+        );
+    }
+    for args in [
+        &["install", "--format", "json", "--help"][..],
+        &["--version", "--format", "json"],
+    ] {
+        let (code, out, err) = run(&sb, args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        let out = String::from_utf8_lossy(&out);
+        assert!(
+            out.contains("Usage: hookpack install") || out.starts_with("hookpack "),
+            "{args:?}: {out}"
+        );
+        assert!(!out.contains("\"error\""), "{args:?}: {out}");
+    }
 }
 
 /// `install` and `remove` where every recipe named failed: the error object, not an empty
