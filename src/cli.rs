@@ -652,10 +652,9 @@ pub fn report_error(e: &(dyn std::error::Error + 'static)) {
 /// The JSON error object `--format json` prints for `e`: the text of the lines
 /// [`report_error`] prints, the exit code, the kind and the diagnostics.
 fn error_report(e: &Error) -> crate::output::ErrorReport<'_> {
-    // As on stderr, so that a script can match either.
-    let mut lines = error_lines(e)
-        .into_iter()
-        .map(|l| crate::archive::printable(&l));
+    // The text as it is, not escaped as on stderr: JSON escapes what it must, and the
+    // printer writes what could still drive a terminal as `\uXXXX` escapes.
+    let mut lines = error_lines(e).into_iter();
     crate::output::ErrorReport {
         error: crate::output::ErrorObject {
             message: lines.next().unwrap_or_default(),

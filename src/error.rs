@@ -223,9 +223,8 @@ pub enum Error {
     },
     /// A profile name from the environment or `active-profile` is not one folder name.
     #[error(
-        "`{}` (from {from}) is not a profile name: {why}; name a folder in \
-         $FINCLAW_HOME/profiles, or give --profile DIR to use a folder elsewhere",
-        crate::archive::printable(name)
+        "`{name}` (from {from}) is not a profile name: {why}; name a folder in \
+         $FINCLAW_HOME/profiles, or give --profile DIR to use a folder elsewhere"
     )]
     ProfileNameInvalid {
         /// The name as found.

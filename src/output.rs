@@ -83,15 +83,21 @@ impl Printer {
         writeln!(out, "{}", terminal_safe(line))
     }
 
-    /// Writes `value` as pretty JSON to stdout.
+    /// Writes `value` as pretty JSON to stdout, its strings as they are (JSON escapes the
+    /// C0 controls) but for the other characters [`terminal_safe`] escapes, which are
+    /// written as `\uXXXX`: the document parses to the same text, and none of them reaches
+    /// a terminal that shows it.
     pub fn json<T: Serialize>(&self, value: &T) -> io::Result<()> {
         WROTE_STDOUT.store(true, Ordering::Relaxed);
         let mut out = io::stdout().lock();
+        let mut ser = serde_json::Serializer::with_formatter(&mut out, TerminalSafeJson::new());
         // Keep the I/O error's kind: a closed pipe (`| head`) must stay a quiet exit.
-        serde_json::to_writer_pretty(&mut out, value).map_err(|e| match e.io_error_kind() {
-            Some(kind) => io::Error::new(kind, e),
-            None => io::Error::other(e),
-        })?;
+        value
+            .serialize(&mut ser)
+            .map_err(|e| match e.io_error_kind() {
+                Some(kind) => io::Error::new(kind, e),
+                None => io::Error::other(e),
+            })?;
         writeln!(out)
     }
 
@@ -164,9 +170,22 @@ pub fn terminal_safe(s: &str) -> String {
 pub fn escape_controls(s: &str, keep: &[char]) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        // Bidirectional overrides, isolates and marks reorder what is shown around them;
-        // the line and paragraph separators break lines in some viewers.
-        let invisible = matches!(
+        if is_unsafe(c) && !keep.contains(&c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Whether `c` must not reach a terminal as it is: a control character, or one that
+/// reorders or breaks what is shown around it.
+fn is_unsafe(c: char) -> bool {
+    // Bidirectional overrides, isolates and marks reorder what is shown around them; the
+    // line and paragraph separators break lines in some viewers.
+    c.is_control()
+        || matches!(
             c,
             '\u{202A}'..='\u{202E}'
                 | '\u{2066}'..='\u{2069}'
@@ -175,14 +194,81 @@ pub fn escape_controls(s: &str, keep: &[char]) -> String {
                 | '\u{061C}'
                 | '\u{2028}'
                 | '\u{2029}'
-        );
-        if (c.is_control() || invisible) && !keep.contains(&c) {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
+        )
+}
+
+/// serde_json's pretty layout, writing each character of a string that [`is_unsafe`] but
+/// that JSON need not escape (DEL, C1 controls, bidirectional controls, line separators)
+/// as a `\uXXXX` escape.
+struct TerminalSafeJson(serde_json::ser::PrettyFormatter<'static>);
+
+impl TerminalSafeJson {
+    fn new() -> Self {
+        TerminalSafeJson(serde_json::ser::PrettyFormatter::new())
     }
-    out
+}
+
+impl serde_json::ser::Formatter for TerminalSafeJson {
+    fn write_string_fragment<W: ?Sized + Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        let mut start = 0;
+        for (i, c) in fragment.char_indices() {
+            if is_unsafe(c) {
+                writer.write_all(&fragment.as_bytes()[start..i])?;
+                // Every such character is in the Basic Multilingual Plane: one escape.
+                write!(writer, "\\u{:04x}", u32::from(c))?;
+                start = i + c.len_utf8();
+            }
+        }
+        writer.write_all(&fragment.as_bytes()[start..])
+    }
+
+    fn begin_array<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.0.begin_array(writer)
+    }
+
+    fn end_array<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.0.end_array(writer)
+    }
+
+    fn begin_array_value<W: ?Sized + Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        self.0.begin_array_value(writer, first)
+    }
+
+    fn end_array_value<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.0.end_array_value(writer)
+    }
+
+    fn begin_object<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.0.begin_object(writer)
+    }
+
+    fn end_object<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.0.end_object(writer)
+    }
+
+    fn begin_object_key<W: ?Sized + Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        self.0.begin_object_key(writer, first)
+    }
+
+    fn begin_object_value<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.0.begin_object_value(writer)
+    }
+
+    fn end_object_value<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.0.end_object_value(writer)
+    }
 }
 
 /// Formats one diagnostic as a GitHub Actions workflow command.
@@ -214,4 +300,36 @@ pub fn github_annotation(d: &Diagnostic) -> String {
         format!(" (at {})", d.pointer)
     };
     format!("::{level} {props}::{}", data(&format!("{}{at}", d.message)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_strings_parse_to_the_same_text_with_no_unsafe_character_raw() {
+        let text = "a\x1b[2J\x07\x7f\u{9b}\u{202e}\u{2066}\u{200f}\u{2028}\u{2029}\u{61c}\n\té€😀b";
+        let value = serde_json::json!({ text: [text, 1] });
+        let mut out = Vec::new();
+        let mut ser = serde_json::Serializer::with_formatter(&mut out, TerminalSafeJson::new());
+        value.serialize(&mut ser).unwrap();
+        let shown = String::from_utf8(out).unwrap();
+        assert!(
+            !shown.chars().any(|c| is_unsafe(c) && c != '\n'),
+            "{shown:?}"
+        );
+        assert!(shown.contains(r"\u009b\u202e\u2066"), "{shown}");
+        assert!(shown.contains("é€😀b"), "{shown}");
+        let back: serde_json::Value = serde_json::from_str(&shown).unwrap();
+        assert_eq!(back, value);
+        // The layout is serde_json's pretty one.
+        let plain = serde_json::json!({"k": [1, {"a": "b"}], "e": {}});
+        let mut out = Vec::new();
+        let mut ser = serde_json::Serializer::with_formatter(&mut out, TerminalSafeJson::new());
+        plain.serialize(&mut ser).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            serde_json::to_string_pretty(&plain).unwrap()
+        );
+    }
 }

@@ -527,3 +527,110 @@ fn install_of_some_recipes_that_fail_keeps_the_list_of_outcomes() {
     assert_eq!(list.len(), 1, "{doc}");
     assert_eq!(list[0]["id"], "tool-gate", "{doc}");
 }
+
+/// Control characters in the names an error quotes reach a JSON consumer as they are
+/// (JSON's own escaping makes them safe), while stderr shows them escaped; the bytes of
+/// stdout carry none of them raw either, C1 controls, bidirectional controls and line
+/// separators included (written as `\uXXXX`). A name that is not UTF-8 has U+FFFD for its
+/// undecodable bytes in both.
+#[test]
+fn the_json_error_object_carries_the_real_text_of_names() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let sb = Sandbox::new();
+    let hostile = ['\x1b', '\x07', '\x7f', '\u{9b}', '\u{202e}', '\u{2028}'];
+    let out_has_none = |out: &[u8]| {
+        let text = String::from_utf8(out.to_vec()).expect("stdout is UTF-8");
+        for c in hostile {
+            assert!(!text.contains(c), "{c:?} raw in stdout: {text:?}");
+        }
+    };
+
+    // A missing folder named with control characters: the message quotes it.
+    let dir = "src\x1b]0;owned\x07\x7f\u{9b}2J\u{202e}\u{2028}\nend";
+    let o = sb
+        .cmd()
+        .args([
+            "pack",
+            "--recipes-dir",
+            dir,
+            "--out-dir",
+            "cat",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(r"src\u{1b}]0;owned\u{7}\u{7f}\u{9b}2J\u{202e}\u{2028}\nend"),
+        "{err}"
+    );
+    assert!(!err.contains('\x1b') && !err.contains('\u{9b}'), "{err:?}");
+    out_has_none(&o.stdout);
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let message = doc["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(&format!("cannot list {dir}: ")),
+        "{message:?}"
+    );
+
+    // An id with them: a cause quotes it.
+    let id = "A\x1b[2J\u{9b}\u{202e}b";
+    let o = sb
+        .cmd()
+        .args(["remove", id, "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(r"`A\u{1b}[2J\u{9b}\u{202e}b`"), "{err}");
+    out_has_none(&o.stdout);
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let cause = doc["error"]["causes"][0].as_str().unwrap();
+    assert!(
+        cause.starts_with(&format!("`{id}` is not a valid id")),
+        "{cause:?}"
+    );
+
+    // A profile name with them, from $FINCLAW_PROFILE.
+    let name = "team/\x1b]2;x\x07";
+    let o = sb
+        .cmd()
+        .args(["list", "--format", "json"])
+        .env("FINCLAW_PROFILE", name)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(r"`team/\u{1b}]2;x\u{7}`"), "{err}");
+    out_has_none(&o.stdout);
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["error"]["kind"], "profile-name-invalid", "{doc}");
+    let message = doc["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(&format!("`{name}` (from ")),
+        "{message:?}"
+    );
+
+    // A name that is not UTF-8.
+    let o = sb
+        .cmd()
+        .args(["pack", "--recipes-dir"])
+        .arg(std::ffi::OsStr::from_bytes(b"src\xff\x1b"))
+        .args(["--out-dir", "cat", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("cannot list src\u{fffd}\\u{1b}: "),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let message = doc["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("cannot list src\u{fffd}\x1b: "),
+        "{message:?}"
+    );
+}
