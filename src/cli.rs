@@ -1838,10 +1838,16 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
                     .decision
                     .as_ref()
                     .and_then(|x| {
-                        x.failure
+                        let said = x
+                            .failure
                             .clone()
                             .map(|f| format!(" failure: {f}"))
-                            .or(x.verdict.map(|v| format!(" {v:?}").to_lowercase()))
+                            .or(x.verdict.map(|v| format!(" {v:?}").to_lowercase()));
+                        let warning = x.warning.as_ref().map(|w| format!(" warning: {w}"));
+                        match (said, warning) {
+                            (Some(s), Some(w)) => Some(s + &w),
+                            (s, w) => s.or(w),
+                        }
                     })
                     .unwrap_or_default();
                 printer.data(&format!(

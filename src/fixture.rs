@@ -385,11 +385,23 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
     let decision_ok = got == e.decision
         || (e.decision == "route" && outcome.updated_model.is_some() && outcome.verdict.is_none());
     if !decision_ok {
-        let detail = outcome
-            .failure
-            .as_deref()
-            .map(|f| format!(" ({f})"))
-            .unwrap_or_default();
+        // Why the handlers gave what they gave: a failure, else what they meant but hosts
+        // do not read so.
+        let warnings: Vec<String> = result
+            .handlers
+            .iter()
+            .filter_map(|h| {
+                h.decision
+                    .warning
+                    .as_ref()
+                    .map(|w| format!("{}: {w}", h.id))
+            })
+            .collect();
+        let detail = match outcome.failure.as_deref() {
+            Some(f) => format!(" ({f})"),
+            None if !warnings.is_empty() => format!(" ({})", warnings.join("; ")),
+            None => String::new(),
+        };
         result.mismatches.push(format!(
             "decision: expected {}, got {got}{detail}",
             e.decision

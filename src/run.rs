@@ -259,7 +259,16 @@ pub struct Decision {
     /// Why the handler counts as failed, if it does.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
+    /// What the handler likely meant but hosts do not read so, though it is no failure
+    /// (stdout that is JSON after a byte order mark). One handler's only: a combined
+    /// outcome has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
 }
+
+/// The warning of a handler whose stdout is JSON after a UTF-8 byte order mark.
+pub const BOM_WARNING: &str = "stdout starts with a UTF-8 byte order mark; hosts do not read \
+     it as JSON, so it gave no decision; write the JSON without the mark (bytes EF BB BF)";
 
 /// A verdict, strongest last.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -348,7 +357,11 @@ pub fn interpret(event: Event, out: &RawOutput, deny_on_failure: bool) -> Decisi
         return d;
     }
     if !looks_like_json(&stdout) {
-        // Plain text is not a decision.
+        // Plain text is not a decision. Nor is JSON after a byte order mark: JSON.parse and
+        // json.loads refuse the mark, so a host takes it for text; but say so.
+        if stdout.strip_prefix('\u{FEFF}').is_some_and(looks_like_json) {
+            d.warning = Some(BOM_WARNING.into());
+        }
         return d;
     }
     let v: Value = match serde_json::from_str(stdout.trim()) {
@@ -510,6 +523,15 @@ mod tests {
         assert_eq!(
             interpret(Event::PreToolUse, &raw(Some(1), "", "boom"), false).verdict,
             None
+        );
+        let bom_deny = format!("\u{FEFF}{deny}");
+        let d = interpret(Event::PreToolUse, &raw(Some(0), &bom_deny, ""), true);
+        assert_eq!(d.verdict, None);
+        assert_eq!(d.failure, None);
+        assert_eq!(d.warning.as_deref(), Some(BOM_WARNING));
+        assert_eq!(
+            interpret(Event::PreToolUse, &raw(Some(0), "\u{FEFF}ok", ""), false),
+            Decision::default()
         );
         let reject = r#"{"hookSpecificOutput":{"decision":"reject","reason":""}}"#;
         assert!(interpret(Event::Stop, &raw(Some(0), reject, ""), false)

@@ -1645,3 +1645,70 @@ fn a_trust_file_with_a_byte_order_mark_is_named_as_such() {
     }
     assert_eq!(std::fs::read(&path).unwrap(), body);
 }
+
+/// A handler whose stdout is a UTF-8 byte order mark and then its JSON answer gives no
+/// decision, as hosts read it (JSON.parse and json.loads refuse the mark), but `run` says
+/// why on the handler's line, and in JSON as the handler decision's `warning`; a mark
+/// before plain text, which is no answer anyway, draws no warning.
+#[test]
+fn an_answer_after_a_byte_order_mark_gives_no_decision_and_says_why() {
+    let sb = Sandbox::new();
+    sb.write(
+        "ws/bom.js",
+        r#"process.stdout.write("\uFEFF" + JSON.stringify({hookSpecificOutput: {permissionDecision: "deny", permissionDecisionReason: "no"}}));"#,
+    );
+    sb.write("ws/bom-text.js", r#"process.stdout.write("\uFEFFok\n");"#);
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [
+            {"id": "bom-json", "type": "command", "command": "node bom.js"},
+            {"id": "bom-text", "type": "command", "command": "node bom-text.js"}
+        ]}),
+    );
+    let warning = "stdout starts with a UTF-8 byte order mark; hosts do not read it as \
+                   JSON, so it gave no decision";
+    let d = run(
+        &sb,
+        "PreToolUse",
+        json!({"tool_name": "exec"}),
+        &["--include-untrusted"],
+    );
+    assert!(d["outcome"].get("verdict").is_none(), "{d:#}");
+    let h = &d["handlers"];
+    assert_eq!(h[0]["exit"], 0, "{d:#}");
+    assert!(h[0]["decision"].get("verdict").is_none(), "{d:#}");
+    assert!(h[0]["decision"].get("failure").is_none(), "{d:#}");
+    assert!(
+        h[0]["decision"]["warning"]
+            .as_str()
+            .is_some_and(|w| w.starts_with(warning)),
+        "{d:#}"
+    );
+    assert!(h[1]["decision"].get("warning").is_none(), "{d:#}");
+
+    let o = sb
+        .cmd()
+        .args(["run", "PreToolUse", "--payload", "payload.json"])
+        .args([
+            "--profile",
+            "prof",
+            "--workspace",
+            "ws",
+            "--include-untrusted",
+        ])
+        .output()
+        .unwrap();
+    ok(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.starts_with("PreToolUse: no decision\n"), "{out}");
+    let line = out
+        .lines()
+        .find(|l| l.contains(" bom-json "))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(line.contains(&format!("warning: {warning}")), "{out}");
+    let line = out
+        .lines()
+        .find(|l| l.contains(" bom-text "))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(!line.contains("warning"), "{out}");
+}

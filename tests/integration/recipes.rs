@@ -157,6 +157,61 @@ fn a_failing_case_is_reported_with_a_diff() {
     assert!(text.trim_end().ends_with("2 passed, 1 failed"), "{text}");
 }
 
+/// A handler that writes a UTF-8 byte order mark before its JSON answer gives no decision,
+/// as hosts read it; a case that expects a decision fails saying why, not only "expected
+/// deny, got none", and the JSON report carries it as the handler decision's `warning`.
+#[test]
+fn a_case_whose_answer_follows_a_byte_order_mark_fails_saying_so() {
+    let sb = Sandbox::new();
+    scaffold_demo(&sb);
+    let main = sb.join("recipes/demo/src/main.ts");
+    let source = std::fs::read_to_string(&main).unwrap();
+    assert_eq!(
+        source.matches("process.stdout.write(").count(),
+        1,
+        "{source}"
+    );
+    std::fs::write(
+        &main,
+        source.replace(
+            "process.stdout.write(",
+            "process.stdout.write(\"\\uFEFF\" + ",
+        ),
+    )
+    .unwrap();
+    let o = sb.cmd().args(["test", "recipes/demo"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains(
+            "decision: expected deny, got none (check-exec: stdout starts with a UTF-8 byte \
+             order mark; hosts do not read it as JSON, so it gave no decision"
+        ),
+        "{text}"
+    );
+    assert!(text.trim_end().ends_with("1 passed, 1 failed"), "{text}");
+
+    let o = sb
+        .cmd()
+        .args(["test", "recipes/demo", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let case = doc["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["file"] == "denies-rm-rf.json")
+        .unwrap_or_else(|| panic!("{doc:#}"));
+    assert_eq!(case["passed"], false, "{doc:#}");
+    let warning = case["handlers"][0]["decision"]["warning"].as_str();
+    assert!(
+        warning.is_some_and(|w| w.contains("byte order mark")),
+        "{doc:#}"
+    );
+}
+
 /// A case whose `file_contains` names a fifo hung `test` (the read waits for a writer),
 /// and one naming /dev/zero read until memory ran out; a case whose `env` holds a NUL
 /// stopped the whole run with `cannot run a handler` instead of failing that case.
