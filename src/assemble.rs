@@ -266,6 +266,30 @@ fn resolve_module(base: &Path) -> Option<PathBuf> {
     candidates.into_iter().find(|c| c.is_file())
 }
 
+/// Why the relative import `spec`, which ends in `/`, is refused (from a module in `dir`),
+/// with the specifier to write instead when one resolves: the name without the slash, or
+/// the folder's index file.
+fn trailing_slash(spec: &str, dir: &Path) -> String {
+    let file = spec.trim_end_matches('/');
+    let mut fixes = vec![format!("{file}/index.ts"), format!("{file}/index.js")];
+    // `./` and `../` without their slash are no relative specifiers at all.
+    if !matches!(file, "." | "..") {
+        fixes.insert(0, file.to_string());
+    }
+    let why = "a trailing slash names a folder, and node loads no folder as a module";
+    match fixes
+        .iter()
+        .find(|f| resolve_module(&normalize(&dir.join(f))).is_some())
+    {
+        Some(fix) if fix == file => format!("{why}; drop the trailing slash: `{fix}`"),
+        Some(fix) => format!("{why}; drop the trailing slash and name the file: `{fix}`"),
+        None => format!(
+            "{why}; drop the trailing slash and name the module's file (there is no `{}`)",
+            fixes.join("`, `")
+        ),
+    }
+}
+
 /// The files [`resolve_module`] looks for, as specifiers like `spec`: `` `./a.ts`, `./a.js` ``.
 fn tried(spec: &str) -> String {
     let s = spec.trim_end_matches('/');
@@ -403,6 +427,11 @@ impl Planner<'_> {
             }
             if !(spec.starts_with("./") || spec.starts_with("../")) {
                 return Err("recipes run without node_modules; import Node built-ins as `node:…` or a relative file".into());
+            }
+            // A path drops a trailing slash, so `./util.ts/` would find the file `util.ts`,
+            // while node takes the slash for a folder and loads no folder as a module.
+            if spec.ends_with('/') {
+                return Err(trailing_slash(spec, dir));
             }
             let wanted = normalize(&dir.join(spec));
             let Some(module) = resolve_module(&wanted) else {

@@ -1707,6 +1707,62 @@ fn an_import_with_a_query_or_fragment_says_so() {
     }
 }
 
+/// An import with a trailing slash (`./util.ts/`) is refused at its place, saying to drop
+/// the slash, for a module of the recipe and a shared helper alike (the slash was dropped in
+/// silence and the file imported, though a trailing slash names a folder and node cannot
+/// load it).
+#[test]
+fn an_import_with_a_trailing_slash_is_refused() {
+    for (spec, at) in [
+        ("./util.ts/", "main.ts:1:20"),
+        ("./util/", "main.ts:1:20"),
+        ("../../lib/text.ts/", "main.ts:1:20"),
+        ("../../lib/text.ts//", "main.ts:1:20"),
+        ("./nothing/", "main.ts:1:20"),
+    ] {
+        let sb = Sandbox::new();
+        source_recipe(
+            &sb,
+            "recipes",
+            "demo",
+            &format!("import * as m from \"{spec}\";\nconsole.log(m);\n"),
+        );
+        lib(&sb, "recipes/lib");
+        let o = assemble(&sb);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{spec}: {err}");
+        let fixed = spec.trim_end_matches('/');
+        assert!(
+            err.contains(&format!("{at}: error[import-unresolved]"))
+                && err.contains(&format!("`{spec}`"))
+                && err.contains("trailing slash")
+                && err.contains(&format!("`{fixed}`"))
+                && !err.contains("  "),
+            "{spec}: {err}"
+        );
+        assert!(!sb.join("out").exists(), "{spec}");
+    }
+    // Inside a shared helper, the helper is named.
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "demo", MAIN);
+    lib(&sb, "recipes/lib");
+    sb.write(
+        "recipes/lib/hook.ts",
+        "import { prefix } from \"./text.ts/\";\nexport function greet(x: string): string { return prefix + x; }\n",
+    );
+    let o = assemble(&sb);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("recipes/lib/hook.ts:1:24: error[import-unresolved]")
+            && err.contains("`./text.ts/`")
+            && err.contains("trailing slash")
+            && err.contains("`./text.ts`"),
+        "{err}"
+    );
+    assert!(!sb.join("out").exists());
+}
+
 /// A source tree may keep hand-written files in `scripts/` beside `src/` (assemble copies
 /// them and compiles `src/` next to them): `validate` and `assemble` take a handler running
 /// `scripts/main.js`, made from `src/main.ts`, as there (they said it did not exist).
