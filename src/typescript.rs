@@ -1170,23 +1170,44 @@ struct OutputPass<'a, 'r> {
 
 impl<'a> OutputPass<'a, '_> {
     /// Asks `rewrite` about `specifier`, found at `span`: the replacement, if any; a refusal
-    /// becomes a problem there.
-    fn resolve(&mut self, specifier: &str, span: Span) -> Option<String> {
-        match (self.rewrite)(specifier) {
-            Ok(new) => new,
-            Err(why) => {
-                self.problems.push(
-                    OxcDiagnostic::error(format!("cannot resolve import `{specifier}`: {why}"))
-                        .with_error_code("hookpack", UNRESOLVED)
-                        .with_label(span),
-                );
-                None
-            }
-        }
+    /// becomes a problem there. `untyped_json` is the import to write when the specifier
+    /// names a JSON module without `with { type: "json" }`: one problem more when it
+    /// resolves, and part of the refusal's message when it does not (one mistake, one
+    /// error: the attribute of a file that is missing is no mistake of its own).
+    fn resolve(
+        &mut self,
+        specifier: &str,
+        span: Span,
+        untyped_json: Option<String>,
+    ) -> Option<String> {
+        let (new, message) = match ((self.rewrite)(specifier), untyped_json) {
+            (Ok(new), None) => return new,
+            (Ok(new), Some(fix)) => (new, format!("{JSON_UNTYPED}: write `{fix}`")),
+            (Err(why), None) => (None, format!("cannot resolve import `{specifier}`: {why}")),
+            (Err(why), Some(fix)) => (
+                None,
+                format!(
+                    "cannot resolve import `{specifier}`: {why}; the import needs its type \
+                     as well, since {JSON_UNTYPED}: write `{fix}`"
+                ),
+            ),
+        };
+        self.problems.push(
+            OxcDiagnostic::error(message)
+                .with_error_code("hookpack", UNRESOLVED)
+                .with_label(span),
+        );
+        new
     }
 
-    fn rewrite_literal(&mut self, literal: &mut StringLiteral<'a>) {
-        if let Some(new) = self.resolve(literal.value.as_str(), literal.span) {
+    /// Checks the attributes of a static import (or re-export) of `literal` and rewrites
+    /// its specifier.
+    fn static_import(&mut self, literal: &mut StringLiteral<'a>, with: Option<&WithClause<'a>>) {
+        let (problems, untyped_json) = import_attributes(literal, with);
+        self.problems.extend(problems);
+        let fix =
+            untyped_json.then(|| format!("from \"{}\" with {{ type: \"json\" }}", literal.value));
+        if let Some(new) = self.resolve(literal.value.as_str(), literal.span, fix) {
             literal.value = Str::from_str_in(&new, &self.builder);
             // Codegen prints `raw` verbatim when present.
             literal.raw = None;
@@ -1215,22 +1236,16 @@ impl<'a> OutputPass<'a, '_> {
 impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
     fn visit_import_declaration(&mut self, it: &mut ImportDeclaration<'a>) {
         if !self.is_helper_import(it) {
-            self.problems
-                .extend(import_attributes(&it.source, it.with_clause.as_deref()));
-            self.rewrite_literal(&mut it.source);
+            self.static_import(&mut it.source, it.with_clause.as_deref());
         }
     }
 
     fn visit_export_from_declaration(&mut self, it: &mut ExportFromDeclaration<'a>) {
-        self.problems
-            .extend(import_attributes(&it.source, it.with_clause.as_deref()));
-        self.rewrite_literal(&mut it.source);
+        self.static_import(&mut it.source, it.with_clause.as_deref());
     }
 
     fn visit_export_all_declaration(&mut self, it: &mut ExportAllDeclaration<'a>) {
-        self.problems
-            .extend(import_attributes(&it.source, it.with_clause.as_deref()));
-        self.rewrite_literal(&mut it.source);
+        self.static_import(&mut it.source, it.with_clause.as_deref());
     }
 
     fn visit_import_expression(&mut self, it: &mut ImportExpression<'a>) {
@@ -1239,17 +1254,9 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
         // so we never have to escape the new specifier for a template.
         if let Some((span, old)) = static_specifier(&it.source) {
             // Its options may be any expression: only their absence is sure to fail.
-            if old.ends_with(".json") && it.options.is_none() {
-                self.problems.push(
-                    OxcDiagnostic::error(format!(
-                        "node loads a JSON module only when its import says so: write \
-                         `import(\"{old}\", {{ with: {{ type: \"json\" }} }})`"
-                    ))
-                    .with_label(span)
-                    .with_error_code("hookpack", UNRESOLVED),
-                );
-            }
-            if let Some(new) = self.resolve(&old, span) {
+            let fix = (old.ends_with(".json") && it.options.is_none())
+                .then(|| format!("import(\"{old}\", {{ with: {{ type: \"json\" }} }})"));
+            if let Some(new) = self.resolve(&old, span, fix) {
                 let value = Str::from_str_in(&new, &self.builder);
                 let literal = Expression::new_string_literal(span, value, None, &self.builder);
                 replace_innermost(&mut it.source, literal);
@@ -1297,7 +1304,7 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
                             .push(refuse(&why).with_error_code("hookpack", UNRESOLVED));
                     }
                     for (value, _) in values.iter().filter(|(_, whole)| *whole) {
-                        self.resolve(value, it.source.span());
+                        self.resolve(value, it.source.span(), None);
                     }
                 }
             }
@@ -1333,11 +1340,13 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
 /// be (ERR_IMPORT_ASSERTION_TYPE_FAILED), Node 20 knows no other type
 /// (ERR_IMPORT_ASSERTION_TYPE_UNSUPPORTED) and no other attribute
 /// (ERR_IMPORT_ATTRIBUTE_UNSUPPORTED). Whether a module is JSON is told by its specifier,
-/// as assemble resolves only `.json` specifiers to JSON files.
+/// as assemble resolves only `.json` specifiers to JSON files. A JSON module imported
+/// without the attribute is not among the problems, but said by the `bool`, since whether
+/// the module is there belongs in the same message.
 fn import_attributes(
     source: &StringLiteral<'_>,
     with: Option<&WithClause<'_>>,
-) -> Vec<OxcDiagnostic> {
+) -> (Vec<OxcDiagnostic>, bool) {
     let refuse = |message: String, span: Span| {
         OxcDiagnostic::error(message)
             .with_label(span)
@@ -1378,18 +1387,13 @@ fn import_attributes(
             ));
         }
     }
-    if json && !typed && found.is_empty() {
-        found.push(refuse(
-            format!(
-                "node loads a JSON module only when its import says so: write `from \"{}\" with \
-                 {{ type: \"json\" }}`",
-                source.value
-            ),
-            source.span,
-        ));
-    }
-    found
+    let untyped = json && !typed && found.is_empty();
+    (found, untyped)
 }
+
+/// Why a JSON module imported without `with { type: "json" }` fails
+/// (ERR_IMPORT_ASSERTION_TYPE_MISSING).
+const JSON_UNTYPED: &str = "node loads a JSON module only when its import says so";
 
 /// The specifier of `import(e)` when `e` is one string: a literal or a template without
 /// substitutions, possibly in parentheses, a TypeScript-only wrapper or at the end of a

@@ -936,6 +936,58 @@ fn a_json_module_must_be_imported_with_its_type() {
     sb_json_refused("export { default } from \"./data.json\";\n", "main.ts:1:25");
 }
 
+/// A missing `.json` module imported without `with { type: "json" }` is one mistake and one
+/// error, at the import, saying the file is missing and that the import needs the attribute
+/// too, from `validate` and `assemble` alike (it gave two errors at the same spot, one of
+/// them about the attribute of a file that is not there).
+#[test]
+fn a_missing_json_module_without_its_type_is_one_error() {
+    for (main, place) in [
+        (
+            "import data from \"./missing.json\";\nconsole.log(data);\n",
+            "main.ts:1:18",
+        ),
+        (
+            "export { default } from \"./missing.json\";\n",
+            "main.ts:1:25",
+        ),
+        (
+            "const d = await import(\"./missing.json\");\nconsole.log(d);\n",
+            "main.ts:1:24",
+        ),
+    ] {
+        let sb = Sandbox::new();
+        source_recipe(&sb, "recipes", "demo", main);
+        std::fs::remove_file(sb.join("recipes/demo/tests/case.json")).unwrap();
+        let assembled = assemble(&sb);
+        let validated = sb.cmd().args(["validate", "recipes"]).output().unwrap();
+        for (verb, o, text) in [
+            (
+                "assemble",
+                &assembled,
+                String::from_utf8_lossy(&assembled.stderr),
+            ),
+            (
+                "validate",
+                &validated,
+                String::from_utf8_lossy(&validated.stdout),
+            ),
+        ] {
+            assert_eq!(o.status.code(), Some(1), "{verb} {main}: {text}");
+            let errors: Vec<&str> = text.lines().filter(|l| l.contains(": error[")).collect();
+            assert_eq!(errors.len(), 1, "{verb} {main}: {text}");
+            assert!(
+                errors[0].contains(&format!("{place}: error[import-unresolved]"))
+                    && errors[0].contains("`./missing.json`")
+                    && errors[0].contains("no such file")
+                    && errors[0].contains("type: \"json\""),
+                "{verb} {main}: {text}"
+            );
+        }
+        assert!(!sb.join("out").exists(), "{main}");
+    }
+}
+
 #[test]
 fn import_attributes_node_20_cannot_load_are_refused() {
     // Found by probing: each of these assembled, then node refused to load the module
