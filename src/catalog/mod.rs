@@ -135,14 +135,7 @@ pub fn check_url(url: &str) -> Result<(), String> {
     if url.trim().is_empty() {
         return Err("is empty".into());
     }
-    if url
-        .chars()
-        .any(|c| c.is_whitespace() || c.is_control() || c == '\\')
-    {
-        return Err(
-            "contains whitespace, a control character or a backslash; percent-encode it".into(),
-        );
-    }
+    check_url_text(url)?;
     if let Some(colon) = url.find(':') {
         let scheme = &url[..colon];
         let is_scheme = !scheme.is_empty()
@@ -159,6 +152,46 @@ pub fn check_url(url: &str) -> Result<(), String> {
                 return Err(format!("must be written `{lower}://…`"));
             }
         }
+    }
+    Ok(())
+}
+
+/// Refuses the characters URL text may not hold as they are (RFC 3986; WHATWG parsers
+/// escape some of them and reject others, so what a reader fetches depends on the reader):
+/// white space, control characters, `"`, `<`, `>`, `\\`, `^`, `` ` ``, `{`, `|`, `}`, and a
+/// `%` that does not start an escape of two hex digits. The first one is named, with its
+/// place (counted in characters from 1) and its escape.
+fn check_url_text(url: &str) -> Result<(), String> {
+    let chars: Vec<char> = url.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        let name = match c {
+            '%' if chars
+                .get(i + 1..i + 3)
+                .is_some_and(|h| h.iter().all(char::is_ascii_hexdigit)) =>
+            {
+                continue
+            }
+            '%' => "a `%` not followed by two hex digits".to_string(),
+            ' ' => "a space".to_string(),
+            '"' => "a double quote".to_string(),
+            '`' => "a backtick".to_string(),
+            '\\' => "a backslash".to_string(),
+            '<' | '>' | '^' | '{' | '|' | '}' => format!("`{c}`"),
+            c if c.is_control() => format!("the control character U+{:04X}", u32::from(c)),
+            c if c.is_whitespace() => format!("the white space U+{:04X}", u32::from(c)),
+            _ => continue,
+        };
+        let mut utf8 = [0; 4];
+        let escaped: String = c
+            .encode_utf8(&mut utf8)
+            .bytes()
+            .map(|b| format!("%{b:02X}"))
+            .collect();
+        return Err(format!(
+            "holds {name} at character {}, which URL text may not hold as it is; \
+             percent-encode it (as `{escaped}`)",
+            i + 1
+        ));
     }
     Ok(())
 }
@@ -488,6 +521,7 @@ mod tests {
             "file:///tmp/a.tgz",
             "sub/a.tgz",
             "HTTP://x/a",
+            "https://x/a%20b%2f%C3%A9",
         ] {
             assert!(check_url(good).is_ok(), "{good}");
         }
@@ -498,6 +532,20 @@ mod tests {
             "https:x",
             "a b.tgz",
             "a\\b",
+            "a\"b",
+            "a<b",
+            "a>b",
+            "a^b",
+            "a`b",
+            "a{b",
+            "a|b",
+            "a}b",
+            "a\u{1}b",
+            "a\u{a0}b",
+            "a%",
+            "a%2",
+            "a%zz",
+            "a%2g",
         ] {
             assert!(check_url(bad).is_err(), "{bad}");
         }

@@ -220,6 +220,8 @@ fn verify_archive(
     };
     let loc = match index.join(url) {
         Ok(l) => l,
+        // The index's own checks named the URL's fault already, at the same pointer.
+        Err(_) if super::check_url(url).is_err() => return checked,
         Err(e) => {
             ctx.fetch_failed(&index_file, &pointer_push(vp, "url"), &e);
             return checked;

@@ -510,6 +510,63 @@ fn mismatches_say_how_to_fix_them() {
     assert!(m.contains(&format!("set `size` to {size}")), "{m}");
 }
 
+/// An index whose `url` holds characters URL text may not hold as they are is reported by
+/// `validate` and `catalog verify` (exit 1), naming the index, the JSON pointer, the
+/// character and its percent-encoding, as `pack --asset-base-url` refuses them.
+#[test]
+fn an_index_url_that_is_not_url_text_is_reported() {
+    for (url, named, encoded) in [
+        (
+            "https://example.test/a{b}/hooks-beta-0.1.0.tar.gz",
+            "`{` at character 23",
+            "%7B",
+        ),
+        (
+            "sub\"dir/hooks-beta-0.1.0.tar.gz",
+            "a double quote at character 4",
+            "%22",
+        ),
+        (
+            "a%2/hooks-beta-0.1.0.tar.gz",
+            "a `%` not followed by two hex digits at character 2",
+            "%25",
+        ),
+    ] {
+        let sb = Sandbox::new();
+        packed(&sb);
+        edit_index(&sb, |index| {
+            index["recipes"][1]["versions"][0]["url"] = json!(url)
+        });
+        let (code, r) = verify_json(&sb, "cat");
+        assert_eq!(code, 1, "{url}: {r:#}");
+        // Said once: not again as a location that cannot be fetched.
+        assert_eq!(codes(&r), ["url-invalid"], "{url}: {r:#}");
+        let (code, v) = validate_json(&sb, &["cat/hooks-index.json"]);
+        assert_eq!(code, 1, "{url}: {v:#}");
+        for report in [&r, &v] {
+            let found: Vec<&Value> = report["diagnostics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|d| d["code"] == "url-invalid")
+                .collect();
+            assert_eq!(found.len(), 1, "{url}: {report:#}");
+            let d = found[0];
+            let m = d["message"].as_str().unwrap();
+            assert!(
+                d["file"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with("cat/hooks-index.json")
+                    && d["pointer"] == "/recipes/1/versions/0/url"
+                    && m.contains(named)
+                    && m.contains(&format!("percent-encode it (as `{encoded}`)")),
+                "{url}: {report:#}"
+            );
+        }
+    }
+}
+
 /// An index `size` below the archive's, the archive being the one the index names (its
 /// sha256 agrees), is said to be the index's fault, as a size above it is (found by a
 /// maintainer-side sweep: verify stopped reading at the index's size and said to upload the

@@ -963,6 +963,68 @@ fn asset_base_url_makes_absolute_urls() {
     );
 }
 
+/// An `--asset-base-url` holding characters URL text may not hold as they are (a quote, a
+/// space, `<`, `{`, a control character, a `%` without two hex digits) is refused (exit 2),
+/// naming the character, its place and its percent-encoding, with OUT untouched; `%20` is a
+/// valid escape and stays (they went into the index's `url` fields, which broke downloads).
+#[test]
+fn an_asset_base_url_that_is_not_url_text_is_refused() {
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    for (bad, named, at, encoded) in [
+        ("https://h/a\"b", "a double quote", 12, "%22"),
+        ("https://h/my catalog", "a space", 13, "%20"),
+        ("https://h/<c>", "`<`", 11, "%3C"),
+        ("https://h/c>", "`>`", 12, "%3E"),
+        ("https://h/c^", "`^`", 12, "%5E"),
+        ("https://h/c`d", "a backtick", 12, "%60"),
+        ("https://h/{c}", "`{`", 11, "%7B"),
+        ("https://h/c|d", "`|`", 12, "%7C"),
+        ("https://h/c}", "`}`", 12, "%7D"),
+        (
+            "https://h/c\u{7f}",
+            "the control character U+007F",
+            12,
+            "%7F",
+        ),
+        ("https://h/c\td", "the control character U+0009", 12, "%09"),
+        (
+            "https://h/100%",
+            "a `%` not followed by two hex digits",
+            14,
+            "%25",
+        ),
+        (
+            "https://h/a%2x",
+            "a `%` not followed by two hex digits",
+            12,
+            "%25",
+        ),
+        ("https://h/a\\b", "a backslash", 12, "%5C"),
+    ] {
+        let o = pack(&sb, "src", "out", &["--asset-base-url", bad]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {err}");
+        assert!(
+            err.contains(&format!("{named} at character {at}"))
+                && err.contains(&format!("percent-encode it (as `{encoded}`)")),
+            "{bad}: {err}"
+        );
+        assert!(!sb.join("out").exists(), "{bad}");
+    }
+    ok(&pack(
+        &sb,
+        "src",
+        "out",
+        &["--asset-base-url", "https://example.test/my%20catalog%2f"],
+    ));
+    let index = read_json(&sb.join("out/hooks-index.json"));
+    assert_eq!(
+        index["recipes"][0]["versions"][0]["url"],
+        "https://example.test/my%20catalog%2f/hooks-alpha-0.1.0.tar.gz"
+    );
+}
+
 /// The reference packer's own cases, against the CLI.
 #[test]
 fn reference_cases() {
