@@ -111,7 +111,8 @@ pub struct Packed {
     /// Archive size in bytes.
     pub size: u64,
     /// `new` (added to the index), `unchanged` (already published with these bytes) or
-    /// `repaired` (published with these bytes, which OUT had lost or damaged). With
+    /// `repaired` (published with these bytes, which OUT had lost or damaged, or which the
+    /// index listed with another `size`, now put right). With
     /// `--check`, what `pack` would do: nothing is written.
     pub status: &'static str,
 }
@@ -872,12 +873,16 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         &mut warnings,
     )?;
     // A published archive that OUT lost or holds damaged is written again: the sources
-    // still give the bytes the index lists.
+    // still give the bytes the index lists. One that is intact is left as it is, even when
+    // its entry's `size` was put right.
+    let mut rewrite = Vec::with_capacity(built.len());
     for (b, status) in built.iter().zip(statuses.iter_mut()) {
-        if *status == "unchanged" && digest_of_file(&opts.out_dir.join(&b.file))? != Some(b.sha256)
-        {
+        let lost =
+            *status != "new" && digest_of_file(&opts.out_dir.join(&b.file))? != Some(b.sha256);
+        if lost {
             *status = "repaired";
         }
+        rewrite.push(*status == "new" || lost);
     }
     let index_bytes = {
         let mut s = serde_json::to_string_pretty(&new_index)
@@ -942,10 +947,9 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
     }
     let moves: Vec<(PathBuf, PathBuf)> = built
         .iter()
-        .zip(&statuses)
-        .map(|(b, status)| (b, status, opts.out_dir.join(&b.file)))
-        .filter(|(_, status, _)| **status != "unchanged")
-        .map(|(b, _, dest)| (staging.path().join(&b.file), dest))
+        .zip(&rewrite)
+        .filter(|(_, rewrite)| **rewrite)
+        .map(|(b, _)| (staging.path().join(&b.file), opts.out_dir.join(&b.file)))
         .collect();
     if let Some(e) = unwritable {
         let sums_path = opts.out_dir.join(SUMS_FILE);
@@ -1152,7 +1156,8 @@ fn merge_index(
         old_updated_at = old["updated_at"].as_str().map(String::from);
     }
     let mut statuses = Vec::new();
-    for b in built {
+    let mut sizes: Vec<SizeFix> = Vec::new();
+    for b in built.iter_mut() {
         let id = b.recipe.id.to_string();
         let version = b.recipe.version.to_string();
         let mut versions: Vec<Value> = entries
@@ -1202,7 +1207,21 @@ fn merge_index(
                         ));
                     }
                 }
-                statuses.push("unchanged");
+                // The archive is the published one (its sha256 is the index's), so a `size`
+                // that disagrees with it is the index's mistake: put right, with a word.
+                match existing["size"].as_u64().filter(|&listed| listed != b.size) {
+                    Some(listed) => {
+                        sizes.push(SizeFix {
+                            id: id.clone(),
+                            version: version.clone(),
+                            file: b.file.clone(),
+                            listed,
+                            actual: b.size,
+                        });
+                        statuses.push("repaired");
+                    }
+                    None => statuses.push("unchanged"),
+                }
                 continue;
             }
             None => {
@@ -1246,10 +1265,42 @@ fn merge_index(
         }
         entries.insert(id, Value::Object(m));
     }
-    let recipes: Vec<Value> = entries.into_values().collect();
+    // The older versions of the recipes packed now, whose archives OUT keeps.
+    for b in built.iter() {
+        let (id, version) = (b.recipe.id.to_string(), b.recipe.version.to_string());
+        let kept = entries.get(&id).and_then(|e| e["versions"].as_array());
+        for v in kept.into_iter().flatten() {
+            if v["version"] != version.as_str() {
+                if let Some(fix) = kept_size_fix(&id, v, opts)? {
+                    sizes.push(fix);
+                }
+            }
+        }
+    }
+    let mut recipes: Vec<Value> = entries.into_values().collect();
     // `updated_at` moves when the result differs from the index in OUT (`own`), which is not
-    // `old` under `--merge`.
+    // `old` under `--merge`; a size put right is no new entry, so it is not counted.
     let changed = own.is_none_or(|o| o.get("recipes") != Some(&Value::Array(recipes.clone())));
+    for fix in sizes {
+        let entry = recipes
+            .iter_mut()
+            .filter(|r| r["id"] == fix.id.as_str())
+            .flat_map(|r| r["versions"].as_array_mut().into_iter().flatten())
+            .find(|v| v["version"] == fix.version.as_str());
+        if let Some(entry) = entry {
+            entry["size"] = Value::from(fix.actual);
+        }
+        warnings.push(Diagnostic::file_level(
+            &opts.out_dir.join(INDEX_FILE),
+            Severity::Warning,
+            "size-repaired",
+            format!(
+                "{} {} was listed with size {}, but its archive {} has {} bytes; its sha256 is \
+                 the index's, so the archive is the published one and the index now lists {}",
+                fix.id, fix.version, fix.listed, fix.file, fix.actual, fix.actual
+            ),
+        ));
+    }
     // It says when the entries last changed, so it stays while they do not, whatever
     // time `--updated-at` gives.
     let updated_at = match (changed, old_updated_at, &opts.updated_at) {
@@ -1339,22 +1390,65 @@ fn decompressed(published: &Path) -> Result<Option<Box<dyn Read>>, Error> {
     })
 }
 
+/// An index entry whose `size` is not the size of its archive in OUT, which has the digest
+/// the entry lists.
+struct SizeFix {
+    id: String,
+    version: String,
+    /// The archive's file name in OUT.
+    file: String,
+    /// The size the index lists.
+    listed: u64,
+    /// The archive's size.
+    actual: u64,
+}
+
+/// The [`SizeFix`] of the entry `v` of recipe `id`, a version this pack does not build,
+/// when OUT holds its archive intact with another size than the entry lists. The archive is
+/// hashed only when the sizes differ; one with another digest is left to the refusal of
+/// [`sums_file`].
+fn kept_size_fix(id: &str, v: &Value, opts: &Options) -> Result<Option<SizeFix>, Error> {
+    let Some(listed) = v["size"].as_u64() else {
+        return Ok(None);
+    };
+    let on_disk = archive_name(v)
+        .and_then(|name| std::fs::symlink_metadata(opts.out_dir.join(name)).ok())
+        .filter(|m| m.is_file() && m.len() != listed);
+    if on_disk.is_none() {
+        return Ok(None);
+    }
+    Ok(intact_archive(v, opts)?.map(|(file, _, actual)| SizeFix {
+        id: id.to_string(),
+        version: v["version"].as_str().unwrap_or_default().to_string(),
+        file,
+        listed,
+        actual,
+    }))
+}
+
+/// The name in OUT of the archive an index entry lists: the last part of its URL, unless
+/// that could name something else than a file in OUT.
+fn archive_name(existing: &Value) -> Option<&str> {
+    let url = existing["url"].as_str()?;
+    let name = url.rsplit('/').next().unwrap_or(url);
+    if name.is_empty() || name == "." || name == ".." || name.contains(['\\', ':']) {
+        return None;
+    }
+    Some(name)
+}
+
 /// The archive of an index entry as it sits in `OUT`, when it is there with the digest the
 /// entry lists: its file name, digest and size.
 fn intact_archive(
     existing: &Value,
     opts: &Options,
 ) -> Result<Option<(String, Sha256, u64)>, Error> {
-    let (Some(url), Some(sha)) = (existing["url"].as_str(), existing["sha256"].as_str()) else {
+    let (Some(name), Some(sha)) = (archive_name(existing), existing["sha256"].as_str()) else {
         return Ok(None);
     };
     let Ok(sha256) = Sha256::parse(sha) else {
         return Ok(None);
     };
-    let name = url.rsplit('/').next().unwrap_or(url);
-    if name.is_empty() || name == "." || name == ".." || name.contains(['\\', ':']) {
-        return Ok(None);
-    }
     let path = opts.out_dir.join(name);
     let Ok(meta) = std::fs::symlink_metadata(&path) else {
         return Ok(None);

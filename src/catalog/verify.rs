@@ -276,7 +276,7 @@ fn verify_archive(
         if size != bytes.len() as u64 {
             let fix = if sha_agrees {
                 format!(
-                    "the archive is the one the index names (its sha256 agrees), so the index is wrong: set `size` to {}",
+                    "the archive is the one the index names (its sha256 agrees), so the index is wrong: set `size` to {} (`hookpack pack` into the catalog folder holding this archive does so)",
                     bytes.len()
                 )
             } else {

@@ -593,6 +593,11 @@ fn a_size_below_the_archives_is_said_to_be_the_indexs() {
             "{m}"
         );
         assert!(m.contains(&format!("set `size` to {size}")), "{m}");
+        // Not by hand: pack puts it right, the archive being intact.
+        assert!(
+            m.contains("`hookpack pack` into the catalog folder holding this archive does so"),
+            "{m}"
+        );
         assert!(!m.contains("upload again"), "{m}");
     }
 }

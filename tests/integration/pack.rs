@@ -748,6 +748,125 @@ fn a_damaged_archive_in_out_is_repaired_from_the_sources() {
     );
 }
 
+/// Writes `index` as pack writes an index (pretty, with a final newline) to `path`.
+fn write_index(path: &Path, index: &Value) {
+    let mut bytes = serde_json::to_vec_pretty(index).unwrap();
+    bytes.push(b'\n');
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// An index `size` that is wrong for an archive OUT holds intact (its sha256 is the index's)
+/// is set to the archive's size by pack, which warns, naming the index, the version and both
+/// sizes, and reports the version `repaired`; the rest of the index (`updated_at` too), the
+/// archive and SHA256SUMS stay as published, and `--check` reports the index as differing,
+/// writing nothing. So does a kept version's; one whose bytes differ too is still refused.
+/// (Pack said `unchanged` and kept the wrong size, so `catalog verify` failed for good.)
+#[test]
+fn a_wrong_size_in_the_index_is_set_from_the_intact_archive() {
+    use std::os::unix::fs::MetadataExt;
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    ok(&pack(&sb, "src", "out", &[]));
+    let good = snapshot(&sb.join("out"));
+    let index_path = sb.join("out/hooks-index.json");
+    let alpha = sb.join("out/hooks-alpha-0.1.0.tar.gz");
+    let size = std::fs::metadata(&alpha).unwrap().len();
+    let inode = std::fs::metadata(&alpha).unwrap().ino();
+    let said = |o: &std::process::Output, words: [&str; 3]| {
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .any(|l| l.split_whitespace().take(3).eq(words))
+    };
+    for wrong in [size + 7, size - 1, 0] {
+        let mut index = read_json(&index_path);
+        // Set apart from the time pack is given, to see that it stays.
+        index["updated_at"] = json!("2026-01-01T00:00:00Z");
+        index["recipes"][0]["versions"][0]["size"] = json!(wrong);
+        write_index(&index_path, &index);
+        let damaged = snapshot(&sb.join("out"));
+        let o = pack(&sb, "src", "out", &["--check"]);
+        assert_eq!(o.status.code(), Some(1), "{wrong}: {}", stderr(&o));
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            text.contains("differs   hooks-index.json") && !text.contains("repaired"),
+            "{wrong}: {text}"
+        );
+        assert_eq!(snapshot(&sb.join("out")), damaged, "{wrong}");
+        let o = pack(&sb, "src", "out", &[]);
+        assert!(o.status.success(), "{wrong}: {}", stderr(&o));
+        assert!(said(&o, ["repaired", "alpha", "0.1.0"]), "{wrong}: {o:?}");
+        assert!(said(&o, ["unchanged", "beta", "0.1.0"]), "{wrong}: {o:?}");
+        stderr_says(
+            &o,
+            &format!(
+                "out/hooks-index.json: warning[size-repaired]: alpha 0.1.0 was listed with size \
+                 {wrong}, but its archive hooks-alpha-0.1.0.tar.gz has {size} bytes"
+            ),
+        );
+        index["recipes"][0]["versions"][0]["size"] = json!(size);
+        let mut expected = serde_json::to_vec_pretty(&index).unwrap();
+        expected.push(b'\n');
+        assert_eq!(
+            String::from_utf8(std::fs::read(&index_path).unwrap()).unwrap(),
+            String::from_utf8(expected).unwrap(),
+            "{wrong}"
+        );
+        let now = snapshot(&sb.join("out"));
+        for file in ["hooks-alpha-0.1.0.tar.gz", "hooks-beta-0.1.0.tar.gz"] {
+            assert_eq!(now[file], good[file], "{wrong}: {file}");
+        }
+        assert_eq!(std::fs::metadata(&alpha).unwrap().ino(), inode, "{wrong}");
+        ok(&pack(&sb, "src", "out", &["--check"]));
+        ok(&sb
+            .cmd()
+            .args(["catalog", "verify", "out"])
+            .output()
+            .unwrap());
+    }
+
+    // A kept version (the recipe moved on to 0.2.0) is put right the same way.
+    let manifest = std::fs::read_to_string(sb.join("src/beta/recipe.json")).unwrap();
+    sb.write("src/beta/recipe.json", manifest.replace("0.1.0", "0.2.0"));
+    ok(&pack(&sb, "src", "out", &[]));
+    let good = snapshot(&sb.join("out"));
+    let kept = sb.join("out/hooks-beta-0.1.0.tar.gz");
+    let size = std::fs::metadata(&kept).unwrap().len();
+    let mut index = read_json(&index_path);
+    assert_eq!(index["recipes"][1]["versions"][1]["version"], "0.1.0");
+    index["recipes"][1]["versions"][1]["size"] = json!(size + 1);
+    write_index(&index_path, &index);
+    let o = pack(&sb, "src", "out", &["--check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let o = pack(&sb, "src", "out", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    stderr_says(
+        &o,
+        &format!(
+            "warning[size-repaired]: beta 0.1.0 was listed with size {}, but its archive \
+             hooks-beta-0.1.0.tar.gz has {size} bytes",
+            size + 1
+        ),
+    );
+    assert_eq!(snapshot(&sb.join("out")), good);
+    ok(&sb
+        .cmd()
+        .args(["catalog", "verify", "out"])
+        .output()
+        .unwrap());
+
+    // With other bytes as well, the sha256 does not vouch for it: refused as before.
+    write_index(&index_path, &index);
+    std::fs::write(&kept, b"garbage\n").unwrap();
+    let before = snapshot(&sb.join("out"));
+    for extra in [&[][..], &["--check"][..]] {
+        let o = pack(&sb, "src", "out", extra);
+        assert_eq!(o.status.code(), Some(1), "{extra:?}: {}", stderr(&o));
+        stderr_says(&o, "out/hooks-beta-0.1.0.tar.gz");
+        stderr_says(&o, "copy it back from where the catalog is served");
+        assert_eq!(snapshot(&sb.join("out")), before, "{extra:?}");
+    }
+}
+
 /// A kept archive with the size the index lists but other bytes is refused like one of
 /// another size, naming the file and both digests: SHA256SUMS listed the index's digest for
 /// it, and uploading the folder would have replaced the published bytes (found by a
