@@ -75,6 +75,7 @@ pub struct Assembled {
     /// Recipe id.
     pub id: String,
     /// Its folder in OUT.
+    #[serde(serialize_with = "crate::output::path_text")]
     pub path: PathBuf,
     /// Files written, relative to `path`, sorted.
     pub files: Vec<String>,
@@ -86,6 +87,7 @@ pub struct Report {
     /// Recipes assembled, by id.
     pub recipes: Vec<Assembled>,
     /// Stale recipe folders removed from OUT.
+    #[serde(serialize_with = "crate::output::paths_text")]
     pub removed: Vec<PathBuf>,
 }
 

@@ -21,6 +21,7 @@ pub enum Severity {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
     /// The file the problem is in (or the folder, for tree problems).
+    #[serde(serialize_with = "crate::output::path_text")]
     pub file: PathBuf,
     /// 1-based line, when the problem sits at a spot in a JSON document.
     pub line: Option<u32>,

@@ -135,6 +135,7 @@ pub struct Outcome {
     /// Version after, if any.
     pub to: Option<String>,
     /// The recipe folder.
+    #[serde(serialize_with = "crate::output::path_text")]
     pub path: PathBuf,
     /// Files written (install) or removed (remove), relative to `path`; for `left` with
     /// `reason` `local-changes`, the files of the user that keep `update` from replacing it.

@@ -32,6 +32,7 @@ pub struct Listed {
     /// `profile` or `workspace`.
     pub source: &'static str,
     /// The file.
+    #[serde(serialize_with = "crate::output::path_text")]
     pub file: PathBuf,
     /// JSON pointer to the handler.
     pub pointer: String,
@@ -64,6 +65,7 @@ pub struct Listed {
 #[derive(Debug, Clone, Serialize)]
 pub struct Listing {
     /// The profile root.
+    #[serde(serialize_with = "crate::output::path_text")]
     pub profile: PathBuf,
     /// False when the profile folder does not exist (most likely a misspelt `--profile` or
     /// `$FINCLAW_PROFILE`): nothing is installed there.

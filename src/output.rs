@@ -2,8 +2,9 @@
 //! annotations; colour only on a terminal and never under `NO_COLOR`.
 
 use crate::diagnostic::{Diagnostic, Severity};
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 use std::io::{self, IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Set once anything has been written to stdout, so that an error ending the verb adds its
@@ -87,18 +88,19 @@ impl Printer {
     /// C0 controls) but for the other characters [`terminal_safe`] escapes, which are
     /// written as `\uXXXX`: the document parses to the same text, and none of them reaches
     /// a terminal that shows it.
+    ///
+    /// The document is built whole before any of it is written: a value that cannot be
+    /// serialized leaves stdout untouched (and free for the JSON error object), never
+    /// holding part of a document.
     pub fn json<T: Serialize>(&self, value: &T) -> io::Result<()> {
+        let mut doc = Vec::new();
+        let mut ser = serde_json::Serializer::with_formatter(&mut doc, TerminalSafeJson::new());
+        value.serialize(&mut ser).map_err(io::Error::other)?;
+        doc.push(b'\n');
         WROTE_STDOUT.store(true, Ordering::Relaxed);
         let mut out = io::stdout().lock();
-        let mut ser = serde_json::Serializer::with_formatter(&mut out, TerminalSafeJson::new());
-        // Keep the I/O error's kind: a closed pipe (`| head`) must stay a quiet exit.
-        value
-            .serialize(&mut ser)
-            .map_err(|e| match e.io_error_kind() {
-                Some(kind) => io::Error::new(kind, e),
-                None => io::Error::other(e),
-            })?;
-        writeln!(out)
+        out.write_all(&doc)?;
+        out.flush()
     }
 
     /// Writes a message for people to stderr, unless quiet.
@@ -125,6 +127,24 @@ impl Printer {
             diagnostic_line(d, self.color_err)
         );
     }
+}
+
+/// Serializes a path as the text [`Path::display`] gives, U+FFFD for bytes that are not
+/// UTF-8, where serde would refuse the path and leave the document half written. Every
+/// path in a report goes through it: `#[serde(serialize_with = "crate::output::path_text")]`.
+pub fn path_text<S: Serializer>(path: &Path, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(&path.display())
+}
+
+/// [`path_text`] for each path of a list.
+pub fn paths_text<S: Serializer>(paths: &[PathBuf], s: S) -> Result<S::Ok, S::Error> {
+    struct Text<'a>(&'a Path);
+    impl Serialize for Text<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            path_text(self.0, s)
+        }
+    }
+    s.collect_seq(paths.iter().map(|p| Text(p)))
 }
 
 /// One diagnostic as a terminal-safe text line,
@@ -305,6 +325,27 @@ pub fn github_annotation(d: &Diagnostic) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_that_are_not_utf8_serialize_as_display_shows_them() {
+        use std::os::unix::ffi::OsStrExt as _;
+        #[derive(Serialize)]
+        struct Paths {
+            #[serde(serialize_with = "path_text")]
+            one: PathBuf,
+            #[serde(serialize_with = "paths_text")]
+            all: Vec<PathBuf>,
+        }
+        let bad = PathBuf::from(std::ffi::OsStr::from_bytes(b"a/b\xff\xfec"));
+        let value = Paths {
+            one: bad.clone(),
+            all: vec![PathBuf::from("ok"), bad],
+        };
+        assert_eq!(
+            serde_json::to_value(&value).unwrap(),
+            serde_json::json!({"one": "a/b\u{fffd}\u{fffd}c", "all": ["ok", "a/b\u{fffd}\u{fffd}c"]})
+        );
+    }
 
     #[test]
     fn json_strings_parse_to_the_same_text_with_no_unsafe_character_raw() {

@@ -134,6 +134,7 @@ pub struct Report {
     /// Archives built, in id order.
     pub archives: Vec<Packed>,
     /// The index path.
+    #[serde(serialize_with = "crate::output::path_text")]
     pub index: PathBuf,
     /// Whether the index content changed.
     pub index_changed: bool,

@@ -16,8 +16,10 @@ use std::time::{Duration, Instant};
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Profile {
     /// The profile root (`FINCLAW_PROFILE_ROOT` for handlers).
+    #[serde(serialize_with = "crate::output::path_text")]
     pub root: PathBuf,
     /// `$FINCLAW_HOME`.
+    #[serde(serialize_with = "crate::output::path_text")]
     pub home: PathBuf,
     /// The profile name, when it came from FinClaw's resolution.
     pub name: Option<String>,

@@ -14,6 +14,7 @@ pub struct Scaffolded {
     /// The recipe id.
     pub id: String,
     /// The new recipe folder.
+    #[serde(serialize_with = "crate::output::path_text")]
     pub path: PathBuf,
     /// Files written, relative to `path`, in order.
     pub files: Vec<String>,

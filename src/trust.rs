@@ -44,9 +44,9 @@ pub struct Subject<'a> {
 #[serde(rename_all = "kebab-case", tag = "kind", content = "path")]
 pub enum Script {
     /// A file that exists.
-    File(PathBuf),
+    File(#[serde(serialize_with = "crate::output::path_text")] PathBuf),
     /// A path the command names that does not exist.
-    Missing(PathBuf),
+    Missing(#[serde(serialize_with = "crate::output::path_text")] PathBuf),
     /// The command runs no script file (inline code, a plain program).
     None,
 }

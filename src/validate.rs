@@ -40,6 +40,7 @@ pub enum Kind {
 #[derive(Debug, Clone, Serialize)]
 pub struct Checked {
     /// The path as given.
+    #[serde(serialize_with = "crate::output::path_text")]
     pub path: PathBuf,
     /// What it was taken to be.
     pub kind: Kind,

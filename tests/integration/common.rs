@@ -72,6 +72,19 @@ pub fn ok(o: &std::process::Output) {
     );
 }
 
+/// Stdout of a run as its one JSON document: the test fails, showing the output, if it is
+/// anything else (part of a document, or a document followed by more).
+pub fn one_json_document(o: &std::process::Output) -> Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not one JSON document ({e}), exit {:?}:\n{}\nstderr:\n{}",
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    })
+}
+
 /// Reads a JSON file.
 pub fn read_json(p: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()

@@ -2884,3 +2884,55 @@ fn an_unparsable_pin_in_a_receipt_is_reported_with_a_way_out() {
         "{out}"
     );
 }
+
+/// A profile folder whose name is not UTF-8 is shown in JSON as `Path::display` shows it,
+/// U+FFFD for its undecodable bytes: `install` and `list` print one whole JSON document and
+/// exit 0.
+#[test]
+fn json_outcomes_show_a_profile_path_that_is_not_utf8_lossily() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let sb = Sandbox::new();
+    let profile = std::ffi::OsStr::from_bytes(b"prof\xff");
+    let shown = format!("{}/prof\u{fffd}", sb.path().display());
+    let run = |verb: &str| {
+        let mut c = sb.cmd();
+        c.arg(verb);
+        if verb == "install" {
+            c.arg("tool-gate");
+        }
+        c.arg("--profile")
+            .arg(profile)
+            .args(["--format", "json"])
+            .output()
+            .unwrap()
+    };
+
+    let o = run("install");
+    let doc = one_json_document(&o);
+    assert_eq!(o.status.code(), Some(0), "{doc:#}");
+    assert_eq!(doc[0]["action"], "install", "{doc:#}");
+    assert_eq!(
+        doc[0]["path"],
+        format!("{shown}/hooks/tool-gate").as_str(),
+        "{doc:#}"
+    );
+    assert!(sb.path().join(profile).join("hooks/tool-gate").is_dir());
+
+    let o = run("list");
+    let doc = one_json_document(&o);
+    assert_eq!(o.status.code(), Some(0), "{doc:#}");
+    assert_eq!(doc["profile"], shown.as_str(), "{doc:#}");
+    let handler = &doc["handlers"][0];
+    assert_eq!(
+        handler["file"],
+        format!("{shown}/hooks.json").as_str(),
+        "{doc:#}"
+    );
+    assert!(
+        handler["script"]["path"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{shown}/hooks/tool-gate/")),
+        "{doc:#}"
+    );
+}

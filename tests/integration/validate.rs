@@ -1120,3 +1120,50 @@ fn a_command_holding_a_nul_byte_is_refused() {
         assert!(d["file"].as_str().unwrap().ends_with(file), "{d:#}");
     }
 }
+
+/// A name that is not UTF-8 is reported in JSON as `Path::display` shows it, U+FFFD for
+/// its undecodable bytes: stdout is one whole JSON document, for `validate`'s report and
+/// for the diagnostics in `pack`'s error object alike.
+#[test]
+fn a_name_that_is_not_utf8_is_shown_lossily_in_json() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let sb = Sandbox::new();
+    write_recipe(&sb, "src/tool-gate", &manifest("tool-gate"));
+    std::fs::write(
+        sb.join("src/tool-gate")
+            .join(std::ffi::OsStr::from_bytes(b"bad\xff")),
+        "x",
+    )
+    .unwrap();
+    let bad_name = |doc: &Value, diagnostics: &Value| {
+        let d = diagnostics
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["code"] == "name-not-utf8")
+            .unwrap_or_else(|| panic!("no name-not-utf8 in {doc:#}"));
+        assert_eq!(d["file"], "src/tool-gate/bad\u{fffd}", "{doc:#}");
+    };
+
+    let o = sb
+        .cmd()
+        .args(["validate", "--format", "json", "src/tool-gate"])
+        .output()
+        .unwrap();
+    let doc = one_json_document(&o);
+    assert_eq!(o.status.code(), Some(1), "{doc:#}");
+    assert_eq!(doc["ok"], false, "{doc:#}");
+    bad_name(&doc, &doc["diagnostics"]);
+
+    let o = sb
+        .cmd()
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let doc = one_json_document(&o);
+    assert_eq!(o.status.code(), Some(1), "{doc:#}");
+    assert_eq!(doc["error"]["kind"], "recipes-invalid", "{doc:#}");
+    bad_name(&doc, &doc["error"]["diagnostics"]);
+    assert!(!sb.join("cat").exists());
+}
