@@ -229,7 +229,9 @@ impl Profile {
 }
 
 /// Checks that `name` is a profile name: one folder name under `$FINCLAW_HOME/profiles`, not
-/// empty, `.` or `..`, without `/`, `\\` or NUL. Says why not.
+/// empty, `.` or `..`, without `/`, `\\` or NUL, and without other control characters (C0,
+/// DEL, C1): an ESC or a line break in a folder name would reach every message that shows
+/// the profile, and is most likely a stray byte pasted into the variable. Says why not.
 pub fn check_name(name: &str) -> Result<(), String> {
     if name.is_empty() {
         return Err("it is empty".into());
@@ -245,6 +247,12 @@ pub fn check_name(name: &str) -> Result<(), String> {
                 '\\' => "`\\`",
                 _ => "a NUL byte",
             }
+        ));
+    }
+    if let Some(c) = name.chars().find(|c| c.is_control()) {
+        return Err(format!(
+            "it holds the control character U+{:04X}, which a profile name may not",
+            u32::from(c)
         ));
     }
     Ok(())

@@ -2936,3 +2936,64 @@ fn json_outcomes_show_a_profile_path_that_is_not_utf8_lossily() {
         "{doc:#}"
     );
 }
+
+/// A profile name from `$FINCLAW_PROFILE` or `active-profile` holding a control character
+/// (C0, DEL or C1) inside it is refused, naming where it came from, and nothing is made;
+/// the line break that ends `active-profile` and names without controls still work.
+#[test]
+fn a_profile_name_with_a_control_character_is_refused() {
+    let sb = Sandbox::new();
+    let profiles = sb.join("finclaw-home/profiles");
+    let refused = |o: &std::process::Output, from: &str, shown: &str| {
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains(&format!(
+                "error: `{shown}` (from {from}) is not a profile name"
+            )),
+            "{err}"
+        );
+        assert!(err.contains("control character"), "{err}");
+        assert!(err.contains("--profile DIR"), "{err}");
+        assert!(!profiles.exists(), "{err}");
+    };
+    for (name, shown) in [
+        ("dev\x1b[2J", r"dev\u{1b}[2J"),
+        ("dev\nprod", r"dev\nprod"),
+        ("de\tv", r"de\tv"),
+        ("dev\x7f", r"dev\u{7f}"),
+        ("dev\u{9b}31m", r"dev\u{9b}31m"),
+    ] {
+        for verb in ["list", "install"] {
+            let mut c = sb.cmd();
+            c.arg(verb);
+            if verb == "install" {
+                c.arg("tool-gate");
+            }
+            let o = c.env("FINCLAW_PROFILE", name).output().unwrap();
+            refused(&o, "$FINCLAW_PROFILE", shown);
+        }
+    }
+    let active = sb.write("finclaw-home/active-profile", "dev\x1bx\n");
+    let o = sb.cmd().arg("list").output().unwrap();
+    refused(&o, &active.display().to_string(), r"dev\u{1b}x");
+    std::fs::remove_dir_all(sb.join("finclaw-home")).unwrap();
+
+    // Accepted as before: the line break ending the file, and names without controls.
+    sb.write("finclaw-home/active-profile", "dév team\n");
+    ok(&sb.cmd().args(["install", "tool-gate"]).output().unwrap());
+    assert!(profiles.join("dév team/hooks/tool-gate").is_dir());
+    let o = sb
+        .cmd()
+        .args(["list", "--format", "json"])
+        .env("FINCLAW_PROFILE", " dev\n")
+        .output()
+        .unwrap();
+    ok(&o);
+    let doc = one_json_document(&o);
+    assert_eq!(
+        doc["profile"],
+        profiles.join("dev").display().to_string().as_str(),
+        "{doc:#}"
+    );
+}
