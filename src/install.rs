@@ -902,6 +902,8 @@ pub fn line_diff(before: &str, after: &str) -> Vec<String> {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Journal {
     id: String,
+    /// The staging folder's name (in the profile's staging folder; journals of earlier
+    /// releases hold its whole path, of which recovery takes the name too).
     staging: PathBuf,
     hooks_before: Option<Sha256>,
     hooks_after: Sha256,
@@ -1190,7 +1192,9 @@ fn commit_steps(
     let before = file_digest(&hooks_path)?;
     let journal = Journal {
         id: id.to_string(),
-        staging: staging.to_path_buf(),
+        // Its name only: recovery looks for it in the profile's staging folder anyway, and
+        // the name (unlike a profile path) is always UTF-8, which JSON needs.
+        staging: staging.file_name().map(PathBuf::from).unwrap_or_default(),
         hooks_before: before,
         hooks_after: Sha256::of(new_hooks),
         old_receipt: receipt::read(profile, id)?,
@@ -1199,10 +1203,10 @@ fn commit_steps(
             && std::fs::symlink_metadata(profile.hooks_dir()).is_err(),
         made_backup: std::fs::symlink_metadata(profile.backup()).is_err(),
     };
-    crate::pack::write_atomic(
-        &profile.journal(),
-        &serde_json::to_vec_pretty(&journal).unwrap_or_default(),
-    )?;
+    let journal_bytes = serde_json::to_vec_pretty(&journal).map_err(|e| {
+        crate::fs::FsError::new("write", &profile.journal(), std::io::Error::other(e))
+    })?;
+    crate::pack::write_atomic(&profile.journal(), &journal_bytes)?;
     crash_point(1);
     let tree = profile.recipe_dir(id);
     move_if_exists(&tree, &staging.join("old"))?;

@@ -2997,3 +2997,54 @@ fn a_profile_name_with_a_control_character_is_refused() {
         "{doc:#}"
     );
 }
+
+#[test]
+fn a_crash_in_a_profile_whose_path_is_not_utf8_is_recovered() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let sb = Sandbox::new();
+    let profile = std::ffi::OsStr::from_bytes(b"prof\xff");
+    let root = sb.path().join(profile);
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("hooks.json"), USER_DOC).unwrap();
+    let install = |crash: Option<&str>| {
+        let mut c = sb.cmd();
+        if let Some(point) = crash {
+            c.env("HOOKPACK_TEST_CRASH_AT", point);
+        }
+        c.args(["install", "tool-gate", "--profile"])
+            .arg(profile)
+            .output()
+            .unwrap()
+    };
+    // Killed once the journal is written and the recipe folder moved in, before the commit.
+    let o = install(Some("3"));
+    assert!(!o.status.success(), "the crash hook did not fire");
+    let journal = std::fs::read(root.join(".hookpack-journal.json")).unwrap();
+    assert!(
+        serde_json::from_slice::<Value>(&journal).is_ok(),
+        "the journal is not JSON: {:?}",
+        String::from_utf8_lossy(&journal)
+    );
+    // The next command rolls the change back: the profile is as it was.
+    let o = sb
+        .cmd()
+        .args(["doctor", "--fix", "--profile"])
+        .arg(profile)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("rolled back the interrupted change of `tool-gate`"),
+        "{out}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("hooks.json")).unwrap(),
+        USER_DOC
+    );
+    assert!(!root.join("hooks/tool-gate").exists());
+    assert!(!root.join(".hookpack-journal.json").exists());
+    assert!(!root.join(".hookpack-staging").exists());
+    // And an install after it works.
+    ok(&install(None));
+    assert!(root.join("hooks/tool-gate/recipe.json").is_file());
+}
