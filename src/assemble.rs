@@ -268,25 +268,42 @@ fn resolve_module(base: &Path) -> Option<PathBuf> {
     candidates.into_iter().find(|c| c.is_file())
 }
 
-/// Why the relative import `spec`, which ends in `/`, is refused (from a module in `dir`),
-/// with the specifier to write instead when one resolves: the name without the slash, or
-/// the folder's index file.
+/// The relative import `spec` without the end that makes it name a folder for node: trailing
+/// slashes, and `/.` parts there, since URL resolution turns `./a.ts/.` into `./a.ts/`.
+/// `None` when it ends in neither.
+fn folder_tail(spec: &str) -> Option<&str> {
+    let mut file = spec;
+    while let Some(rest) = file.strip_suffix('/').or_else(|| file.strip_suffix("/.")) {
+        file = rest;
+    }
+    (file.len() < spec.len()).then_some(file)
+}
+
+/// Why the relative import `spec`, which ends in `/` or `/.` (see [`folder_tail`]), is
+/// refused (from a module in `dir`), with the specifier to write instead when one resolves:
+/// the name without that end, or the folder's index file.
 fn trailing_slash(spec: &str, dir: &Path) -> String {
-    let file = spec.trim_end_matches('/');
+    let file = folder_tail(spec).unwrap_or(spec);
+    let tail = &spec[file.len()..];
+    let tail = if tail.chars().all(|c| c == '/') {
+        "slash".to_string()
+    } else {
+        format!("`{tail}`")
+    };
     let mut fixes = vec![format!("{file}/index.ts"), format!("{file}/index.js")];
     // `./` and `../` without their slash are no relative specifiers at all.
     if !matches!(file, "." | "..") {
         fixes.insert(0, file.to_string());
     }
-    let why = "a trailing slash names a folder, and node loads no folder as a module";
+    let why = format!("a trailing {tail} names a folder, and node loads no folder as a module");
     match fixes
         .iter()
         .find(|f| resolve_module(&normalize(&dir.join(f))).is_some())
     {
-        Some(fix) if fix == file => format!("{why}; drop the trailing slash: `{fix}`"),
-        Some(fix) => format!("{why}; drop the trailing slash and name the file: `{fix}`"),
+        Some(fix) if fix == file => format!("{why}; drop the trailing {tail}: `{fix}`"),
+        Some(fix) => format!("{why}; drop the trailing {tail} and name the file: `{fix}`"),
         None => format!(
-            "{why}; drop the trailing slash and name the module's file (there is no `{}`)",
+            "{why}; drop the trailing {tail} and name the module's file (there is no `{}`)",
             fixes.join("`, `")
         ),
     }
@@ -430,9 +447,10 @@ impl Planner<'_> {
             if !(spec.starts_with("./") || spec.starts_with("../")) {
                 return Err("recipes run without node_modules; import Node built-ins as `node:…` or a relative file".into());
             }
-            // A path drops a trailing slash, so `./util.ts/` would find the file `util.ts`,
-            // while node takes the slash for a folder and loads no folder as a module.
-            if spec.ends_with('/') {
+            // A path drops a trailing slash (and `.` parts), so `./util.ts/` or `./util.ts/.`
+            // would find the file `util.ts`, while node takes either for a folder and loads
+            // no folder as a module.
+            if folder_tail(spec).is_some() {
                 return Err(trailing_slash(spec, dir));
             }
             let wanted = normalize(&dir.join(spec));

@@ -1818,6 +1818,39 @@ fn an_import_with_a_trailing_slash_is_refused() {
 /// A source tree may keep hand-written files in `scripts/` beside `src/` (assemble copies
 /// them and compiles `src/` next to them): `validate` and `assemble` take a handler running
 /// `scripts/main.js`, made from `src/main.ts`, as there (they said it did not exist).
+/// An import ending in `/.` names a folder as a trailing slash does (`./util.ts/.` resolves
+/// to `./util.ts/` for node), so it is refused the same way, naming the specifier to write
+/// (the `.` was dropped with the path's other `.` parts, and the file `util.ts` imported).
+#[test]
+fn an_import_ending_in_slash_dot_is_refused_as_a_folder() {
+    for (spec, fixed) in [
+        ("./util.ts/.", "./util.ts"),
+        ("./util.ts/./.", "./util.ts"),
+        ("../../lib/text.ts/.", "../../lib/text.ts"),
+        ("./util.ts/./", "./util.ts"),
+    ] {
+        let sb = Sandbox::new();
+        source_recipe(
+            &sb,
+            "recipes",
+            "demo",
+            &format!("import * as m from \"{spec}\";\nconsole.log(m);\n"),
+        );
+        lib(&sb, "recipes/lib");
+        let o = assemble(&sb);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{spec}: {err}");
+        assert!(
+            err.contains("main.ts:1:20: error[import-unresolved]")
+                && err.contains(&format!("`{spec}`"))
+                && err.contains("names a folder")
+                && err.contains(&format!(": `{fixed}`")),
+            "{spec}: {err}"
+        );
+        assert!(!sb.join("out").exists(), "{spec}");
+    }
+}
+
 #[test]
 fn a_source_tree_with_its_own_scripts_folder_validates_and_assembles() {
     let sb = Sandbox::new();
