@@ -1266,13 +1266,17 @@ fn merge_index(
         }
         entries.insert(id, Value::Object(m));
     }
-    // The older versions of the recipes packed now, whose archives OUT keeps.
-    for b in built.iter() {
-        let (id, version) = (b.recipe.id.to_string(), b.recipe.version.to_string());
-        let kept = entries.get(&id).and_then(|e| e["versions"].as_array());
-        for v in kept.into_iter().flatten() {
-            if v["version"] != version.as_str() {
-                if let Some(fix) = kept_size_fix(&id, v, opts)? {
+    // Every other version the index lists whose archive OUT keeps: the older versions of
+    // the recipes packed now, and those of recipes whose sources are not here (retired, or
+    // packed from elsewhere), which `catalog verify` sends here to be put right too.
+    for (id, entry) in &entries {
+        let packed = built
+            .iter()
+            .find(|b| b.recipe.id.as_str() == id)
+            .map(|b| b.recipe.version.to_string());
+        for v in entry["versions"].as_array().into_iter().flatten() {
+            if packed.as_deref().is_none_or(|p| v["version"] != p) {
+                if let Some(fix) = kept_size_fix(id, v, opts)? {
                     sizes.push(fix);
                 }
             }

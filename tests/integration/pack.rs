@@ -867,6 +867,55 @@ fn a_wrong_size_in_the_index_is_set_from_the_intact_archive() {
     }
 }
 
+/// A wrong index `size` of a recipe whose sources are gone (retired, or packed from another
+/// folder) is put right too, as `catalog verify`'s fix says: pack into the folder holding
+/// the archive (only the recipes packed now were looked at, so verify failed for good).
+#[test]
+fn a_wrong_size_of_a_recipe_not_packed_now_is_set_from_its_archive() {
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    ok(&pack(&sb, "src", "out", &[]));
+    std::fs::remove_dir_all(sb.join("src/beta")).unwrap();
+    let good = snapshot(&sb.join("out"));
+    let index_path = sb.join("out/hooks-index.json");
+    let size = std::fs::metadata(sb.join("out/hooks-beta-0.1.0.tar.gz"))
+        .unwrap()
+        .len();
+    let mut index = read_json(&index_path);
+    assert_eq!(index["recipes"][1]["id"], "beta");
+    index["recipes"][1]["versions"][0]["size"] = json!(size + 3);
+    write_index(&index_path, &index);
+    let o = sb
+        .cmd()
+        .args(["catalog", "verify", "out"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let said = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert!(
+        said.contains("`hookpack pack` into the catalog folder"),
+        "{said}"
+    );
+    let o = pack(&sb, "src", "out", &["--check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let o = pack(&sb, "src", "out", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    stderr_says(
+        &o,
+        &format!(
+            "warning[size-repaired]: beta 0.1.0 was listed with size {}, but its archive \
+             hooks-beta-0.1.0.tar.gz has {size} bytes",
+            size + 3
+        ),
+    );
+    assert_eq!(snapshot(&sb.join("out")), good);
+    ok(&sb
+        .cmd()
+        .args(["catalog", "verify", "out"])
+        .output()
+        .unwrap());
+}
+
 /// A kept archive with the size the index lists but other bytes is refused like one of
 /// another size, naming the file and both digests: SHA256SUMS listed the index's digest for
 /// it, and uploading the folder would have replaced the published bytes (found by a
