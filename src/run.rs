@@ -259,7 +259,7 @@ pub struct Decision {
     /// Why the handler counts as failed, if it does.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
-    /// What the handler likely meant but hosts do not read so, though it is no failure
+    /// What the handler likely meant but is not read so, though it is no failure
     /// (stdout that is JSON after a byte order mark). One handler's only: a combined
     /// outcome has none.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -267,8 +267,9 @@ pub struct Decision {
 }
 
 /// The warning of a handler whose stdout is JSON after a UTF-8 byte order mark.
-pub const BOM_WARNING: &str = "stdout starts with a UTF-8 byte order mark; hosts do not read \
-     it as JSON, so it gave no decision; write the JSON without the mark (bytes EF BB BF)";
+pub const BOM_WARNING: &str = "stdout starts with a UTF-8 byte order mark, so it is not read \
+     as JSON and gave no decision (a host that strips the mark first would read the answer): \
+     write the JSON without the mark (bytes EF BB BF)";
 
 /// A verdict, strongest last.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -358,7 +359,8 @@ pub fn interpret(event: Event, out: &RawOutput, deny_on_failure: bool) -> Decisi
     }
     if !looks_like_json(&stdout) {
         // Plain text is not a decision. Nor is JSON after a byte order mark: JSON.parse and
-        // json.loads refuse the mark, so a host takes it for text; but say so.
+        // json.loads refuse the mark, so a host that does not strip it first takes it for
+        // text (one that does would read the answer); say so.
         if stdout.strip_prefix('\u{FEFF}').is_some_and(looks_like_json) {
             d.warning = Some(BOM_WARNING.into());
         }

@@ -1665,8 +1665,8 @@ fn an_answer_after_a_byte_order_mark_gives_no_decision_and_says_why() {
             {"id": "bom-text", "type": "command", "command": "node bom-text.js"}
         ]}),
     );
-    let warning = "stdout starts with a UTF-8 byte order mark; hosts do not read it as \
-                   JSON, so it gave no decision";
+    let warning = "stdout starts with a UTF-8 byte order mark, so it is not read as JSON \
+                   and gave no decision";
     let d = run(
         &sb,
         "PreToolUse",

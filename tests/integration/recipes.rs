@@ -185,7 +185,7 @@ fn a_case_whose_answer_follows_a_byte_order_mark_fails_saying_so() {
     assert!(
         text.contains(
             "decision: expected deny, got none (check-exec: stdout starts with a UTF-8 byte \
-             order mark; hosts do not read it as JSON, so it gave no decision"
+             order mark, so it is not read as JSON and gave no decision"
         ),
         "{text}"
     );
