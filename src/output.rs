@@ -200,8 +200,9 @@ pub fn escape_controls(s: &str, keep: &[char]) -> String {
 }
 
 /// Whether `c` must not reach a terminal as it is: a control character, or one that
-/// reorders or breaks what is shown around it.
-fn is_unsafe(c: char) -> bool {
+/// reorders or breaks what is shown around it. Names hookpack takes (profile names, URLs)
+/// may not hold such characters at all.
+pub(crate) fn is_unsafe(c: char) -> bool {
     // Bidirectional overrides, isolates and marks reorder what is shown around them; the
     // line and paragraph separators break lines in some viewers.
     c.is_control()

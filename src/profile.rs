@@ -249,7 +249,7 @@ pub fn check_name(name: &str) -> Result<(), String> {
             }
         ));
     }
-    if let Some(c) = name.chars().find(|c| c.is_control()) {
+    if let Some(c) = name.chars().find(|&c| crate::output::is_unsafe(c)) {
         return Err(format!(
             "it holds the control character U+{:04X}, which a profile name may not",
             u32::from(c)

@@ -158,9 +158,10 @@ pub fn check_url(url: &str) -> Result<(), String> {
 
 /// Refuses the characters URL text may not hold as they are (RFC 3986; WHATWG parsers
 /// escape some of them and reject others, so what a reader fetches depends on the reader):
-/// white space, control characters, `"`, `<`, `>`, `\\`, `^`, `` ` ``, `{`, `|`, `}`, and a
-/// `%` that does not start an escape of two hex digits. The first one is named, with its
-/// place (counted in characters from 1) and its escape.
+/// white space, control characters, bidirectional controls, zero-width characters, `"`,
+/// `<`, `>`, `\\`, `^`, `` ` ``, `{`, `|`, `}`, and a `%` that does not start an escape of
+/// two hex digits. The first one is named, with its place (counted in characters from 1)
+/// and its escape.
 fn check_url_text(url: &str) -> Result<(), String> {
     let chars: Vec<char> = url.chars().collect();
     for (i, &c) in chars.iter().enumerate() {
@@ -179,6 +180,14 @@ fn check_url_text(url: &str) -> Result<(), String> {
             '<' | '>' | '^' | '{' | '|' | '}' => format!("`{c}`"),
             c if c.is_control() => format!("the control character U+{:04X}", u32::from(c)),
             c if c.is_whitespace() => format!("the white space U+{:04X}", u32::from(c)),
+            // Shown as nothing, or reordering what is around them: a URL that holds one
+            // is not the URL it shows.
+            c if crate::output::is_unsafe(c) => {
+                format!("the bidirectional control U+{:04X}", u32::from(c))
+            }
+            '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' => {
+                format!("the invisible character U+{:04X}", u32::from(c))
+            }
             _ => continue,
         };
         let mut utf8 = [0; 4];
@@ -546,6 +555,9 @@ mod tests {
             "a%2",
             "a%zz",
             "a%2g",
+            "https://x/\u{202e}zg.tgz",
+            "https://x/a\u{200b}b.tgz",
+            "https://x/a\u{feff}b.tgz",
         ] {
             assert!(check_url(bad).is_err(), "{bad}");
         }

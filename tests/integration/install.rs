@@ -2963,6 +2963,8 @@ fn a_profile_name_with_a_control_character_is_refused() {
         ("de\tv", r"de\tv"),
         ("dev\x7f", r"dev\u{7f}"),
         ("dev\u{9b}31m", r"dev\u{9b}31m"),
+        ("dev\u{202e}ved", r"dev\u{202e}ved"),
+        ("dev\u{2028}x", r"dev\u{2028}x"),
     ] {
         for verb in ["list", "install"] {
             let mut c = sb.cmd();
