@@ -7,7 +7,7 @@
 //! does lands outside it unless the case says so.
 
 use crate::command::{self, Target};
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Findings, Severity};
 use crate::error::Error;
 use crate::event::Event;
 use crate::hooks_json::compile_matcher;
@@ -52,29 +52,12 @@ const DECISIONS: [&str; 8] = [
 ];
 
 /// Problems in a fixture case file found without running it: JSON that is not a case
-/// (at its line:column), an unknown event or decision.
+/// (at its line:column), a key given twice, an unknown event or decision.
 pub fn check_case_file(file: &Path) -> Vec<Diagnostic> {
-    let bytes = match crate::fs::read_limited(file, MAX_CASE_BYTES) {
-        Ok(b) => b,
-        Err(e) => return vec![crate::validate::fs_diagnostic(&e)],
+    let (case, mut out) = match load_case(file) {
+        Ok(case) => (case, Vec::new()),
+        Err(diagnostics) => return diagnostics,
     };
-    let case: Case = match serde_json::from_slice(&bytes) {
-        Ok(c) => c,
-        Err(e) => {
-            let pos = Position {
-                line: u32::try_from(e.line()).unwrap_or(u32::MAX).max(1),
-                column: u32::try_from(e.column()).unwrap_or(u32::MAX).max(1),
-            };
-            return vec![Diagnostic::at(
-                file,
-                pos,
-                Severity::Error,
-                "case-invalid",
-                format!("not a fixture case: {e}; the README (`test`) shows the fields of a case"),
-            )];
-        }
-    };
-    let mut out = Vec::new();
     if Event::parse(&case.event).is_none() {
         out.push(Diagnostic::file_level(
             file,
@@ -99,6 +82,59 @@ pub fn check_case_file(file: &Path) -> Vec<Diagnostic> {
         ));
     }
     out
+}
+
+/// Reads a case file: the case, or why it is none, at its line:column. A case is written
+/// by hand, so a key given twice is a slip, not a choice of the last value as JSON readers
+/// make it: the value the author meant may be the one that would vanish.
+fn load_case(file: &Path) -> Result<Case, Vec<Diagnostic>> {
+    let bytes = crate::fs::read_limited(file, MAX_CASE_BYTES)
+        .map_err(|e| vec![crate::validate::fs_diagnostic(&e)])?;
+    // The reader of hookpack's own documents first: it names a byte order mark, bad UTF-8
+    // and every duplicated key at its place, where serde_json keeps the last value.
+    let parsed = crate::json::parse(&bytes)
+        .map_err(|e| vec![crate::validate::syntax_diagnostic(file, &e)])?;
+    let mut f = Findings::new(file, Some(&parsed.locations));
+    crate::validate::report_duplicates(&parsed, &mut f);
+    match serde_json::from_slice::<Case>(&bytes) {
+        Ok(case) if !f.has_errors() => Ok(case),
+        Ok(_) => Err(f.finish()),
+        Err(e) => {
+            let pos = Position {
+                line: u32::try_from(e.line()).unwrap_or(u32::MAX).max(1),
+                column: u32::try_from(e.column()).unwrap_or(u32::MAX).max(1),
+            };
+            let mut out = f.finish();
+            out.push(Diagnostic::at(
+                file,
+                pos,
+                Severity::Error,
+                "case-invalid",
+                format!(
+                    "not a fixture case: {}; the README (`test`) shows the fields of a case",
+                    serde_message(&e)
+                ),
+            ));
+            Err(out)
+        }
+    }
+}
+
+/// serde_json's message without the ` at line L column C` it appends (the diagnostic
+/// carries the place).
+fn serde_message(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    text.strip_suffix(&suffix).unwrap_or(&text).to_string()
+}
+
+/// A problem of a case file as a line of `test`'s report: `file:line:col: message`.
+fn mismatch_line(d: &Diagnostic) -> String {
+    let mut place = d.file.display().to_string();
+    if let (Some(l), Some(c)) = (d.line, d.column) {
+        place.push_str(&format!(":{l}:{c}"));
+    }
+    format!("{place}: {}", d.message)
 }
 
 /// The expected outcome.
@@ -195,7 +231,6 @@ fn verdict_name(d: &Decision) -> &'static str {
 
 /// Runs one case against an assembled recipe in `dir`.
 pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, Error> {
-    let read = crate::fs::read_limited(file, MAX_CASE_BYTES);
     let file_name = file
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -208,19 +243,12 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
         mismatches: Vec::new(),
         handlers: Vec::new(),
     };
-    let bytes = match read {
-        Ok(b) => b,
-        Err(e) => {
-            result.mismatches.push(e.to_string());
-            return Ok(result);
-        }
-    };
-    let case: Case = match serde_json::from_slice(&bytes) {
-        Ok(c) => c,
-        Err(e) => {
+    let case = match load_case(file) {
+        Ok(case) => case,
+        Err(diagnostics) => {
             result
                 .mismatches
-                .push(format!("the case file is invalid: {e}"));
+                .extend(diagnostics.iter().map(mismatch_line));
             return Ok(result);
         }
     };

@@ -410,3 +410,56 @@ fn an_assembled_recipe_named_by_a_relative_path_runs_its_cases() {
         assert!(text.contains("1 passed, 0 failed"), "{dir}: {text}");
     }
 }
+
+/// A case file is written by hand, so a key given twice is a slip: `test` kept the last
+/// value silently (a payload's first `tool_input`, `rm -rf /`, vanished and the case passed
+/// on `ls`), and `validate` said nothing. Both now name the file, line and column.
+#[test]
+fn a_key_given_twice_in_a_case_file_is_an_error_at_its_place() {
+    let sb = Sandbox::new();
+    scaffold_demo(&sb);
+    sb.write(
+        "recipes/demo/tests/dup.json",
+        "{\n  \"name\": \"dup\",\n  \"event\": \"PreToolUse\",\n  \"payload\": {\n    \
+         \"tool_name\": \"exec\",\n    \"tool_input\": {\"command\": \"rm -rf /\"},\n    \
+         \"tool_input\": {\"command\": \"ls\"}\n  },\n  \"env\": {\"A\": \"1\", \"A\": \"2\"},\n  \
+         \"expect\": {\"decision\": \"none\"}\n}\n",
+    );
+    let o = sb.cmd().args(["test", "recipes/demo"]).output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(text.contains("FAIL demo/dup.json"), "{text}");
+    assert!(
+        text.contains("recipes/demo/tests/dup.json:7:5: key `tool_input` appears twice"),
+        "{text}"
+    );
+    assert!(
+        text.contains("recipes/demo/tests/dup.json:9:21: key `A` appears twice"),
+        "{text}"
+    );
+    assert!(text.trim_end().ends_with("2 passed, 1 failed"), "{text}");
+
+    let (code, r) = validate_json(&sb, &["recipes/demo"]);
+    assert_eq!(code, 1, "{r:#}");
+    let dups: Vec<_> = r["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "duplicate-key")
+        .map(|d| {
+            (
+                d["line"].as_u64(),
+                d["column"].as_u64(),
+                d["pointer"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        dups,
+        [
+            (Some(7), Some(5), "/payload/tool_input".into()),
+            (Some(9), Some(21), "/env/A".into())
+        ],
+        "{r:#}"
+    );
+}
