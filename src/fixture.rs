@@ -52,36 +52,60 @@ const DECISIONS: [&str; 8] = [
 ];
 
 /// Problems in a fixture case file found without running it: JSON that is not a case
-/// (at its line:column), a key given twice, an unknown event or decision.
+/// (at its line:column), a key given twice, an unknown event or decision, an exit code no
+/// process gives, a payload that is neither an object nor `"@raw:…"`.
 pub fn check_case_file(file: &Path) -> Vec<Diagnostic> {
-    let (case, mut out) = match load_case(file) {
-        Ok(case) => (case, Vec::new()),
-        Err(diagnostics) => return diagnostics,
-    };
+    load_case(file).err().unwrap_or_default()
+}
+
+/// What a case asks that no run can give; `test` fails such a case without running it
+/// (a handler that ran would only make the report say "expected Deny, got deny").
+fn check_case(case: &Case, f: &mut Findings) {
     if Event::parse(&case.event).is_none() {
-        out.push(Diagnostic::file_level(
-            file,
-            Severity::Error,
+        f.error(
+            "/event",
             "case-event-unknown",
             format!(
                 "unknown event `{}`; use one of the events in SPEC 1.1, e.g. `PreToolUse`",
                 case.event
             ),
-        ));
+        );
     }
     if !DECISIONS.contains(&case.expect.decision.as_str()) {
-        out.push(Diagnostic::file_level(
-            file,
-            Severity::Error,
+        f.error(
+            "/expect/decision",
             "case-decision-unknown",
             format!(
                 "unknown decision `{}`; expect one of {}",
                 case.expect.decision,
                 DECISIONS.join(", ")
             ),
-        ));
+        );
     }
-    out
+    if let Some(exit) = case.expect.exit.filter(|c| !(0..=255).contains(c)) {
+        f.error(
+            "/expect/exit",
+            "case-exit-invalid",
+            format!(
+                "expected exit code {exit}, which no process gives; exit codes run from 0 to \
+                 255 (a handler killed at its timeout has none: expect \"decision\": \
+                 \"failure\" without \"exit\")"
+            ),
+        );
+    }
+    match &case.payload {
+        Value::Object(_) | Value::Null => {}
+        Value::String(s) if s.starts_with("@raw:") => {}
+        other => f.error(
+            "/payload",
+            "case-payload-invalid",
+            format!(
+                "`payload` must be an object (merged over the common fields) or \
+                 \"@raw:<bytes>\", found {}",
+                other.to_string().chars().take(80).collect::<String>()
+            ),
+        ),
+    }
 }
 
 /// Reads a case file: the case, or why it is none, at its line:column. A case is written
@@ -97,8 +121,14 @@ fn load_case(file: &Path) -> Result<Case, Vec<Diagnostic>> {
     let mut f = Findings::new(file, Some(&parsed.locations));
     crate::validate::report_duplicates(&parsed, &mut f);
     match serde_json::from_slice::<Case>(&bytes) {
-        Ok(case) if !f.has_errors() => Ok(case),
-        Ok(_) => Err(f.finish()),
+        Ok(case) => {
+            check_case(&case, &mut f);
+            if f.has_errors() {
+                Err(f.finish())
+            } else {
+                Ok(case)
+            }
+        }
         Err(e) => {
             let pos = Position {
                 line: u32::try_from(e.line()).unwrap_or(u32::MAX).max(1),

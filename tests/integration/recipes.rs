@@ -463,3 +463,76 @@ fn a_key_given_twice_in_a_case_file_is_an_error_at_its_place() {
         "{r:#}"
     );
 }
+
+/// A case expecting a decision that is none (`Deny`) ran its handler and failed with
+/// "expected Deny, got deny"; an exit code no process gives (300, -1) ran and failed with
+/// "expected 300, got 0", and `validate` passed both and a payload that is an array. Each
+/// is now an error at its file:line:column, and `test` fails the case without running it.
+#[test]
+fn a_case_expecting_what_no_handler_gives_fails_without_running() {
+    let sb = Sandbox::new();
+    scaffold_demo(&sb);
+    let case = |name: &str, expect: &str, payload: &str| {
+        sb.write(
+            &format!("recipes/demo/tests/{name}.json"),
+            format!(
+                "{{\n  \"name\": \"{name}\",\n  \"event\": \"PreToolUse\",\n  \"payload\": \
+                 {payload},\n  \"expect\": {expect}\n}}\n"
+            ),
+        );
+    };
+    let rm = r#"{"tool_name": "exec", "tool_input": {"command": "rm -rf /"}}"#;
+    case("cased", r#"{"decision": "Deny"}"#, rm);
+    case("exit-300", r#"{"exit": 300, "decision": "deny"}"#, rm);
+    case("exit-negative", r#"{"exit": -1, "decision": "deny"}"#, rm);
+    case("array", r#"{"decision": "none"}"#, "[1]");
+    let o = sb
+        .cmd()
+        .args(["test", "recipes/demo", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let doc = one_json_document(&o);
+    let want = [
+        ("cased.json", "5:26: unknown decision `Deny`"),
+        ("exit-300.json", "5:22: expected exit code 300"),
+        ("exit-negative.json", "5:22: expected exit code -1"),
+        ("array.json", "4:14: `payload` must be an object"),
+    ];
+    for (file, text) in want {
+        let case = doc["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["file"] == file)
+            .unwrap_or_else(|| panic!("{file}: {doc:#}"));
+        assert_eq!(case["passed"], false, "{case:#}");
+        assert_eq!(case["handlers"], serde_json::json!([]), "{case:#}");
+        let line = format!("recipes/demo/tests/{file}:{text}");
+        assert!(
+            case["mismatches"][0]
+                .as_str()
+                .is_some_and(|m| m.starts_with(&line)),
+            "{line}: {case:#}"
+        );
+    }
+    assert_eq!(
+        (doc["passed"].as_u64(), doc["failed"].as_u64()),
+        (Some(2), Some(4))
+    );
+
+    let (code, r) = validate_json(&sb, &["recipes/demo"]);
+    assert_eq!(code, 1, "{r:#}");
+    let mut codes: Vec<_> = findings(&r).into_iter().map(|(_, c)| c).collect();
+    codes.sort();
+    assert_eq!(
+        codes,
+        [
+            "case-decision-unknown",
+            "case-exit-invalid",
+            "case-exit-invalid",
+            "case-payload-invalid"
+        ],
+        "{r:#}"
+    );
+}
