@@ -10,6 +10,7 @@ use crate::command::{self, Target};
 use crate::diagnostic::{Diagnostic, Findings, Severity};
 use crate::error::Error;
 use crate::event::Event;
+use crate::fs::FsError;
 use crate::hooks_json::compile_matcher;
 use crate::json::Position;
 use crate::recipe::Recipe;
@@ -528,7 +529,60 @@ pub fn absolute_command(cmd: &str, dir: &Path) -> String {
     }
 }
 
-/// Runs every case in `source/tests/` against the assembled tree `assembled`.
+/// The case files in `tests` (regular files `*.json`), and an error for each entry that
+/// looks meant as one but would not run: a folder (or fifo, socket, device) named `*.json`,
+/// and a name ending `.json` in other letter case (`x.JSON`). Skipping those would make a
+/// run pass without the cases its author wrote; other files (a README) are no cases.
+pub fn case_files(tests: &Path) -> Result<(Vec<PathBuf>, Vec<Diagnostic>), FsError> {
+    let mut files = Vec::new();
+    let mut problems = Vec::new();
+    for entry in crate::fs::read_dir_sorted(tests)? {
+        let p = entry.path();
+        let Some(ext) = p.extension().and_then(|e| e.to_str()) else {
+            continue;
+        };
+        let link = entry.file_type().is_ok_and(|t| t.is_symlink());
+        if ext == "json" {
+            if p.is_file() {
+                files.push(p);
+            } else if !link {
+                // A link is refused as a link, by the tree checks.
+                let what = if p.is_dir() {
+                    "a folder"
+                } else {
+                    "not a regular file (a fifo, socket or device)"
+                };
+                problems.push(Diagnostic::file_level(
+                    &p,
+                    Severity::Error,
+                    "case-file-invalid",
+                    format!(
+                        "{what}, not a case file; a fixture case is a regular file \
+                         `tests/NAME.json`: rename it or move it out of `tests/`"
+                    ),
+                ));
+            }
+        } else if ext.eq_ignore_ascii_case("json") {
+            let stem = p
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            problems.push(Diagnostic::file_level(
+                &p,
+                Severity::Error,
+                "case-file-invalid",
+                format!(
+                    "a case file's name ends in `.json` in lower case, or `test` does not \
+                     run it; rename it to `{stem}.json`"
+                ),
+            ));
+        }
+    }
+    Ok((files, problems))
+}
+
+/// Runs every case in `source/tests/` against the assembled tree `assembled`; an entry
+/// there that is meant as a case but is none fails as a case of its own.
 pub fn run_recipe(
     source: &Path,
     assembled: &Path,
@@ -539,11 +593,25 @@ pub fn run_recipe(
     if !tests.is_dir() {
         return Ok(out);
     }
-    for entry in crate::fs::read_dir_sorted(&tests)? {
-        let p = entry.path();
-        if p.extension().is_some_and(|e| e == "json") && p.is_file() {
-            out.push(run_case(assembled, recipe, &p)?);
-        }
+    let (files, problems) = case_files(&tests)?;
+    for d in &problems {
+        out.push(CaseResult {
+            recipe: recipe.id.to_string(),
+            file: d
+                .file
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            name: String::new(),
+            passed: false,
+            mismatches: vec![mismatch_line(d)],
+            handlers: Vec::new(),
+        });
     }
+    for p in files {
+        out.push(run_case(assembled, recipe, &p)?);
+    }
+    // Reading order, as the folder lists them.
+    out.sort_by(|a, b| a.file.cmp(&b.file));
     Ok(out)
 }

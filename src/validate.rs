@@ -292,13 +292,11 @@ fn check_recipes(dirs: &[PathBuf], lib_dir: Option<&Path>, out: &mut Vec<Diagnos
         if !tests.is_dir() {
             continue;
         }
-        match crate::fs::read_dir_sorted(&tests) {
-            Ok(entries) => {
-                for e in entries {
-                    let path = e.path();
-                    if path.extension().is_some_and(|x| x == "json") && path.is_file() {
-                        out.extend(crate::fixture::check_case_file(&path));
-                    }
+        match crate::fixture::case_files(&tests) {
+            Ok((files, problems)) => {
+                out.extend(problems);
+                for path in files {
+                    out.extend(crate::fixture::check_case_file(&path));
                 }
             }
             Err(e) => out.push(fs_diagnostic(&e)),

@@ -536,3 +536,37 @@ fn a_case_expecting_what_no_handler_gives_fails_without_running() {
         "{r:#}"
     );
 }
+
+/// A folder named `x.json` in `tests/` and a case file named `x.JSON` were skipped without
+/// a word (`2 passed, 0 failed`, as if the cases were not there); each is now a failed
+/// case naming the entry and what to do, and a `validate` error. Other files (a README)
+/// are still no cases.
+#[test]
+fn a_case_entry_that_is_not_a_case_file_fails_instead_of_being_skipped() {
+    let sb = Sandbox::new();
+    scaffold_demo(&sb);
+    std::fs::create_dir_all(sb.join("recipes/demo/tests/folder.json")).unwrap();
+    sb.write(
+        "recipes/demo/tests/Upper.JSON",
+        r#"{"name": "u", "event": "PreToolUse", "payload": {"tool_name": "exec"}, "expect": {"decision": "deny"}}"#,
+    );
+    sb.write("recipes/demo/tests/README.md", "cases for demo\n");
+    let o = sb.cmd().args(["test", "recipes/demo"]).output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(text.contains("FAIL demo/folder.json"), "{text}");
+    assert!(
+        text.contains("recipes/demo/tests/folder.json: a folder, not a case file"),
+        "{text}"
+    );
+    assert!(text.contains("FAIL demo/Upper.JSON"), "{text}");
+    assert!(text.contains("rename it to `Upper.json`"), "{text}");
+    assert!(!text.contains("README"), "{text}");
+    assert!(text.trim_end().ends_with("2 passed, 2 failed"), "{text}");
+
+    let (code, r) = validate_json(&sb, &["recipes/demo"]);
+    assert_eq!(code, 1, "{r:#}");
+    let mut codes: Vec<_> = findings(&r).into_iter().map(|(_, c)| c).collect();
+    codes.sort();
+    assert_eq!(codes, ["case-file-invalid", "case-file-invalid"], "{r:#}");
+}
