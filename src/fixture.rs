@@ -488,7 +488,8 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
         }
     }
     if let Some(fc) = &e.file_contains {
-        let path = PathBuf::from(expand(&fc.path, &tmp_path));
+        // A relative path is the handler's: it ran in the case's folder, not in ours.
+        let path = tmp_path.join(expand(&fc.path, &tmp_path));
         // A regular file only, and bounded: a fifo would block and /dev/zero never ends.
         match crate::fs::read_limited(&path, MAX_CHECKED_FILE_BYTES)
             .map(|b| String::from_utf8_lossy(&b).into_owned())

@@ -570,3 +570,27 @@ fn a_case_entry_that_is_not_a_case_file_fails_instead_of_being_skipped() {
     codes.sort();
     assert_eq!(codes, ["case-file-invalid", "case-file-invalid"], "{r:#}");
 }
+
+/// A relative `file_contains.path` was read from where `hookpack test` ran, not from the
+/// case's folder, the handler's working directory: a case passed on a file the handler
+/// never wrote. It is now read from the case's folder.
+#[test]
+fn a_relative_file_contains_path_is_read_in_the_case_folder() {
+    let sb = Sandbox::new();
+    scaffold_demo(&sb);
+    sb.write("needle.txt", "deny\n");
+    sb.write(
+        "recipes/demo/tests/relative.json",
+        r#"{"name": "relative", "event": "PreToolUse", "payload": {"tool_name": "exec", "tool_input": {"command": "rm -rf /"}}, "expect": {"decision": "deny", "file_contains": {"path": "needle.txt", "contains": "deny"}}}"#,
+    );
+    let o = sb.cmd().args(["test", "recipes/demo"]).output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(text.contains("FAIL demo/relative.json"), "{text}");
+    assert!(text.contains("needle.txt"), "{text}");
+    assert!(
+        !text.contains(&sb.path().join("needle.txt").display().to_string()),
+        "{text}"
+    );
+    assert!(text.trim_end().ends_with("2 passed, 1 failed"), "{text}");
+}
