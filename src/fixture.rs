@@ -94,6 +94,26 @@ fn check_case(case: &Case, f: &mut Findings) {
             ),
         );
     }
+    // serde would take any JSON value; the variable would then hold its JSON text
+    // (`null`, `{"x":1}`), which no author means.
+    for (k, v) in &case.env {
+        let kind = match v {
+            Value::String(_) => continue,
+            Value::Null => "null",
+            Value::Bool(_) => "a boolean",
+            Value::Number(_) => "a number",
+            Value::Array(_) => "an array",
+            Value::Object(_) => "an object",
+        };
+        f.error(
+            &crate::json::pointer_push("/env", k),
+            "case-env-invalid",
+            format!(
+                "`env` value of `{k}` is {kind}; an environment variable holds text, so \
+                 write it as a string (\"1\", not 1; \"\" for an empty one)"
+            ),
+        );
+    }
     match &case.payload {
         Value::Object(_) | Value::Null => {}
         Value::String(s) if s.starts_with("@raw:") => {}

@@ -594,3 +594,32 @@ fn a_relative_file_contains_path_is_read_in_the_case_folder() {
     );
     assert!(text.trim_end().ends_with("2 passed, 1 failed"), "{text}");
 }
+
+/// An `env` value that is not a string was set as its JSON text: `null` became the
+/// variable `A=null` and an object `B={"x":1}`, and the case passed. It is now an error at
+/// its file:line:column, in `test` and `validate`.
+#[test]
+fn an_env_value_that_is_not_a_string_is_an_error_at_its_place() {
+    let sb = Sandbox::new();
+    scaffold_demo(&sb);
+    sb.write(
+        "recipes/demo/tests/env.json",
+        "{\"name\": \"env\", \"event\": \"PreToolUse\",\n\"env\": {\"A\": null, \"B\": {\"x\": 1}},\n\"payload\": {\"tool_name\": \"exec\", \"tool_input\": {\"command\": \"rm -rf /\"}},\n\"expect\": {\"decision\": \"deny\"}}\n",
+    );
+    let o = sb.cmd().args(["test", "recipes/demo"]).output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("recipes/demo/tests/env.json:2:14: `env` value of `A` is null"),
+        "{text}"
+    );
+    assert!(
+        text.contains("recipes/demo/tests/env.json:2:25: `env` value of `B` is an object"),
+        "{text}"
+    );
+    assert!(text.trim_end().ends_with("2 passed, 1 failed"), "{text}");
+    let (code, r) = validate_json(&sb, &["recipes/demo"]);
+    assert_eq!(code, 1, "{r:#}");
+    assert_finding(&r, "/env/A", "case-env-invalid");
+    assert_finding(&r, "/env/B", "case-env-invalid");
+}
