@@ -440,6 +440,24 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
             decisions.push(decision);
         }
     }
+    let ids: Vec<String> = groups
+        .iter()
+        .flat_map(|g| &g.hooks)
+        .filter_map(|h| h.id.as_ref().map(|i| i.to_string()))
+        .collect();
+    if let Some(want) = case.handler.as_ref().filter(|w| !ids.contains(w)) {
+        let there = if ids.is_empty() {
+            "it has none there".to_string()
+        } else {
+            format!("its handlers there: {}", ids.join(", "))
+        };
+        result.mismatches.push(format!(
+            "{}: `handler` `{want}` names no handler of the recipe for {event}; {there} \
+             (at /handler)",
+            file.display()
+        ));
+        return Ok(result);
+    }
     if result.handlers.is_empty() {
         result.mismatches.push(format!(
             "no handler of the recipe runs for {event} with tool `{match_name}`"

@@ -623,3 +623,27 @@ fn an_env_value_that_is_not_a_string_is_an_error_at_its_place() {
     assert_finding(&r, "/env/A", "case-env-invalid");
     assert_finding(&r, "/env/B", "case-env-invalid");
 }
+
+/// A case whose `handler` names no handler of the recipe (a typo) failed with "no handler
+/// of the recipe runs for PreToolUse with tool `exec`", as if the matcher were at fault; it
+/// now names the id it looked for and the handlers the event has.
+#[test]
+fn a_case_naming_a_handler_the_recipe_lacks_says_which() {
+    let sb = Sandbox::new();
+    scaffold_demo(&sb);
+    sb.write(
+        "recipes/demo/tests/typo.json",
+        r#"{"name": "typo", "event": "PreToolUse", "handler": "check-exce", "payload": {"tool_name": "exec", "tool_input": {"command": "rm -rf /"}}, "expect": {"decision": "deny"}}"#,
+    );
+    let o = sb.cmd().args(["test", "recipes/demo"]).output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains(
+            "recipes/demo/tests/typo.json: `handler` `check-exce` names no handler of the \
+             recipe for PreToolUse; its handlers there: check-exec (at /handler)"
+        ),
+        "{text}"
+    );
+    assert!(text.trim_end().ends_with("2 passed, 1 failed"), "{text}");
+}
