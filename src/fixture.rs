@@ -620,6 +620,30 @@ pub fn case_files(tests: &Path) -> Result<(Vec<PathBuf>, Vec<Diagnostic>), FsErr
     Ok((files, problems))
 }
 
+/// An error when `tests` is there but no folder (a file, fifo…): its cases would be none,
+/// and a run would pass on "no fixture cases found". A link is refused as a link, by the
+/// tree checks.
+pub fn tests_not_a_folder(tests: &Path) -> Option<Diagnostic> {
+    let meta = crate::fs::symlink_metadata(tests).ok()?;
+    if meta.is_dir() || meta.file_type().is_symlink() {
+        return None;
+    }
+    let what = if meta.is_file() {
+        "a file"
+    } else {
+        "not a folder (a fifo, socket or device)"
+    };
+    Some(Diagnostic::file_level(
+        tests,
+        Severity::Error,
+        "case-file-invalid",
+        format!(
+            "{what}, not a folder of fixture cases; make `tests/` a folder holding \
+             `NAME.json` case files, or remove it"
+        ),
+    ))
+}
+
 /// Runs every case in `source/tests/` against the assembled tree `assembled`; an entry
 /// there that is meant as a case but is none fails as a case of its own.
 pub fn run_recipe(
@@ -630,6 +654,16 @@ pub fn run_recipe(
     let tests = source.join("tests");
     let mut out = Vec::new();
     if !tests.is_dir() {
+        if let Some(d) = tests_not_a_folder(&tests) {
+            out.push(CaseResult {
+                recipe: recipe.id.to_string(),
+                file: "tests".into(),
+                name: String::new(),
+                passed: false,
+                mismatches: vec![mismatch_line(&d)],
+                handlers: Vec::new(),
+            });
+        }
         return Ok(out);
     }
     let (files, problems) = case_files(&tests)?;

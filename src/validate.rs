@@ -290,6 +290,7 @@ fn check_recipes(dirs: &[PathBuf], lib_dir: Option<&Path>, out: &mut Vec<Diagnos
     for dir in dirs {
         let tests = dir.join("tests");
         if !tests.is_dir() {
+            out.extend(crate::fixture::tests_not_a_folder(&tests));
             continue;
         }
         match crate::fixture::case_files(&tests) {

@@ -647,3 +647,24 @@ fn a_case_naming_a_handler_the_recipe_lacks_says_which() {
     );
     assert!(text.trim_end().ends_with("2 passed, 1 failed"), "{text}");
 }
+
+/// A recipe whose `tests` is a file, not a folder of cases, passed `test` ("no fixture
+/// cases found", exit 0) and `validate`; it is now an error naming it.
+#[test]
+fn a_tests_entry_that_is_not_a_folder_is_an_error() {
+    let sb = Sandbox::new();
+    scaffold_demo(&sb);
+    std::fs::remove_dir_all(sb.join("recipes/demo/tests")).unwrap();
+    sb.write("recipes/demo/tests", "{}");
+    let o = sb.cmd().args(["test", "recipes/demo"]).output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("recipes/demo/tests: a file, not a folder of fixture cases"),
+        "{text}"
+    );
+    assert!(text.trim_end().ends_with("0 passed, 1 failed"), "{text}");
+    let (code, r) = validate_json(&sb, &["recipes/demo"]);
+    assert_eq!(code, 1, "{r:#}");
+    assert_finding(&r, "", "case-file-invalid");
+}
