@@ -644,6 +644,23 @@ pub fn tests_not_a_folder(tests: &Path) -> Option<Diagnostic> {
     ))
 }
 
+/// The failed result standing for an entry of `tests` (or `tests` itself) that is meant
+/// as a case but is none, `d` saying why.
+fn not_a_case(recipe: &Recipe, d: &Diagnostic) -> CaseResult {
+    CaseResult {
+        recipe: recipe.id.to_string(),
+        file: d
+            .file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        name: String::new(),
+        passed: false,
+        mismatches: vec![mismatch_line(d)],
+        handlers: Vec::new(),
+    }
+}
+
 /// Runs every case in `source/tests/` against the assembled tree `assembled`; an entry
 /// there that is meant as a case but is none fails as a case of its own.
 pub fn run_recipe(
@@ -655,32 +672,12 @@ pub fn run_recipe(
     let mut out = Vec::new();
     if !tests.is_dir() {
         if let Some(d) = tests_not_a_folder(&tests) {
-            out.push(CaseResult {
-                recipe: recipe.id.to_string(),
-                file: "tests".into(),
-                name: String::new(),
-                passed: false,
-                mismatches: vec![mismatch_line(&d)],
-                handlers: Vec::new(),
-            });
+            out.push(not_a_case(recipe, &d));
         }
         return Ok(out);
     }
     let (files, problems) = case_files(&tests)?;
-    for d in &problems {
-        out.push(CaseResult {
-            recipe: recipe.id.to_string(),
-            file: d
-                .file
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-            name: String::new(),
-            passed: false,
-            mismatches: vec![mismatch_line(d)],
-            handlers: Vec::new(),
-        });
-    }
+    out.extend(problems.iter().map(|d| not_a_case(recipe, d)));
     for p in files {
         out.push(run_case(assembled, recipe, &p)?);
     }
