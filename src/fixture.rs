@@ -150,6 +150,10 @@ fn load_case(file: &Path) -> Result<Case, Vec<Diagnostic>> {
                 Ok(case)
             }
         }
+        // A field given twice is reported above, as the key given twice.
+        Err(e) if f.has_errors() && serde_message(&e).starts_with("duplicate field") => {
+            Err(f.finish())
+        }
         Err(e) => {
             let pos = Position {
                 line: u32::try_from(e.line()).unwrap_or(u32::MAX).max(1),

@@ -462,6 +462,25 @@ fn a_key_given_twice_in_a_case_file_is_an_error_at_its_place() {
         ],
         "{r:#}"
     );
+
+    // A field of the case itself given twice is that one error, not also serde's
+    // "duplicate field".
+    std::fs::remove_file(sb.join("recipes/demo/tests/dup.json")).unwrap();
+    sb.write(
+        "recipes/demo/tests/top.json",
+        "{\"name\": \"a\", \"name\": \"b\", \"event\": \"PreToolUse\", \
+         \"expect\": {\"decision\": \"none\"}}\n",
+    );
+    let (code, r) = validate_json(&sb, &["recipes/demo"]);
+    assert_eq!(code, 1, "{r:#}");
+    let codes: Vec<_> = r["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["severity"] == "error")
+        .map(|d| d["code"].clone())
+        .collect();
+    assert_eq!(codes, ["duplicate-key"], "{r:#}");
 }
 
 /// A case expecting a decision that is none (`Deny`) ran its handler and failed with
