@@ -55,14 +55,31 @@ const DECISIONS: [&str; 8] = [
 /// Problems in a fixture case file found without running it: JSON that is not a case
 /// (at its line:column), a key given twice, an unknown event or decision, an exit code no
 /// process gives, a payload that is neither an object nor `"@raw:…"`.
-pub fn check_case_file(file: &Path) -> Vec<Diagnostic> {
-    load_case(file).err().unwrap_or_default()
+pub fn check_case_file(file: &Path, recipe: Option<&Recipe>) -> Vec<Diagnostic> {
+    load_case(file, recipe).err().unwrap_or_default()
 }
 
-/// What a case asks that no run can give; `test` fails such a case without running it
-/// (a handler that ran would only make the report say "expected Deny, got deny").
-fn check_case(case: &Case, f: &mut Findings) {
-    if Event::parse(&case.event).is_none() {
+/// What a case asks that no run can give, of `recipe` when known; `test` fails such a case
+/// without running it (a handler that ran would only make the report say "expected Deny,
+/// got deny").
+fn check_case(case: &Case, recipe: Option<&Recipe>, f: &mut Findings) {
+    let event = Event::parse(&case.event);
+    if let (Some(want), Some(event), Some(recipe)) = (&case.handler, event, recipe) {
+        let ids = handler_ids(recipe, event);
+        if !ids.contains(want) {
+            let there = if ids.is_empty() {
+                "it has none there".to_string()
+            } else {
+                format!("its handlers there: {}", ids.join(", "))
+            };
+            f.error(
+                "/handler",
+                "case-handler-unknown",
+                format!("`handler` `{want}` names no handler of the recipe for {event}; {there}"),
+            );
+        }
+    }
+    if event.is_none() {
         f.error(
             "/event",
             "case-event-unknown",
@@ -132,7 +149,7 @@ fn check_case(case: &Case, f: &mut Findings) {
 /// Reads a case file: the case, or why it is none, at its line:column. A case is written
 /// by hand, so a key given twice is a slip, not a choice of the last value as JSON readers
 /// make it: the value the author meant may be the one that would vanish.
-fn load_case(file: &Path) -> Result<Case, Vec<Diagnostic>> {
+fn load_case(file: &Path, recipe: Option<&Recipe>) -> Result<Case, Vec<Diagnostic>> {
     let bytes = crate::fs::read_limited(file, MAX_CASE_BYTES)
         .map_err(|e| vec![crate::validate::fs_diagnostic(&e)])?;
     // The reader of hookpack's own documents first: it names a byte order mark, bad UTF-8
@@ -143,7 +160,7 @@ fn load_case(file: &Path) -> Result<Case, Vec<Diagnostic>> {
     crate::validate::report_duplicates(&parsed, &mut f);
     match serde_json::from_slice::<Case>(&bytes) {
         Ok(case) => {
-            check_case(&case, &mut f);
+            check_case(&case, recipe, &mut f);
             if f.has_errors() {
                 Err(f.finish())
             } else {
@@ -298,7 +315,7 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
         mismatches: Vec::new(),
         handlers: Vec::new(),
     };
-    let case = match load_case(file) {
+    let case = match load_case(file, Some(recipe)) {
         Ok(case) => case,
         Err(diagnostics) => {
             result
@@ -443,24 +460,6 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
             });
             decisions.push(decision);
         }
-    }
-    let ids: Vec<String> = groups
-        .iter()
-        .flat_map(|g| &g.hooks)
-        .filter_map(|h| h.id.as_ref().map(|i| i.to_string()))
-        .collect();
-    if let Some(want) = case.handler.as_ref().filter(|w| !ids.contains(w)) {
-        let there = if ids.is_empty() {
-            "it has none there".to_string()
-        } else {
-            format!("its handlers there: {}", ids.join(", "))
-        };
-        result.mismatches.push(format!(
-            "{}: `handler` `{want}` names no handler of the recipe for {event}; {there} \
-             (at /handler)",
-            file.display()
-        ));
-        return Ok(result);
     }
     if result.handlers.is_empty() {
         result.mismatches.push(format!(
@@ -646,6 +645,18 @@ pub fn tests_not_a_folder(tests: &Path) -> Option<Diagnostic> {
              `NAME.json` case files, or remove it"
         ),
     ))
+}
+
+/// The ids of `recipe`'s handlers of `event`, in their order.
+fn handler_ids(recipe: &Recipe, event: Event) -> Vec<String> {
+    recipe
+        .hooks
+        .get(event.name())
+        .into_iter()
+        .flatten()
+        .flat_map(|g| &g.hooks)
+        .filter_map(|h| h.id.as_ref().map(|i| i.to_string()))
+        .collect()
 }
 
 /// The failed result standing for an entry of `tests` (or `tests` itself) that is meant

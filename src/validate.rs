@@ -293,11 +293,13 @@ fn check_recipes(dirs: &[PathBuf], lib_dir: Option<&Path>, out: &mut Vec<Diagnos
             out.extend(crate::fixture::tests_not_a_folder(&tests));
             continue;
         }
+        // The handler ids cases name are checked against a recipe that loads.
+        let recipe = recipe::load(dir, false).ok().map(|l| l.recipe);
         match crate::fixture::case_files(&tests) {
             Ok((files, problems)) => {
                 out.extend(problems);
                 for path in files {
-                    out.extend(crate::fixture::check_case_file(&path));
+                    out.extend(crate::fixture::check_case_file(&path, recipe.as_ref()));
                 }
             }
             Err(e) => out.push(fs_diagnostic(&e)),

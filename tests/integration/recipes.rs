@@ -645,7 +645,8 @@ fn an_env_value_that_is_not_a_string_is_an_error_at_its_place() {
 
 /// A case whose `handler` names no handler of the recipe (a typo) failed with "no handler
 /// of the recipe runs for PreToolUse with tool `exec`", as if the matcher were at fault; it
-/// now names the id it looked for and the handlers the event has.
+/// now names the id it looked for and the handlers the event has, at its file:line:column,
+/// without running anything, and `validate` reports it too.
 #[test]
 fn a_case_naming_a_handler_the_recipe_lacks_says_which() {
     let sb = Sandbox::new();
@@ -659,12 +660,15 @@ fn a_case_naming_a_handler_the_recipe_lacks_says_which() {
     assert_eq!(o.status.code(), Some(1), "{text}");
     assert!(
         text.contains(
-            "recipes/demo/tests/typo.json: `handler` `check-exce` names no handler of the \
-             recipe for PreToolUse; its handlers there: check-exec (at /handler)"
+            "recipes/demo/tests/typo.json:1:52: `handler` `check-exce` names no handler of \
+             the recipe for PreToolUse; its handlers there: check-exec"
         ),
         "{text}"
     );
     assert!(text.trim_end().ends_with("2 passed, 1 failed"), "{text}");
+    let (code, r) = validate_json(&sb, &["recipes/demo"]);
+    assert_eq!(code, 1, "{r:#}");
+    assert_finding(&r, "/handler", "case-handler-unknown");
 }
 
 /// A recipe whose `tests` is a file, not a folder of cases, passed `test` ("no fixture
