@@ -54,7 +54,8 @@ const DECISIONS: [&str; 8] = [
 
 /// Problems in a fixture case file found without running it: JSON that is not a case
 /// (at its line:column), a key given twice, an unknown event or decision, an exit code no
-/// process gives, a payload that is neither an object nor `"@raw:…"`.
+/// process gives, a payload that is neither an object nor `"@raw:…"`, an `env` value that
+/// is not a string, and (when `recipe` is given) a `handler` the recipe lacks.
 pub fn check_case_file(file: &Path, recipe: Option<&Recipe>) -> Vec<Diagnostic> {
     load_case(file, recipe).err().unwrap_or_default()
 }
