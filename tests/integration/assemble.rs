@@ -1772,17 +1772,7 @@ fn an_import_with_a_trailing_slash_is_refused() {
         ("../../lib/text.ts//", "main.ts:1:20"),
         ("./nothing/", "main.ts:1:20"),
     ] {
-        let sb = Sandbox::new();
-        source_recipe(
-            &sb,
-            "recipes",
-            "demo",
-            &format!("import * as m from \"{spec}\";\nconsole.log(m);\n"),
-        );
-        lib(&sb, "recipes/lib");
-        let o = assemble(&sb);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(1), "{spec}: {err}");
+        let err = refused_import(spec);
         let fixed = spec.trim_end_matches('/');
         assert!(
             err.contains(&format!("{at}: error[import-unresolved]"))
@@ -1792,7 +1782,6 @@ fn an_import_with_a_trailing_slash_is_refused() {
                 && !err.contains("  "),
             "{spec}: {err}"
         );
-        assert!(!sb.join("out").exists(), "{spec}");
     }
     // Inside a shared helper, the helper is named.
     let sb = Sandbox::new();
@@ -1815,9 +1804,6 @@ fn an_import_with_a_trailing_slash_is_refused() {
     assert!(!sb.join("out").exists());
 }
 
-/// A source tree may keep hand-written files in `scripts/` beside `src/` (assemble copies
-/// them and compiles `src/` next to them): `validate` and `assemble` take a handler running
-/// `scripts/main.js`, made from `src/main.ts`, as there (they said it did not exist).
 /// An import ending in `/.` names a folder as a trailing slash does (`./util.ts/.` resolves
 /// to `./util.ts/` for node), so it is refused the same way, naming the specifier to write
 /// (the `.` was dropped with the path's other `.` parts, and the file `util.ts` imported).
@@ -1829,17 +1815,7 @@ fn an_import_ending_in_slash_dot_is_refused_as_a_folder() {
         ("../../lib/text.ts/.", "../../lib/text.ts"),
         ("./util.ts/./", "./util.ts"),
     ] {
-        let sb = Sandbox::new();
-        source_recipe(
-            &sb,
-            "recipes",
-            "demo",
-            &format!("import * as m from \"{spec}\";\nconsole.log(m);\n"),
-        );
-        lib(&sb, "recipes/lib");
-        let o = assemble(&sb);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(1), "{spec}: {err}");
+        let err = refused_import(spec);
         assert!(
             err.contains("main.ts:1:20: error[import-unresolved]")
                 && err.contains(&format!("`{spec}`"))
@@ -1847,10 +1823,30 @@ fn an_import_ending_in_slash_dot_is_refused_as_a_folder() {
                 && err.contains(&format!(": `{fixed}`")),
             "{spec}: {err}"
         );
-        assert!(!sb.join("out").exists(), "{spec}");
     }
 }
 
+/// Assembles a recipe whose `main.ts` imports `spec` (with the shared helpers beside it),
+/// checks that it fails with exit 1 and writes no OUT, and returns its stderr.
+fn refused_import(spec: &str) -> String {
+    let sb = Sandbox::new();
+    source_recipe(
+        &sb,
+        "recipes",
+        "demo",
+        &format!("import * as m from \"{spec}\";\nconsole.log(m);\n"),
+    );
+    lib(&sb, "recipes/lib");
+    let o = assemble(&sb);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{spec}: {err}");
+    assert!(!sb.join("out").exists(), "{spec}");
+    err
+}
+
+/// A source tree may keep hand-written files in `scripts/` beside `src/` (assemble copies
+/// them and compiles `src/` next to them): `validate` and `assemble` take a handler running
+/// `scripts/main.js`, made from `src/main.ts`, as there (they said it did not exist).
 #[test]
 fn a_source_tree_with_its_own_scripts_folder_validates_and_assembles() {
     let sb = Sandbox::new();
