@@ -146,9 +146,7 @@ fn a_failing_case_is_reported_with_a_diff() {
         "recipes/demo/tests/wrong.json",
         r#"{"name": "expects the wrong thing", "event": "PreToolUse", "payload": {"tool_name": "exec", "tool_input": {"command": "ls"}}, "expect": {"exit": 0, "decision": "deny"}}"#,
     );
-    let o = sb.cmd().args(["test", "recipes/demo"]).output().unwrap();
-    assert_eq!(o.status.code(), Some(1));
-    let text = String::from_utf8_lossy(&o.stdout);
+    let text = failing_test_run(&sb);
     assert!(
         text.contains("FAIL demo/wrong.json: expects the wrong thing"),
         "{text}"
@@ -179,9 +177,7 @@ fn a_case_whose_answer_follows_a_byte_order_mark_fails_saying_so() {
         ),
     )
     .unwrap();
-    let o = sb.cmd().args(["test", "recipes/demo"]).output().unwrap();
-    assert_eq!(o.status.code(), Some(1));
-    let text = String::from_utf8_lossy(&o.stdout);
+    let text = failing_test_run(&sb);
     assert!(
         text.contains(
             "decision: expected deny, got none (check-exec: stdout starts with a UTF-8 byte \
@@ -296,9 +292,7 @@ fn a_case_file_over_the_limit_fails_alone() {
         "payload": {"tool_name": "exec", "pad": "a".repeat(5 * 1024 * 1024)},
         "expect": {"decision": "none"}});
     sb.write("recipes/demo/tests/big.json", big.to_string());
-    let o = sb.cmd().args(["test", "recipes/demo"]).output().unwrap();
-    let text = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(o.status.code(), Some(1), "{text}");
+    let text = failing_test_run(&sb);
     assert!(text.contains("FAIL demo/big.json"), "{text}");
     assert!(text.contains("4194304-byte limit"), "{text}");
     assert!(text.trim_end().ends_with("2 passed, 1 failed"), "{text}");
@@ -425,9 +419,7 @@ fn a_key_given_twice_in_a_case_file_is_an_error_at_its_place() {
          \"tool_input\": {\"command\": \"ls\"}\n  },\n  \"env\": {\"A\": \"1\", \"A\": \"2\"},\n  \
          \"expect\": {\"decision\": \"none\"}\n}\n",
     );
-    let o = sb.cmd().args(["test", "recipes/demo"]).output().unwrap();
-    let text = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(o.status.code(), Some(1), "{text}");
+    let text = failing_test_run(&sb);
     assert!(text.contains("FAIL demo/dup.json"), "{text}");
     assert!(
         text.contains("recipes/demo/tests/dup.json:7:5: key `tool_input` appears twice"),
@@ -570,9 +562,7 @@ fn a_case_entry_that_is_not_a_case_file_fails_instead_of_being_skipped() {
         r#"{"name": "u", "event": "PreToolUse", "payload": {"tool_name": "exec"}, "expect": {"decision": "deny"}}"#,
     );
     sb.write("recipes/demo/tests/README.md", "cases for demo\n");
-    let o = sb.cmd().args(["test", "recipes/demo"]).output().unwrap();
-    let text = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(o.status.code(), Some(1), "{text}");
+    let text = failing_test_run(&sb);
     assert!(text.contains("FAIL demo/folder.json"), "{text}");
     assert!(
         text.contains("recipes/demo/tests/folder.json: a folder, not a case file"),
@@ -602,9 +592,7 @@ fn a_relative_file_contains_path_is_read_in_the_case_folder() {
         "recipes/demo/tests/relative.json",
         r#"{"name": "relative", "event": "PreToolUse", "payload": {"tool_name": "exec", "tool_input": {"command": "rm -rf /"}}, "expect": {"decision": "deny", "file_contains": {"path": "needle.txt", "contains": "deny"}}}"#,
     );
-    let o = sb.cmd().args(["test", "recipes/demo"]).output().unwrap();
-    let text = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(o.status.code(), Some(1), "{text}");
+    let text = failing_test_run(&sb);
     assert!(text.contains("FAIL demo/relative.json"), "{text}");
     assert!(text.contains("needle.txt"), "{text}");
     assert!(
@@ -625,9 +613,7 @@ fn an_env_value_that_is_not_a_string_is_an_error_at_its_place() {
         "recipes/demo/tests/env.json",
         "{\"name\": \"env\", \"event\": \"PreToolUse\",\n\"env\": {\"A\": null, \"B\": {\"x\": 1}},\n\"payload\": {\"tool_name\": \"exec\", \"tool_input\": {\"command\": \"rm -rf /\"}},\n\"expect\": {\"decision\": \"deny\"}}\n",
     );
-    let o = sb.cmd().args(["test", "recipes/demo"]).output().unwrap();
-    let text = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(o.status.code(), Some(1), "{text}");
+    let text = failing_test_run(&sb);
     assert!(
         text.contains("recipes/demo/tests/env.json:2:14: `env` value of `A` is null"),
         "{text}"
@@ -655,9 +641,7 @@ fn a_case_naming_a_handler_the_recipe_lacks_says_which() {
         "recipes/demo/tests/typo.json",
         r#"{"name": "typo", "event": "PreToolUse", "handler": "check-exce", "payload": {"tool_name": "exec", "tool_input": {"command": "rm -rf /"}}, "expect": {"decision": "deny"}}"#,
     );
-    let o = sb.cmd().args(["test", "recipes/demo"]).output().unwrap();
-    let text = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(o.status.code(), Some(1), "{text}");
+    let text = failing_test_run(&sb);
     assert!(
         text.contains(
             "recipes/demo/tests/typo.json:1:52: `handler` `check-exce` names no handler of \
@@ -679,9 +663,7 @@ fn a_tests_entry_that_is_not_a_folder_is_an_error() {
     scaffold_demo(&sb);
     std::fs::remove_dir_all(sb.join("recipes/demo/tests")).unwrap();
     sb.write("recipes/demo/tests", "{}");
-    let o = sb.cmd().args(["test", "recipes/demo"]).output().unwrap();
-    let text = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(o.status.code(), Some(1), "{text}");
+    let text = failing_test_run(&sb);
     assert!(
         text.contains("recipes/demo/tests: a file, not a folder of fixture cases"),
         "{text}"
@@ -690,4 +672,12 @@ fn a_tests_entry_that_is_not_a_folder_is_an_error() {
     let (code, r) = validate_json(&sb, &["recipes/demo"]);
     assert_eq!(code, 1, "{r:#}");
     assert_finding(&r, "", "case-file-invalid");
+}
+
+/// Runs `hookpack test recipes/demo`, which must fail (exit 1), and returns its stdout.
+fn failing_test_run(sb: &Sandbox) -> String {
+    let o = sb.cmd().args(["test", "recipes/demo"]).output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    text
 }
