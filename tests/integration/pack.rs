@@ -835,24 +835,7 @@ fn a_wrong_size_in_the_index_is_set_from_the_intact_archive() {
     assert_eq!(index["recipes"][1]["versions"][1]["version"], "0.1.0");
     index["recipes"][1]["versions"][1]["size"] = json!(size + 1);
     write_index(&index_path, &index);
-    let o = pack(&sb, "src", "out", &["--check"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    let o = pack(&sb, "src", "out", &[]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    stderr_says(
-        &o,
-        &format!(
-            "warning[size-repaired]: beta 0.1.0 was listed with size {}, but its archive \
-             hooks-beta-0.1.0.tar.gz has {size} bytes",
-            size + 1
-        ),
-    );
-    assert_eq!(snapshot(&sb.join("out")), good);
-    ok(&sb
-        .cmd()
-        .args(["catalog", "verify", "out"])
-        .output()
-        .unwrap());
+    beta_size_is_repaired(&sb, size + 1, size, &good);
 
     // With other bytes as well, the sha256 does not vouch for it: refused as before.
     write_index(&index_path, &index);
@@ -865,6 +848,29 @@ fn a_wrong_size_in_the_index_is_set_from_the_intact_archive() {
         stderr_says(&o, "copy it back from where the catalog is served");
         assert_eq!(snapshot(&sb.join("out")), before, "{extra:?}");
     }
+}
+
+/// With OUT's index listing beta 0.1.0 at `listed` bytes while its intact archive has
+/// `size`: `pack --check` reports a difference, `pack` sets the size saying so and leaves
+/// OUT as `good`, and `catalog verify` then passes.
+fn beta_size_is_repaired(sb: &Sandbox, listed: u64, size: u64, good: &BTreeMap<String, Vec<u8>>) {
+    let o = pack(sb, "src", "out", &["--check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let o = pack(sb, "src", "out", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    stderr_says(
+        &o,
+        &format!(
+            "warning[size-repaired]: beta 0.1.0 was listed with size {listed}, but its \
+             archive hooks-beta-0.1.0.tar.gz has {size} bytes"
+        ),
+    );
+    assert_eq!(&snapshot(&sb.join("out")), good);
+    ok(&sb
+        .cmd()
+        .args(["catalog", "verify", "out"])
+        .output()
+        .unwrap());
 }
 
 /// A wrong index `size` of a recipe whose sources are gone (retired, or packed from another
@@ -896,24 +902,7 @@ fn a_wrong_size_of_a_recipe_not_packed_now_is_set_from_its_archive() {
         said.contains("`hookpack pack` into the catalog folder"),
         "{said}"
     );
-    let o = pack(&sb, "src", "out", &["--check"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    let o = pack(&sb, "src", "out", &[]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    stderr_says(
-        &o,
-        &format!(
-            "warning[size-repaired]: beta 0.1.0 was listed with size {}, but its archive \
-             hooks-beta-0.1.0.tar.gz has {size} bytes",
-            size + 3
-        ),
-    );
-    assert_eq!(snapshot(&sb.join("out")), good);
-    ok(&sb
-        .cmd()
-        .args(["catalog", "verify", "out"])
-        .output()
-        .unwrap());
+    beta_size_is_repaired(&sb, size + 3, size, &good);
 }
 
 /// A kept archive with the size the index lists but other bytes is refused like one of
