@@ -1175,7 +1175,7 @@ fn merge_index(
                         let url = existing["url"].as_str().unwrap_or_default();
                         return Err(Error::PublishedArchiveLost {
                             what: format!("{id} {version}"),
-                            path: opts.out_dir.join(url.rsplit('/').next().unwrap_or(url)),
+                            path: opts.out_dir.join(archive_name(existing).unwrap_or(url)),
                             published,
                             manifest: b.manifest.clone(),
                         });
