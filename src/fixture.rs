@@ -245,7 +245,7 @@ pub struct FileContains {
 pub struct CaseResult {
     /// Recipe id.
     pub recipe: String,
-    /// Case file name.
+    /// Case file name; its path under `tests/` for an entry in a subfolder.
     pub file: String,
     /// Case name.
     pub name: String,
@@ -574,13 +574,19 @@ pub fn absolute_command(cmd: &str, dir: &Path) -> String {
 
 /// The case files in `tests` (regular files `*.json`), and an error for each entry that
 /// looks meant as one but would not run: a folder (or fifo, socket, device) named `*.json`,
-/// and a name ending `.json` in other letter case (`x.JSON`). Skipping those would make a
-/// run pass without the cases its author wrote; other files (a README) are no cases.
+/// a name ending `.json` in other letter case (`x.JSON`), and a case in a subfolder (a
+/// `*.json` whose top level is an object with an `event`). Skipping those would make a run
+/// pass without the cases its author wrote; other files (a README, data in a subfolder)
+/// are no cases.
 pub fn case_files(tests: &Path) -> Result<(Vec<PathBuf>, Vec<Diagnostic>), FsError> {
     let mut files = Vec::new();
     let mut problems = Vec::new();
     for entry in crate::fs::read_dir_sorted(tests)? {
         let p = entry.path();
+        // The entry's own type: a link to a folder is not searched.
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            problems.extend(nested_cases(tests, &p));
+        }
         let Some(ext) = p.extension().and_then(|e| e.to_str()) else {
             continue;
         };
@@ -624,6 +630,64 @@ pub fn case_files(tests: &Path) -> Result<(Vec<PathBuf>, Vec<Diagnostic>), FsErr
     Ok((files, problems))
 }
 
+/// Deepest a subfolder of `tests/` is searched for cases, counted from `tests/`.
+const MAX_NESTED_DEPTH: usize = 16;
+
+/// An error for each file in the subfolder `dir` of `tests` that is meant as a case:
+/// named `*.json` (in any letter case), its top level an object with an `event`. `test`
+/// runs only the cases directly in `tests/` (SPEC: `tests/*.json`), so such a file would be
+/// skipped in silence. Other files there (data the handlers read, JSON that is no case,
+/// text that does not parse, files over [`MAX_CASE_BYTES`]) are no cases; links are not
+/// followed (the tree checks refuse them), and an entry that cannot be read is passed over.
+fn nested_cases(tests: &Path, dir: &Path) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let walk = walkdir::WalkDir::new(dir)
+        .follow_links(false)
+        .max_depth(MAX_NESTED_DEPTH - 1)
+        .sort_by_file_name();
+    for item in walk.into_iter().flatten() {
+        let named_json = item
+            .path()
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+        if !item.file_type().is_file() || !named_json || !meant_as_case(item.path()) {
+            continue;
+        }
+        let rel = item.path().strip_prefix(tests).unwrap_or(item.path());
+        // One name for the file's path, so files of two subfolders do not collide.
+        let words: Vec<String> = rel
+            .with_extension("")
+            .iter()
+            .map(|w| w.to_string_lossy().into_owned())
+            .collect();
+        out.push(Diagnostic::file_level(
+            item.path(),
+            Severity::Error,
+            "case-file-invalid",
+            format!(
+                "a fixture case in a subfolder of `tests/`, which `test` never runs: it runs \
+                 only the case files directly in `tests/`; move it there, e.g. to \
+                 `tests/{}.json`",
+                words.join("-")
+            ),
+        ));
+    }
+    out
+}
+
+/// Whether the file at `path` is JSON whose top level is an object with an `event`.
+fn meant_as_case(path: &Path) -> bool {
+    crate::fs::read_limited(path, MAX_CASE_BYTES)
+        .ok()
+        .and_then(|bytes| crate::json::parse(&bytes).ok())
+        .is_some_and(|parsed| {
+            parsed
+                .value
+                .as_object()
+                .is_some_and(|o| o.contains_key("event"))
+        })
+}
+
 /// An error when `tests` is there but no folder (a file, fifo…): its cases would be none,
 /// and a run would pass on "no fixture cases found". A link is refused as a link, by the
 /// tree checks.
@@ -661,15 +725,19 @@ fn handler_ids(recipe: &Recipe, event: Event) -> Vec<String> {
 }
 
 /// The failed result standing for an entry of `tests` (or `tests` itself) that is meant
-/// as a case but is none, `d` saying why.
-fn not_a_case(recipe: &Recipe, d: &Diagnostic) -> CaseResult {
-    CaseResult {
-        recipe: recipe.id.to_string(),
-        file: d
+/// as a case but is none, `d` saying why; it is named by its path under `tests`.
+fn not_a_case(recipe: &Recipe, tests: &Path, d: &Diagnostic) -> CaseResult {
+    let file = match d.file.strip_prefix(tests) {
+        Ok(rel) if !rel.as_os_str().is_empty() => rel.to_string_lossy().into_owned(),
+        _ => d
             .file
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default(),
+    };
+    CaseResult {
+        recipe: recipe.id.to_string(),
+        file,
         name: String::new(),
         passed: false,
         mismatches: vec![mismatch_line(d)],
@@ -688,12 +756,12 @@ pub fn run_recipe(
     let mut out = Vec::new();
     if !tests.is_dir() {
         if let Some(d) = tests_not_a_folder(&tests) {
-            out.push(not_a_case(recipe, &d));
+            out.push(not_a_case(recipe, &tests, &d));
         }
         return Ok(out);
     }
     let (files, problems) = case_files(&tests)?;
-    out.extend(problems.iter().map(|d| not_a_case(recipe, d)));
+    out.extend(problems.iter().map(|d| not_a_case(recipe, &tests, d)));
     for p in files {
         out.push(run_case(assembled, recipe, &p)?);
     }

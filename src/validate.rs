@@ -272,7 +272,7 @@ pub fn validate_recipes_folder(dir: &Path) -> Vec<Diagnostic> {
 
 /// Validates recipe folders, then what only assembling or testing them would show:
 /// TypeScript errors and unresolvable imports in source trees (those with no other error),
-/// and fixture cases (`tests/*.json`) that are not valid cases.
+/// and fixture cases (`tests/*.json`) that are not valid cases or that `test` would not run.
 fn check_recipes(dirs: &[PathBuf], lib_dir: Option<&Path>, out: &mut Vec<Diagnostic>) {
     let mut clean = Vec::new();
     for dir in dirs {

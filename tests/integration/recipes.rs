@@ -580,6 +580,91 @@ fn a_case_entry_that_is_not_a_case_file_fails_instead_of_being_skipped() {
     assert_eq!(codes, ["case-file-invalid", "case-file-invalid"], "{r:#}");
 }
 
+/// A case file in a subfolder of `tests/` (`tests/deny/rm.json`) was never run and nothing
+/// said so: `test` passed without it, and `validate` said nothing. Each `*.json` below
+/// `tests/` whose top level is an object with an `event` is now a failed case of its own
+/// and a `validate` error, naming the file and where to move it; other files there (data,
+/// JSON that is no case, text that is not JSON) are still no cases, and a linked folder is
+/// not followed.
+#[test]
+fn a_case_file_in_a_subfolder_of_tests_fails_instead_of_being_skipped() {
+    let sb = Sandbox::new();
+    scaffold_demo(&sb);
+    let case = r#"{"name": "rm", "event": "PreToolUse", "payload": {"tool_name": "exec", "tool_input": {"command": "rm -rf /"}}, "expect": {"decision": "deny"}}"#;
+    sb.write("recipes/demo/tests/deny/rm.json", case);
+    sb.write("recipes/demo/tests/deep/a/b/Last.JSON", case);
+    sb.write(
+        "recipes/demo/tests/data/routes.json",
+        r#"{"routes": [{"event": "x"}]}"#,
+    );
+    sb.write(
+        "recipes/demo/tests/data/list.json",
+        r#"[{"event": "PreToolUse"}]"#,
+    );
+    sb.write(
+        "recipes/demo/tests/data/broken.json",
+        r#"{"event": "PreToolUse", "#,
+    );
+    sb.write(
+        "recipes/demo/tests/data/notes.txt",
+        r#"{"event": "PreToolUse"}"#,
+    );
+    let text = failing_test_run(&sb);
+    assert!(text.contains("FAIL demo/deny/rm.json"), "{text}");
+    assert!(
+        text.contains(
+            "recipes/demo/tests/deny/rm.json: a fixture case in a subfolder of `tests/`, which \
+             `test` never runs: it runs only the case files directly in `tests/`; move it \
+             there, e.g. to `tests/deny-rm.json`"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("FAIL demo/deep/a/b/Last.JSON"), "{text}");
+    assert!(
+        text.contains("e.g. to `tests/deep-a-b-Last.json`"),
+        "{text}"
+    );
+    assert!(!text.contains("data/"), "{text}");
+    assert!(text.trim_end().ends_with("2 passed, 2 failed"), "{text}");
+
+    let (code, r) = validate_json(&sb, &["recipes/demo"]);
+    assert_eq!(code, 1, "{r:#}");
+    let invalid: Vec<_> = r["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["severity"] == "error")
+        .map(|d| {
+            (
+                d["code"].clone(),
+                d["file"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(invalid.len(), 2, "{r:#}");
+    for (code, file) in &invalid {
+        assert_eq!(code, "case-file-invalid", "{r:#}");
+        assert!(
+            file.ends_with("tests/deep/a/b/Last.JSON") || file.ends_with("tests/deny/rm.json"),
+            "{r:#}"
+        );
+    }
+
+    // A link is refused as a link by the tree checks; what it points to is not searched.
+    #[cfg(unix)]
+    {
+        std::fs::remove_dir_all(sb.join("recipes/demo/tests/deny")).unwrap();
+        std::fs::remove_dir_all(sb.join("recipes/demo/tests/deep")).unwrap();
+        sb.write("elsewhere/rm.json", case);
+        std::os::unix::fs::symlink(sb.join("elsewhere"), sb.join("recipes/demo/tests/linked"))
+            .unwrap();
+        let (code, r) = validate_json(&sb, &["recipes/demo"]);
+        assert_eq!(code, 1, "{r:#}");
+        let codes: Vec<_> = findings(&r).into_iter().map(|(_, c)| c).collect();
+        assert_eq!(codes, ["symlink"], "{r:#}");
+    }
+}
+
 /// A relative `file_contains.path` was read from where `hookpack test` ran, not from the
 /// case's folder, the handler's working directory: a case passed on a file the handler
 /// never wrote. It is now read from the case's folder.
