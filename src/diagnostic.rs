@@ -133,6 +133,15 @@ impl<'a> Findings<'a> {
         self.push(Severity::Error, pointer, code, message);
     }
 
+    /// Records an error about the name of the key that ends `pointer`, not its value,
+    /// placed where the key is written.
+    pub fn error_key(&mut self, pointer: &str, code: &'static str, message: impl Into<String>) {
+        match self.locations.map(|l| l.locate_key(pointer)) {
+            Some(pos) => self.error_at(pos, pointer, code, message),
+            None => self.error(pointer, code, message),
+        }
+    }
+
     /// Records a warning at `pointer`.
     pub fn warn(&mut self, pointer: &str, code: &'static str, message: impl Into<String>) {
         self.push(Severity::Warning, pointer, code, message);

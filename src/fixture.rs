@@ -55,7 +55,9 @@ const DECISIONS: [&str; 8] = [
 /// Problems in a fixture case file found without running it: JSON that is not a case
 /// (at its line:column), a key given twice, an unknown event or decision, an exit code no
 /// process gives, a payload that is neither an object nor `"@raw:…"`, an `env` value that
-/// is not a string, and (when `recipe` is given) a `handler` the recipe lacks.
+/// is not a string, an `env` name or value no environment carries (a name empty or
+/// holding `=` or NUL, a value holding NUL), and (when `recipe` is given) a `handler` the
+/// recipe lacks.
 pub fn check_case_file(file: &Path, recipe: Option<&Recipe>) -> Vec<Diagnostic> {
     load_case(file, recipe).err().unwrap_or_default()
 }
@@ -112,25 +114,14 @@ fn check_case(case: &Case, recipe: Option<&Recipe>, f: &mut Findings) {
             ),
         );
     }
-    // serde would take any JSON value; the variable would then hold its JSON text
-    // (`null`, `{"x":1}`), which no author means.
     for (k, v) in &case.env {
-        let kind = match v {
-            Value::String(_) => continue,
-            Value::Null => "null",
-            Value::Bool(_) => "a boolean",
-            Value::Number(_) => "a number",
-            Value::Array(_) => "an array",
-            Value::Object(_) => "an object",
-        };
-        f.error(
-            &crate::json::pointer_push("/env", k),
-            "case-env-invalid",
-            format!(
-                "`env` value of `{k}` is {kind}; an environment variable holds text, so \
-                 write it as a string (\"1\", not 1; \"\" for an empty one)"
-            ),
-        );
+        let pointer = crate::json::pointer_push("/env", k);
+        if let Some(why) = env_name_problem(k) {
+            f.error_key(&pointer, "case-env-invalid", why);
+        }
+        if let Some(why) = env_value_problem(k, v) {
+            f.error(&pointer, "case-env-invalid", why);
+        }
     }
     match &case.payload {
         Value::Object(_) | Value::Null => {}
@@ -145,6 +136,49 @@ fn check_case(case: &Case, recipe: Option<&Recipe>, f: &mut Findings) {
             ),
         ),
     }
+}
+
+/// Why `name`, a name in a case's `env`, names no environment variable: the environment
+/// cannot carry it, so the handler would not start.
+fn env_name_problem(name: &str) -> Option<String> {
+    if name.is_empty() {
+        Some("`env` name is empty; a variable needs a name: give it one or remove the entry".into())
+    } else if name.contains('\0') {
+        Some(format!(
+            "`env` name {name:?} holds NUL, which no variable name can; remove it from the name"
+        ))
+    } else if name.contains('=') {
+        Some(format!(
+            "`env` name {name:?} holds `=`, which ends a variable's name in the environment; \
+             rename it"
+        ))
+    } else {
+        None
+    }
+}
+
+/// Why `value`, the value of `name` in a case's `env`, is no variable's value.
+fn env_value_problem(name: &str, value: &Value) -> Option<String> {
+    // serde would take any JSON value; the variable would then hold its JSON text
+    // (`null`, `{"x":1}`), which no author means.
+    let kind = match value {
+        Value::String(s) if s.contains('\0') => {
+            return Some(format!(
+                "`env` value of {name:?} holds NUL, which no variable's value can (the handler \
+                 would not start); remove it"
+            ))
+        }
+        Value::String(_) => return None,
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    };
+    Some(format!(
+        "`env` value of `{name}` is {kind}; an environment variable holds text, so write it \
+         as a string (\"1\", not 1; \"\" for an empty one)"
+    ))
 }
 
 /// Reads a case file: the case, or why it is none, at its line:column. A case is written
@@ -385,19 +419,12 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
             tmp_path.join("profile").display().to_string(),
         ),
     ];
+    // Names and values the environment cannot carry were refused by `check_case`.
     for (k, v) in &case.env {
         let v = match v {
             Value::String(s) => expand(s, &tmp_path),
             other => other.to_string(),
         };
-        // The environment cannot carry these; the handler would not start.
-        if k.is_empty() || k.contains(['=', '\0']) || v.contains('\0') {
-            result.mismatches.push(format!(
-                "`env` {k:?}: a variable name must be non-empty without `=` or NUL, and its \
-                 value without NUL"
-            ));
-            return Ok(result);
-        }
         env.retain(|(name, _)| name != k);
         env.push((k.clone(), v));
     }

@@ -52,25 +52,54 @@ impl Locations {
             return here.position();
         }
         for raw in pointer.split('/').skip(1) {
-            let token = raw.replace("~1", "/").replace("~0", "~");
-            let next = match here {
-                Locations::Object(_, members) => members
-                    .iter()
-                    .rev()
-                    .find(|(k, _, _)| *k == token)
-                    .map(|(_, _, loc)| loc),
-                Locations::Array(_, items) => {
-                    token.parse::<usize>().ok().and_then(|i| items.get(i))
-                }
-                Locations::Leaf(_) => None,
-            };
-            match next {
+            match here.child(&unescape(raw)) {
                 Some(loc) => here = loc,
                 None => break,
             }
         }
         here.position()
     }
+
+    /// Where the key that ends `pointer` is written (`"A"` of `{"A": 1}`, for `/A`): the
+    /// spot of a problem with a name rather than with its value. When the pointer ends at
+    /// an array element or names nothing there, as [`Locations::locate`] gives it.
+    pub fn locate_key(&self, pointer: &str) -> Position {
+        let key = pointer.rsplit_once('/').and_then(|(parent, last)| {
+            let mut here = self;
+            for raw in parent.split('/').skip(1) {
+                here = here.child(&unescape(raw))?;
+            }
+            let Locations::Object(_, members) = here else {
+                return None;
+            };
+            let token = unescape(last);
+            members
+                .iter()
+                .rev()
+                .find(|(k, _, _)| *k == token)
+                .map(|(_, at, _)| *at)
+        });
+        key.unwrap_or_else(|| self.locate(pointer))
+    }
+
+    /// The member `token` of this object, or element of this array; the last of a key
+    /// given twice, whose value readers keep.
+    fn child(&self, token: &str) -> Option<&Locations> {
+        match self {
+            Locations::Object(_, members) => members
+                .iter()
+                .rev()
+                .find(|(k, _, _)| k == token)
+                .map(|(_, _, loc)| loc),
+            Locations::Array(_, items) => token.parse::<usize>().ok().and_then(|i| items.get(i)),
+            Locations::Leaf(_) => None,
+        }
+    }
+}
+
+/// A reference token of a JSON pointer as the key it names (`~1` is `/`, `~0` is `~`).
+fn unescape(raw: &str) -> String {
+    raw.replace("~1", "/").replace("~0", "~")
 }
 
 /// A key that appears twice in one object.
@@ -634,6 +663,22 @@ mod tests {
                 column: 12
             }
         );
+    }
+
+    #[test]
+    fn keys_are_located_where_they_are_written() {
+        let doc = "{\n  \"a\": [1, {\"é\": true, \"\": 0}],\n  \"b/c\": \"x\"\n}";
+        let p = parse(doc.as_bytes()).unwrap();
+        let at = |line, column| Position { line, column };
+        assert_eq!(p.locations.locate_key("/a/1/é"), at(2, 13));
+        assert_eq!(p.locations.locate_key("/a/1/"), at(2, 24));
+        assert_eq!(p.locations.locate_key("/b~1c"), at(3, 3));
+        assert_eq!(p.locations.locate_key("/a"), at(2, 3));
+        // An element has no key, and a missing member points at the nearest ancestor.
+        assert_eq!(p.locations.locate_key("/a/0"), at(2, 9));
+        assert_eq!(p.locations.locate_key("/a/1/missing"), at(2, 12));
+        assert_eq!(p.locations.locate_key("/x/y"), at(1, 1));
+        assert_eq!(p.locations.locate_key(""), at(1, 1));
     }
 
     #[test]

@@ -714,6 +714,68 @@ fn an_env_value_that_is_not_a_string_is_an_error_at_its_place() {
     assert_finding(&r, "/env/B", "case-env-invalid");
 }
 
+/// An `env` name that is empty or holds `=` or NUL, and a value holding NUL, which no
+/// environment can carry, were found by `test` only as it set up the case, one at a time
+/// and without a place, and `validate` passed them. Each is now an error at its
+/// file:line:column, case-env-invalid (a name at the name, a value at the value), in
+/// `test`, which runs nothing for the case, and in `validate`.
+#[test]
+fn an_env_name_or_value_no_environment_carries_is_an_error_at_its_place() {
+    let sb = Sandbox::new();
+    scaffold_demo(&sb);
+    sb.write(
+        "recipes/demo/tests/env-nul.json",
+        "{\"name\": \"env\", \"event\": \"PreToolUse\",\n\
+         \"env\": {\"A\\u0000B\": \"1\", \"C\": \"x\\u0000y\", \"\": \"1\", \"D=E\": \"1\"},\n\
+         \"payload\": {\"tool_name\": \"exec\", \"tool_input\": {\"command\": \"ls\"}},\n\
+         \"expect\": {\"decision\": \"none\"}}\n",
+    );
+    let text = failing_test_run(&sb);
+    for line in [
+        "recipes/demo/tests/env-nul.json:2:9: `env` name \"A\\0B\" holds NUL",
+        "recipes/demo/tests/env-nul.json:2:31: `env` value of \"C\" holds NUL",
+        "recipes/demo/tests/env-nul.json:2:43: `env` name is empty",
+        "recipes/demo/tests/env-nul.json:2:52: `env` name \"D=E\" holds `=`",
+    ] {
+        assert!(text.contains(line), "{line}: {text}");
+    }
+    assert!(text.trim_end().ends_with("2 passed, 1 failed"), "{text}");
+
+    let (code, r) = validate_json(&sb, &["recipes/demo"]);
+    assert_eq!(code, 1, "{r:#}");
+    let found: Vec<_> = r["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_string(),
+                d["line"].as_u64(),
+                d["column"].as_u64(),
+                d["pointer"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let at = |line, column, pointer: &str| {
+        (
+            "case-env-invalid".to_string(),
+            Some(line),
+            Some(column),
+            pointer.to_string(),
+        )
+    };
+    assert_eq!(
+        found,
+        [
+            at(2, 9, "/env/A\u{0}B"),
+            at(2, 31, "/env/C"),
+            at(2, 43, "/env/"),
+            at(2, 52, "/env/D=E"),
+        ],
+        "{r:#}"
+    );
+}
+
 /// A case whose `handler` names no handler of the recipe (a typo) failed with "no handler
 /// of the recipe runs for PreToolUse with tool `exec`", as if the matcher were at fault; it
 /// now names the id it looked for and the handlers the event has, at its file:line:column,
