@@ -12,7 +12,7 @@ use crate::error::Error;
 use crate::event::Event;
 use crate::fs::FsError;
 use crate::hooks_json::compile_matcher;
-use crate::json::Position;
+use crate::json::{Locations, Position};
 use crate::recipe::Recipe;
 use crate::run::{self, Decision, Verdict};
 use serde::{Deserialize, Serialize};
@@ -181,10 +181,11 @@ fn env_value_problem(name: &str, value: &Value) -> Option<String> {
     ))
 }
 
-/// Reads a case file: the case, or why it is none, at its line:column. A case is written
-/// by hand, so a key given twice is a slip, not a choice of the last value as JSON readers
-/// make it: the value the author meant may be the one that would vanish.
-fn load_case(file: &Path, recipe: Option<&Recipe>) -> Result<Case, Vec<Diagnostic>> {
+/// Reads a case file: the case and where its values are, or why it is none, at its
+/// line:column. A case is written by hand, so a key given twice is a slip, not a choice of
+/// the last value as JSON readers make it: the value the author meant may be the one that
+/// would vanish.
+fn load_case(file: &Path, recipe: Option<&Recipe>) -> Result<(Case, Locations), Vec<Diagnostic>> {
     let bytes = crate::fs::read_limited(file, MAX_CASE_BYTES)
         .map_err(|e| vec![crate::validate::fs_diagnostic(&e)])?;
     // The reader of hookpack's own documents first: it names a byte order mark, bad UTF-8
@@ -199,7 +200,7 @@ fn load_case(file: &Path, recipe: Option<&Recipe>) -> Result<Case, Vec<Diagnosti
             if f.has_errors() {
                 Err(f.finish())
             } else {
-                Ok(case)
+                Ok((case, parsed.locations))
             }
         }
         // A field given twice is reported above, as the key given twice.
@@ -237,11 +238,21 @@ fn serde_message(e: &serde_json::Error) -> String {
 
 /// A problem of a case file as a line of `test`'s report: `file:line:col: message`.
 fn mismatch_line(d: &Diagnostic) -> String {
-    let mut place = d.file.display().to_string();
-    if let (Some(l), Some(c)) = (d.line, d.column) {
-        place.push_str(&format!(":{l}:{c}"));
+    let pos = d
+        .line
+        .zip(d.column)
+        .map(|(line, column)| Position { line, column });
+    report_line(&d.file, pos, &d.message)
+}
+
+/// A line of `test`'s report about `file`: `file:line:col: message`, or `file: message`
+/// for the file as a whole.
+fn report_line(file: &Path, pos: Option<Position>, message: &str) -> String {
+    let mut place = file.display().to_string();
+    if let Some(p) = pos {
+        place.push_str(&format!(":{}:{}", p.line, p.column));
     }
-    format!("{place}: {}", d.message)
+    format!("{place}: {message}")
 }
 
 /// The expected outcome.
@@ -350,8 +361,8 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
         mismatches: Vec::new(),
         handlers: Vec::new(),
     };
-    let case = match load_case(file, Some(recipe)) {
-        Ok(case) => case,
+    let (case, locations) = match load_case(file, Some(recipe)) {
+        Ok(loaded) => loaded,
         Err(diagnostics) => {
             result
                 .mismatches
@@ -433,12 +444,20 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
     let matcher =
         |g: &crate::hooks_json::Group| compile_matcher(g.matcher.as_deref()).ok().flatten();
     let by_matcher = event.is_tool_event() && case.handler.is_none();
+    // A problem that keeps every handler from running, at the spot of the case to change.
+    let placed = |pointer: &str, message: String| {
+        report_line(file, Some(locations.locate(pointer)), &message)
+    };
     if by_matcher && match_name.is_none() && groups.iter().any(|g| matcher(g).is_some()) {
-        result.mismatches.push(
-            "the `@raw:` payload is not a JSON object, so it names no tool for the recipe's \
-             matchers; add \"handler\": \"<id>\" to the case to pick the handler it runs"
-                .into(),
-        );
+        result.mismatches.push(placed(
+            "/payload",
+            format!(
+                "the `@raw:` payload is not a JSON object, so it names no tool for the \
+                 recipe's matchers; add \"handler\": \"<id>\" to the case to pick the handler \
+                 it runs (its handlers for {event}: {})",
+                handler_ids(recipe, event).join(", ")
+            ),
+        ));
         return Ok(result);
     }
     let match_name = match_name.as_deref().unwrap_or("");
@@ -490,9 +509,48 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
         }
     }
     if result.handlers.is_empty() {
-        result.mismatches.push(format!(
-            "no handler of the recipe runs for {event} with tool `{match_name}`"
-        ));
+        let why = if by_matcher && groups.iter().any(|g| !g.hooks.is_empty()) {
+            // The matchers passed over the tool: the payload's `tool_name` is the spot,
+            // or the payload when it names none.
+            let matchers: Vec<String> = groups
+                .iter()
+                .filter_map(|g| g.matcher.as_ref().map(|m| format!("`{m}`")))
+                .collect();
+            let tool = if match_name.is_empty() {
+                "with no `tool_name` in the payload".to_string()
+            } else {
+                format!("with tool `{match_name}`")
+            };
+            placed(
+                "/payload/tool_name",
+                format!(
+                    "no handler of the recipe runs for {event} {tool}: its matchers there are \
+                     {}; set the payload's `tool_name` to a tool one of them matches, or pick \
+                     the handler with \"handler\"",
+                    matchers.join(", ")
+                ),
+            )
+        } else {
+            let events: Vec<&str> = recipe
+                .hooks
+                .iter()
+                .filter(|(_, groups)| groups.iter().any(|g| !g.hooks.is_empty()))
+                .map(|(name, _)| name.as_str())
+                .collect();
+            let fix = if events.is_empty() {
+                "it has none at all; add handlers to recipe.json".to_string()
+            } else {
+                format!(
+                    "it has none for that event; set `event` to one it has handlers for: {}",
+                    events.join(", ")
+                )
+            };
+            placed(
+                "/event",
+                format!("no handler of the recipe runs for {event}: {fix}"),
+            )
+        };
+        result.mismatches.push(why);
         return Ok(result);
     }
     let outcome = run::combine(&decisions);

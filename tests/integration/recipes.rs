@@ -386,6 +386,53 @@ fn a_raw_payload_is_matched_by_the_tool_it_names() {
     assert_eq!(broken["handlers"], serde_json::json!([]), "{broken:#}");
 }
 
+/// A case that runs no handler said so without a place: "the `@raw:` payload is not a JSON
+/// object, so it names no tool…" and "no handler of the recipe runs for PreToolUse with
+/// tool `exce`" named neither line nor column. Each now names the file:line:column of what
+/// to change (the payload, its `tool_name`, or the `event` the recipe has no handler for)
+/// and the fix.
+#[test]
+fn a_case_that_runs_no_handler_names_the_spot_to_change() {
+    let sb = Sandbox::new();
+    raw_payload_recipe(&sb);
+    let case = |file: &str, event: &str, payload: &str| {
+        sb.write(
+            &format!("recipes/rawrec/tests/{file}.json"),
+            format!(
+                "{{\"name\": \"{file}\", \"event\": \"{event}\",\n  \"payload\": {payload},\n  \
+                 \"expect\": {{\"decision\": \"deny\"}}}}\n"
+            ),
+        );
+    };
+    case("raw", "PreToolUse", r#""@raw:not json""#);
+    case("typo", "PreToolUse", r#"{"tool_name": "exce"}"#);
+    case(
+        "untooled",
+        "PreToolUse",
+        r#"{"tool_input": {"command": "ls"}}"#,
+    );
+    case("post", "PostToolUse", r#"{"tool_name": "exec"}"#);
+    let o = sb.cmd().args(["test", "recipes/rawrec"]).output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    for line in [
+        "recipes/rawrec/tests/raw.json:2:14: the `@raw:` payload is not a JSON object, so it \
+         names no tool for the recipe's matchers; add \"handler\": \"<id>\" to the case to \
+         pick the handler it runs (its handlers for PreToolUse: gate, other)",
+        "recipes/rawrec/tests/typo.json:2:28: no handler of the recipe runs for PreToolUse \
+         with tool `exce`: its matchers there are `exec`, `write_file`; set the payload's \
+         `tool_name` to a tool one of them matches, or pick the handler with \"handler\"",
+        "recipes/rawrec/tests/untooled.json:2:14: no handler of the recipe runs for \
+         PreToolUse with no `tool_name` in the payload: its matchers there are `exec`, \
+         `write_file`;",
+        "recipes/rawrec/tests/post.json:1:27: no handler of the recipe runs for PostToolUse: \
+         it has none for that event; set `event` to one it has handlers for: PreToolUse",
+    ] {
+        assert!(text.contains(line), "{line}\n{text}");
+    }
+    assert!(text.trim_end().ends_with("0 passed, 4 failed"), "{text}");
+}
+
 /// An assembled recipe (scripts/, no src/) named by a relative path: every case failed
 /// with node's "Cannot find module '/tmp/hookpack-case-…/recipes/demo/scripts/main.js'",
 /// since the script path was made relative to the case's folder, not to where test ran.
