@@ -422,12 +422,12 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
         Value::Null => Some(String::new()),
         other => tool_name(other),
     };
-    let mut env: Vec<(String, String)> = vec![
+    let mut env: Vec<(String, std::ffi::OsString)> = vec![
         ("FINCLAW_HOOK_EVENT".into(), event.name().into()),
         ("FINCLAW_PROFILE".into(), "hookpack-test".into()),
         (
             "FINCLAW_PROFILE_ROOT".into(),
-            tmp_path.join("profile").display().to_string(),
+            tmp_path.join("profile").into_os_string(),
         ),
     ];
     // Names and values the environment cannot carry were refused by `check_case`.
@@ -437,7 +437,7 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
             other => other.to_string(),
         };
         env.retain(|(name, _)| name != k);
-        env.push((k.clone(), v));
+        env.push((k.clone(), v.into()));
     }
     let groups = recipe.hooks.get(event.name()).cloned().unwrap_or_default();
     // `None`: the group runs for every tool.

@@ -16,6 +16,7 @@
 use crate::event::Event;
 use serde::Serialize;
 use serde_json::Value;
+use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -80,7 +81,7 @@ pub struct Spawn<'a> {
     /// Bytes for stdin.
     pub stdin: &'a [u8],
     /// Variables to set (after secrets are stripped from the inherited environment).
-    pub env: &'a [(String, String)],
+    pub env: &'a [(String, OsString)],
     /// Kill the group after this long.
     pub timeout: Duration,
 }
@@ -119,7 +120,7 @@ fn kill_group(pgid: u32) {
 
 /// `$SHELL -lc COMMAND` in `cwd`, in its own process group, with stdin piped, secret-shaped
 /// variables removed and `env` added: how every handler is started.
-fn handler_command(command: &str, cwd: &Path, env: &[(String, String)]) -> Command {
+fn handler_command(command: &str, cwd: &Path, env: &[(String, OsString)]) -> Command {
     let mut cmd = Command::new(shell());
     cmd.arg("-lc").arg(command).current_dir(cwd);
     for (k, _) in std::env::vars_os() {
@@ -654,22 +655,18 @@ pub fn dispatch(
         .get("tool_name")
         .and_then(Value::as_str)
         .map(String::from);
-    let mut env: Vec<(String, String)> = vec![
+    // The root as the path it is, not its text: a handler's `${FINCLAW_PROFILE_ROOT}` must
+    // name the folder even when its path is not UTF-8.
+    let mut env: Vec<(String, OsString)> = vec![
         ("FINCLAW_HOOK_EVENT".into(), event.name().into()),
-        (
-            "FINCLAW_PROFILE_ROOT".into(),
-            profile.root.display().to_string(),
-        ),
+        ("FINCLAW_PROFILE_ROOT".into(), profile.root.clone().into()),
     ];
     env.push((
         "FINCLAW_PROFILE".into(),
-        profile.name.clone().unwrap_or_else(|| {
-            profile
-                .root
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default()
-        }),
+        match &profile.name {
+            Some(name) => name.into(),
+            None => profile.root.file_name().unwrap_or_default().to_os_string(),
+        },
     ));
     let mut traces = Vec::new();
     let mut decisions = Vec::new();
@@ -768,7 +765,7 @@ fn spawn_detached(
     command: &str,
     cwd: &Path,
     stdin: &[u8],
-    env: &[(String, String)],
+    env: &[(String, OsString)],
 ) -> std::io::Result<()> {
     let mut cmd = handler_command(command, cwd, env);
     cmd.stdout(Stdio::null()).stderr(Stdio::null());

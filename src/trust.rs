@@ -23,6 +23,7 @@ use crate::sha256::Sha256;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 /// The trust file schema string.
@@ -60,17 +61,28 @@ pub struct Env {
     pub workspace: PathBuf,
 }
 
-/// `path` as the host resolves it from the folder `base`.
+/// `path` as the host resolves it from the folder `base`: `${FINCLAW_PROFILE_ROOT}` (and a
+/// leading `$FINCLAW_PROFILE_ROOT`) replaced by the profile root, a leading `~/` by `$HOME`.
+/// Both are put in as the paths they are, not as text: a root that is not UTF-8 would
+/// otherwise come out with U+FFFD for its bad bytes, naming a file that is not there.
 fn expand(path: &str, env: &Env, base: &Path) -> PathBuf {
-    let root = env.profile_root.display().to_string();
-    let mut p = path.replace("${FINCLAW_PROFILE_ROOT}", &root);
-    if let Some(rest) = p.strip_prefix("$FINCLAW_PROFILE_ROOT") {
-        p = format!("{root}{rest}");
-    }
-    if let Some(rest) = p.strip_prefix("~/") {
-        if let Some(home) = std::env::var_os("HOME") {
-            p = format!("{}/{rest}", PathBuf::from(home).display());
+    const ROOT: &str = "${FINCLAW_PROFILE_ROOT}";
+    const ROOT_BARE: &str = "$FINCLAW_PROFILE_ROOT";
+    let root = env.profile_root.as_os_str();
+    let (mut p, rest) = if let Some(rest) = path.strip_prefix(ROOT_BARE) {
+        (root.to_os_string(), rest)
+    } else if let (Some(rest), Some(mut home)) = (path.strip_prefix("~/"), std::env::var_os("HOME"))
+    {
+        home.push("/");
+        (home, rest)
+    } else {
+        (OsString::new(), path)
+    };
+    for (i, part) in rest.split(ROOT).enumerate() {
+        if i > 0 {
+            p.push(root);
         }
+        p.push(part);
     }
     let pb = PathBuf::from(p);
     if pb.is_absolute() {
@@ -381,6 +393,30 @@ pub fn status(trust: &TrustFile, key: &str, hash: &Sha256, script: &Script, vali
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn the_profile_root_is_expanded_as_the_path_it_is() {
+        use std::os::unix::ffi::OsStrExt as _;
+        let root = PathBuf::from(std::ffi::OsStr::from_bytes(b"/p\xff\xfeq"));
+        let env = Env {
+            profile_root: root.clone(),
+            workspace: PathBuf::from("/ws"),
+        };
+        let base = Path::new("/ws");
+        assert_eq!(
+            expand("${FINCLAW_PROFILE_ROOT}/hooks/x/main.js", &env, base),
+            root.join("hooks/x/main.js")
+        );
+        assert_eq!(
+            expand("$FINCLAW_PROFILE_ROOT/a${FINCLAW_PROFILE_ROOT}", &env, base),
+            PathBuf::from(std::ffi::OsStr::from_bytes(b"/p\xff\xfeq/a/p\xff\xfeq"))
+        );
+        assert_eq!(
+            expand("scripts/main.js", &env, base),
+            PathBuf::from("/ws/scripts/main.js")
+        );
+    }
 
     #[cfg(unix)]
     #[test]

@@ -3050,3 +3050,80 @@ fn a_crash_in_a_profile_whose_path_is_not_utf8_is_recovered() {
     ok(&install(None));
     assert!(root.join("hooks/tool-gate/recipe.json").is_file());
 }
+
+/// A profile reached by a path that is not UTF-8: `list` called an installed recipe's script
+/// `script missing`, since the `${FINCLAW_PROFILE_ROOT}` of its command was expanded as
+/// text (U+FFFD for the bad byte) and that other path checked; so `doctor` reported it
+/// missing and `trust` refused it. `run` set `FINCLAW_PROFILE_ROOT` to that text too, so a
+/// handler's shell looked for its script there. The root is now put in as the bytes it is
+/// (the path shown in a report stays lossy, as every path there). (Node itself cannot load a
+/// script from such a path, so the recipe's handler is only listed and trusted here; a
+/// shell script of the user's is run.)
+#[test]
+fn scripts_in_a_profile_whose_path_is_not_utf8_are_found() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let sb = Sandbox::new();
+    let profile = std::ffi::OsStr::from_bytes(b"prof\xff");
+    let root = sb.path().join(profile);
+    let shown = format!("{}/prof\u{fffd}", sb.path().display());
+    let hookpack = |args: &[&str]| {
+        sb.cmd()
+            .args(args)
+            .arg("--profile")
+            .arg(profile)
+            .output()
+            .unwrap()
+    };
+    ok(&hookpack(&["install", "tool-gate"]));
+    assert!(root.join("hooks/tool-gate/scripts/main.js").is_file());
+    let mut doc = read_json(&root.join("hooks.json"));
+    doc["hooks"]["Stop"] = json!([{"hooks": [{"id": "mine", "type": "command",
+        "command": "sh \"${FINCLAW_PROFILE_ROOT}/mine.sh\""}]}]);
+    std::fs::write(root.join("hooks.json"), doc.to_string()).unwrap();
+    std::fs::write(
+        root.join("mine.sh"),
+        "echo ran > \"$FINCLAW_PROFILE_ROOT/ran.txt\"\n",
+    )
+    .unwrap();
+
+    let o = hookpack(&["list", "--format", "json"]);
+    let doc = one_json_document(&o);
+    ok(&o);
+    for (h, script) in [
+        (&doc["handlers"][0], "hooks/tool-gate/scripts/main.js"),
+        (&doc["handlers"][1], "mine.sh"),
+    ] {
+        assert_eq!(h["status"], "untrusted", "{doc:#}");
+        assert_eq!(h["script"]["kind"], "file", "{doc:#}");
+        assert_eq!(
+            h["script"]["path"],
+            format!("{shown}/{script}").as_str(),
+            "{doc:#}"
+        );
+    }
+    let o = hookpack(&["list"]);
+    ok(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(out.matches("[untrusted]").count(), 2, "{out}");
+    assert!(!out.contains("missing"), "{out}");
+
+    let o = hookpack(&["doctor"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(!out.contains("script-missing"), "{out}");
+    assert_eq!(o.status.code(), Some(0), "{out}");
+
+    ok(&hookpack(&["trust", "--all"]));
+    let o = hookpack(&["list", "--format", "json"]);
+    let doc = one_json_document(&o);
+    assert_eq!(doc["handlers"][0]["status"], "trusted", "{doc:#}");
+    assert_eq!(doc["handlers"][1]["status"], "trusted", "{doc:#}");
+
+    let o = hookpack(&["run", "Stop", "--format", "json"]);
+    let doc = one_json_document(&o);
+    ok(&o);
+    assert_eq!(doc["handlers"][0]["exit"], 0, "{doc:#}");
+    assert_eq!(
+        std::fs::read_to_string(root.join("ran.txt")).unwrap(),
+        "ran\n"
+    );
+}
