@@ -1,6 +1,7 @@
 //! Command-line parsing. Raw clap structs are turned into typed settings here and never
 //! reach the rest of the library.
 
+use crate::archive::printable;
 use crate::diagnostic::Severity;
 use crate::error::{Error, ExitCode};
 use crate::id::Id;
@@ -640,7 +641,7 @@ pub fn report_error(e: &(dyn std::error::Error + 'static)) {
     for (i, line) in lines.iter().enumerate() {
         // Messages quote names from archives, indexes and files: never let them drive the
         // terminal.
-        let line = crate::archive::printable(line);
+        let line = printable(line);
         if i == 0 {
             eprintln!("error: {line}");
         } else {
@@ -963,7 +964,7 @@ fn run_catalog_list(a: &CatalogArgs, printer: &Printer) -> Result<ExitCode, Erro
                     r.id,
                     r.latest,
                     r.min_cli,
-                    crate::archive::printable(&r.summary),
+                    printable(&r.summary),
                     versions.join(", ")
                 ))?;
             }
@@ -1618,10 +1619,11 @@ fn left(
 fn workspace_of(flag: Option<PathBuf>, printer: &Printer) -> PathBuf {
     let workspace = flag.unwrap_or_else(|| PathBuf::from("."));
     if !workspace.is_dir() {
+        // One line: a line break in the path is shown escaped.
         printer.message(&format!(
             "warning: the workspace {} is not a folder, so only the profile's handlers are \
              taken; check --workspace",
-            crate::fs::absolute(&workspace).display()
+            printable(&crate::fs::absolute(&workspace).display().to_string())
         ));
     }
     workspace
@@ -1634,7 +1636,13 @@ fn run_list(a: ListArgs, printer: &Printer) -> Result<ExitCode, Error> {
     match printer.format {
         Format::Json => printer.json(&listing)?,
         _ => {
-            printer.data(&format!("profile {}", listing.profile.display()))?;
+            // One line per entry: a line break (or any control character) in a path, a
+            // command or a name read from the profile is shown escaped, so none can start a
+            // line that reads as another entry.
+            printer.data(&format!(
+                "profile {}",
+                printable(&listing.profile.display().to_string())
+            ))?;
             for r in &listing.recipes {
                 let missing = if r.folder_present {
                     ""
@@ -1644,7 +1652,10 @@ fn run_list(a: ListArgs, printer: &Printer) -> Result<ExitCode, Error> {
                 let pin = (r.pin.as_ref())
                     .map(|p| format!("  pinned {p}"))
                     .unwrap_or_default();
-                printer.data(&format!("recipe  {} {}{pin}{missing}", r.id, r.version))?;
+                printer.data(&printable(&format!(
+                    "recipe  {} {}{pin}{missing}",
+                    r.id, r.version
+                )))?;
             }
             for h in &listing.handlers {
                 let status = if h.problems.is_empty() {
@@ -1652,7 +1663,7 @@ fn run_list(a: ListArgs, printer: &Printer) -> Result<ExitCode, Error> {
                 } else {
                     format!("invalid: {}", h.problems.join("; "))
                 };
-                printer.data(&format!(
+                printer.data(&printable(&format!(
                     "{:<9} {:<17} {:<24} {:<20} {:<14} {}  [{status}]",
                     h.source,
                     h.event,
@@ -1660,13 +1671,13 @@ fn run_list(a: ListArgs, printer: &Printer) -> Result<ExitCode, Error> {
                     h.id.clone().unwrap_or_else(|| "-".into()),
                     h.recipe.clone().unwrap_or_else(|| "(hand-written)".into()),
                     h.command
-                ))?;
+                )))?;
             }
             if !listing.profile_exists {
-                printer.message(&format!(
+                printer.message(&printable(&format!(
                     "note: {}",
                     crate::doctor::profile_missing(&profile)
-                ));
+                )));
             } else if listing.handlers.is_empty() {
                 printer.message("no handlers in the profile or workspace hooks.json");
             }

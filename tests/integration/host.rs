@@ -1712,3 +1712,76 @@ fn an_answer_after_a_byte_order_mark_gives_no_decision_and_says_why() {
         .unwrap_or_else(|| panic!("{out}"));
     assert!(!line.contains("warning"), "{out}");
 }
+
+/// `list` prints a `profile` line, then one line per recipe and per handler. A profile path
+/// holding a line break (`--profile $'p\nq'`) split the `profile` line in two, and so did
+/// that path in a command `install --absolute-paths` wrote there, and the line break of a
+/// hand-written command (a shell may be given one): what followed it read as a line of its
+/// own. So did the path in the note on a profile folder that does not exist, and in the
+/// warning on a workspace that is not a folder. Each is now one line, the control
+/// characters shown escaped (`\n`, `\t`), as diagnostics and `catalog list` show them.
+#[test]
+fn list_text_keeps_each_entry_on_one_line() {
+    let sb = Sandbox::new();
+    let at = sb.path().display().to_string();
+    ok(&sb
+        .cmd()
+        .args([
+            "install",
+            "tool-gate",
+            "--absolute-paths",
+            "--profile",
+            "p\nq",
+        ])
+        .output()
+        .unwrap());
+    let file = sb.join("p\nq/hooks.json");
+    let mut doc = read_json(&file);
+    doc["hooks"]["Stop"] = json!([{"hooks": [
+        {"id": "mine", "type": "command", "command": "true\necho done\tnow"}]}]);
+    std::fs::write(&file, doc.to_string()).unwrap();
+    let list = |profile: &str| {
+        sb.cmd()
+            .args(["list", "--profile", profile])
+            .output()
+            .unwrap()
+    };
+
+    let o = list("p\nq");
+    ok(&o);
+    let out = String::from_utf8(o.stdout).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4, "{out}");
+    assert_eq!(lines[0], format!(r"profile {at}/p\nq"), "{out}");
+    assert!(lines[1].starts_with("recipe  tool-gate "), "{out}");
+    assert!(
+        lines[2].starts_with("profile   PreToolUse ")
+            && lines[2].contains(&format!(r"{at}/p\nq/hooks/tool-gate/scripts/main.js"))
+            && lines[2].ends_with("[untrusted]"),
+        "{out}"
+    );
+    assert!(
+        lines[3].starts_with("profile   Stop ")
+            && lines[3].contains(r"true\necho done\tnow")
+            && lines[3].ends_with("[untrusted]"),
+        "{out}"
+    );
+
+    let o = sb
+        .cmd()
+        .args(["list", "--profile", "no\nne", "--workspace", "w\nx"])
+        .output()
+        .unwrap();
+    ok(&o);
+    let err = String::from_utf8(o.stderr).unwrap();
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(
+        lines[0].starts_with("warning: the workspace ") && lines[0].contains(r"/w\nx"),
+        "{err}"
+    );
+    assert!(
+        lines[1].starts_with("note: the profile folder ") && lines[1].contains(r"/no\nne"),
+        "{err}"
+    );
+}
