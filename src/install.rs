@@ -913,7 +913,8 @@ struct Journal {
     #[serde(default)]
     made_hooks_dir: bool,
     /// Whether the commit makes the first `hooks.json.bak`: undone, it goes too. (One
-    /// that existed is moved into the staging folder as `bak` first, and put back.)
+    /// that existed, a file or a symbolic link, is moved into the staging folder as `bak`
+    /// first, and put back.)
     #[serde(default)]
     made_backup: bool,
 }
@@ -1220,10 +1221,13 @@ fn commit_steps(
     crash_point(4);
     if let Ok(old) = std::fs::read(&hooks_path) {
         // The copy is as private as the file. The backup it replaces is kept in staging
-        // until the commit point, so that a rollback puts it back.
+        // until the commit point, so that a rollback puts back exactly what was there: a
+        // symbolic link moves as the link itself (its target is never written). A folder
+        // was refused before the change (`not_a_file_of_the_user`), and is never moved
+        // into staging, whose removal would delete it.
         let mode = crate::pack::file_mode(&hooks_path);
         let backup = profile.backup();
-        if std::fs::symlink_metadata(&backup).is_ok_and(|m| m.is_file()) {
+        if std::fs::symlink_metadata(&backup).is_ok_and(|m| !m.is_dir()) {
             crate::fs::rename(&backup, &staging.join("bak"))?;
         }
         crate::pack::write_atomic_mode(&backup, &old, mode)?;

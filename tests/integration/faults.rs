@@ -212,3 +212,50 @@ fn an_unchanged_catalog_on_a_read_only_file_system_packs_as_current() {
         assert_eq!(snapshot(&sb.join(out)), before, "{out}");
     }
 }
+
+/// A disk that fills up while a change writes the new `hooks.json` (after `hooks.json.bak`
+/// was replaced) rolls the change back before the error is reported. A `hooks.json.bak`
+/// that was a symbolic link came back as a regular file, the previous `hooks.json`: the
+/// link was lost. The link itself is now put back, its target untouched.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_mid_commit_puts_back_a_backup_that_is_a_link() {
+    use std::io::Write as _;
+    let sb = Sandbox::new();
+    write_recipe(&sb, "src/demo", &manifest("demo"));
+    pack_src_into_cat(&sb);
+    let _m = Mount::tmpfs(&sb.join("prof"), "4m");
+    // Big enough that its backup fits in what is left and the new file then does not.
+    let doc = serde_json::json!({"description": "x".repeat(500_000), "hooks": {}});
+    sb.write("prof/hooks.json", doc.to_string());
+    let kept = "{\"hooks\": {\"Stop\": []}}\n";
+    let target = sb.write("elsewhere/hooks.json.bak", kept);
+    std::os::unix::fs::symlink(&target, sb.join("prof/hooks.json.bak")).unwrap();
+    // Fill the disk, then leave about 700 KB free.
+    let filler = sb.join("prof/filler");
+    let mut f = std::fs::File::create(&filler).unwrap();
+    while f.write(&[0u8; 65536]).is_ok_and(|n| n > 0) {}
+    let len = f.metadata().unwrap().len();
+    f.set_len(len - 700_000).unwrap();
+    drop(f);
+    let state = || {
+        let mut prof = sandbox_state(&sb.join("prof"));
+        prof.remove("filler");
+        (prof, sandbox_state(&sb.join("elsewhere")))
+    };
+    let before = state();
+    assert_eq!(
+        before.0["hooks.json.bak"],
+        format!("link -> {}", target.display())
+    );
+    let o = sb
+        .cmd()
+        .args(["install", "demo", "--profile", "prof", "--index", "cat"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("No space left"), "{err}");
+    assert_eq!(state(), before, "{err}");
+    assert!(!sb.join("prof/.hookpack-journal.json").exists(), "{err}");
+}

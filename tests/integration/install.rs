@@ -2673,6 +2673,51 @@ fn a_backup_path_that_is_a_folder_is_refused_first() {
     }
 }
 
+/// A `hooks.json.bak` that is a symbolic link (to backups kept elsewhere) was replaced by a
+/// regular file, `hooks.json` as it was before the change, and a change rolled back after
+/// that (a crash, or an error, before `hooks.json` was replaced) left that file there: the
+/// link was lost. The link is now set aside with the change, as a backup that is a file is,
+/// and a rollback puts the link itself back; its target is never written. A change that
+/// goes through replaces the link with the new backup, as before.
+#[test]
+fn a_rolled_back_change_puts_back_a_backup_that_is_a_link() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    sb.write("prof/hooks.json", USER_DOC);
+    let kept = "{\"hooks\": {\"Stop\": []}}\n";
+    let target = sb.write("elsewhere/hooks.json.bak", kept);
+    std::os::unix::fs::symlink(&target, sb.join("prof/hooks.json.bak")).unwrap();
+    let state = || {
+        (
+            sandbox_state(&sb.join("prof")),
+            sandbox_state(&sb.join("elsewhere")),
+        )
+    };
+    let before = state();
+    for crash in ["1", "2", "3", "4", "5"] {
+        let o = sb
+            .cmd()
+            .args(["install", "demo", "--index", "cat", "--profile", "prof"])
+            .env("HOOKPACK_TEST_CRASH_AT", crash)
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "crash at {crash}: {o:?}");
+        // Any later command rolls the change back.
+        let o = in_prof(&sb, &["doctor", "--fix"]);
+        assert!(
+            String::from_utf8_lossy(&o.stdout).contains("rolled back"),
+            "crash at {crash}: {o:?}"
+        );
+        assert_eq!(state(), before, "crash at {crash}");
+    }
+
+    ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
+    let backup = sb.join("prof/hooks.json.bak");
+    assert!(backup.symlink_metadata().unwrap().is_file());
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), USER_DOC);
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), kept);
+}
+
 /// Remembered pins: `demo` at 0.1.0, 0.1.1 and 0.2.0 in `cat`, and the receipt of prof.
 fn pinned_catalog(sb: &Sandbox) -> std::path::PathBuf {
     catalog_with_versions(
