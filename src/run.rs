@@ -1,7 +1,8 @@
 //! Running handlers the way a host does, and reading what they answer (seeds/004).
 //!
 //! A handler runs as `$SHELL -lc COMMAND` (fallback `/bin/sh`) in its own process group,
-//! with the payload on stdin and an environment stripped of secret-shaped names. A timeout
+//! with the payload on stdin and an environment stripped of secret-shaped names, and only
+//! while its trust hash, taken again just before it starts, still matches. A timeout
 //! kills the whole group, grandchildren included, and so does the handler's exit: nothing a
 //! handler started in its group outlives it. A process it moved to a session of its own is
 //! out of reach; the handler's pipes are waited for until the timeout only, so such a
@@ -668,6 +669,7 @@ pub fn dispatch(
             None => profile.root.file_name().unwrap_or_default().to_os_string(),
         },
     ));
+    let hash_env = crate::list::env_of(profile, &workspace);
     let mut traces = Vec::new();
     let mut decisions = Vec::new();
     for h in handlers.iter().filter(|h| h.event == event.name()) {
@@ -694,14 +696,11 @@ pub fn dispatch(
             skip("matcher does not match".into(), &mut trace);
         } else if !event.is_spawned() {
             skip(format!("hosts never spawn {event} handlers"), &mut trace);
-        } else if h.status != crate::trust::Status::Trusted && !opts.include_untrusted {
-            skip(
-                format!(
-                    "{} (run `hookpack trust` or pass --include-untrusted)",
-                    h.status.word()
-                ),
-                &mut trace,
-            );
+        } else if let Some(why) = (!opts.include_untrusted)
+            .then(|| not_trusted_now(h, &trust, &hash_env))
+            .flatten()
+        {
+            skip(why, &mut trace);
         } else if h.handler.get("async").and_then(Value::as_bool) == Some(true) {
             match spawn_detached(&h.command, &workspace, &stdin, &env) {
                 Ok(()) => trace.state = "started (async, not awaited)".into(),
@@ -757,6 +756,37 @@ pub fn dispatch(
         match_string,
         outcome: combine(&decisions),
         handlers: traces,
+    })
+}
+
+/// Why `h` may not run now, if it may not. Hosts hash a handler's script again before each
+/// spawn (seeds/004): one trusted when the dispatch began may have changed since (an earlier
+/// handler may have rewritten it), and is then `modified` and skipped.
+fn not_trusted_now(
+    h: &crate::list::Listed,
+    trust: &crate::trust::TrustFile,
+    env: &crate::trust::Env,
+) -> Option<String> {
+    use crate::trust::Status;
+    let status = match h.status {
+        Status::Trusted => {
+            let subject = crate::trust::Subject {
+                event: &h.event,
+                matcher: h.matcher.as_deref(),
+                handler: &h.handler,
+            };
+            match crate::trust::hash(&subject, env) {
+                Ok((hash, script)) => crate::trust::status(trust, &h.key, &hash, &script, true),
+                Err(e) => return Some(format!("its script cannot be hashed again ({e})")),
+            }
+        }
+        other => other,
+    };
+    (status != Status::Trusted).then(|| {
+        format!(
+            "{} (run `hookpack trust` or pass --include-untrusted)",
+            status.word()
+        )
     })
 }
 
