@@ -110,6 +110,15 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
     if !exists {
         unreadable.insert(profile.hooks_json().display().to_string());
     }
+    // A workspace that is not a folder (moved, not mounted, misspelt) is warned of, and its
+    // handlers are not taken; whether its trust entries still name handlers cannot be told.
+    if !workspace.is_dir() {
+        unreadable.insert(
+            crate::list::workspace_hooks_json(&workspace)
+                .display()
+                .to_string(),
+        );
+    }
     for (file, source) in crate::list::hooks_files(profile, &workspace) {
         match crate::list::handlers_of(&file, source, &env, &trust) {
             Ok(found) => {

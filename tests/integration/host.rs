@@ -1825,3 +1825,39 @@ fn a_script_changed_during_a_run_is_not_run() {
         .clone();
     assert_eq!(second, "modified");
 }
+
+/// `doctor --fix` with a `--workspace` that is not a folder (moved, on a drive not mounted,
+/// or misspelt) warned that only the profile's handlers were taken, then called the trust
+/// entries of that workspace's `hooks.json` dangling and deleted them, so putting the folder
+/// back left every handler there untrusted. They are left alone, as for a missing profile.
+#[test]
+fn doctor_keeps_the_trust_of_a_workspace_that_is_not_a_folder() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("prof")).unwrap();
+    sb.write(
+        "ws/.finclaw/hooks.json",
+        json!({"hooks": {"Stop": [{"hooks": [{"id": "w", "type": "command", "command": "true"}]}]}})
+            .to_string(),
+    );
+    in_prof(&sb, &["trust", "w"]);
+    let trust = std::fs::read(sb.join("finclaw-home/hooks-trust.json")).unwrap();
+    std::fs::rename(sb.join("ws"), sb.join("moved")).unwrap();
+    for fix in [&[][..], &["--fix"]] {
+        let o = in_prof_output(&sb, &[&["doctor"][..], fix].concat());
+        let out = String::from_utf8_lossy(&o.stdout);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("is not a folder"), "{fix:?} {err}");
+        assert!(
+            !out.contains("trust-dangling") && !out.contains("removed the trust entry"),
+            "{fix:?} {out}"
+        );
+        assert_eq!(o.status.code(), Some(0), "{fix:?} {out} {err}");
+    }
+    assert_eq!(
+        std::fs::read(sb.join("finclaw-home/hooks-trust.json")).unwrap(),
+        trust
+    );
+    std::fs::rename(sb.join("moved"), sb.join("ws")).unwrap();
+    let status = &list_json(&sb)["handlers"][0]["status"];
+    assert_eq!(status, "trusted");
+}
