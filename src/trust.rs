@@ -633,11 +633,25 @@ pub fn apply(
                 "not trusted".into()
             };
         } else {
-            c.result = match h.status {
-                Status::Invalid => format!("refused: invalid ({})", h.problems.join("; ")),
-                Status::ScriptMissing => "refused: its script is missing".into(),
-                Status::Trusted => "unchanged".into(),
-                Status::Untrusted | Status::Modified => {
+            // Handlers without an `id` are keyed by their command: two that run one command
+            // in one event share a key, and its one entry cannot hold both their hashes.
+            let clash = handlers.iter().find(|o| {
+                o.key == h.key
+                    && o.pointer != h.pointer
+                    && o.status != Status::Invalid
+                    && o.hash != h.hash
+            });
+            c.result = match (h.status, clash) {
+                (Status::Invalid, _) => format!("refused: invalid ({})", h.problems.join("; ")),
+                (Status::ScriptMissing, _) => "refused: its script is missing".into(),
+                (Status::Trusted, _) => "unchanged".into(),
+                (_, Some(o)) => format!(
+                    "refused: its trust key is also that of the handler at {} (one event, one \
+                     command, no `id`), whose hash differs, and a trust entry holds one hash; \
+                     give each an `id`",
+                    o.pointer
+                ),
+                (Status::Untrusted | Status::Modified, None) => {
                     let secs = crate::catalog::now_secs();
                     file.handlers.insert(
                         h.key.clone(),

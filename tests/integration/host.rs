@@ -1861,3 +1861,44 @@ fn doctor_keeps_the_trust_of_a_workspace_that_is_not_a_folder() {
     let status = &list_json(&sb)["handlers"][0]["status"];
     assert_eq!(status, "trusted");
 }
+
+/// Two handlers without an `id` running one command in one event share a trust key (file,
+/// event and the command's digest), though their hashes differ (here by matcher): `trust
+/// --all` said `trusted` for both and exited 0, but the second entry replaced the first, so
+/// one was `modified` at once and never ran, and trusting again flipped which. Such
+/// handlers are refused, naming the other and the fix (give each an `id`); nothing is
+/// written.
+#[test]
+fn handlers_that_share_a_trust_key_are_refused() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    sb.write(
+        "prof/hooks.json",
+        json!({"hooks": {"PreToolUse": [
+            {"matcher": "exec", "hooks": [{"type": "command", "command": "true"}]},
+            {"matcher": "write_file", "hooks": [{"type": "command", "command": "true"}]},
+            {"hooks": [{"id": "other", "type": "command", "command": "true"}]}
+        ]}})
+        .to_string(),
+    );
+    let o = in_prof_output(&sb, &["trust", "--all"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(
+        lines[0].starts_with(
+            "refused: its trust key is also that of the handler at /hooks/PreToolUse/1/hooks/0"
+        ) && lines[1].starts_with(
+            "refused: its trust key is also that of the handler at /hooks/PreToolUse/0/hooks/0"
+        ) && lines[0].contains("give each an `id`"),
+        "{out}"
+    );
+    assert!(lines[2].starts_with("trusted "), "{out}");
+    let statuses: Vec<Value> = (list_json(&sb)["handlers"].as_array().unwrap().iter())
+        .map(|h| h["status"].clone())
+        .collect();
+    assert_eq!(statuses, ["untrusted", "untrusted", "trusted"]);
+    let trust = read_json(&sb.join("finclaw-home/hooks-trust.json"));
+    assert_eq!(trust["handlers"].as_object().unwrap().len(), 1, "{trust:#}");
+}
