@@ -282,6 +282,22 @@ impl TrustFile {
                     .into(),
             });
         }
+        // serde keeps the last of a key given twice in silence, and the next write would
+        // drop the first. (What else does not parse, serde says below.)
+        if let Some(d) = crate::json::parse(&bytes)
+            .ok()
+            .and_then(|p| p.duplicates.into_iter().next())
+        {
+            return Err(Error::ConfigInvalid {
+                path: path.to_path_buf(),
+                why: format!(
+                    "key `{}` appears twice (lines {} and {}), and only the last would be \
+                     read, the first dropped unsaid; delete the entry that is wrong (or both, \
+                     and trust again)",
+                    d.key, d.first.line, d.again.line
+                ),
+            });
+        }
         let mut file: TrustFile =
             serde_json::from_slice(&bytes).map_err(|e| Error::ConfigInvalid {
                 path: path.to_path_buf(),

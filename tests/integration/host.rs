@@ -1902,3 +1902,46 @@ fn handlers_that_share_a_trust_key_are_refused() {
     let trust = read_json(&sb.join("finclaw-home/hooks-trust.json"));
     assert_eq!(trust["handlers"].as_object().unwrap().len(), 1, "{trust:#}");
 }
+
+/// A trust file holding one key twice (merged or edited by hand) was read keeping the last
+/// value in silence (here the right hash, after a wrong one), so `list` and `run` called
+/// the handler trusted by whichever came last, and the next `trust` dropped the other. It
+/// is refused, at the key's lines, by every verb that reads it, and nothing is written.
+#[test]
+fn a_trust_file_with_a_key_given_twice_is_refused() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({"Stop": [{"id": "a", "type": "command", "command": "true"}]}),
+    );
+    in_prof(&sb, &["trust", "a"]);
+    let path = sb.join("finclaw-home/hooks-trust.json");
+    let good = read_json(&path);
+    let (key, entry) = good["handlers"].as_object().unwrap().iter().next().unwrap();
+    let body = format!(
+        "{{\"schema\": \"hookpack.trust.v1\", \"handlers\": {{\n{k}: {{\"hash\": \"{z}\", \"trusted_at\": \"2020-01-01T00:00:00Z\"}},\n{k}: {e}\n}}}}\n",
+        k = Value::from(key.clone()),
+        z = "0".repeat(64),
+        e = entry
+    );
+    std::fs::write(&path, &body).unwrap();
+    for args in [
+        &["list"][..],
+        &["trust", "a"],
+        &["revoke", "a"],
+        &["run", "Stop"],
+    ] {
+        let o = in_prof_output(&sb, args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("hooks-trust.json") && err.contains("appears twice (lines 2 and 3)"),
+            "{args:?}: {err}"
+        );
+    }
+    let o = in_prof_output(&sb, &["doctor", "--fix"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("error[trust-file-unreadable]"), "{out}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), body);
+}
