@@ -1763,7 +1763,7 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
                         .into(),
                 });
             }
-            match serde_json::from_slice::<serde_json::Value>(&bytes) {
+            match crate::json::parse(&bytes).map(|p| p.value) {
                 Ok(serde_json::Value::Object(m)) => m,
                 Ok(_) => {
                     return Err(Error::PayloadInvalid {
@@ -1772,10 +1772,19 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
                     })
                 }
                 Err(e) => {
+                    // Nesting past hookpack's limit is valid JSON that a host may well send.
+                    let what = if e.is_too_deep() {
+                        "it is nested deeper than hookpack reads"
+                    } else {
+                        "not JSON"
+                    };
                     return Err(Error::PayloadInvalid {
                         source_name: src.to_string(),
-                        why: format!("not JSON ({e})"),
-                    })
+                        why: format!(
+                            "{what} ({}:{}: {})",
+                            e.position.line, e.position.column, e.message
+                        ),
+                    });
                 }
             }
         }

@@ -1945,3 +1945,36 @@ fn a_trust_file_with_a_key_given_twice_is_refused() {
     assert!(out.contains("error[trust-file-unreadable]"), "{out}");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), body);
 }
+
+/// A payload nested deeper than hookpack reads (valid JSON a host may well send) was
+/// refused as "not JSON (recursion limit exceeded …)". It is refused as nested too deep,
+/// with the line and column, from a file and from stdin alike.
+#[test]
+fn a_payload_nested_too_deep_is_not_called_invalid_json() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({"Stop": [{"id": "a", "type": "command", "command": "true"}]}),
+    );
+    let deep = format!("{}1{}", "{\"a\":".repeat(200), "}".repeat(200));
+    sb.write("deep.json", &deep);
+    for (payload, stdin) in [("deep.json", ""), ("-", deep.as_str())] {
+        let o = sb
+            .cmd()
+            .args(["run", "Stop", "--payload", payload])
+            .args(["--profile", "prof", "--workspace", "ws"])
+            .write_stdin(stdin)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains(&format!(
+                "payload {payload}: it is nested deeper than hookpack reads (1:"
+            )) && err.contains("nesting is deeper than 128 levels")
+                && !err.contains("not JSON"),
+            "{err}"
+        );
+    }
+}
