@@ -1763,8 +1763,23 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
                         .into(),
                 });
             }
-            match crate::json::parse(&bytes).map(|p| p.value) {
-                Ok(serde_json::Value::Object(m)) => m,
+            match crate::json::parse(&bytes) {
+                // Readers keep the last of a key given twice: the first would vanish unsaid.
+                Ok(p) if !p.duplicates.is_empty() => {
+                    let d = &p.duplicates[0];
+                    return Err(Error::PayloadInvalid {
+                        source_name: src.to_string(),
+                        why: format!(
+                            "key `{}` appears twice (lines {} and {}), and only the last would \
+                             be sent; keep one",
+                            d.key, d.first.line, d.again.line
+                        ),
+                    });
+                }
+                Ok(crate::json::Parsed {
+                    value: serde_json::Value::Object(m),
+                    ..
+                }) => m,
                 Ok(_) => {
                     return Err(Error::PayloadInvalid {
                         source_name: src.to_string(),

@@ -1978,3 +1978,42 @@ fn a_payload_nested_too_deep_is_not_called_invalid_json() {
         );
     }
 }
+
+/// A payload holding a key twice (`tool_input` written twice while editing a test payload)
+/// was read keeping the last value in silence: matchers and handlers saw the second
+/// `tool_input`, `ls`, where the first was `rm -rf /`. It is refused, naming the key and
+/// both lines, as `test` refuses such a case.
+#[test]
+fn a_payload_with_a_key_given_twice_is_refused() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [{"id": "a", "type": "command", "command": "true"}]}),
+    );
+    sb.write(
+        "twice.json",
+        "{\"tool_name\": \"exec\",\n \"tool_input\": {\"command\": \"rm -rf /\"},\n \"tool_input\": {\"command\": \"ls\"}}\n",
+    );
+    let o = in_prof_output(
+        &sb,
+        &[
+            "run",
+            "PreToolUse",
+            "--payload",
+            "twice.json",
+            "--include-untrusted",
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("payload twice.json: key `tool_input` appears twice (lines 2 and 3)"),
+        "{err}"
+    );
+    assert!(
+        o.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+}
