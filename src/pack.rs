@@ -1659,11 +1659,15 @@ pub fn write_atomic_mode(path: &Path, bytes: &[u8], mode: u32) -> Result<(), Err
         .prefix(".hookpack-")
         .tempfile_in(dir)
         .map_err(|e| crate::fs::FsError::new("create a temporary file in", dir, e))?;
-    tmp.write_all(bytes)
-        .map_err(|e| crate::fs::FsError::new("write", tmp.path(), e))?;
+    // Errors name `path`, the file the user knows: the temporary copy is an implementation
+    // detail, and is gone once the error is reported. (Through the file itself: tempfile's
+    // own `Write` adds its path to the message.)
+    tmp.as_file_mut()
+        .write_all(bytes)
+        .map_err(|e| crate::fs::FsError::new("write", path, e))?;
     tmp.as_file()
         .sync_all()
-        .map_err(|e| crate::fs::FsError::new("sync", tmp.path(), e))?;
+        .map_err(|e| crate::fs::FsError::new("sync", path, e))?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

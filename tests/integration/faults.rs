@@ -216,7 +216,8 @@ fn an_unchanged_catalog_on_a_read_only_file_system_packs_as_current() {
 /// A disk that fills up while a change writes the new `hooks.json` (after `hooks.json.bak`
 /// was replaced) rolls the change back before the error is reported. A `hooks.json.bak`
 /// that was a symbolic link came back as a regular file, the previous `hooks.json`: the
-/// link was lost. The link itself is now put back, its target untouched.
+/// link was lost. The link itself is now put back, its target untouched. The error names
+/// `hooks.json` (it named the temporary file being written, `.hookpack-XXXXXX`).
 #[cfg(target_os = "linux")]
 #[test]
 fn a_full_disk_mid_commit_puts_back_a_backup_that_is_a_link() {
@@ -256,6 +257,9 @@ fn a_full_disk_mid_commit_puts_back_a_backup_that_is_a_link() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(3), "{err}");
     assert!(err.contains("No space left"), "{err}");
+    // The file the user knows, not the temporary copy that was being written.
+    assert!(err.contains("prof/hooks.json"), "{err}");
+    assert!(!err.contains(".hookpack-"), "{err}");
     assert_eq!(state(), before, "{err}");
     assert!(!sb.join("prof/.hookpack-journal.json").exists(), "{err}");
 }
