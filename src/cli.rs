@@ -746,13 +746,13 @@ fn run_new(id: &str, dir: Option<PathBuf>, printer: &Printer) -> Result<ExitCode
         Format::Json => printer.json(&made)?,
         _ => {
             for f in &made.files {
-                printer.data(&made.path.join(f).display().to_string())?;
+                printer.data(&printable(&made.path.join(f).display().to_string()))?;
             }
-            printer.message(&format!(
+            printer.message(&printable(&format!(
                 "created recipe `{id}` in {}; next: hookpack validate {}",
                 made.path.display(),
                 made.path.display()
-            ));
+            )));
         }
     }
     Ok(ExitCode::Success)
@@ -797,21 +797,22 @@ fn run_assemble(o: &assemble::Options, printer: &Printer) -> Result<ExitCode, Er
         Format::Json => printer.json(&report)?,
         _ => {
             for r in &report.recipes {
+                // Tab-separated: the path is escaped, tabs and all, not the line.
                 printer.data(&format!(
                     "{}\t{}\t{} files",
                     r.id,
-                    r.path.display(),
+                    printable(&r.path.display().to_string()),
                     r.files.len()
                 ))?;
             }
             for p in &report.removed {
-                printer.message(&format!("removed stale {}", p.display()));
+                printer.message(&printable(&format!("removed stale {}", p.display())));
             }
-            printer.message(&format!(
+            printer.message(&printable(&format!(
                 "assembled {} recipe(s) into {}",
                 report.recipes.len(),
                 o.out_dir.display()
-            ));
+            )));
         }
     }
     Ok(ExitCode::Success)
@@ -892,23 +893,26 @@ fn run_pack(o: &pack::Options, printer: &Printer) -> Result<ExitCode, Error> {
                         d.file, d.expected
                     ),
                 };
-                printer.data(&line)?;
+                printer.data(&printable(&line))?;
             }
         }
     }
     if o.check {
         if report.differences.is_empty() {
-            printer.message(&format!("{} is up to date", o.out_dir.display()));
+            printer.message(&printable(&format!(
+                "{} is up to date",
+                o.out_dir.display()
+            )));
             Ok(ExitCode::Success)
         } else {
-            printer.message(&format!(
+            printer.message(&printable(&format!(
                 "{} is not what the sources produce; run `hookpack pack` without --check",
                 o.out_dir.display()
-            ));
+            )));
             Ok(ExitCode::Invalid)
         }
     } else {
-        printer.message(&format!(
+        printer.message(&printable(&format!(
             "packed {} recipe(s) into {}{}",
             report.archives.len(),
             o.out_dir.display(),
@@ -917,7 +921,7 @@ fn run_pack(o: &pack::Options, printer: &Printer) -> Result<ExitCode, Error> {
             } else {
                 " (index unchanged)"
             }
-        ));
+        )));
         Ok(ExitCode::Success)
     }
 }
@@ -968,12 +972,12 @@ fn run_catalog_list(a: &CatalogArgs, printer: &Printer) -> Result<ExitCode, Erro
                     versions.join(", ")
                 ))?;
             }
-            printer.message(&format!(
+            printer.message(&printable(&format!(
                 "{} recipe(s) in {} (updated {})",
                 index.recipes.len(),
                 loc,
                 index.updated_at
-            ));
+            )));
         }
     }
     Ok(ExitCode::Success)
@@ -1005,10 +1009,10 @@ fn run_catalog_verify(a: &CatalogArgs, printer: &Printer) -> Result<ExitCode, Er
         Format::Text => {
             for c in &report.archives {
                 let status = if c.ok { "ok" } else { "FAILED" };
-                printer.data(&format!(
+                printer.data(&printable(&format!(
                     "{status:<6} {} {} {}",
                     c.id, c.version, c.location
-                ))?;
+                )))?;
             }
             for d in &report.diagnostics {
                 printer.diagnostic(d)?;
@@ -1109,21 +1113,22 @@ fn run_test(dirs: Vec<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
             for r in &results {
                 let ms: u128 = r.handlers.iter().map(|h| h.ms).sum();
                 let status = if r.passed { "ok  " } else { "FAIL" };
-                printer.data(&format!(
+                // One line per case: its file and name are read from disk.
+                printer.data(&printable(&format!(
                     "{status} {}/{}: {} ({ms} ms)",
                     r.recipe, r.file, r.name
-                ))?;
+                )))?;
                 for m in &r.mismatches {
                     printer.data(&format!("       {m}"))?;
                 }
                 if !r.passed {
                     for h in &r.handlers {
                         if !h.stderr.is_empty() {
-                            printer.data(&format!(
+                            printer.data(&printable(&format!(
                                 "       stderr of {}: {}",
                                 h.id,
                                 h.stderr.trim()
-                            ))?;
+                            )))?;
                         }
                     }
                 }
@@ -1199,15 +1204,19 @@ fn print_outcome(o: &install::Outcome, printer: &Printer) -> Result<(), Error> {
         _ => format!("{} {}", o.action, o.id),
     };
     let prefix = if o.dry_run { "would " } else { "" };
-    printer.data(&format!("{prefix}{what}  ({})", o.path.display()))?;
+    // One line each: a line break in the profile path or a file name is shown escaped.
+    printer.data(&printable(&format!(
+        "{prefix}{what}  ({})",
+        o.path.display()
+    )))?;
     if o.dry_run {
         for f in &o.files {
-            printer.data(&format!("  file {f}"))?;
+            printer.data(&printable(&format!("  file {f}")))?;
         }
         if !o.hooks_json_diff.is_empty() {
             printer.data("  hooks.json:")?;
             for l in &o.hooks_json_diff {
-                printer.data(&format!("    {l}"))?;
+                printer.data(&printable(&format!("    {l}")))?;
             }
         }
     }
@@ -1230,7 +1239,7 @@ fn finish_outcomes(
                     print_outcome(&o, printer)?;
                 }
                 for w in &o.warnings {
-                    printer.message(&format!("warning: {w}"));
+                    printer.message(&printable(&format!("warning: {w}")));
                 }
                 notes_after_install(&o, profile, printer);
                 outcomes.push(o);
@@ -1280,13 +1289,13 @@ fn notes_after_install(o: &install::Outcome, profile: &crate::profile::Profile, 
             .filter(|h| h.recipe.as_deref() == Some(o.id.as_str()))
     };
     for h in ours().filter(|h| !h.problems.is_empty()) {
-        printer.message(&format!(
+        printer.message(&printable(&format!(
             "warning: {} handler `{}` of {} will not run (hosts skip it, `trust` refuses it): {}",
             h.event,
             h.id.as_deref().unwrap_or("-"),
             o.id,
             h.problems.join("; ")
-        ));
+        )));
     }
     let changed = ours()
         .filter(|h| h.status == crate::trust::Status::Modified)
@@ -1356,9 +1365,9 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
         // Said once the location is one that can be read (a folder is refused first).
         let readable = !matches!(&loc, crate::fetch::Location::Path(p) if p.is_dir());
         if sha.is_none() && readable {
-            printer.message(&format!(
+            printer.message(&printable(&format!(
                 "warning: installing {archive} without --sha256: nothing vouches for these bytes; pass the digest the publisher gives"
-            ));
+            )));
         }
         return finish_outcomes(
             vec![install::install_archive(
@@ -1374,7 +1383,7 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
         .map(|s| install::Spec::parse(s))
         .collect::<Result<_, _>>()?;
     let (index, source) = profile.resolve_index(a.source.index.as_deref())?;
-    printer.message(&format!(
+    printer.message(&printable(&format!(
         "index: {} ({}); profile: {}",
         crate::fetch::shown_url(&index.to_string()),
         serde_json::to_value(source)
@@ -1382,7 +1391,7 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
             .and_then(|v| v.as_str().map(String::from))
             .unwrap_or_default(),
         profile.root.display()
-    ));
+    )));
     let results = specs
         .iter()
         .map(|s| install::install(&profile, &fetcher, &index, s, &opts))
@@ -1433,10 +1442,10 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
     };
     if a.ids.is_empty() && crate::receipt::all(&profile)?.is_empty() {
         // Not "up to date": most likely the wrong profile.
-        printer.message(&format!(
+        printer.message(&printable(&format!(
             "no recipes are installed in {}",
             profile.root.display()
-        ));
+        )));
         // An empty list either way: no recipe compared (dry run), none changed (a real run).
         if printer.format == Format::Json {
             printer.json(&Vec::<install::Outdated>::new())?;
@@ -1455,10 +1464,10 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
             Err(e) => {
                 report_error(&e);
                 if from_receipts {
-                    printer.message(&format!(
+                    printer.message(&printable(&format!(
                         "note: {} came from the index {index} (as recorded when installed); `--index` compares with another",
                         ids.join(", ")
-                    ));
+                    )));
                 }
                 failed.get_or_insert(e);
                 continue;
@@ -1492,13 +1501,13 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
                             o.local_changes.join(", ")
                         )
                     };
-                    printer.data(&format!(
+                    printer.data(&printable(&format!(
                         "{:<12} {} installed {} available {}{blocked}",
                         o.state.label(),
                         o.id,
                         o.installed,
                         o.available.clone().unwrap_or_else(|| "-".into())
-                    ))?;
+                    )))?;
                 }
             }
         }
@@ -1528,7 +1537,7 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
                     .get(&o.id)
                     .map(|l| l.to_string())
                     .unwrap_or_default();
-                printer.message(&match o.state {
+                printer.message(&printable(&match o.state {
                     install::UpdateState::CliTooOld => format!(
                         "{} {}: no version in {index} runs on this CLI; left as it is",
                         o.id, o.installed
@@ -1545,7 +1554,7 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
                         )
                     }
                     _ => format!("{} {}: not in {index}; left as it is", o.id, o.installed),
-                });
+                }));
                 results.push(Ok(left(&profile, o, reason, Vec::new())));
             }
             continue;
@@ -1701,14 +1710,16 @@ fn run_trust(a: TrustArgs, revoke: bool, printer: &Printer) -> Result<ExitCode, 
         Format::Json => printer.json(&changes)?,
         _ => {
             for c in &changes {
-                printer.data(&format!(
+                // One line per handler: the key holds the hooks.json path, which may hold
+                // a line break; the result may quote a command.
+                printer.data(&printable(&format!(
                     "{:<10} {} {} {}  ({})",
                     c.result,
                     c.event,
                     c.id.clone().unwrap_or_else(|| "-".into()),
                     c.hash,
                     c.key
-                ))?;
+                )))?;
             }
         }
     }
@@ -1839,24 +1850,26 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
                         "no decision".into()
                     }
                 });
-            printer.data(&format!(
+            // One line each: a line break in a command, a reason or a handler's output is
+            // shown escaped, so none can start a line that reads as another handler's.
+            printer.data(&printable(&format!(
                 "{event}: {verdict}{}",
                 o.reason
                     .as_ref()
                     .map(|r| format!(" ({r})"))
                     .unwrap_or_default()
-            ))?;
+            )))?;
             if let Some(m) = &o.updated_model {
-                printer.data(&format!("  updatedModel: {m}"))?;
+                printer.data(&printable(&format!("  updatedModel: {m}")))?;
             }
             if let Some(p) = &o.updated_prompt {
-                printer.data(&format!("  prompt rewritten: {p}"))?;
+                printer.data(&printable(&format!("  prompt rewritten: {p}")))?;
             }
             if let Some(i) = &o.updated_input {
-                printer.data(&format!("  updatedInput: {i}"))?;
+                printer.data(&printable(&format!("  updatedInput: {i}")))?;
             }
             if let Some(c) = &o.additional_context {
-                printer.data(&format!("  additionalContext: {c}"))?;
+                printer.data(&printable(&format!("  additionalContext: {c}")))?;
             }
             for t in &d.handlers {
                 let timing =
@@ -1885,14 +1898,14 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
                         }
                     })
                     .unwrap_or_default();
-                printer.data(&format!(
+                printer.data(&printable(&format!(
                     "  {} {} [{}]{timing}{decision}",
                     t.source,
                     t.id.clone().unwrap_or_else(|| t.command.clone()),
                     t.state
-                ))?;
+                )))?;
                 if !t.stderr.trim().is_empty() {
-                    printer.data(&format!("    stderr: {}", t.stderr.trim()))?;
+                    printer.data(&printable(&format!("    stderr: {}", t.stderr.trim())))?;
                 }
             }
             if d.handlers.is_empty() {
@@ -1915,14 +1928,22 @@ fn run_doctor(a: DoctorArgs, printer: &Printer) -> Result<ExitCode, Error> {
             }
         }
         Format::Text => {
+            // One line per finding: its file is shown escaped already, and so is a path,
+            // trust key or command its message quotes.
             for f in &report.fixed {
-                printer.data(&format!("fixed: {f}"))?;
+                printer.data(&printable(&format!("fixed: {f}")))?;
             }
             for d in &report.problems {
-                printer.diagnostic(d)?;
+                printer.diagnostic(&crate::diagnostic::Diagnostic {
+                    message: printable(&d.message),
+                    ..d.clone()
+                })?;
             }
             if report.problems.is_empty() {
-                printer.message(&format!("no problems in {}", profile.root.display()));
+                printer.message(&printable(&format!(
+                    "no problems in {}",
+                    profile.root.display()
+                )));
             } else if a.fix {
                 printer.message(
                     "note: --fix removes only what is safe to remove (staging leftovers, trust \

@@ -1786,6 +1786,88 @@ fn list_text_keeps_each_entry_on_one_line() {
     );
 }
 
+/// `list` shows each entry on one line, but the other verbs printed a profile path holding
+/// a line break (`--profile $'p\nq'`) as it is: the outcome lines of install and remove
+/// (`(path)`), the trust key of each `trust` and `revoke` line, `run`'s trace line of a
+/// handler without an id (its command), `doctor`'s findings and its "no problems in" note,
+/// and the notes on stderr that quote the profile (install's `index: …; profile: …`,
+/// update's "no recipes are installed in"). Each split in two, and what followed the break
+/// read as a line of its own. They are now one line each, the path shown escaped (`\n`) as
+/// `list` shows it.
+#[test]
+fn host_verbs_keep_each_line_whole_with_a_line_break_in_the_profile_path() {
+    let sb = Sandbox::new();
+    let at = sb.path().display().to_string();
+    let escaped = format!(r"{at}/p\nq");
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let hookpack = |args: &[&str]| {
+        let o = sb
+            .cmd()
+            .args(args)
+            .args(["--profile", "p\nq"])
+            .output()
+            .unwrap();
+        let out = String::from_utf8(o.stdout.clone()).unwrap();
+        let err = String::from_utf8(o.stderr.clone()).unwrap();
+        (o, out, err)
+    };
+    // Each line is whole: as many as expected, and the ones that name the profile name it
+    // escaped.
+    let whole = |what: &str, text: &str, count: usize, naming: usize| {
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), count, "{what}: {text}");
+        let named = lines.iter().filter(|l| l.contains(&escaped)).count();
+        assert_eq!(named, naming, "{what}: {text}");
+    };
+
+    let (o, out, err) = hookpack(&["install", "tool-gate", "--absolute-paths"]);
+    ok(&o);
+    whole("install stdout", &out, 1, 1);
+    whole("install stderr", &err, 1, 1);
+    let file = sb.join("p\nq/hooks.json");
+    let mut doc = read_json(&file);
+    doc["hooks"]["Stop"] = json!([{"hooks": [{"type": "command", "command": "true\ntrue"}]}]);
+    std::fs::write(&file, doc.to_string()).unwrap();
+
+    let (o, out, err) = hookpack(&["trust", "--all", "--workspace", "ws"]);
+    ok(&o);
+    whole("trust stdout", &out, 2, 2);
+    whole("trust stderr", &err, 0, 0);
+
+    let (o, out, _) = hookpack(&["run", "Stop", "--workspace", "ws"]);
+    ok(&o);
+    whole("run stdout", &out, 2, 0);
+    assert!(
+        out.lines().nth(1).unwrap().contains(r"true\ntrue [ran]"),
+        "{out}"
+    );
+
+    let (o, out, err) = hookpack(&["doctor", "--workspace", "ws"]);
+    ok(&o);
+    whole("doctor stdout", &out, 0, 0);
+    whole("doctor stderr", &err, 1, 1);
+    std::fs::remove_file(sb.join("p\nq/hooks/tool-gate/scripts/main.js")).unwrap();
+    let (o, out, _) = hookpack(&["doctor", "--workspace", "ws"]);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    // The script-missing finding names the script in its message too.
+    whole("doctor findings", &out, 2, 2);
+    assert!(out.contains("script-missing"), "{out}");
+
+    let (o, out, err) = hookpack(&["revoke", "--all", "--workspace", "ws"]);
+    ok(&o);
+    whole("revoke stdout", &out, 2, 2);
+    whole("revoke stderr", &err, 0, 0);
+
+    let (o, out, err) = hookpack(&["remove", "tool-gate"]);
+    ok(&o);
+    whole("remove stdout", &out, 1, 1);
+    whole("remove stderr", &err, 0, 0);
+
+    let (o, _, err) = hookpack(&["update"]);
+    ok(&o);
+    whole("update stderr", &err, 1, 1);
+}
+
 /// seeds/004: "Claw re-hashes the file before each spawn". `run` hashed every handler once,
 /// before the first ran, so a trusted handler whose script changed in the meantime (here,
 /// rewritten by the handler before it) still ran, though `list` called it `modified`. Its
