@@ -53,6 +53,43 @@ pub fn finclaw_home() -> PathBuf {
     home.join(".finclaw")
 }
 
+/// Refuses a FinClaw home (`$FINCLAW_HOME`, default `~/.finclaw`) that is a file, or that
+/// lies under one: the user's setup is wrong, which the `Not a directory` or `File exists`
+/// of the call that meets it would hide (and the second as a failing disk, exit 3). Every
+/// verb that reads or writes the trust file, or reads `active-profile`, checks it first.
+pub fn require_home_folder(home: &Path) -> Result<(), Error> {
+    // The nearest part of the path that exists: a folder (or a link to one) is fine, and
+    // one that cannot be inspected is left to the call that needs it to say so.
+    let found = home
+        .ancestors()
+        .filter(|a| !a.as_os_str().is_empty())
+        .find_map(|a| std::fs::metadata(a).ok().map(|m| (a, m.is_dir())));
+    let Some((file, false)) = found else {
+        return Ok(());
+    };
+    let named = if std::env::var_os("FINCLAW_HOME").is_some_and(|h| !h.is_empty()) {
+        "$FINCLAW_HOME"
+    } else {
+        "the FinClaw home (~/.finclaw, as $FINCLAW_HOME is unset)"
+    };
+    let what = if file == home {
+        format!("{named} is a file, not a folder")
+    } else {
+        format!(
+            "{named} names {}, which lies under this file, not under a folder",
+            home.display()
+        )
+    };
+    Err(Error::ConfigInvalid {
+        path: file.to_path_buf(),
+        why: format!(
+            "{what}; hookpack keeps the trust file (hooks-trust.json) there and FinClaw its \
+             profiles and active-profile: move the file aside and make it a folder, or point \
+             FINCLAW_HOME at a folder"
+        ),
+    })
+}
+
 impl Profile {
     /// Resolves the profile; `flag` is `--profile`, a folder taken as it is. A name from
     /// `$FINCLAW_PROFILE` or `active-profile` must be one folder name (see [`check_name`]),
@@ -80,6 +117,7 @@ impl Profile {
         let (name, from) = match from_env {
             Some(n) => (n, "$FINCLAW_PROFILE".to_string()),
             None => {
+                require_home_folder(&home)?;
                 let file = home.join("active-profile");
                 // Read as a regular file only: a fifo would wait for a writer for good, and
                 // one that cannot be read would leave the `default` profile used in silence.

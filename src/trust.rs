@@ -255,6 +255,9 @@ pub struct TrustFile {
 impl TrustFile {
     /// Reads the trust file; absent means empty.
     pub fn read(path: &Path) -> Result<TrustFile, Error> {
+        if let Some(home) = path.parent() {
+            crate::profile::require_home_folder(home)?;
+        }
         match std::fs::symlink_metadata(path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(TrustFile {
@@ -354,6 +357,7 @@ impl TrustFile {
     /// Writes it atomically.
     pub fn write(&self, path: &Path) -> Result<(), Error> {
         if let Some(dir) = path.parent() {
+            crate::profile::require_home_folder(dir)?;
             crate::fs::create_dir_all(dir)?;
         }
         let mut bytes = serde_json::to_vec_pretty(self).unwrap_or_default();
@@ -592,6 +596,7 @@ fn selected(h: &crate::list::Listed, sel: &Selection) -> bool {
 
 /// The lock every change to the trust file holds.
 fn lock(profile: &crate::profile::Profile) -> Result<crate::profile::Lock, Error> {
+    crate::profile::require_home_folder(&profile.home)?;
     let lock_path = profile.home.join(".hookpack-trust.lock");
     crate::profile::Lock::acquire_file(&lock_path, crate::profile::lock_wait())
 }

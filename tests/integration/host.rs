@@ -1868,6 +1868,62 @@ fn host_verbs_keep_each_line_whole_with_a_line_break_in_the_profile_path() {
     whole("update stderr", &err, 1, 1);
 }
 
+/// A `$FINCLAW_HOME` that is a file is the user's setup being wrong, and every verb that
+/// reads or writes the trust file in it said so differently: `trust` and `revoke` "cannot
+/// create folder …: File exists" (exit 3, as if the disk had failed), `list`, `run` and
+/// `remove` "cannot inspect …/hooks-trust.json: Not a directory", `list` without
+/// `--profile` the same of `active-profile`. Each now names the path, says it is a file
+/// where a folder belongs, and gives the fix, with exit 1 as for other invalid
+/// configuration; `doctor` reports it as its finding. The file is left as it is.
+#[test]
+fn a_finclaw_home_that_is_a_file_is_refused_alike_by_every_verb() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    ok(&sb
+        .cmd()
+        .args(["install", "tool-gate", "--profile", "prof"])
+        .output()
+        .unwrap());
+    let home = sb.write("home-file", "not a folder\n");
+    let path = home.display().to_string();
+    for args in [
+        &["list", "--profile", "prof", "--workspace", "ws"][..],
+        &["list"],
+        &[
+            "run",
+            "PreToolUse",
+            "--profile",
+            "prof",
+            "--workspace",
+            "ws",
+        ],
+        &["trust", "--all", "--profile", "prof", "--workspace", "ws"],
+        &["revoke", "--all", "--profile", "prof", "--workspace", "ws"],
+        &["remove", "tool-gate", "--profile", "prof"],
+        &["doctor", "--fix", "--profile", "prof", "--workspace", "ws"],
+    ] {
+        let o = sb
+            .cmd()
+            .args(args)
+            .env("FINCLAW_HOME", &home)
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {out}{err}");
+        let shown = if args[0] == "doctor" { &out } else { &err };
+        assert!(
+            shown.contains(&path)
+                && shown.contains("$FINCLAW_HOME is a file, not a folder")
+                && shown.contains("make it a folder")
+                && shown.contains("point FINCLAW_HOME at a folder"),
+            "{args:?}: {out}{err}"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&home).unwrap(), "not a folder\n");
+    assert!(sb.join("prof/hooks/tool-gate").is_dir());
+}
+
 /// seeds/004: "Claw re-hashes the file before each spawn". `run` hashed every handler once,
 /// before the first ran, so a trusted handler whose script changed in the meantime (here,
 /// rewritten by the handler before it) still ran, though `list` called it `modified`. Its
