@@ -266,11 +266,20 @@ impl TrustFile {
                 });
             }
             Err(e) => return Err(crate::fs::FsError::new("inspect", path, e).into()),
+            // Refused for reading as much as for writing: said so that it is right for
+            // `list` and `run`, which only read it, as for `trust` and `revoke`.
             Ok(m) if m.file_type().is_symlink() => {
-                return Err(Error::HooksJsonRefused {
+                return Err(Error::ConfigInvalid {
                     path: path.to_path_buf(),
-                    why: "the trust file is a symbolic link; hookpack does not write through links"
-                        .into(),
+                    why: format!(
+                        "the trust file is a symbolic link{}, which hookpack neither reads nor \
+                         writes: it is the record of what may run, and a link could point it at \
+                         a file someone else controls, or carry trust's writes through to \
+                         wherever it points; replace the link with the file it points to (move \
+                         that file here in its place), or remove the link to start with no \
+                         handler trusted",
+                        crate::fs::link_shown(path).unwrap_or_default()
+                    ),
                 });
             }
             Ok(_) => {}

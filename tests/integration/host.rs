@@ -1924,6 +1924,58 @@ fn a_finclaw_home_that_is_a_file_is_refused_alike_by_every_verb() {
     assert!(sb.join("prof/hooks/tool-gate").is_dir());
 }
 
+/// A trust file that is a symbolic link stays refused, but `list` and `run`, which only
+/// read it, refused it as "refusing to rewrite …: hookpack does not write through links",
+/// and `doctor`'s finding said only that hookpack does not write through links. Every verb
+/// now says why a link is refused
+/// whether it reads or writes (the trust file is the record of what may run: a link could
+/// point it at a file someone else controls, and trust's writes would go through it), names
+/// where it points and the fix, exit 1; the link and its target are left as they are.
+#[cfg(unix)]
+#[test]
+fn a_trust_file_that_is_a_link_is_refused_with_why_and_the_fix() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({"Stop": [{"id": "s", "type": "command", "command": "true"}]}),
+    );
+    in_prof(&sb, &["trust", "s"]);
+    let trust = sb.join("finclaw-home/hooks-trust.json");
+    let kept = std::fs::read(&trust).unwrap();
+    std::fs::rename(&trust, sb.join("elsewhere.json")).unwrap();
+    std::os::unix::fs::symlink(sb.join("elsewhere.json"), &trust).unwrap();
+    for args in [
+        &["list"][..],
+        &["run", "Stop"],
+        &["trust", "s"],
+        &["revoke", "s"],
+        &["doctor", "--fix"],
+    ] {
+        let o = in_prof_output(&sb, args);
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {said}");
+        assert!(!said.contains("refusing to rewrite"), "{args:?}: {said}");
+        for needle in [
+            trust.display().to_string(),
+            format!(
+                "is a symbolic link (to {})",
+                sb.join("elsewhere.json").display()
+            ),
+            "the record of what may run".to_string(),
+            "replace the link with the file it points to".to_string(),
+        ] {
+            assert!(said.contains(&needle), "{args:?}: no {needle:?} in {said}");
+        }
+    }
+    assert!(std::fs::symlink_metadata(&trust).unwrap().is_symlink());
+    assert_eq!(std::fs::read(sb.join("elsewhere.json")).unwrap(), kept);
+}
+
 /// seeds/004: "Claw re-hashes the file before each spawn". `run` hashed every handler once,
 /// before the first ran, so a trusted handler whose script changed in the meantime (here,
 /// rewritten by the handler before it) still ran, though `list` called it `modified`. Its
