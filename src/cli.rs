@@ -1904,8 +1904,11 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
                     t.id.clone().unwrap_or_else(|| t.command.clone()),
                     t.state
                 )))?;
-                if !t.stderr.trim().is_empty() {
-                    printer.data(&printable(&format!("    stderr: {}", t.stderr.trim())))?;
+                // Line by line, each escaped: a stack trace stays readable, and no line of
+                // the handler's can drive the terminal or pass for one of hookpack's.
+                for (i, line) in t.stderr.trim().lines().enumerate() {
+                    let label = if i == 0 { "stderr:" } else { "       " };
+                    printer.data(&format!("    {label} {}", printable(line)))?;
                 }
             }
             if d.handlers.is_empty() {

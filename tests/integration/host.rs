@@ -1208,6 +1208,38 @@ fn run_text_does_not_call_a_route_no_decision() {
     assert!(out.contains("route-turn [ran] exit 0"), "{out}");
 }
 
+/// A handler's stderr (the reason of a block, a stack trace) keeps its lines in `run`'s
+/// text: each is a line of its own under `stderr:`, indented, with control characters
+/// escaped so none can drive the terminal or pass for a line of hookpack's. (Escaped as
+/// one line, a stack trace became one long line of `\n`.)
+#[test]
+fn run_text_shows_a_handler_s_stderr_line_by_line() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({"Stop": [{"id": "noisy", "type": "command",
+            "command": "printf 'first line\\nsecond \\033[31mred\\n' >&2; exit 1"}]}),
+    );
+    sb.write("payload.json", "{}");
+    let o = sb
+        .cmd()
+        .args(["run", "Stop", "--include-untrusted", "--profile", "prof"])
+        .args(["--workspace", "ws", "--payload", "payload.json"])
+        .output()
+        .unwrap();
+    ok(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("    stderr: "))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(lines[at], "    stderr: first line", "{out}");
+    assert_eq!(lines[at + 1], "            second \\u{1b}[31mred", "{out}");
+    assert!(!out.contains('\u{1b}'), "{out}");
+}
+
 /// `remove` with a trust file it cannot read (truncated JSON) exited 0 and left the removed
 /// handlers' trust entries in it: once the file was fixed, a reinstall of the recipe was
 /// trusted without asking. It is now refused before anything changes, naming the trust file
