@@ -136,6 +136,12 @@ fn check_case(case: &Case, recipe: Option<&Recipe>, f: &mut Findings) {
             ),
         ),
     }
+    // Only for an otherwise sound case: a `handler` the recipe lacks is said above.
+    if let (Some(event), Some(recipe), false) = (event, recipe, f.has_errors()) {
+        if let Err((pointer, message)) = chosen_handlers(recipe, case, event) {
+            f.error(pointer, "case-runs-nothing", message);
+        }
+    }
 }
 
 /// Why `name`, a name in a case's `env`, names no environment variable: the environment
@@ -403,25 +409,6 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
             return Ok(result);
         }
     };
-    // The tool the host would have matched: the payload's `tool_name`, also when the raw
-    // bytes are a JSON object (written raw to keep their exact form). Raw bytes that are
-    // not one name no tool at all.
-    let tool_name = |v: &Value| -> Option<String> {
-        let o = v.as_object()?;
-        Some(
-            o.get("tool_name")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string(),
-        )
-    };
-    let match_name = match &case.payload {
-        Value::String(_) => serde_json::from_slice::<Value>(&stdin)
-            .ok()
-            .and_then(|v| tool_name(&v)),
-        Value::Null => Some(String::new()),
-        other => tool_name(other),
-    };
     let mut env: Vec<(String, std::ffi::OsString)> = vec![
         ("FINCLAW_HOOK_EVENT".into(), event.name().into()),
         ("FINCLAW_PROFILE".into(), "hookpack-test".into()),
@@ -439,119 +426,54 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
         env.retain(|(name, _)| name != k);
         env.push((k.clone(), v.into()));
     }
-    let groups = recipe.hooks.get(event.name()).cloned().unwrap_or_default();
-    // `None`: the group runs for every tool.
-    let matcher =
-        |g: &crate::hooks_json::Group| compile_matcher(g.matcher.as_deref()).ok().flatten();
-    let by_matcher = event.is_tool_event() && case.handler.is_none();
-    // A problem that keeps every handler from running, at the spot of the case to change.
-    let placed = |pointer: &str, message: String| {
-        report_line(file, Some(locations.locate(pointer)), &message)
+    let handlers = match chosen_handlers(recipe, &case, event) {
+        Ok(handlers) => handlers,
+        // `load_case` refused such a case already; kept so a run never passes silently.
+        Err((pointer, message)) => {
+            result
+                .mismatches
+                .push(report_line(file, Some(locations.locate(pointer)), &message));
+            return Ok(result);
+        }
     };
-    if by_matcher && match_name.is_none() && groups.iter().any(|g| matcher(g).is_some()) {
-        result.mismatches.push(placed(
-            "/payload",
-            format!(
-                "the `@raw:` payload is not a JSON object, so it names no tool for the \
-                 recipe's matchers; add \"handler\": \"<id>\" to the case to pick the handler \
-                 it runs (its handlers for {event}: {})",
-                handler_ids(recipe, event).join(", ")
-            ),
-        ));
-        return Ok(result);
-    }
-    let match_name = match_name.as_deref().unwrap_or("");
     let mut decisions = Vec::new();
-    for g in &groups {
-        if by_matcher && matcher(g).is_some_and(|m| !m.is_match(match_name)) {
-            continue;
-        }
-        for h in &g.hooks {
-            let id = h.id.as_ref().map(|i| i.to_string()).unwrap_or_default();
-            if case.handler.as_ref().is_some_and(|want| *want != id) {
-                continue;
-            }
-            // The case runs in its own folder, so a relative recipe folder would not do.
-            let command = absolute_command(&h.command, &crate::fs::absolute(dir));
-            let deny_on_failure = h.failure_policy.as_deref() == Some("deny");
-            let spawned = run::spawn(&run::Spawn {
-                command: &command,
-                cwd: &tmp_path,
-                stdin: &stdin,
-                env: &env,
-                timeout: Duration::from_secs(h.effective_timeout()),
-            });
-            let (decision, exit, ms, stderr) = match spawned {
-                Ok(out) => (
-                    run::interpret(event, &out, deny_on_failure),
-                    out.exit,
-                    out.duration.as_millis(),
-                    String::from_utf8_lossy(&out.stderr)
-                        .chars()
-                        .take(400)
-                        .collect(),
-                ),
-                Err(e) => (
-                    run::start_failed(event, &e, deny_on_failure),
-                    None,
-                    0,
-                    String::new(),
-                ),
-            };
-            result.handlers.push(HandlerTrace {
-                id,
-                exit,
-                ms,
-                decision: decision.clone(),
-                stderr,
-            });
-            decisions.push(decision);
-        }
-    }
-    if result.handlers.is_empty() {
-        let why = if by_matcher && groups.iter().any(|g| !g.hooks.is_empty()) {
-            // The matchers passed over the tool: the payload's `tool_name` is the spot,
-            // or the payload when it names none.
-            let matchers: Vec<String> = groups
-                .iter()
-                .filter_map(|g| g.matcher.as_ref().map(|m| format!("`{m}`")))
-                .collect();
-            let tool = if match_name.is_empty() {
-                "with no `tool_name` in the payload".to_string()
-            } else {
-                format!("with tool `{match_name}`")
-            };
-            placed(
-                "/payload/tool_name",
-                format!(
-                    "no handler of the recipe runs for {event} {tool}: its matchers there are \
-                     {}; set the payload's `tool_name` to a tool one of them matches, or pick \
-                     the handler with \"handler\"",
-                    matchers.join(", ")
-                ),
-            )
-        } else {
-            let events: Vec<&str> = recipe
-                .hooks
-                .iter()
-                .filter(|(_, groups)| groups.iter().any(|g| !g.hooks.is_empty()))
-                .map(|(name, _)| name.as_str())
-                .collect();
-            let fix = if events.is_empty() {
-                "it has none at all; add handlers to recipe.json".to_string()
-            } else {
-                format!(
-                    "it has none for that event; set `event` to one it has handlers for: {}",
-                    events.join(", ")
-                )
-            };
-            placed(
-                "/event",
-                format!("no handler of the recipe runs for {event}: {fix}"),
-            )
+    for h in handlers {
+        let id = h.id.as_ref().map(|i| i.to_string()).unwrap_or_default();
+        // The case runs in its own folder, so a relative recipe folder would not do.
+        let command = absolute_command(&h.command, &crate::fs::absolute(dir));
+        let deny_on_failure = h.failure_policy.as_deref() == Some("deny");
+        let spawned = run::spawn(&run::Spawn {
+            command: &command,
+            cwd: &tmp_path,
+            stdin: &stdin,
+            env: &env,
+            timeout: Duration::from_secs(h.effective_timeout()),
+        });
+        let (decision, exit, ms, stderr) = match spawned {
+            Ok(out) => (
+                run::interpret(event, &out, deny_on_failure),
+                out.exit,
+                out.duration.as_millis(),
+                String::from_utf8_lossy(&out.stderr)
+                    .chars()
+                    .take(400)
+                    .collect(),
+            ),
+            Err(e) => (
+                run::start_failed(event, &e, deny_on_failure),
+                None,
+                0,
+                String::new(),
+            ),
         };
-        result.mismatches.push(why);
-        return Ok(result);
+        result.handlers.push(HandlerTrace {
+            id,
+            exit,
+            ms,
+            decision: decision.clone(),
+            stderr,
+        });
+        decisions.push(decision);
     }
     let outcome = run::combine(&decisions);
     let e = &case.expect;
@@ -807,6 +729,114 @@ fn handler_ids(recipe: &Recipe, event: Event) -> Vec<String> {
         .flat_map(|g| &g.hooks)
         .filter_map(|h| h.id.as_ref().map(|i| i.to_string()))
         .collect()
+}
+
+/// The tool a host would match for a case with `payload`: its `tool_name` (empty when it
+/// names none), also when `"@raw:…"` bytes are a JSON object (written raw to keep their
+/// exact form). Raw bytes that are not one name no tool at all: `None`.
+fn match_name(payload: &Value) -> Option<String> {
+    let tool_name = |v: &Value| -> Option<String> {
+        let o = v.as_object()?;
+        Some(
+            o.get("tool_name")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string(),
+        )
+    };
+    match payload {
+        Value::String(s) => s
+            .strip_prefix("@raw:")
+            .and_then(|raw| serde_json::from_str::<Value>(raw).ok())
+            .and_then(|v| tool_name(&v)),
+        Value::Null => Some(String::new()),
+        other => tool_name(other),
+    }
+}
+
+/// The handlers of `recipe` that `case` runs for `event`, in order: those the case's
+/// `handler` names, or else (for a tool event) those in groups whose matcher takes the
+/// payload's tool. When it runs none: the spot of the case to change (a JSON pointer) and
+/// a message with the fix.
+fn chosen_handlers<'r>(
+    recipe: &'r Recipe,
+    case: &Case,
+    event: Event,
+) -> Result<Vec<&'r crate::hooks_json::Handler>, (&'static str, String)> {
+    let groups: &[crate::hooks_json::Group] = recipe
+        .hooks
+        .get(event.name())
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    // `None`: the group runs for every tool.
+    let matcher =
+        |g: &crate::hooks_json::Group| compile_matcher(g.matcher.as_deref()).ok().flatten();
+    let by_matcher = event.is_tool_event() && case.handler.is_none();
+    let tool = match_name(&case.payload);
+    if by_matcher && tool.is_none() && groups.iter().any(|g| matcher(g).is_some()) {
+        return Err((
+            "/payload",
+            format!(
+                "the `@raw:` payload is not a JSON object, so it names no tool for the \
+                 recipe's matchers; add \"handler\": \"<id>\" to the case to pick the handler \
+                 it runs (its handlers for {event}: {})",
+                handler_ids(recipe, event).join(", ")
+            ),
+        ));
+    }
+    let tool = tool.unwrap_or_default();
+    let chosen: Vec<&crate::hooks_json::Handler> = groups
+        .iter()
+        .filter(|g| !by_matcher || matcher(g).is_none_or(|m| m.is_match(&tool)))
+        .flat_map(|g| &g.hooks)
+        .filter(|h| match &case.handler {
+            Some(want) => h.id.as_ref().is_some_and(|id| id.to_string() == *want),
+            None => true,
+        })
+        .collect();
+    if !chosen.is_empty() {
+        return Ok(chosen);
+    }
+    if by_matcher && groups.iter().any(|g| !g.hooks.is_empty()) {
+        // The matchers passed over the tool: the payload's `tool_name` is the spot, or
+        // the payload when it names none.
+        let matchers: Vec<String> = groups
+            .iter()
+            .filter_map(|g| g.matcher.as_ref().map(|m| format!("`{m}`")))
+            .collect();
+        let which = if tool.is_empty() {
+            "with no `tool_name` in the payload".to_string()
+        } else {
+            format!("with tool `{tool}`")
+        };
+        return Err((
+            "/payload/tool_name",
+            format!(
+                "no handler of the recipe runs for {event} {which}: its matchers there are {}; \
+                 set the payload's `tool_name` to a tool one of them matches, or pick the \
+                 handler with \"handler\"",
+                matchers.join(", ")
+            ),
+        ));
+    }
+    let events: Vec<&str> = recipe
+        .hooks
+        .iter()
+        .filter(|(_, groups)| groups.iter().any(|g| !g.hooks.is_empty()))
+        .map(|(name, _)| name.as_str())
+        .collect();
+    let fix = if events.is_empty() {
+        "it has none at all; add handlers to recipe.json".to_string()
+    } else {
+        format!(
+            "it has none for that event; set `event` to one it has handlers for: {}",
+            events.join(", ")
+        )
+    };
+    Err((
+        "/event",
+        format!("no handler of the recipe runs for {event}: {fix}"),
+    ))
 }
 
 /// The failed result standing for an entry of `tests` (or `tests` itself) that is meant

@@ -390,7 +390,8 @@ fn a_raw_payload_is_matched_by_the_tool_it_names() {
 /// object, so it names no tool…" and "no handler of the recipe runs for PreToolUse with
 /// tool `exce`" named neither line nor column. Each now names the file:line:column of what
 /// to change (the payload, its `tool_name`, or the `event` the recipe has no handler for)
-/// and the fix.
+/// and the fix. `validate` passed such cases; it now reports them, so CI that only
+/// validates a recipe folder catches them too.
 #[test]
 fn a_case_that_runs_no_handler_names_the_spot_to_change() {
     let sb = Sandbox::new();
@@ -431,6 +432,36 @@ fn a_case_that_runs_no_handler_names_the_spot_to_change() {
         assert!(text.contains(line), "{line}\n{text}");
     }
     assert!(text.trim_end().ends_with("0 passed, 4 failed"), "{text}");
+    // `validate` finds the same four without running anything, at the same spots.
+    let (code, r) = validate_json(&sb, &["recipes/rawrec"]);
+    assert_eq!(code, 1, "{r:#}");
+    let mut found: Vec<(String, u64, u64)> = r["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "case-runs-nothing")
+        .map(|d| {
+            let file = d["file"].as_str().unwrap();
+            let name = file.rsplit('/').next().unwrap().to_string();
+            (
+                name,
+                d["line"].as_u64().unwrap(),
+                d["column"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    found.sort();
+    let at = |name: &str, line, column| (name.to_string(), line, column);
+    assert_eq!(
+        found,
+        [
+            at("post.json", 1, 27),
+            at("raw.json", 2, 14),
+            at("typo.json", 2, 28),
+            at("untooled.json", 2, 14),
+        ],
+        "{r:#}"
+    );
 }
 
 /// An assembled recipe (scripts/, no src/) named by a relative path: every case failed
