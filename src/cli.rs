@@ -1113,10 +1113,16 @@ fn run_test(dirs: Vec<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
             for r in &results {
                 let ms: u128 = r.handlers.iter().map(|h| h.ms).sum();
                 let status = if r.passed { "ok  " } else { "FAIL" };
-                // One line per case: its file and name are read from disk.
+                // One line per case: its file and name are read from disk. A case that
+                // could not be read has no name.
+                let name = if r.name.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", r.name)
+                };
                 printer.data(&printable(&format!(
-                    "{status} {}/{}: {} ({ms} ms)",
-                    r.recipe, r.file, r.name
+                    "{status} {}/{}{name} ({ms} ms)",
+                    r.recipe, r.file
                 )))?;
                 for m in &r.mismatches {
                     printer.data(&format!("       {m}"))?;
