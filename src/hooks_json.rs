@@ -395,7 +395,7 @@ fn check_handler(
             None => f.error(
                 &field("timeout"),
                 "timeout-not-integer",
-                format!("`timeout` must be a whole number of seconds, found {t}"),
+                timeout_not_integer(t),
             ),
         }
     }
@@ -548,6 +548,21 @@ pub fn validate_bytes(file: &Path, bytes: &[u8]) -> Vec<Diagnostic> {
     crate::validate::check_bytes(file, bytes, check_document)
 }
 
+/// Why `t`, a `timeout` that is no integer, is refused, and what to write instead.
+fn timeout_not_integer(t: &Value) -> String {
+    let fix = match t.as_f64() {
+        // Hosts read `timeout` as an integer: `1e1` or `10.0` may not load there.
+        Some(x) if x >= 1.0 && x.fract() == 0.0 && x <= u64::MAX as f64 => format!(
+            "write {x:.0}, without a fraction or exponent, which hosts that read it as an \
+             integer refuse"
+        ),
+        Some(x) if x > 0.0 => "round it to a whole number of seconds (at least 1)".to_string(),
+        Some(_) => "remove it for the default of 30".to_string(),
+        None => "write a number, e.g. 30".to_string(),
+    };
+    format!("`timeout` must be a whole number of seconds, found {t}; {fix}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -591,6 +606,25 @@ mod tests {
             assert!(
                 got.contains(&(want.0.to_string(), want.1)),
                 "missing {want:?} in {got:?}"
+            );
+        }
+    }
+
+    /// `"timeout": 1e1` was refused with "must be a whole number of seconds, found 10.0",
+    /// which is one: the message now says what to write instead.
+    #[test]
+    fn a_timeout_written_with_a_fraction_or_exponent_says_how_to_write_it() {
+        for (written, fix) in [("1e1", "write 10"), ("5.0", "write 5"), ("2.5", "round it")] {
+            let doc = format!(
+                r#"{{"hooks":{{"Stop":[{{"hooks":[{{"type":"command","command":"x","timeout":{written}}}]}}]}}}}"#
+            );
+            let found = validate_bytes(Path::new("hooks.json"), doc.as_bytes());
+            assert_eq!(found.len(), 1, "{found:?}");
+            assert_eq!(found[0].code, "timeout-not-integer");
+            assert!(
+                found[0].message.contains(fix),
+                "{written}: {}",
+                found[0].message
             );
         }
     }
