@@ -155,6 +155,32 @@ fn a_failing_case_is_reported_with_a_diff() {
     assert!(text.trim_end().ends_with("2 passed, 1 failed"), "{text}");
 }
 
+/// A failing handler's first stderr line reaches `test`'s mismatch lines ("got failure
+/// (exit 1: …)", the reason) as well as its stderr line: none of them may carry its
+/// control characters to the terminal, where they could clear the screen, retitle it or
+/// hide text from the maintainer reading the report.
+#[test]
+fn a_failing_handlers_control_characters_are_escaped_in_the_report() {
+    let sb = Sandbox::new();
+    scaffold_demo(&sb);
+    let main = sb.join("recipes/demo/src/main.ts");
+    let source = std::fs::read_to_string(&main).unwrap();
+    std::fs::write(
+        &main,
+        format!(
+            "process.stderr.write(\"\\u001b]0;pwned\\u0007\\u001b[2Jboom\\n\");\nprocess.exit(1);\n{source}"
+        ),
+    )
+    .unwrap();
+    let text = failing_test_run(&sb);
+    assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text:?}");
+    assert!(
+        text.contains("decision: expected deny, got failure"),
+        "{text}"
+    );
+    assert!(text.contains(r"\u{1b}]0;pwned\u{7}\u{1b}[2Jboom"), "{text}");
+}
+
 /// A handler that writes a UTF-8 byte order mark before its JSON answer gives no decision,
 /// as hosts read it; a case that expects a decision fails saying why, not only "expected
 /// deny, got none", and the JSON report carries it as the handler decision's `warning`.
