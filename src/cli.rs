@@ -226,7 +226,7 @@ enum CatalogCommand {
     /// List the recipes and versions an index offers.
     List(CatalogArgs),
     /// Fetch every archive an index lists and check it against the index and SHA256SUMS.
-    Verify(CatalogArgs),
+    Verify(VerifyArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -240,6 +240,16 @@ struct CatalogArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: FormatArg,
+}
+
+#[derive(Debug, clap::Args)]
+struct VerifyArgs {
+    #[command(flatten)]
+    catalog: CatalogArgs,
+    /// Read archives the index names by absolute URL (`pack --asset-base-url`) from DIR, by
+    /// file name, instead of fetching them: check a catalog before uploading it.
+    #[arg(long, value_name = "DIR")]
+    assets_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -510,7 +520,8 @@ fn format_of(command: &Command) -> Format {
         Command::Run(a) => a.format,
         Command::Doctor(a) => a.format,
         Command::Test(a) => a.format,
-        Command::Catalog(CatalogCommand::List(a) | CatalogCommand::Verify(a)) => a.format,
+        Command::Catalog(CatalogCommand::List(a)) => a.format,
+        Command::Catalog(CatalogCommand::Verify(a)) => a.catalog.format,
     }
     .into()
 }
@@ -629,7 +640,7 @@ fn run_command(command: Command, quiet: bool) -> Result<ExitCode, Error> {
             run_catalog_list(&a, &printer)
         }
         Command::Catalog(CatalogCommand::Verify(a)) => {
-            let printer = Printer::new(a.format.into(), quiet);
+            let printer = Printer::new(a.catalog.format.into(), quiet);
             run_catalog_verify(&a, &printer)
         }
     }
@@ -983,9 +994,21 @@ fn run_catalog_list(a: &CatalogArgs, printer: &Printer) -> Result<ExitCode, Erro
     Ok(ExitCode::Success)
 }
 
-fn run_catalog_verify(a: &CatalogArgs, printer: &Printer) -> Result<ExitCode, Error> {
+fn run_catalog_verify(v: &VerifyArgs, printer: &Printer) -> Result<ExitCode, Error> {
+    let a = &v.catalog;
     let loc = catalog::verify::index_argument("INDEX", &a.index)?;
-    let report = catalog::verify::verify(&loc, &fetcher(a.ca_cert.clone())?);
+    if let Some(dir) = &v.assets_dir {
+        if !crate::fs::metadata(dir)?.is_dir() {
+            return Err(Error::ArgInvalid {
+                what: "--assets-dir",
+                value: dir.display().to_string(),
+                why: "it is not a folder; give the folder `hookpack pack` wrote the archives to"
+                    .into(),
+            });
+        }
+    }
+    let report =
+        catalog::verify::verify(&loc, &fetcher(a.ca_cert.clone())?, v.assets_dir.as_deref());
     match printer.format {
         Format::Json => {
             #[derive(serde::Serialize)]

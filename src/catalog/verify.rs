@@ -91,6 +91,8 @@ struct Ctx<'a> {
     diags: Vec<Diagnostic>,
     env_failed: bool,
     fetcher: &'a Fetcher,
+    /// Where archives named by absolute URL are read from instead (`--assets-dir`).
+    assets: Option<&'a Path>,
 }
 
 impl Ctx<'_> {
@@ -129,14 +131,17 @@ impl Ctx<'_> {
     }
 }
 
-/// Verifies the catalog whose index is at `index`.
-pub fn verify(index: &Location, fetcher: &Fetcher) -> Report {
+/// Verifies the catalog whose index is at `index`. With `assets`, an archive the index
+/// names by absolute URL (`pack --asset-base-url`) is read from that folder, by the URL's
+/// file name, instead of being fetched: a catalog can be checked before its upload.
+pub fn verify(index: &Location, fetcher: &Fetcher, assets: Option<&Path>) -> Report {
     let index_file = PathBuf::from(index.to_string());
     let mut ctx = Ctx {
         index_file: index_file.clone(),
         diags: Vec::new(),
         env_failed: false,
         fetcher,
+        assets,
     };
     let mut archives = Vec::new();
     // Archives and SHA256SUMS are beside the index that answered (after redirects).
@@ -175,7 +180,8 @@ pub fn verify(index: &Location, fetcher: &Fetcher) -> Report {
             };
             let checked = verify_archive(&mut ctx, &base, id, version, url, v, &vp);
             let name = url.rsplit('/').next().unwrap_or(url).to_string();
-            if !url.contains("://") {
+            // Read from the assets folder, it is checked against SHA256SUMS as a local one.
+            if !url.contains("://") || assets.is_some() {
                 if let Some(sha) = v["sha256"].as_str() {
                     sums_expected.insert(name, (sha.to_string(), vp.clone()));
                 }
@@ -189,6 +195,13 @@ pub fn verify(index: &Location, fetcher: &Fetcher) -> Report {
     }
     verify_sums(&mut ctx, &base, &bytes, &sums_expected, &elsewhere);
     finish(index, archives, ctx)
+}
+
+/// The file name an archive uploaded to `url` has in the folder `pack` wrote it to: the
+/// URL's last path segment, when it is a plain file name (pack's names need no escapes).
+fn asset_name(url: &reqwest::Url) -> Option<&str> {
+    let name = url.path().rsplit('/').next()?;
+    (!name.is_empty() && name != "." && name != ".." && !name.contains('%')).then_some(name)
 }
 
 fn finish(index: &Location, archives: Vec<Checked>, ctx: Ctx) -> Report {
@@ -237,6 +250,24 @@ fn verify_archive(
         );
         return checked;
     }
+    let loc = match (ctx.assets, &loc) {
+        (Some(dir), Location::Http(u)) if url.contains("://") => match asset_name(u) {
+            Some(name) => Location::Path(dir.join(name)),
+            None => {
+                ctx.error(
+                        &index_file,
+                        &pointer_push(vp, "url"),
+                        "asset-unnamed",
+                        format!(
+                            "the URL {u} names no file that --assets-dir could hold (its last path segment is empty or percent-encoded); verify without --assets-dir once the archives are uploaded"
+                        ),
+                    );
+                return checked;
+            }
+        },
+        _ => loc,
+    };
+    checked.location = loc.to_string();
     let archive_file = PathBuf::from(loc.to_string());
     // The index is the record of what was published, and a published version's bytes never
     // change: an archive that disagrees with it is put right by uploading the one packed.
@@ -506,5 +537,22 @@ fn verify_sums(
             ),
             Some(_) => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_asset_is_named_by_its_urls_last_plain_segment() {
+        let name = |u: &str| asset_name(&reqwest::Url::parse(u).unwrap()).map(str::to_string);
+        assert_eq!(
+            name("https://cdn.test/hooks/hooks-a-1.0.0+b.1.tar.gz?x=1").as_deref(),
+            Some("hooks-a-1.0.0+b.1.tar.gz")
+        );
+        assert_eq!(name("https://cdn.test/hooks/"), None);
+        assert_eq!(name("https://cdn.test/hooks/a%2Fb.tar.gz"), None);
+        assert_eq!(name("https://cdn.test/hooks/.."), None);
     }
 }

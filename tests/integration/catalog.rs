@@ -790,3 +790,77 @@ fn sha256sums_of_a_catalog_packed_with_an_asset_base_url_has_no_unlisted_lines()
     assert_eq!(code, 0, "{r:#}");
     assert_eq!(codes(&r), Vec::<String>::new(), "{r:#}");
 }
+
+/// A catalog packed with `--asset-base-url` names its archives by the URL they will be
+/// uploaded to, so `catalog verify` could only check it after the upload: a maintainer had
+/// no way to verify what they were about to publish. `--assets-dir DIR` reads each archive
+/// named by absolute URL from DIR, by its file name, and checks it (and its SHA256SUMS
+/// line) as it checks local archives; nothing is fetched.
+#[test]
+fn verify_reads_archives_named_by_url_from_an_assets_dir_before_the_upload() {
+    let sb = Sandbox::new();
+    for id in ["alpha", "beta"] {
+        write_recipe(&sb, &format!("src/{id}"), &manifest(id));
+    }
+    // Nothing listens there: a fetch would fail with exit 3.
+    ok(&sb
+        .cmd()
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
+        .args(["--asset-base-url", "http://127.0.0.1:9/hooks/"])
+        .output()
+        .unwrap());
+    let verify = |extra: &[&str]| {
+        let o = sb
+            .cmd()
+            .args(["catalog", "verify", "--format", "json", "cat"])
+            .args(extra)
+            .output()
+            .unwrap();
+        let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+        (o.status.code().unwrap(), r)
+    };
+    let (code, r) = verify(&[]);
+    assert_eq!(code, 3, "{r:#}");
+
+    let (code, r) = verify(&["--assets-dir", "cat"]);
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(codes(&r), Vec::<String>::new(), "{r:#}");
+    let archives = r["archives"].as_array().unwrap();
+    assert_eq!(archives.len(), 2, "{r:#}");
+    for a in archives {
+        assert_eq!(a["ok"], true, "{r:#}");
+        let at = a["location"].as_str().unwrap();
+        assert!(
+            at.starts_with("cat/hooks-") && at.ends_with(".tar.gz"),
+            "{r:#}"
+        );
+    }
+
+    // A damaged archive is found, and so is a SHA256SUMS line that disagrees with the index.
+    let alpha = sb.join("cat/hooks-alpha-0.1.0.tar.gz");
+    let mut bytes = std::fs::read(&alpha).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&alpha, &bytes).unwrap();
+    let sums = std::fs::read_to_string(sb.join("cat/SHA256SUMS")).unwrap();
+    let beta_line = sums
+        .lines()
+        .find(|l| l.ends_with("hooks-beta-0.1.0.tar.gz"))
+        .unwrap()
+        .to_string();
+    let forged = format!("{}{}", "0".repeat(64), &beta_line[64..]);
+    std::fs::write(sb.join("cat/SHA256SUMS"), sums.replace(&beta_line, &forged)).unwrap();
+    let (code, r) = verify(&["--assets-dir", "cat"]);
+    assert_eq!(code, 1, "{r:#}");
+    let mut found = codes(&r);
+    found.sort();
+    assert_eq!(
+        found,
+        ["archive-invalid", "sha256-mismatch", "sums-mismatch"],
+        "{r:#}"
+    );
+
+    // A folder that is not there is refused before anything is read.
+    let (code, _) = verify(&["--assets-dir", "nowhere"]);
+    assert_eq!(code, 1);
+}
