@@ -59,7 +59,10 @@ const DECISIONS: [&str; 8] = [
 /// holding `=` or NUL, a value holding NUL), and (when `recipe` is given) a `handler` the
 /// recipe lacks.
 pub fn check_case_file(file: &Path, recipe: Option<&Recipe>) -> Vec<Diagnostic> {
-    load_case(file, recipe).err().unwrap_or_default()
+    load_case(file, recipe)
+        .err()
+        .map(|refused| refused.diagnostics)
+        .unwrap_or_default()
 }
 
 /// What a case asks that no run can give, of `recipe` when known; `test` fails such a case
@@ -187,31 +190,55 @@ fn env_value_problem(name: &str, value: &Value) -> Option<String> {
     ))
 }
 
+/// A case file [`load_case`] refused: why, and the case's name when it was read as a case
+/// (one that asks what no run can give, or runs no handler), so `test` still names it.
+struct Refused {
+    /// The case's `name`, when the file is a case.
+    name: Option<String>,
+    /// Why it is refused, each at its line:column.
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl From<Diagnostic> for Refused {
+    fn from(d: Diagnostic) -> Self {
+        Refused {
+            name: None,
+            diagnostics: vec![d],
+        }
+    }
+}
+
 /// Reads a case file: the case and where its values are, or why it is none, at its
 /// line:column. A case is written by hand, so a key given twice is a slip, not a choice of
 /// the last value as JSON readers make it: the value the author meant may be the one that
 /// would vanish.
-fn load_case(file: &Path, recipe: Option<&Recipe>) -> Result<(Case, Locations), Vec<Diagnostic>> {
+fn load_case(file: &Path, recipe: Option<&Recipe>) -> Result<(Case, Locations), Refused> {
     let bytes = crate::fs::read_limited(file, MAX_CASE_BYTES)
-        .map_err(|e| vec![crate::validate::fs_diagnostic(&e)])?;
+        .map_err(|e| crate::validate::fs_diagnostic(&e))?;
     // The reader of hookpack's own documents first: it names a byte order mark, bad UTF-8
     // and every duplicated key at its place, where serde_json keeps the last value.
-    let parsed = crate::json::parse(&bytes)
-        .map_err(|e| vec![crate::validate::syntax_diagnostic(file, &e)])?;
+    let parsed =
+        crate::json::parse(&bytes).map_err(|e| crate::validate::syntax_diagnostic(file, &e))?;
     let mut f = Findings::new(file, Some(&parsed.locations));
     crate::validate::report_duplicates(&parsed, &mut f);
     match serde_json::from_slice::<Case>(&bytes) {
         Ok(case) => {
             check_case(&case, recipe, &mut f);
             if f.has_errors() {
-                Err(f.finish())
+                Err(Refused {
+                    name: Some(case.name),
+                    diagnostics: f.finish(),
+                })
             } else {
                 Ok((case, parsed.locations))
             }
         }
         // A field given twice is reported above, as the key given twice.
         Err(e) if f.has_errors() && serde_message(&e).starts_with("duplicate field") => {
-            Err(f.finish())
+            Err(Refused {
+                name: None,
+                diagnostics: f.finish(),
+            })
         }
         Err(e) => {
             let pos = Position {
@@ -229,7 +256,10 @@ fn load_case(file: &Path, recipe: Option<&Recipe>) -> Result<(Case, Locations), 
                     serde_message(&e)
                 ),
             ));
-            Err(out)
+            Err(Refused {
+                name: None,
+                diagnostics: out,
+            })
         }
     }
 }
@@ -369,10 +399,12 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
     };
     let (case, locations) = match load_case(file, Some(recipe)) {
         Ok(loaded) => loaded,
-        Err(diagnostics) => {
+        Err(refused) => {
+            // A case that was read keeps its name; one that could not be read has none.
+            result.name = refused.name.unwrap_or_default();
             result
                 .mismatches
-                .extend(diagnostics.iter().map(mismatch_line));
+                .extend(refused.diagnostics.iter().map(mismatch_line));
             return Ok(result);
         }
     };

@@ -490,6 +490,50 @@ fn a_case_that_runs_no_handler_names_the_spot_to_change() {
     );
 }
 
+/// A case that runs no handler is refused by the checks `validate` shares with `test`
+/// (`case-runs-nothing`), before `test` ran it; its line then lost its name and read as one
+/// that could not be read (`FAIL rawrec/typo.json (0 ms)`), though its name was read. A
+/// case that was read keeps its name in the report, in text and JSON alike.
+#[test]
+fn a_case_that_runs_no_handler_keeps_its_name_in_the_report() {
+    let sb = Sandbox::new();
+    raw_payload_recipe(&sb);
+    sb.write(
+        "recipes/rawrec/tests/typo.json",
+        r#"{"name": "typo in the tool", "event": "PreToolUse", "payload": {"tool_name": "exce"},
+  "expect": {"decision": "deny"}}"#,
+    );
+    sb.write(
+        "recipes/rawrec/tests/unknown.json",
+        r#"{"name": "unknown handler", "event": "PreToolUse", "handler": "nope",
+  "expect": {"decision": "deny"}}"#,
+    );
+    let o = sb.cmd().args(["test", "recipes/rawrec"]).output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("FAIL rawrec/typo.json: typo in the tool (0 ms)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("FAIL rawrec/unknown.json: unknown handler (0 ms)\n"),
+        "{text}"
+    );
+    let o = sb
+        .cmd()
+        .args(["test", "--format", "json", "recipes/rawrec"])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let names: Vec<&str> = report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["typo in the tool", "unknown handler"], "{report:#}");
+}
+
 /// An assembled recipe (scripts/, no src/) named by a relative path: every case failed
 /// with node's "Cannot find module '/tmp/hookpack-case-…/recipes/demo/scripts/main.js'",
 /// since the script path was made relative to the case's folder, not to where test ran.
