@@ -178,17 +178,24 @@ pub fn verify(index: &Location, fetcher: &Fetcher, assets: Option<&Path>) -> Rep
             let (Some(version), Some(url)) = (v["version"].as_str(), v["url"].as_str()) else {
                 continue;
             };
-            let checked = verify_archive(&mut ctx, &base, id, version, url, v, &vp);
+            let (checked, from_assets) = verify_archive(&mut ctx, &base, id, version, url, v, &vp);
             let name = url.rsplit('/').next().unwrap_or(url).to_string();
-            // Read from the assets folder, it is checked against SHA256SUMS as a local one.
-            if !url.contains("://") || assets.is_some() {
-                if let Some(sha) = v["sha256"].as_str() {
-                    sums_expected.insert(name, (sha.to_string(), vp.clone()));
+            let sums_name = match from_assets {
+                // Read from the assets folder, it is checked against SHA256SUMS as a local
+                // one, by the name of the file read (the URL's `?query` is no part of it).
+                FromAssets::File(file) => Some(file),
+                // Reported as `asset-unnamed`: no line of SHA256SUMS can name it.
+                FromAssets::Unnamed => None,
+                FromAssets::No if !url.contains("://") => Some(name),
+                FromAssets::No => {
+                    // Named by absolute URL (`pack --asset-base-url`), its line in
+                    // SHA256SUMS names the file uploaded there.
+                    elsewhere.insert(name);
+                    None
                 }
-            } else {
-                // Named by absolute URL (`pack --asset-base-url`), its line in SHA256SUMS
-                // names the file uploaded there.
-                elsewhere.insert(name);
+            };
+            if let (Some(name), Some(sha)) = (sums_name, v["sha256"].as_str()) {
+                sums_expected.insert(name, (sha.to_string(), vp.clone()));
             }
             archives.push(checked);
         }
@@ -202,6 +209,16 @@ pub fn verify(index: &Location, fetcher: &Fetcher, assets: Option<&Path>) -> Rep
 fn asset_name(url: &reqwest::Url) -> Option<&str> {
     let name = url.path().rsplit('/').next()?;
     (!name.is_empty() && name != "." && name != ".." && !name.contains('%')).then_some(name)
+}
+
+/// Whether an archive was to be read from `--assets-dir`, and as which file.
+enum FromAssets {
+    /// No: it is named by relative URL, no folder was given, or its URL was refused first.
+    No,
+    /// Yes, as this file of the folder, which its line in SHA256SUMS names.
+    File(String),
+    /// Yes, but its URL names no file there (`asset-unnamed`), so nothing was read.
+    Unnamed,
 }
 
 fn finish(index: &Location, archives: Vec<Checked>, ctx: Ctx) -> Report {
@@ -221,7 +238,7 @@ fn verify_archive(
     url: &str,
     entry: &Value,
     vp: &str,
-) -> Checked {
+) -> (Checked, FromAssets) {
     let before = ctx.diags.len();
     let index_file = ctx.index_file.clone();
     let mut checked = Checked {
@@ -234,10 +251,10 @@ fn verify_archive(
     let loc = match index.join(url) {
         Ok(l) => l,
         // The index's own checks named the URL's fault already, at the same pointer.
-        Err(_) if super::check_url(url).is_err() => return checked,
+        Err(_) if super::check_url(url).is_err() => return (checked, FromAssets::No),
         Err(e) => {
             ctx.fetch_failed(&index_file, &pointer_push(vp, "url"), &e);
-            return checked;
+            return (checked, FromAssets::No);
         }
     };
     checked.location = loc.to_string();
@@ -248,11 +265,15 @@ fn verify_archive(
             "url-local",
             "a remote index may only name http(s) archives, not local files",
         );
-        return checked;
+        return (checked, FromAssets::No);
     }
+    let mut from_assets = FromAssets::No;
     let loc = match (ctx.assets, &loc) {
         (Some(dir), Location::Http(u)) if url.contains("://") => match asset_name(u) {
-            Some(name) => Location::Path(dir.join(name)),
+            Some(name) => {
+                from_assets = FromAssets::File(name.to_string());
+                Location::Path(dir.join(name))
+            }
             None => {
                 ctx.error(
                         &index_file,
@@ -262,7 +283,7 @@ fn verify_archive(
                             "the URL {u} names no file that --assets-dir could hold (its last path segment is empty or percent-encoded); verify without --assets-dir once the archives are uploaded"
                         ),
                     );
-                return checked;
+                return (checked, FromAssets::Unnamed);
             }
         },
         _ => loc,
@@ -293,11 +314,11 @@ fn verify_archive(
                 "size-mismatch",
                 format!("the archive is larger than the index's size of {} bytes, and than the {MAX_ARCHIVE_BYTES} bytes catalog verify reads; {reupload}: a published version's bytes never change", entry["size"]),
             );
-            return checked;
+            return (checked, from_assets);
         }
         Err(e) => {
             ctx.fetch_failed(&archive_file, vp, &e);
-            return checked;
+            return (checked, from_assets);
         }
     };
     let actual = Sha256::of(&bytes);
@@ -383,7 +404,7 @@ fn verify_archive(
     checked.ok = ctx.diags[before..]
         .iter()
         .all(|d| d.severity != Severity::Error);
-    checked
+    (checked, from_assets)
 }
 
 fn is_not_found(e: &FetchError) -> bool {

@@ -864,3 +864,78 @@ fn verify_reads_archives_named_by_url_from_an_assets_dir_before_the_upload() {
     let (code, _) = verify(&["--assets-dir", "nowhere"]);
     assert_eq!(code, 1);
 }
+
+/// With `--assets-dir`, an archive named `https://…/hooks-alpha-0.1.0.tar.gz?sig=1` is read
+/// from `DIR/hooks-alpha-0.1.0.tar.gz`, but its SHA256SUMS line was looked up under the
+/// URL's text after its last `/` (`hooks-alpha-0.1.0.tar.gz?sig=1`): a catalog whose
+/// SHA256SUMS lists that file failed with "SHA256SUMS does not list …?sig=1" and a warning
+/// that the line it has names a file the index does not list. An archive whose URL names no
+/// file (`asset-unnamed`) was reported a second time, as "SHA256SUMS does not list ;".
+#[test]
+fn an_assets_dir_archive_is_looked_up_in_sha256sums_by_the_file_read() {
+    let sb = Sandbox::new();
+    for id in ["alpha", "beta"] {
+        write_recipe(&sb, &format!("src/{id}"), &manifest(id));
+    }
+    ok(&sb
+        .cmd()
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
+        .args(["--asset-base-url", "http://127.0.0.1:9/hooks/"])
+        .output()
+        .unwrap());
+    // The index edited, and SHA256SUMS's line for it with it.
+    let set_urls = |alpha: &str, beta: &str| {
+        let path = sb.join("cat/hooks-index.json");
+        let mut index: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        for r in index["recipes"].as_array_mut().unwrap() {
+            let url = if r["id"] == "alpha" { alpha } else { beta };
+            r["versions"][0]["url"] = json!(url);
+        }
+        let bytes = serde_json::to_vec_pretty(&index).unwrap();
+        std::fs::write(&path, &bytes).unwrap();
+        let sums = std::fs::read_to_string(sb.join("cat/SHA256SUMS")).unwrap();
+        let sums: String = sums
+            .lines()
+            .map(|l| match l.ends_with("  hooks-index.json") {
+                true => format!(
+                    "{}  hooks-index.json\n",
+                    hookpack::sha256::Sha256::of(&bytes)
+                ),
+                false => format!("{l}\n"),
+            })
+            .collect();
+        std::fs::write(sb.join("cat/SHA256SUMS"), sums).unwrap();
+    };
+    let verify = || {
+        let o = sb
+            .cmd()
+            .args(["catalog", "verify", "--format", "json", "cat"])
+            .args(["--assets-dir", "cat"])
+            .output()
+            .unwrap();
+        let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+        (o.status.code().unwrap(), r)
+    };
+    set_urls(
+        "http://127.0.0.1:9/hooks/hooks-alpha-0.1.0.tar.gz?sig=1",
+        "http://127.0.0.1:9/hooks/hooks-beta-0.1.0.tar.gz#top",
+    );
+    let (code, r) = verify();
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(codes(&r), Vec::<String>::new(), "{r:#}");
+
+    set_urls(
+        "http://127.0.0.1:9/hooks/hooks-alpha-0.1.0.tar.gz",
+        "http://127.0.0.1:9/hooks/",
+    );
+    let (code, r) = verify();
+    assert_eq!(code, 1, "{r:#}");
+    let errors: Vec<&str> = r["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["severity"] == "error")
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(errors, ["asset-unnamed"], "{r:#}");
+}
