@@ -548,11 +548,22 @@ pub fn validate_bytes(file: &Path, bytes: &[u8]) -> Vec<Diagnostic> {
     crate::validate::check_bytes(file, bytes, check_document)
 }
 
-/// Why `t`, a `timeout` that is no integer, is refused, and what to write instead.
+/// Why `t`, a `timeout` that is no integer (or one too large to read as one), is refused,
+/// and what to write instead.
 fn timeout_not_integer(t: &Value) -> String {
+    // 2^64, the least whole number past `u64::MAX` (which `u64::MAX as f64` rounds up to):
+    // an integer written from there on is read as a float, and is no timeout at all.
+    const PAST_U64: f64 = 18_446_744_073_709_551_616.0;
     let fix = match t.as_f64() {
+        Some(x) if x >= PAST_U64 => {
+            return format!(
+                "`timeout` {t} is too large for hookpack to read as a whole number of seconds \
+                 (at most {}); write the seconds a handler may take, e.g. 30",
+                u64::MAX
+            )
+        }
         // Hosts read `timeout` as an integer: `1e1` or `10.0` may not load there.
-        Some(x) if x >= 1.0 && x.fract() == 0.0 && x <= u64::MAX as f64 => format!(
+        Some(x) if x >= 1.0 && x.fract() == 0.0 => format!(
             "write {x:.0}, without a fraction or exponent, which hosts that read it as an \
              integer refuse"
         ),
@@ -626,6 +637,26 @@ mod tests {
                 "{written}: {}",
                 found[0].message
             );
+        }
+    }
+
+    /// An integer past the largest hookpack reads (2^64 and up) is read as a float: the
+    /// message said "write 18446744073709551616, without a fraction or exponent" of
+    /// `18446744073709551616` written so, and "round it" of `99999999999999999999`.
+    #[test]
+    fn a_timeout_too_large_to_read_says_so() {
+        for written in ["18446744073709551616", "99999999999999999999", "1e30"] {
+            let doc = format!(
+                r#"{{"hooks":{{"Stop":[{{"hooks":[{{"type":"command","command":"x","timeout":{written}}}]}}]}}}}"#
+            );
+            let found = validate_bytes(Path::new("hooks.json"), doc.as_bytes());
+            assert_eq!(found.len(), 1, "{found:?}");
+            let message = &found[0].message;
+            assert!(
+                !message.contains("write 1") && !message.contains("round it"),
+                "{written}: {message}"
+            );
+            assert!(message.contains("too large"), "{written}: {message}");
         }
     }
 
