@@ -292,7 +292,14 @@ fn verify_archive(
     let archive_file = PathBuf::from(loc.to_string());
     // The index is the record of what was published, and a published version's bytes never
     // change: an archive that disagrees with it is put right by uploading the one packed.
-    let reupload = format!("upload again the archive `hookpack pack` wrote for {id} {version}");
+    let reupload = match (&from_assets, ctx.assets) {
+        // Not uploaded yet: pack writes an archive of OUT that differs from the index again.
+        (FromAssets::File(_), Some(dir)) => format!(
+            "pack into {} again with `hookpack pack`, which writes the archive of {id} {version} again from its sources, before uploading it",
+            dir.display()
+        ),
+        _ => format!("upload again the archive `hookpack pack` wrote for {id} {version}"),
+    };
     let limit = entry["size"]
         .as_u64()
         .map(|s| s.min(MAX_ARCHIVE_BYTES))

@@ -859,6 +859,18 @@ fn verify_reads_archives_named_by_url_from_an_assets_dir_before_the_upload() {
         ["archive-invalid", "sha256-mismatch", "sums-mismatch"],
         "{r:#}"
     );
+    // Not uploaded yet: the fix is to pack again, not to upload again.
+    let mismatch = r["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "sha256-mismatch")
+        .unwrap();
+    let message = mismatch["message"].as_str().unwrap();
+    assert!(
+        message.contains("pack into cat again with `hookpack pack`"),
+        "{message}"
+    );
 
     // A folder that is not there is refused before anything is read.
     let (code, _) = verify(&["--assets-dir", "nowhere"]);
