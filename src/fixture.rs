@@ -763,27 +763,33 @@ fn handler_ids(recipe: &Recipe, event: Event) -> Vec<String> {
         .collect()
 }
 
-/// The tool a host would match for a case with `payload`: its `tool_name` (empty when it
-/// names none), also when `"@raw:…"` bytes are a JSON object (written raw to keep their
-/// exact form). Raw bytes that are not one name no tool at all: `None`.
-fn match_name(payload: &Value) -> Option<String> {
-    let tool_name = |v: &Value| -> Option<String> {
-        let o = v.as_object()?;
-        Some(
-            o.get("tool_name")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string(),
-        )
-    };
+/// The JSON object a case's `payload` gives the handlers: the payload itself, or the
+/// `"@raw:…"` bytes when they are one (written raw to keep their exact form).
+fn payload_object(payload: &Value) -> Option<std::borrow::Cow<'_, serde_json::Map<String, Value>>> {
     match payload {
-        Value::String(s) => s
-            .strip_prefix("@raw:")
-            .and_then(|raw| serde_json::from_str::<Value>(raw).ok())
-            .and_then(|v| tool_name(&v)),
-        Value::Null => Some(String::new()),
-        other => tool_name(other),
+        Value::String(s) => match serde_json::from_str::<Value>(s.strip_prefix("@raw:")?) {
+            Ok(Value::Object(o)) => Some(std::borrow::Cow::Owned(o)),
+            _ => None,
+        },
+        Value::Object(o) => Some(std::borrow::Cow::Borrowed(o)),
+        _ => None,
     }
+}
+
+/// The tool a host would match for a case with `payload`: its `tool_name` (empty when it
+/// names none, or holds no string). Raw bytes that are not a JSON object name no tool at
+/// all: `None`.
+fn match_name(payload: &Value) -> Option<String> {
+    if payload.is_null() {
+        return Some(String::new());
+    }
+    let o = payload_object(payload)?;
+    Some(
+        o.get("tool_name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string(),
+    )
 }
 
 /// The handlers of `recipe` that `case` runs for `event`, in order: those the case's
@@ -836,10 +842,13 @@ fn chosen_handlers<'r>(
             .iter()
             .filter_map(|g| g.matcher.as_ref().map(|m| format!("`{m}`")))
             .collect();
-        let which = if tool.is_empty() {
-            "with no `tool_name` in the payload".to_string()
-        } else {
-            format!("with tool `{tool}`")
+        let given = payload_object(&case.payload).and_then(|o| o.get("tool_name").cloned());
+        let which = match given {
+            _ if !tool.is_empty() => format!("with tool `{tool}`"),
+            Some(Value::String(_)) => "with an empty `tool_name`".to_string(),
+            // Hosts read the tool's name from a string only.
+            Some(other) => format!("with a `tool_name` that is no string ({other})"),
+            None => "with no `tool_name` in the payload".to_string(),
         };
         return Err((
             "/payload/tool_name",

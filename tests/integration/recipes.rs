@@ -534,6 +534,56 @@ fn a_case_that_runs_no_handler_keeps_its_name_in_the_report() {
     assert_eq!(names, ["typo in the tool", "unknown handler"], "{report:#}");
 }
 
+/// A case whose `tool_name` is no string (or is empty) runs no handler of a recipe with
+/// matchers, as a host matches only a string; the report said "with no `tool_name` in the
+/// payload" of a payload that has one. It now says what the payload holds there.
+#[test]
+fn a_case_whose_tool_name_is_no_string_says_what_it_holds() {
+    let sb = Sandbox::new();
+    raw_payload_recipe(&sb);
+    for (file, payload) in [
+        ("number", r#"{"tool_name": 5}"#),
+        ("rawlist", r#""@raw:{\"tool_name\": [\"exec\"]}""#),
+        ("empty", r#"{"tool_name": ""}"#),
+    ] {
+        sb.write(
+            &format!("recipes/rawrec/tests/{file}.json"),
+            format!(
+                "{{\"name\": \"{file}\", \"event\": \"PreToolUse\", \"payload\": {payload}, \
+                 \"expect\": {{\"decision\": \"deny\"}}}}\n"
+            ),
+        );
+    }
+    let (code, r) = validate_json(&sb, &["recipes/rawrec"]);
+    assert_eq!(code, 1, "{r:#}");
+    let message = |name: &str| -> String {
+        r["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| {
+                d["file"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with(&format!("/{name}.json"))
+            })
+            .map(|d| d["message"].as_str().unwrap().to_string())
+            .unwrap_or_else(|| panic!("no finding for {name}: {r:#}"))
+    };
+    assert!(
+        message("number").contains("with a `tool_name` that is no string (5):"),
+        "{r:#}"
+    );
+    assert!(
+        message("rawlist").contains(r#"with a `tool_name` that is no string (["exec"]):"#),
+        "{r:#}"
+    );
+    assert!(
+        message("empty").contains("with an empty `tool_name`:"),
+        "{r:#}"
+    );
+}
+
 /// An assembled recipe (scripts/, no src/) named by a relative path: every case failed
 /// with node's "Cannot find module '/tmp/hookpack-case-…/recipes/demo/scripts/main.js'",
 /// since the script path was made relative to the case's folder, not to where test ran.
