@@ -275,14 +275,12 @@ fn verify_archive(
                 Location::Path(dir.join(name))
             }
             None => {
-                ctx.error(
-                        &index_file,
-                        &pointer_push(vp, "url"),
-                        "asset-unnamed",
-                        format!(
-                            "the URL {u} names no file that --assets-dir could hold (its last path segment is empty or percent-encoded); verify without --assets-dir once the archives are uploaded"
-                        ),
-                    );
+                let why = format!(
+                    "the URL {u} names no file that --assets-dir could hold (its last path \
+                     segment is empty or percent-encoded); verify without --assets-dir once \
+                     the archives are uploaded"
+                );
+                ctx.error(&index_file, &pointer_push(vp, "url"), "asset-unnamed", why);
                 return (checked, FromAssets::Unnamed);
             }
         },
