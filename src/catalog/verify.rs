@@ -194,8 +194,18 @@ pub fn verify(index: &Location, fetcher: &Fetcher, assets: Option<&Path>) -> Rep
                     None
                 }
             };
-            if let (Some(name), Some(sha)) = (sums_name, v["sha256"].as_str()) {
-                sums_expected.insert(name, (sha.to_string(), vp.clone()));
+            match (sums_name, v["sha256"].as_str()) {
+                // An archive that could not be read is reported as such, once: pack leaves
+                // one OUT lacks out of SHA256SUMS, so "SHA256SUMS does not list it" would
+                // only repeat that, with advice (pack again) that cannot help while it is
+                // gone. Its line, if any, is checked once it can be read.
+                (Some(name), _) if checked.sha256.is_none() => {
+                    elsewhere.insert(name);
+                }
+                (Some(name), Some(sha)) => {
+                    sums_expected.insert(name, (sha.to_string(), vp.clone()));
+                }
+                _ => {}
             }
             archives.push(checked);
         }

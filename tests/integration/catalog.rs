@@ -951,3 +951,35 @@ fn an_assets_dir_archive_is_looked_up_in_sha256sums_by_the_file_read() {
         .collect();
     assert_eq!(errors, ["asset-unnamed"], "{r:#}");
 }
+
+/// An archive OUT lost, packed again: pack warns of it (`archive-missing`) and leaves it out
+/// of SHA256SUMS. `catalog verify` then reported it twice, the second time as
+/// "SHA256SUMS does not list …; pack into the catalog folder again", advice that cannot
+/// help while the archive is gone. It is now reported once, as the archive missing.
+#[test]
+fn an_archive_pack_found_missing_is_reported_once_by_verify() {
+    let sb = Sandbox::new();
+    packed(&sb);
+    std::fs::remove_file(sb.join("cat/hooks-alpha-0.1.0.tar.gz")).unwrap();
+    let o = sb
+        .cmd()
+        .args([
+            "pack",
+            "--recipes-dir",
+            "src",
+            "--out-dir",
+            "cat",
+            "--only",
+            "beta",
+        ])
+        .args(["--updated-at", "2026-11-29T00:00:00Z"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("archive-missing"), "{err}");
+    let sums = std::fs::read_to_string(sb.join("cat/SHA256SUMS")).unwrap();
+    assert!(!sums.contains("hooks-alpha-0.1.0.tar.gz"), "{sums}");
+    let (code, r) = verify_json(&sb, "cat");
+    assert_eq!(code, 1, "{r:#}");
+    assert_eq!(codes(&r), ["fetch-failed"], "{r:#}");
+}
