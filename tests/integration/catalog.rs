@@ -791,6 +791,32 @@ fn sha256sums_of_a_catalog_packed_with_an_asset_base_url_has_no_unlisted_lines()
     assert_eq!(codes(&r), Vec::<String>::new(), "{r:#}");
 }
 
+/// Packs `alpha` and `beta` into `cat/` for upload to a URL where nothing listens, so a
+/// `catalog verify` that fetched them would fail with exit 3.
+fn packed_for_upload(sb: &Sandbox) {
+    for id in ["alpha", "beta"] {
+        write_recipe(sb, &format!("src/{id}"), &manifest(id));
+    }
+    ok(&sb
+        .cmd()
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
+        .args(["--asset-base-url", "http://127.0.0.1:9/hooks/"])
+        .output()
+        .unwrap());
+}
+
+/// `catalog verify --format json cat` with `extra` arguments: its exit code and report.
+fn verify_cat_with(sb: &Sandbox, extra: &[&str]) -> (i32, Value) {
+    let o = sb
+        .cmd()
+        .args(["catalog", "verify", "--format", "json", "cat"])
+        .args(extra)
+        .output()
+        .unwrap();
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    (o.status.code().unwrap(), r)
+}
+
 /// A catalog packed with `--asset-base-url` names its archives by the URL they will be
 /// uploaded to, so `catalog verify` could only check it after the upload: a maintainer had
 /// no way to verify what they were about to publish. `--assets-dir DIR` reads each archive
@@ -799,26 +825,8 @@ fn sha256sums_of_a_catalog_packed_with_an_asset_base_url_has_no_unlisted_lines()
 #[test]
 fn verify_reads_archives_named_by_url_from_an_assets_dir_before_the_upload() {
     let sb = Sandbox::new();
-    for id in ["alpha", "beta"] {
-        write_recipe(&sb, &format!("src/{id}"), &manifest(id));
-    }
-    // Nothing listens there: a fetch would fail with exit 3.
-    ok(&sb
-        .cmd()
-        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
-        .args(["--asset-base-url", "http://127.0.0.1:9/hooks/"])
-        .output()
-        .unwrap());
-    let verify = |extra: &[&str]| {
-        let o = sb
-            .cmd()
-            .args(["catalog", "verify", "--format", "json", "cat"])
-            .args(extra)
-            .output()
-            .unwrap();
-        let r: Value = serde_json::from_slice(&o.stdout).unwrap();
-        (o.status.code().unwrap(), r)
-    };
+    packed_for_upload(&sb);
+    let verify = |extra: &[&str]| verify_cat_with(&sb, extra);
     let (code, r) = verify(&[]);
     assert_eq!(code, 3, "{r:#}");
 
@@ -886,15 +894,7 @@ fn verify_reads_archives_named_by_url_from_an_assets_dir_before_the_upload() {
 #[test]
 fn an_assets_dir_archive_is_looked_up_in_sha256sums_by_the_file_read() {
     let sb = Sandbox::new();
-    for id in ["alpha", "beta"] {
-        write_recipe(&sb, &format!("src/{id}"), &manifest(id));
-    }
-    ok(&sb
-        .cmd()
-        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
-        .args(["--asset-base-url", "http://127.0.0.1:9/hooks/"])
-        .output()
-        .unwrap());
+    packed_for_upload(&sb);
     // The index edited, and SHA256SUMS's line for it with it.
     let set_urls = |alpha: &str, beta: &str| {
         let path = sb.join("cat/hooks-index.json");
@@ -918,16 +918,7 @@ fn an_assets_dir_archive_is_looked_up_in_sha256sums_by_the_file_read() {
             .collect();
         std::fs::write(sb.join("cat/SHA256SUMS"), sums).unwrap();
     };
-    let verify = || {
-        let o = sb
-            .cmd()
-            .args(["catalog", "verify", "--format", "json", "cat"])
-            .args(["--assets-dir", "cat"])
-            .output()
-            .unwrap();
-        let r: Value = serde_json::from_slice(&o.stdout).unwrap();
-        (o.status.code().unwrap(), r)
-    };
+    let verify = || verify_cat_with(&sb, &["--assets-dir", "cat"]);
     set_urls(
         "http://127.0.0.1:9/hooks/hooks-alpha-0.1.0.tar.gz?sig=1",
         "http://127.0.0.1:9/hooks/hooks-beta-0.1.0.tar.gz#top",
