@@ -776,22 +776,6 @@ fn payload_object(payload: &Value) -> Option<std::borrow::Cow<'_, serde_json::Ma
     }
 }
 
-/// The tool a host would match for a case with `payload`: its `tool_name` (empty when it
-/// names none, or holds no string). Raw bytes that are not a JSON object name no tool at
-/// all: `None`.
-fn match_name(payload: &Value) -> Option<String> {
-    if payload.is_null() {
-        return Some(String::new());
-    }
-    let o = payload_object(payload)?;
-    Some(
-        o.get("tool_name")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string(),
-    )
-}
-
 /// The handlers of `recipe` that `case` runs for `event`, in order: those the case's
 /// `handler` names, or else (for a tool event) those in groups whose matcher takes the
 /// payload's tool. When it runs none: the spot of the case to change (a JSON pointer) and
@@ -810,8 +794,13 @@ fn chosen_handlers<'r>(
     let matcher =
         |g: &crate::hooks_json::Group| compile_matcher(g.matcher.as_deref()).ok().flatten();
     let by_matcher = event.is_tool_event() && case.handler.is_none();
-    let tool = match_name(&case.payload);
-    if by_matcher && tool.is_none() && groups.iter().any(|g| matcher(g).is_some()) {
+    // What the payload holds as `tool_name`: nothing when there is no payload; `None` for
+    // raw bytes that are not a JSON object, which name no tool at all.
+    let given: Option<Option<Value>> = match &case.payload {
+        Value::Null => Some(None),
+        payload => payload_object(payload).map(|o| o.get("tool_name").cloned()),
+    };
+    if by_matcher && given.is_none() && groups.iter().any(|g| matcher(g).is_some()) {
         return Err((
             "/payload",
             format!(
@@ -822,10 +811,12 @@ fn chosen_handlers<'r>(
             ),
         ));
     }
-    let tool = tool.unwrap_or_default();
+    let given = given.flatten();
+    // The tool a host matches: the `tool_name` string, else none (empty).
+    let tool = given.as_ref().and_then(Value::as_str).unwrap_or("");
     let chosen: Vec<&crate::hooks_json::Handler> = groups
         .iter()
-        .filter(|g| !by_matcher || matcher(g).is_none_or(|m| m.is_match(&tool)))
+        .filter(|g| !by_matcher || matcher(g).is_none_or(|m| m.is_match(tool)))
         .flat_map(|g| &g.hooks)
         .filter(|h| match &case.handler {
             Some(want) => h.id.as_ref().is_some_and(|id| id.to_string() == *want),
@@ -842,7 +833,6 @@ fn chosen_handlers<'r>(
             .iter()
             .filter_map(|g| g.matcher.as_ref().map(|m| format!("`{m}`")))
             .collect();
-        let given = payload_object(&case.payload).and_then(|o| o.get("tool_name").cloned());
         let which = match given {
             _ if !tool.is_empty() => format!("with tool `{tool}`"),
             Some(Value::String(_)) => "with an empty `tool_name`".to_string(),
