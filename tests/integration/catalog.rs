@@ -7,26 +7,21 @@ fn packed(sb: &Sandbox) {
     for id in ["alpha", "beta"] {
         write_recipe(sb, &format!("src/{id}"), &manifest(id));
     }
-    sb.cmd()
-        .args([
-            "pack",
-            "--recipes-dir",
-            "src",
-            "--out-dir",
-            "cat",
-            "--updated-at",
-            "2026-11-29T00:00:00Z",
-        ])
-        .assert()
-        .success();
+    packed_again(sb);
 }
 
 fn packed_again(sb: &Sandbox) {
+    ok(&pack_src_with(sb, &[]));
+}
+
+/// `pack` of `src/` into `cat/` at a fixed time, with `extra` arguments.
+fn pack_src_with(sb: &Sandbox, extra: &[&str]) -> std::process::Output {
     sb.cmd()
         .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
         .args(["--updated-at", "2026-11-29T00:00:00Z"])
-        .assert()
-        .success();
+        .args(extra)
+        .output()
+        .unwrap()
 }
 
 fn verify_json(sb: &Sandbox, index: &str) -> (i32, Value) {
@@ -952,20 +947,7 @@ fn an_archive_pack_found_missing_is_reported_once_by_verify() {
     let sb = Sandbox::new();
     packed(&sb);
     std::fs::remove_file(sb.join("cat/hooks-alpha-0.1.0.tar.gz")).unwrap();
-    let o = sb
-        .cmd()
-        .args([
-            "pack",
-            "--recipes-dir",
-            "src",
-            "--out-dir",
-            "cat",
-            "--only",
-            "beta",
-        ])
-        .args(["--updated-at", "2026-11-29T00:00:00Z"])
-        .output()
-        .unwrap();
+    let o = pack_src_with(&sb, &["--only", "beta"]);
     let err = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("archive-missing"), "{err}");
     let sums = std::fs::read_to_string(sb.join("cat/SHA256SUMS")).unwrap();
