@@ -566,7 +566,6 @@ impl Error {
             Error::ConfigInvalid { .. } | Error::ProfileNameInvalid { .. } => ExitCode::Invalid,
             Error::RemoveTrustUnreadable { source, .. } => source.exit_code(),
             Error::ScaffoldTargetExists { .. }
-            | Error::ScaffoldIdIsHelpers
             | Error::ScaffoldDirNotFolder { .. }
             | Error::ScaffoldInsideRecipe { .. }
             | Error::WorkspaceNotFolder { .. }
@@ -607,6 +606,7 @@ impl Error {
             // Ids and specs come only from the command line (data gets diagnostics).
             Error::ArgInvalid { .. }
             | Error::IdInvalid(_)
+            | Error::ScaffoldIdIsHelpers
             | Error::SpecInvalid { .. }
             | Error::TimestampInvalid { .. }
             | Error::UrlInvalid { .. } => ExitCode::Usage,

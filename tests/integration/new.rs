@@ -128,7 +128,9 @@ fn scaffold_dir_with_dot_dot_is_taken_as_the_file_system_takes_it() {
 fn scaffold_refuses_the_helpers_folder_name_as_id() {
     let sb = Sandbox::new();
     let out = new_in(&sb, "lib", "recipes");
-    assert_eq!(out.status.code(), Some(1));
+    // The id comes from the command line, so this is a usage error, as an id of the wrong
+    // form is.
+    assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("`lib`") && err.contains("shared helpers"),
