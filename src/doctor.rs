@@ -34,6 +34,27 @@ fn problem(out: &mut Vec<Diagnostic>, file: &Path, pointer: &str, code: &'static
     });
 }
 
+/// What following a repair advice `hookpack install ID@VERSION` does besides: the
+/// `@VERSION` records a pin (README, the user flow), which `update` then keeps. Empty when
+/// the recipe is pinned to that version already.
+fn pin_note(id: &str, version: &str, pin: Option<&str>) -> String {
+    let exact = |p: &str| {
+        matches!(crate::install::Want::parse(id, p),
+                 Ok(crate::install::Want::Exact(v)) if v.to_string() == version)
+    };
+    match pin {
+        Some(p) if exact(p) => String::new(),
+        Some(p) => format!(
+            " (that pins `{id}` to {version} in place of `{p}`; `hookpack install {id}@{p}` \
+             then puts your pin back)"
+        ),
+        None => format!(
+            " (that pins `{id}` to {version}, where `update` then leaves it; a later \
+             `hookpack install {id}` lifts the pin)"
+        ),
+    }
+}
+
 /// What to say of a profile folder that does not exist (`list` says it too).
 pub fn profile_missing(profile: &Profile) -> String {
     format!(
@@ -185,25 +206,29 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
                 if !receipts.iter().any(|x| x.id == *r) && !unreadable_ids.contains(r) {
                     // `install ID` alone takes the newest, refused over files another
                     // version put there: name the one the folder holds.
-                    let spec = match crate::install::held_version(&profile.recipe_dir(r)) {
-                        Some(v) => format!("{r}@{v}"),
-                        None => r.clone(),
+                    let (spec, note) = match crate::install::held_version(&profile.recipe_dir(r)) {
+                        Some(v) => (format!("{r}@{v}"), pin_note(r, &v.to_string(), None)),
+                        None => (r.clone(), String::new()),
                     };
-                    problem(&mut out, &h.file, &h.pointer, "receipt-missing", format!("stamped by recipe `{r}`, which has no install receipt; reinstall it (`hookpack install {spec}`) or `hookpack remove {r}`"));
+                    problem(&mut out, &h.file, &h.pointer, "receipt-missing", format!("stamped by recipe `{r}`, which has no install receipt; reinstall it (`hookpack install {spec}`) or `hookpack remove {r}`{note}"));
                 }
                 if !profile.recipe_dir(r).is_dir() {
                     // The installed version, as the receipt's own finding names it: `install
                     // ID` alone would take the newest instead of restoring it.
-                    let spec = match receipts.iter().find(|x| x.id == *r) {
-                        Some(x) => format!("{r}@{}", x.version),
-                        None => r.clone(),
+                    let (spec, note) = match receipts.iter().find(|x| x.id == *r) {
+                        Some(x) => (
+                            format!("{r}@{}", x.version),
+                            pin_note(r, &x.version, x.pin.as_deref()),
+                        ),
+                        None => (r.clone(), String::new()),
                     };
-                    problem(&mut out, &h.file, &h.pointer, "recipe-folder-missing", format!("stamped by recipe `{r}`, whose folder {} is gone; `hookpack install {spec}` restores it, `hookpack remove {r}` drops it", profile.recipe_dir(r).display()));
+                    problem(&mut out, &h.file, &h.pointer, "recipe-folder-missing", format!("stamped by recipe `{r}`, whose folder {} is gone; `hookpack install {spec}` restores it, `hookpack remove {r}` drops it{note}", profile.recipe_dir(r).display()));
                 }
             }
         }
     }
     for r in &receipts {
+        let note = pin_note(&r.id, &r.version, r.pin.as_deref());
         let rp = receipt::path(profile, &r.id);
         let dir = profile.recipe_dir(&r.id);
         if !handlers
@@ -211,7 +236,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
             .any(|h| h.source == "profile" && h.recipe.as_deref() == Some(r.id.as_str()))
             && !r.handlers.is_empty()
         {
-            problem(&mut out, &hooks_file, "", "entries-missing", format!("`{}` is installed but hooks.json has none of its handlers; `hookpack install {}@{}` puts them back", r.id, r.id, r.version));
+            problem(&mut out, &hooks_file, "", "entries-missing", format!("`{}` is installed but hooks.json has none of its handlers; `hookpack install {}@{}` puts them back{note}", r.id, r.id, r.version));
         }
         // A working copy linked in for development: the host runs it, but install, update
         // and remove refuse it, and its files differ from the receipt by design.
@@ -224,7 +249,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
                     "`{}` is installed here as a symbolic link{target}, which `hookpack \
                      install`, `update` and `remove` refuse to go through; to hand it back to \
                      hookpack, remove the link (what it points to stays) and run `hookpack \
-                     install {}@{}`",
+                     install {}@{}`{note}",
                     r.id, r.id, r.version
                 ),
             ));
@@ -238,7 +263,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
                 "recipe-folder-missing",
                 format!(
                     "`{}` has a receipt but its folder {} is gone; `hookpack install {}@{}` \
-                     restores it",
+                     restores it{note}",
                     r.id,
                     dir.display(),
                     r.id,
@@ -318,6 +343,7 @@ fn belongs_here(key: &str, profile: &Profile, workspace: &Path) -> bool {
 pub(crate) fn tree_drift(dir: &Path, r: &receipt::Receipt) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let mut seen = BTreeSet::new();
+    let note = pin_note(&r.id, &r.version, r.pin.as_deref());
     for f in &r.files {
         let p = dir.join(&f.path);
         seen.insert(f.path.clone());
@@ -329,7 +355,8 @@ pub(crate) fn tree_drift(dir: &Path, r: &receipt::Receipt) -> Vec<Diagnostic> {
                 "",
                 "tree-modified",
                 format!(
-                    "differs from what `{}` {} installed; `hookpack install {}@{}` restores it",
+                    "differs from what `{}` {} installed; `hookpack install {}@{}` restores \
+                     it{note}",
                     r.id, r.version, r.id, r.version
                 ),
             ),
@@ -339,7 +366,8 @@ pub(crate) fn tree_drift(dir: &Path, r: &receipt::Receipt) -> Vec<Diagnostic> {
                 "",
                 "tree-file-missing",
                 format!(
-                    "installed by `{}` {} and now missing; `hookpack install {}@{}` restores it",
+                    "installed by `{}` {} and now missing; `hookpack install {}@{}` restores \
+                     it{note}",
                     r.id, r.version, r.id, r.version
                 ),
             ),
@@ -369,7 +397,7 @@ pub(crate) fn tree_drift(dir: &Path, r: &receipt::Receipt) -> Vec<Diagnostic> {
                 "tree-extra-file",
                 format!(
                     "not part of `{}` {} as installed; move it out of the folder, which \
-                     `hookpack install {}@{}` puts back as installed (without it)",
+                     `hookpack install {}@{}` puts back as installed (without it){note}",
                     r.id, r.version, r.id, r.version
                 ),
             );

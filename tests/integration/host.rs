@@ -611,6 +611,8 @@ fn doctor_names_the_installed_version_to_restore() {
         said.contains("`hookpack install tool-gate@0.1.0` restores it"),
         "{said}"
     );
+    // Pinned to that version already, the advice changes no pin, and says none.
+    assert!(!said.contains("pins"), "{said}");
     install_at(&sb, "tool-gate@0.1.0");
     assert_eq!(std::fs::read(&main_js).unwrap(), original);
     assert_eq!(in_prof_output(&sb, &["doctor"]).status.code(), Some(0));
@@ -626,6 +628,27 @@ fn doctor_names_the_installed_version_to_restore() {
     );
     install_at(&sb, "tool-gate@0.1.0");
     assert_eq!(in_prof_output(&sb, &["doctor"]).status.code(), Some(0));
+}
+
+/// Installed within a range, the advice's `@VERSION` would replace the user's pin: it says
+/// so, and how to put the range back.
+#[test]
+fn doctor_says_its_advice_replaces_a_range_pin() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    install_at(&sb, "tool-gate@^0.1");
+    std::fs::write(sb.join("prof/hooks/tool-gate/scripts/main.js"), "//\n").unwrap();
+    let o = in_prof_output(&sb, &["doctor"]);
+    let said =
+        String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains(
+            "`hookpack install tool-gate@0.1.0` restores it (that pins `tool-gate` to 0.1.0 \
+             in place of `^0.1`; `hookpack install tool-gate@^0.1` then puts your pin back)"
+        ),
+        "{said}"
+    );
 }
 
 /// Found by a new-user walk-through: doctor said "`hookpack install ID` restores it", and
@@ -671,6 +694,16 @@ fn install_repairs_what_doctor_reports_and_trust_comes_back() {
         said.contains("`hookpack install audit-log@0.2.0` restores it"),
         "{said}"
     );
+    // Installed without a pin, the `@VERSION` of the advice would pin them: it says so.
+    for (id, v) in [("tool-gate", "0.2.1"), ("audit-log", "0.2.0")] {
+        assert!(
+            said.contains(&format!(
+                "(that pins `{id}` to {v}, where `update` then leaves it; a later `hookpack \
+                 install {id}` lifts the pin)"
+            )),
+            "{said}"
+        );
+    }
 
     let before = std::fs::read(&main_js).unwrap();
     let planned = install(true);
