@@ -840,8 +840,14 @@ fn chosen_handlers<'r>(
             Some(other) => format!("with a `tool_name` that is no string ({other})"),
             None => "with no `tool_name` in the payload".to_string(),
         };
+        // The spot the file has: a `@raw:` string, or an object without the key, has
+        // no `/payload/tool_name`.
+        let spot = match &case.payload {
+            Value::Object(o) if o.contains_key("tool_name") => "/payload/tool_name",
+            _ => "/payload",
+        };
         return Err((
-            "/payload/tool_name",
+            spot,
             format!(
                 "no handler of the recipe runs for {event} {which}: its matchers there are {}; \
                  set the payload's `tool_name` to a tool one of them matches, or pick the \

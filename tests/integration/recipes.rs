@@ -545,6 +545,7 @@ fn a_case_whose_tool_name_is_no_string_says_what_it_holds() {
         ("number", r#"{"tool_name": 5}"#),
         ("rawlist", r#""@raw:{\"tool_name\": [\"exec\"]}""#),
         ("empty", r#"{"tool_name": ""}"#),
+        ("nokey", r#"{"tool_input": {}}"#),
     ] {
         sb.write(
             &format!("recipes/rawrec/tests/{file}.json"),
@@ -556,7 +557,7 @@ fn a_case_whose_tool_name_is_no_string_says_what_it_holds() {
     }
     let (code, r) = validate_json(&sb, &["recipes/rawrec"]);
     assert_eq!(code, 1, "{r:#}");
-    let message = |name: &str| -> String {
+    let finding = |name: &str| -> &serde_json::Value {
         r["diagnostics"]
             .as_array()
             .unwrap()
@@ -567,9 +568,19 @@ fn a_case_whose_tool_name_is_no_string_says_what_it_holds() {
                     .unwrap()
                     .ends_with(&format!("/{name}.json"))
             })
-            .map(|d| d["message"].as_str().unwrap().to_string())
             .unwrap_or_else(|| panic!("no finding for {name}: {r:#}"))
     };
+    let message = |name: &str| finding(name)["message"].as_str().unwrap().to_string();
+    // The pointer names a spot the file has: the `tool_name`, else the payload (a `@raw:`
+    // string has no `/payload/tool_name`, nor has an object without the key).
+    for (name, pointer) in [
+        ("number", "/payload/tool_name"),
+        ("empty", "/payload/tool_name"),
+        ("rawlist", "/payload"),
+        ("nokey", "/payload"),
+    ] {
+        assert_eq!(finding(name)["pointer"], pointer, "{name}: {r:#}");
+    }
     assert!(
         message("number").contains("with a `tool_name` that is no string (5):"),
         "{r:#}"
