@@ -1716,10 +1716,36 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
         .map(String::from_utf8_lossy)
         .unwrap_or_default()
         .into_owned();
-    let files = previous
-        .as_ref()
-        .map(|r| r.files.iter().map(|f| f.path.clone()).collect())
-        .unwrap_or_default();
+    // Without a receipt nothing says which files are the recipe's: the folder goes whole,
+    // and the outcome lists all it holds, so `--dry-run` shows it first.
+    let (files, warnings) = match &previous {
+        Some(r) => (r.files.iter().map(|f| f.path.clone()).collect(), Vec::new()),
+        None if tree.is_dir() => {
+            let mut held: Vec<String> = walkdir::WalkDir::new(&tree)
+                .min_depth(1)
+                .into_iter()
+                .filter_map(Result::ok)
+                .filter(|e| !e.file_type().is_dir())
+                .filter_map(|e| {
+                    let rel = e.path().strip_prefix(&tree).ok()?.to_string_lossy();
+                    Some(rel.replace('\\', "/"))
+                })
+                .collect();
+            held.sort();
+            let (goes, see) = if dry_run {
+                ("would go", "listed above")
+            } else {
+                ("went", "`--dry-run` lists them first")
+            };
+            let warning = format!(
+                "`{id}` has no install receipt, so hookpack cannot tell the recipe's files \
+                 from ones you put in its folder: the whole folder {goes}, {} file(s) ({see})",
+                held.len()
+            );
+            (held, vec![warning])
+        }
+        None => (Vec::new(), Vec::new()),
+    };
     let outcome = Outcome {
         action: "remove",
         id: id.to_string(),
@@ -1735,7 +1761,7 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
         dry_run,
         reason: None,
         pin: None,
-        warnings: Vec::new(),
+        warnings,
         error: None,
     };
     if dry_run {

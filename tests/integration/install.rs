@@ -3172,3 +3172,43 @@ fn scripts_in_a_profile_whose_path_is_not_utf8_are_found() {
         "ran\n"
     );
 }
+
+/// Without its receipt, `remove` cannot tell the recipe's files from ones the user put in its
+/// folder, and deletes the folder whole: it says so, and `--dry-run` lists every file that
+/// would go, so a user can look first (it listed none, and said nothing).
+#[test]
+fn remove_without_a_receipt_says_the_whole_folder_goes_and_lists_it() {
+    let sb = Sandbox::new();
+    ok(&in_profile(&sb, "p", &["install", "turn-router"]));
+    std::fs::remove_file(sb.join("p/hooks/.receipts/turn-router.json")).unwrap();
+    sb.write("p/hooks/turn-router/mine.json", "{\"x\": 1}\n");
+    let o = in_profile(&sb, "p", &["remove", "turn-router", "--dry-run"]);
+    ok(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    for f in ["mine.json", "recipe.json", "scripts/main.js"] {
+        assert!(out.contains(&format!("\n  file {f}\n")), "{f}: {out}");
+    }
+    assert!(
+        err.contains(
+            "warning: `turn-router` has no install receipt, so hookpack cannot tell the \
+             recipe's files from ones you put in its folder: the whole folder would go"
+        ),
+        "{err}"
+    );
+    assert!(sb.join("p/hooks/turn-router/mine.json").exists());
+    let o = in_profile(&sb, "p", &["remove", "turn-router", "--format", "json"]);
+    ok(&o);
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let files = report[0]["files"].as_array().unwrap();
+    assert!(files.contains(&json!("mine.json")), "{report:#}");
+    let warnings = report[0]["warnings"].as_array().unwrap();
+    assert!(
+        warnings[0]
+            .as_str()
+            .unwrap()
+            .contains("the whole folder went"),
+        "{report:#}"
+    );
+    assert!(!sb.join("p/hooks/turn-router").exists());
+}
