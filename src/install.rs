@@ -378,7 +378,8 @@ impl<W: Write> Write for Progress<W> {
 /// Node refuses to load an ES module from a path holding a backslash
 /// (`ERR_INVALID_MODULE_SPECIFIER`), so in such a profile every handler of a recipe that
 /// runs its script with node would fail, and one with `failurePolicy: deny` would deny every
-/// call. Such an install is refused before anything is written.
+/// call. So from a path that is not UTF-8: node reads it as text, with U+FFFD for the bad
+/// bytes, and looks for another file. Such an install is refused before anything is written.
 fn node_can_load_from(profile: &Profile, recipe: &Recipe) -> Result<(), Error> {
     let dir = profile.recipe_dir(recipe.id.as_str());
     let runs_node = || {
@@ -392,13 +393,23 @@ fn node_can_load_from(profile: &Profile, recipe: &Recipe) -> Result<(), Error> {
             })
         })
     };
-    if dir.to_string_lossy().contains('\\') && runs_node() {
+    let why = match dir.to_str() {
+        None => {
+            "the path is not UTF-8, and node cannot load a script from such a path (it reads \
+             the path as text and looks for another file): every handler of this recipe \
+             would fail; use a profile whose path is UTF-8"
+        }
+        Some(text) if text.contains('\\') => {
+            "the path holds a backslash, and node cannot load a module from such a path \
+             (ERR_INVALID_MODULE_SPECIFIER): every handler of this recipe would fail; use a \
+             profile whose path has none"
+        }
+        Some(_) => return Ok(()),
+    };
+    if runs_node() {
         return Err(Error::ConfigInvalid {
             path: dir,
-            why: "the path holds a backslash, and node cannot load a module from such a path \
-                  (ERR_INVALID_MODULE_SPECIFIER): every handler of this recipe would fail; \
-                  use a profile whose path has none"
-                .into(),
+            why: why.into(),
         });
     }
     Ok(())

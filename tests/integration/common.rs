@@ -61,6 +61,21 @@ pub fn pack_src_into_cat(sb: &Sandbox) {
         .unwrap());
 }
 
+/// Packs into `cat/` a recipe `shrec` whose handler runs a shell script, not node, and
+/// returns the index's path (for profiles node cannot load a script from).
+pub fn sh_recipe_catalog(sb: &Sandbox) -> PathBuf {
+    let mut m = manifest("shrec");
+    m["hooks"]["PreToolUse"][0]["hooks"][0]["command"] = "sh scripts/main.sh".into();
+    sb.write(
+        "src/shrec/recipe.json",
+        serde_json::to_vec_pretty(&m).unwrap(),
+    );
+    sb.write("src/shrec/README.md", "# shrec\n");
+    sb.write("src/shrec/scripts/main.sh", "exit 0\n");
+    pack_src_into_cat(sb);
+    sb.join("cat/hooks-index.json")
+}
+
 /// Asserts that a run succeeded, showing its output when it did not.
 pub fn ok(o: &std::process::Output) {
     assert!(

@@ -1203,6 +1203,39 @@ fn a_profile_path_node_cannot_load_from_is_refused() {
         "{err}"
     );
     assert!(!sb.join("a\\b").exists(), "{err}");
+
+    // Node reads a path that is not UTF-8 as text, U+FFFD for the bad byte, and looks for
+    // another file: the same (found by the fifteenth session's weak list; it installed).
+    use std::os::unix::ffi::OsStrExt as _;
+    let profile = std::ffi::OsStr::from_bytes(b"prof\xff");
+    let o = sb
+        .cmd()
+        .args(["install", "tool-gate", "--profile"])
+        .arg(profile)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("the path is not UTF-8, and node cannot load a script from such a path"),
+        "{err}"
+    );
+    assert!(!sb.path().join(profile).exists(), "{err}");
+    // A recipe whose handlers run no node installs there.
+    let index = sh_recipe_catalog(&sb);
+    ok(&sb
+        .cmd()
+        .args(["install", "shrec", "--index"])
+        .arg(&index)
+        .arg("--profile")
+        .arg(profile)
+        .output()
+        .unwrap());
+    assert!(sb
+        .path()
+        .join(profile)
+        .join("hooks/shrec/scripts/main.sh")
+        .is_file());
 }
 
 /// A receipt that does not parse (cut short, or garbage) stopped install, remove, list and
@@ -2939,11 +2972,12 @@ fn json_outcomes_show_a_profile_path_that_is_not_utf8_lossily() {
     let sb = Sandbox::new();
     let profile = std::ffi::OsStr::from_bytes(b"prof\xff");
     let shown = format!("{}/prof\u{fffd}", sb.path().display());
+    let index = sh_recipe_catalog(&sb);
     let run = |verb: &str| {
         let mut c = sb.cmd();
         c.arg(verb);
         if verb == "install" {
-            c.arg("tool-gate");
+            c.arg("shrec").arg("--index").arg(&index);
         }
         c.arg("--profile")
             .arg(profile)
@@ -2958,10 +2992,10 @@ fn json_outcomes_show_a_profile_path_that_is_not_utf8_lossily() {
     assert_eq!(doc[0]["action"], "install", "{doc:#}");
     assert_eq!(
         doc[0]["path"],
-        format!("{shown}/hooks/tool-gate").as_str(),
+        format!("{shown}/hooks/shrec").as_str(),
         "{doc:#}"
     );
-    assert!(sb.path().join(profile).join("hooks/tool-gate").is_dir());
+    assert!(sb.path().join(profile).join("hooks/shrec").is_dir());
 
     let o = run("list");
     let doc = one_json_document(&o);
@@ -2977,7 +3011,7 @@ fn json_outcomes_show_a_profile_path_that_is_not_utf8_lossily() {
         handler["script"]["path"]
             .as_str()
             .unwrap()
-            .starts_with(&format!("{shown}/hooks/tool-gate/")),
+            .starts_with(&format!("{shown}/hooks/shrec/")),
         "{doc:#}"
     );
 }
@@ -3053,12 +3087,15 @@ fn a_crash_in_a_profile_whose_path_is_not_utf8_is_recovered() {
     let root = sb.path().join(profile);
     std::fs::create_dir_all(&root).unwrap();
     std::fs::write(root.join("hooks.json"), USER_DOC).unwrap();
+    let index = sh_recipe_catalog(&sb);
     let install = |crash: Option<&str>| {
         let mut c = sb.cmd();
         if let Some(point) = crash {
             c.env("HOOKPACK_TEST_CRASH_AT", point);
         }
-        c.args(["install", "tool-gate", "--profile"])
+        c.args(["install", "shrec", "--index"])
+            .arg(&index)
+            .arg("--profile")
             .arg(profile)
             .output()
             .unwrap()
@@ -3081,19 +3118,19 @@ fn a_crash_in_a_profile_whose_path_is_not_utf8_is_recovered() {
         .unwrap();
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
-        out.contains("rolled back the interrupted change of `tool-gate`"),
+        out.contains("rolled back the interrupted change of `shrec`"),
         "{out}"
     );
     assert_eq!(
         std::fs::read_to_string(root.join("hooks.json")).unwrap(),
         USER_DOC
     );
-    assert!(!root.join("hooks/tool-gate").exists());
+    assert!(!root.join("hooks/shrec").exists());
     assert!(!root.join(".hookpack-journal.json").exists());
     assert!(!root.join(".hookpack-staging").exists());
     // And an install after it works.
     ok(&install(None));
-    assert!(root.join("hooks/tool-gate/recipe.json").is_file());
+    assert!(root.join("hooks/shrec/recipe.json").is_file());
 }
 
 /// A profile reached by a path that is not UTF-8: `list` called an installed recipe's script
@@ -3102,8 +3139,8 @@ fn a_crash_in_a_profile_whose_path_is_not_utf8_is_recovered() {
 /// missing and `trust` refused it. `run` set `FINCLAW_PROFILE_ROOT` to that text too, so a
 /// handler's shell looked for its script there. The root is now put in as the bytes it is
 /// (the path shown in a report stays lossy, as every path there). (Node itself cannot load a
-/// script from such a path, so the recipe's handler is only listed and trusted here; a
-/// shell script of the user's is run.)
+/// script from such a path, and `install` refuses a recipe that runs node there, so the
+/// recipe's handler is a shell script; a shell script of the user's is run.)
 #[test]
 fn scripts_in_a_profile_whose_path_is_not_utf8_are_found() {
     use std::os::unix::ffi::OsStrExt as _;
@@ -3111,6 +3148,7 @@ fn scripts_in_a_profile_whose_path_is_not_utf8_are_found() {
     let profile = std::ffi::OsStr::from_bytes(b"prof\xff");
     let root = sb.path().join(profile);
     let shown = format!("{}/prof\u{fffd}", sb.path().display());
+    let index = sh_recipe_catalog(&sb);
     let hookpack = |args: &[&str]| {
         sb.cmd()
             .args(args)
@@ -3119,8 +3157,13 @@ fn scripts_in_a_profile_whose_path_is_not_utf8_are_found() {
             .output()
             .unwrap()
     };
-    ok(&hookpack(&["install", "tool-gate"]));
-    assert!(root.join("hooks/tool-gate/scripts/main.js").is_file());
+    ok(&hookpack(&[
+        "install",
+        "shrec",
+        "--index",
+        index.to_str().unwrap(),
+    ]));
+    assert!(root.join("hooks/shrec/scripts/main.sh").is_file());
     let mut doc = read_json(&root.join("hooks.json"));
     doc["hooks"]["Stop"] = json!([{"hooks": [{"id": "mine", "type": "command",
         "command": "sh \"${FINCLAW_PROFILE_ROOT}/mine.sh\""}]}]);
@@ -3135,7 +3178,7 @@ fn scripts_in_a_profile_whose_path_is_not_utf8_are_found() {
     let doc = one_json_document(&o);
     ok(&o);
     for (h, script) in [
-        (&doc["handlers"][0], "hooks/tool-gate/scripts/main.js"),
+        (&doc["handlers"][0], "hooks/shrec/scripts/main.sh"),
         (&doc["handlers"][1], "mine.sh"),
     ] {
         assert_eq!(h["status"], "untrusted", "{doc:#}");
