@@ -210,7 +210,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
                         Some(v) => (format!("{r}@{v}"), pin_note(r, &v.to_string(), None)),
                         None => (r.clone(), String::new()),
                     };
-                    problem(&mut out, &h.file, &h.pointer, "receipt-missing", format!("stamped by recipe `{r}`, which has no install receipt; reinstall it (`hookpack install {spec}`) or `hookpack remove {r}`{note}"));
+                    problem(&mut out, &h.file, &h.pointer, "receipt-missing", format!("stamped by recipe `{r}`, which has no install receipt; reinstall it with `hookpack install {spec}`{note}, or drop it with `hookpack remove {r}`"));
                 }
                 if !profile.recipe_dir(r).is_dir() {
                     // The installed version, as the receipt's own finding names it: `install
@@ -222,7 +222,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
                         ),
                         None => (r.clone(), String::new()),
                     };
-                    problem(&mut out, &h.file, &h.pointer, "recipe-folder-missing", format!("stamped by recipe `{r}`, whose folder {} is gone; `hookpack install {spec}` restores it, `hookpack remove {r}` drops it{note}", profile.recipe_dir(r).display()));
+                    problem(&mut out, &h.file, &h.pointer, "recipe-folder-missing", format!("stamped by recipe `{r}`, whose folder {} is gone; `hookpack install {spec}` restores it{note}, `hookpack remove {r}` drops it", profile.recipe_dir(r).display()));
                 }
             }
         }

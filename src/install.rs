@@ -1743,15 +1743,15 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
                 })
                 .collect();
             held.sort();
-            let (goes, see) = if dry_run {
-                ("would go", "listed above")
+            let n = held.len();
+            let goes = if dry_run {
+                format!("would go, with all the {n} file(s) it holds")
             } else {
-                ("went", "`--dry-run` lists them first")
+                format!("went, with all the {n} file(s) it held")
             };
             let warning = format!(
                 "`{id}` has no install receipt, so hookpack cannot tell the recipe's files \
-                 from ones you put in its folder: the whole folder {goes}, {} file(s) ({see})",
-                held.len()
+                 from ones you put in its folder: the whole folder {goes}"
             );
             (held, vec![warning])
         }
