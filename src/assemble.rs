@@ -1146,7 +1146,8 @@ fn validate_sources(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Result<(), Erro
 }
 
 /// The assembled recipe folders in `out` whose sources are gone (none unless `all`, as
-/// with `--only`).
+/// with `--only`). A folder whose name is no recipe id was never assembled, whatever it
+/// holds (`My Notes/recipe.json`), so it is the user's and stays.
 fn stale_folders(out: &Path, ids: &BTreeSet<String>, all: bool) -> Result<Vec<PathBuf>, Error> {
     if !all || !out.is_dir() {
         return Ok(Vec::new());
@@ -1155,7 +1156,7 @@ fn stale_folders(out: &Path, ids: &BTreeSet<String>, all: bool) -> Result<Vec<Pa
     for entry in crate::fs::read_dir_sorted(out)? {
         let name = entry.file_name().to_string_lossy().into_owned();
         let path = entry.path();
-        if !name.starts_with('.')
+        if Id::parse(&name).is_ok()
             && !ids.contains(&name)
             && path.join("recipe.json").is_file()
             && !path.is_symlink()

@@ -209,6 +209,32 @@ fn an_out_dir_holding_source_trees_is_never_replaced_or_emptied() {
     assert!(sb.join("out/demo/scripts/main.js").is_file());
 }
 
+/// Found by the maintainer-side hostile-input sweep: every folder in OUT holding a
+/// `recipe.json` was removed as a stale assembled recipe, with all it held, also one whose
+/// name no recipe can have (`My Notes/`, `my_app/`), so assemble never wrote it.
+#[test]
+fn a_folder_in_out_that_no_recipe_could_be_named_is_left_alone() {
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "demo", "export {};\n");
+    for name in ["My Notes", "my_app", "v1.2"] {
+        sb.write(
+            &format!("out/{name}/recipe.json"),
+            "{\"name\": \"not a hook\"}\n",
+        );
+        sb.write(&format!("out/{name}/todo.txt"), "mine\n");
+    }
+    let o = assemble_into(&sb, "out");
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "{err}");
+    for name in ["My Notes", "my_app", "v1.2"] {
+        assert!(
+            sb.join(&format!("out/{name}/todo.txt")).is_file(),
+            "{name}: {err}"
+        );
+    }
+    assert!(!err.contains("removed stale"), "{err}");
+}
+
 fn assemble_into(sb: &Sandbox, out: &str) -> std::process::Output {
     sb.cmd()
         .args(["assemble", "--recipes-dir", "recipes", "--out-dir", out])
