@@ -1431,15 +1431,26 @@ fn kept_size_fix(id: &str, v: &Value, opts: &Options) -> Result<Option<SizeFix>,
     }))
 }
 
-/// The name in OUT of the archive an index entry lists: the last part of its URL, unless
-/// that could name something else than a file in OUT.
+/// The name in OUT of the archive an index entry lists: see [`archive_file`].
 fn archive_name(existing: &Value) -> Option<&str> {
-    let url = existing["url"].as_str()?;
-    let name = url.rsplit('/').next().unwrap_or(url);
-    if name.is_empty() || name == "." || name == ".." || name.contains(['\\', ':']) {
-        return None;
-    }
-    Some(name)
+    archive_file(existing["url"].as_str()?)
+}
+
+/// The path, relative to the catalog folder, of the archive an index names by `url`: a
+/// relative URL as it is (beside the index, or in a folder beside it: the last part alone
+/// would be another file, or the same name in two folders one file), an absolute one
+/// (`--asset-base-url`) by its last part, the file uploaded there. `None` when that could
+/// name something else than a file in the folder (`..`, an absolute path, a `?query`,
+/// escapes, text no URL holds).
+pub(crate) fn archive_file(url: &str) -> Option<&str> {
+    crate::catalog::check_url(url).ok()?;
+    let path = if url.contains("://") {
+        url.rsplit('/').next().unwrap_or(url)
+    } else {
+        url.strip_prefix("./").unwrap_or(url)
+    };
+    let plain = |part: &str| !part.is_empty() && part != "." && part != "..";
+    (path.split('/').all(plain) && !path.contains(['\\', ':', '?', '#', '%'])).then_some(path)
 }
 
 /// The archive of an index entry as it sits in `OUT`, when it is there with the digest the
@@ -1503,37 +1514,41 @@ fn sums_file(
             let (Some(url), Some(sha)) = (v["url"].as_str(), v["sha256"].as_str()) else {
                 continue;
             };
-            let name = url.rsplit('/').next().unwrap_or(url);
+            let name = archive_file(url);
             // A merged entry may name anything; the index and the sums have their own line.
-            if name == INDEX_FILE || name == SUMS_FILE {
+            if name.is_some_and(|n| n == INDEX_FILE || n == SUMS_FILE) {
                 continue;
             }
-            refuse_link(&out_dir.join(name))?;
-            let kept = (!built.contains(name))
-                .then(|| std::fs::metadata(out_dir.join(name)).ok())
-                .flatten()
-                .filter(|m| m.is_file());
-            // A kept archive is not rebuilt, so its bytes are checked here: SHA256SUMS
-            // must not list the index's digest for a file that does not have it, nor the
-            // folder be uploaded over the published archive.
-            if kept.is_some() {
-                let path = out_dir.join(name);
-                if let Some(actual) = digest_of_file(&path)?.filter(|a| a.to_string() != sha) {
-                    return Err(Error::KeptArchiveDamaged {
-                        what: format!(
-                            "{} {}",
-                            r["id"].as_str().unwrap_or_default(),
-                            v["version"].as_str().unwrap_or_default()
-                        ),
-                        path,
-                        expected: sha.to_string(),
-                        actual,
-                    });
+            if let Some(name) = name {
+                refuse_link(&out_dir.join(name))?;
+                let kept = (!built.contains(name))
+                    .then(|| std::fs::metadata(out_dir.join(name)).ok())
+                    .flatten()
+                    .filter(|m| m.is_file());
+                // A kept archive is not rebuilt, so its bytes are checked here: SHA256SUMS
+                // must not list the index's digest for a file that does not have it, nor
+                // the folder be uploaded over the published archive.
+                if kept.is_some() {
+                    let path = out_dir.join(name);
+                    if let Some(actual) = digest_of_file(&path)?.filter(|a| a.to_string() != sha) {
+                        return Err(Error::KeptArchiveDamaged {
+                            what: format!(
+                                "{} {}",
+                                r["id"].as_str().unwrap_or_default(),
+                                v["version"].as_str().unwrap_or_default()
+                            ),
+                            path,
+                            expected: sha.to_string(),
+                            actual,
+                        });
+                    }
+                }
+                if built.contains(name) || kept.is_some() {
+                    lines.insert(name.to_string(), sha.to_string());
+                    continue;
                 }
             }
-            if built.contains(name) || kept.is_some() {
-                lines.insert(name.to_string(), sha.to_string());
-            } else if !url.contains("://") {
+            if !url.contains("://") {
                 missing.push(Diagnostic::file_level(
                     &out_dir.join(INDEX_FILE),
                     Severity::Warning,

@@ -186,7 +186,10 @@ pub fn verify(index: &Location, fetcher: &Fetcher, assets: Option<&Path>) -> Rep
                 FromAssets::File(file) => Some(file),
                 // Reported as `asset-unnamed`: no line of SHA256SUMS can name it.
                 FromAssets::Unnamed => None,
-                FromAssets::No if !url.contains("://") => Some(name),
+                // By its path from the index's folder, as pack lists it (`old/x.tar.gz`).
+                FromAssets::No if !url.contains("://") => {
+                    Some(crate::pack::archive_file(url).map_or(name, String::from))
+                }
                 FromAssets::No => {
                     // Named by absolute URL (`pack --asset-base-url`), its line in
                     // SHA256SUMS names the file uploaded there.

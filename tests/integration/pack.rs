@@ -1699,6 +1699,51 @@ fn merge_keeps_outs_own_index_and_refuses_conflicts() {
     }
 }
 
+/// Found by the maintainer-side hostile-input sweep: a merged entry whose relative URL
+/// names an archive in a folder beside the index (`old/hooks-alpha-0.1.0.tar.gz`) was
+/// looked for as `OUT/hooks-alpha-0.1.0.tar.gz`, by the last part of its URL alone: pack
+/// warned that OUT lacked it though it was there, left it out of `SHA256SUMS`, and
+/// `catalog verify` then failed on `SHA256SUMS` (advising to pack again, which could not
+/// help). With a file of that name at the top of OUT, the line went to that file.
+#[test]
+fn a_merged_archive_in_a_folder_beside_the_index_is_listed_by_its_path() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "v1/alpha", &manifest("alpha"));
+    assert!(pack(&sb, "v1", "o1", &[]).status.success());
+    let mut index: Value =
+        serde_json::from_slice(&std::fs::read(sb.join("o1/hooks-index.json")).unwrap()).unwrap();
+    let sha = index["recipes"][0]["versions"][0]["sha256"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    index["recipes"][0]["versions"][0]["url"] = json!("old/hooks-alpha-0.1.0.tar.gz");
+    sb.write("m.json", serde_json::to_vec_pretty(&index).unwrap());
+    std::fs::create_dir_all(sb.join("out/old")).unwrap();
+    std::fs::copy(
+        sb.join("o1/hooks-alpha-0.1.0.tar.gz"),
+        sb.join("out/old/hooks-alpha-0.1.0.tar.gz"),
+    )
+    .unwrap();
+    let mut newer = manifest("alpha");
+    newer["version"] = json!("0.2.0");
+    write_recipe(&sb, "v2/alpha", &newer);
+
+    let o = pack(&sb, "v2", "out", &["--merge", "m.json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("archive-missing"), "{}", stderr(&o));
+    let sums = std::fs::read_to_string(sb.join("out/SHA256SUMS")).unwrap();
+    assert!(
+        sums.contains(&format!("{sha}  old/hooks-alpha-0.1.0.tar.gz\n")),
+        "{sums}"
+    );
+    let o = sb
+        .cmd()
+        .args(["catalog", "verify", "out"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
 /// A fifo where an index or archive should be fails at once instead of waiting for a
 /// writer that never comes.
 #[cfg(unix)]
