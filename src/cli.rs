@@ -298,7 +298,7 @@ struct PackArgs {
     /// Archive compression.
     #[arg(long, value_enum, default_value = "gzip")]
     compression: CompressionArg,
-    /// Keep every version this index lists as well as OUT/hooks-index.json's (a local file).
+    /// Keep every version this index lists as well as OUT/hooks-index.json's (a local file: a path or a file:// URL).
     #[arg(long, value_name = "INDEX")]
     merge: Option<PathBuf>,
     /// Write nothing; exit 1 with the differences if OUT is not what the sources produce.
@@ -1428,20 +1428,32 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
     finish_outcomes(results, &profile, printer)
 }
 
-/// `--merge INDEX`: a local file. Its archives' URLs are kept as they are, so merging a
-/// published index takes a copy of it, not its URL.
+/// `--merge INDEX`: a local file, as a path or a `file://` URL. Its archives' URLs are kept
+/// as they are, so merging a published index takes a copy of it, not its URL.
 fn merge_argument(index: PathBuf) -> Result<PathBuf, Error> {
-    let text = index.to_string_lossy();
-    if text.starts_with("http://") || text.starts_with("https://") {
-        return Err(Error::ArgInvalid {
+    use crate::fetch::Location;
+    // A name that is not UTF-8 is no URL.
+    let Some(text) = index.to_str() else {
+        return Ok(index);
+    };
+    match Location::parse(text) {
+        Ok(Location::Http(_)) => Err(Error::ArgInvalid {
             what: "--merge",
-            value: text.into_owned(),
+            value: text.to_string(),
             why: "it takes a local index file; download the published index first (`curl -fo \
                   published-index.json URL`) and merge that file"
                 .into(),
-        });
+        }),
+        Ok(Location::Path(path)) => Ok(path),
+        // `builtin:` names the catalog in the binary, which is no file: here it is a path.
+        Ok(Location::Builtin(_)) => Ok(index),
+        // Another scheme, a `file://` URL of another host.
+        Err(_) => Err(Error::ArgInvalid {
+            what: "--merge",
+            value: text.to_string(),
+            why: "it takes a local index file, as a path or a `file://` URL of this machine".into(),
+        }),
     }
-    Ok(index)
 }
 
 fn run_remove(a: RemoveArgs, printer: &Printer) -> Result<ExitCode, Error> {

@@ -1744,6 +1744,35 @@ fn a_merged_archive_in_a_folder_beside_the_index_is_listed_by_its_path() {
     assert!(o.status.success(), "{}", stderr(&o));
 }
 
+/// Found by the maintainer-side hostile-input sweep: `--merge` took a `file://` URL for a
+/// relative path named `file:`, so an index that was there was reported missing ("cannot
+/// open file:///…: No such file or directory", exit 1), and an `HTTPS://` URL was not
+/// refused as a URL (exit 1 for a missing file, not exit 2 with the advice to download it).
+#[test]
+fn merge_reads_a_file_url_and_refuses_a_web_url_in_any_case() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "s2/gamma", &manifest("gamma"));
+    assert!(pack(&sb, "s2", "o2", &[]).status.success());
+    write_recipe(&sb, "src/alpha", &manifest("alpha"));
+    let url = format!("file://{}", sb.join("o2/hooks-index.json").display());
+    let o = pack(&sb, "src", "out", &["--merge", &url]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let index: Value =
+        serde_json::from_slice(&std::fs::read(sb.join("out/hooks-index.json")).unwrap()).unwrap();
+    assert_eq!(index["recipes"][1]["id"], "gamma", "{index:#}");
+
+    let before = snapshot(&sb.join("out"));
+    for merge in [
+        "HTTPS://example.com/hooks-index.json",
+        "ftp://example.com/i.json",
+    ] {
+        let o = pack(&sb, "src", "out", &["--merge", merge]);
+        assert_eq!(o.status.code(), Some(2), "{merge}: {}", stderr(&o));
+        stderr_says(&o, "--merge");
+        assert_eq!(snapshot(&sb.join("out")), before, "{merge}");
+    }
+}
+
 /// A fifo where an index or archive should be fails at once instead of waiting for a
 /// writer that never comes.
 #[cfg(unix)]
