@@ -776,7 +776,7 @@ fn parse_only(only: Option<String>) -> Result<Option<Id>, Error> {
 fn assemble_settings(a: AssembleArgs) -> Result<assemble::Options, Error> {
     let layout = match (a.hooks_dir, a.recipes_dir) {
         (Some(h), _) => {
-            if !h.join("recipes").is_dir() && h.is_dir() {
+            if !h.join("recipes").is_dir() && h.exists() {
                 return Err(Error::ArgInvalid {
                     what: "--hooks-dir",
                     value: h.display().to_string(),
@@ -1083,6 +1083,12 @@ fn test_dirs(dirs: Vec<PathBuf>) -> Result<Vec<PathBuf>, Error> {
     };
     let mut out = Vec::new();
     for d in dirs {
+        if std::fs::metadata(&d).is_ok_and(|m| !m.is_dir()) {
+            return Err(Error::RecipesDirNotFolder {
+                path: d,
+                fix: "give a recipe folder (holding recipe.json) or a folder of recipes",
+            });
+        }
         if d.join("recipe.json").is_file() {
             out.push(d);
         } else {

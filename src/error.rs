@@ -184,6 +184,14 @@ pub enum Error {
         /// The id most likely meant, or those there are.
         hint: String,
     },
+    /// A folder of recipes (`--recipes-dir`, `test`'s RECIPE_DIR) names a file.
+    #[error("{path} is not a folder; {fix}")]
+    RecipesDirNotFolder {
+        /// The path as given.
+        path: PathBuf,
+        /// Which folder to give instead.
+        fix: &'static str,
+    },
     /// A recipes folder holds no recipe.
     #[error("no recipes in {dir}: expected folders each holding a recipe.json")]
     NoRecipes {
@@ -506,6 +514,7 @@ impl Error {
             Error::KeptArchiveDamaged { .. } => "kept-archive-damaged",
             Error::ArchiveExists { .. } => "archive-exists",
             Error::RecipeNotFound { .. } => "recipe-not-found",
+            Error::RecipesDirNotFolder { .. } => "recipes-dir-not-folder",
             Error::NoRecipes { .. } => "no-recipes",
             Error::TimestampInvalid { .. } => "timestamp-invalid",
             Error::UrlInvalid { .. } => "url-invalid",
@@ -583,6 +592,7 @@ impl Error {
             | Error::KeptArchiveDamaged { .. }
             | Error::ArchiveExists { .. }
             | Error::RecipeNotFound { .. }
+            | Error::RecipesDirNotFolder { .. }
             | Error::NoRecipes { .. }
             | Error::TypeScript { .. }
             | Error::PayloadInvalid { .. }

@@ -636,6 +636,13 @@ pub fn discover_for(
             ),
         });
     }
+    // Listed as a folder, a file was only "Not a directory".
+    if std::fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
+        return Err(Error::RecipesDirNotFolder {
+            path: dir.to_path_buf(),
+            fix: "give the folder holding the recipe folders",
+        });
+    }
     let found = survey(dir, output)?;
     let problems: Vec<Diagnostic> = (found.problems.into_iter())
         .filter(|d| only.is_none_or(|id| d.file.starts_with(dir.join(id.as_str()))))

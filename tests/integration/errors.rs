@@ -132,6 +132,42 @@ fn pack_with_a_missing_recipes_dir_prints_a_json_error() {
     assert!(!sb.join("cat").exists());
 }
 
+/// Found by the maintainer-side hostile-input sweep: a file given where a folder of
+/// recipes is expected (the recipe's own recipe.json, or a case file for `test`) failed
+/// with "cannot list …: Not a directory (os error 20)", which says neither that a folder
+/// was expected nor which to give; `--hooks-dir FILE` named `FILE/recipes`.
+#[test]
+fn a_file_given_for_a_folder_of_recipes_says_which_folder_to_give() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "src/demo", &manifest("demo"));
+    sb.write("src/demo/tests/case.json", "{}\n");
+    for (args, code, needle) in [
+        (
+            &["pack", "--recipes-dir", "src/demo/recipe.json", "--out-dir", "cat"][..],
+            1,
+            "src/demo/recipe.json is not a folder; give the folder holding the recipe folders",
+        ),
+        (
+            &["assemble", "--recipes-dir", "src/demo/recipe.json", "--out-dir", "cat"][..],
+            1,
+            "src/demo/recipe.json is not a folder; give the folder holding the recipe folders",
+        ),
+        (
+            &["test", "src/demo/tests/case.json"][..],
+            1,
+            "src/demo/tests/case.json is not a folder; give a recipe folder (holding recipe.json) or a folder of recipes",
+        ),
+        (
+            &["assemble", "--hooks-dir", "src/demo/recipe.json", "--out-dir", "cat"][..],
+            2,
+            "--hooks-dir `src/demo/recipe.json` is invalid: it has no `recipes/` folder",
+        ),
+    ] {
+        json_error(&sb, args, code, needle);
+        assert!(!sb.join("cat").exists(), "{args:?}");
+    }
+}
+
 #[test]
 fn pack_of_invalid_recipes_lists_the_diagnostics_in_the_json_error() {
     let sb = Sandbox::new();
