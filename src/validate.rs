@@ -392,7 +392,7 @@ fn validate_file(file: &Path) -> (Kind, Vec<Diagnostic>) {
 
 /// Whether a file that does not parse was meant as JSON: named `*.json`, or opening
 /// (after a byte-order mark and blanks) like a JSON object or array.
-fn meant_as_json(name: &str, bytes: &[u8]) -> bool {
+pub(crate) fn meant_as_json(name: &str, bytes: &[u8]) -> bool {
     let start = bytes
         .strip_prefix(b"\xef\xbb\xbf")
         .unwrap_or(bytes)

@@ -491,6 +491,21 @@ pub fn validate_bytes(file: &Path, bytes: &[u8]) -> Vec<Diagnostic> {
             format!("this is HTML, not a catalog index (a folder listing or an error page?); name the index file itself, e.g. …/{INDEX_FILE}"),
         )];
     }
+    // A catalog's SHA256SUMS or an archive, given for its index: no broken JSON whose
+    // first byte is worth pointing at.
+    let name = file.file_name().unwrap_or_default().to_string_lossy();
+    let not_json = !crate::validate::meant_as_json(&name, bytes)
+        && !bytes.trim_ascii().is_empty()
+        && crate::json::parse(bytes).is_err();
+    if not_json {
+        let index = file.with_file_name(INDEX_FILE);
+        return vec![Diagnostic::file_level(
+            file,
+            crate::diagnostic::Severity::Error,
+            "index-not-json",
+            format!("this is not JSON, so no catalog index (an archive, or SHA256SUMS?); give the catalog's index, {}", index.display()),
+        )];
+    }
     crate::validate::check_bytes(file, bytes, check_document)
 }
 

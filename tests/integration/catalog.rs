@@ -956,3 +956,28 @@ fn an_archive_pack_found_missing_is_reported_once_by_verify() {
     assert_eq!(code, 1, "{r:#}");
     assert_eq!(codes(&r), ["fetch-failed"], "{r:#}");
 }
+
+/// Found by the maintainer-side hostile-input sweep: `catalog verify` or `catalog list` of
+/// a catalog's SHA256SUMS or one of its archives, given for its index, reported a JSON
+/// syntax error at line 1 ("unexpected data after the end of the JSON value", "invalid
+/// UTF-8 byte"), as if the file were a broken index; it now says the file is no JSON and
+/// which to give (as `validate` does).
+#[test]
+fn a_file_of_the_catalog_given_for_its_index_is_named_as_no_json() {
+    let sb = Sandbox::new();
+    packed(&sb);
+    for file in ["cat/SHA256SUMS", "cat/hooks-alpha-0.1.0.tar.gz"] {
+        let (code, r) = verify_json(&sb, file);
+        assert_eq!(code, 1, "{file}: {r:#}");
+        assert_eq!(codes(&r), ["index-not-json"], "{file}: {r:#}");
+        let m = r["diagnostics"][0]["message"].as_str().unwrap();
+        assert!(
+            m.contains("give the catalog's index, cat/hooks-index.json"),
+            "{file}: {m}"
+        );
+        let o = sb.cmd().args(["catalog", "list", file]).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(1), "{file}: {err}");
+        assert!(err.contains("error[index-not-json]"), "{file}: {err}");
+    }
+}
