@@ -27,11 +27,13 @@ pub enum Error {
     IdInvalid(#[from] crate::id::IdError),
     /// `new` would overwrite something.
     #[error(
-        "{path} already exists; hookpack never overwrites a folder, so choose another id or --dir"
+        "{path} already exists ({what}); hookpack new never overwrites it, so choose another id or --dir"
     )]
     ScaffoldTargetExists {
-        /// The folder that exists.
+        /// What is there already.
         path: PathBuf,
+        /// What it is: "a folder", "a file", …
+        what: &'static str,
     },
     /// `run --workspace` names something that is not a folder.
     #[error("workspace {path} is not a folder; handlers run in it (--workspace, default the current folder)")]

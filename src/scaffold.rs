@@ -20,14 +20,34 @@ pub struct Scaffolded {
     pub files: Vec<String>,
 }
 
+/// The refusal of `target` when something is there already, saying what: a file or a
+/// link there is no folder.
+fn target_exists(target: &Path) -> Option<Error> {
+    let meta = std::fs::symlink_metadata(target).ok()?;
+    let kind = meta.file_type();
+    let what = if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_dir() {
+        "a folder"
+    } else if kind.is_file() {
+        "a file"
+    } else {
+        "a fifo, socket or device"
+    };
+    Some(Error::ScaffoldTargetExists {
+        path: target.to_path_buf(),
+        what,
+    })
+}
+
 /// Creates `<parent>/<id>/` with a working PreToolUse recipe.
 pub fn create(id: &Id, parent: &Path) -> Result<Scaffolded, Error> {
     if id.as_str() == "lib" {
         return Err(Error::ScaffoldIdIsHelpers);
     }
     let target = parent.join(id.as_str());
-    if std::fs::symlink_metadata(&target).is_ok() {
-        return Err(Error::ScaffoldTargetExists { path: target });
+    if let Some(e) = target_exists(&target) {
+        return Err(e);
     }
     // A file or a link to nothing there is the user's mistake, not a failing disk.
     if std::fs::symlink_metadata(parent).is_ok() && !parent.is_dir() {
@@ -57,10 +77,8 @@ pub fn create(id: &Id, parent: &Path) -> Result<Scaffolded, Error> {
     let written = write_all(&staging, &files).and_then(|()| {
         // Re-check: another process may have created the target meanwhile, and rename
         // would replace an empty folder.
-        if std::fs::symlink_metadata(&target).is_ok() {
-            return Err(Error::ScaffoldTargetExists {
-                path: target.clone(),
-            });
+        if let Some(e) = target_exists(&target) {
+            return Err(e);
         }
         crate::fs::rename(&staging, &target).map_err(Error::from)
     });

@@ -86,6 +86,30 @@ fn scaffold_into_a_dir_that_is_not_a_folder_is_refused() {
     assert!(!sb.join("nowhere").exists());
 }
 
+/// Found by the maintainer-side hostile-input sweep: a file (or a link) where the recipe's
+/// folder would go was refused as "hookpack never overwrites a folder", calling it a
+/// folder; the refusal now says what is there.
+#[cfg(unix)]
+#[test]
+fn scaffold_over_a_file_says_it_is_a_file() {
+    let sb = Sandbox::new();
+    sb.write("recipes/b", "mine\n");
+    std::os::unix::fs::symlink(sb.join("nowhere"), sb.join("recipes/c")).unwrap();
+    for (id, what) in [("b", "a file"), ("c", "a symbolic link")] {
+        let out = new_in(&sb, id, "recipes");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{id}: {err}");
+        assert!(
+            err.contains(&format!(
+                "recipes/{id} already exists ({what}); hookpack new never overwrites it"
+            )),
+            "{id}: {err}"
+        );
+    }
+    assert_eq!(std::fs::read(sb.join("recipes/b")).unwrap(), b"mine\n");
+    assert!(!sb.join("nowhere").exists());
+}
+
 /// `--dir` naming a recipe folder, or a folder inside one, would nest the new recipe in
 /// the other's archive (found by a maintainer-side sweep: `validate` passed and pack
 /// shipped b's sources inside a's archive). Refused, nothing written.
