@@ -1182,7 +1182,9 @@ fn merge_index(
                         let url = existing["url"].as_str().unwrap_or_default();
                         return Err(Error::PublishedArchiveLost {
                             what: format!("{id} {version}"),
-                            path: opts.out_dir.join(archive_name(existing).unwrap_or(url)),
+                            path: opts
+                                .out_dir
+                                .join(archive_name(existing).unwrap_or_else(|| url.to_string())),
                             published,
                             manifest: b.manifest.clone(),
                         });
@@ -1439,25 +1441,41 @@ fn kept_size_fix(id: &str, v: &Value, opts: &Options) -> Result<Option<SizeFix>,
 }
 
 /// The name in OUT of the archive an index entry lists: see [`archive_file`].
-fn archive_name(existing: &Value) -> Option<&str> {
+fn archive_name(existing: &Value) -> Option<String> {
     archive_file(existing["url"].as_str()?)
 }
 
 /// The path, relative to the catalog folder, of the archive an index names by `url`: a
-/// relative URL as it is (beside the index, or in a folder beside it: the last part alone
-/// would be another file, or the same name in two folders one file), an absolute one
-/// (`--asset-base-url`) by its last part, the file uploaded there. `None` when that could
-/// name something else than a file in the folder (`..`, an absolute path, a `?query`,
-/// escapes, text no URL holds).
-pub(crate) fn archive_file(url: &str) -> Option<&str> {
+/// relative URL as the file it resolves to (beside the index, or in a folder beside it:
+/// `old/x.tar.gz`, whose last part alone would be another file, `a/../x.tar.gz` that is
+/// `x.tar.gz`), an absolute one (`--asset-base-url`) by its last part, the file uploaded
+/// there. `None` when that could name something else than a file in the folder (a folder,
+/// one above it, an absolute path, a `?query`, escapes, text no URL holds).
+pub(crate) fn archive_file(url: &str) -> Option<String> {
     crate::catalog::check_url(url).ok()?;
     let path = if url.contains("://") {
         url.rsplit('/').next().unwrap_or(url)
     } else {
-        url.strip_prefix("./").unwrap_or(url)
+        url
     };
-    let plain = |part: &str| !part.is_empty() && part != "." && part != "..";
-    (path.split('/').all(plain) && !path.contains(['\\', ':', '?', '#', '%'])).then_some(path)
+    let last = path.rsplit('/').next().unwrap_or(path);
+    if matches!(last, "" | "." | "..")
+        || path.starts_with('/')
+        || path.contains(['\\', ':', '?', '#', '%'])
+    {
+        return None;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            part => parts.push(part),
+        }
+    }
+    Some(parts.join("/"))
 }
 
 /// The archive of an index entry as it sits in `OUT`, when it is there with the digest the
@@ -1472,14 +1490,14 @@ fn intact_archive(
     let Ok(sha256) = Sha256::parse(sha) else {
         return Ok(None);
     };
-    let path = opts.out_dir.join(name);
+    let path = opts.out_dir.join(&name);
     let Ok(meta) = std::fs::symlink_metadata(&path) else {
         return Ok(None);
     };
     if !meta.is_file() || digest_of_file(&path)? != Some(sha256) {
         return Ok(None);
     }
-    Ok(Some((name.to_string(), sha256, meta.len())))
+    Ok(Some((name, sha256, meta.len())))
 }
 
 /// Whether the archive at `published` decompresses to the tar stream `tree` gives now.
@@ -1523,10 +1541,13 @@ fn sums_file(
             };
             let name = archive_file(url);
             // A merged entry may name anything; the index and the sums have their own line.
-            if name.is_some_and(|n| n == INDEX_FILE || n == SUMS_FILE) {
+            if name
+                .as_deref()
+                .is_some_and(|n| n == INDEX_FILE || n == SUMS_FILE)
+            {
                 continue;
             }
-            if let Some(name) = name {
+            if let Some(name) = name.as_deref() {
                 refuse_link(&out_dir.join(name))?;
                 let kept = (!built.contains(name))
                     .then(|| std::fs::metadata(out_dir.join(name)).ok())
@@ -1716,6 +1737,29 @@ fn sync_folder(dir: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_archive_is_the_file_its_url_resolves_to_in_the_catalog_folder() {
+        for (url, file) in [
+            ("hooks-a-1.0.0.tar.gz", Some("hooks-a-1.0.0.tar.gz")),
+            ("./hooks-a-1.0.0.tar.gz", Some("hooks-a-1.0.0.tar.gz")),
+            ("old/hooks-a-1.0.0.tar.gz", Some("old/hooks-a-1.0.0.tar.gz")),
+            ("old/../hooks-a-1.0.0.tar.gz", Some("hooks-a-1.0.0.tar.gz")),
+            (
+                "https://cdn.test/h/hooks-a-1.0.0.tar.gz",
+                Some("hooks-a-1.0.0.tar.gz"),
+            ),
+            ("../hooks-a-1.0.0.tar.gz", None),
+            ("/srv/hooks-a-1.0.0.tar.gz", None),
+            ("old/", None),
+            ("old/..", None),
+            ("hooks-a-1.0.0.tar.gz?v=1", None),
+            ("hooks%2Da-1.0.0.tar.gz", None),
+            ("https://cdn.test/h/", None),
+        ] {
+            assert_eq!(archive_file(url).as_deref(), file, "{url}");
+        }
+    }
 
     #[test]
     fn sums_never_list_the_index_or_themselves_as_an_archive() {

@@ -188,7 +188,7 @@ pub fn verify(index: &Location, fetcher: &Fetcher, assets: Option<&Path>) -> Rep
                 FromAssets::Unnamed => None,
                 // By its path from the index's folder, as pack lists it (`old/x.tar.gz`).
                 FromAssets::No if !url.contains("://") => {
-                    Some(crate::pack::archive_file(url).map_or(name, String::from))
+                    Some(crate::pack::archive_file(url).unwrap_or(name))
                 }
                 FromAssets::No => {
                     // Named by absolute URL (`pack --asset-base-url`), its line in
