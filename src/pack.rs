@@ -1548,7 +1548,7 @@ fn sums_file(
                 continue;
             }
             if let Some(name) = name.as_deref() {
-                refuse_link(&out_dir.join(name))?;
+                refuse_links_to(out_dir, name)?;
                 let kept = (!built.contains(name))
                     .then(|| std::fs::metadata(out_dir.join(name)).ok())
                     .flatten()
@@ -1609,6 +1609,17 @@ fn refuse_link(path: &Path) -> Result<(), Error> {
              replace the link with a copy of the file it points to, or remove it, and pack \
              again",
         ));
+    }
+    Ok(())
+}
+
+/// [`refuse_link`] for the file `name` of OUT and each folder on the way to it (`old/` of
+/// a merged archive named `old/x.tar.gz`).
+fn refuse_links_to(out_dir: &Path, name: &str) -> Result<(), Error> {
+    let mut path = out_dir.to_path_buf();
+    for part in name.split('/') {
+        path.push(part);
+        refuse_link(&path)?;
     }
     Ok(())
 }

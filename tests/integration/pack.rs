@@ -1744,6 +1744,33 @@ fn a_merged_archive_in_a_folder_beside_the_index_is_listed_by_its_path() {
     assert!(o.status.success(), "{}", stderr(&o));
 }
 
+/// A merged archive in a folder beside the index is read from that folder in OUT, so a
+/// link there is refused like a link at the archive itself: pack vouches in SHA256SUMS
+/// only for files OUT holds itself.
+#[cfg(unix)]
+#[test]
+fn a_merged_archive_behind_a_folder_link_is_refused() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "v1/alpha", &manifest("alpha"));
+    assert!(pack(&sb, "v1", "elsewhere", &[]).status.success());
+    let mut index: Value =
+        serde_json::from_slice(&std::fs::read(sb.join("elsewhere/hooks-index.json")).unwrap())
+            .unwrap();
+    index["recipes"][0]["versions"][0]["url"] = json!("old/hooks-alpha-0.1.0.tar.gz");
+    sb.write("m.json", serde_json::to_vec_pretty(&index).unwrap());
+    std::fs::create_dir_all(sb.join("out")).unwrap();
+    std::os::unix::fs::symlink(sb.join("elsewhere"), sb.join("out/old")).unwrap();
+    let mut newer = manifest("alpha");
+    newer["version"] = json!("0.2.0");
+    write_recipe(&sb, "v2/alpha", &newer);
+    let before = snapshot(&sb.join("out"));
+
+    let o = pack(&sb, "v2", "out", &["--merge", "m.json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    stderr_says(&o, "refused out/old: is a symbolic link");
+    assert_eq!(snapshot(&sb.join("out")), before);
+}
+
 /// Found by the maintainer-side hostile-input sweep: `--merge` took a `file://` URL for a
 /// relative path named `file:`, so an index that was there was reported missing ("cannot
 /// open file:///…: No such file or directory", exit 1), and an `HTTPS://` URL was not
