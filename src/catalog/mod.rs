@@ -296,6 +296,8 @@ pub fn check_document(value: &Value, f: &mut Findings) {
         }
     };
     let mut ids: HashMap<String, String> = HashMap::new();
+    // Each version is an archive of its own (its one top folder is `<id>-<version>/`).
+    let mut urls: HashMap<String, String> = HashMap::new();
     let mut previous: Option<String> = None;
     for (i, r) in recipes.iter().enumerate() {
         let rp = format!("/recipes/{i}");
@@ -386,6 +388,14 @@ pub fn check_document(value: &Value, f: &mut Findings) {
                         "url-invalid",
                         format!("url `{url}` {why}"),
                     );
+                } else if let Some(first) = urls.get(url) {
+                    f.error(
+                        &pointer_push(&vp, "url"),
+                        "url-duplicate",
+                        format!("url `{url}` is listed already (at {first}); each version is an archive of its own, so give this one the URL of its archive"),
+                    );
+                } else {
+                    urls.insert(url.to_string(), pointer_push(&vp, "url"));
                 }
             }
             if let Some(sha) = str_field(vobj, "sha256", &vp, f) {

@@ -635,6 +635,7 @@ fn a_closed_pipe_ends_the_listing_quietly() {
         .map(|i| {
             let mut r = alpha.clone();
             r["id"] = json!(format!("r{i:04}"));
+            r["versions"][0]["url"] = json!(format!("hooks-r{i:04}-0.1.0.tar.gz"));
             r
         })
         .collect();
@@ -980,4 +981,39 @@ fn a_file_of_the_catalog_given_for_its_index_is_named_as_no_json() {
         assert_eq!(o.status.code(), Some(1), "{file}: {err}");
         assert!(err.contains("error[index-not-json]"), "{file}: {err}");
     }
+}
+
+/// Found by the maintainer-side hostile-input sweep: an index listing one archive for two
+/// versions (a hand-edited or merged entry) passed `validate` and `pack --merge`, which
+/// then wrote SHA256SUMS with one line for that file holding whichever digest came last,
+/// so `sha256sum -c` failed on it; only `catalog verify` found the archive not to be the
+/// version's. Each version is an archive of its own, so a URL listed twice is an error.
+#[test]
+fn an_archive_listed_for_two_versions_is_refused() {
+    let sb = Sandbox::new();
+    packed(&sb);
+    edit_index(&sb, |index| {
+        let mut other = index["recipes"][1]["versions"][0].clone();
+        other["version"] = json!("0.0.9");
+        other["sha256"] = json!("0".repeat(64));
+        index["recipes"][1]["versions"]
+            .as_array_mut()
+            .unwrap()
+            .push(other);
+    });
+    let (code, v) = validate_json(&sb, &["cat/hooks-index.json"]);
+    assert_eq!(code, 1, "{v:#}");
+    assert_finding(&v, "/recipes/1/versions/1/url", "url-duplicate");
+    let (code, r) = verify_json(&sb, "cat");
+    assert_eq!(code, 1, "{r:#}");
+    assert_finding(&r, "/recipes/1/versions/1/url", "url-duplicate");
+
+    // As an index to merge, it is refused before anything is written.
+    std::fs::rename(sb.join("cat/hooks-index.json"), sb.join("m.json")).unwrap();
+    let before = crate::pack::snapshot(&sb.join("cat"));
+    let o = pack_src_with(&sb, &["--merge", "m.json"]);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("error[url-duplicate]"), "{err}");
+    assert_eq!(crate::pack::snapshot(&sb.join("cat")), before);
 }
