@@ -371,11 +371,51 @@ fn check_installable(tree: &Tree, recipe: &Recipe) -> Option<Diagnostic> {
     if let Err(e) = listing.add(format!("{top}/").as_bytes(), true, 0) {
         return Some(refused(&tree.source, e));
     }
+    if let Some(d) = hidden_script(tree, recipe) {
+        return Some(d);
+    }
     let mut raw = String::new();
     for e in &tree.entries {
         archive_path(&mut raw, &top, e);
         if let Err(err) = listing.add(raw.as_bytes(), e.size.is_none(), e.size.unwrap_or(0)) {
             return Some(refused(&tree.shown(&e.path), err));
+        }
+    }
+    None
+}
+
+/// A handler whose script is hidden, or in a hidden folder: the archive would lack it, since
+/// hidden entries are never packed (see [`recipe::walk_tree`]).
+fn hidden_script(tree: &Tree, recipe: &Recipe) -> Option<Diagnostic> {
+    let handlers = recipe.hooks.iter().flat_map(|(event, groups)| {
+        groups
+            .iter()
+            .flat_map(move |g| g.hooks.iter().map(move |h| (event, h)))
+    });
+    for (event, h) in handlers {
+        let Ok(words) = crate::command::split(&h.command) else {
+            continue;
+        };
+        let crate::command::Target::Script { path, .. } = crate::command::target(&words) else {
+            continue;
+        };
+        let hidden = Path::new(&path)
+            .components()
+            .any(|c| matches!(c, std::path::Component::Normal(name) if recipe::is_hidden(name)));
+        if hidden {
+            let which =
+                h.id.as_ref()
+                    .map(|id| format!("`{id}`, "))
+                    .unwrap_or_default();
+            return Some(Diagnostic::file_level(
+                &tree.source.join("recipe.json"),
+                Severity::Error,
+                "script-hidden",
+                format!(
+                    "script `{path}` (handler {which}{event}) is in a hidden file or folder, \
+                     which is never packed; rename it"
+                ),
+            ));
         }
     }
     None

@@ -502,6 +502,10 @@ pub struct TreeEntry {
 /// must not hold: links (the folder itself included), special files, hard links,
 /// `node_modules`, non-UTF-8 names.
 ///
+/// Hidden entries (`.DS_Store`, `.git/`) are passed over, as assemble never ships them, and
+/// so are folders with no file below them, which git does not keep: a working tree and a
+/// checkout of it list the same.
+///
 /// Depth first, each folder's entries sorted bytewise by name. Each folder is listed and
 /// its files' sizes read (`statx` relative to the open folder, so no path is looked up from
 /// the root again) before the next one is opened, so a deep tree never holds more than one
@@ -525,7 +529,25 @@ pub fn walk_tree(dir: &Path) -> (Vec<TreeEntry>, Vec<Diagnostic>) {
             }
         }
     }
-    (walk.entries, walk.problems)
+    let mut entries = walk.entries;
+    let mut holding = std::collections::HashSet::new();
+    for e in entries.iter().filter(|e| e.size.is_some()) {
+        let mut rel = e.rel.as_str();
+        while let Some((folder, _)) = rel.rsplit_once('/') {
+            if holding.contains(folder) {
+                break;
+            }
+            holding.insert(folder.to_string());
+            rel = folder;
+        }
+    }
+    entries.retain(|e| e.size.is_some() || holding.contains(&e.rel));
+    (entries, walk.problems)
+}
+
+/// Whether a name is hidden (`.DS_Store`, `.git`): never packed.
+pub fn is_hidden(name: &std::ffi::OsStr) -> bool {
+    name.as_encoded_bytes().first() == Some(&b'.')
 }
 
 fn symlink_diagnostic(path: &Path) -> Diagnostic {
@@ -590,6 +612,9 @@ impl Walk<'_> {
     }
 
     fn visit(&mut self, child: Listed) {
+        if is_hidden(&child.name) {
+            return;
+        }
         let path = child.path;
         let ft = match child.kind {
             Ok(ft) => ft,

@@ -401,6 +401,45 @@ fn archive_bytes_do_not_depend_on_the_cpu() {
     }
 }
 
+/// Hidden files and folders (`.DS_Store`, `.git/`) and folders with no file to pack are
+/// never packed, as assemble never ships them, so a working tree with them gives the bytes
+/// a git checkout without them gives (they were packed, and `pack --check` of a fresh
+/// checkout then failed).
+#[test]
+fn hidden_entries_and_empty_folders_are_not_packed() {
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    ok(&pack(&sb, "src", "clean", &[]));
+    sb.write("src/beta/.DS_Store", "finder");
+    sb.write("src/beta/.git/HEAD", "ref: refs/heads/main\n");
+    sb.write("src/beta/data/.hidden.json", "{}\n");
+    std::fs::create_dir_all(sb.join("src/beta/empty/inner")).unwrap();
+    // Nothing in a hidden folder is packed, so a link there is not in the way either.
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("/etc/passwd", sb.join("src/beta/.git/link")).unwrap();
+    ok(&pack(&sb, "src", "worktree", &[]));
+    assert_eq!(snapshot(&sb.join("clean")), snapshot(&sb.join("worktree")));
+
+    // A handler whose script is hidden would be packed without it: refused, naming it.
+    let mut m = manifest("beta");
+    m["version"] = json!("0.2.0");
+    m["hooks"]["PreToolUse"][0]["hooks"][0]["command"] = json!("node .bin/main.js");
+    sb.write("src/beta/.bin/main.js", "process.exit(0);\n");
+    sb.write("src/beta/recipe.json", serde_json::to_vec(&m).unwrap());
+    let o = pack(&sb, "src", "worktree", &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    stderr_says(
+        &o,
+        "src/beta/recipe.json: error[script-hidden]: script `.bin/main.js` (handler `gate`, \
+         PreToolUse) is in a hidden file or folder, which is never packed; rename it",
+    );
+    assert_eq!(snapshot(&sb.join("clean")), snapshot(&sb.join("worktree")));
+    // `validate` says the same.
+    let (code, report) = validate_json(&sb, &["src/beta"]);
+    assert_eq!(code, 1, "{report:#}");
+    assert_finding(&report, "", "script-hidden");
+}
+
 #[cfg(unix)]
 #[test]
 fn planted_faults_are_refused_and_out_is_untouched() {
