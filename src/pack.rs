@@ -606,6 +606,16 @@ pub fn survey(dir: &Path, output: Option<&Path>) -> Result<Surveyed, crate::fs::
             ));
         } else if !ft.is_dir() {
             continue;
+        } else if has_manifest && name == "lib" {
+            // Its files are copied into every other recipe as their helpers.
+            out.problems.push(Diagnostic::file_level(
+                &path,
+                Severity::Error,
+                "recipe-in-helpers",
+                "`lib` is the folder of the shared helpers, so it cannot be a recipe (it \
+                 holds a recipe.json); move the recipe to a folder of another name, with that \
+                 name as its id",
+            ));
         } else if has_manifest {
             out.recipes.push(path);
         } else if name == "lib" {

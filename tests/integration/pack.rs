@@ -440,6 +440,26 @@ fn hidden_entries_and_empty_folders_are_not_packed() {
     assert_finding(&report, "", "script-hidden");
 }
 
+/// `lib/` is the shared helpers' folder, so a `recipe.json` there is refused, as `hookpack
+/// new lib` is: it was packed as recipe `lib` while its files were also copied into every
+/// other recipe as their helpers.
+#[test]
+fn a_recipe_in_the_helpers_folder_is_refused() {
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    write_recipe(&sb, "src/lib", &manifest("lib"));
+    let said = "src/lib: error[recipe-in-helpers]: `lib` is the folder of the shared \
+                helpers, so it cannot be a recipe (it holds a recipe.json); move the recipe \
+                to a folder of another name, with that name as its id";
+    let o = pack(&sb, "src", "out", &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    stderr_says(&o, said);
+    assert!(!sb.join("out").exists());
+    let (code, report) = validate_json(&sb, &["src"]);
+    assert_eq!(code, 1, "{report:#}");
+    assert_finding(&report, "", "recipe-in-helpers");
+}
+
 #[cfg(unix)]
 #[test]
 fn planted_faults_are_refused_and_out_is_untouched() {
