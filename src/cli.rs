@@ -1111,6 +1111,9 @@ fn test_dirs(dirs: Vec<PathBuf>) -> Result<Vec<PathBuf>, Error> {
 fn run_test(dirs: Vec<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
     let dirs = test_dirs(dirs)?;
     let mut results = Vec::new();
+    // Recipes that have no case: nothing of them is tested, and the run's outcome cannot
+    // say so.
+    let mut without_cases = Vec::new();
     for dir in &dirs {
         let parent = dir
             .parent()
@@ -1120,7 +1123,11 @@ fn run_test(dirs: Vec<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
         let built = &assembled.dirs[0];
         let loaded = crate::recipe::load(built, false)
             .map_err(|diagnostics| Error::RecipesInvalid { diagnostics })?;
-        results.extend(crate::fixture::run_recipe(dir, built, &loaded.recipe)?);
+        let ran = crate::fixture::run_recipe(dir, built, &loaded.recipe)?;
+        if ran.is_empty() {
+            without_cases.push(loaded.recipe.id.to_string());
+        }
+        results.extend(ran);
     }
     let passed = results.iter().filter(|r| r.passed).count();
     let failed = results.len() - passed;
@@ -1131,11 +1138,13 @@ fn run_test(dirs: Vec<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
                 passed: usize,
                 failed: usize,
                 cases: &'a [crate::fixture::CaseResult],
+                without_cases: &'a [String],
             }
             printer.json(&Out {
                 passed,
                 failed,
                 cases: &results,
+                without_cases: &without_cases,
             })?;
         }
         _ => {
@@ -1173,6 +1182,13 @@ fn run_test(dirs: Vec<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
     }
     if results.is_empty() {
         printer.message("no fixture cases found (tests/*.json in each recipe)");
+    } else {
+        for id in &without_cases {
+            printer.message(&format!(
+                "warning: recipe `{id}` has no fixture cases (tests/*.json), so nothing of it \
+                 was tested; add one (see the cases `hookpack new` writes)"
+            ));
+        }
     }
     Ok(if failed > 0 {
         ExitCode::Invalid

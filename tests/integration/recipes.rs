@@ -2,6 +2,7 @@
 //! `node`, and `hookpack test` reports failures with a diff.
 
 use crate::common::*;
+use serde_json::json;
 use std::path::Path;
 
 #[test]
@@ -1037,4 +1038,32 @@ fn failing_test_run(sb: &Sandbox) -> String {
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
     assert_eq!(o.status.code(), Some(1), "{text}");
     text
+}
+
+/// A recipe without fixture cases, beside one with them, passed `test` without a word: CI
+/// that runs `hookpack test recipes` could not tell it tested nothing there. It is named
+/// (a warning; the run's outcome is its cases'), in text and JSON.
+#[test]
+fn a_recipe_without_cases_is_named_by_test() {
+    let sb = Sandbox::new();
+    scaffold_demo(&sb);
+    write_recipe(&sb, "recipes/bare", &manifest("bare"));
+    let o = sb.cmd().args(["test", "recipes"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(
+            "warning: recipe `bare` has no fixture cases (tests/*.json), so nothing of it was \
+             tested; add one (see the cases `hookpack new` writes)"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("`demo`"), "{err}");
+    let o = sb
+        .cmd()
+        .args(["test", "recipes", "--format", "json"])
+        .output()
+        .unwrap();
+    let report = one_json_document(&o);
+    assert_eq!(report["without_cases"], json!(["bare"]), "{report:#}");
 }
