@@ -88,15 +88,28 @@ pub fn read_file(p: &Path) -> Result<Option<Receipt>, Error> {
         path: p.to_path_buf(),
         why: unreadable_why(p, &e),
     };
-    match std::fs::read(p) {
-        Ok(b) => {
-            let r: Receipt = serde_json::from_slice(&b).map_err(|e| unreadable(e.to_string()))?;
-            check(p, &r).map_err(unreadable)?;
-            Ok(Some(r))
+    // A regular file only: a fifo would wait for a writer for good.
+    let file = match crate::fs::open_regular(p) {
+        Ok((file, _)) => file,
+        Err(e) if e.source.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        // A folder or fifo in its place is an unreadable receipt; other failures (say,
+        // `hooks/.receipts` is a file) are not the receipt's.
+        Err(e)
+            if matches!(
+                e.source.kind(),
+                std::io::ErrorKind::IsADirectory | std::io::ErrorKind::InvalidInput
+            ) =>
+        {
+            return Err(unreadable(e.source.to_string()))
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(crate::fs::FsError::new("read", p, e).into()),
-    }
+        Err(e) => return Err(e.into()),
+    };
+    let mut b = Vec::new();
+    std::io::Read::read_to_end(&mut &file, &mut b)
+        .map_err(|e| crate::fs::FsError::new("read", p, e))?;
+    let r: Receipt = serde_json::from_slice(&b).map_err(|e| unreadable(e.to_string()))?;
+    check(p, &r).map_err(unreadable)?;
+    Ok(Some(r))
 }
 
 /// The id and file paths of a receipt are joined to the profile's paths (`doctor` reads

@@ -3255,3 +3255,61 @@ fn remove_without_a_receipt_says_the_whole_folder_goes_and_lists_it() {
     );
     assert!(!sb.join("p/hooks/turn-router").exists());
 }
+
+/// Makes a fifo at `p` (and the folders above it).
+fn mkfifo(p: &std::path::Path) {
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(p)
+        .status()
+        .unwrap();
+    assert!(made.success());
+}
+
+/// Runs hookpack with `args` on the profile `prof`, killed after 30 s: for files that could
+/// make it wait for good.
+fn in_prof_bounded(sb: &Sandbox, args: &[&str]) -> std::process::Output {
+    sb.cmd()
+        .args(args)
+        .args(["--profile", "prof"])
+        .timeout(std::time::Duration::from_secs(30))
+        .output()
+        .unwrap()
+}
+
+/// Found by the hostile-input sweep: a fifo in `hooks/.receipts` (in the place of a
+/// recipe's receipt, or beside them) made `list`, `doctor`, `install`, `remove` and
+/// `update` wait for a writer for good, since receipts were opened as whatever they were.
+#[test]
+fn a_receipt_that_is_a_fifo_is_refused_not_waited_for() {
+    for name in ["tool-gate", "zzz"] {
+        let sb = Sandbox::new();
+        ok(&in_prof(&sb, &["install", "tool-gate"]));
+        let receipt = sb.join(&format!("prof/hooks/.receipts/{name}.json"));
+        let _ = std::fs::remove_file(&receipt);
+        mkfifo(&receipt);
+        // `install` and `remove` read the receipt of the recipe they are given alone.
+        let reads_it: &[&[&str]] = if name == "tool-gate" {
+            &[
+                &["list"],
+                &["doctor"],
+                &["install", "tool-gate"],
+                &["remove", "tool-gate"],
+                &["update"],
+            ]
+        } else {
+            &[&["list"], &["doctor"], &["update"]]
+        };
+        for args in reads_it {
+            let o = in_prof_bounded(&sb, args);
+            // `doctor` reports it on stdout, the others stop on it.
+            let said = String::from_utf8_lossy(&[o.stdout, o.stderr].concat()).into_owned();
+            assert_eq!(o.status.code(), Some(1), "{name}: {args:?}: {said}");
+            assert!(
+                said.contains(&format!("{name}.json: ")) && said.contains("is a fifo"),
+                "{name}: {args:?}: {said}"
+            );
+        }
+        assert!(sb.join("prof/hooks/tool-gate/recipe.json").is_file());
+    }
+}
