@@ -1055,11 +1055,27 @@ pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
     staging_root(profile)?;
     let mut notes = Vec::new();
     let jpath = profile.journal();
-    if let Ok(bytes) = std::fs::read(&jpath) {
+    let read = match crate::fs::open_regular(&jpath) {
+        Ok((mut file, _)) => {
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut file, &mut bytes)
+                .ok()
+                .map(|_| Ok(bytes))
+        }
+        // A fifo (or socket, or device) is no journal hookpack wrote, and opening it as one
+        // would wait for a writer for good: ignored as an unreadable journal is.
+        Err(e) if e.source.kind() == std::io::ErrorKind::InvalidInput => {
+            Some(Err(e.source.to_string()))
+        }
+        Err(_) => None,
+    };
+    if let Some(read) = read {
         // Only the staging folder's name is taken from the journal (it is always directly
         // in the profile's staging folder), so a profile reached or moved elsewhere still
         // recovers, and a journal hookpack did not write cannot name paths outside.
-        let parsed = serde_json::from_slice::<Journal>(&bytes).map(|j| {
+        let parsed = read
+            .and_then(|bytes| serde_json::from_slice::<Journal>(&bytes).map_err(|e| e.to_string()));
+        let parsed = parsed.map(|j| {
             let staging = j
                 .staging
                 .file_name()

@@ -3313,3 +3313,32 @@ fn a_receipt_that_is_a_fifo_is_refused_not_waited_for() {
         assert!(sb.join("prof/hooks/tool-gate/recipe.json").is_file());
     }
 }
+
+/// Found by the hostile-input sweep: a fifo in the place of the profile's journal made
+/// `install`, `remove` and `doctor --fix`, which finish or undo an interrupted change first,
+/// wait for a writer for good. It is no journal hookpack wrote: it is ignored and removed
+/// as an unreadable one is.
+#[test]
+fn a_journal_that_is_a_fifo_is_ignored_not_waited_for() {
+    for args in [
+        &["install", "tool-gate"][..],
+        &["remove", "tool-gate"],
+        &["doctor", "--fix"],
+    ] {
+        let sb = Sandbox::new();
+        ok(&in_prof(&sb, &["install", "tool-gate"]));
+        let journal = sb.join("prof/.hookpack-journal.json");
+        mkfifo(&journal);
+        let o = in_prof_bounded(&sb, args);
+        let said = String::from_utf8_lossy(&[o.stdout, o.stderr].concat()).into_owned();
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {said}");
+        // `doctor --fix` says what it did; install and remove recover without a word.
+        if args[0] == "doctor" {
+            assert!(
+                said.contains("ignored an unreadable journal") && said.contains("is a fifo"),
+                "{args:?}: {said}"
+            );
+        }
+        assert!(std::fs::symlink_metadata(&journal).is_err(), "{args:?}");
+    }
+}
