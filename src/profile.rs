@@ -319,12 +319,27 @@ impl Lock {
         if let Some(dir) = path.parent() {
             crate::fs::create_dir_all(dir)?;
         }
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|e| crate::fs::FsError::new("open the lock file", &path, e))?;
+        let mut options = std::fs::OpenOptions::new();
+        options.create(true).truncate(false).write(true);
+        // Only the open of a fifo would block (for good: no one reads it); the lock of a
+        // regular file ignores the flag.
+        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+        let open_error = |e| crate::fs::FsError::new("open the lock file", &path, e);
+        let refused = || {
+            open_error(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "is a fifo, socket or device, expected a regular file; remove it (hookpack \
+                 makes the lock file anew)",
+            ))
+        };
+        let file = match options.open(&path) {
+            // ENXIO: a fifo no one reads, opened without blocking.
+            Err(e) if e.raw_os_error() == Some(libc::ENXIO) => return Err(refused().into()),
+            opened => opened.map_err(open_error)?,
+        };
+        if !file.metadata().map_err(open_error)?.is_file() {
+            return Err(refused().into());
+        }
         Lock::wait_for(file, path, wait)
     }
 

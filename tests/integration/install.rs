@@ -3342,3 +3342,41 @@ fn a_journal_that_is_a_fifo_is_ignored_not_waited_for() {
         assert!(std::fs::symlink_metadata(&journal).is_err(), "{args:?}");
     }
 }
+
+/// Found by the hostile-input sweep: a fifo in the place of the profile's lock file made
+/// `install` (and every verb that changes the profile) wait for a reader for good, past
+/// `HOOKPACK_LOCK_TIMEOUT`; one in the place of the trust file's lock did the same to
+/// `trust`, `revoke` and `remove`. Each is refused, naming the file.
+#[test]
+fn a_lock_file_that_is_a_fifo_is_refused_not_waited_for() {
+    // `remove` drops trust entries after its commit, and warns when it cannot (exit 0).
+    let cases: [(&str, &[&str], i32); 4] = [
+        ("prof/.hookpack.lock", &["install", "tool-gate"], 1),
+        ("prof/.hookpack.lock", &["remove", "tool-gate"], 1),
+        ("finclaw-home/.hookpack-trust.lock", &["trust", "--all"], 1),
+        (
+            "finclaw-home/.hookpack-trust.lock",
+            &["remove", "tool-gate"],
+            0,
+        ),
+    ];
+    for (lock, args, code) in cases {
+        let sb = Sandbox::new();
+        ok(&in_prof(&sb, &["install", "tool-gate"]));
+        // `remove` takes the trust file's lock to drop the entries of what it removes.
+        ok(&in_prof(&sb, &["trust", "--all"]));
+        let before = sandbox_state(&sb.join("prof"));
+        let _ = std::fs::remove_file(sb.join(lock));
+        mkfifo(&sb.join(lock));
+        let o = in_prof_bounded(&sb, args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(code), "{lock}: {args:?}: {err}");
+        assert!(
+            err.contains(lock) && err.contains("is a fifo"),
+            "{lock}: {args:?}: {err}"
+        );
+        if code == 1 {
+            assert_eq!(sandbox_state(&sb.join("prof")), before, "{lock}: {args:?}");
+        }
+    }
+}
