@@ -134,6 +134,12 @@ fn check(p: &Path, r: &Receipt) -> Result<(), String> {
             ));
         }
     }
+    // `update` fetches from it.
+    if let Some(url) = &r.index_url {
+        if let Err(e) = crate::fetch::Location::parse(url) {
+            return Err(format!("its index {e}"));
+        }
+    }
     for f in &r.files {
         let clean = !f.path.is_empty()
             && Path::new(&f.path)

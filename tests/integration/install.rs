@@ -3380,3 +3380,38 @@ fn a_lock_file_that_is_a_fifo_is_refused_not_waited_for() {
         }
     }
 }
+
+/// Found by the hostile-input sweep: a receipt whose `index_url` is no location hookpack
+/// fetches from (edited by hand to `ftp://…`) made `update` stop with "`ftp://…` is not a
+/// usable location", naming neither the receipt nor a way out, for every recipe, while
+/// `doctor` found no problem. It is an unreadable receipt, reported as the others are.
+#[test]
+fn an_unusable_index_url_in_a_receipt_is_reported_with_a_way_out() {
+    let sb = Sandbox::new();
+    ok(&in_prof(&sb, &["install", "tool-gate"]));
+    let receipt = sb.join("prof/hooks/.receipts/tool-gate.json");
+    let mut r = read_json(&receipt);
+    r["index_url"] = json!("ftp://example.com/hooks-index.json");
+    std::fs::write(&receipt, serde_json::to_vec_pretty(&r).unwrap()).unwrap();
+    let before = snapshot(&sb.join("prof"));
+    for args in [&["update"][..], &["update", "--dry-run"]] {
+        let o = in_prof(&sb, args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("tool-gate.json: not a readable receipt: its index `ftp://")
+                && err.contains("delete it, then `hookpack install tool-gate`"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(snapshot(&sb.join("prof")), before, "{args:?} wrote");
+    }
+    let o = in_prof(&sb, &["doctor"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains(
+            "tool-gate.json: error[receipt-unreadable]: not a readable receipt: its index `ftp://"
+        ),
+        "{out}"
+    );
+}
