@@ -28,6 +28,53 @@ pub struct Profile {
 /// Largest `config.yaml` or `active-profile` read.
 const MAX_PROFILE_FILE_BYTES: u64 = 1024 * 1024;
 
+/// Most values a `config.yaml` may hold with its aliases expanded. The YAML loader copies
+/// an anchor's value at each alias, so aliases of aliases (a "billion laughs") would build
+/// billions of values from a few hundred bytes. Each value written out takes two bytes or
+/// more, so a file within [`MAX_PROFILE_FILE_BYTES`] reaches this only through aliases.
+const MAX_CONFIG_VALUES: u64 = 1_000_000;
+
+/// How many values the YAML `text` holds once its aliases are expanded, as the loader
+/// builds them, counted from the parser's events without building any.
+fn expanded_values(text: &str) -> Result<u64, yaml_rust2::ScanError> {
+    use yaml_rust2::parser::{Event, EventReceiver, Parser};
+    #[derive(Default)]
+    struct Count {
+        /// Collections being read: their anchor and values so far.
+        open: Vec<(usize, u64)>,
+        /// Values of each anchored node.
+        anchors: std::collections::HashMap<usize, u64>,
+        total: u64,
+    }
+    impl EventReceiver for Count {
+        fn on_event(&mut self, ev: Event) {
+            let done = match ev {
+                Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
+                    self.open.push((anchor, 1));
+                    None
+                }
+                Event::SequenceEnd | Event::MappingEnd => self.open.pop(),
+                Event::Scalar(_, _, anchor, _) => Some((anchor, 1)),
+                Event::Alias(anchor) => Some((0, self.anchors.get(&anchor).copied().unwrap_or(1))),
+                _ => None,
+            };
+            if let Some((anchor, n)) = done {
+                if anchor > 0 {
+                    self.anchors.insert(anchor, n);
+                }
+                let into = match self.open.last_mut() {
+                    Some((_, values)) => values,
+                    None => &mut self.total,
+                };
+                *into = into.saturating_add(n);
+            }
+        }
+    }
+    let mut count = Count::default();
+    Parser::new(text.chars()).load(&mut count, true)?;
+    Ok(count.total)
+}
+
 /// Where the index came from, for messages and receipts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -215,11 +262,18 @@ impl Profile {
             Err(e) if e.source.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(e.into()),
         };
+        let invalid = |why: String| Error::ConfigInvalid {
+            path: path.clone(),
+            why,
+        };
+        if expanded_values(&text).map_err(|e| invalid(e.to_string()))? > MAX_CONFIG_VALUES {
+            return Err(invalid(format!(
+                "its aliases expand to more than {MAX_CONFIG_VALUES} values (each alias is a \
+                 copy of its anchor's value); write the values out instead"
+            )));
+        }
         let docs =
-            yaml_rust2::YamlLoader::load_from_str(&text).map_err(|e| Error::ConfigInvalid {
-                path: path.clone(),
-                why: e.to_string(),
-            })?;
+            yaml_rust2::YamlLoader::load_from_str(&text).map_err(|e| invalid(e.to_string()))?;
         let Some(doc) = docs.first() else {
             return Ok(None);
         };

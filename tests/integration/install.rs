@@ -3415,3 +3415,43 @@ fn an_unusable_index_url_in_a_receipt_is_reported_with_a_way_out() {
         "{out}"
     );
 }
+
+/// Found by the hostile-input sweep: a `config.yaml` of a few hundred bytes whose aliases
+/// name aliases of aliases (nine of nine, ten deep: a "billion laughs") made `install`
+/// build billions of copies, until the allocator aborted the process or the machine ran
+/// out of memory. It is refused, naming the file; an alias of a few values still reads.
+#[test]
+fn a_config_yaml_whose_aliases_explode_is_refused() {
+    let sb = Sandbox::new();
+    let mut yaml = String::from(
+        "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+    );
+    let names: Vec<char> = ('a'..='j').collect();
+    for pair in names.windows(2) {
+        let uses = vec![format!("*{}", pair[0]); 9].join(",");
+        yaml.push_str(&format!("{}: &{} [{uses}]\n", pair[1], pair[1]));
+    }
+    yaml.push_str("extra: {hooks: {index_url: *j}}\n");
+    sb.write("prof/config.yaml", &yaml);
+    let o = sb
+        .cmd()
+        .args(["install", "tool-gate", "--dry-run", "--profile", "prof"])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("prof/config.yaml") && err.contains("aliases"),
+        "{err}"
+    );
+
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    sb.write(
+        "prof/config.yaml",
+        "where: &cat ../cat\nextra:\n  hooks:\n    index_url: *cat\n",
+    );
+    ok(&in_prof(&sb, &["install", "demo"]));
+    assert!(sb.join("prof/hooks/demo").is_dir());
+}
