@@ -347,7 +347,8 @@ pub(crate) fn tree_drift(dir: &Path, r: &receipt::Receipt) -> Vec<Diagnostic> {
     for f in &r.files {
         let p = dir.join(&f.path);
         seen.insert(f.path.clone());
-        match std::fs::File::open(&p).map(crate::sha256::Sha256::of_reader) {
+        // A regular file only: a fifo in its place would wait for a writer for good.
+        match crate::fs::open_regular(&p).map(|(file, _)| crate::sha256::Sha256::of_reader(file)) {
             Ok(Ok((digest, _))) if digest == f.sha256 => {}
             Ok(Ok(_)) => problem(
                 &mut out,

@@ -1549,10 +1549,11 @@ fn tree_files(dir: &Path) -> impl Iterator<Item = (walkdir::DirEntry, String)> +
         })
 }
 
-/// Whether `path` holds the bytes `f` records.
+/// Whether `path` is a regular file holding the bytes `f` records (a fifo in its place is
+/// not, and is never opened as one: that would wait for a writer for good).
 fn same_file(path: &Path, f: &FileRecord) -> bool {
     matches!(
-        std::fs::File::open(path).map(Sha256::of_reader),
+        crate::fs::open_regular(path).map(|(file, _)| Sha256::of_reader(file)),
         Ok(Ok((digest, _))) if digest == f.sha256
     )
 }

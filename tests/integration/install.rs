@@ -3455,3 +3455,33 @@ fn a_config_yaml_whose_aliases_explode_is_refused() {
     ok(&in_prof(&sb, &["install", "demo"]));
     assert!(sb.join("prof/hooks/demo").is_dir());
 }
+
+/// Found by the hostile-input sweep: a fifo in the place of an installed file
+/// (`hooks/tool-gate/rules.json`) made `doctor`, `install` (of that version, or another)
+/// and `remove`, which compare the folder with its receipt, wait for a writer for good.
+/// It is a file not as installed, as a folder in its place is.
+#[test]
+fn an_installed_file_replaced_by_a_fifo_is_a_change_not_waited_for() {
+    let cases: [(&[&str], i32); 4] = [
+        (&["doctor"], 1),
+        (&["install", "tool-gate"], 0),
+        (&["install", "tool-gate@0.2.0"], 1),
+        (&["remove", "tool-gate"], 1),
+    ];
+    for (args, code) in cases {
+        let sb = Sandbox::new();
+        ok(&in_prof(&sb, &["install", "tool-gate"]));
+        let file = sb.join("prof/hooks/tool-gate/rules.json");
+        std::fs::remove_file(&file).unwrap();
+        mkfifo(&file);
+        let o = in_prof_bounded(&sb, args);
+        let said = String::from_utf8_lossy(&[o.stdout, o.stderr].concat()).into_owned();
+        assert_eq!(o.status.code(), Some(code), "{args:?}: {said}");
+        if code == 0 {
+            // A repair puts the file back.
+            assert!(file.is_file(), "{args:?}: {said}");
+        } else {
+            assert!(said.contains("rules.json"), "{args:?}: {said}");
+        }
+    }
+}
