@@ -79,6 +79,19 @@ pub fn path(profile: &Profile, id: &str) -> std::path::PathBuf {
 
 /// Reads the receipt of `id`, if there is one.
 pub fn read(profile: &Profile, id: &str) -> Result<Option<Receipt>, Error> {
+    // A file of the user's in the place of a folder would fail as "Not a directory" on a
+    // receipt that does not exist: name the file instead.
+    for dir in [profile.hooks_dir(), profile.receipts_dir()] {
+        if dir.exists() && !dir.is_dir() {
+            return Err(Error::ConfigInvalid {
+                path: dir,
+                why: "it is not a folder: hookpack keeps installed recipes in `hooks/` and \
+                      their receipts in `hooks/.receipts/`, and will not replace it; move it \
+                      elsewhere, then run the command again"
+                    .to_string(),
+            });
+        }
+    }
     read_file(&path(profile, id))
 }
 

@@ -3485,3 +3485,29 @@ fn an_installed_file_replaced_by_a_fifo_is_a_change_not_waited_for() {
         }
     }
 }
+
+/// Found by the hostile-input sweep: a file of the user's named `hooks` (or
+/// `hooks/.receipts`) in the profile made `install` and `remove` stop with "cannot read
+/// …/hooks/.receipts/tool-gate.json: Not a directory (os error 20)", naming a file that
+/// does not exist and no way on. They name the file in the way, and leave it.
+#[test]
+fn a_file_where_the_hooks_folders_go_is_named() {
+    for (file, shown) in [
+        ("prof/hooks", "prof/hooks: "),
+        ("prof/hooks/.receipts", "prof/hooks/.receipts: "),
+    ] {
+        for args in [&["install", "tool-gate"][..], &["remove", "tool-gate"]] {
+            let sb = Sandbox::new();
+            sb.write(file, "mine\n");
+            let before = sandbox_state(&sb.join("prof"));
+            let o = in_prof(&sb, args);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{file}: {args:?}: {err}");
+            assert!(
+                err.contains(shown) && err.contains("not a folder") && err.contains("move it"),
+                "{file}: {args:?}: {err}"
+            );
+            assert_eq!(sandbox_state(&sb.join("prof")), before, "{file}: {args:?}");
+        }
+    }
+}
