@@ -231,6 +231,15 @@ pub enum Error {
         /// What is wrong.
         why: String,
     },
+    /// `$FINCLAW_HOME` is unset and there is no absolute home folder to find `~/.finclaw` in.
+    #[error(
+        "cannot tell where the FinClaw home is: $FINCLAW_HOME is unset and {why}; set \
+         FINCLAW_HOME (or HOME) to an absolute folder"
+    )]
+    HomeUnknown {
+        /// Why `$HOME` does not do.
+        why: String,
+    },
     /// A profile name from the environment or `active-profile` is not one folder name.
     #[error(
         "`{name}` (from {from}) is not a profile name: {why}; name a folder in \
@@ -524,6 +533,7 @@ impl Error {
             Error::Fetch(_) => "fetch",
             Error::ConfigInvalid { .. } => "config-invalid",
             Error::ProfileNameInvalid { .. } => "profile-name-invalid",
+            Error::HomeUnknown { .. } => "home-unknown",
             Error::LockTimeout { .. } => "lock-timeout",
             Error::ArgInvalid { .. } => "arg-invalid",
             Error::PayloadInvalid { .. } => "payload-invalid",
@@ -574,7 +584,9 @@ impl Error {
             } => ExitCode::Environment,
             Error::Fetch(e) if e.is_input_problem() => ExitCode::Invalid,
             Error::Fetch(_) | Error::LockTimeout { .. } => ExitCode::Environment,
-            Error::ConfigInvalid { .. } | Error::ProfileNameInvalid { .. } => ExitCode::Invalid,
+            Error::ConfigInvalid { .. }
+            | Error::ProfileNameInvalid { .. }
+            | Error::HomeUnknown { .. } => ExitCode::Invalid,
             Error::RemoveTrustUnreadable { source, .. } => source.exit_code(),
             Error::ScaffoldTargetExists { .. }
             | Error::ScaffoldDirNotFolder { .. }

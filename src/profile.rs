@@ -89,15 +89,23 @@ pub enum IndexSource {
     Builtin,
 }
 
-/// `$FINCLAW_HOME`, or `~/.finclaw`.
-pub fn finclaw_home() -> PathBuf {
+/// `$FINCLAW_HOME`, or `~/.finclaw`. The home folder is `$HOME`, or the user database's
+/// when `$HOME` is unset or empty; never one relative to the current folder, which in a
+/// checked-out repository is the workspace, whose `.finclaw` would then hold the trust file
+/// (a repository could ship one trusting its own handlers).
+pub fn finclaw_home() -> Result<PathBuf, Error> {
     if let Some(h) = std::env::var_os("FINCLAW_HOME").filter(|h| !h.is_empty()) {
-        return PathBuf::from(h);
+        return Ok(PathBuf::from(h));
     }
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("."));
-    home.join(".finclaw")
+    match std::env::home_dir() {
+        Some(home) if home.is_absolute() => Ok(home.join(".finclaw")),
+        found => Err(Error::HomeUnknown {
+            why: match found {
+                Some(home) => format!("$HOME is the relative path `{}`", home.display()),
+                None => "$HOME is unset and the user database names no home folder".into(),
+            },
+        }),
+    }
 }
 
 /// Refuses a FinClaw home (`$FINCLAW_HOME`, default `~/.finclaw`) that is a file, or that
@@ -142,7 +150,7 @@ impl Profile {
     /// `$FINCLAW_PROFILE` or `active-profile` must be one folder name (see [`check_name`]),
     /// so that it cannot lead outside `$FINCLAW_HOME/profiles`. An empty one counts as unset.
     pub fn resolve(flag: Option<&Path>) -> Result<Profile, Error> {
-        let home = finclaw_home();
+        let home = finclaw_home()?;
         if let Some(dir) = flag {
             return Ok(Profile {
                 root: crate::fs::absolute(dir),

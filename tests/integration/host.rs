@@ -2272,3 +2272,46 @@ fn a_payload_with_a_key_given_twice_is_refused() {
         String::from_utf8_lossy(&o.stdout)
     );
 }
+
+/// Found by the hostile-input sweep: with `$FINCLAW_HOME` unset and `$HOME` unset, empty
+/// or relative, the FinClaw home was `./.finclaw`, relative to the folder hookpack ran in:
+/// in a checked-out repository that is the workspace's own `.finclaw`, so a repository
+/// shipping `.finclaw/hooks-trust.json` (and a `profiles/default` folder) had `run` start
+/// its own workspace handlers as trusted. The home comes from the user database when
+/// `$HOME` is unset or empty, and a relative one is refused.
+#[test]
+fn a_repository_cannot_bring_its_own_trust_file() {
+    let sb = Sandbox::new();
+    let hooks = json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "command": "echo ran > ran.txt", "id": "x"}
+    ]}]}});
+    sb.write(".finclaw/hooks.json", serde_json::to_vec(&hooks).unwrap());
+    sb.write(".finclaw/profiles/default/.keep", "");
+    // What the repository's author prepared, on a machine with the same checkout path.
+    let o = sb
+        .cmd()
+        .env("FINCLAW_HOME", sb.join(".finclaw"))
+        .args(["trust", "--all"])
+        .output()
+        .unwrap();
+    ok(&o);
+    assert!(sb.join(".finclaw/hooks-trust.json").is_file());
+    let o = sb
+        .cmd()
+        .env_remove("FINCLAW_HOME")
+        .env("HOME", ".")
+        .args(["run", "PreToolUse", "--payload", "-"])
+        .write_stdin(r#"{"tool_name": "exec"}"#)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !sb.join("ran.txt").exists(),
+        "the repository's handler ran: {err}"
+    );
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("$HOME") && err.contains("FINCLAW_HOME"),
+        "{err}"
+    );
+}
