@@ -62,16 +62,18 @@ pub struct Env {
 }
 
 /// `path` as the host resolves it from the folder `base`: `${FINCLAW_PROFILE_ROOT}` (and a
-/// leading `$FINCLAW_PROFILE_ROOT`) replaced by the profile root, a leading `~/` by `$HOME`.
+/// leading `$FINCLAW_PROFILE_ROOT`) replaced by the profile root, a leading `~/` by `$HOME`
+/// when `tilde` (the shell expands only an unquoted one: `"~/x.sh"` is a folder named `~`).
 /// Both are put in as the paths they are, not as text: a root that is not UTF-8 would
 /// otherwise come out with U+FFFD for its bad bytes, naming a file that is not there.
-fn expand(path: &str, env: &Env, base: &Path) -> PathBuf {
+fn expand(path: &str, env: &Env, base: &Path, tilde: bool) -> PathBuf {
     const ROOT: &str = "${FINCLAW_PROFILE_ROOT}";
     const ROOT_BARE: &str = "$FINCLAW_PROFILE_ROOT";
     let root = env.profile_root.as_os_str();
     let (mut p, rest) = if let Some(rest) = path.strip_prefix(ROOT_BARE) {
         (root.to_os_string(), rest)
-    } else if let (Some(rest), Some(mut home)) = (path.strip_prefix("~/"), std::env::var_os("HOME"))
+    } else if let (Some(rest), Some(mut home), true) =
+        (path.strip_prefix("~/"), std::env::var_os("HOME"), tilde)
     {
         home.push("/");
         (home, rest)
@@ -100,6 +102,7 @@ pub fn resolve_script(cmd: &str, env: &Env) -> Script {
     match command::target(&words) {
         Target::Script {
             interpreter,
+            word,
             path,
             chdir,
             ..
@@ -110,9 +113,11 @@ pub fn resolve_script(cmd: &str, env: &Env) -> Script {
             }
             // `ruby -C DIR x.rb` runs DIR/x.rb: each directory change is taken in turn.
             let base = chdir.iter().fold(env.workspace.clone(), |base, (_, dir)| {
-                expand(dir, env, &base)
+                expand(dir, env, &base, true)
             });
-            let p = expand(&path, env, &base);
+            // As written, the word starts `~/` only when its tilde is unquoted.
+            let tilde = cmd[words.words[word].start..].starts_with("~/");
+            let p = expand(&path, env, &base, tilde);
             if p.is_file() {
                 Script::File(p)
             } else {
@@ -434,15 +439,20 @@ mod tests {
         };
         let base = Path::new("/ws");
         assert_eq!(
-            expand("${FINCLAW_PROFILE_ROOT}/hooks/x/main.js", &env, base),
+            expand("${FINCLAW_PROFILE_ROOT}/hooks/x/main.js", &env, base, true),
             root.join("hooks/x/main.js")
         );
         assert_eq!(
-            expand("$FINCLAW_PROFILE_ROOT/a${FINCLAW_PROFILE_ROOT}", &env, base),
+            expand(
+                "$FINCLAW_PROFILE_ROOT/a${FINCLAW_PROFILE_ROOT}",
+                &env,
+                base,
+                true
+            ),
             PathBuf::from(std::ffi::OsStr::from_bytes(b"/p\xff\xfeq/a/p\xff\xfeq"))
         );
         assert_eq!(
-            expand("scripts/main.js", &env, base),
+            expand("scripts/main.js", &env, base, true),
             PathBuf::from("/ws/scripts/main.js")
         );
     }

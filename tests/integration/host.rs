@@ -2315,3 +2315,69 @@ fn a_repository_cannot_bring_its_own_trust_file() {
         "{err}"
     );
 }
+
+/// Found by the hostile-input sweep: the trust hash expanded a quoted `~/` (`sh "~/x.sh"`)
+/// to `$HOME`, which no shell does: the hash covered `$HOME/x.sh` while the handler ran
+/// `~/x.sh` in the workspace, so that file (a repository's) could change after it was
+/// trusted and still run. Only an unquoted `~/` is the home folder.
+#[test]
+fn a_quoted_tilde_is_not_the_home_folder() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("prof")).unwrap();
+    sb.write("hm/x.sh", "echo home\n");
+    sb.write("ws/~/x.sh", "echo workspace\n");
+    let hooks = json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "command": "sh \"~/x.sh\"", "id": "quoted"},
+        {"type": "command", "command": "sh ~/x.sh", "id": "bare"}
+    ]}]}});
+    sb.write(
+        "ws/.finclaw/hooks.json",
+        serde_json::to_vec(&hooks).unwrap(),
+    );
+    let list = || {
+        let o = sb
+            .cmd()
+            .env("HOME", sb.join("hm"))
+            .args([
+                "list",
+                "--profile",
+                "prof",
+                "--workspace",
+                "ws",
+                "--format",
+                "json",
+            ])
+            .output()
+            .unwrap();
+        one_json_document(&o)["handlers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| {
+                (
+                    h["id"].as_str().unwrap().to_string(),
+                    h["script"]["path"].as_str().unwrap().to_string(),
+                    h["status"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let shown = |rel: &str| sb.join(rel).display().to_string();
+    assert_eq!(
+        list(),
+        [
+            ("quoted".into(), shown("ws/~/x.sh"), "untrusted".into()),
+            ("bare".into(), shown("hm/x.sh"), "untrusted".into()),
+        ]
+    );
+    let o = sb
+        .cmd()
+        .env("HOME", sb.join("hm"))
+        .args(["trust", "--all", "--profile", "prof", "--workspace", "ws"])
+        .output()
+        .unwrap();
+    ok(&o);
+    sb.write("ws/~/x.sh", "echo changed > ran.txt\n");
+    assert_eq!(list()[0].2, "modified");
+    assert_eq!(list()[1].2, "trusted");
+}
