@@ -85,7 +85,15 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
         let _lock = crate::profile::Lock::acquire(profile, crate::profile::lock_wait())?;
         fixed.extend(crate::install::recover(profile)?);
     }
-    if profile.journal().exists() {
+    if std::fs::symlink_metadata(profile.journal()).is_ok_and(|m| m.is_dir()) {
+        problem(
+            &mut out,
+            &profile.journal(),
+            "",
+            "journal-unusable",
+            crate::install::JOURNAL_FOLDER_WHY.to_string(),
+        );
+    } else if profile.journal().exists() {
         problem(&mut out, &profile.journal(), "", "interrupted-commit", "an install or remove was interrupted; `hookpack doctor --fix` (or any install/remove) finishes or undoes it".into());
     }
     match crate::install::staging_folders(profile) {

@@ -1049,10 +1049,22 @@ pub fn staging_folders(profile: &Profile) -> Result<Vec<(PathBuf, i32)>, Error> 
     Ok(out)
 }
 
+/// Why a folder in the place of the profile's journal stops every change: hookpack writes
+/// the journal there at each commit, and will not delete a folder it did not make.
+pub const JOURNAL_FOLDER_WHY: &str = "it is a folder, where hookpack writes the journal of \
+    each change to the profile; move it elsewhere, then run the command again";
+
 /// Finishes or undoes a commit that a crash interrupted, and removes staging folders left
 /// by processes that are gone. Call under the profile lock.
 pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
     staging_root(profile)?;
+    // Refused before anything is staged: the commit would fail on it half way.
+    if std::fs::symlink_metadata(profile.journal()).is_ok_and(|m| m.is_dir()) {
+        return Err(Error::ConfigInvalid {
+            path: profile.journal(),
+            why: JOURNAL_FOLDER_WHY.to_string(),
+        });
+    }
     let mut notes = Vec::new();
     let jpath = profile.journal();
     let read = match crate::fs::open_regular(&jpath) {

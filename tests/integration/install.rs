@@ -3511,3 +3511,34 @@ fn a_file_where_the_hooks_folders_go_is_named() {
         }
     }
 }
+
+/// Found by the hostile-input sweep: a folder in the place of the profile's journal made
+/// `install` fail only at its commit ("cannot replace …: Is a directory"), leaving its
+/// staging folder behind, while `doctor` called it an interrupted change that `doctor
+/// --fix` (or any install) finishes, which neither did. Each now names the folder and the
+/// fix, and an install stops before it stages anything.
+#[test]
+fn a_journal_that_is_a_folder_is_named_with_the_fix() {
+    let sb = Sandbox::new();
+    ok(&in_prof(&sb, &["install", "tool-gate"]));
+    std::fs::create_dir(sb.join("prof/.hookpack-journal.json")).unwrap();
+    let before = sandbox_state(&sb.join("prof"));
+    for args in [
+        &["install", "tool-gate@0.2.0"][..],
+        &["remove", "tool-gate"],
+        &["doctor"],
+        &["doctor", "--fix"],
+    ] {
+        let o = in_prof(&sb, args);
+        let said = String::from_utf8_lossy(&[o.stdout, o.stderr].concat()).into_owned();
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {said}");
+        assert!(
+            said.contains(".hookpack-journal.json: ")
+                && said.contains("it is a folder, where hookpack writes the journal")
+                && said.contains("move it"),
+            "{args:?}: {said}"
+        );
+        assert!(!said.contains("interrupted"), "{args:?}: {said}");
+        assert_eq!(sandbox_state(&sb.join("prof")), before, "{args:?}");
+    }
+}
