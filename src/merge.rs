@@ -15,12 +15,21 @@ use crate::hooks_json::Group;
 
 /// Why a document cannot be edited safely.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("hooks.json has an unexpected shape at {pointer}: {why}; fix it by hand (hookpack validate shows every problem), hookpack will not rewrite it")]
+#[error("hooks.json has an unexpected shape{}: {why}; fix it by hand (hookpack validate shows every problem), hookpack will not rewrite it", at(pointer))]
 pub struct ShapeError {
     /// Where.
     pub pointer: String,
     /// What.
     pub why: String,
+}
+
+/// ` at POINTER`, or nothing for the whole document (the empty pointer names no spot).
+fn at(pointer: &str) -> String {
+    if pointer.is_empty() {
+        String::new()
+    } else {
+        format!(" at {pointer}")
+    }
 }
 
 fn shape(pointer: impl Into<String>, why: &str) -> ShapeError {

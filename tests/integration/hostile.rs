@@ -2040,6 +2040,24 @@ fn hooks_json_faults_are_refused_for_install_and_remove() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Found by the hostile-input sweep: a `hooks.json` that is no object (`null`, `[]`) was
+/// refused with "hooks.json has an unexpected shape at : the document is not an object",
+/// an empty JSON pointer read as a place with no name.
+#[test]
+fn a_hooks_json_that_is_no_object_is_refused_without_an_empty_spot() {
+    let w = World::new();
+    for body in ["null", "[]", "\"hooks\""] {
+        w.sb.write("prof/hooks.json", body);
+        let o = w.install().output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{body}: {err}");
+        assert!(
+            err.contains("hooks.json has an unexpected shape: the document is not an object"),
+            "{body}: {err}"
+        );
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn hooks_json_that_is_a_symlink_or_a_folder_is_refused() {
