@@ -197,7 +197,16 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
                         &h.file,
                         &h.pointer,
                         "script-missing",
-                        format!("the command runs {}, which does not exist", p.display()),
+                        format!(
+                            "the command runs {}, which {}",
+                            p.display(),
+                            // A folder, fifo or device there is no script either.
+                            if std::fs::symlink_metadata(p).is_ok() {
+                                "is not a regular file"
+                            } else {
+                                "does not exist"
+                            }
+                        ),
                     );
                 }
             }

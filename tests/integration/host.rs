@@ -2381,3 +2381,27 @@ fn a_quoted_tilde_is_not_the_home_folder() {
     assert_eq!(list()[0].2, "modified");
     assert_eq!(list()[1].2, "trusted");
 }
+
+/// Found by the hostile-input sweep: a handler whose script path names a folder (or a
+/// fifo, or a device) was reported by `doctor` as running a file "which does not exist".
+#[test]
+fn doctor_says_a_script_that_is_no_file_is_no_file() {
+    let sb = Sandbox::new();
+    // Relative to the workspace, where handlers run.
+    std::fs::create_dir_all(sb.join("ws/scripts/gate.sh")).unwrap();
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [
+            {"type": "command", "command": "sh scripts/gate.sh", "id": "gate"},
+            {"type": "command", "command": "sh scripts/gone.sh", "id": "gone"}
+        ]}),
+    );
+    let o = in_prof_output(&sb, &["doctor"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("scripts/gate.sh, which is not a regular file")
+            && out.contains("scripts/gone.sh, which does not exist"),
+        "{out}"
+    );
+}
