@@ -22,6 +22,9 @@ pub struct Word {
     pub end: usize,
     /// True when any part of the word was quoted or escaped.
     pub quoted: bool,
+    /// Byte offsets in `text` of each `$` and backquote the shell expands (unquoted or in
+    /// double quotes; a single-quoted or escaped one is a plain character).
+    pub expansions: Vec<usize>,
 }
 
 /// A command split into words.
@@ -68,6 +71,7 @@ pub fn split(command: &str) -> Result<Words, SplitError> {
                 start: i,
                 end: i,
                 quoted: false,
+                expansions: Vec::new(),
             })
         }
         match c {
@@ -119,6 +123,7 @@ pub fn split(command: &str) -> Result<Words, SplitError> {
                         },
                         Some((_, c @ ('$' | '`'))) => {
                             shell_syntax.get_or_insert(c);
+                            w.expansions.push(w.text.len());
                             w.text.push(c);
                         }
                         Some((_, c)) => w.text.push(c),
@@ -141,6 +146,7 @@ pub fn split(command: &str) -> Result<Words, SplitError> {
                 shell_syntax.get_or_insert(c);
                 if matches!(c, '$' | '`') {
                     let w = word(&mut current, i);
+                    w.expansions.push(w.text.len());
                     w.text.push(c);
                     w.end = i + 1;
                 } else if let Some(w) = current.take() {

@@ -62,15 +62,24 @@ pub struct Env {
 }
 
 /// `path` as the host resolves it from the folder `base`: `${FINCLAW_PROFILE_ROOT}` (and a
-/// leading `$FINCLAW_PROFILE_ROOT`) replaced by the profile root, a leading `~/` by `$HOME`
-/// when `tilde` (the shell expands only an unquoted one: `"~/x.sh"` is a folder named `~`).
-/// Both are put in as the paths they are, not as text: a root that is not UTF-8 would
-/// otherwise come out with U+FFFD for its bad bytes, naming a file that is not there.
-fn expand(path: &str, env: &Env, base: &Path, tilde: bool) -> PathBuf {
+/// leading `$FINCLAW_PROFILE_ROOT`) replaced by the profile root where `expands` says the
+/// shell expands the `$` at that byte offset (not in single quotes, not escaped), a leading
+/// `~/` by `$HOME` when `tilde` (the shell expands only an unquoted one: `"~/x.sh"` is a
+/// folder named `~`). Both are put in as the paths they are, not as text: a root that is
+/// not UTF-8 would otherwise come out with U+FFFD for its bad bytes, naming a file that is
+/// not there.
+fn expand(
+    path: &str,
+    env: &Env,
+    base: &Path,
+    tilde: bool,
+    expands: &dyn Fn(usize) -> bool,
+) -> PathBuf {
     const ROOT: &str = "${FINCLAW_PROFILE_ROOT}";
     const ROOT_BARE: &str = "$FINCLAW_PROFILE_ROOT";
     let root = env.profile_root.as_os_str();
-    let (mut p, rest) = if let Some(rest) = path.strip_prefix(ROOT_BARE) {
+    let bare = path.strip_prefix(ROOT_BARE).filter(|_| expands(0));
+    let (mut p, rest) = if let Some(rest) = bare {
         (root.to_os_string(), rest)
     } else if let (Some(rest), Some(mut home), true) =
         (path.strip_prefix("~/"), std::env::var_os("HOME"), tilde)
@@ -80,11 +89,18 @@ fn expand(path: &str, env: &Env, base: &Path, tilde: bool) -> PathBuf {
     } else {
         (OsString::new(), path)
     };
+    let mut at = path.len() - rest.len();
     for (i, part) in rest.split(ROOT).enumerate() {
         if i > 0 {
-            p.push(root);
+            if expands(at) {
+                p.push(root);
+            } else {
+                p.push(ROOT);
+            }
+            at += ROOT.len();
         }
         p.push(part);
+        at += part.len();
     }
     let pb = PathBuf::from(p);
     if pb.is_absolute() {
@@ -113,11 +129,14 @@ pub fn resolve_script(cmd: &str, env: &Env) -> Script {
             }
             // `ruby -C DIR x.rb` runs DIR/x.rb: each directory change is taken in turn.
             let base = chdir.iter().fold(env.workspace.clone(), |base, (_, dir)| {
-                expand(dir, env, &base, true)
+                expand(dir, env, &base, true, &|_| true)
             });
+            let written = &words.words[word];
             // As written, the word starts `~/` only when its tilde is unquoted.
-            let tilde = cmd[words.words[word].start..].starts_with("~/");
-            let p = expand(&path, env, &base, tilde);
+            let tilde = cmd[written.start..].starts_with("~/");
+            let p = expand(&path, env, &base, tilde, &|at| {
+                written.expansions.contains(&at)
+            });
             if p.is_file() {
                 Script::File(p)
             } else {
@@ -439,7 +458,13 @@ mod tests {
         };
         let base = Path::new("/ws");
         assert_eq!(
-            expand("${FINCLAW_PROFILE_ROOT}/hooks/x/main.js", &env, base, true),
+            expand(
+                "${FINCLAW_PROFILE_ROOT}/hooks/x/main.js",
+                &env,
+                base,
+                true,
+                &|_| true
+            ),
             root.join("hooks/x/main.js")
         );
         assert_eq!(
@@ -447,12 +472,13 @@ mod tests {
                 "$FINCLAW_PROFILE_ROOT/a${FINCLAW_PROFILE_ROOT}",
                 &env,
                 base,
-                true
+                true,
+                &|_| true
             ),
             PathBuf::from(std::ffi::OsStr::from_bytes(b"/p\xff\xfeq/a/p\xff\xfeq"))
         );
         assert_eq!(
-            expand("scripts/main.js", &env, base, true),
+            expand("scripts/main.js", &env, base, true, &|_| true),
             PathBuf::from("/ws/scripts/main.js")
         );
     }

@@ -2405,3 +2405,48 @@ fn doctor_says_a_script_that_is_no_file_is_no_file() {
         "{out}"
     );
 }
+
+/// Found by the hostile-input sweep: the trust hash put the profile root in for a
+/// single-quoted `'${FINCLAW_PROFILE_ROOT}/…'`, which the shell leaves as it is: a
+/// workspace handler `node '${FINCLAW_PROFILE_ROOT}/hooks/tool-gate/scripts/main.js'` was
+/// listed, hashed and trusted as the installed tool-gate's script while the shell ran the
+/// repository's file of that name in a folder named `${FINCLAW_PROFILE_ROOT}`, which could
+/// then change and still run. Only a `$` the shell expands is the profile root.
+#[test]
+fn a_single_quoted_profile_root_is_not_the_profile() {
+    let sb = Sandbox::new();
+    sb.write("prof/x.js", "// the profile's\n");
+    sb.write("ws/${FINCLAW_PROFILE_ROOT}/x.js", "// the workspace's\n");
+    let hooks = json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "command": "node '${FINCLAW_PROFILE_ROOT}/x.js'", "id": "single"},
+        {"type": "command", "command": "node \"${FINCLAW_PROFILE_ROOT}/x.js\"", "id": "double"},
+        {"type": "command", "command": "node ${FINCLAW_PROFILE_ROOT}/x.js", "id": "bare"},
+        {"type": "command", "command": "node \\${FINCLAW_PROFILE_ROOT}/x.js", "id": "escaped"}
+    ]}]}});
+    sb.write(
+        "ws/.finclaw/hooks.json",
+        serde_json::to_vec(&hooks).unwrap(),
+    );
+    let o = in_prof_output(&sb, &["list", "--format", "json"]);
+    let scripts: Vec<(String, String)> = one_json_document(&o)["handlers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            (
+                h["id"].as_str().unwrap().to_string(),
+                h["script"]["path"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let shown = |rel: &str| sb.join(rel).display().to_string();
+    assert_eq!(
+        scripts,
+        [
+            ("single".into(), shown("ws/${FINCLAW_PROFILE_ROOT}/x.js")),
+            ("double".into(), shown("prof/x.js")),
+            ("bare".into(), shown("prof/x.js")),
+            ("escaped".into(), shown("ws/${FINCLAW_PROFILE_ROOT}/x.js")),
+        ]
+    );
+}
