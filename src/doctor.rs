@@ -210,6 +210,22 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
                     );
                 }
             }
+            Status::ScriptUnknown => {
+                if let crate::trust::Script::Unresolved(p) = &h.script {
+                    problem(
+                        &mut out,
+                        &h.file,
+                        &h.pointer,
+                        "script-unknown",
+                        format!(
+                            "runs `{p}`, whose path holds a shell expansion hookpack does not \
+                             make, so the file it runs cannot be known or hashed, and it is \
+                             never trusted; write the path out (only \
+                             `${{FINCLAW_PROFILE_ROOT}}` and a leading `~/` are expanded)"
+                        ),
+                    );
+                }
+            }
             _ => {}
         }
         // A stamp that is no recipe id (written by hand) is the handler's problem, reported

@@ -48,6 +48,9 @@ pub enum Script {
     File(#[serde(serialize_with = "crate::output::path_text")] PathBuf),
     /// A path the command names that does not exist.
     Missing(#[serde(serialize_with = "crate::output::path_text")] PathBuf),
+    /// A path holding a shell expansion hookpack does not make (`$PWD`, `$(…)`): only the
+    /// shell knows the file, so it cannot be hashed. The path as written, quotes removed.
+    Unresolved(String),
     /// The command runs no script file (inline code, a plain program).
     None,
 }
@@ -110,6 +113,19 @@ fn expand(
     }
 }
 
+/// Whether the `$` at byte `at` of a script path is one [`expand`] puts the profile root
+/// in for: `${FINCLAW_PROFILE_ROOT}`, or a leading `$FINCLAW_PROFILE_ROOT` that no other
+/// name character follows.
+fn expands_root(path: &str, at: usize) -> bool {
+    let rest = &path[at..];
+    let name_char = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    rest.starts_with("${FINCLAW_PROFILE_ROOT}")
+        || (at == 0
+            && rest
+                .strip_prefix("$FINCLAW_PROFILE_ROOT")
+                .is_some_and(|after| !after.starts_with(name_char)))
+}
+
 /// Resolves the script a command runs.
 pub fn resolve_script(cmd: &str, env: &Env) -> Script {
     let Ok(words) = command::split(cmd) else {
@@ -132,6 +148,11 @@ pub fn resolve_script(cmd: &str, env: &Env) -> Script {
                 expand(dir, env, &base, true, &|_| true)
             });
             let written = &words.words[word];
+            // Any other expansion (`$PWD`, `$(pwd)`, a backquote) names a file only the
+            // shell knows: hashing the file of that literal name would cover another one.
+            if (written.expansions.iter()).any(|&at| !expands_root(&written.text, at)) {
+                return Script::Unresolved(written.text.clone());
+            }
             // As written, the word starts `~/` only when its tilde is unquoted.
             let tilde = cmd[written.start..].starts_with("~/");
             let p = expand(&path, env, &base, tilde, &|at| {
@@ -411,6 +432,8 @@ pub enum Status {
     Modified,
     /// The script it runs does not exist.
     ScriptMissing,
+    /// The script's path holds a shell expansion, so the file it runs cannot be known.
+    ScriptUnknown,
     /// A host would skip it (invalid fields, a matcher that does not compile).
     Invalid,
 }
@@ -423,9 +446,23 @@ impl Status {
             Status::Untrusted => "untrusted",
             Status::Modified => "modified",
             Status::ScriptMissing => "script missing",
+            Status::ScriptUnknown => "script unknown",
             Status::Invalid => "invalid",
         }
     }
+}
+
+/// Why a handler whose script path holds a shell expansion is not trusted.
+pub fn unresolved_script(script: &Script) -> String {
+    let path = match script {
+        Script::Unresolved(p) => p.as_str(),
+        _ => "",
+    };
+    format!(
+        "refused: its script path `{path}` holds a shell expansion hookpack does not make, so \
+         the file it runs cannot be known or hashed; write the path out (only \
+         `${{FINCLAW_PROFILE_ROOT}}` and a leading `~/` are expanded)"
+    )
 }
 
 /// The status of a handler given the trust file.
@@ -433,8 +470,10 @@ pub fn status(trust: &TrustFile, key: &str, hash: &Sha256, script: &Script, vali
     if !valid {
         return Status::Invalid;
     }
-    if matches!(script, Script::Missing(_)) {
-        return Status::ScriptMissing;
+    match script {
+        Script::Missing(_) => return Status::ScriptMissing,
+        Script::Unresolved(_) => return Status::ScriptUnknown,
+        Script::File(_) | Script::None => {}
     }
     match trust.handlers.get(key) {
         None => Status::Untrusted,
@@ -446,6 +485,31 @@ pub fn status(trust: &TrustFile, key: &str, hash: &Sha256, script: &Script, vali
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_profile_root_is_expanded_in_a_script_path() {
+        let env = Env {
+            profile_root: PathBuf::from("/prof"),
+            workspace: PathBuf::from("/nonexistent-ws"),
+        };
+        for (cmd, unresolved) in [
+            ("node ${FINCLAW_PROFILE_ROOT}/x.js", false),
+            ("node $FINCLAW_PROFILE_ROOT/x.js", false),
+            ("node '$HOME/x.js'", false),
+            ("node $FINCLAW_PROFILE_ROOTX/x.js", true),
+            ("node a$FINCLAW_PROFILE_ROOT/x.js", true),
+            ("node \"$HOME/x.js\"", true),
+            ("node `pwd`/x.js", true),
+            ("node $(pwd)/x.js", true),
+        ] {
+            let script = resolve_script(cmd, &env);
+            assert_eq!(
+                matches!(script, Script::Unresolved(_)),
+                unresolved,
+                "{cmd}: {script:?}"
+            );
+        }
+    }
 
     #[cfg(unix)]
     #[test]
@@ -710,6 +774,7 @@ pub fn apply(
             c.result = match (h.status, clash) {
                 (Status::Invalid, _) => format!("refused: invalid ({})", h.problems.join("; ")),
                 (Status::ScriptMissing, _) => "refused: its script is missing".into(),
+                (Status::ScriptUnknown, _) => unresolved_script(&h.script),
                 (Status::Trusted, _) => "unchanged".into(),
                 (_, Some(o)) => format!(
                     "refused: its trust key is also that of the handler at {} (one event, one \

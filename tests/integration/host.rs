@@ -2450,3 +2450,62 @@ fn a_single_quoted_profile_root_is_not_the_profile() {
         ]
     );
 }
+
+/// A script path holding a shell expansion hookpack does not make (`$PWD`, `$(…)`, a
+/// backquote) names a file only the shell knows: it was hashed as the file of that literal
+/// name in the workspace, so a decoy there was trusted while the shell ran another file,
+/// which could then change and still run as trusted (found by the user-side sweep). Such a
+/// script is unknown: listed as such, never trusted, never run, and named by doctor.
+#[test]
+fn a_script_path_with_a_shell_expansion_is_never_trusted() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("prof")).unwrap();
+    sb.write("ws/x.sh", "echo real > ran-real.txt\n");
+    sb.write("ws/$PWD/x.sh", "echo decoy\n");
+    let hooks = json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "command": "sh \"$PWD/x.sh\"", "id": "pwd"},
+        {"type": "command", "command": "sh $(pwd)/x.sh", "id": "subst"},
+        {"type": "command", "command": "sh '$PWD/x.sh'", "id": "single"}
+    ]}]}});
+    sb.write(
+        "ws/.finclaw/hooks.json",
+        serde_json::to_vec(&hooks).unwrap(),
+    );
+    let o = in_prof_output(&sb, &["list", "--format", "json"]);
+    let doc = one_json_document(&o);
+    let by_id = |id: &str| {
+        doc["handlers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["id"] == id)
+            .unwrap()
+            .clone()
+    };
+    for id in ["pwd", "subst"] {
+        let h = by_id(id);
+        assert_eq!(h["status"], "script-unknown", "{doc:#}");
+        assert_eq!(h["script"]["kind"], "unresolved", "{doc:#}");
+    }
+    // Single-quoted, the `$` is a plain character: that file is the one the shell runs.
+    let h = by_id("single");
+    assert_eq!(h["status"], "untrusted", "{doc:#}");
+    assert_eq!(h["script"]["kind"], "file", "{doc:#}");
+
+    let o = in_prof_output(&sb, &["trust", "--all"]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert!(
+        out.contains(
+            "refused: its script path `$PWD/x.sh` holds a shell expansion hookpack does not \
+             make, so the file it runs cannot be known or hashed"
+        ),
+        "{out}"
+    );
+    let o = in_prof_output(&sb, &["run", "PreToolUse", "--payload", "{}"]);
+    let _ = o;
+    assert!(!sb.join("ws/ran-real.txt").exists());
+    let o = in_prof_output(&sb, &["doctor"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("error[script-unknown]"), "{out}");
+    assert_eq!(o.status.code(), Some(1), "{out}");
+}
