@@ -321,6 +321,18 @@ pub enum Error {
         /// What to do: pin a version the host runs, if one is published, or upgrade.
         fix: String,
     },
+    /// The index a recipe was installed from lists other bytes for the installed version.
+    #[error("the index lists other bytes for `{id}` {version} than the ones installed from it (sha256 {listed}, installed {installed}): a published version never changes, so the catalog was republished or altered, and nothing was changed; ask its maintainer, or to take the new bytes anyway, `hookpack remove {id}`, then `hookpack install {id}@{version}`")]
+    VersionBytesChanged {
+        /// Recipe id.
+        id: String,
+        /// The version installed.
+        version: String,
+        /// The digest the index lists now.
+        listed: String,
+        /// The digest of the archive installed.
+        installed: String,
+    },
     /// The archive's digest is not the index's.
     #[error("checksum mismatch for {id}: {said_by} sha256 {expected}, the archive's is {actual}; nothing was extracted")]
     ChecksumMismatch {
@@ -542,6 +554,7 @@ impl Error {
             Error::VersionNotFound { .. } => "version-not-found",
             Error::CliTooOld { .. } => "cli-too-old",
             Error::ChecksumMismatch { .. } => "checksum-mismatch",
+            Error::VersionBytesChanged { .. } => "version-bytes-changed",
             Error::SizeMismatch { .. } => "size-mismatch",
             Error::ArchiveRefused { .. } => "archive-refused",
             Error::ManifestMismatch { .. } => "manifest-mismatch",
@@ -614,6 +627,7 @@ impl Error {
             | Error::VersionNotFound { .. }
             | Error::CliTooOld { .. }
             | Error::ChecksumMismatch { .. }
+            | Error::VersionBytesChanged { .. }
             | Error::SizeMismatch { .. }
             | Error::ArchiveRefused { .. }
             | Error::ManifestMismatch { .. }

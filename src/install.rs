@@ -1325,6 +1325,28 @@ pub fn install_prepared(
 
     let from = previous.as_ref().map(|r| r.version.clone());
     let to = prepared.recipe.version.to_string();
+    // A version is published once: the index it was installed from listing other bytes
+    // for it was republished or altered. From elsewhere (`--archive`, another index) other
+    // bytes are what the user asked for, and said.
+    let mut warnings = Vec::new();
+    if let Some(r) = previous
+        .as_ref()
+        .filter(|r| r.version == to && r.sha256 != prepared.sha256)
+    {
+        if r.index_url.is_some() && r.index_url == prepared.index_url {
+            return Err(Error::VersionBytesChanged {
+                id,
+                version: to,
+                listed: prepared.sha256.to_string(),
+                installed: r.sha256.to_string(),
+            });
+        }
+        warnings.push(format!(
+            "`{id}` {to} from {} has other bytes than the {to} installed (sha256 {}, installed \
+             {}); they replace it",
+            prepared.archive_url, prepared.sha256, r.sha256
+        ));
+    }
     // The same archive again: what is left to do is what `doctor` reports, files edited,
     // added or deleted in the installed tree, or the recipe's hooks.json entries changed
     // (a file only laid out otherwise is left as it is).
@@ -1404,7 +1426,7 @@ pub fn install_prepared(
             Some(_) => "pin-recorded",
             None => "pin-lifted",
         })),
-        warnings: Vec::new(),
+        warnings,
         error: None,
         pin: pin.clone(),
     };

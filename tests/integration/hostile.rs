@@ -680,6 +680,9 @@ fn hand_built_archives_install() {
         ("segs.zst", zstd_segs(&with_data)),
     ];
     for (name, bytes) in payloads {
+        // Each is other bytes for demo 0.1.0, which install refuses from the index the
+        // installed one came from: a fresh profile each.
+        let _ = std::fs::remove_dir_all(w.sb.join(PROFILE));
         w.publish(name, &bytes);
         let out = w.install().output().unwrap();
         assert!(out.status.success(), "{name} via index: {out:?}");
@@ -1444,6 +1447,8 @@ fn unsafe_modes_are_installed_reduced() {
     let w = World::new();
     let t = unsafe_modes();
     for (label, bytes) in [("gzip", gz(&t)), ("zstd", zst(&t))] {
+        // Other bytes for demo 0.1.0 from the same index are refused: a fresh profile each.
+        let _ = std::fs::remove_dir_all(w.sb.join(PROFILE));
         w.publish(&format!("modes.{label}"), &bytes);
         let out = with_umask(
             &w.sb,
@@ -1470,6 +1475,8 @@ fn unsafe_modes_are_installed_reduced() {
 #[test]
 fn unsafe_modes_are_reduced_under_a_permissive_umask() {
     let w = World::new();
+    // Other bytes for the demo 0.1.0 installed from this index are refused: a fresh profile.
+    let _ = std::fs::remove_dir_all(w.sb.join(PROFILE));
     w.publish("modes.gzip", &gz(&unsafe_modes()));
     let out = with_umask(
         &w.sb,

@@ -3542,3 +3542,56 @@ fn a_journal_that_is_a_folder_is_named_with_the_fix() {
         assert_eq!(sandbox_state(&sb.join("prof")), before, "{args:?}");
     }
 }
+
+/// A published version never changes: the index a recipe was installed from listing other
+/// bytes for the installed version was republished or altered, and `install` took them in
+/// silence, as `update shrec 0.1.0 -> 0.1.0`. It is refused now, naming both digests and the
+/// way to take them anyway; other bytes from elsewhere (`--archive`) are installed with a
+/// warning.
+#[test]
+fn other_bytes_for_the_installed_version_from_its_index_are_refused() {
+    let sb = Sandbox::new();
+    let index = sh_recipe_catalog(&sb);
+    let install = |extra: &[&str]| {
+        sb.cmd()
+            .args(["install", "--profile", "p"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let index_arg = index.to_str().unwrap();
+    ok(&install(&["shrec", "--index", index_arg]));
+    let before = sandbox_state(&sb.join("p"));
+    // The same version packed again from other sources, into a catalog in the same place.
+    sb.write("src/shrec/scripts/main.sh", "echo changed; exit 0\n");
+    std::fs::remove_dir_all(sb.join("cat")).unwrap();
+    pack_src_into_cat(&sb);
+    let o = install(&["shrec", "--index", index_arg]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(
+            "the index lists other bytes for `shrec` 0.1.0 than the ones installed from it"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("`hookpack remove shrec`, then `hookpack install shrec@0.1.0`"),
+        "{err}"
+    );
+    assert_eq!(sandbox_state(&sb.join("p")), before);
+    // From elsewhere, other bytes are what the user asked for: installed, with a warning.
+    let archive = sb.join("cat/hooks-shrec-0.1.0.tar.gz");
+    let o = install(&["--archive", archive.to_str().unwrap()]);
+    ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("warning: `shrec` 0.1.0 from")
+            && err.contains("has other bytes than the 0.1.0 installed"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(sb.join("p/hooks/shrec/scripts/main.sh")).unwrap(),
+        "echo changed; exit 0\n"
+    );
+}
