@@ -1197,6 +1197,20 @@ fn run_test(dirs: Vec<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
     })
 }
 
+/// Whether `path` is a pipe (a fifo, or `/dev/fd/N` of a shell's process substitution).
+fn is_pipe(path: &std::path::Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
+    }
+}
+
 fn cli_version(flag: Option<String>) -> Result<Option<crate::version::Version>, Error> {
     let raw = flag.or_else(|| {
         std::env::var("HOOKPACK_CLI_VERSION")
@@ -1813,9 +1827,9 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
         None => serde_json::Map::new(),
         Some(src) => {
             const LIMIT: u64 = 16 * 1024 * 1024;
-            let bytes = if src == "-" {
+            let read_stream = |r: &mut dyn std::io::Read| -> Result<Vec<u8>, Error> {
                 let mut b = Vec::new();
-                std::io::Read::read_to_end(&mut std::io::stdin().take(LIMIT + 1), &mut b)
+                std::io::Read::read_to_end(&mut r.take(LIMIT + 1), &mut b)
                     .map_err(Error::Output)?;
                 if b.len() as u64 > LIMIT {
                     return Err(Error::PayloadInvalid {
@@ -1823,9 +1837,19 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
                         why: format!("larger than the {LIMIT}-byte limit"),
                     });
                 }
-                b
+                Ok(b)
+            };
+            let path = std::path::Path::new(src);
+            let bytes = if src == "-" {
+                read_stream(&mut std::io::stdin())?
+            } else if is_pipe(path) {
+                // A pipe named on the command line (`--payload <(jq …)`) is read as stdin
+                // is: its writer is the user's.
+                let mut f = std::fs::File::open(path)
+                    .map_err(|e| Error::Fs(crate::fs::FsError::new("open", path, e)))?;
+                read_stream(&mut f)?
             } else {
-                crate::fs::read_limited(std::path::Path::new(src), LIMIT)?
+                crate::fs::read_limited(path, LIMIT)?
             };
             if bytes.starts_with(b"\xEF\xBB\xBF") {
                 // A host's JSON.parse refuses it too, so it stays refused, but said as such.

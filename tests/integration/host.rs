@@ -2509,3 +2509,60 @@ fn a_script_path_with_a_shell_expansion_is_never_trusted() {
     assert!(out.contains("error[script-unknown]"), "{out}");
     assert_eq!(o.status.code(), Some(1), "{out}");
 }
+
+/// `--payload` names a pipe as well as a file: `--payload <(jq …)` gives `/dev/fd/N`, a
+/// pipe, which was refused as "a fifo, socket or device" (found by the user-side sweep);
+/// it is read as stdin is.
+#[cfg(unix)]
+#[test]
+fn a_payload_from_a_pipe_is_read() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    install_at(&sb, "tool-gate");
+    in_prof(&sb, &["trust", "--all"]);
+    let fifo = sb.join("payload.fifo");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    // The writer waits at most 30 s for a reader, so a run that never opens the pipe fails
+    // the test instead of hanging it.
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            use std::io::Write as _;
+            use std::os::unix::fs::OpenOptionsExt as _;
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+            let mut file = loop {
+                match std::fs::OpenOptions::new()
+                    .write(true)
+                    .custom_flags(libc::O_NONBLOCK)
+                    .open(&fifo)
+                {
+                    Ok(f) => break f,
+                    Err(_) if std::time::Instant::now() < deadline => {
+                        std::thread::sleep(std::time::Duration::from_millis(10))
+                    }
+                    Err(e) => panic!("no reader opened the pipe: {e}"),
+                }
+            };
+            file.write_all(br#"{"tool_name": "exec", "tool_input": {"command": "rm -rf /"}}"#)
+                .unwrap();
+        })
+    };
+    let o = in_prof_output(
+        &sb,
+        &[
+            "run",
+            "PreToolUse",
+            "--payload",
+            fifo.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+    );
+    writer.join().unwrap();
+    let d = one_json_document(&o);
+    assert_eq!(d["outcome"]["verdict"], "deny", "{d:#}");
+}
