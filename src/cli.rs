@@ -1419,7 +1419,9 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
         let sha = a
             .sha256
             .map(|s| {
-                crate::sha256::Sha256::parse(&s).map_err(|e| Error::ArgInvalid {
+                // Capitals too, as Windows tools print a digest; the index's stay lowercase.
+                let lower = s.trim().to_ascii_lowercase();
+                crate::sha256::Sha256::parse(&lower).map_err(|e| Error::ArgInvalid {
                     what: "--sha256",
                     value: s.clone(),
                     why: format!("{e} (the archive's digest, as its publisher gives it)"),

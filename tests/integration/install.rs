@@ -3595,3 +3595,26 @@ fn other_bytes_for_the_installed_version_from_its_index_are_refused() {
         "echo changed; exit 0\n"
     );
 }
+
+/// `--sha256` takes the digest in capitals too, as Windows tools (`certutil`,
+/// `Get-FileHash`) print it; it was a usage error (exit 2).
+#[test]
+fn a_sha256_flag_in_capitals_is_read() {
+    let sb = Sandbox::new();
+    sh_recipe_catalog(&sb);
+    let sums = std::fs::read_to_string(sb.join("cat/SHA256SUMS")).unwrap();
+    let digest = sums
+        .lines()
+        .find(|l| l.ends_with("  hooks-shrec-0.1.0.tar.gz"))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap()
+        .to_ascii_uppercase();
+    ok(&sb
+        .cmd()
+        .args(["install", "--profile", "p", "--archive"])
+        .arg(sb.join("cat/hooks-shrec-0.1.0.tar.gz"))
+        .args(["--sha256", &digest])
+        .output()
+        .unwrap());
+    assert!(sb.join("p/hooks/shrec/scripts/main.sh").is_file());
+}
