@@ -385,22 +385,33 @@ impl Lock {
         options.create(true).truncate(false).write(true);
         // Only the open of a fifo would block (for good: no one reads it); the lock of a
         // regular file ignores the flag.
-        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+        // O_NOFOLLOW: a link there would have the lock file made wherever it points.
+        std::os::unix::fs::OpenOptionsExt::custom_flags(
+            &mut options,
+            libc::O_NONBLOCK | libc::O_NOFOLLOW,
+        );
         let open_error = |e| crate::fs::FsError::new("open the lock file", &path, e);
-        let refused = || {
+        let refused = |what: &str| {
             open_error(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
-                "is a fifo, socket or device, expected a regular file; remove it (hookpack \
-                 makes the lock file anew)",
+                format!(
+                    "is {what}, expected a regular file; remove it (hookpack makes the lock \
+                     file anew)"
+                ),
             ))
         };
         let file = match options.open(&path) {
             // ENXIO: a fifo no one reads, opened without blocking.
-            Err(e) if e.raw_os_error() == Some(libc::ENXIO) => return Err(refused().into()),
+            Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+                return Err(refused("a fifo, socket or device").into())
+            }
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+                return Err(refused("a symbolic link").into())
+            }
             opened => opened.map_err(open_error)?,
         };
         if !file.metadata().map_err(open_error)?.is_file() {
-            return Err(refused().into());
+            return Err(refused("a fifo, socket or device").into());
         }
         Lock::wait_for(file, path, wait)
     }

@@ -3381,6 +3381,36 @@ fn a_lock_file_that_is_a_fifo_is_refused_not_waited_for() {
     }
 }
 
+/// A symbolic link in the place of a lock file was followed, creating an empty file where
+/// it pointed (found by the user-side sweep); it is refused as a fifo there is, and
+/// nothing is made at its target.
+#[cfg(unix)]
+#[test]
+fn a_lock_file_that_is_a_link_is_refused_not_followed() {
+    for (lock, args) in [
+        ("prof/.hookpack.lock", &["install", "tool-gate"][..]),
+        ("finclaw-home/.hookpack-trust.lock", &["trust", "--all"][..]),
+    ] {
+        let sb = Sandbox::new();
+        ok(&in_prof(&sb, &["install", "tool-gate"]));
+        let _ = std::fs::remove_file(sb.join(lock));
+        std::fs::create_dir_all(sb.join(lock).parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(sb.join("elsewhere.txt"), sb.join(lock)).unwrap();
+        let before = sandbox_state(&sb.join("prof"));
+        let o = in_prof_bounded(&sb, args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{lock}: {err}");
+        assert!(
+            err.contains(lock) && err.contains("is a symbolic link"),
+            "{lock}: {err}"
+        );
+        assert!(!sb.join("elsewhere.txt").exists(), "{lock}: {err}");
+        if lock.starts_with("prof/") {
+            assert_eq!(sandbox_state(&sb.join("prof")), before, "{lock}");
+        }
+    }
+}
+
 /// Found by the hostile-input sweep: a receipt whose `index_url` is no location hookpack
 /// fetches from (edited by hand to `ftp://…`) made `update` stop with "`ftp://…` is not a
 /// usable location", naming neither the receipt nor a way out, for every recipe, while
