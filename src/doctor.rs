@@ -85,6 +85,9 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
         let _lock = crate::profile::Lock::acquire(profile, crate::profile::lock_wait())?;
         fixed.extend(crate::install::recover(profile)?);
     }
+    if let Some((path, why)) = receipt::folder_not_folder(profile) {
+        problem(&mut out, &path, "", "hooks-not-folder", why.to_string());
+    }
     if std::fs::symlink_metadata(profile.journal()).is_ok_and(|m| m.is_dir()) {
         problem(
             &mut out,

@@ -81,18 +81,29 @@ pub fn path(profile: &Profile, id: &str) -> std::path::PathBuf {
 pub fn read(profile: &Profile, id: &str) -> Result<Option<Receipt>, Error> {
     // A file of the user's in the place of a folder would fail as "Not a directory" on a
     // receipt that does not exist: name the file instead.
-    for dir in [profile.hooks_dir(), profile.receipts_dir()] {
-        if dir.exists() && !dir.is_dir() {
-            return Err(Error::ConfigInvalid {
-                path: dir,
-                why: "it is not a folder: hookpack keeps installed recipes in `hooks/` and \
-                      their receipts in `hooks/.receipts/`, and will not replace it; move it \
-                      elsewhere, then run the command again"
-                    .to_string(),
-            });
-        }
+    if let Some((path, why)) = folder_not_folder(profile) {
+        return Err(Error::ConfigInvalid {
+            path,
+            why: why.to_string(),
+        });
     }
     read_file(&path(profile, id))
+}
+
+/// `hooks/` or `hooks/.receipts/` when it is there but no folder (a file of the user's), and
+/// what to say of it: install and remove refuse it, and `doctor` reports it.
+pub fn folder_not_folder(profile: &Profile) -> Option<(std::path::PathBuf, &'static str)> {
+    [profile.hooks_dir(), profile.receipts_dir()]
+        .into_iter()
+        .find(|dir| dir.exists() && !dir.is_dir())
+        .map(|dir| {
+            (
+                dir,
+                "it is not a folder: hookpack keeps installed recipes in `hooks/` and their \
+                 receipts in `hooks/.receipts/`, and will not replace it; move it elsewhere, \
+                 then run the command again",
+            )
+        })
 }
 
 /// Reads a receipt file, if it exists.

@@ -3539,6 +3539,18 @@ fn a_file_where_the_hooks_folders_go_is_named() {
             );
             assert_eq!(sandbox_state(&sb.join("prof")), before, "{file}: {args:?}");
         }
+        // `doctor` reports it too (it found no problem, found by the user-side sweep).
+        let sb = Sandbox::new();
+        sb.write(file, "mine\n");
+        let o = in_prof(&sb, &["doctor"]);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(o.status.code(), Some(1), "{file}: {out}");
+        assert!(
+            out.contains(&format!(
+                "{file}: error[hooks-not-folder]: it is not a folder"
+            )),
+            "{file}: {out}"
+        );
     }
 }
 
