@@ -397,6 +397,18 @@ pub(crate) fn tree_drift(dir: &Path, r: &receipt::Receipt) -> Vec<Diagnostic> {
                     r.id, r.version, r.id, r.version
                 ),
             ),
+            // Something else took the file's place (a folder, a fifo, a link).
+            _ if std::fs::symlink_metadata(&p).is_ok() => problem(
+                &mut out,
+                &p,
+                "",
+                "tree-modified",
+                format!(
+                    "is no longer the file `{}` {} installed there (it is no regular file); \
+                     `hookpack install {}@{}` restores it{note}",
+                    r.id, r.version, r.id, r.version
+                ),
+            ),
             _ => problem(
                 &mut out,
                 &p,
