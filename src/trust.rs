@@ -143,9 +143,16 @@ pub fn resolve_script(cmd: &str, env: &Env) -> Script {
             if interpreter.is_none() && !path.contains('/') {
                 return Script::None;
             }
-            // `ruby -C DIR x.rb` runs DIR/x.rb: each directory change is taken in turn.
+            // `ruby -C DIR x.rb` runs DIR/x.rb: each directory change is taken in turn. Its
+            // value may be attached to the flag (`--cwd=DIR`), where quoting is not known:
+            // one the shell may expand at all names a folder only the shell knows.
+            if let Some((_, dir)) =
+                (chdir.iter()).find(|(_, dir)| dir.contains(['$', '`']) || dir.starts_with('~'))
+            {
+                return Script::Unresolved(dir.clone());
+            }
             let base = chdir.iter().fold(env.workspace.clone(), |base, (_, dir)| {
-                expand(dir, env, &base, true, &|_| true)
+                expand(dir, env, &base, false, &|_| false)
             });
             let written = &words.words[word];
             // Any other expansion (`$PWD`, `$(pwd)`, a backquote) names a file only the
@@ -501,6 +508,10 @@ mod tests {
             ("node \"$HOME/x.js\"", true),
             ("node `pwd`/x.js", true),
             ("node $(pwd)/x.js", true),
+            ("ruby -C sub x.rb", false),
+            ("ruby -C '~/sub' x.rb", true),
+            ("ruby -C \"$HOME\" x.rb", true),
+            ("bun --cwd=${FINCLAW_PROFILE_ROOT} x.ts", true),
         ] {
             let script = resolve_script(cmd, &env);
             assert_eq!(
