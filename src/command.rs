@@ -23,7 +23,9 @@ pub struct Word {
     /// True when any part of the word was quoted or escaped.
     pub quoted: bool,
     /// Byte offsets in `text` of each `$` and backquote the shell expands (unquoted or in
-    /// double quotes; a single-quoted or escaped one is a plain character).
+    /// double quotes; a single-quoted or escaped one is a plain character), and of each
+    /// unquoted `*`, `?`, `[` and `{` (but the `{` of `${`): pathname expansion, and bash's
+    /// brace expansion, put other file names in the word's place.
     pub expansions: Vec<usize>,
 }
 
@@ -155,6 +157,11 @@ pub fn split(command: &str) -> Result<Words, SplitError> {
             }
             c => {
                 let w = word(&mut current, i);
+                let after_dollar =
+                    w.text.ends_with('$') && w.expansions.last() == Some(&(w.text.len() - 1));
+                if matches!(c, '*' | '?' | '[') || (c == '{' && !after_dollar) {
+                    w.expansions.push(w.text.len());
+                }
                 w.text.push(c);
                 w.end = i + c.len_utf8();
             }

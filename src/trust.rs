@@ -146,17 +146,18 @@ pub fn resolve_script(cmd: &str, env: &Env) -> Script {
             // `ruby -C DIR x.rb` runs DIR/x.rb: each directory change is taken in turn. Its
             // value may be attached to the flag (`--cwd=DIR`), where quoting is not known:
             // one the shell may expand at all names a folder only the shell knows.
-            if let Some((_, dir)) =
-                (chdir.iter()).find(|(_, dir)| dir.contains(['$', '`']) || dir.starts_with('~'))
-            {
+            if let Some((_, dir)) = (chdir.iter()).find(|(_, dir)| {
+                dir.contains(['$', '`', '*', '?', '[', '{']) || dir.starts_with('~')
+            }) {
                 return Script::Unresolved(dir.clone());
             }
             let base = chdir.iter().fold(env.workspace.clone(), |base, (_, dir)| {
                 expand(dir, env, &base, false, &|_| false)
             });
             let written = &words.words[word];
-            // Any other expansion (`$PWD`, `$(pwd)`, a backquote) names a file only the
-            // shell knows: hashing the file of that literal name would cover another one.
+            // Any other expansion (`$PWD`, `$(pwd)`, a backquote, a glob such as `[x].sh`)
+            // names a file only the shell knows: hashing the file of that literal name
+            // would cover another one.
             if (written.expansions.iter()).any(|&at| !expands_root(&written.text, at)) {
                 return Script::Unresolved(written.text.clone());
             }
@@ -512,6 +513,14 @@ mod tests {
             ("ruby -C '~/sub' x.rb", true),
             ("ruby -C \"$HOME\" x.rb", true),
             ("bun --cwd=${FINCLAW_PROFILE_ROOT} x.ts", true),
+            ("node [x].js", true),
+            ("node x*.js", true),
+            ("node x?.js", true),
+            ("node {x,y}.js", true),
+            ("node '[x]*?{a,b}.js'", false),
+            ("node \\[x].js", false),
+            ("node \"x*.js\"", false),
+            ("ruby -C s* x.rb", true),
         ] {
             let script = resolve_script(cmd, &env);
             assert_eq!(

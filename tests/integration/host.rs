@@ -2566,3 +2566,46 @@ fn a_payload_from_a_pipe_is_read() {
     let d = one_json_document(&o);
     assert_eq!(d["outcome"]["verdict"], "deny", "{d:#}");
 }
+
+/// An unquoted `*`, `?` or `[` in a script path is pathname expansion: the shell runs
+/// whichever file the pattern matches, while the hash covered the file of that literal name,
+/// so a decoy `[x].sh` was trusted while `sh [x].sh` ran `x.sh`, which could then change
+/// and still run as trusted. Such a script is unknown: never trusted, never run.
+#[test]
+fn a_script_path_with_a_glob_is_never_trusted() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("prof")).unwrap();
+    sb.write("ws/x.sh", "echo real > ran-real.txt\n");
+    sb.write("ws/[x].sh", "echo decoy\n");
+    sb.write("ws/sub/x.rb", "\n");
+    let hooks = json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "command": "sh [x].sh", "id": "bracket"},
+        {"type": "command", "command": "sh [x]*.sh", "id": "star"},
+        {"type": "command", "command": "ruby -C s?b x.rb", "id": "chdir"},
+        {"type": "command", "command": "sh '[x].sh'", "id": "quoted"}
+    ]}]}});
+    sb.write(
+        "ws/.finclaw/hooks.json",
+        serde_json::to_vec(&hooks).unwrap(),
+    );
+    let o = in_prof_output(&sb, &["list", "--format", "json"]);
+    let doc = one_json_document(&o);
+    let by_id = |id: &str| {
+        doc["handlers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["id"] == id)
+            .unwrap()
+            .clone()
+    };
+    for id in ["bracket", "star", "chdir"] {
+        assert_eq!(by_id(id)["status"], "script-unknown", "{id}: {doc:#}");
+    }
+    // Quoted, the brackets are plain characters: that file is the one the shell runs.
+    assert_eq!(by_id("quoted")["script"]["kind"], "file", "{doc:#}");
+
+    in_prof_output(&sb, &["trust", "--all"]);
+    let out = run(&sb, "PreToolUse", json!({"tool_name": "exec"}), &[]);
+    assert!(!sb.join("ws/ran-real.txt").exists(), "{out:#}");
+}
