@@ -161,8 +161,14 @@ pub fn resolve_script(cmd: &str, env: &Env) -> Script {
             if (written.expansions.iter()).any(|&at| !expands_root(&written.text, at)) {
                 return Script::Unresolved(written.text.clone());
             }
-            // As written, the word starts `~/` only when its tilde is unquoted.
-            let tilde = cmd[written.start..].starts_with("~/");
+            // As written, the word starts `~/` only when its tilde is unquoted. Any other
+            // unquoted leading `~` is a tilde prefix too (`~+` is the working folder in bash,
+            // `~NAME` that user's home): a folder only the shell knows.
+            let as_written = &cmd[written.start..];
+            if as_written.starts_with('~') && !as_written.starts_with("~/") {
+                return Script::Unresolved(written.text.clone());
+            }
+            let tilde = as_written.starts_with("~/");
             let p = expand(&path, env, &base, tilde, &|at| {
                 written.expansions.contains(&at)
             });
@@ -521,6 +527,10 @@ mod tests {
             ("node \\[x].js", false),
             ("node \"x*.js\"", false),
             ("ruby -C s* x.rb", true),
+            ("node ~+/x.js", true),
+            ("node ~nobody/x.js", true),
+            ("node ~/x.js", false),
+            ("node '~+/x.js'", false),
         ] {
             let script = resolve_script(cmd, &env);
             assert_eq!(

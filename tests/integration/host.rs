@@ -2609,3 +2609,54 @@ fn a_script_path_with_a_glob_is_never_trusted() {
     let out = run(&sb, "PreToolUse", json!({"tool_name": "exec"}), &[]);
     assert!(!sb.join("ws/ran-real.txt").exists(), "{out:#}");
 }
+
+/// A leading unquoted `~` not followed by `/` is a tilde prefix the shell expands too:
+/// `~+` to the working folder (bash), `~NAME` to that user's home. Only `~/` was expanded,
+/// so `sh ~+/x.sh` was hashed as the decoy `~+/x.sh` in the workspace while bash ran
+/// `x.sh`, which could then change and still run as trusted.
+#[test]
+fn a_script_path_with_a_tilde_prefix_is_never_trusted() {
+    if !Path::new("/bin/bash").exists() {
+        return;
+    }
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("prof")).unwrap();
+    sb.write("ws/x.sh", "echo real > ran-real.txt\n");
+    sb.write("ws/~+/x.sh", "echo decoy\n");
+    sb.write("ws/~nobody/x.sh", "echo decoy\n");
+    let hooks = json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "command": "sh ~+/x.sh", "id": "plus"},
+        {"type": "command", "command": "sh ~nobody/x.sh", "id": "user"},
+        {"type": "command", "command": "sh '~+/x.sh'", "id": "quoted"}
+    ]}]}});
+    sb.write(
+        "ws/.finclaw/hooks.json",
+        serde_json::to_vec(&hooks).unwrap(),
+    );
+    let o = in_prof_output(&sb, &["list", "--format", "json"]);
+    let doc = one_json_document(&o);
+    let status = |id: &str| {
+        doc["handlers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["id"] == id)
+            .unwrap()["status"]
+            .clone()
+    };
+    assert_eq!(status("plus"), "script-unknown", "{doc:#}");
+    assert_eq!(status("user"), "script-unknown", "{doc:#}");
+    assert_eq!(status("quoted"), "untrusted", "{doc:#}");
+
+    in_prof_output(&sb, &["trust", "--all"]);
+    sb.write("payload.json", json!({"tool_name": "exec"}).to_string());
+    let o = sb
+        .cmd()
+        .env("SHELL", "/bin/bash")
+        .args(["run", "PreToolUse", "--payload", "payload.json"])
+        .args(["--profile", "prof", "--workspace", "ws"])
+        .output()
+        .unwrap();
+    ok(&o);
+    assert!(!sb.join("ws/ran-real.txt").exists());
+}
