@@ -2501,9 +2501,8 @@ fn a_script_path_with_a_shell_expansion_is_never_trusted() {
         ),
         "{out}"
     );
-    let o = in_prof_output(&sb, &["run", "PreToolUse", "--payload", "{}"]);
-    let _ = o;
-    assert!(!sb.join("ws/ran-real.txt").exists());
+    let out = run(&sb, "PreToolUse", json!({"tool_name": "exec"}), &[]);
+    assert!(!sb.join("ws/ran-real.txt").exists(), "{out:#}");
     let o = in_prof_output(&sb, &["doctor"]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("error[script-unknown]"), "{out}");
