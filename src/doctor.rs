@@ -44,9 +44,12 @@ fn pin_note(id: &str, version: &str, pin: Option<&str>) -> String {
     };
     match pin {
         Some(p) if exact(p) => String::new(),
+        // Quoted as the shell needs it: a range such as `>=0.1, <0.3` holds a redirection
+        // and a space.
         Some(p) => format!(
-            " (that pins `{id}` to {version} in place of `{p}`; `hookpack install {id}@{p}` \
-             then puts your pin back)"
+            " (that pins `{id}` to {version} in place of `{p}`; `hookpack install {}` \
+             then puts your pin back)",
+            crate::command::shell_quote(&format!("{id}@{p}"))
         ),
         None => format!(
             " (that pins `{id}` to {version}, where `update` then leaves it; a later \

@@ -645,8 +645,25 @@ fn doctor_says_its_advice_replaces_a_range_pin() {
     assert!(
         said.contains(
             "`hookpack install tool-gate@0.1.0` restores it (that pins `tool-gate` to 0.1.0 \
-             in place of `^0.1`; `hookpack install tool-gate@^0.1` then puts your pin back)"
+             in place of `^0.1`; `hookpack install 'tool-gate@^0.1'` then puts your pin back)"
         ),
+        "{said}"
+    );
+}
+
+/// The command that puts a range pin back is quoted for the shell: unquoted, the `>` of
+/// `>=0.1, <0.2` redirected the output to a file `=0.1,` and installed `tool-gate@`.
+#[test]
+fn doctor_quotes_the_range_pin_it_puts_back() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    install_at(&sb, "tool-gate@>=0.1, <0.2");
+    std::fs::write(sb.join("prof/hooks/tool-gate/scripts/main.js"), "//\n").unwrap();
+    let o = in_prof_output(&sb, &["doctor"]);
+    let said =
+        String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert!(
+        said.contains("`hookpack install 'tool-gate@>=0.1, <0.2'` then puts your pin back"),
         "{said}"
     );
 }
