@@ -3625,7 +3625,11 @@ fn other_bytes_for_the_installed_version_from_its_index_are_refused() {
         "{err}"
     );
     assert!(
-        err.contains("`hookpack remove shrec`, then `hookpack install shrec@0.1.0`"),
+        err.contains(
+            "`hookpack remove shrec`, then `hookpack install shrec@0.1.0` (that pins `shrec` \
+             to 0.1.0, where `update` then leaves it; a later `hookpack install shrec` lifts \
+             the pin)"
+        ),
         "{err}"
     );
     assert_eq!(sandbox_state(&sb.join("p")), before);
