@@ -224,9 +224,9 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
                         &h.pointer,
                         "script-unknown",
                         format!(
-                            "runs `{p}`, whose path holds a shell expansion hookpack does not \
-                             make, so the file it runs cannot be known or hashed, and it is \
-                             never trusted; write the path out (only \
+                            "names its script with `{p}`, which holds a shell expansion \
+                             hookpack does not make, so the file it runs cannot be known or \
+                             hashed, and it is never trusted; write the path out (only \
                              `${{FINCLAW_PROFILE_ROOT}}` and a leading `~/` are expanded)"
                         ),
                     );

@@ -49,7 +49,9 @@ pub enum Script {
     /// A path the command names that does not exist.
     Missing(#[serde(serialize_with = "crate::output::path_text")] PathBuf),
     /// A path holding a shell expansion hookpack does not make (`$PWD`, `$(…)`): only the
-    /// shell knows the file, so it cannot be hashed. The path as written, quotes removed.
+    /// shell knows the file, so it cannot be hashed. The path as written, quotes removed;
+    /// or, when a word before it holds one (`-X *.py x.py`), the words from the first one
+    /// after the interpreter to the script, as written in the command.
     Unresolved(String),
     /// The command runs no script file (inline code, a plain program).
     None,
@@ -155,6 +157,15 @@ pub fn resolve_script(cmd: &str, env: &Env) -> Script {
                 expand(dir, env, &base, false, &|_| false)
             });
             let written = &words.words[word];
+            // An expansion in a word before the script (a flag's value: `-X *.py`, `-o
+            // $OPTS`) may split into several words, so the script may be another word.
+            let before = words.words.get(1..word).unwrap_or_default();
+            if let (Some(first), true) = (
+                before.first(),
+                before.iter().any(|w| !w.expansions.is_empty()),
+            ) {
+                return Script::Unresolved(cmd[first.start..written.end].to_string());
+            }
             // Any other expansion (`$PWD`, `$(pwd)`, a backquote, a glob such as `[x].sh`)
             // names a file only the shell knows: hashing the file of that literal name
             // would cover another one.
@@ -473,9 +484,9 @@ pub fn unresolved_script(script: &Script) -> String {
         _ => "",
     };
     format!(
-        "refused: its script path `{path}` holds a shell expansion hookpack does not make, so \
-         the file it runs cannot be known or hashed; write the path out (only \
-         `${{FINCLAW_PROFILE_ROOT}}` and a leading `~/` are expanded)"
+        "refused: its command names its script with `{path}`, which holds a shell expansion \
+         hookpack does not make, so the file it runs cannot be known or hashed; write the path \
+         out (only `${{FINCLAW_PROFILE_ROOT}}` and a leading `~/` are expanded)"
     )
 }
 
@@ -530,6 +541,10 @@ mod tests {
             ("node ~+/x.js", true),
             ("node ~nobody/x.js", true),
             ("node ~/x.js", false),
+            ("./x.sh", false),
+            ("$X/x.sh", true),
+            ("python3 -X *.py x.py", true),
+            ("python3 -X '*.py' x.py", false),
             ("node '~+/x.js'", false),
         ] {
             let script = resolve_script(cmd, &env);

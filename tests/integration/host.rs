@@ -2513,8 +2513,8 @@ fn a_script_path_with_a_shell_expansion_is_never_trusted() {
     let out = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
     assert!(
         out.contains(
-            "refused: its script path `$PWD/x.sh` holds a shell expansion hookpack does not \
-             make, so the file it runs cannot be known or hashed"
+            "refused: its command names its script with `$PWD/x.sh`, which holds a shell \
+             expansion hookpack does not make, so the file it runs cannot be known or hashed"
         ),
         "{out}"
     );
@@ -2674,5 +2674,56 @@ fn a_script_path_with_a_tilde_prefix_is_never_trusted() {
         .output()
         .unwrap();
     ok(&o);
+    assert!(!sb.join("ws/ran-real.txt").exists());
+}
+
+/// A shell expansion in a word before the script (a flag's value) may split into several
+/// words and move the script: `python3 -X *.py x.py` runs `b.py` when the workspace holds
+/// `a.py` and `b.py`, while the hash covered `x.py`, so `b.py` could change after trust and
+/// still run as trusted. Such a script is unknown.
+#[test]
+fn a_shell_expansion_before_the_script_makes_it_unknown() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("prof")).unwrap();
+    sb.write("ws/x.py", "\n");
+    sb.write("ws/a.py", "\n");
+    sb.write("ws/b.py", "open(\"ran-real.txt\", \"w\")\n");
+    let hooks = json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "command": "python3 -X *.py x.py", "id": "glob"},
+        {"type": "command", "command": "python3 -X $OPTS x.py", "id": "var"},
+        {"type": "command", "command": "python3 -X 'a*' x.py", "id": "quoted"}
+    ]}]}});
+    sb.write(
+        "ws/.finclaw/hooks.json",
+        serde_json::to_vec(&hooks).unwrap(),
+    );
+    let o = in_prof_output(&sb, &["list", "--format", "json"]);
+    let doc = one_json_document(&o);
+    let script = |id: &str| {
+        doc["handlers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["id"] == id)
+            .unwrap()["script"]
+            .clone()
+    };
+    assert_eq!(
+        script("glob"),
+        json!({"kind": "unresolved", "path": "-X *.py x.py"})
+    );
+    assert_eq!(
+        script("var"),
+        json!({"kind": "unresolved", "path": "-X $OPTS x.py"})
+    );
+    assert_eq!(script("quoted")["kind"], "file", "{doc:#}");
+    let o = in_prof_output(&sb, &["trust", "--all"]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert!(
+        out.contains("refused: its command names its script with `-X *.py x.py`, which holds a shell expansion"),
+        "{out}"
+    );
+    // Run, python3 takes `b.py` for its script (`-X a.py b.py x.py x.py`).
+    run(&sb, "PreToolUse", json!({"tool_name": "exec"}), &[]);
     assert!(!sb.join("ws/ran-real.txt").exists());
 }
