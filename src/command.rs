@@ -24,8 +24,9 @@ pub struct Word {
     pub quoted: bool,
     /// Byte offsets in `text` of each `$` and backquote the shell expands (unquoted or in
     /// double quotes; a single-quoted or escaped one is a plain character), and of each
-    /// unquoted `*`, `?`, `[` and `{` (but the `{` of `${`): pathname expansion, and bash's
-    /// brace expansion, put other file names in the word's place.
+    /// unquoted `*`, `?`, `[`, and `{` opening a brace expansion (`{a,b}`, `{1..3}`; not the
+    /// `{` of `${`): pathname expansion, and bash's brace expansion, put other file names in
+    /// the word's place.
     pub expansions: Vec<usize>,
 }
 
@@ -159,7 +160,9 @@ pub fn split(command: &str) -> Result<Words, SplitError> {
                 let w = word(&mut current, i);
                 let after_dollar =
                     w.text.ends_with('$') && w.expansions.last() == Some(&(w.text.len() - 1));
-                if matches!(c, '*' | '?' | '[') || (c == '{' && !after_dollar) {
+                if matches!(c, '*' | '?' | '[')
+                    || (c == '{' && !after_dollar && braces(&command[i..]))
+                {
                     w.expansions.push(w.text.len());
                 }
                 w.text.push(c);
@@ -174,6 +177,18 @@ pub fn split(command: &str) -> Result<Words, SplitError> {
         words,
         shell_syntax,
     })
+}
+
+/// Whether the `{` that `rest` starts with opens a brace expansion (bash): a `}` closes it
+/// in the same word, with a `,` or `..` between. Quotes in between are not looked at, so a
+/// quoted comma counts too, which only makes more scripts unknown.
+fn braces(rest: &str) -> bool {
+    let word = rest
+        .split([' ', '\t', '\n', ';', '|', '&', '<', '>', '(', ')'])
+        .next()
+        .unwrap_or_default();
+    word.find('}')
+        .is_some_and(|end| word[..end].contains(',') || word[..end].contains(".."))
 }
 
 /// What a command runs.
