@@ -28,6 +28,9 @@ pub struct Word {
     /// `{` of `${`): pathname expansion, and bash's brace expansion, put other file names in
     /// the word's place.
     pub expansions: Vec<usize>,
+    /// True when one of `expansions` is outside double quotes, so the shell may split the
+    /// word into several (or none) or replace it with file names.
+    pub splits: bool,
 }
 
 /// A command split into words.
@@ -75,6 +78,7 @@ pub fn split(command: &str) -> Result<Words, SplitError> {
                 end: i,
                 quoted: false,
                 expansions: Vec::new(),
+                splits: false,
             })
         }
         match c {
@@ -150,6 +154,7 @@ pub fn split(command: &str) -> Result<Words, SplitError> {
                 if matches!(c, '$' | '`') {
                     let w = word(&mut current, i);
                     w.expansions.push(w.text.len());
+                    w.splits = true;
                     w.text.push(c);
                     w.end = i + 1;
                 } else if let Some(w) = current.take() {
@@ -164,6 +169,7 @@ pub fn split(command: &str) -> Result<Words, SplitError> {
                     || (c == '{' && !after_dollar && braces(&command[i..]))
                 {
                     w.expansions.push(w.text.len());
+                    w.splits = true;
                 }
                 w.text.push(c);
                 w.end = i + c.len_utf8();

@@ -157,13 +157,10 @@ pub fn resolve_script(cmd: &str, env: &Env) -> Script {
                 expand(dir, env, &base, false, &|_| false)
             });
             let written = &words.words[word];
-            // An expansion in a word before the script (a flag's value: `-X *.py`, `-o
-            // $OPTS`) may split into several words, so the script may be another word.
+            // An unquoted expansion in a word before the script (a flag's value: `-X *.py`,
+            // `-o $OPTS`) may split into several words, so the script may be another word.
             let before = words.words.get(1..word).unwrap_or_default();
-            if let (Some(first), true) = (
-                before.first(),
-                before.iter().any(|w| !w.expansions.is_empty()),
-            ) {
+            if let (Some(first), true) = (before.first(), before.iter().any(|w| w.splits)) {
                 return Script::Unresolved(cmd[first.start..written.end].to_string());
             }
             // Any other expansion (`$PWD`, `$(pwd)`, a backquote, a glob such as `[x].sh`)
@@ -549,6 +546,9 @@ mod tests {
             ("$X/x.sh", true),
             ("python3 -X *.py x.py", true),
             ("python3 -X '*.py' x.py", false),
+            // Double-quoted, an expansion stays one word: the script stays where it is.
+            ("python3 -X \"$HOME\" x.py", false),
+            ("python3 -X $HOME x.py", true),
             ("node '~+/x.js'", false),
         ] {
             let script = resolve_script(cmd, &env);
