@@ -782,11 +782,17 @@ fn not_trusted_now(
         }
         other => other,
     };
-    (status != Status::Trusted).then(|| {
-        format!(
+    (status != Status::Trusted).then(|| match status {
+        // `hookpack trust` refuses it: only the shell knows the file it runs.
+        Status::ScriptUnknown => format!(
+            "{} (only the shell knows the file it runs, so `hookpack trust` refuses it; \
+             write the script path out, or pass --include-untrusted)",
+            status.word()
+        ),
+        _ => format!(
             "{} (run `hookpack trust` or pass --include-untrusted)",
             status.word()
-        )
+        ),
     })
 }
 

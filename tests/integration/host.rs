@@ -2727,3 +2727,26 @@ fn a_shell_expansion_before_the_script_makes_it_unknown() {
     run(&sb, "PreToolUse", json!({"tool_name": "exec"}), &[]);
     assert!(!sb.join("ws/ran-real.txt").exists());
 }
+
+/// `run` skips a handler whose script is unknown, and says so without advising `hookpack
+/// trust`, which refuses such a handler: it said "run `hookpack trust` or pass
+/// --include-untrusted", as for an untrusted one.
+#[test]
+fn run_does_not_advise_trust_for_a_script_unknown() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("prof")).unwrap();
+    let hooks = json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "command": "sh $PWD/x.sh", "id": "pwd"}
+    ]}]}});
+    sb.write(
+        "ws/.finclaw/hooks.json",
+        serde_json::to_vec(&hooks).unwrap(),
+    );
+    sb.write("payload.json", json!({"tool_name": "exec"}).to_string());
+    let o = in_prof_output(&sb, &["run", "PreToolUse", "--payload", "payload.json"]);
+    ok(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("[skipped: script unknown"), "{out}");
+    assert!(!out.contains("run `hookpack trust`"), "{out}");
+    assert!(out.contains("--include-untrusted"), "{out}");
+}
