@@ -142,7 +142,15 @@ pub fn resolve_script(cmd: &str, env: &Env) -> Script {
             ..
         } => {
             // A bare program name (`echo`, `true`) is looked up on PATH: not a script file.
+            // One the shell makes (`$(cat cmd.txt)`, a backquote, `$X`) runs whatever a
+            // file or the environment says then: only the shell knows it.
             if interpreter.is_none() && !path.contains('/') {
+                let first = &words.words[word];
+                let made = (first.expansions.iter())
+                    .any(|&at| matches!(first.text.as_bytes().get(at), Some(b'$' | b'`')));
+                if made {
+                    return Script::Unresolved(cmd[first.start..].trim_end().to_string());
+                }
                 return Script::None;
             }
             // `ruby -C DIR x.rb` runs DIR/x.rb: each directory change is taken in turn. Its
@@ -543,6 +551,10 @@ mod tests {
             ("node ~nobody/x.js", true),
             ("node ~/x.js", false),
             ("./x.sh", false),
+            ("$(cat cmd.txt)", true),
+            ("`cat cmd.txt`", true),
+            ("echo $HOME", false),
+            ("[ -f x ] && echo y", false),
             ("$X/x.sh", true),
             ("python3 -X *.py x.py", true),
             ("python3 -X '*.py' x.py", false),

@@ -2750,3 +2750,42 @@ fn run_does_not_advise_trust_for_a_script_unknown() {
     assert!(!out.contains("run `hookpack trust`"), "{out}");
     assert!(out.contains("--include-untrusted"), "{out}");
 }
+
+/// A command whose program name is an expansion (`$(cat cmd.txt)`, `` `cat cmd.txt` ``)
+/// runs whatever the shell makes of it: it was taken for a program on PATH, so the hash
+/// covered the command text alone, and the workspace's `cmd.txt` could then name another
+/// script and still run as trusted. Such a script is unknown.
+#[test]
+fn a_program_name_made_by_the_shell_is_a_script_unknown() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("prof")).unwrap();
+    sb.write("ws/cmd.txt", "true\n");
+    sb.write("ws/x.sh", "echo real > ran-real.txt\n");
+    let hooks = json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "command": "$(cat cmd.txt)", "id": "subst"},
+        {"type": "command", "command": "`cat cmd.txt`", "id": "backquote"},
+        {"type": "command", "command": "echo $HOME", "id": "plain"}
+    ]}]}});
+    sb.write(
+        "ws/.finclaw/hooks.json",
+        serde_json::to_vec(&hooks).unwrap(),
+    );
+    let o = in_prof_output(&sb, &["list", "--format", "json"]);
+    let doc = one_json_document(&o);
+    let status = |id: &str| {
+        doc["handlers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["id"] == id)
+            .unwrap()["status"]
+            .clone()
+    };
+    assert_eq!(status("subst"), "script-unknown", "{doc:#}");
+    assert_eq!(status("backquote"), "script-unknown", "{doc:#}");
+    assert_eq!(status("plain"), "untrusted", "{doc:#}");
+    in_prof_output(&sb, &["trust", "--all"]);
+    sb.write("ws/cmd.txt", "sh x.sh\n");
+    run(&sb, "PreToolUse", json!({"tool_name": "exec"}), &[]);
+    assert!(!sb.join("ws/ran-real.txt").exists());
+}
