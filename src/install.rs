@@ -630,7 +630,7 @@ pub fn prepare(
     .map_err(refuse)?;
     // The extracted tree must be a valid recipe in its own right.
     let loaded =
-        crate::recipe::load(&tree, false).map_err(|diagnostics| Error::RecipesInvalid {
+        crate::recipe::load_extracted(&tree).map_err(|diagnostics| Error::RecipesInvalid {
             // Name the files as they are in the archive: staging is gone by the time anyone reads this.
             diagnostics: diagnostics
                 .into_iter()

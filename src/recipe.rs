@@ -511,8 +511,15 @@ pub struct TreeEntry {
 /// the root again) before the next one is opened, so a deep tree never holds more than one
 /// folder open.
 pub fn walk_tree(dir: &Path) -> (Vec<TreeEntry>, Vec<Diagnostic>) {
+    walk_tree_with(dir, true)
+}
+
+/// [`walk_tree`], hidden entries included when not `skip_hidden`: an extracted archive is
+/// checked whole, since install lays out all it holds.
+fn walk_tree_with(dir: &Path, skip_hidden: bool) -> (Vec<TreeEntry>, Vec<Diagnostic>) {
     let mut walk = Walk {
         root: dir,
+        skip_hidden,
         entries: Vec::new(),
         problems: Vec::new(),
         pending: Vec::new(),
@@ -556,6 +563,8 @@ fn symlink_diagnostic(path: &Path) -> Diagnostic {
 
 struct Walk<'a> {
     root: &'a Path,
+    /// Pass over hidden entries (see [`walk_tree`]).
+    skip_hidden: bool,
     entries: Vec<TreeEntry>,
     problems: Vec<Diagnostic>,
     /// What is still to visit in each folder being walked, outermost first.
@@ -612,7 +621,7 @@ impl Walk<'_> {
     }
 
     fn visit(&mut self, child: Listed) {
-        if is_hidden(&child.name) {
+        if self.skip_hidden && is_hidden(&child.name) {
             return;
         }
         let path = child.path;
@@ -708,18 +717,21 @@ fn file_facts(m: &std::fs::Metadata) -> (u64, bool, u64) {
 
 /// Validates a whole recipe folder: manifest and tree.
 pub fn validate_folder(dir: &Path) -> Vec<Diagnostic> {
-    validate_folder_tree(dir).0
+    validate_folder_tree(dir, true).0
 }
 
 /// Validates a whole recipe folder, also returning what its tree holds and the manifest's
 /// bytes (when they could be read).
-fn validate_folder_tree(dir: &Path) -> (Vec<Diagnostic>, Vec<TreeEntry>, Option<Vec<u8>>) {
+fn validate_folder_tree(
+    dir: &Path,
+    skip_hidden: bool,
+) -> (Vec<Diagnostic>, Vec<TreeEntry>, Option<Vec<u8>>) {
     let manifest = dir.join("recipe.json");
     let (mut out, bytes) = match crate::fs::read_limited(&manifest, MAX_MANIFEST_BYTES) {
         Ok(b) => (validate_manifest_bytes(&manifest, &b, Some(dir)), Some(b)),
         Err(e) => (vec![crate::validate::fs_diagnostic(&e)], None),
     };
-    let (tree, problems) = walk_tree(dir);
+    let (tree, problems) = walk_tree_with(dir, skip_hidden);
     out.extend(problems);
     if !tree
         .iter()
@@ -764,7 +776,21 @@ pub fn load_with_tree(
     dir: &Path,
     strict: bool,
 ) -> Result<(Loaded, Vec<TreeEntry>), Vec<Diagnostic>> {
-    let (diags, tree, bytes) = validate_folder_tree(dir);
+    load_tree(dir, strict, true)
+}
+
+/// [`load`] for a tree extracted from an archive: its hidden entries are checked too, as
+/// install lays them out with the rest (an archive pack did not make may hold them).
+pub fn load_extracted(dir: &Path) -> Result<Loaded, Vec<Diagnostic>> {
+    load_tree(dir, false, false).map(|(loaded, _)| loaded)
+}
+
+fn load_tree(
+    dir: &Path,
+    strict: bool,
+    skip_hidden: bool,
+) -> Result<(Loaded, Vec<TreeEntry>), Vec<Diagnostic>> {
+    let (diags, tree, bytes) = validate_folder_tree(dir, skip_hidden);
     if diags
         .iter()
         .any(|d| d.severity == Severity::Error || strict)

@@ -2187,3 +2187,29 @@ fn zero_padding_after_the_end_marker_is_bounded() {
         start.elapsed()
     );
 }
+
+/// An archive is checked whole, hidden folders included: `node_modules` in `.x/` was
+/// installed once pack stopped looking at hidden entries (cba6c14), though an archive
+/// holding `node_modules` anywhere is refused.
+#[test]
+fn node_modules_in_a_hidden_folder_of_an_archive_is_refused() {
+    let w = World::new();
+    let before = sandbox_state(&w.sb.join(PROFILE));
+    let bytes = gz(&Tar::demo()
+        .dir(&format!("{TOP}/.x/"))
+        .dir(&format!("{TOP}/.x/node_modules/"))
+        .file(&format!("{TOP}/.x/node_modules/y.js"), b"x\n")
+        .end());
+    w.sb.write("in/hidden-node-modules.tar.gz", &bytes);
+    let out = w
+        .install_archive("in/hidden-node-modules.tar.gz")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(".x/node_modules: error[node-modules]"),
+        "{err}"
+    );
+    assert_eq!(sandbox_state(&w.sb.join(PROFILE)), before);
+}
