@@ -1333,7 +1333,10 @@ pub fn install_prepared(
         .as_ref()
         .filter(|r| r.version == to && r.sha256 != prepared.sha256)
     {
-        if r.index_url.is_some() && r.index_url == prepared.index_url {
+        let same = (r.index_url.as_deref())
+            .zip(prepared.index_url.as_deref())
+            .is_some_and(|(was, now)| same_index(was, now));
+        if same {
             return Err(Error::VersionBytesChanged {
                 id,
                 version: to,
@@ -1581,6 +1584,25 @@ fn tree_files(dir: &Path) -> impl Iterator<Item = (walkdir::DirEntry, String)> +
             let rel = rel.replace('\\', "/");
             Some((e, rel))
         })
+}
+
+/// Whether two index locations a receipt records are one index: the same text, or two
+/// paths to one file (a link to its folder, a `..`: the path recorded is absolute, not
+/// resolved).
+fn same_index(was: &str, now: &str) -> bool {
+    use crate::fetch::Location;
+    if was == now {
+        return true;
+    }
+    match (Location::parse(was), Location::parse(now)) {
+        (Ok(Location::Path(a)), Ok(Location::Path(b))) => {
+            match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+                (Ok(a), Ok(b)) => a == b,
+                _ => false,
+            }
+        }
+        _ => false,
+    }
 }
 
 /// Whether `path` is a regular file holding the bytes `f` records (a fifo in its place is

@@ -3633,6 +3633,23 @@ fn other_bytes_for_the_installed_version_from_its_index_are_refused() {
         "{err}"
     );
     assert_eq!(sandbox_state(&sb.join("p")), before);
+    // The same index by another spelling of its path (a link to its folder, a `..`) is
+    // that index still.
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(sb.join("cat"), sb.join("catlink")).unwrap();
+        std::fs::create_dir_all(sb.join("sub")).unwrap();
+        for other in ["catlink", "sub/../cat"] {
+            let o = install(&["shrec", "--index", other]);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{other}: {err}");
+            assert!(
+                err.contains("the index lists other bytes"),
+                "{other}: {err}"
+            );
+            assert_eq!(sandbox_state(&sb.join("p")), before, "{other}");
+        }
+    }
     // From elsewhere, other bytes are what the user asked for: installed, with a warning.
     let archive = sb.join("cat/hooks-shrec-0.1.0.tar.gz");
     let o = install(&["--archive", archive.to_str().unwrap()]);
