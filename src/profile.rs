@@ -369,6 +369,22 @@ pub fn lock_wait() -> Duration {
     crate::cli::env_seconds("HOOKPACK_LOCK_TIMEOUT").unwrap_or(Duration::from_secs(60))
 }
 
+/// What is in the lock file's place, when its open failed for that: ENXIO, a fifo no one
+/// reads opened without blocking; ELOOP, a link under O_NOFOLLOW.
+#[cfg(unix)]
+fn lock_file_refusal(e: &std::io::Error) -> Option<&'static str> {
+    match e.raw_os_error() {
+        Some(libc::ENXIO) => Some("a fifo, socket or device"),
+        Some(libc::ELOOP) => Some("a symbolic link"),
+        _ => None,
+    }
+}
+
+#[cfg(not(unix))]
+fn lock_file_refusal(_: &std::io::Error) -> Option<&'static str> {
+    None
+}
+
 impl Lock {
     /// Takes the profile's lock, waiting up to `wait` for another process to let go.
     pub fn acquire(profile: &Profile, wait: Duration) -> Result<Lock, Error> {
@@ -384,8 +400,9 @@ impl Lock {
         let mut options = std::fs::OpenOptions::new();
         options.create(true).truncate(false).write(true);
         // Only the open of a fifo would block (for good: no one reads it); the lock of a
-        // regular file ignores the flag.
-        // O_NOFOLLOW: a link there would have the lock file made wherever it points.
+        // regular file ignores the flag. O_NOFOLLOW: a link there would have the lock file
+        // made wherever it points.
+        #[cfg(unix)]
         std::os::unix::fs::OpenOptionsExt::custom_flags(
             &mut options,
             libc::O_NONBLOCK | libc::O_NOFOLLOW,
@@ -401,14 +418,11 @@ impl Lock {
             ))
         };
         let file = match options.open(&path) {
-            // ENXIO: a fifo no one reads, opened without blocking.
-            Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
-                return Err(refused("a fifo, socket or device").into())
-            }
-            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
-                return Err(refused("a symbolic link").into())
-            }
-            opened => opened.map_err(open_error)?,
+            Err(e) => match lock_file_refusal(&e) {
+                Some(what) => return Err(refused(what).into()),
+                None => return Err(open_error(e).into()),
+            },
+            Ok(file) => file,
         };
         if !file.metadata().map_err(open_error)?.is_file() {
             return Err(refused("a fifo, socket or device").into());
