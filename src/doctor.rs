@@ -38,8 +38,10 @@ fn problem(out: &mut Vec<Diagnostic>, file: &Path, pointer: &str, code: &'static
 /// `@VERSION` records a pin (README, the user flow), which `update` then keeps. Empty when
 /// the recipe is pinned to that version already.
 fn pin_note(id: &str, version: &str, pin: Option<&str>) -> String {
+    // `=0.1.0` is that one version too, written as a range.
     let exact = |p: &str| {
-        matches!(crate::install::Want::parse(id, p),
+        let p = p.trim().strip_prefix('=').unwrap_or(p);
+        matches!(crate::install::Want::parse(id, p.trim()),
                  Ok(crate::install::Want::Exact(v)) if v.to_string() == version)
     };
     match pin {
@@ -48,7 +50,7 @@ fn pin_note(id: &str, version: &str, pin: Option<&str>) -> String {
         // and a space.
         Some(p) => format!(
             " (that pins `{id}` to {version} in place of `{p}`; `hookpack install {}` \
-             then puts your pin back)",
+             then records your pin again, and takes the newest version it allows)",
             crate::command::shell_quote(&format!("{id}@{p}"))
         ),
         None => format!(
@@ -449,7 +451,7 @@ pub(crate) fn tree_drift(dir: &Path, r: &receipt::Receipt) -> Vec<Diagnostic> {
                 "tree-extra-file",
                 format!(
                     "not part of `{}` {} as installed; move it out of the folder, which \
-                     `hookpack install {}@{}` puts back as installed (without it){note}",
+                     `hookpack install {}@{}` puts back as installed, without it{note}",
                     r.id, r.version, r.id, r.version
                 ),
             );

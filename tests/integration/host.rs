@@ -611,7 +611,15 @@ fn doctor_names_the_installed_version_to_restore() {
         said.contains("`hookpack install tool-gate@0.1.0` restores it"),
         "{said}"
     );
-    // Pinned to that version already, the advice changes no pin, and says none.
+    // Pinned to that version already, the advice changes no pin, and says none; so for
+    // the pin written as the range `=0.1.0`.
+    assert!(!said.contains("pins"), "{said}");
+    install_at(&sb, "tool-gate@=0.1.0");
+    std::fs::write(&main_js, "process.exit(0);\n").unwrap();
+    let o = in_prof_output(&sb, &["doctor"]);
+    let said =
+        String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert!(said.contains("restores it"), "{said}");
     assert!(!said.contains("pins"), "{said}");
     install_at(&sb, "tool-gate@0.1.0");
     assert_eq!(std::fs::read(&main_js).unwrap(), original);
@@ -645,7 +653,8 @@ fn doctor_says_its_advice_replaces_a_range_pin() {
     assert!(
         said.contains(
             "`hookpack install tool-gate@0.1.0` restores it (that pins `tool-gate` to 0.1.0 \
-             in place of `^0.1`; `hookpack install 'tool-gate@^0.1'` then puts your pin back)"
+             in place of `^0.1`; `hookpack install 'tool-gate@^0.1'` then records your pin \
+             again, and takes the newest version it allows)"
         ),
         "{said}"
     );
@@ -663,7 +672,7 @@ fn doctor_quotes_the_range_pin_it_puts_back() {
     let said =
         String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
     assert!(
-        said.contains("`hookpack install 'tool-gate@>=0.1, <0.2'` then puts your pin back"),
+        said.contains("`hookpack install 'tool-gate@>=0.1, <0.2'` then records your pin again"),
         "{said}"
     );
 }
