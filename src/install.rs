@@ -1586,6 +1586,20 @@ fn tree_files(dir: &Path) -> impl Iterator<Item = (walkdir::DirEntry, String)> +
         })
 }
 
+/// An index location as a receipt records it: a path absolute, so that `update` finds it
+/// again from any folder; a URL as given, password included (`update` fetches with it; it
+/// is never printed).
+fn recorded_index(index: &Location) -> String {
+    match index {
+        Location::Path(p) => std::path::absolute(p)
+            .unwrap_or_else(|_| p.clone())
+            .display()
+            .to_string(),
+        Location::Http(u) => u.to_string(),
+        other => other.to_string(),
+    }
+}
+
 /// Whether two index locations a receipt records are one index: the same text, or two
 /// paths to one file (a link to its folder, a `..`: the path recorded is absolute, not
 /// resolved).
@@ -1675,16 +1689,7 @@ pub fn install(
         fetcher,
         &archive_loc,
         &promise,
-        // Absolute, so that `update` finds it again from any folder.
-        Some(match index {
-            Location::Path(p) => std::path::absolute(p)
-                .unwrap_or_else(|_| p.clone())
-                .display()
-                .to_string(),
-            // As given, password included: `update` fetches with it (it is never printed).
-            Location::Http(u) => u.to_string(),
-            other => other.to_string(),
-        }),
+        Some(recorded_index(index)),
         opts,
     )?;
     install_prepared(profile, prepared, spec.pin.clone(), opts)
@@ -1898,6 +1903,14 @@ pub struct Outdated {
     /// For a pinned recipe, the newest version the host can run, pin or not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub newest: Option<String>,
+    /// The sha256 the index lists for the installed version, when it is the index the recipe
+    /// was installed from and the bytes differ from those installed: republished or altered
+    /// (`install` refuses them; the installed files stay).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes_changed: Option<String>,
+    /// The sha256 of the archive installed.
+    #[serde(skip)]
+    pub installed_sha256: String,
 }
 
 /// What `update` does with an installed recipe, given what the index offers.
@@ -2043,6 +2056,17 @@ pub fn outdated(
         } else {
             state
         };
+        let bytes_changed = entry
+            .and_then(|e| {
+                e.versions
+                    .iter()
+                    .find(|v| v.version.to_string() == r.version)
+            })
+            .filter(|v| v.sha256 != r.sha256)
+            .filter(|_| {
+                (r.index_url.as_deref()).is_some_and(|was| same_index(was, &recorded_index(index)))
+            })
+            .map(|v| v.sha256.to_string());
         let available = available.map(|v| v.to_string());
         let local_changes = if state == UpdateState::Outdated {
             local_changes(profile, &r)
@@ -2058,6 +2082,8 @@ pub fn outdated(
             state,
             newest: newest.filter(|_| pin.is_some()).map(|v| v.to_string()),
             pin: r.pin.clone(),
+            bytes_changed,
+            installed_sha256: r.sha256.to_string(),
         });
     }
     Ok(out)

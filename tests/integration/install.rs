@@ -3688,3 +3688,48 @@ fn a_sha256_flag_in_capitals_is_read() {
         .unwrap());
     assert!(sb.join("p/hooks/shrec/scripts/main.sh").is_file());
 }
+
+/// `update` said "everything is up to date" when the index the recipe came from lists other
+/// bytes for the installed version (found by review): `install` refuses those bytes, and
+/// `update` now warns of them, leaving the installed files as they are.
+#[test]
+fn update_warns_of_other_bytes_for_the_installed_version() {
+    let sb = Sandbox::new();
+    let index = sh_recipe_catalog(&sb);
+    let index_arg = index.to_str().unwrap();
+    ok(&sb
+        .cmd()
+        .args(["install", "shrec", "--profile", "p", "--index", index_arg])
+        .output()
+        .unwrap());
+    sb.write("src/shrec/scripts/main.sh", "echo changed; exit 0\n");
+    std::fs::remove_dir_all(sb.join("cat")).unwrap();
+    pack_src_into_cat(&sb);
+    let before = sandbox_state(&sb.join("p"));
+    for dry_run in [true, false] {
+        let mut c = sb.cmd();
+        c.args(["update", "--profile", "p"]);
+        if dry_run {
+            c.arg("--dry-run");
+        }
+        let o = c.output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{err}");
+        assert!(
+            err.contains(
+                "warning: the index lists other bytes for `shrec` 0.1.0 than the ones installed \
+                 from it"
+            ),
+            "dry run {dry_run}: {err}"
+        );
+        assert_eq!(sandbox_state(&sb.join("p")), before);
+    }
+    let o = sb
+        .cmd()
+        .args(["update", "--profile", "p", "--dry-run", "--format", "json"])
+        .output()
+        .unwrap();
+    let report = one_json_document(&o);
+    assert_eq!(report[0]["state"], "current", "{report:#}");
+    assert!(report[0]["bytes_changed"].is_string(), "{report:#}");
+}
