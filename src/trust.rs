@@ -86,9 +86,12 @@ fn expand(
     let bare = path.strip_prefix(ROOT_BARE).filter(|_| expands(0));
     let (mut p, rest) = if let Some(rest) = bare {
         (root.to_os_string(), rest)
-    } else if let (Some(rest), Some(mut home), true) =
-        (path.strip_prefix("~/"), std::env::var_os("HOME"), tilde)
-    {
+    } else if let (Some(rest), Some(mut home), true) = (
+        path.strip_prefix("~/"),
+        // As the shell takes it: `$HOME` as set (even empty), else the user database's.
+        std::env::var_os("HOME").or_else(|| std::env::home_dir().map(PathBuf::into_os_string)),
+        tilde,
+    ) {
         home.push("/");
         (home, rest)
     } else {

@@ -2798,3 +2798,48 @@ fn a_program_name_made_by_the_shell_is_a_script_unknown() {
     run(&sb, "PreToolUse", json!({"tool_name": "exec"}), &[]);
     assert!(!sb.join("ws/ran-real.txt").exists());
 }
+
+/// With `$HOME` unset, the shell takes `~/` from the user database; the trust hash took it
+/// as a folder named `~` in the workspace, another file than the one that runs (found by
+/// review).
+#[cfg(unix)]
+#[test]
+fn a_tilde_without_home_is_the_user_databases_home() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("prof")).unwrap();
+    let hooks = json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "command": "sh ~/hookpack-test-x.sh", "id": "tilde"}
+    ]}]}});
+    sb.write(
+        "ws/.finclaw/hooks.json",
+        serde_json::to_vec(&hooks).unwrap(),
+    );
+    let o = sb
+        .cmd()
+        .env_remove("HOME")
+        .args([
+            "list",
+            "--profile",
+            "prof",
+            "--workspace",
+            "ws",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let doc = one_json_document(&o);
+    let path = doc["handlers"][0]["script"]["path"].as_str().unwrap();
+    // The user database's home, whatever this process's `$HOME` is.
+    let entry = std::process::Command::new("sh")
+        .args(["-c", "getent passwd \"$(id -u)\""])
+        .output()
+        .unwrap();
+    let entry = String::from_utf8(entry.stdout).unwrap();
+    let home = std::path::PathBuf::from(entry.trim_end().split(':').nth(5).unwrap());
+    assert_eq!(
+        std::path::Path::new(path),
+        home.join("hookpack-test-x.sh"),
+        "{doc:#}"
+    );
+}
