@@ -402,15 +402,16 @@ pub(crate) fn tree_drift(dir: &Path, r: &receipt::Receipt) -> Vec<Diagnostic> {
                     r.id, r.version, r.id, r.version
                 ),
             ),
-            // Something else took the file's place (a folder, a fifo, a link).
+            // Something else took the file's place (a folder, a fifo, a link), or it cannot
+            // be read.
             _ if std::fs::symlink_metadata(&p).is_ok() => problem(
                 &mut out,
                 &p,
                 "",
                 "tree-modified",
                 format!(
-                    "is no longer the file `{}` {} installed there (it is no regular file); \
-                     `hookpack install {}@{}` restores it{note}",
+                    "is no longer the file `{}` {} installed there (it is no regular file, or \
+                     cannot be read); `hookpack install {}@{}` restores it{note}",
                     r.id, r.version, r.id, r.version
                 ),
             ),
