@@ -2488,33 +2488,21 @@ fn a_script_path_with_a_shell_expansion_is_never_trusted() {
     std::fs::create_dir_all(sb.join("prof")).unwrap();
     sb.write("ws/x.sh", "echo real > ran-real.txt\n");
     sb.write("ws/$PWD/x.sh", "echo decoy\n");
-    let hooks = json!({"hooks": {"PreToolUse": [{"hooks": [
-        {"type": "command", "command": "sh \"$PWD/x.sh\"", "id": "pwd"},
-        {"type": "command", "command": "sh $(pwd)/x.sh", "id": "subst"},
-        {"type": "command", "command": "sh '$PWD/x.sh'", "id": "single"}
-    ]}]}});
-    sb.write(
-        "ws/.finclaw/hooks.json",
-        serde_json::to_vec(&hooks).unwrap(),
+    let (doc, by_id) = list_workspace_handlers(
+        &sb,
+        json!([
+            {"type": "command", "command": "sh \"$PWD/x.sh\"", "id": "pwd"},
+            {"type": "command", "command": "sh $(pwd)/x.sh", "id": "subst"},
+            {"type": "command", "command": "sh '$PWD/x.sh'", "id": "single"}
+        ]),
     );
-    let o = in_prof_output(&sb, &["list", "--format", "json"]);
-    let doc = one_json_document(&o);
-    let by_id = |id: &str| {
-        doc["handlers"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|h| h["id"] == id)
-            .unwrap()
-            .clone()
-    };
     for id in ["pwd", "subst"] {
-        let h = by_id(id);
+        let h = &by_id[id];
         assert_eq!(h["status"], "script-unknown", "{doc:#}");
         assert_eq!(h["script"]["kind"], "unresolved", "{doc:#}");
     }
     // Single-quoted, the `$` is a plain character: that file is the one the shell runs.
-    let h = by_id("single");
+    let h = &by_id["single"];
     assert_eq!(h["status"], "untrusted", "{doc:#}");
     assert_eq!(h["script"]["kind"], "file", "{doc:#}");
 
@@ -2603,32 +2591,20 @@ fn a_script_path_with_a_glob_is_never_trusted() {
     sb.write("ws/x.sh", "echo real > ran-real.txt\n");
     sb.write("ws/[x].sh", "echo decoy\n");
     sb.write("ws/sub/x.rb", "\n");
-    let hooks = json!({"hooks": {"PreToolUse": [{"hooks": [
-        {"type": "command", "command": "sh [x].sh", "id": "bracket"},
-        {"type": "command", "command": "sh [x]*.sh", "id": "star"},
-        {"type": "command", "command": "ruby -C s?b x.rb", "id": "chdir"},
-        {"type": "command", "command": "sh '[x].sh'", "id": "quoted"}
-    ]}]}});
-    sb.write(
-        "ws/.finclaw/hooks.json",
-        serde_json::to_vec(&hooks).unwrap(),
+    let (doc, by_id) = list_workspace_handlers(
+        &sb,
+        json!([
+            {"type": "command", "command": "sh [x].sh", "id": "bracket"},
+            {"type": "command", "command": "sh [x]*.sh", "id": "star"},
+            {"type": "command", "command": "ruby -C s?b x.rb", "id": "chdir"},
+            {"type": "command", "command": "sh '[x].sh'", "id": "quoted"}
+        ]),
     );
-    let o = in_prof_output(&sb, &["list", "--format", "json"]);
-    let doc = one_json_document(&o);
-    let by_id = |id: &str| {
-        doc["handlers"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|h| h["id"] == id)
-            .unwrap()
-            .clone()
-    };
     for id in ["bracket", "star", "chdir"] {
-        assert_eq!(by_id(id)["status"], "script-unknown", "{id}: {doc:#}");
+        assert_eq!(by_id[id]["status"], "script-unknown", "{id}: {doc:#}");
     }
     // Quoted, the brackets are plain characters: that file is the one the shell runs.
-    assert_eq!(by_id("quoted")["script"]["kind"], "file", "{doc:#}");
+    assert_eq!(by_id["quoted"]["script"]["kind"], "file", "{doc:#}");
 
     in_prof_output(&sb, &["trust", "--all"]);
     let out = run(&sb, "PreToolUse", json!({"tool_name": "exec"}), &[]);
@@ -2649,29 +2625,17 @@ fn a_script_path_with_a_tilde_prefix_is_never_trusted() {
     sb.write("ws/x.sh", "echo real > ran-real.txt\n");
     sb.write("ws/~+/x.sh", "echo decoy\n");
     sb.write("ws/~nobody/x.sh", "echo decoy\n");
-    let hooks = json!({"hooks": {"PreToolUse": [{"hooks": [
-        {"type": "command", "command": "sh ~+/x.sh", "id": "plus"},
-        {"type": "command", "command": "sh ~nobody/x.sh", "id": "user"},
-        {"type": "command", "command": "sh '~+/x.sh'", "id": "quoted"}
-    ]}]}});
-    sb.write(
-        "ws/.finclaw/hooks.json",
-        serde_json::to_vec(&hooks).unwrap(),
+    let (doc, by_id) = list_workspace_handlers(
+        &sb,
+        json!([
+            {"type": "command", "command": "sh ~+/x.sh", "id": "plus"},
+            {"type": "command", "command": "sh ~nobody/x.sh", "id": "user"},
+            {"type": "command", "command": "sh '~+/x.sh'", "id": "quoted"}
+        ]),
     );
-    let o = in_prof_output(&sb, &["list", "--format", "json"]);
-    let doc = one_json_document(&o);
-    let status = |id: &str| {
-        doc["handlers"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|h| h["id"] == id)
-            .unwrap()["status"]
-            .clone()
-    };
-    assert_eq!(status("plus"), "script-unknown", "{doc:#}");
-    assert_eq!(status("user"), "script-unknown", "{doc:#}");
-    assert_eq!(status("quoted"), "untrusted", "{doc:#}");
+    assert_eq!(by_id["plus"]["status"], "script-unknown", "{doc:#}");
+    assert_eq!(by_id["user"]["status"], "script-unknown", "{doc:#}");
+    assert_eq!(by_id["quoted"]["status"], "untrusted", "{doc:#}");
 
     in_prof_output(&sb, &["trust", "--all"]);
     sb.write("payload.json", json!({"tool_name": "exec"}).to_string());
@@ -2770,29 +2734,17 @@ fn a_program_name_made_by_the_shell_is_a_script_unknown() {
     std::fs::create_dir_all(sb.join("prof")).unwrap();
     sb.write("ws/cmd.txt", "true\n");
     sb.write("ws/x.sh", "echo real > ran-real.txt\n");
-    let hooks = json!({"hooks": {"PreToolUse": [{"hooks": [
-        {"type": "command", "command": "$(cat cmd.txt)", "id": "subst"},
-        {"type": "command", "command": "`cat cmd.txt`", "id": "backquote"},
-        {"type": "command", "command": "echo $HOME", "id": "plain"}
-    ]}]}});
-    sb.write(
-        "ws/.finclaw/hooks.json",
-        serde_json::to_vec(&hooks).unwrap(),
+    let (doc, by_id) = list_workspace_handlers(
+        &sb,
+        json!([
+            {"type": "command", "command": "$(cat cmd.txt)", "id": "subst"},
+            {"type": "command", "command": "`cat cmd.txt`", "id": "backquote"},
+            {"type": "command", "command": "echo $HOME", "id": "plain"}
+        ]),
     );
-    let o = in_prof_output(&sb, &["list", "--format", "json"]);
-    let doc = one_json_document(&o);
-    let status = |id: &str| {
-        doc["handlers"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|h| h["id"] == id)
-            .unwrap()["status"]
-            .clone()
-    };
-    assert_eq!(status("subst"), "script-unknown", "{doc:#}");
-    assert_eq!(status("backquote"), "script-unknown", "{doc:#}");
-    assert_eq!(status("plain"), "untrusted", "{doc:#}");
+    assert_eq!(by_id["subst"]["status"], "script-unknown", "{doc:#}");
+    assert_eq!(by_id["backquote"]["status"], "script-unknown", "{doc:#}");
+    assert_eq!(by_id["plain"]["status"], "untrusted", "{doc:#}");
     in_prof_output(&sb, &["trust", "--all"]);
     sb.write("ws/cmd.txt", "sh x.sh\n");
     run(&sb, "PreToolUse", json!({"tool_name": "exec"}), &[]);
@@ -2842,4 +2794,22 @@ fn a_tilde_without_home_is_the_user_databases_home() {
         home.join("hookpack-test-x.sh"),
         "{doc:#}"
     );
+}
+
+/// Writes the workspace's `hooks.json` with `handlers` as one PreToolUse group, and lists
+/// them: `list --format json`'s document, and each handler's entry by its id.
+fn list_workspace_handlers(
+    sb: &Sandbox,
+    handlers: Value,
+) -> (Value, std::collections::BTreeMap<String, Value>) {
+    let hooks = json!({"hooks": {"PreToolUse": [{"hooks": handlers}]}});
+    sb.write(
+        "ws/.finclaw/hooks.json",
+        serde_json::to_vec(&hooks).unwrap(),
+    );
+    let doc = one_json_document(&in_prof_output(sb, &["list", "--format", "json"]));
+    let by_id = (doc["handlers"].as_array().unwrap().iter())
+        .map(|h| (h["id"].as_str().unwrap().to_string(), h.clone()))
+        .collect();
+    (doc, by_id)
 }
