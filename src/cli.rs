@@ -1560,10 +1560,8 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
     for o in &report {
         if let Some(listed) = &o.bytes_changed {
             printer.message(&printable(&format!(
-                "warning: the index lists other bytes for `{}` {} than the ones installed from \
-                 it (sha256 {listed}, installed {}): a published version never changes, so \
-                 the catalog was republished or altered; the installed files stay as they are",
-                o.id, o.installed, o.installed_sha256
+                "warning: {}; the installed files stay as they are",
+                install::other_bytes(&o.id, &o.installed, listed, &o.installed_sha256)
             )));
         }
     }

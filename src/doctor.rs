@@ -37,7 +37,7 @@ fn problem(out: &mut Vec<Diagnostic>, file: &Path, pointer: &str, code: &'static
 /// What following a repair advice `hookpack install ID@VERSION` does besides: the
 /// `@VERSION` records a pin (README, the user flow), which `update` then keeps. Empty when
 /// the recipe is pinned to that version already.
-fn pin_note(id: &str, version: &str, pin: Option<&str>) -> String {
+pub(crate) fn pin_note(id: &str, version: &str, pin: Option<&str>) -> String {
     // `=0.1.0` is that one version too, written as a range.
     let exact = |p: &str| {
         let p = p.trim().strip_prefix('=').unwrap_or(p);

@@ -322,7 +322,7 @@ pub enum Error {
         fix: String,
     },
     /// The index a recipe was installed from lists other bytes for the installed version.
-    #[error("the index lists other bytes for `{id}` {version} than the ones installed from it (sha256 {listed}, installed {installed}): a published version never changes, so the catalog was republished or altered, and nothing was changed; ask its maintainer, or to take the new bytes anyway, `hookpack remove {id}`, then `hookpack install {id}@{version}` (that pins `{id}` to {version}, where `update` then leaves it; a later `hookpack install {id}` lifts the pin)")]
+    #[error("{}, and nothing was changed; ask its maintainer, or to take the new bytes anyway, `hookpack remove {id}`, then `hookpack install {id}@{version}`{}", crate::install::other_bytes(.id, .version, .listed, .installed), crate::doctor::pin_note(.id, .version, None))]
     VersionBytesChanged {
         /// Recipe id.
         id: String,

@@ -1586,6 +1586,16 @@ fn tree_files(dir: &Path) -> impl Iterator<Item = (walkdir::DirEntry, String)> +
         })
 }
 
+/// What is said of an index that lists other bytes for the installed version `version` of
+/// `id` than those installed from it (`install` refuses them, `update` warns).
+pub fn other_bytes(id: &str, version: &str, listed: &str, installed: &str) -> String {
+    format!(
+        "the index lists other bytes for `{id}` {version} than the ones installed from it \
+         (sha256 {listed}, installed {installed}): a published version never changes, so the \
+         catalog was republished or altered"
+    )
+}
+
 /// An index location as a receipt records it: a path absolute, so that `update` finds it
 /// again from any folder; a URL as given, password included (`update` fetches with it; it
 /// is never printed).
