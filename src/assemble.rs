@@ -234,13 +234,7 @@ fn never_shipped(module: &Path) -> Option<&'static str> {
     let name = module.file_name()?.to_string_lossy();
     if is_test_file(&name) {
         Some("it is a test or declaration file, which is never shipped; move what you need into a regular module")
-    } else if module.components().any(|c| {
-        c.as_os_str().to_string_lossy().starts_with('.')
-            && !matches!(
-                c,
-                std::path::Component::CurDir | std::path::Component::ParentDir
-            )
-    }) {
+    } else if crate::recipe::in_hidden(module) {
         Some("hidden files and folders are never shipped; rename it")
     } else {
         None

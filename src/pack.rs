@@ -399,10 +399,7 @@ fn hidden_script(tree: &Tree, recipe: &Recipe) -> Option<Diagnostic> {
         let crate::command::Target::Script { path, .. } = crate::command::target(&words) else {
             continue;
         };
-        let hidden = Path::new(&path)
-            .components()
-            .any(|c| matches!(c, std::path::Component::Normal(name) if recipe::is_hidden(name)));
-        if hidden {
+        if recipe::in_hidden(Path::new(&path)) {
             let which =
                 h.id.as_ref()
                     .map(|id| format!("`{id}`, "))

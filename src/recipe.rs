@@ -557,6 +557,12 @@ pub fn is_hidden(name: &std::ffi::OsStr) -> bool {
     name.as_encoded_bytes().first() == Some(&b'.')
 }
 
+/// Whether any file or folder name on `path` is hidden (`.` and `..` are not names).
+pub fn in_hidden(path: &Path) -> bool {
+    path.components()
+        .any(|c| matches!(c, std::path::Component::Normal(name) if is_hidden(name)))
+}
+
 fn symlink_diagnostic(path: &Path) -> Diagnostic {
     Diagnostic::file_level(path, Severity::Error, "symlink", "symbolic links are not allowed in a recipe (they can point outside it); replace the link with a copy of what it points to")
 }
