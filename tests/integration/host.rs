@@ -2443,18 +2443,16 @@ fn a_single_quoted_profile_root_is_not_the_profile() {
     let sb = Sandbox::new();
     sb.write("prof/x.js", "// the profile's\n");
     sb.write("ws/${FINCLAW_PROFILE_ROOT}/x.js", "// the workspace's\n");
-    let hooks = json!({"hooks": {"PreToolUse": [{"hooks": [
-        {"type": "command", "command": "node '${FINCLAW_PROFILE_ROOT}/x.js'", "id": "single"},
-        {"type": "command", "command": "node \"${FINCLAW_PROFILE_ROOT}/x.js\"", "id": "double"},
-        {"type": "command", "command": "node ${FINCLAW_PROFILE_ROOT}/x.js", "id": "bare"},
-        {"type": "command", "command": "node \\${FINCLAW_PROFILE_ROOT}/x.js", "id": "escaped"}
-    ]}]}});
-    sb.write(
-        "ws/.finclaw/hooks.json",
-        serde_json::to_vec(&hooks).unwrap(),
+    let (doc, _) = list_workspace_handlers(
+        &sb,
+        json!([
+            {"type": "command", "command": "node '${FINCLAW_PROFILE_ROOT}/x.js'", "id": "single"},
+            {"type": "command", "command": "node \"${FINCLAW_PROFILE_ROOT}/x.js\"", "id": "double"},
+            {"type": "command", "command": "node ${FINCLAW_PROFILE_ROOT}/x.js", "id": "bare"},
+            {"type": "command", "command": "node \\${FINCLAW_PROFILE_ROOT}/x.js", "id": "escaped"}
+        ]),
     );
-    let o = in_prof_output(&sb, &["list", "--format", "json"]);
-    let scripts: Vec<(String, String)> = one_json_document(&o)["handlers"]
+    let scripts: Vec<(String, String)> = doc["handlers"]
         .as_array()
         .unwrap()
         .iter()
