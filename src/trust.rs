@@ -164,9 +164,9 @@ pub fn resolve_script(cmd: &str, env: &Env) -> Script {
             }) {
                 return Script::Unresolved(dir.clone());
             }
-            let base = chdir.iter().fold(env.workspace.clone(), |base, (_, dir)| {
-                expand(dir, env, &base, false, &|_| false)
-            });
+            // The rest are plain paths: each taken from the one before (an absolute one
+            // replaces it).
+            let base = (chdir.iter()).fold(env.workspace.clone(), |base, (_, dir)| base.join(dir));
             let written = &words.words[word];
             // An unquoted expansion in a word before the script (a flag's value: `-X *.py`,
             // `-o $OPTS`) may split into several words, so the script may be another word.
