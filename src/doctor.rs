@@ -220,17 +220,13 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
             }
             Status::ScriptUnknown => {
                 if let crate::trust::Script::Unresolved(p) = &h.script {
+                    let (why, fix) = crate::trust::unresolved_why(p);
                     problem(
                         &mut out,
                         &h.file,
                         &h.pointer,
                         "script-unknown",
-                        format!(
-                            "names its script with `{p}`, which holds a shell expansion \
-                             hookpack does not make, so the file it runs cannot be known or \
-                             hashed, and it is never trusted; write the path out (only \
-                             `${{FINCLAW_PROFILE_ROOT}}` and a leading `~/` are expanded)"
-                        ),
+                        format!("{why}, and it is never trusted; {fix}"),
                     );
                 }
             }

@@ -485,17 +485,26 @@ impl Status {
     }
 }
 
+/// What is said of a handler whose script is [`Script::Unresolved`] as `path`, and the fix
+/// (`trust` refuses it, `doctor` reports it).
+pub fn unresolved_why(path: &str) -> (String, &'static str) {
+    (
+        format!(
+            "its command names its script with `{path}`, which holds a shell expansion \
+             hookpack does not make, so the file it runs cannot be known or hashed"
+        ),
+        "write the path out (only `${FINCLAW_PROFILE_ROOT}` and a leading `~/` are expanded)",
+    )
+}
+
 /// Why a handler whose script path holds a shell expansion is not trusted.
 pub fn unresolved_script(script: &Script) -> String {
     let path = match script {
         Script::Unresolved(p) => p.as_str(),
         _ => "",
     };
-    format!(
-        "refused: its command names its script with `{path}`, which holds a shell expansion \
-         hookpack does not make, so the file it runs cannot be known or hashed; write the path \
-         out (only `${{FINCLAW_PROFILE_ROOT}}` and a leading `~/` are expanded)"
-    )
+    let (why, fix) = unresolved_why(path);
+    format!("refused: {why}; {fix}")
 }
 
 /// The status of a handler given the trust file.
