@@ -998,7 +998,10 @@ fn run_catalog_verify(v: &VerifyArgs, printer: &Printer) -> Result<ExitCode, Err
     let a = &v.catalog;
     let loc = catalog::verify::index_argument("INDEX", &a.index)?;
     if let Some(dir) = &v.assets_dir {
-        if !crate::fs::metadata(dir)?.is_dir() {
+        let is_dir = std::fs::metadata(dir)
+            .map_err(|e| crate::fs::FsError::new("inspect the --assets-dir folder", dir, e))?
+            .is_dir();
+        if !is_dir {
             return Err(Error::ArgInvalid {
                 what: "--assets-dir",
                 value: dir.display().to_string(),

@@ -876,9 +876,14 @@ fn verify_reads_archives_named_by_url_from_an_assets_dir_before_the_upload() {
         "{message}"
     );
 
-    // A folder that is not there is refused before anything is read.
-    let (code, _) = verify(&["--assets-dir", "nowhere"]);
-    assert_eq!(code, 1);
+    // A folder that is not there is refused before anything is read, naming the flag.
+    let (code, r) = verify(&["--assets-dir", "nowhere"]);
+    assert_eq!(code, 1, "{r:#}");
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("cannot inspect the --assets-dir folder nowhere: "),
+        "{message}"
+    );
 }
 
 /// With `--assets-dir`, an archive named `https://…/hooks-alpha-0.1.0.tar.gz?sig=1` is read
