@@ -557,6 +557,31 @@ pub fn is_hidden(name: &std::ffi::OsStr) -> bool {
     name.as_encoded_bytes().first() == Some(&b'.')
 }
 
+/// Whether a hidden name is one that version control, file managers or editors leave in a
+/// folder (`.git`, `.gitignore`, `.DS_Store`, `._x`, `.vscode`, `.x.swp`): left out of packs
+/// like any hidden name, but without a warning, since no handler reads it.
+fn is_tool_litter(name: &std::ffi::OsStr) -> bool {
+    const PREFIXES: [&str; 12] = [
+        ".git",
+        ".hg",
+        ".svn",
+        ".DS_Store",
+        "._",
+        ".directory",
+        ".idea",
+        ".vscode",
+        ".editorconfig",
+        ".eslint",
+        ".prettier",
+        ".npm",
+    ];
+    let name = name.to_string_lossy();
+    PREFIXES.iter().any(|p| name.starts_with(p))
+        || name == ".keep"
+        || name.ends_with(".swp")
+        || name.ends_with(".swo")
+}
+
 /// Whether any file or folder name on `path` is hidden (`.` and `..` are not names).
 pub fn in_hidden(path: &Path) -> bool {
     path.components()
@@ -628,6 +653,15 @@ impl Walk<'_> {
 
     fn visit(&mut self, child: Listed) {
         if self.skip_hidden && is_hidden(&child.name) {
+            if !is_tool_litter(&child.name) {
+                self.problems.push(Diagnostic::file_level(
+                    &child.path,
+                    Severity::Warning,
+                    "hidden-not-packed",
+                    "hidden files and folders are never packed, so this one is left out; if a \
+                     handler reads it, rename it without the leading dot",
+                ));
+            }
             return;
         }
         let path = child.path;

@@ -417,8 +417,28 @@ fn hidden_entries_and_empty_folders_are_not_packed() {
     // Nothing in a hidden folder is packed, so a link there is not in the way either.
     #[cfg(unix)]
     std::os::unix::fs::symlink("/etc/passwd", sb.join("src/beta/.git/link")).unwrap();
-    ok(&pack(&sb, "src", "worktree", &[]));
+    sb.write("src/beta/._main.js", "appledouble");
+    let o = pack(&sb, "src", "worktree", &[]);
+    ok(&o);
     assert_eq!(snapshot(&sb.join("clean")), snapshot(&sb.join("worktree")));
+    // A hidden data file a handler may read is named in a warning; what version control,
+    // file managers and editors leave is not.
+    stderr_says(
+        &o,
+        "src/beta/data/.hidden.json: warning[hidden-not-packed]: hidden files and folders \
+         are never packed, so this one is left out; if a handler reads it, rename it without \
+         the leading dot",
+    );
+    assert_eq!(
+        stderr(&o).matches("hidden-not-packed").count(),
+        1,
+        "{}",
+        stderr(&o)
+    );
+    let (code, report) = validate_json(&sb, &["src/beta"]);
+    assert_eq!(code, 0, "{report:#}");
+    assert_finding(&report, "", "hidden-not-packed");
+    std::fs::remove_file(sb.join("src/beta/data/.hidden.json")).unwrap();
 
     // A handler whose script is hidden would be packed without it: refused, naming it.
     let mut m = manifest("beta");
