@@ -89,6 +89,8 @@ pub struct Report {
     /// Stale recipe folders removed from OUT.
     #[serde(serialize_with = "crate::output::paths_text")]
     pub removed: Vec<PathBuf>,
+    /// Warnings about the sources (a missing README, a hidden file left out).
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// What goes into one output file.
@@ -1118,9 +1120,10 @@ fn recipe_dirs(
 }
 
 /// Validates the recipe folders and the helpers folder (which may hold no links either:
-/// a linked helper would pull a file from outside the repository into every archive).
-fn validate_sources(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Result<(), Error> {
-    let problems: Vec<Diagnostic> = dirs
+/// a linked helper would pull a file from outside the repository into every archive),
+/// returning the warnings, in file order.
+fn validate_sources(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Result<Vec<Diagnostic>, Error> {
+    let (problems, mut warnings): (Vec<Diagnostic>, Vec<Diagnostic>) = dirs
         .iter()
         .flat_map(|d| crate::recipe::validate_folder(d))
         .chain(
@@ -1128,10 +1131,10 @@ fn validate_sources(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Result<(), Erro
                 .map(|l| crate::recipe::check_tree(l, false))
                 .unwrap_or_default(),
         )
-        .filter(|d| d.severity == Severity::Error)
-        .collect();
+        .partition(|d| d.severity == Severity::Error);
     if problems.is_empty() {
-        Ok(())
+        warnings.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+        Ok(warnings)
     } else {
         Err(Error::RecipesInvalid {
             diagnostics: problems,
@@ -1174,7 +1177,7 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
             });
         }
     }
-    validate_sources(&dirs, opts.layout.lib_dir.as_deref())?;
+    let warnings = validate_sources(&dirs, opts.layout.lib_dir.as_deref())?;
     let mut plans = Vec::new();
     let mut ts_errors = Vec::new();
     for (d, planned) in dirs
@@ -1234,6 +1237,7 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
     let mut report = Report {
         recipes: Vec::new(),
         removed: Vec::new(),
+        warnings,
     };
     for (dir, files) in &plans {
         let id = dir
@@ -1299,6 +1303,8 @@ fn swap_in(
 pub struct ForPack {
     /// Assembled recipe folders, in the order given.
     pub dirs: Vec<PathBuf>,
+    /// Warnings about the source trees, at their paths.
+    pub warnings: Vec<Diagnostic>,
     _tmp: Option<tempfile::TempDir>,
 }
 
@@ -1307,11 +1313,12 @@ pub fn assemble_to_temp(recipes_dir: &Path, dirs: &[PathBuf]) -> Result<ForPack,
     if !dirs.iter().any(|d| is_source_tree(d)) {
         return Ok(ForPack {
             dirs: dirs.to_vec(),
+            warnings: Vec::new(),
             _tmp: None,
         });
     }
     let layout = Layout::recipes_dir(recipes_dir);
-    validate_sources(dirs, layout.lib_dir.as_deref())?;
+    let warnings = validate_sources(dirs, layout.lib_dir.as_deref())?;
     let tmp = tempfile::Builder::new()
         .prefix("hookpack-assembled-")
         .tempdir()
@@ -1351,6 +1358,7 @@ pub fn assemble_to_temp(recipes_dir: &Path, dirs: &[PathBuf]) -> Result<ForPack,
     }
     Ok(ForPack {
         dirs: out,
+        warnings,
         _tmp: Some(tmp),
     })
 }

@@ -804,6 +804,11 @@ fn assemble_settings(a: AssembleArgs) -> Result<assemble::Options, Error> {
 
 fn run_assemble(o: &assemble::Options, printer: &Printer) -> Result<ExitCode, Error> {
     let report = assemble::assemble(o)?;
+    if !printer.quiet {
+        for w in &report.warnings {
+            printer.diagnostic_to_stderr(w);
+        }
+    }
     match printer.format {
         Format::Json => printer.json(&report)?,
         _ => {
@@ -873,8 +878,8 @@ fn pack_settings(a: PackArgs) -> Result<pack::Options, Error> {
 
 fn run_pack(o: &pack::Options, printer: &Printer) -> Result<ExitCode, Error> {
     let report = pack::pack(o)?;
-    for w in &report.warnings {
-        if !printer.quiet {
+    if !printer.quiet {
+        for w in &report.warnings {
             printer.diagnostic_to_stderr(w);
         }
     }

@@ -801,7 +801,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
     let dirs: Vec<PathBuf> = assembled.dirs.clone();
     let mut recipes = Vec::new();
     let mut problems = Vec::new();
-    let mut warnings = Vec::new();
+    let mut warnings = assembled.warnings.clone();
     let mut trees = Vec::new();
     // Each recipe is validated, and its listing checked as install would, on all cores.
     let pairs: Vec<(&PathBuf, &PathBuf)> = dirs.iter().zip(&sources).collect();
@@ -817,17 +817,23 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         },
         |_| false,
     );
-    for l in loaded {
+    for (l, &(dir, source)) in loaded.into_iter().zip(&pairs) {
         match l {
             Some(Ok((l, tree, refusal))) => {
-                warnings.extend(l.warnings);
-                problems.extend(refusal);
+                for w in at_source(l.warnings, dir, source) {
+                    if !warnings.contains(&w) {
+                        warnings.push(w);
+                    }
+                }
+                problems.extend(at_source(refusal.into_iter().collect(), dir, source));
                 recipes.push(l.recipe);
                 trees.push(tree);
             }
-            Some(Err(diags)) => {
-                problems.extend(diags.into_iter().filter(|d| d.severity == Severity::Error))
-            }
+            Some(Err(diags)) => problems.extend(
+                at_source(diags, dir, source)
+                    .into_iter()
+                    .filter(|d| d.severity == Severity::Error),
+            ),
             None => {
                 return Err(Error::Output(io::Error::other(
                     "a validating thread could not start",
@@ -1033,6 +1039,19 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         differences: Vec::new(),
         warnings,
     })
+}
+
+/// `diagnostics` of the recipe folder `dir`, with paths in `dir` (a temporary folder a
+/// source tree was assembled into, gone when pack exits) moved to the `source` folder.
+fn at_source(mut diagnostics: Vec<Diagnostic>, dir: &Path, source: &Path) -> Vec<Diagnostic> {
+    if dir != source {
+        for d in &mut diagnostics {
+            if let Ok(rest) = d.file.strip_prefix(dir) {
+                d.file = source.join(rest);
+            }
+        }
+    }
+    diagnostics
 }
 
 fn build_all(

@@ -1954,3 +1954,47 @@ fn an_unresolved_import_names_the_files_tried() {
         );
     }
 }
+
+/// Warnings about the sources (a hidden data file left out, a missing README) are reported
+/// by `assemble`, which said nothing of them, and by `pack` of a source tree under the
+/// source's path: pack named the temporary folder it assembled into, gone when it exited.
+#[test]
+fn source_warnings_are_reported_at_the_sources() {
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "demo", "process.stdout.write('ok');\n");
+    sb.write("recipes/demo/src/.rules.json", "{}\n");
+    std::fs::remove_file(sb.join("recipes/demo/README.md")).unwrap();
+    let hidden = "recipes/demo/src/.rules.json: warning[hidden-not-packed]: hidden files and \
+                  folders are never packed, so this one is left out";
+    let readme = "recipes/demo: warning[readme-missing]: the recipe has no README.md";
+
+    let o = assemble(&sb);
+    ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(hidden) && err.contains(readme), "{err}");
+    let o = sb
+        .cmd()
+        .args(["assemble", "--recipes-dir", "recipes", "--out-dir", "out"])
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let r = one_json_document(&o);
+    let codes: Vec<&str> = r["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["readme-missing", "hidden-not-packed"], "{r:#}");
+
+    let o = sb
+        .cmd()
+        .args(["pack", "--recipes-dir", "recipes", "--out-dir", "cat"])
+        .output()
+        .unwrap();
+    ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(hidden) && err.contains(readme), "{err}");
+    assert_eq!(err.matches("warning[").count(), 2, "{err}");
+    assert!(!err.contains("hookpack-assembled"), "{err}");
+}
