@@ -131,6 +131,13 @@ fn expands_root(path: &str, at: usize) -> bool {
                 .is_some_and(|after| !after.starts_with(name_char)))
 }
 
+/// Whether the shell would split a path put in unquoted (at a blank of the default `IFS`)
+/// or take it for a file name pattern (`*`, `?`, `[`).
+fn splits_in_shell(path: &Path) -> bool {
+    (path.as_os_str().as_encoded_bytes().iter())
+        .any(|b| matches!(b, b' ' | b'\t' | b'\n' | b'*' | b'?' | b'['))
+}
+
 /// Resolves the script a command runs.
 pub fn resolve_script(cmd: &str, env: &Env) -> Script {
     let Ok(words) = command::split(cmd) else {
@@ -178,6 +185,11 @@ pub fn resolve_script(cmd: &str, env: &Env) -> Script {
             // names a file only the shell knows: hashing the file of that literal name
             // would cover another one.
             if (written.expansions.iter()).any(|&at| !expands_root(&written.text, at)) {
+                return Script::Unresolved(written.text.clone());
+            }
+            // An unquoted profile root is split at blanks and globbed: with one of those
+            // characters in the root, the script is not the file the path names.
+            if written.splits && splits_in_shell(&env.profile_root) {
                 return Script::Unresolved(written.text.clone());
             }
             // As written, the word starts `~/` only when its tilde is unquoted. Any other
@@ -488,6 +500,21 @@ impl Status {
 /// What is said of a handler whose script is [`Script::Unresolved`] as `path`, and the fix
 /// (`trust` refuses it, `doctor` reports it).
 pub fn unresolved_why(path: &str) -> (String, &'static str) {
+    // Only the profile root is expanded in it: it was left out because the shell splits it.
+    let dollars: Vec<usize> = path.match_indices('$').map(|(at, _)| at).collect();
+    let only_root = !dollars.is_empty()
+        && dollars.iter().all(|&at| expands_root(path, at))
+        && !(path.replace("${FINCLAW_PROFILE_ROOT}", "")).contains(['`', '*', '?', '[', '{', '~']);
+    if only_root {
+        return (
+            format!(
+                "its command leaves `$FINCLAW_PROFILE_ROOT` unquoted in `{path}`, and the \
+                 profile's path holds a blank or a glob character, so the shell splits it \
+                 into other words and the file it runs cannot be known or hashed"
+            ),
+            "put the path in double quotes (`\"${FINCLAW_PROFILE_ROOT}/…\"`)",
+        );
+    }
     (
         format!(
             "its command names its script with `{path}`, which holds a shell expansion \
@@ -581,6 +608,51 @@ mod tests {
                 unresolved,
                 "{cmd}: {script:?}"
             );
+        }
+        // Unquoted, a root with a blank or a glob character is split or globbed.
+        for root in ["/my prof", "/p*", "/p?", "/[p]", "/a\tb"] {
+            let env = Env {
+                profile_root: PathBuf::from(root),
+                workspace: PathBuf::from("/nonexistent-ws"),
+            };
+            for (cmd, unresolved) in [
+                ("node ${FINCLAW_PROFILE_ROOT}/x.js", true),
+                ("node $FINCLAW_PROFILE_ROOT/x.js", true),
+                ("node \"${FINCLAW_PROFILE_ROOT}/x.js\"", false),
+                ("node \"$FINCLAW_PROFILE_ROOT\"/x.js", false),
+                ("node '$FINCLAW_PROFILE_ROOT'/x.js", false),
+                ("node x.js", false),
+            ] {
+                let script = resolve_script(cmd, &env);
+                assert_eq!(
+                    matches!(script, Script::Unresolved(_)),
+                    unresolved,
+                    "{root}: {cmd}: {script:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn an_unknown_script_is_said_to_be_split_only_when_just_the_root_is_expanded() {
+        let split = |path: &str| {
+            unresolved_why(path)
+                .0
+                .contains("leaves `$FINCLAW_PROFILE_ROOT` unquoted")
+        };
+        assert!(split("$FINCLAW_PROFILE_ROOT/x.sh"));
+        assert!(split(
+            "${FINCLAW_PROFILE_ROOT}/hooks/${FINCLAW_PROFILE_ROOT}.sh"
+        ));
+        for other in [
+            "$FINCLAW_PROFILE_ROOTX/x.sh",
+            "a$FINCLAW_PROFILE_ROOT/x.sh",
+            "${FINCLAW_PROFILE_ROOT}/$PWD/x.sh",
+            "${FINCLAW_PROFILE_ROOT}/*.sh",
+            "$PWD/x.sh",
+            "x.sh",
+        ] {
+            assert!(!split(other), "{other}");
         }
     }
 

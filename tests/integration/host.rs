@@ -2811,3 +2811,53 @@ fn list_workspace_handlers(
         .collect();
     (doc, by_id)
 }
+
+/// The shell splits an unquoted `$FINCLAW_PROFILE_ROOT` at blanks (and globs it): with the
+/// profile in `my prof`, `sh $FINCLAW_PROFILE_ROOT/x.sh` runs the file `my` beside it, while
+/// `my prof/x.sh` was the file hashed and trusted. Such a script is unknown, never run; a
+/// quoted one is the file it names.
+#[test]
+fn an_unquoted_profile_root_that_the_shell_splits_is_never_trusted() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    sb.write("my", "echo split > ran-split.txt\n");
+    sb.write("my prof/x.sh", "echo quoted > ran-quoted.txt\n");
+    let hooks = json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "command": "sh $FINCLAW_PROFILE_ROOT/x.sh", "id": "bare"},
+        {"type": "command", "command": "sh ${FINCLAW_PROFILE_ROOT}/x.sh", "id": "braced"},
+        {"type": "command", "command": "sh \"$FINCLAW_PROFILE_ROOT/x.sh\"", "id": "quoted"}
+    ]}]}});
+    sb.write("my prof/hooks.json", serde_json::to_vec(&hooks).unwrap());
+    let in_profile = |args: &[&str]| {
+        sb.cmd()
+            .args(args)
+            .args(["--profile", "my prof", "--workspace", "ws"])
+            .output()
+            .unwrap()
+    };
+    let doc = one_json_document(&in_profile(&["list", "--format", "json"]));
+    let status = |id: &str| {
+        (doc["handlers"].as_array().unwrap().iter())
+            .find(|h| h["id"] == id)
+            .map(|h| h["status"].clone())
+            .unwrap()
+    };
+    assert_eq!(status("bare"), "script-unknown", "{doc:#}");
+    assert_eq!(status("braced"), "script-unknown", "{doc:#}");
+    assert_eq!(status("quoted"), "untrusted", "{doc:#}");
+
+    let o = in_profile(&["trust", "--all"]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert!(
+        out.contains(
+            "refused: its command leaves `$FINCLAW_PROFILE_ROOT` unquoted in \
+             `$FINCLAW_PROFILE_ROOT/x.sh`, and the profile's path holds a blank or a glob \
+             character, so the shell splits it into other words"
+        ),
+        "{out}"
+    );
+    sb.write("payload.json", json!({"tool_name": "exec"}).to_string());
+    let o = in_profile(&["run", "PreToolUse", "--payload", "payload.json"]);
+    assert!(!sb.join("ws/ran-split.txt").exists(), "{o:?}");
+    assert!(sb.join("ws/ran-quoted.txt").exists(), "{o:?}");
+}
