@@ -1012,26 +1012,55 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         .filter(|(_, rewrite)| **rewrite)
         .map(|(b, _)| (staging.path().join(&b.file), opts.out_dir.join(&b.file)))
         .collect();
+    // The index and SHA256SUMS, where they change; each keeps the mode of the file it
+    // replaces (a new one is 0644).
+    let sums_path = opts.out_dir.join(SUMS_FILE);
+    let lists: Vec<(&Path, &[u8])> = [
+        (index_path.as_path(), index_bytes.as_slice()),
+        (sums_path.as_path(), sums.as_slice()),
+    ]
+    .into_iter()
+    .filter(|(path, bytes)| !holds(path, bytes))
+    .collect();
     if let Some(e) = unwritable {
-        let sums_path = opts.out_dir.join(SUMS_FILE);
-        if !moves.is_empty() || !holds(&index_path, &index_bytes) || !holds(&sums_path, &sums) {
+        if !moves.is_empty() || !lists.is_empty() {
             return Err(e.into());
         }
     }
-    // Every archive is on disk before OUT changes at all (a failed sync leaves OUT as it
-    // was, even when that is absent), and the renames before the index.
-    if let (Some(d), false) = (&durable, moves.is_empty()) {
-        d.sync(moves.iter().map(|(from, _)| from.as_path()), &opts.out_dir)?;
+    if moves.is_empty() && lists.is_empty() {
+        return Ok(Report {
+            archives,
+            index: index_path,
+            index_changed,
+            differences: Vec::new(),
+            warnings,
+        });
     }
+    let mut staged_lists = Vec::new();
+    for (dest, bytes) in lists {
+        let staged = staging.path().join(dest.file_name().unwrap_or_default());
+        write_new_mode(&staged, bytes, file_mode(dest), dest)?;
+        staged_lists.push((staged, dest.to_path_buf()));
+    }
+    // Everything new is on disk, in the staging folder, before OUT changes at all (a failed
+    // sync leaves OUT as it was, even when that is absent): one sync for all of it.
+    if let Some(d) = &durable {
+        let staged = moves.iter().chain(&staged_lists);
+        d.sync(staged.map(|(from, _)| from.as_path()), &opts.out_dir)?;
+    }
+    // Then the archives move in, and only once their names are on disk too, the index and
+    // SHA256SUMS that list them: a crash never leaves an index naming an archive not there.
     crate::fs::create_dir_all(&opts.out_dir)?;
     for (from, dest) in &moves {
         crate::fs::rename(from, dest)?;
     }
-    if !moves.is_empty() {
+    if !moves.is_empty() && !staged_lists.is_empty() {
         sync_folder(&opts.out_dir);
     }
-    write_if_changed(&index_path, &index_bytes)?;
-    write_if_changed(&opts.out_dir.join(SUMS_FILE), &sums)?;
+    for (from, dest) in &staged_lists {
+        crate::fs::rename(from, dest)?;
+    }
+    sync_folder(&opts.out_dir);
     Ok(Report {
         archives,
         index: index_path,
@@ -1731,11 +1760,25 @@ fn compare(
 /// Writes `bytes` to `path` through a temporary file, fsync and rename.
 /// [`write_atomic`], unless `path` already holds exactly `bytes`: a re-pack of unchanged
 /// sources leaves the file as it was (inode and modification time included).
-fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    if holds(path, bytes) {
-        return Ok(());
+/// Writes `bytes` to the new file `path` with `mode` (on Unix), not synced; errors name
+/// `shown_as`, the file the user knows.
+fn write_new_mode(path: &Path, bytes: &[u8], mode: u32, shown_as: &Path) -> Result<(), Error> {
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| crate::fs::FsError::new("create", shown_as, e))?;
+    file.write_all(bytes)
+        .map_err(|e| crate::fs::FsError::new("write", shown_as, e))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        file.set_permissions(std::fs::Permissions::from_mode(mode))
+            .map_err(|e| crate::fs::FsError::new("set the mode of", shown_as, e))?;
     }
-    write_atomic(path, bytes)
+    #[cfg(not(unix))]
+    let _ = mode;
+    Ok(())
 }
 
 /// Whether `path` is a regular file holding exactly `bytes`.

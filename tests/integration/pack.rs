@@ -118,11 +118,28 @@ fn same_tree_same_bytes_after_touch_chmod_copy_and_umask() {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(sb.join("out3/hooks-alpha-0.1.0.tar.gz"))
-            .unwrap()
-            .permissions()
-            .mode();
-        assert_eq!(mode & 0o777, 0o644);
+        let mode = |file: &str| {
+            std::fs::metadata(sb.join("out3").join(file))
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o777
+        };
+        for file in ["hooks-alpha-0.1.0.tar.gz", "hooks-index.json", "SHA256SUMS"] {
+            assert_eq!(mode(file), 0o644, "{file}");
+        }
+        // An index and SHA256SUMS the maintainer made private stay so when pack rewrites
+        // them.
+        for file in ["hooks-index.json", "SHA256SUMS"] {
+            let p = sb.join("out3").join(file);
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)).unwrap();
+        }
+        write_recipe(&sb, "src/gamma", &manifest("gamma"));
+        ok(&pack(&sb, "src", "out3", &[]));
+        for file in ["hooks-index.json", "SHA256SUMS"] {
+            assert_eq!(mode(file), 0o600, "{file}");
+        }
+        assert_eq!(mode("hooks-gamma-0.1.0.tar.gz"), 0o644);
     }
 }
 
