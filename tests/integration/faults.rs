@@ -263,3 +263,35 @@ fn a_full_disk_mid_commit_puts_back_a_backup_that_is_a_link() {
     assert_eq!(state(), before, "{err}");
     assert!(!sb.join("prof/.hookpack-journal.json").exists(), "{err}");
 }
+
+/// A file system that runs out of room once the archives are written: pack fails (exit 3)
+/// with OUT exactly as it was. The index and SHA256SUMS were written only after the
+/// archives had moved in, so a failure there left new archives in OUT beside the old index.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_pack_that_cannot_write_its_index_leaves_out_as_it_was() {
+    let sb = Sandbox::new();
+    for id in ["alpha", "beta"] {
+        write_recipe(&sb, &format!("src/{id}"), &manifest(id));
+    }
+    // Inodes for the root, the staging folder, the two archives and one more: not for all
+    // of OUT, the index and SHA256SUMS.
+    let _m = Mount::tmpfs(&sb.join("disk"), "1m,nr_inodes=5");
+    let o = sb
+        .cmd()
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "disk/cat"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert_eq!(
+        snapshot(&sb.join("disk")),
+        std::collections::BTreeMap::new(),
+        "{err}"
+    );
+    assert!(err.contains("No space left"), "{err}");
+    assert!(
+        err.contains("disk/cat/hooks-index.json") || err.contains("disk/cat/SHA256SUMS"),
+        "{err}"
+    );
+}
