@@ -1012,8 +1012,9 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         .filter(|(_, rewrite)| **rewrite)
         .map(|(b, _)| (staging.path().join(&b.file), opts.out_dir.join(&b.file)))
         .collect();
-    // The index and SHA256SUMS, where they change; each keeps the mode of the file it
-    // replaces (a new one is 0644).
+    // The index and SHA256SUMS, where they change (a re-pack of unchanged sources leaves
+    // them as they were, inode and modification time included); each keeps the mode of the
+    // file it replaces (a new one is 0644).
     let sums_path = opts.out_dir.join(SUMS_FILE);
     let lists: Vec<(&Path, &[u8])> = [
         (index_path.as_path(), index_bytes.as_slice()),
@@ -1757,9 +1758,6 @@ fn compare(
     Ok(diffs)
 }
 
-/// Writes `bytes` to `path` through a temporary file, fsync and rename.
-/// [`write_atomic`], unless `path` already holds exactly `bytes`: a re-pack of unchanged
-/// sources leaves the file as it was (inode and modification time included).
 /// Writes `bytes` to the new file `path` with `mode` (on Unix), not synced; errors name
 /// `shown_as`, the file the user knows.
 fn write_new_mode(path: &Path, bytes: &[u8], mode: u32, shown_as: &Path) -> Result<(), Error> {
