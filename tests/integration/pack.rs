@@ -1527,6 +1527,25 @@ fn archives_are_made_durable_before_the_commit() {
         "syncfs failed: {}",
         lines[sync]
     );
+    // The index and SHA256SUMS, made durable by that one syncfs, move in after the
+    // archives, with OUT's folder synced in between: an index never names an archive a
+    // crash lost.
+    assert_eq!(
+        lines.iter().filter(|l| l.contains("syncfs(")).count(),
+        1,
+        "{lines:#?}"
+    );
+    let last_archive = lines.iter().rposition(|l| l.contains(".tar.gz")).unwrap();
+    let index = first("hooks-index.json").unwrap_or_else(|| panic!("{lines:#?}"));
+    let sums = first("SHA256SUMS").unwrap_or_else(|| panic!("{lines:#?}"));
+    assert!(
+        last_archive < index
+            && index < sums
+            && lines[last_archive..index]
+                .iter()
+                .any(|l| l.contains("fsync(")),
+        "{lines:#?}"
+    );
     // `--check` builds in a temporary folder and syncs nothing.
     let lines = trace(&[
         "pack",
@@ -1610,11 +1629,15 @@ fn old_kernels_sync_each_archive() {
         .iter()
         .position(|l| l.contains("rename") && l.contains(".tar.gz"))
         .unwrap_or_else(|| panic!("{trace}"));
-    for id in ["a", "b", "c"] {
-        let name = format!("hooks-{id}-0.1.0.tar.gz");
+    let names = ["a", "b", "c"].map(|id| format!("hooks-{id}-0.1.0.tar.gz"));
+    for name in names
+        .iter()
+        .map(String::as_str)
+        .chain(["hooks-index.json", "SHA256SUMS"])
+    {
         let synced = lines
             .iter()
-            .position(|l| l.contains("fsync(") && l.contains(&name))
+            .position(|l| l.contains("fsync(") && l.contains(name))
             .unwrap_or_else(|| panic!("{name} not fsynced: {trace}"));
         assert!(synced < first_rename, "{trace}");
     }
