@@ -376,11 +376,16 @@ impl<'a> Parser<'a> {
         let at = self.position();
         self.bump(); // {
         let mut map = Map::new();
-        let mut members: Vec<(String, Position, Locations)> = Vec::new();
+        // A key given again moves to the end, as the last value wins: its earlier slot is
+        // emptied (found through `slot`) rather than searched for, so an object of many
+        // keys, or one key given many times, is read in linear time.
+        let mut members: Vec<Option<(String, Position, Locations)>> = Vec::new();
+        let mut slot: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let members_of = |members: Vec<Option<_>>| members.into_iter().flatten().collect();
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.bump();
-            return Ok((Value::Object(map), Locations::Object(at, members)));
+            return Ok((Value::Object(map), Locations::Object(at, Vec::new())));
         }
         loop {
             self.skip_ws();
@@ -406,27 +411,26 @@ impl<'a> Parser<'a> {
             self.skip_ws();
             let child_pointer = pointer_push(pointer, &key);
             let (value, loc) = self.value(depth + 1, &child_pointer)?;
-            if let Some(first) = members
-                .iter()
-                .find(|(k, _, _)| *k == key)
-                .map(|(_, p, _)| *p)
-            {
+            if let Some(earlier) = slot.get(&key).and_then(|&i| members[i].take()) {
                 self.duplicates.push(DuplicateKey {
                     object_pointer: pointer.to_string(),
                     key: key.clone(),
-                    first,
+                    first: earlier.1,
                     again: key_at,
                 });
-                members.retain(|(k, _, _)| *k != key);
             }
             map.insert(key.clone(), value);
-            members.push((key, key_at, loc));
+            slot.insert(key.clone(), members.len());
+            members.push(Some((key, key_at, loc)));
             self.skip_ws();
             match self.peek() {
                 Some(b',') => self.bump(),
                 Some(b'}') => {
                     self.bump();
-                    return Ok((Value::Object(map), Locations::Object(at, members)));
+                    return Ok((
+                        Value::Object(map),
+                        Locations::Object(at, members_of(members)),
+                    ));
                 }
                 None => {
                     return Err(

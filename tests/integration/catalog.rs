@@ -1022,3 +1022,45 @@ fn an_archive_listed_for_two_versions_is_refused() {
     assert!(err.contains("error[url-duplicate]"), "{err}");
     assert_eq!(crate::pack::snapshot(&sb.join("cat")), before);
 }
+
+/// The index of `packed`, served from a loopback server after `edit`; returns the server
+/// (kept alive by the caller) and the index URL.
+fn served_index(sb: &Sandbox, edit: impl FnOnce(&mut String)) -> (HttpServer, String) {
+    packed(sb);
+    let path = sb.join("cat/hooks-index.json");
+    let mut text = String::from_utf8(std::fs::read(&path).unwrap()).unwrap();
+    edit(&mut text);
+    std::fs::write(&path, text).unwrap();
+    let server = HttpServer::serve(sb.join("cat"), Box::new(|_| None));
+    let url = server.url("hooks-index.json");
+    (server, url)
+}
+
+/// `catalog list URL`, killed after `secs` seconds.
+fn list_within(sb: &Sandbox, url: &str, secs: u64) -> std::process::Output {
+    sb.cmd()
+        .args(["catalog", "list", url])
+        .timeout(std::time::Duration::from_secs(secs))
+        .output()
+        .unwrap()
+}
+
+/// Found by the network sweep: duplicate keys were looked for by comparing each key with
+/// every earlier one, so an index served with an object of some 300,000 keys (4 MB, under
+/// the 64 MiB cap) took minutes to read, and the 64 MiB one hours.
+#[test]
+fn an_index_object_of_many_keys_is_read_in_linear_time() {
+    let sb = Sandbox::new();
+    let (_server, url) = served_index(&sb, |text| {
+        let keys: Vec<String> = (0..300_000).map(|i| format!("\"k{i}\":0")).collect();
+        let at = text.find('{').unwrap() + 1;
+        text.insert_str(at, &format!("\"x\":{{{}}},", keys.join(",")));
+    });
+    let o = list_within(&sb, &url, 60);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("alpha"),
+        "{err}"
+    );
+}
