@@ -1903,9 +1903,12 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
                     })
                 }
                 Err(e) => {
-                    // Nesting past hookpack's limit is valid JSON that a host may well send.
+                    // Nesting or size past hookpack's limits is valid JSON that a host may
+                    // well send.
                     let what = if e.is_too_deep() {
                         "it is nested deeper than hookpack reads"
+                    } else if e.is_too_large() {
+                        "it holds more values than hookpack reads"
                     } else {
                         "not JSON"
                     };

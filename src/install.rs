@@ -788,10 +788,12 @@ fn read_hooks_json_to(path: &Path, rewrite: bool) -> Result<(Value, Option<Vec<u
     }
     let bytes = crate::fs::read_limited(path, MAX_HOOKS_JSON_BYTES)?;
     let parsed = crate::json::parse(&bytes).map_err(|e| {
-        // Nesting past hookpack's limit is valid JSON that a host may well read.
-        let too_deep = e.is_too_deep();
-        let what = if too_deep {
+        // Nesting or size past hookpack's limits is valid JSON that a host may well read.
+        let past_limit = e.is_too_deep() || e.is_too_large();
+        let what = if e.is_too_deep() {
             "it is nested deeper than hookpack reads"
+        } else if past_limit {
+            "it holds more values than hookpack reads"
         } else {
             "it is not valid JSON"
         };
@@ -800,7 +802,7 @@ fn read_hooks_json_to(path: &Path, rewrite: bool) -> Result<(Value, Option<Vec<u
                 "{what} ({}:{}: {})",
                 e.position.line, e.position.column, e.message
             ),
-            !too_deep,
+            !past_limit,
         )
     })?;
     if let Some(d) = parsed.duplicates.first() {

@@ -15,6 +15,11 @@ use serde_json::{Map, Number, Value};
 /// Deepest nesting accepted. Real hook documents are under ten levels deep.
 pub const MAX_DEPTH: usize = 128;
 
+/// Most values (objects, arrays, strings, numbers, literals) in one document. Each costs
+/// about a hundred bytes once parsed, with its position, so a 64 MiB index of `0,0,0,…`
+/// would take gigabytes; a catalog of this many values lists over 100,000 versions.
+pub const MAX_VALUES: usize = 1_000_000;
+
 /// A 1-based line and column; the column counts characters, not bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 pub struct Position {
@@ -158,10 +163,18 @@ impl SyntaxError {
     pub fn is_too_deep(&self) -> bool {
         self.message.starts_with(TOO_DEEP)
     }
+
+    /// True when the document may be valid JSON, only holding more than [`MAX_VALUES`].
+    pub fn is_too_large(&self) -> bool {
+        self.message.starts_with(TOO_MANY)
+    }
 }
 
 /// How the error for nesting past [`MAX_DEPTH`] begins.
 const TOO_DEEP: &str = "nesting is deeper than";
+
+/// How the error for more than [`MAX_VALUES`] values begins.
+const TOO_MANY: &str = "the document holds more than";
 
 /// Parses a complete document.
 pub fn parse(bytes: &[u8]) -> Result<Parsed, SyntaxError> {
@@ -247,6 +260,8 @@ struct Parser<'a> {
     column: u32,
     duplicates: Vec<DuplicateKey>,
     inexact: Vec<InexactNumber>,
+    /// Values started so far.
+    values: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -258,6 +273,7 @@ impl<'a> Parser<'a> {
             column: 1,
             duplicates: Vec::new(),
             inexact: Vec::new(),
+            values: 0,
         }
     }
 
@@ -318,6 +334,12 @@ impl<'a> Parser<'a> {
 
     fn value(&mut self, depth: usize, pointer: &str) -> Result<(Value, Locations), SyntaxError> {
         let at = self.position();
+        self.values += 1;
+        if self.values > MAX_VALUES {
+            return Err(self.error(format!(
+                "{TOO_MANY} {MAX_VALUES} values (objects, arrays, strings, numbers); no hook document needs that many"
+            )));
+        }
         match self.peek() {
             None => Err(self.error("unexpected end of file; the document is empty or cut short")),
             Some(b'{') => self.object(depth, pointer),

@@ -1064,3 +1064,26 @@ fn an_index_object_of_many_keys_is_read_in_linear_time() {
         "{err}"
     );
 }
+
+/// Found by the network sweep: an index of a few million values (`0,0,0,…`) took some 60
+/// times its size in memory once parsed (a 60 MB one, 3.5 GB; with a diagnostic for each,
+/// 10 GB). Past a million values it is refused at the spot, with one error.
+#[test]
+fn an_index_of_more_values_than_hookpack_reads_is_refused_with_one_error() {
+    let sb = Sandbox::new();
+    let (_server, url) = served_index(&sb, |text| {
+        let at = text.find('{').unwrap() + 1;
+        let zeros = vec!["0"; 1_500_000].join(",");
+        text.insert_str(at, &format!("\"x\":[{zeros}],"));
+    });
+    let o = list_within(&sb, &url, 60);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{}", &err[..err.len().min(2000)]);
+    assert!(
+        err.contains("the document holds more than 1000000 values"),
+        "{}",
+        &err[..err.len().min(2000)]
+    );
+    assert!(err.contains(&url), "{err}");
+    assert!(err.lines().count() < 5, "{}", &err[..err.len().min(2000)]);
+}

@@ -810,6 +810,7 @@ fn an_update_that_changes_trusted_handlers_says_so() {
 
 /// Found by the user-flow sweep: a `hooks.json` nested past hookpack's limit was called
 /// "not valid JSON … hosts cannot use it either", though it is valid JSON a host may read.
+/// The same holds for one of more values than hookpack reads (the network sweep's cap).
 #[test]
 fn a_hooks_json_nested_too_deep_is_not_called_invalid() {
     let sb = Sandbox::new();
@@ -818,29 +819,35 @@ fn a_hooks_json_nested_too_deep_is_not_called_invalid() {
         "[".repeat(200),
         "]".repeat(200)
     );
-    sb.write("prof/hooks.json", &deep);
-    for args in [&["list"][..], &["install", "tool-gate"][..]] {
-        let o = sb
-            .cmd()
-            .args(args)
-            .args(["--profile", "prof"])
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
-        assert!(
-            err.contains("it is nested deeper than hookpack reads"),
-            "{args:?}: {err}"
-        );
-        assert!(
-            !err.contains("not valid JSON") && !err.contains("hosts cannot use it"),
-            "{args:?}: {err}"
+    let large = format!(
+        "{{\"hooks\": {{}}, \"x\": [{}]}}",
+        vec!["0"; 1_000_001].join(",")
+    );
+    for (doc, said) in [
+        (&deep, "it is nested deeper than hookpack reads"),
+        (&large, "it holds more values than hookpack reads"),
+    ] {
+        sb.write("prof/hooks.json", doc);
+        for args in [&["list"][..], &["install", "tool-gate"][..]] {
+            let o = sb
+                .cmd()
+                .args(args)
+                .args(["--profile", "prof"])
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+            assert!(err.contains(said), "{args:?}: {err}");
+            assert!(
+                !err.contains("not valid JSON") && !err.contains("hosts cannot use it"),
+                "{args:?}: {err}"
+            );
+        }
+        assert_eq!(
+            &std::fs::read_to_string(sb.join("prof/hooks.json")).unwrap(),
+            doc
         );
     }
-    assert_eq!(
-        std::fs::read_to_string(sb.join("prof/hooks.json")).unwrap(),
-        deep
-    );
 }
 
 #[test]
