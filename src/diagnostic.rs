@@ -77,7 +77,14 @@ pub struct Findings<'a> {
     file: &'a Path,
     locations: Option<&'a Locations>,
     out: Vec<Diagnostic>,
+    /// Errors and warnings past [`MAX_LISTED`], counted, not kept.
+    unlisted: (usize, usize),
 }
+
+/// Most problems listed for one file. A hostile document (an index of a million empty
+/// entries, each missing every field) would otherwise make millions of diagnostics: gigabytes
+/// held and as many lines printed. The rest are counted, and said to be there.
+pub const MAX_LISTED: usize = 1000;
 
 impl<'a> Findings<'a> {
     /// Starts collecting for `file`; `locations` maps pointers to line:column.
@@ -86,7 +93,20 @@ impl<'a> Findings<'a> {
             file,
             locations,
             out: Vec::new(),
+            unlisted: (0, 0),
         }
+    }
+
+    /// True when the list is full: the problem of `severity` is counted instead.
+    fn full(&mut self, severity: Severity) -> bool {
+        if self.out.len() < MAX_LISTED {
+            return false;
+        }
+        match severity {
+            Severity::Error => self.unlisted.0 += 1,
+            Severity::Warning => self.unlisted.1 += 1,
+        }
+        true
     }
 
     /// The file being checked.
@@ -102,6 +122,9 @@ impl<'a> Findings<'a> {
         code: &'static str,
         message: impl Into<String>,
     ) {
+        if self.full(severity) {
+            return;
+        }
         let pos = self.locations.map(|l| l.locate(pointer));
         self.out.push(Diagnostic {
             file: self.file.to_path_buf(),
@@ -122,6 +145,9 @@ impl<'a> Findings<'a> {
         code: &'static str,
         message: impl Into<String>,
     ) {
+        if self.full(Severity::Error) {
+            return;
+        }
         self.out.push(Diagnostic {
             pointer: pointer.to_string(),
             ..Diagnostic::at(self.file, pos, Severity::Error, code, message)
@@ -149,11 +175,27 @@ impl<'a> Findings<'a> {
 
     /// True when an error has been recorded.
     pub fn has_errors(&self) -> bool {
-        self.out.iter().any(|d| d.severity == Severity::Error)
+        self.unlisted.0 > 0 || self.out.iter().any(|d| d.severity == Severity::Error)
     }
 
-    /// The problems recorded.
-    pub fn finish(self) -> Vec<Diagnostic> {
+    /// The problems recorded: the first [`MAX_LISTED`], then one that counts the rest.
+    pub fn finish(mut self) -> Vec<Diagnostic> {
+        let (errors, warnings) = self.unlisted;
+        if errors + warnings > 0 {
+            self.out.push(Diagnostic::file_level(
+                self.file,
+                if errors > 0 {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                },
+                "problems-unlisted",
+                format!(
+                    "{errors} more error(s) and {warnings} more warning(s) in this file are not \
+                     listed (at most {MAX_LISTED} are); fix the ones above and check again"
+                ),
+            ));
+        }
         self.out
     }
 }

@@ -1087,3 +1087,29 @@ fn an_index_of_more_values_than_hookpack_reads_is_refused_with_one_error() {
     assert!(err.contains(&url), "{err}");
     assert!(err.lines().count() < 5, "{}", &err[..err.len().min(2000)]);
 }
+
+/// Found by the network sweep: each of 200,000 empty recipe entries (600 KB served) made a
+/// diagnostic per missing field, 800,000 lines and hundreds of MB held. The first thousand
+/// are listed and the rest counted, and the index is still refused.
+#[test]
+fn an_index_of_many_bad_entries_lists_a_bounded_number_of_problems() {
+    let sb = Sandbox::new();
+    let (_server, url) = served_index(&sb, |text| {
+        let at = text.find("\"recipes\": [").unwrap() + "\"recipes\": [".len();
+        let empties = vec!["{}"; 200_000].join(",");
+        text.insert_str(at, &format!("{empties},"));
+    });
+    let o = list_within(&sb, &url, 120);
+    let err = String::from_utf8_lossy(&o.stderr);
+    let short = &err[..err.len().min(2000)];
+    assert_eq!(o.status.code(), Some(1), "{short}");
+    let lines = err.lines().count();
+    assert!((1000..1010).contains(&lines), "{lines} lines: {short}");
+    assert!(
+        err.contains(
+            "more error(s) and 0 more warning(s) in this file are not listed (at most 1000 are)"
+        ),
+        "{}",
+        &err[err.len().saturating_sub(2000)..]
+    );
+}
