@@ -125,6 +125,17 @@ pub enum FetchError {
         /// How many attempts were made.
         attempts: u32,
     },
+    /// A redirect hookpack does not follow: from https to plain http, or to a scheme other
+    /// than those two.
+    #[error("{url} redirected to {to}, {why}")]
+    RedirectRefused {
+        /// The URL asked for.
+        url: String,
+        /// Where the server sent hookpack.
+        to: String,
+        /// Why it is not followed, and what to do.
+        why: &'static str,
+    },
     /// The connection failed or timed out, after retries.
     #[error("cannot fetch {url} (tried {attempts} time(s))")]
     Network {
@@ -178,6 +189,7 @@ impl FetchError {
     pub fn is_input_problem(&self) -> bool {
         match self {
             FetchError::LocationInvalid { .. }
+            | FetchError::RedirectRefused { .. }
             | FetchError::TooLarge { .. }
             | FetchError::CaCert { .. } => true,
             FetchError::Fs(e) => e.is_input_problem(),
@@ -289,6 +301,62 @@ impl Location {
     }
 }
 
+/// Why the redirect policy stopped at a URL (see [`redirect_policy`]).
+#[derive(Debug)]
+struct RedirectStop {
+    to: String,
+    why: &'static str,
+}
+
+impl std::fmt::Display for RedirectStop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "redirected to {}, {}", self.to, self.why)
+    }
+}
+
+impl std::error::Error for RedirectStop {}
+
+/// At most `max` redirects, none from https to plain http (the index's sha256s are what
+/// every archive is checked against, and over plain HTTP anyone on the way may change
+/// them), and none to a scheme other than https and http.
+fn redirect_policy(max: usize) -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(move |attempt| {
+        let from_https = attempt
+            .previous()
+            .last()
+            .is_some_and(|u| u.scheme() == "https");
+        let why = match attempt.url().scheme() {
+            "http" if from_https => Some(
+                "plain HTTP, which hookpack does not follow from https:// (anyone on the way \
+                 could change what it serves); fix the server's redirect, or give the http:// \
+                 URL yourself if plain HTTP is what you mean",
+            ),
+            "http" | "https" => None,
+            _ => Some("which hookpack does not follow (only https:// and http://)"),
+        };
+        if let Some(why) = why {
+            let to = shown_url(attempt.url().as_str());
+            attempt.error(RedirectStop { to, why })
+        } else if attempt.previous().len() > max {
+            attempt.error(format!("too many redirects (more than {max})"))
+        } else {
+            attempt.follow()
+        }
+    })
+}
+
+/// The redirect `e` stopped at, if that is why it failed.
+fn redirect_stop(e: &reqwest::Error) -> Option<&RedirectStop> {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = source {
+        if let Some(stop) = s.downcast_ref::<RedirectStop>() {
+            return Some(stop);
+        }
+        source = s.source();
+    }
+    None
+}
+
 /// A TLS trust failure will not go away on retry.
 fn is_certificate_error(e: &reqwest::Error) -> bool {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
@@ -375,9 +443,7 @@ impl Fetcher {
             // The blocking client applies this to each wait (send, and every body read), so
             // it bounds silence, not the length of a large download.
             .timeout(self.options.read_timeout)
-            .redirect(reqwest::redirect::Policy::limited(
-                self.options.max_redirects,
-            ))
+            .redirect(redirect_policy(self.options.max_redirects))
             .user_agent(concat!("hookpack/", env!("CARGO_PKG_VERSION")));
         for path in &self.options.ca_certs {
             for c in ca_certificates(path)? {
@@ -444,6 +510,13 @@ impl Fetcher {
                                 && !last
                                 && !is_certificate_error(&e) => {}
                         Err(e) => {
+                            if let Some(stop) = redirect_stop(&e) {
+                                return Err(FetchError::RedirectRefused {
+                                    url: shown_url(url.as_str()),
+                                    to: stop.to.clone(),
+                                    why: stop.why,
+                                });
+                            }
                             return Err(FetchError::Network {
                                 url: shown_url(url.as_str()),
                                 attempts: attempt,

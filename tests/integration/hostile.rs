@@ -1776,6 +1776,17 @@ fn http_faults_are_refused() {
             "answered HTTP 302",
         ),
         (
+            "redirect to an ftp:// URL",
+            ARCHIVE_PATH,
+            http_response(
+                "302 Found",
+                "Location: ftp://127.0.0.1/x.tar.gz\r\nContent-Length: 0\r\n",
+                b"",
+            ),
+            1,
+            "redirected to ftp://127.0.0.1/x.tar.gz, which hookpack does not follow",
+        ),
+        (
             "an index with a Content-Length over 64 MiB",
             "/hooks-index.json",
             http_response("200 OK", "Content-Length: 100000000\r\n", b"{}"),

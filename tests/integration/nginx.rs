@@ -175,6 +175,9 @@ impl Nginx {
                  \x20       ssl_certificate {cert};\n\
                  \x20       ssl_certificate_key {key};\n\
                  \x20       root {root};\n\
+                 \x20       location = /down/hooks-index.json {{\n\
+                 \x20           return 302 http://127.0.0.1:{http}/hooks-index.json;\n\
+                 \x20       }}\n\
                  \x20   }}\n\
                  }}\n",
                 root = root.display(),
@@ -550,4 +553,38 @@ fn catalog_verify_over_https_with_the_ca() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
+}
+
+/// Found by the network sweep: an https:// index whose server redirected to http:// was
+/// fetched over plain HTTP, where anyone on the way could change it, and with it the sha256
+/// every archive is checked against. Refused (exit 1), naming both URLs; nothing written.
+#[test]
+fn an_https_index_redirected_to_plain_http_is_refused() {
+    let s = Served::new();
+    let before = snapshot(&s.sb.join("p"));
+    let url = s.nginx.url(true, "down/hooks-index.json");
+    let to = s.nginx.url(false, "hooks-index.json");
+    let install = ["install", "demo", "--profile", "p", "--index", &url];
+    let list = ["catalog", "list", &url];
+    let verify = ["catalog", "verify", &url];
+    for args in [&install[..], &list[..], &verify[..]] {
+        let o = s
+            .hookpack()
+            .args(args)
+            .arg("--ca-cert")
+            .arg(&s.pki.ca)
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {text}");
+        assert!(
+            text.contains(&format!("{url} redirected to {to}, plain HTTP")),
+            "{args:?}: {text}"
+        );
+    }
+    assert_eq!(snapshot(&s.sb.join("p")), before);
 }
