@@ -206,6 +206,18 @@ pub enum Error {
         /// The value given.
         value: String,
     },
+    /// A remote index names an archive on this machine.
+    #[error("the index {index} names the archive of {id} {version} by `{url}`, a local file; a remote index may only name http(s) archives, so that it cannot make hookpack read this machine's files: fix its `url`, or install from the index on disk")]
+    IndexNamesLocalFile {
+        /// The index.
+        index: String,
+        /// The recipe.
+        id: String,
+        /// The version.
+        version: String,
+        /// The archive URL as the index gives it.
+        url: String,
+    },
     /// A URL given on the command line is unusable.
     #[error("URL `{url}` {why}")]
     UrlInvalid {
@@ -541,6 +553,7 @@ impl Error {
             Error::NoRecipes { .. } => "no-recipes",
             Error::TimestampInvalid { .. } => "timestamp-invalid",
             Error::UrlInvalid { .. } => "url-invalid",
+            Error::IndexNamesLocalFile { .. } => "index-names-local-file",
             Error::TypeScript { .. } => "typescript",
             Error::Fetch(_) => "fetch",
             Error::ConfigInvalid { .. } => "config-invalid",
@@ -624,6 +637,7 @@ impl Error {
             | Error::TypeScript { .. }
             | Error::PayloadInvalid { .. }
             | Error::RecipeNotInIndex { .. }
+            | Error::IndexNamesLocalFile { .. }
             | Error::VersionNotFound { .. }
             | Error::CliTooOld { .. }
             | Error::ChecksumMismatch { .. }

@@ -1684,9 +1684,11 @@ pub fn install(
     let archive_loc = base.join(&version.url)?;
     if matches!(index, Location::Http(_)) && !matches!(archive_loc, Location::Http(_)) {
         // A remote index must not make hookpack read files or devices of this machine.
-        return Err(Error::UrlInvalid {
+        return Err(Error::IndexNamesLocalFile {
+            index: index.to_string(),
+            id: spec.id.to_string(),
+            version: version.version.to_string(),
             url: version.url.clone(),
-            why: "points at a local file, but the index is remote; a remote index may only name http(s) archives".into(),
         });
     }
     let promise = Promise {

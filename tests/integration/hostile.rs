@@ -1840,6 +1840,37 @@ fn http_500_is_retried_then_refused() {
     );
 }
 
+/// Found by the network sweep: a served index naming an archive by a `file://` URL was
+/// refused as a usage error (exit 2, "URL … points at a local file") without naming the
+/// index; it is the index's fault (exit 1), as every other lie in it is. The file named is
+/// the real archive, so following the URL would have installed it.
+#[test]
+fn a_served_index_naming_a_local_archive_is_refused_as_invalid() {
+    let w = World::new();
+    let file_url = format!(
+        "file://{}",
+        w.sb.join("cat/hooks-demo-0.1.0.tar.gz").display()
+    );
+    let mut index = w.index.clone();
+    index["recipes"][0]["versions"][0]["url"] = json!(file_url);
+    let body = json_bytes(&index);
+    let (_server, url) = serve(
+        &w,
+        Box::new(move |p| {
+            (p == "/hooks-index.json").then(|| {
+                http_response(
+                    "200 OK",
+                    &format!("Content-Length: {}\r\n", body.len()),
+                    &body,
+                )
+            })
+        }),
+    );
+    let needle =
+        format!("the index {url} names the archive of demo 0.1.0 by `{file_url}`, a local file");
+    w.refused(install_from(&w, &url), 1, &needle, &[]).unwrap();
+}
+
 /// A server that answers every request with `head`, then sends `body` one byte every
 /// `drip`, then holds the connection open, silent, until dropped.
 struct Staller {
