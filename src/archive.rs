@@ -7,7 +7,8 @@
 //! collide exactly, by case or by Unicode normalisation; more than one top folder or a top
 //! folder other than the expected one; more entries, deeper or longer paths, or more
 //! unpacked bytes than [`Limits`] allow (checked from the header, before the data is read,
-//! so a small archive that inflates to gigabytes is refused early); data after the end of
+//! so a small archive that inflates to gigabytes is refused early); more than 1 MiB of
+//! headers, long names and pax records before one entry; data after the end of
 //! the archive; truncated streams; header and gzip/zstd checksum failures. The format is
 //! told by magic bytes, never by the file name.
 
@@ -148,6 +149,44 @@ pub struct Summary {
 
 /// Most zero bytes accepted after the end-of-archive marker.
 const MAX_PADDING: usize = 1024 * 1024;
+
+/// Most bytes read between one entry's data and the next entry: its padding, the next
+/// header, and the GNU long names and pax records before it. The tar crate reads those
+/// extensions into memory whole before it hands over the entry they describe, so without
+/// this a long name claiming gigabytes of zeros (a few KiB compressed) would be held in
+/// memory before its length could be refused. Real ones are a few hundred bytes.
+const MAX_BETWEEN_ENTRIES: u64 = 1024 * 1024;
+
+/// How many bytes the tar reader may still pull from the decompressed stream: the data of
+/// the entry it handed over last, then [`MAX_BETWEEN_ENTRIES`]. `tripped` says the budget
+/// ran out, so the tar crate's error can be told for what it is.
+#[derive(Default)]
+struct Budget {
+    left: std::cell::Cell<u64>,
+    tripped: std::cell::Cell<bool>,
+}
+
+/// The decompressed stream as the tar reader sees it, bounded by a [`Budget`].
+struct Budgeted<'b, R> {
+    inner: R,
+    budget: &'b Budget,
+}
+
+impl<R: Read> Read for Budgeted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let left = self.budget.left.get();
+        if left == 0 && !buf.is_empty() {
+            self.budget.tripped.set(true);
+            return Err(io::Error::other(
+                "more bytes before the next entry than hookpack reads",
+            ));
+        }
+        let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        let n = self.inner.read(&mut buf[..want])?;
+        self.budget.left.set(left - n as u64);
+        Ok(n)
+    }
+}
 
 /// `s` with control characters escaped, so a hostile name cannot drive the terminal.
 pub fn printable(s: &str) -> String {
@@ -410,11 +449,29 @@ fn scan_tar<R: Read>(
     limits: &Limits,
     visit: &mut impl FnMut(&Entry, &mut dyn Read) -> Result<(), ArchiveError>,
 ) -> Result<Summary, ArchiveError> {
-    let mut archive = tar::Archive::new(&mut *dec);
+    let budget = Budget::default();
+    budget.left.set(MAX_BETWEEN_ENTRIES);
+    let mut archive = tar::Archive::new(Budgeted {
+        inner: &mut *dec,
+        budget: &budget,
+    });
     let mut listing = Listing::new(expected_top, limits);
     let mut entries = Vec::new();
+    let over_budget = |e: io::Error| {
+        if budget.tripped.get() {
+            ArchiveError::LimitExceeded {
+                what: "bytes of headers, long names and pax records before one entry",
+                limit: MAX_BETWEEN_ENTRIES,
+            }
+        } else {
+            ArchiveError::Corrupt(e)
+        }
+    };
     for item in archive.entries().map_err(ArchiveError::Corrupt)? {
-        let mut item = item.map_err(ArchiveError::Corrupt)?;
+        let mut item = item.map_err(over_budget)?;
+        // This entry's data (a pax `size` record included), then what leads to the next.
+        let data = item.size().div_ceil(512).saturating_mul(512);
+        budget.left.set(data.saturating_add(MAX_BETWEEN_ENTRIES));
         let raw = item.path_bytes().into_owned();
         let kind = item.header().entry_type();
         let is_dir = match kind {

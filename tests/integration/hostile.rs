@@ -2213,6 +2213,48 @@ fn a_pax_size_record_cannot_bypass_the_size_limit() {
     )]);
 }
 
+/// Found by the network sweep: the tar crate reads a GNU long name or a pax header into
+/// memory whole before it hands hookpack the entry it describes, so a 70 KB archive whose
+/// long name claims 2 GiB of zeros took 5 GB of memory (18 s) before its path was refused.
+/// What may come between two entries (their headers, long names, pax records) is capped at
+/// 1 MiB, and the archive is refused before more is read.
+#[test]
+fn an_extension_header_of_300_mib_is_refused_before_it_is_read() {
+    let start = Instant::now();
+    let huge = |kind: u8| {
+        let mut head = Tar::demo().open();
+        head.extend(header(b"././@LongLink", kind, 0o644, 300 * MIB, b""));
+        let tail = Tar::default().file(&format!("{TOP}/x"), b"").end();
+        Payload::Segs(vec![
+            Seg::Bytes(head),
+            Seg::Zeros(300 * MIB),
+            Seg::Bytes(tail),
+        ])
+    };
+    run_table(vec![
+        case(
+            "a GNU long name of 300 MiB",
+            huge(b'L'),
+            "the limit on bytes of headers, long names and pax records before one entry (1048576)",
+        ),
+        case(
+            "a GNU long link name of 300 MiB",
+            huge(b'K'),
+            "the limit on bytes of headers, long names and pax records before one entry (1048576)",
+        ),
+        case(
+            "a pax header of 300 MiB",
+            huge(b'x'),
+            "the limit on bytes of headers, long names and pax records before one entry (1048576)",
+        ),
+    ]);
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
 /// Zero blocks after the end-of-archive marker are unpacked bytes too: 300 MiB of them must
 /// not be inflated without bound (a real archive has at most a record of padding).
 #[test]
