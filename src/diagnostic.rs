@@ -56,6 +56,23 @@ impl Diagnostic {
         }
     }
 
+    /// Stands for the `errors` and `warnings` about `file` past the [`MAX_LISTED`] listed.
+    pub fn unlisted(file: &Path, errors: usize, warnings: usize) -> Self {
+        Diagnostic::file_level(
+            file,
+            if errors > 0 {
+                Severity::Error
+            } else {
+                Severity::Warning
+            },
+            "problems-unlisted",
+            format!(
+                "{errors} more error(s) and {warnings} more warning(s) in this file are not \
+                 listed (at most {MAX_LISTED} are); fix the ones above and check again"
+            ),
+        )
+    }
+
     /// A problem at a known line and column.
     pub fn at(
         file: &Path,
@@ -182,19 +199,8 @@ impl<'a> Findings<'a> {
     pub fn finish(mut self) -> Vec<Diagnostic> {
         let (errors, warnings) = self.unlisted;
         if errors + warnings > 0 {
-            self.out.push(Diagnostic::file_level(
-                self.file,
-                if errors > 0 {
-                    Severity::Error
-                } else {
-                    Severity::Warning
-                },
-                "problems-unlisted",
-                format!(
-                    "{errors} more error(s) and {warnings} more warning(s) in this file are not \
-                     listed (at most {MAX_LISTED} are); fix the ones above and check again"
-                ),
-            ));
+            self.out
+                .push(Diagnostic::unlisted(self.file, errors, warnings));
         }
         self.out
     }

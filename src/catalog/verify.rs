@@ -89,6 +89,12 @@ pub fn index_argument(what: &'static str, s: &str) -> Result<Location, crate::er
 struct Ctx<'a> {
     index_file: PathBuf,
     diags: Vec<Diagnostic>,
+    /// Per file, how many problems `error` and `warn` listed, and the errors and warnings
+    /// past [`crate::diagnostic::MAX_LISTED`] counted instead: a served SHA256SUMS of
+    /// millions of bad lines must not make millions of diagnostics.
+    per_file: BTreeMap<PathBuf, (usize, usize, usize)>,
+    /// The errors counted instead of listed, over all files.
+    unlisted_errors: usize,
     env_failed: bool,
     fetcher: &'a Fetcher,
     /// Where archives named by absolute URL are read from instead (`--assets-dir`).
@@ -97,14 +103,35 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn error(&mut self, file: &Path, pointer: &str, code: &'static str, msg: impl Into<String>) {
-        self.diags.push(Diagnostic {
-            pointer: pointer.to_string(),
-            ..Diagnostic::file_level(file, Severity::Error, code, msg)
-        });
+        if self.listed(file, Severity::Error) {
+            self.diags.push(Diagnostic {
+                pointer: pointer.to_string(),
+                ..Diagnostic::file_level(file, Severity::Error, code, msg)
+            });
+        }
     }
     fn warn(&mut self, file: &Path, code: &'static str, msg: impl Into<String>) {
-        let diagnostic = Diagnostic::file_level(file, Severity::Warning, code, msg);
-        self.diags.push(diagnostic);
+        if self.listed(file, Severity::Warning) {
+            let diagnostic = Diagnostic::file_level(file, Severity::Warning, code, msg);
+            self.diags.push(diagnostic);
+        }
+    }
+    /// True when a problem of `severity` about `file` is to be listed; when the file has
+    /// had its share, it is counted instead.
+    fn listed(&mut self, file: &Path, severity: Severity) -> bool {
+        let (listed, errors, warnings) = self.per_file.entry(file.to_path_buf()).or_default();
+        if *listed < crate::diagnostic::MAX_LISTED {
+            *listed += 1;
+            return true;
+        }
+        match severity {
+            Severity::Error => {
+                *errors += 1;
+                self.unlisted_errors += 1;
+            }
+            Severity::Warning => *warnings += 1,
+        }
+        false
     }
     /// The index, or a file it lists (an archive, `SHA256SUMS`), could not be read. That
     /// the server answered 404 (or another definite refusal) is the input's fault, as a
@@ -139,6 +166,8 @@ pub fn verify(index: &Location, fetcher: &Fetcher, assets: Option<&Path>) -> Rep
     let mut ctx = Ctx {
         index_file: index_file.clone(),
         diags: Vec::new(),
+        per_file: BTreeMap::new(),
+        unlisted_errors: 0,
         env_failed: false,
         fetcher,
         assets,
@@ -234,7 +263,13 @@ enum FromAssets {
     Unnamed,
 }
 
-fn finish(index: &Location, archives: Vec<Checked>, ctx: Ctx) -> Report {
+fn finish(index: &Location, archives: Vec<Checked>, mut ctx: Ctx) -> Report {
+    for (file, (_, errors, warnings)) in &ctx.per_file {
+        if errors + warnings > 0 {
+            ctx.diags
+                .push(Diagnostic::unlisted(file, *errors, *warnings));
+        }
+    }
     Report {
         index: index.to_string(),
         archives,
@@ -252,7 +287,7 @@ fn verify_archive(
     entry: &Value,
     vp: &str,
 ) -> (Checked, FromAssets) {
-    let before = ctx.diags.len();
+    let before = (ctx.diags.len(), ctx.unlisted_errors);
     let index_file = ctx.index_file.clone();
     let mut checked = Checked {
         id: id.into(),
@@ -419,9 +454,10 @@ fn verify_archive(
             }
         }
     }
-    checked.ok = ctx.diags[before..]
-        .iter()
-        .all(|d| d.severity != Severity::Error);
+    checked.ok = ctx.unlisted_errors == before.1
+        && ctx.diags[before.0..]
+            .iter()
+            .all(|d| d.severity != Severity::Error);
     (checked, from_assets)
 }
 

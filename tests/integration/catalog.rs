@@ -1113,3 +1113,47 @@ fn an_index_of_many_bad_entries_lists_a_bounded_number_of_problems() {
         &err[err.len().saturating_sub(2000)..]
     );
 }
+
+/// Found by the network sweep: `catalog verify` made a diagnostic for each malformed line of
+/// a served SHA256SUMS, so one of 16 MiB of `x` lines made 8 million (1.9 GB held, 8 million
+/// lines printed). The first thousand problems of a file are listed, the rest counted.
+#[test]
+fn a_sha256sums_of_many_bad_lines_lists_a_bounded_number_of_problems() {
+    let sb = Sandbox::new();
+    packed(&sb);
+    let sums = sb.join("cat/SHA256SUMS");
+    let mut text = std::fs::read_to_string(&sums).unwrap();
+    text.push_str(&"x\n".repeat(400_000));
+    std::fs::write(&sums, text).unwrap();
+    let server = HttpServer::serve(sb.join("cat"), Box::new(|_| None));
+    let (code, r) = verify_json(&sb, &server.url("hooks-index.json"));
+    assert_eq!(code, 1);
+    let diags = r["diagnostics"].as_array().unwrap();
+    assert_eq!(diags.len(), 1001, "{:#}", diags[diags.len() - 1]);
+    assert_eq!(diags[999]["code"], "sums-malformed", "{:#}", diags[999]);
+    assert_eq!(
+        diags[1000]["code"], "problems-unlisted",
+        "{:#}",
+        diags[1000]
+    );
+    assert!(
+        diags[1000]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("399000 more error(s) and 0 more warning(s) in this file are not listed"),
+        "{:#}",
+        diags[1000]
+    );
+    assert_eq!(
+        diags[1000]["file"],
+        server.url("SHA256SUMS"),
+        "{:#}",
+        diags[1000]
+    );
+    assert_eq!(
+        r["archives"].as_array().unwrap().len(),
+        2,
+        "{:#}",
+        r["archives"]
+    );
+}
