@@ -118,7 +118,7 @@ pub enum FetchError {
     /// The server answered with an error status (a 5xx after retries).
     #[error("{url} answered HTTP {status}{}", if *attempts > 1 { format!(" (tried {attempts} times)") } else { String::new() })]
     HttpStatus {
-        /// The URL.
+        /// The URL, and the one it was redirected from, if any.
         url: String,
         /// The status code.
         status: u16,
@@ -499,8 +499,18 @@ impl Fetcher {
                         }
                         Ok(resp) if resp.status().is_server_error() && !last => {}
                         Ok(resp) => {
+                            // After a redirect, the status is the last URL's: name it, or a
+                            // 404 would seem to say the URL given is missing.
+                            let shown = match answered_url(url, resp.url()) {
+                                Some(to) => format!(
+                                    "{} (where {} redirected)",
+                                    shown_url(to.as_str()),
+                                    shown_url(url.as_str())
+                                ),
+                                None => shown_url(url.as_str()),
+                            };
                             return Err(FetchError::HttpStatus {
-                                url: shown_url(url.as_str()),
+                                url: shown,
                                 status: resp.status().as_u16(),
                                 attempts: attempt,
                             });

@@ -1776,6 +1776,28 @@ fn http_faults_are_refused() {
             "answered HTTP 302",
         ),
         (
+            "redirect to a file the server lacks",
+            ARCHIVE_PATH,
+            http_response(
+                "302 Found",
+                "Location: /nowhere.tar.gz\r\nContent-Length: 0\r\n",
+                b"",
+            ),
+            1,
+            "/nowhere.tar.gz (where http://127.0.0.1:",
+        ),
+        (
+            "redirect to a file the server lacks, the URL asked for named too",
+            ARCHIVE_PATH,
+            http_response(
+                "302 Found",
+                "Location: /nowhere.tar.gz\r\nContent-Length: 0\r\n",
+                b"",
+            ),
+            1,
+            "/hooks-demo-0.1.0.tar.gz redirected) answered HTTP 404",
+        ),
+        (
             "redirect to an ftp:// URL",
             ARCHIVE_PATH,
             http_response(
