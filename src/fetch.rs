@@ -345,6 +345,33 @@ fn redirect_policy(max: usize) -> reqwest::redirect::Policy {
     })
 }
 
+/// A redirect the HTTP client answered with rather than follow, because its `Location` is
+/// no URL or one of a scheme it does not fetch (`file:`, `data:`): refused as a redirect
+/// elsewhere is (see [`redirect_policy`]), naming where it led.
+fn unfollowed_redirect(
+    url: &reqwest::Url,
+    resp: &reqwest::blocking::Response,
+) -> Option<FetchError> {
+    if !resp.status().is_redirection() {
+        return None;
+    }
+    let location = resp.headers().get(reqwest::header::LOCATION)?;
+    let location = String::from_utf8_lossy(location.as_bytes());
+    let (to, why) = match resp.url().join(&location) {
+        Ok(to) if matches!(to.scheme(), "http" | "https") => return None,
+        Ok(to) => (
+            shown_url(to.as_str()),
+            "which hookpack does not follow (only https:// and http://)",
+        ),
+        Err(_) => (format!("`{location}`"), "which is not a URL"),
+    };
+    Some(FetchError::RedirectRefused {
+        url: shown_url(url.as_str()),
+        to,
+        why,
+    })
+}
+
 /// The redirect `e` stopped at, if that is why it failed.
 fn redirect_stop(e: &reqwest::Error) -> Option<&RedirectStop> {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
@@ -499,6 +526,9 @@ impl Fetcher {
                         }
                         Ok(resp) if resp.status().is_server_error() && !last => {}
                         Ok(resp) => {
+                            if let Some(e) = unfollowed_redirect(url, &resp) {
+                                return Err(e);
+                            }
                             // After a redirect, the status is the last URL's: name it, or a
                             // 404 would seem to say the URL given is missing.
                             let shown = match answered_url(url, resp.url()) {

@@ -1772,8 +1772,30 @@ fn http_faults_are_refused() {
                 "Location: file:///etc/passwd\r\nContent-Length: 0\r\n",
                 b"",
             ),
-            3,
-            "answered HTTP 302",
+            1,
+            "redirected to file:///etc/passwd, which hookpack does not follow",
+        ),
+        (
+            "redirect to a data: URL",
+            ARCHIVE_PATH,
+            http_response(
+                "302 Found",
+                "Location: data:text/plain,hi\r\nContent-Length: 0\r\n",
+                b"",
+            ),
+            1,
+            "redirected to data:text/plain,hi, which hookpack does not follow",
+        ),
+        (
+            "redirect to text that is no URL",
+            ARCHIVE_PATH,
+            http_response(
+                "302 Found",
+                "Location: http://[::1\r\nContent-Length: 0\r\n",
+                b"",
+            ),
+            1,
+            "redirected to `http://[::1`, which is not a URL",
         ),
         (
             "redirect to a file the server lacks",
