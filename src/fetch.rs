@@ -471,6 +471,9 @@ impl Fetcher {
             // it bounds silence, not the length of a large download.
             .timeout(self.options.read_timeout)
             .redirect(redirect_policy(self.options.max_redirects))
+            // A redirect would send the URL it came from, a private index's `?token=…`
+            // included, to wherever it leads.
+            .referer(false)
             .user_agent(concat!("hookpack/", env!("CARGO_PKG_VERSION")));
         for path in &self.options.ca_certs {
             for c in ca_certificates(path)? {

@@ -1915,6 +1915,56 @@ fn a_served_index_naming_a_local_archive_is_refused_as_invalid() {
     w.refused(install_from(&w, &url), 1, &needle, &[]).unwrap();
 }
 
+/// Found by the network sweep: a redirect sent the URL it came from to the next server as
+/// a `Referer` header, so a token in a private index's query (`?token=…`) reached whatever
+/// host the index's server redirected to. No `Referer` is sent.
+#[test]
+fn a_redirect_does_not_send_the_url_it_came_from() {
+    let w = World::new();
+    // The redirect's target: records each request, answers 404.
+    let target = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let to = format!("http://{}/hooks-index.json", target.local_addr().unwrap());
+    let seen = Arc::new(std::sync::Mutex::new(Vec::<u8>::new()));
+    let record = seen.clone();
+    std::thread::spawn(move || {
+        for stream in target.incoming().take(1) {
+            let mut stream = stream.unwrap();
+            stream
+                .set_read_timeout(Some(Duration::from_secs(5)))
+                .unwrap();
+            let mut buf = [0u8; 8192];
+            let n = stream.read(&mut buf).unwrap_or(0);
+            record.lock().unwrap().extend(&buf[..n]);
+            let _ = stream.write_all(&http_response(
+                "404 Not Found",
+                "Content-Length: 0\r\n",
+                b"",
+            ));
+        }
+    });
+    let (server, _) = serve(
+        &w,
+        Box::new(move |p| {
+            p.starts_with("/hooks-index.json?").then(|| {
+                http_response(
+                    "302 Found",
+                    &format!("Location: {to}\r\nContent-Length: 0\r\n"),
+                    b"",
+                )
+            })
+        }),
+    );
+    let url = server.url("hooks-index.json?token=s3cret");
+    w.refused(install_from(&w, &url), 1, "answered HTTP 404", &[])
+        .unwrap();
+    let request = String::from_utf8_lossy(&seen.lock().unwrap()).into_owned();
+    assert!(request.starts_with("GET /hooks-index.json "), "{request}");
+    assert!(
+        !request.contains("s3cret") && !request.to_ascii_lowercase().contains("referer"),
+        "{request}"
+    );
+}
+
 /// A server that answers every request with `head`, then sends `body` one byte every
 /// `drip`, then holds the connection open, silent, until dropped.
 struct Staller {
