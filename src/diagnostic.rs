@@ -114,6 +114,14 @@ impl<'a> Findings<'a> {
         }
     }
 
+    /// Counts `n` problems of `severity` that were found but not recorded one by one.
+    pub fn count_unlisted(&mut self, severity: Severity, n: usize) {
+        match severity {
+            Severity::Error => self.unlisted.0 += n,
+            Severity::Warning => self.unlisted.1 += n,
+        }
+    }
+
     /// True when the list is full: the problem of `severity` is counted instead.
     fn full(&mut self, severity: Severity) -> bool {
         if self.out.len() < MAX_LISTED {

@@ -6,7 +6,8 @@
 //! (objects keep their key order) plus a parallel tree of positions.
 //!
 //! It refuses, with a line:column: invalid UTF-8, a byte-order mark, nesting deeper than
-//! [`MAX_DEPTH`], control characters in strings, lone surrogates, numbers out of range and
+//! [`MAX_DEPTH`] or keys on one path longer than [`MAX_POINTER_BYTES`], more than
+//! [`MAX_VALUES`] values, control characters in strings, lone surrogates, numbers out of range and
 //! trailing data. It never recurses deeper than [`MAX_DEPTH`], so hostile nesting cannot
 //! overflow the stack.
 
@@ -14,6 +15,16 @@ use serde_json::{Map, Number, Value};
 
 /// Deepest nesting accepted. Real hook documents are under ten levels deep.
 pub const MAX_DEPTH: usize = 128;
+
+/// Longest JSON pointer to a value, in bytes: the keys on one path added up. Every
+/// value's pointer is built (and kept, for a key given twice), so a long key over many
+/// values would cost its length for each of them.
+pub const MAX_POINTER_BYTES: usize = 16 * 1024;
+
+/// Most keys given twice, and most inexact numbers, recorded for one document; the rest of
+/// the keys given twice are counted ([`Parsed::more_duplicates`]). More would only be
+/// listed as far as [`crate::diagnostic::MAX_LISTED`] anyway.
+pub const MAX_RECORDED: usize = 1000;
 
 /// Most values (objects, arrays, strings, numbers, literals) in one document. Each costs
 /// about a hundred bytes once parsed, with its position, so a 64 MiB index of `0,0,0,…`
@@ -127,8 +138,10 @@ pub struct Parsed {
     pub value: Value,
     /// Where every value sits.
     pub locations: Locations,
-    /// Keys given more than once.
+    /// Keys given more than once (the first [`MAX_RECORDED`]).
     pub duplicates: Vec<DuplicateKey>,
+    /// Keys given more than once past those recorded.
+    pub more_duplicates: usize,
     /// Numbers that would not be written back with the value they were read with.
     pub inexact: Vec<InexactNumber>,
 }
@@ -208,6 +221,7 @@ pub fn parse(bytes: &[u8]) -> Result<Parsed, SyntaxError> {
         value,
         locations,
         duplicates: p.duplicates,
+        more_duplicates: p.more_duplicates,
         inexact: p.inexact,
     })
 }
@@ -259,6 +273,7 @@ struct Parser<'a> {
     line: u32,
     column: u32,
     duplicates: Vec<DuplicateKey>,
+    more_duplicates: usize,
     inexact: Vec<InexactNumber>,
     /// Values started so far.
     values: usize,
@@ -272,6 +287,7 @@ impl<'a> Parser<'a> {
             line: 1,
             column: 1,
             duplicates: Vec::new(),
+            more_duplicates: 0,
             inexact: Vec::new(),
             values: 0,
         }
@@ -363,7 +379,7 @@ impl<'a> Parser<'a> {
                 // Only ASCII digits and signs were consumed, so the slice is valid UTF-8.
                 let text = std::str::from_utf8(&self.bytes[start..self.pos]).unwrap_or("0");
                 let written = n.to_string();
-                if decimal(text) != decimal(&written) {
+                if decimal(text) != decimal(&written) && self.inexact.len() < MAX_RECORDED {
                     self.inexact.push(InexactNumber {
                         position: at,
                         pointer: pointer.to_string(),
@@ -391,6 +407,17 @@ impl<'a> Parser<'a> {
         } else {
             Ok(())
         }
+    }
+
+    /// The pointer of `token` below `pointer`, refused past [`MAX_POINTER_BYTES`].
+    fn pointer_to(&self, pointer: &str, token: &str) -> Result<String, SyntaxError> {
+        let child = pointer_push(pointer, token);
+        if child.len() > MAX_POINTER_BYTES {
+            return Err(self.error(format!(
+                "{TOO_DEEP} {MAX_POINTER_BYTES} bytes of keys on one path; no hook document needs that"
+            )));
+        }
+        Ok(child)
     }
 
     fn object(&mut self, depth: usize, pointer: &str) -> Result<(Value, Locations), SyntaxError> {
@@ -431,15 +458,19 @@ impl<'a> Parser<'a> {
             }
             self.bump();
             self.skip_ws();
-            let child_pointer = pointer_push(pointer, &key);
+            let child_pointer = self.pointer_to(pointer, &key)?;
             let (value, loc) = self.value(depth + 1, &child_pointer)?;
             if let Some(earlier) = slot.get(&key).and_then(|&i| members[i].take()) {
-                self.duplicates.push(DuplicateKey {
-                    object_pointer: pointer.to_string(),
-                    key: key.clone(),
-                    first: earlier.1,
-                    again: key_at,
-                });
+                if self.duplicates.len() < MAX_RECORDED {
+                    self.duplicates.push(DuplicateKey {
+                        object_pointer: pointer.to_string(),
+                        key: key.clone(),
+                        first: earlier.1,
+                        again: key_at,
+                    });
+                } else {
+                    self.more_duplicates += 1;
+                }
             }
             map.insert(key.clone(), value);
             slot.insert(key.clone(), members.len());
@@ -480,7 +511,7 @@ impl<'a> Parser<'a> {
             if self.peek() == Some(b']') {
                 return Err(self.error("trailing comma before `]`; remove the last comma"));
             }
-            let child_pointer = pointer_push(pointer, &items.len().to_string());
+            let child_pointer = self.pointer_to(pointer, &items.len().to_string())?;
             let (value, loc) = self.value(depth + 1, &child_pointer)?;
             items.push(value);
             locs.push(loc);

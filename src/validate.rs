@@ -132,6 +132,7 @@ pub fn report_duplicates(parsed: &Parsed, f: &mut Findings) {
             ),
         );
     }
+    f.count_unlisted(Severity::Error, parsed.more_duplicates);
 }
 
 /// Parses `bytes` as JSON and runs `check` on it, with syntax errors and duplicate keys

@@ -1157,3 +1157,54 @@ fn a_sha256sums_of_many_bad_lines_lists_a_bounded_number_of_problems() {
         r["archives"]
     );
 }
+
+/// Found by the network sweep: every value's JSON pointer was built whole, and every key
+/// given twice kept its object's pointer, so long keys on one path multiplied: a 10 MB index
+/// (a 10 MB key over an array of 100,000 zeros) took 49 s to read, and a 240 KB one (a
+/// 60 KB key over an object of 30,000 duplicate keys) 1.8 GB. Keys on one path may add up
+/// to 16 KiB, as nesting may go 128 deep.
+#[test]
+fn an_index_with_keys_longer_than_hookpack_reads_on_one_path_is_refused() {
+    let sb = Sandbox::new();
+    let (_server, url) = served_index(&sb, |text| {
+        let at = text.find('{').unwrap() + 1;
+        let key = "k".repeat(10_000);
+        text.insert_str(at, &format!("\"{key}\":{{\"{key}\":[0]}},"));
+    });
+    let o = list_within(&sb, &url, 60);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(
+            "nesting is deeper than 16384 bytes of keys on one path; no hook document needs that"
+        ),
+        "{err}"
+    );
+}
+
+/// A file with more keys given twice than are listed says how many more there are.
+#[test]
+fn duplicate_keys_past_the_listed_ones_are_counted() {
+    let sb = Sandbox::new();
+    let dups = vec!["\"a\": 0"; 1501].join(", ");
+    sb.write(
+        "idx.json",
+        format!(
+            "{{\"schema\": \"hooks.catalog.v1\", \"updated_at\": \"2026-11-29T00:00:00Z\", \
+             \"recipes\": [], \"x\": {{{dups}}}}}"
+        ),
+    );
+    let o = sb
+        .cmd()
+        .args(["catalog", "list", "idx.json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(err.matches("error[duplicate-key]").count(), 1000, "{err}");
+    assert!(
+        err.contains("500 more error(s) and 0 more warning(s) in this file are not listed"),
+        "{}",
+        &err[err.len().saturating_sub(1000)..]
+    );
+}
