@@ -524,11 +524,15 @@ fn hostile_documents_get_one_clear_error_each_and_other_paths_still_run() {
         "utf8/hooks.json",
         b"{\"hooks\": {\"Stop\": \"\xff\xfe\"}}".as_slice(),
     );
-    // 50 MB of valid-looking but broken JSON.
+    // 50 MB of valid-looking but broken JSON, in items long enough to stay under the cap on
+    // values (1,000,000: some 5 values in 400 bytes), so the syntax error at its end is read.
     let mut big = String::from("{\"hooks\": {\"Stop\": [");
-    let item = "{\"hooks\": [{\"type\": \"command\", \"command\": \"node scripts/main.js\"}]},";
+    let item = format!(
+        "{{\"hooks\": [{{\"type\": \"command\", \"command\": \"node scripts/main.js{}\"}}]}},",
+        " --flag".repeat(50)
+    );
     while big.len() < 50 * 1024 * 1024 {
-        big.push_str(item);
+        big.push_str(&item);
     }
     big.push_str("oops]}}");
     sb.write("big/hooks.json", &big);
