@@ -9,7 +9,8 @@
 //! unpacked bytes than [`Limits`] allow (checked from the header, before the data is read,
 //! so a small archive that inflates to gigabytes is refused early); more than 1 MiB of
 //! headers, long names and pax records before one entry; data after the end of
-//! the archive; truncated streams; header and gzip/zstd checksum failures. The format is
+//! the archive; truncated streams; header and gzip/zstd checksum failures; a zstd window
+//! over 128 MiB (said as such, before the decoder calls it a memory error). The format is
 //! told by magic bytes, never by the file name.
 
 use std::collections::{HashMap, HashSet};
@@ -99,6 +100,14 @@ pub enum ArchiveError {
         /// Which limit.
         what: &'static str,
         /// Its value.
+        limit: u64,
+    },
+    /// A zstd frame asks for a larger window than the decoder keeps.
+    #[error("its zstd window is {window} bytes, more than the {limit} hookpack decodes with; compress it with a window of 128 MiB at most (`zstd --long=27`, or `hookpack pack`)")]
+    ZstdWindowTooLarge {
+        /// The window the frame asks for.
+        window: u64,
+        /// The most the decoder keeps.
         limit: u64,
     },
     /// Data after the end of the archive.
@@ -273,6 +282,12 @@ pub fn scan<R: Read>(
     let compression = if head.starts_with(&[0x1f, 0x8b]) {
         Compression::Gzip
     } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        if let Some(window) = zstd_window(head).filter(|w| *w > MAX_ZSTD_WINDOW) {
+            return Err(ArchiveError::ZstdWindowTooLarge {
+                window,
+                limit: MAX_ZSTD_WINDOW,
+            });
+        }
         Compression::Zstd
     } else {
         return Err(ArchiveError::UnknownFormat);
@@ -295,6 +310,34 @@ pub fn scan<R: Read>(
             Ok(summary)
         }
     }
+}
+
+/// The largest zstd window the decoder keeps (zstd's default limit, `--long=27`); a frame
+/// asking for more is refused by it, which it reports only as "too much memory".
+const MAX_ZSTD_WINDOW: u64 = 1 << 27;
+
+/// The window the zstd frame starting `head` asks for (RFC 8878, 3.1.1.1), when its header
+/// is all there: from the window descriptor, or a single-segment frame's content size.
+fn zstd_window(head: &[u8]) -> Option<u64> {
+    let fhd = *head.get(4)?;
+    let single_segment = fhd & 0x20 != 0;
+    if !single_segment {
+        let wd = *head.get(5)?;
+        let base = 1u64 << (10 + u32::from(wd >> 3));
+        return Some(base + base / 8 * u64::from(wd & 7));
+    }
+    let dict_bytes = [0, 1, 2, 4][usize::from(fhd & 3)];
+    let at = 5 + dict_bytes;
+    let (len, add) = match fhd >> 6 {
+        0 => (1, 0),
+        1 => (2, 256),
+        2 => (4, 0),
+        _ => (8, 0),
+    };
+    let bytes = head.get(at..at + len)?;
+    let mut le = [0u8; 8];
+    le[..len].copy_from_slice(bytes);
+    Some(u64::from_le_bytes(le) + add)
 }
 
 fn ensure_consumed(r: &mut impl BufRead) -> Result<(), ArchiveError> {

@@ -2349,6 +2349,23 @@ fn an_extension_header_of_300_mib_is_refused_before_it_is_read() {
     );
 }
 
+/// Found by the network sweep: a zstd archive whose frame asks for a window larger than the
+/// 128 MiB hookpack decodes with (`zstd --long=30`) was refused as "damaged or truncated:
+/// Frame requires too much memory for decoding"; it is neither, and the message says what
+/// the window is, the limit, and how to compress it.
+#[test]
+fn a_zstd_window_over_the_limit_is_said_to_be_one() {
+    let mut big_window = zstd_segs(&[Seg::Bytes(Tar::demo().end())]);
+    // Window descriptor: exponent 20, mantissa 0: 2^(10 + 20) bytes, 1 GiB.
+    big_window[5] = 20 << 3;
+    run_table(vec![case(
+        "a 1 GiB zstd window",
+        Payload::Raw(big_window),
+        "its zstd window is 1073741824 bytes, more than the 134217728 hookpack decodes with; \
+         compress it with a window of 128 MiB at most (`zstd --long=27`, or `hookpack pack`)",
+    )]);
+}
+
 /// Zero blocks after the end-of-archive marker are unpacked bytes too: 300 MiB of them must
 /// not be inflated without bound (a real archive has at most a record of padding).
 #[test]
