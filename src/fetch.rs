@@ -59,21 +59,30 @@ fn ca_certificates(path: &Path) -> Result<Vec<reqwest::Certificate>, FetchError>
 }
 
 /// `url` as it may be shown: a password in it (`https://user:password@host/…`, for a
-/// private index) becomes `***`, and so does a user name given alone (a token), so that
-/// neither reaches a terminal or a CI log. Receipts keep the URL as given, since `update`
-/// fetches with it.
+/// private index) becomes `***`, and so do a user name given alone (a token) and the value
+/// of a query parameter named like a secret (`?token=…`, a signed URL's
+/// `X-Amz-Signature=…`), so that none reaches a terminal or a CI log. Receipts keep the URL
+/// as given, since `update` fetches with it.
 pub fn shown_url(url: &str) -> String {
     match reqwest::Url::parse(url) {
-        Ok(mut u) if u.password().is_some() => {
-            let _ = u.set_password(Some("***"));
-            u.to_string()
+        Ok(mut u) => {
+            let mut hidden = false;
+            if u.password().is_some() {
+                hidden = u.set_password(Some("***")).is_ok();
+            } else if !u.username().is_empty() {
+                // A user name alone is as often a token (`https://TOKEN@host/…`).
+                hidden = u.set_username("***").is_ok();
+            }
+            if let Some(query) = u.query().and_then(hide_query_secrets) {
+                u.set_query(Some(&query));
+                hidden = true;
+            }
+            if hidden {
+                u.to_string()
+            } else {
+                url.to_string()
+            }
         }
-        // A user name alone is as often a token (`https://TOKEN@host/…`).
-        Ok(mut u) if !u.username().is_empty() => {
-            let _ = u.set_username("***");
-            u.to_string()
-        }
-        Ok(_) => url.to_string(),
         // Text the parser refuses (a bad port, a space in the host) is still echoed in the
         // error: its password goes all the same, found by where URLs spell it.
         Err(_) => {
@@ -88,6 +97,32 @@ pub fn shown_url(url: &str) -> String {
             hidden.unwrap_or_else(|| url.to_string())
         }
     }
+}
+
+/// `query` with the value of each parameter named like a secret (its name holds `token`,
+/// `sig`, `secret`, `key`, `pass`, `auth`, `cred` or `session`, in any case) as `***`; `None`
+/// when it has none.
+fn hide_query_secrets(query: &str) -> Option<String> {
+    const SECRET: [&str; 8] = [
+        "token", "sig", "secret", "key", "pass", "auth", "cred", "session",
+    ];
+    let mut hidden = false;
+    let pairs: Vec<String> = query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((name, value)) if !value.is_empty() => {
+                let lower = percent_decode(name).to_ascii_lowercase();
+                if SECRET.iter().any(|s| lower.contains(s)) {
+                    hidden = true;
+                    format!("{name}=***")
+                } else {
+                    pair.to_string()
+                }
+            }
+            _ => pair.to_string(),
+        })
+        .collect();
+    hidden.then(|| pairs.join("&"))
 }
 
 /// The URL a request for `asked` was answered from, when a redirect moved it: relative
@@ -799,5 +834,24 @@ mod pace_tests {
             "{why}"
         );
         assert_eq!(p.check(1 << 20), None, "a complete body is kept");
+    }
+}
+
+#[cfg(test)]
+mod shown_url_tests {
+    use super::*;
+
+    #[test]
+    fn secrets_in_the_query_are_hidden_and_the_rest_kept() {
+        assert_eq!(
+            shown_url("https://h/i.json?v=2&%74oken=a&Sig=b&empty_key=&flag"),
+            "https://h/i.json?v=2&%74oken=***&Sig=***&empty_key=&flag"
+        );
+        // Nothing hidden: the URL as given, not as the parser would write it.
+        assert_eq!(shown_url("https://H/i.json?v=2"), "https://H/i.json?v=2");
+        assert_eq!(
+            shown_url("https://me:pw@h/i.json?access_token=t"),
+            "https://me:***@h/i.json?access_token=***"
+        );
     }
 }

@@ -2392,6 +2392,27 @@ fn a_password_is_hidden_when_an_index_is_refused_as_too_large() {
     assert!(!sb.join("prof/hooks/demo").exists());
 }
 
+/// A token in the index URL's query (`?token=…`, a signed URL's `X-Amz-Signature=…`) was
+/// printed whole in errors, where CI logs keep it (found by a hostile-network sweep). The
+/// values of query parameters named like secrets are shown as `***`; the others stay.
+#[test]
+fn a_token_in_the_query_is_hidden_when_an_index_fails() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    let server = HttpServer::serve(sb.join("cat"), Box::new(|_| None));
+    let index = server.url("missing.json?v=2&token=s3cret&X-Amz-Signature=f00d&api_key=k3y");
+    let o = in_prof(&sb, &["install", "demo", "--index", &index]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_ne!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("missing.json?v=2&token=***&X-Amz-Signature=***&api_key=***"),
+        "{err}"
+    );
+    for secret in ["s3cret", "f00d", "k3y"] {
+        assert!(!err.contains(secret), "{err}");
+    }
+}
+
 /// An index URL that cannot be used (a bad port, a space in the host) was echoed whole in
 /// the error, password included, from `--index` and from `$HOOKPACK_INDEX_URL` (where CI
 /// keeps a secret) alike.
