@@ -300,14 +300,17 @@ pub enum Error {
         why: String,
     },
     /// The index does not list the recipe.
-    #[error(
-        "the index {index} has no recipe `{id}`; `hookpack catalog list {index}` shows what it has"
-    )]
+    #[error("the index {index} has no recipe `{id}`; {}", match .near {
+        Some(near) => format!("did you mean `{near}`?"),
+        None => format!("`hookpack catalog list {index}` shows what it has"),
+    })]
     RecipeNotInIndex {
         /// Recipe id.
         id: String,
         /// The index.
         index: String,
+        /// The id of the index nearest to `id`, when one is a likely misspelling of it.
+        near: Option<String>,
     },
     /// No listed version matches.
     #[error("no version of `{id}` matches {want}; available: {available}")]
@@ -410,12 +413,14 @@ pub enum Error {
         source: crate::merge::ShapeError,
     },
     /// The recipe is not installed.
-    #[error("`{id}` is not installed in {profile}")]
+    #[error("`{id}` is not installed in {profile}{}", near_hint(.near))]
     NotInstalled {
         /// Recipe id.
         id: String,
         /// The profile.
         profile: PathBuf,
+        /// The installed recipe nearest to `id`, when one is a likely misspelling of it.
+        near: Option<String>,
     },
     /// No handler has this id.
     #[error("no handler with id `{id}` in the profile or workspace hooks.json; `hookpack list` shows them")]
@@ -674,5 +679,14 @@ impl From<std::io::Error> for Error {
         } else {
             Error::Output(e)
         }
+    }
+}
+
+/// `; did you mean `NEAR`?` after a "not installed" message, when an installed recipe's id
+/// is a likely misspelling of the one given; nothing otherwise.
+fn near_hint(near: &Option<String>) -> String {
+    match near {
+        Some(near) => format!("; did you mean `{near}`?"),
+        None => String::new(),
     }
 }

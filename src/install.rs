@@ -1679,6 +1679,8 @@ pub fn install(
         .ok_or_else(|| Error::RecipeNotInIndex {
             id: spec.id.to_string(),
             index: index.to_string(),
+            near: crate::event::nearest(spec.id.as_str(), &catalog.recipes, |r| r.id.to_string())
+                .map(|r| r.id.to_string()),
         })?;
     let version = choose(entry, &spec.want, opts.cli_version.as_ref())?;
     let archive_loc = base.join(&version.url)?;
@@ -1772,9 +1774,12 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
                 dir: tree,
             });
         }
+        // Another receipt that cannot be read only costs the hint.
+        let receipts = receipt::all(profile).unwrap_or_default();
         return Err(Error::NotInstalled {
             id: id.to_string(),
             profile: profile.root.clone(),
+            near: near_installed(id, &receipts),
         });
     }
     // What the user changed or added there is theirs: remove deletes only what it installed.
@@ -1976,10 +1981,16 @@ fn installed(profile: &Profile, ids: &[String]) -> Result<Vec<Receipt>, Error> {
             return Err(Error::NotInstalled {
                 id: id.clone(),
                 profile: profile.root.clone(),
+                near: near_installed(id, &receipts),
             });
         }
     }
     Ok(receipts)
+}
+
+/// The installed recipe whose id is a likely misspelling of `id`, for "did you mean".
+fn near_installed(id: &str, receipts: &[Receipt]) -> Option<String> {
+    crate::event::nearest(id, receipts, |r| r.id.to_string()).map(|r| r.id.to_string())
 }
 
 /// Which index each installed recipe (`ids`, or all) is compared with by `update`: `flag`

@@ -117,6 +117,45 @@ fn built_in_catalog_installs_offline_and_the_handler_runs() {
     );
 }
 
+/// A misspelt recipe id gets the near id the index or the profile has, as a misspelt event
+/// does (found by review: install and remove only said the id was not there).
+#[test]
+fn a_misspelt_recipe_id_is_answered_with_the_near_one() {
+    let sb = Sandbox::new();
+    let o = in_prof(&sb, &["install", "tool-gat"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("the index builtin:hooks-index.json has no recipe `tool-gat`; did you mean `tool-gate`?"),
+        "{err}"
+    );
+    assert!(!sb.join("prof").exists());
+    // An id nothing is near keeps the advice to list the index.
+    let o = in_prof(&sb, &["install", "nope"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("has no recipe `nope`; `hookpack catalog list builtin:hooks-index.json` shows what it has"),
+        "{err}"
+    );
+    ok(&in_prof(&sb, &["install", "tool-gate"]));
+    for verb in ["remove", "update"] {
+        let o = in_prof(&sb, &[verb, "tool-gat"]);
+        assert_eq!(o.status.code(), Some(1), "{verb}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("`tool-gat` is not installed in ")
+                && err.contains("; did you mean `tool-gate`?"),
+            "{verb}: {err}"
+        );
+    }
+    let o = in_prof(&sb, &["remove", "nope"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("`nope` is not installed in ") && !err.contains("did you mean"),
+        "{err}"
+    );
+}
 const USER_DOC: &str = r#"{
     "description": "hand-written",
     "x-editor": {"tabSize": 4},
