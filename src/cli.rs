@@ -1429,10 +1429,12 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
             .map(|s| {
                 // Capitals too, as Windows tools print a digest; the index's stay lowercase.
                 let lower = s.trim().to_ascii_lowercase();
-                crate::sha256::Sha256::parse(&lower).map_err(|e| Error::ArgInvalid {
+                crate::sha256::Sha256::parse(&lower).map_err(|_| Error::ArgInvalid {
                     what: "--sha256",
                     value: s.clone(),
-                    why: format!("{e} (the archive's digest, as its publisher gives it)"),
+                    why: "it is not a sha256: write its 64 hex characters (either case), as the \
+                          archive's publisher gives them"
+                        .into(),
                 })
             })
             .transpose()?;

@@ -1034,6 +1034,24 @@ json.dump(index, open("hooks-index.json", "w"))
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("checksum mismatch"));
     assert!(!sb.join("r/hooks.json").exists());
+    // --sha256 takes capitals, so a digest in capitals cut short is told to be 64 hex
+    // characters as given, not "lowercase" with its text lowered (found by review).
+    let short = sha[1..].to_ascii_uppercase();
+    let o = sb
+        .cmd()
+        .args(["install", "--archive", "ref/hooks-demo-0.1.0.tar.zst"])
+        .args(["--sha256", &short, "--profile", "r"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!(
+            "error: --sha256 `{short}` is invalid: it is not a sha256: write its 64 hex characters (either case), as the archive's publisher gives them"
+        )),
+        "{err}"
+    );
+    assert!(!sb.join("r").exists());
 }
 
 /// Two recipes share an event (and the `hooks` key) the user's document lacked. Whichever
