@@ -234,7 +234,7 @@ struct CatalogArgs {
     /// The index: a hooks-index.json path or URL, or a catalog folder.
     #[arg(value_name = "INDEX")]
     index: String,
-    /// Extra CA certificate (PEM) to trust for https [env: SSL_CERT_FILE is honoured too].
+    /// Extra CA certificate (PEM) to trust for https (SSL_CERT_FILE is honoured too).
     #[arg(long, value_name = "FILE")]
     ca_cert: Option<PathBuf>,
     /// Output format.

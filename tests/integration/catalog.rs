@@ -1208,3 +1208,24 @@ fn duplicate_keys_past_the_listed_ones_are_counted() {
         &err[err.len().saturating_sub(1000)..]
     );
 }
+
+#[test]
+fn the_help_of_ca_cert_reads_as_install_s() {
+    // catalog's said `[env: SSL_CERT_FILE is honoured too]`, which reads as clap's mark of
+    // a flag whose value may come from that variable; --ca-cert takes none from it.
+    let sb = Sandbox::new();
+    for verb in ["list", "verify"] {
+        let o = sb.cmd().args(["catalog", verb, "--help"]).output().unwrap();
+        ok(&o);
+        let help = String::from_utf8_lossy(&o.stdout);
+        let line = help
+            .lines()
+            .find(|l| l.trim_start().starts_with("--ca-cert"))
+            .unwrap();
+        assert!(!line.contains("[env:"), "{verb}: {line}");
+        assert!(
+            line.contains("(SSL_CERT_FILE is honoured too)"),
+            "{verb}: {line}"
+        );
+    }
+}
