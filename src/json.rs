@@ -189,6 +189,10 @@ const TOO_DEEP: &str = "nesting is deeper than";
 /// How the error for more than [`MAX_VALUES`] values begins.
 const TOO_MANY: &str = "the document holds more than";
 
+/// What a value may be, for a byte that starts none.
+const NOT_A_VALUE: &str =
+    "expected a JSON value (object, array, string, number, true, false or null)";
+
 /// Parses a complete document.
 pub fn parse(bytes: &[u8]) -> Result<Parsed, SyntaxError> {
     if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
@@ -342,9 +346,21 @@ impl<'a> Parser<'a> {
             }
             Ok(value)
         } else {
-            Err(self.error(format!(
-                "expected a JSON value here (did you mean `{word}`?)"
-            )))
+            // The hint is for a near miss (`nul`, `ture`, `fals` cut short); any other word
+            // (`not json`, an unquoted `test`) is no misspelt literal.
+            let written: String = self.bytes[self.pos..]
+                .iter()
+                .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+                .take(64)
+                .map(|&b| b as char)
+                .collect();
+            if word.starts_with(&written) || crate::event::edit_distance(&written, word) <= 2 {
+                Err(self.error(format!(
+                    "expected a JSON value here (did you mean `{word}`?)"
+                )))
+            } else {
+                Err(self.error(NOT_A_VALUE))
+            }
         }
     }
 
@@ -393,9 +409,7 @@ impl<'a> Parser<'a> {
                 Err(self.error("strings must use double quotes (\"), not single quotes"))
             }
             Some(b'/') => Err(self.error("comments are not allowed in JSON")),
-            Some(_) => Err(self.error(
-                "expected a JSON value (object, array, string, number, true, false or null)",
-            )),
+            Some(_) => Err(self.error(NOT_A_VALUE)),
         }
     }
 

@@ -2267,6 +2267,60 @@ fn a_payload_nested_too_deep_is_not_called_invalid_json() {
     }
 }
 
+/// A payload of plain text starting with `n`, `t` or `f` was answered "did you mean
+/// `null`?" (`true`, `false`), whatever the word. The hint is kept for a word near the
+/// literal (`nul`, `ture`), and any other word is told what a JSON value is (found by
+/// review).
+#[test]
+fn a_word_far_from_null_true_and_false_is_not_taken_for_them() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({"Stop": [{"id": "a", "type": "command", "command": "true"}]}),
+    );
+    for (stdin, says) in [
+        (
+            "not json",
+            "1:1: expected a JSON value (object, array, string, number, true, false or null)",
+        ),
+        (
+            "{\"a\": test}",
+            "1:7: expected a JSON value (object, array, string, number, true, false or null)",
+        ),
+        (
+            "fix this",
+            "1:1: expected a JSON value (object, array, string, number, true, false or null)",
+        ),
+        (
+            "{\"a\": nul}",
+            "1:7: expected a JSON value here (did you mean `null`?)",
+        ),
+        (
+            "{\"a\": ture}",
+            "1:7: expected a JSON value here (did you mean `true`?)",
+        ),
+        (
+            "{\"a\": fals",
+            "1:7: expected a JSON value here (did you mean `false`?)",
+        ),
+    ] {
+        let o = sb
+            .cmd()
+            .args(["run", "Stop", "--payload", "-"])
+            .args(["--profile", "prof", "--workspace", "ws"])
+            .write_stdin(stdin)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{stdin}: {err}");
+        assert!(
+            err.contains(&format!("error: payload -: not JSON ({says})")),
+            "{stdin}: {err}"
+        );
+    }
+}
+
 /// A payload holding a key twice (`tool_input` written twice while editing a test payload)
 /// was read keeping the last value in silence: matchers and handlers saw the second
 /// `tool_input`, `ls`, where the first was `rm -rf /`. It is refused, naming the key and
