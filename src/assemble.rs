@@ -163,7 +163,7 @@ fn is_module(name: &str) -> bool {
 }
 
 /// Lexically normalises `p` (resolving `.` and `..`), without touching the filesystem.
-fn normalize(p: &Path) -> PathBuf {
+pub(crate) fn normalize(p: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in p.components() {
         match c {

@@ -1098,6 +1098,15 @@ fn test_dirs(dirs: Vec<PathBuf>) -> Result<Vec<PathBuf>, Error> {
             });
         }
         if d.join("recipe.json").is_file() {
+            // `.` or `..` names no folder: the recipe's folder name (its id) and the folder
+            // holding it (with the helpers) come from the path it stands for.
+            let d = if d.file_name().is_none() {
+                let abs = std::path::absolute(&d)
+                    .map_err(|e| crate::fs::FsError::new("find the folder", &d, e))?;
+                assemble::normalize(&abs)
+            } else {
+                d
+            };
             out.push(d);
         } else {
             // A FinClaw hooks folder holds its recipes in `recipes/`.

@@ -163,3 +163,47 @@ fn scaffold_refuses_the_helpers_folder_name_as_id() {
     assert!(err.contains("choose another id"), "{err}");
     assert_eq!(std::fs::read_dir(sb.path()).unwrap().count(), 0);
 }
+
+/// `hookpack test` inside a recipe folder (its default, `.`), `test .` and `test ..` from
+/// `src/` assembled the recipe into the temporary folder's root, so it was refused as an
+/// id that does not match the folder `hookpack-assembled-XXXXXX` (found by review). They
+/// test it as `test recipes/my-gate` does, with the helpers of the folder holding it.
+#[test]
+fn test_run_inside_a_recipe_folder_tests_that_recipe() {
+    let sb = Sandbox::new();
+    ok(&new_in(&sb, "my-gate", "recipes"));
+    // A shared helper, found in the recipes folder above the one given as `.`.
+    sb.write(
+        "recipes/lib/reason.ts",
+        "export const REASON = \"rm -rf / wipes the machine\";\n",
+    );
+    let main = sb.join("recipes/my-gate/src/main.ts");
+    let text = std::fs::read_to_string(&main).unwrap();
+    std::fs::write(
+        &main,
+        format!("import {{ REASON }} from \"../../lib/reason.ts\";\nvoid REASON;\n{text}"),
+    )
+    .unwrap();
+    for (cwd, args) in [
+        ("recipes/my-gate", &[][..]),
+        ("recipes/my-gate", &["."][..]),
+        ("recipes/my-gate/src", &[".."][..]),
+        ("recipes/my-gate/src", &["../."][..]),
+        (".", &["recipes/my-gate"][..]),
+    ] {
+        let o = sb
+            .cmd()
+            .current_dir(sb.join(cwd))
+            .arg("test")
+            .args(args)
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{cwd} {args:?}: {out}{err}");
+        assert!(
+            out.contains("ok   my-gate/denies-rm-rf.json") && out.contains("2 passed, 0 failed"),
+            "{cwd} {args:?}: {out}{err}"
+        );
+    }
+}
