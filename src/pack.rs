@@ -691,6 +691,24 @@ pub fn discover_for(
         });
     }
     let found = survey(dir, output)?;
+    // A FinClaw hooks folder (`DIR/recipes/<id>/`, as `validate` and `test` take) holds no
+    // recipe itself: say which folder does, rather than that `recipes/` lacks a recipe.json.
+    let inner = dir.join("recipes");
+    if found.recipes.is_empty()
+        && !inner.join("recipe.json").exists()
+        && survey(&inner, output).is_ok_and(|s| !s.recipes.is_empty())
+    {
+        return Err(Error::ArgInvalid {
+            what: "--recipes-dir",
+            value: dir.display().to_string(),
+            why: format!(
+                "{} is a FinClaw hooks folder (its recipes are in {}): give `--recipes-dir {}`",
+                dir.display(),
+                inner.display(),
+                inner.display()
+            ),
+        });
+    }
     let problems: Vec<Diagnostic> = (found.problems.into_iter())
         .filter(|d| only.is_none_or(|id| d.file.starts_with(dir.join(id.as_str()))))
         .collect();

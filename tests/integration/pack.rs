@@ -285,6 +285,28 @@ fn the_flags_a_recipe_folder_given_as_recipes_dir_is_told_to_use_work_beside_oth
     assert!(!sb.join("out-assemble/beta").exists());
 }
 
+#[test]
+fn a_finclaw_hooks_folder_given_as_recipes_dir_is_told_its_recipes_folder() {
+    // `validate hooks` and `test hooks` take a FinClaw hooks folder (`hooks/recipes/<id>/`),
+    // but `pack --recipes-dir hooks` said "folder `recipes` has no recipe.json; add one …
+    // or move the folder out of hooks" (found by review). It names the flag to give.
+    let sb = Sandbox::new();
+    two_recipes(&sb, "hooks/recipes");
+    sb.write("hooks/lib/util.js", "export const x = 1;\n");
+    for verb in ["pack", "assemble"] {
+        let out = format!("out-{verb}");
+        let o = build(&sb, verb, "hooks", &out);
+        assert_eq!(o.status.code(), Some(2), "{verb}: {}", stderr(&o));
+        stderr_says(
+            &o,
+            "hooks is a FinClaw hooks folder (its recipes are in hooks/recipes): give `--recipes-dir hooks/recipes`",
+        );
+        assert!(!stderr(&o).contains("has no recipe.json"), "{}", stderr(&o));
+        assert!(!sb.join(&out).exists(), "{verb}");
+        ok(&build(&sb, verb, "hooks/recipes", &out));
+    }
+}
+
 /// A recipe whose archive spans several deflate pieces (`hookpack::gzip::CHUNK`): text,
 /// then pseudo-random bytes, then text again.
 fn pinned_tree(sb: &Sandbox) {
