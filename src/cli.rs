@@ -63,7 +63,7 @@ enum Command {
 
 #[derive(Debug, clap::Args)]
 struct ProfileArgs {
-    /// Profile folder [default: $FINCLAW_HOME/profiles/<$FINCLAW_PROFILE or active-profile>].
+    /// Profile folder [default: $FINCLAW_HOME (else ~/.finclaw)/profiles/<$FINCLAW_PROFILE, else the file active-profile, else default>].
     #[arg(long, value_name = "DIR")]
     profile: Option<PathBuf>,
 }

@@ -3811,3 +3811,28 @@ fn update_warns_of_other_bytes_for_the_installed_version() {
     assert_eq!(report[0]["state"], "current", "{report:#}");
     assert!(report[0]["bytes_changed"].is_string(), "{report:#}");
 }
+
+#[test]
+fn the_help_of_profile_names_every_fallback() {
+    // It gave `$FINCLAW_HOME/profiles/<$FINCLAW_PROFILE or active-profile>`, leaving out
+    // `~/.finclaw` when FINCLAW_HOME is unset and the profile `default` when neither names
+    // one (found by review).
+    let sb = Sandbox::new();
+    for verb in [
+        "install", "remove", "update", "list", "trust", "revoke", "run", "doctor",
+    ] {
+        let o = sb.cmd().args([verb, "--help"]).output().unwrap();
+        ok(&o);
+        let help = String::from_utf8_lossy(&o.stdout);
+        let line = help
+            .lines()
+            .find(|l| l.trim_start().starts_with("--profile"))
+            .unwrap();
+        assert!(
+            line.contains(
+                "[default: $FINCLAW_HOME (else ~/.finclaw)/profiles/<$FINCLAW_PROFILE, else the file active-profile, else default>]"
+            ),
+            "{verb}: {line}"
+        );
+    }
+}
