@@ -423,10 +423,16 @@ pub enum Error {
         near: Option<String>,
     },
     /// No handler has this id.
-    #[error("no handler with id `{id}` in the profile or workspace hooks.json; `hookpack list` shows them")]
+    #[error("no handler with id `{id}` in the profile or workspace hooks.json; {}", match .meant {
+        Some(HandlerMeant::Recipe) => format!("`{id}` is a recipe: give `--recipe {id}` for its handlers"),
+        Some(HandlerMeant::Near(near)) => format!("did you mean `{near}`?"),
+        None => "`hookpack list` shows them".to_string(),
+    })]
     HandlerNotFound {
         /// The id.
         id: String,
+        /// What the id given likely stands for, when something does.
+        meant: Option<HandlerMeant>,
     },
     /// Another version would replace or remove files of the recipe the user changed or added.
     #[error(
@@ -689,4 +695,13 @@ fn near_hint(near: &Option<String>) -> String {
         Some(near) => format!("; did you mean `{near}`?"),
         None => String::new(),
     }
+}
+
+/// What a handler id that names no handler likely stands for.
+#[derive(Debug)]
+pub enum HandlerMeant {
+    /// A recipe of that id has handlers: `--recipe ID` takes them.
+    Recipe,
+    /// The handler id nearest to it.
+    Near(String),
 }

@@ -954,7 +954,20 @@ pub fn apply(
                 .iter()
                 .any(|h| h.id.as_deref() == Some(id.as_str()))
             {
-                return Err(Error::HandlerNotFound { id: id.clone() });
+                let meant = if handlers.iter().any(|h| h.recipe.as_deref() == Some(id)) {
+                    Some(crate::error::HandlerMeant::Recipe)
+                } else {
+                    crate::event::nearest(
+                        id,
+                        handlers.iter().filter_map(|h| h.id.as_deref()),
+                        |h| h.to_string(),
+                    )
+                    .map(|h| crate::error::HandlerMeant::Near(h.to_string()))
+                };
+                return Err(Error::HandlerNotFound {
+                    id: id.clone(),
+                    meant,
+                });
             }
         }
     }

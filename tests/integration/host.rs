@@ -1238,6 +1238,39 @@ fn trust_and_revoke_of_a_recipe_with_no_handlers_is_refused() {
     assert!(list_json(&sb)["handlers"][0]["status"] == "untrusted");
 }
 
+/// `trust tool-gate` (the recipe's id where a handler id goes) was told only that no
+/// handler has that id; it is told the flag that takes a recipe's handlers, and a
+/// misspelt handler id the near one (found by review).
+#[test]
+fn trust_of_a_recipe_id_or_a_misspelt_handler_id_names_what_was_meant() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    install_at(&sb, "tool-gate");
+    for verb in ["trust", "revoke"] {
+        let o = in_prof_output(&sb, &[verb, "tool-gate"]);
+        assert_eq!(o.status.code(), Some(1), "{verb}: {o:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("no handler with id `tool-gate` in the profile or workspace hooks.json; `tool-gate` is a recipe: give `--recipe tool-gate` for its handlers"),
+            "{verb}: {err}"
+        );
+        let o = in_prof_output(&sb, &[verb, "gate-mutatin"]);
+        assert_eq!(o.status.code(), Some(1), "{verb}: {o:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("no handler with id `gate-mutatin` in the profile or workspace hooks.json; did you mean `gate-mutating`?"),
+            "{verb}: {err}"
+        );
+        let o = in_prof_output(&sb, &[verb, "zzz"]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("no handler with id `zzz` in the profile or workspace hooks.json; `hookpack list` shows them"),
+            "{verb}: {err}"
+        );
+    }
+    assert!(!sb.join("finclaw-home/hooks-trust.json").exists());
+}
+
 #[test]
 fn run_text_does_not_call_a_route_no_decision() {
     let sb = Sandbox::new();
