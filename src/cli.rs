@@ -1463,6 +1463,21 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
             printer,
         );
     }
+    // An archive's path or URL given where an id goes: say which flag takes it.
+    if let Some(s) = (a.specs.iter()).find(|s| {
+        let name = s.to_ascii_lowercase();
+        [".tar.gz", ".tar.zst", ".tgz"]
+            .iter()
+            .any(|ext| name.ends_with(ext))
+    }) {
+        return Err(Error::ArgInvalid {
+            what: "ID",
+            value: s.clone(),
+            why: format!(
+                "it names an archive, not a recipe id; install an archive with `hookpack install --archive {s} --sha256 HEX`"
+            ),
+        });
+    }
     let specs: Vec<install::Spec> = a
         .specs
         .iter()

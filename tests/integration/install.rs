@@ -3836,3 +3836,27 @@ fn the_help_of_profile_names_every_fallback() {
         );
     }
 }
+
+/// `install ./hooks-x-1.0.0.tar.gz` (an archive where an id goes) said only that it is no
+/// valid id; it names --archive (found by review).
+#[test]
+fn an_archive_given_as_an_id_is_told_to_use_archive() {
+    let sb = Sandbox::new();
+    sb.write("dl/hooks-demo-0.1.0.tar.gz", "not read");
+    for spec in [
+        "dl/hooks-demo-0.1.0.tar.gz",
+        "./hooks-demo-0.1.0.tar.zst",
+        "https://example.com/hooks-demo-0.1.0.tar.gz",
+    ] {
+        let o = in_prof(&sb, &["install", spec]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{spec}: {err}");
+        assert!(
+            err.contains(&format!(
+                "error: ID `{spec}` is invalid: it names an archive, not a recipe id; install an archive with `hookpack install --archive {spec} --sha256 HEX`"
+            )),
+            "{spec}: {err}"
+        );
+    }
+    assert!(!sb.join("prof").exists());
+}
