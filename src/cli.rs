@@ -1892,6 +1892,14 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
                 let mut f = std::fs::File::open(path)
                     .map_err(|e| Error::Fs(crate::fs::FsError::new("open", path, e)))?;
                 read_stream(&mut f)?
+            } else if src.trim_start().starts_with(['{', '[']) && !path.exists() {
+                // The JSON itself where a file goes.
+                return Err(Error::PayloadInvalid {
+                    source_name: src.to_string(),
+                    why: "no file has that name; --payload takes a file, or - to read the JSON \
+                          from stdin (echo '{…}' | hookpack run EVENT --payload -)"
+                        .into(),
+                });
             } else {
                 crate::fs::read_limited(path, LIMIT)?
             };

@@ -2955,3 +2955,44 @@ fn an_unquoted_profile_root_that_the_shell_splits_is_never_trusted() {
     assert!(!sb.join("ws/ran-split.txt").exists(), "{o:?}");
     assert!(sb.join("ws/ran-quoted.txt").exists(), "{o:?}");
 }
+
+/// `run E --payload '{"tool_name": …}'` (the JSON itself where a file goes) was told only
+/// that no file has that name; it is told how to give JSON text (found by review). The
+/// file is still read when there is one of that name.
+#[test]
+fn a_payload_given_as_json_text_is_told_to_pipe_it() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({"Stop": [{"id": "a", "type": "command", "command": "true"}]}),
+    );
+    let text = r#"{"tool_name": "exec"}"#;
+    let o = sb
+        .cmd()
+        .args(["run", "Stop", "--payload", text])
+        .args(["--profile", "prof", "--workspace", "ws"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "error: payload {text}: no file has that name; --payload takes a file, or - to read the JSON from stdin (echo '{{…}}' | hookpack run EVENT --payload -)"
+        )),
+        "{err}"
+    );
+    // A missing file of another name is still said as such.
+    let o = sb
+        .cmd()
+        .args(["run", "Stop", "--payload", "nosuch.json"])
+        .args(["--profile", "prof", "--workspace", "ws"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("cannot open nosuch.json: No such file or directory"),
+        "{err}"
+    );
+}
