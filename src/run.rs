@@ -789,9 +789,11 @@ fn not_trusted_now(
              write the script path out, or pass --include-untrusted)",
             status.word()
         ),
+        // `hookpack trust` alone is a usage error: name what takes this handler.
         _ => format!(
-            "{} (run `hookpack trust` or pass --include-untrusted)",
-            status.word()
+            "{} (trust it with `hookpack trust {}`, or pass --include-untrusted)",
+            status.word(),
+            h.id.as_deref().unwrap_or("--all")
         ),
     })
 }

@@ -2996,3 +2996,43 @@ fn a_payload_given_as_json_text_is_told_to_pipe_it() {
         "{err}"
     );
 }
+
+/// `run` skipping an untrusted handler advised "run `hookpack trust`", which alone is a
+/// usage error (it takes handler ids, --recipe or --all). The advice names the handler's
+/// id, or its recipe when it has none (found by review).
+#[test]
+fn run_advises_the_trust_command_that_takes_the_skipped_handler() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    install_at(&sb, "tool-gate");
+    let o = sb
+        .cmd()
+        .args(["run", "PreToolUse", "--payload", "-"])
+        .args(["--profile", "prof", "--workspace", "ws"])
+        .write_stdin(r#"{"tool_name": "exec", "tool_input": {"command": "ls"}}"#)
+        .output()
+        .unwrap();
+    ok(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("[skipped: untrusted (trust it with `hookpack trust gate-mutating`, or pass --include-untrusted)]"),
+        "{out}"
+    );
+    // A hand-written handler without an id is trusted with --all.
+    sb.write(
+        "ws/.finclaw/hooks.json",
+        json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}})
+            .to_string(),
+    );
+    let o = sb
+        .cmd()
+        .args(["run", "Stop", "--profile", "prof", "--workspace", "ws"])
+        .output()
+        .unwrap();
+    ok(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("[skipped: untrusted (trust it with `hookpack trust --all`, or pass --include-untrusted)]"),
+        "{out}"
+    );
+}
