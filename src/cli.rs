@@ -1556,8 +1556,13 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
     if a.ids.is_empty() && crate::receipt::all(&profile)?.is_empty() {
         // Not "up to date": most likely the wrong profile.
         printer.message(&printable(&format!(
-            "no recipes are installed in {}",
-            profile.root.display()
+            "no recipes are installed in {}{}",
+            profile.root.display(),
+            if profile.root.exists() {
+                String::new()
+            } else {
+                format!("; {}", crate::error::MISSING_PROFILE)
+            }
         )));
         // An empty list either way: no recipe compared (dry run), none changed (a real run).
         if printer.format == Format::Json {

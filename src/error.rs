@@ -413,7 +413,7 @@ pub enum Error {
         source: crate::merge::ShapeError,
     },
     /// The recipe is not installed.
-    #[error("`{id}` is not installed in {profile}{}", near_hint(.near))]
+    #[error("`{id}` is not installed in {profile}{}", not_installed_hint(.near, *.profile_missing))]
     NotInstalled {
         /// Recipe id.
         id: String,
@@ -421,6 +421,8 @@ pub enum Error {
         profile: PathBuf,
         /// The installed recipe nearest to `id`, when one is a likely misspelling of it.
         near: Option<String>,
+        /// The profile folder does not exist (most likely a misspelt `--profile`).
+        profile_missing: bool,
     },
     /// No handler has this id.
     #[error("no handler with id `{id}` in the profile or workspace hooks.json; {}", match .meant {
@@ -688,14 +690,19 @@ impl From<std::io::Error> for Error {
     }
 }
 
-/// `; did you mean `NEAR`?` after a "not installed" message, when an installed recipe's id
-/// is a likely misspelling of the one given; nothing otherwise.
-fn near_hint(near: &Option<String>) -> String {
+/// What follows a "not installed" message: the installed recipe whose id is a likely
+/// misspelling of the one given, or that the profile folder is not there at all.
+fn not_installed_hint(near: &Option<String>, profile_missing: bool) -> String {
     match near {
         Some(near) => format!("; did you mean `{near}`?"),
+        None if profile_missing => format!("; {MISSING_PROFILE}"),
         None => String::new(),
     }
 }
+
+/// Said of a profile folder that does not exist where a verb expects one.
+pub(crate) const MISSING_PROFILE: &str = "that folder does not exist; check --profile, \
+     $FINCLAW_PROFILE and $FINCLAW_HOME/active-profile";
 
 /// What a handler id that names no handler likely stands for.
 #[derive(Debug)]

@@ -1746,6 +1746,16 @@ pub fn install_archive(
 /// Removes `id`: its stamped handlers, the groups and events they leave empty, its folder
 /// and its receipt.
 pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Error> {
+    // Nothing is installed in a profile folder that is not there (a misspelt --profile),
+    // and taking the lock would create it.
+    if std::fs::symlink_metadata(&profile.root).is_err() {
+        return Err(Error::NotInstalled {
+            id: id.to_string(),
+            profile: profile.root.clone(),
+            near: None,
+            profile_missing: true,
+        });
+    }
     let _lock = if dry_run {
         None
     } else {
@@ -1780,6 +1790,7 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
             id: id.to_string(),
             profile: profile.root.clone(),
             near: near_installed(id, &receipts),
+            profile_missing: !profile.root.exists(),
         });
     }
     // What the user changed or added there is theirs: remove deletes only what it installed.
@@ -1982,6 +1993,7 @@ fn installed(profile: &Profile, ids: &[String]) -> Result<Vec<Receipt>, Error> {
                 id: id.clone(),
                 profile: profile.root.clone(),
                 near: near_installed(id, &receipts),
+                profile_missing: !profile.root.exists(),
             });
         }
     }

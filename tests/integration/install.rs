@@ -3860,3 +3860,35 @@ fn an_archive_given_as_an_id_is_told_to_use_archive() {
     }
     assert!(!sb.join("prof").exists());
 }
+
+/// `remove ID --profile ./dmeo` (a misspelt profile) said only that the recipe is not
+/// installed there, as for a profile that exists; `remove`, `update ID` and `update` say
+/// that the folder does not exist, as `trust` and `list` do, and create nothing (found by
+/// review).
+#[test]
+fn remove_and_update_on_a_missing_profile_say_the_folder_does_not_exist() {
+    let sb = Sandbox::new();
+    let says = "that folder does not exist; check --profile, $FINCLAW_PROFILE and $FINCLAW_HOME/active-profile";
+    for args in [&["remove", "tool-gate"][..], &["update", "tool-gate"]] {
+        let o = in_profile(&sb, "dmeo", args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("`tool-gate` is not installed in ") && err.contains(says),
+            "{args:?}: {err}"
+        );
+    }
+    let o = in_profile(&sb, "dmeo", &["update"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("no recipes are installed in ") && err.contains(says),
+        "{err}"
+    );
+    assert!(!sb.join("dmeo").exists());
+    // In a profile that exists, the message stays as it was.
+    std::fs::create_dir(sb.join("demo")).unwrap();
+    let o = in_profile(&sb, "demo", &["remove", "tool-gate"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("does not exist"), "{err}");
+}
