@@ -1384,10 +1384,17 @@ fn notes_after_install(o: &install::Outcome, profile: &crate::profile::Profile, 
         .count();
     if changed > 0 {
         printer.message(&format!(
-            "note: {changed} handler(s) of {} that you trusted changed with this version and \
+            "note: {changed} handler(s) of {} that you trusted changed with this {} and \
              will not run until trusted again; review them (`hookpack list`), then run \
              `hookpack trust --recipe {}`",
-            o.id, o.id
+            o.id,
+            // A repair writes the installed version again.
+            if o.action == "repair" {
+                "repair"
+            } else {
+                "version"
+            },
+            o.id
         ));
     }
 }

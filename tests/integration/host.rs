@@ -3036,3 +3036,40 @@ fn run_advises_the_trust_command_that_takes_the_skipped_handler() {
         "{out}"
     );
 }
+
+/// A repair (the installed version written again) that puts back a script the user had
+/// edited and trusted said the handlers "changed with this version", though the version is
+/// the one installed; it says the repair changed them (found by review).
+#[test]
+fn a_repair_that_changes_trusted_handlers_says_the_repair_did() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    install_at(&sb, "tool-gate");
+    let main = sb.join("prof/hooks/tool-gate/scripts/main.js");
+    let mut text = std::fs::read_to_string(&main).unwrap();
+    text.push_str("// edited\n");
+    std::fs::write(&main, text).unwrap();
+    ok(&in_prof_output(&sb, &["trust", "--all"]));
+    let version = read_json(&sb.join("prof/hooks/.receipts/tool-gate.json"))["version"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let o = sb
+        .cmd()
+        .args([
+            "install",
+            &format!("tool-gate@{version}"),
+            "--profile",
+            "prof",
+        ])
+        .output()
+        .unwrap();
+    ok(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.starts_with("repair"), "{out}");
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        said.contains("note: 1 handler(s) of tool-gate that you trusted changed with this repair and will not run until trusted again"),
+        "{said}"
+    );
+}
