@@ -129,6 +129,18 @@ pub(crate) fn nearest<T>(
         .map(|(_, c)| c)
 }
 
+/// ` (did you mean `NEAR`?)` when one of `known` is within two edits of `word`, else
+/// nothing: for the messages about a misspelt field.
+pub(crate) fn did_you_mean(word: &str, known: &[&str]) -> String {
+    match nearest(word, known.iter().copied(), |k| k.to_string()) {
+        // Two edits turn any two-letter word into `id`: a short word is near with one.
+        Some(k) if word.chars().count() > 4 || edit_distance(k, word) <= 1 => {
+            format!(" (did you mean `{k}`?)")
+        }
+        _ => String::new(),
+    }
+}
+
 /// Levenshtein distance between two short strings, in chars.
 pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();

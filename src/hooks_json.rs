@@ -260,7 +260,10 @@ fn check_group(
             f.warn(
                 &pointer_push(gp, key),
                 "unknown-field",
-                format!("unknown group field `{key}`; a group has only `matcher` and `hooks`"),
+                format!(
+                    "unknown group field `{key}`{}; a group has only `matcher` and `hooks`",
+                    crate::event::did_you_mean(key, &["matcher", "hooks"])
+                ),
             );
         }
     }
@@ -336,7 +339,11 @@ fn check_handler(
             f.warn(
                 &field(key),
                 "unknown-field",
-                format!("unknown handler field `{key}`; FinClaw skips a handler with fields it does not know; known fields: {}", HANDLER_FIELDS.join(", ")),
+                format!(
+                    "unknown handler field `{key}`{}; FinClaw skips a handler with fields it does not know; known fields: {}",
+                    crate::event::did_you_mean(key, &HANDLER_FIELDS),
+                    HANDLER_FIELDS.join(", ")
+                ),
             );
         }
     }
@@ -516,7 +523,8 @@ pub fn check_document(value: &Value, f: &mut Findings) {
                 &pointer_push("", key),
                 "unknown-field",
                 format!(
-                    "unknown top-level field `{key}`; a hooks.json has `description` and `hooks`"
+                    "unknown top-level field `{key}`{}; a hooks.json has `description` and `hooks`",
+                    crate::event::did_you_mean(key, &["description", "hooks"])
                 ),
             );
         }

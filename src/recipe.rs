@@ -67,7 +67,8 @@ pub fn check_manifest(value: &Value, dir: Option<&Path>, f: &mut Findings) {
                 &pointer_push("", key),
                 "unknown-field",
                 format!(
-                    "unknown field `{key}`; known fields: {}",
+                    "unknown field `{key}`{}; known fields: {}",
+                    crate::event::did_you_mean(key, &KNOWN_FIELDS),
                     KNOWN_FIELDS.join(", ")
                 ),
             );

@@ -111,6 +111,48 @@ fn warnings_pass_unless_strict() {
     assert_eq!(r["diagnostics"][0]["severity"], "error");
 }
 
+/// A misspelt field (`matchr`, whose group then matches every tool; `timout`; `summery`)
+/// was named with the list of known fields only; the near one is named first (found by
+/// review). A field near none keeps the message it had.
+#[test]
+fn a_misspelt_field_is_answered_with_the_near_one() {
+    let sb = Sandbox::new();
+    let mut m = manifest("tool-gate");
+    let summary = m["summary"].take();
+    m.as_object_mut().unwrap().remove("summary");
+    m["summery"] = summary;
+    m["x-note"] = json!(1);
+    let group = &mut m["hooks"]["PreToolUse"][0];
+    group["matchr"] = group["matcher"].take();
+    group.as_object_mut().unwrap().remove("matcher");
+    group["hooks"][0]["timout"] = json!(5);
+    write_recipe(&sb, "tool-gate", &m);
+    sb.write(
+        "ws/.finclaw/hooks.json",
+        json!({"descripton": "x", "hooks": {}}).to_string(),
+    );
+    let (_, r) = validate_json(&sb, &["tool-gate", "ws"]);
+    let messages: Vec<&str> = r["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "unknown-field")
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    for want in [
+        "unknown field `summery` (did you mean `summary`?); known fields: ",
+        "unknown group field `matchr` (did you mean `matcher`?); a group has only `matcher` and `hooks`",
+        "unknown handler field `timout` (did you mean `timeout`?); FinClaw skips a handler",
+        "unknown top-level field `descripton` (did you mean `description`?); a hooks.json has",
+        "unknown field `x-note`; known fields: ",
+    ] {
+        assert!(
+            messages.iter().any(|m| m.starts_with(want)),
+            "{want}: {messages:#?}"
+        );
+    }
+}
+
 /// Walking a deep tree keeps one folder open at a time: a chain of folders, each with a file
 /// beside the next folder, validates under a small open-file limit.
 #[test]
