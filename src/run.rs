@@ -693,7 +693,14 @@ pub fn dispatch(
                 .flatten()
                 .is_none_or(|m| m.is_match(match_string.as_deref().unwrap_or("")))
         {
-            skip("matcher does not match".into(), &mut trace);
+            let why = match match_string {
+                Some(_) => "matcher does not match".to_string(),
+                // Most likely a misspelt key (`tool`, `toolName`).
+                None => "matcher does not match (the payload has no `tool_name`, the tool name \
+                         matchers are tested against)"
+                    .to_string(),
+            };
+            skip(why, &mut trace);
         } else if !event.is_spawned() {
             skip(format!("hosts never spawn {event} handlers"), &mut trace);
         } else if let Some(why) = (!opts.include_untrusted)

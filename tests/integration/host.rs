@@ -3073,3 +3073,27 @@ fn a_repair_that_changes_trusted_handlers_says_the_repair_did() {
         "{said}"
     );
 }
+
+/// A payload without `tool_name` (`{"tool": "exec"}`, a misspelt key) left every handler
+/// with a matcher "skipped: matcher does not match", with nothing saying why; the trace
+/// says the payload has no `tool_name` (found by review).
+#[test]
+fn a_payload_without_tool_name_is_said_to_lack_it() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    install_at(&sb, "tool-gate");
+    ok(&in_prof_output(&sb, &["trust", "--all"]));
+    let o = sb
+        .cmd()
+        .args(["run", "PreToolUse", "--payload", "-", "--format", "json"])
+        .args(["--profile", "prof", "--workspace", "ws"])
+        .write_stdin(r#"{"tool": "exec", "tool_input": {"command": "rm -rf /"}}"#)
+        .output()
+        .unwrap();
+    ok(&o);
+    let d = one_json_document(&o);
+    assert_eq!(
+        d["handlers"][0]["state"],
+        "skipped: matcher does not match (the payload has no `tool_name`, the tool name matchers are tested against)"
+    );
+}
