@@ -23,7 +23,7 @@ use std::path::PathBuf;
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// Print no messages on stderr (data on stdout is unaffected).
+    /// Print no notes, warnings, progress or summaries on stderr (errors and diagnostics still print; stdout is unaffected).
     #[arg(short, long, global = true)]
     quiet: bool,
 }

@@ -670,3 +670,31 @@ fn the_json_error_object_carries_the_real_text_of_names() {
         "{message:?}"
     );
 }
+
+#[test]
+fn the_help_of_quiet_says_errors_still_print() {
+    // It said "Print no messages on stderr", while errors and diagnostics still print
+    // there, as they must (found by review).
+    let sb = Sandbox::new();
+    for args in [&["--help"][..], &["install", "--help"]] {
+        let o = sb.cmd().args(args).output().unwrap();
+        ok(&o);
+        let help = String::from_utf8_lossy(&o.stdout);
+        let line = help
+            .lines()
+            .find(|l| l.trim_start().starts_with("-q, --quiet"))
+            .unwrap();
+        assert!(
+            line.contains("Print no notes, warnings, progress or summaries on stderr (errors and diagnostics still print; stdout is unaffected)"),
+            "{args:?}: {line}"
+        );
+    }
+    // And it does: an error still prints under -q.
+    let o = sb
+        .cmd()
+        .args(["-q", "install", "tool-gat"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).starts_with("error: "));
+}
