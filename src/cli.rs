@@ -1091,6 +1091,21 @@ fn test_dirs(dirs: Vec<PathBuf>) -> Result<Vec<PathBuf>, Error> {
     };
     let mut out = Vec::new();
     for d in dirs {
+        // A case file, `tests/` or `recipe.json` of a recipe: `test` runs a recipe's cases.
+        if !d.join("recipe.json").is_file() {
+            let inside = (d.ancestors().skip(1).take(3))
+                .map(|a| match a.as_os_str().is_empty() {
+                    true => std::path::Path::new("."),
+                    false => a,
+                })
+                .find(|a| a.join("recipe.json").is_file());
+            if let Some(recipe) = inside {
+                return Err(Error::TestPathInsideRecipe {
+                    recipe: recipe.to_path_buf(),
+                    path: d,
+                });
+            }
+        }
         if std::fs::metadata(&d).is_ok_and(|m| !m.is_dir()) {
             return Err(Error::RecipesDirNotFolder {
                 path: d,

@@ -194,6 +194,14 @@ pub enum Error {
         /// Which folder to give instead.
         fix: &'static str,
     },
+    /// `test` given a file or folder inside a recipe (a case file, `tests/`, `recipe.json`).
+    #[error("{} is not a recipe folder: it is inside the recipe folder {}; `hookpack test {}` runs its cases", path.display(), recipe.display(), recipe.display())]
+    TestPathInsideRecipe {
+        /// The path as given.
+        path: PathBuf,
+        /// The recipe folder holding it.
+        recipe: PathBuf,
+    },
     /// A recipes folder holds no recipe.
     #[error("no recipes in {dir}: expected folders each holding a recipe.json")]
     NoRecipes {
@@ -564,6 +572,7 @@ impl Error {
             Error::RecipeNotFound { .. } => "recipe-not-found",
             Error::RecipesDirNotFolder { .. } => "recipes-dir-not-folder",
             Error::NoRecipes { .. } => "no-recipes",
+            Error::TestPathInsideRecipe { .. } => "test-path-inside-recipe",
             Error::TimestampInvalid { .. } => "timestamp-invalid",
             Error::UrlInvalid { .. } => "url-invalid",
             Error::IndexNamesLocalFile { .. } => "index-names-local-file",
@@ -646,6 +655,7 @@ impl Error {
             | Error::ArchiveExists { .. }
             | Error::RecipeNotFound { .. }
             | Error::RecipesDirNotFolder { .. }
+            | Error::TestPathInsideRecipe { .. }
             | Error::NoRecipes { .. }
             | Error::TypeScript { .. }
             | Error::PayloadInvalid { .. }

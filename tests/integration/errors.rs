@@ -155,7 +155,7 @@ fn a_file_given_for_a_folder_of_recipes_says_which_folder_to_give() {
         (
             &["test", "src/demo/tests/case.json"][..],
             1,
-            "src/demo/tests/case.json is not a folder; give a recipe folder (holding recipe.json) or a folder of recipes",
+            "src/demo/tests/case.json is not a recipe folder: it is inside the recipe folder src/demo; `hookpack test src/demo` runs its cases",
         ),
         (
             &["assemble", "--hooks-dir", "src/demo/recipe.json", "--out-dir", "cat"][..],

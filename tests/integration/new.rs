@@ -207,3 +207,26 @@ fn test_run_inside_a_recipe_folder_tests_that_recipe() {
         );
     }
 }
+
+/// `hookpack test` given one case file, the `tests` folder or the recipe.json was told to
+/// give "a recipe folder or a folder of recipes" (or that `tests` holds no recipes); it
+/// names the recipe folder they are in, whose cases `test` runs (found by review).
+#[test]
+fn test_given_a_path_inside_a_recipe_names_the_recipe_folder() {
+    let sb = Sandbox::new();
+    ok(&new_in(&sb, "my-gate", "recipes"));
+    for arg in [
+        "recipes/my-gate/tests/allows-ls.json",
+        "recipes/my-gate/tests",
+        "recipes/my-gate/recipe.json",
+        "recipes/my-gate/src",
+    ] {
+        let o = sb.cmd().args(["test", arg]).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{arg}: {err}");
+        assert!(
+            err.contains("it is inside the recipe folder recipes/my-gate; `hookpack test recipes/my-gate` runs its cases"),
+            "{arg}: {err}"
+        );
+    }
+}
