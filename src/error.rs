@@ -530,10 +530,16 @@ pub enum Error {
         fix: String,
     },
     /// No handler is stamped with this recipe id (`trust --recipe`, `revoke --recipe`).
-    #[error("no handler of recipe `{id}` in the profile or workspace hooks.json; `hookpack list` shows the installed recipes")]
+    #[error("no handler of recipe `{id}` in the profile or workspace hooks.json; {}", match .near {
+        Some(near) => format!("did you mean `{near}`?"),
+        None => "`hookpack list` shows the installed recipes".to_string(),
+    })]
     RecipeHandlersNotFound {
         /// The recipe id.
         id: String,
+        /// The recipe with handlers whose id is nearest to `id`, when one is a likely
+        /// misspelling of it.
+        near: Option<String>,
     },
     /// Writing to stdout failed because the reader went away (`| head`).
     #[error("broken pipe")]

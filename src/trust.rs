@@ -945,7 +945,15 @@ pub fn apply(
     }
     if let Selection::Recipe(r) = sel {
         if changes.is_empty() {
-            return Err(Error::RecipeHandlersNotFound { id: r.clone() });
+            return Err(Error::RecipeHandlersNotFound {
+                id: r.clone(),
+                near: crate::event::nearest(
+                    r,
+                    handlers.iter().filter_map(|h| h.recipe.as_deref()),
+                    |h| h.to_string(),
+                )
+                .map(String::from),
+            });
         }
     }
     if let Selection::Ids(ids) = sel {

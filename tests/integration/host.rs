@@ -1233,6 +1233,8 @@ fn trust_and_revoke_of_a_recipe_with_no_handlers_is_refused() {
         assert_eq!(o.status.code(), Some(1), "{verb}: {o:?}");
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(err.contains("no handler of recipe `tool-gat`"), "{err}");
+        // The near recipe is named, as for a misspelt handler id (found by review).
+        assert!(err.contains("; did you mean `tool-gate`?"), "{err}");
     }
     assert!(!sb.join("finclaw-home/hooks-trust.json").exists());
     assert!(list_json(&sb)["handlers"][0]["status"] == "untrusted");
