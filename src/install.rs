@@ -79,6 +79,11 @@ impl Want {
             Err(_) if v.trim() == "latest" => Err(format!(
                 "for the newest version the host can run, give the id alone (`{id}`)"
             )),
+            // A git tag's spelling (`v0.2.1`).
+            Err(_) if v.starts_with(['v', 'V']) && Version::parse(&v[1..]).is_ok() => Err(format!(
+                "versions are written without a `v`: `{id}@{}`",
+                &v[1..]
+            )),
             Err(_) => semver::VersionReq::parse(v)
                 .map(Want::Range)
                 .map_err(|e| e.to_string()),

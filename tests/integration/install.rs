@@ -3892,3 +3892,18 @@ fn remove_and_update_on_a_missing_profile_say_the_folder_does_not_exist() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!err.contains("does not exist"), "{err}");
 }
+
+/// `ID@v0.2.1` (a version as a git tag spells it) was refused with semver's "unexpected
+/// character 'v' while parsing major version number"; it names the spec to write (found by
+/// review).
+#[test]
+fn a_version_written_with_a_v_is_told_to_drop_it() {
+    let sb = Sandbox::new();
+    let o = in_prof(&sb, &["install", "tool-gate@v0.2.1", "--dry-run"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("`tool-gate@v0.2.1` is not ID, ID@VERSION or ID@RANGE: versions are written without a `v`: `tool-gate@0.2.1`"),
+        "{err}"
+    );
+}
