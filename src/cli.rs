@@ -1859,10 +1859,14 @@ fn run_trust(a: TrustArgs, revoke: bool, printer: &Printer) -> Result<ExitCode, 
         _ => {
             for c in &changes {
                 // One line per handler: the key holds the hooks.json path, which may hold
-                // a line break; the result may quote a command.
+                // a line break; the result may quote a command. A refusal's reason, of any
+                // length, goes at the end, so the handler stays in its columns.
+                let (word, why) = match c.result.strip_prefix("refused: ") {
+                    Some(why) => ("refused", format!(": {why}")),
+                    None => (c.result.as_str(), String::new()),
+                };
                 printer.data(&printable(&format!(
-                    "{:<10} {} {} {}  ({})",
-                    c.result,
+                    "{word:<10} {} {} {}  ({}){why}",
                     c.event,
                     c.id.clone().unwrap_or_else(|| "-".into()),
                     c.hash,

@@ -349,8 +349,9 @@ fn trust_lifecycle_and_matchers() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
         text.contains("trusted    PreToolUse gate ")
-            && text.contains("refused: invalid")
-            && text.contains("refused: its script is missing"),
+            && text.contains("refused    PreToolUse broken ")
+            && text.contains("#id:broken): invalid")
+            && text.contains("#id:gone): its script is missing"),
         "{text}"
     );
     assert_eq!(list(&sb)[0].1, "trusted");
@@ -1667,7 +1668,9 @@ fn a_command_holding_a_nul_byte_is_never_trusted_or_started() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(1), "{out}");
     assert!(
-        out.contains("refused: invalid") && out.contains("NUL"),
+        out.contains("refused    PreToolUse nul ")
+            && out.contains("#id:nul): invalid")
+            && out.contains("NUL"),
         "{out}"
     );
     assert!(!sb.join("finclaw-home/hooks-trust.json").exists());
@@ -2210,11 +2213,15 @@ fn handlers_that_share_a_trust_key_are_refused() {
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 3, "{out}");
     assert!(
-        lines[0].starts_with(
-            "refused: its trust key is also that of the handler at /hooks/PreToolUse/1/hooks/0"
-        ) && lines[1].starts_with(
-            "refused: its trust key is also that of the handler at /hooks/PreToolUse/0/hooks/0"
-        ) && lines[0].contains("give each an `id`"),
+        lines[0].starts_with("refused    PreToolUse - ")
+            && lines[0].contains(
+                "): its trust key is also that of the handler at /hooks/PreToolUse/1/hooks/0"
+            )
+            && lines[1].starts_with("refused    PreToolUse - ")
+            && lines[1].contains(
+                "): its trust key is also that of the handler at /hooks/PreToolUse/0/hooks/0"
+            )
+            && lines[0].contains("give each an `id`"),
         "{out}"
     );
     assert!(lines[2].starts_with("trusted "), "{out}");
@@ -2604,7 +2611,7 @@ fn a_script_path_with_a_shell_expansion_is_never_trusted() {
     let out = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
     assert!(
         out.contains(
-            "refused: its command names its script with `$PWD/x.sh`, which holds a shell \
+            "): its command names its script with `$PWD/x.sh`, which holds a shell \
              expansion hookpack does not make, so the file it runs cannot be known or hashed"
         ),
         "{out}"
@@ -2787,7 +2794,9 @@ fn a_shell_expansion_before_the_script_makes_it_unknown() {
     let o = in_prof_output(&sb, &["trust", "--all"]);
     let out = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
     assert!(
-        out.contains("refused: its command names its script with `-X *.py x.py`, which holds a shell expansion"),
+        out.contains(
+            "): its command names its script with `-X *.py x.py`, which holds a shell expansion"
+        ),
         "{out}"
     );
     // Run, python3 takes `b.py` for its script (`-X a.py b.py x.py x.py`).
@@ -3098,4 +3107,32 @@ fn a_payload_without_tool_name_is_said_to_lack_it() {
         d["handlers"][0]["state"],
         "skipped: matcher does not match (the payload has no `tool_name`, the tool name matchers are tested against)"
     );
+}
+
+/// `trust` printed a refused handler as `refused: <reason> <event> <id> <hash>  (<key>)`,
+/// so a reason ran into the event (`… is missing Stop m …`) and the handler came after a
+/// sentence of any length. The line has the columns of the others, the reason at its end
+/// (found by review).
+#[test]
+fn a_refused_handler_is_printed_in_the_columns_of_the_others() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({"Stop": [
+            {"id": "m", "type": "command", "command": "sh missing.sh"},
+            {"id": "ok", "type": "command", "command": "true"}
+        ]}),
+    );
+    let o = in_prof_output(&sb, &["trust", "--all"]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(lines[0].starts_with("refused    Stop m "), "{out}");
+    assert!(
+        lines[0].ends_with("#Stop#id:m): its script is missing"),
+        "{out}"
+    );
+    assert!(lines[1].starts_with("trusted    Stop ok "), "{out}");
 }
