@@ -202,6 +202,14 @@ pub enum Error {
         /// The recipe folder holding it.
         recipe: PathBuf,
     },
+    /// A folder of recipe sources (or a recipe folder) given where an index goes.
+    #[error("{} holds recipe sources, not a catalog (no hooks-index.json); make one with `hookpack pack --recipes-dir {} --out-dir OUT` and give OUT", given.display(), recipes_dir.display())]
+    IndexIsRecipes {
+        /// The folder given.
+        given: PathBuf,
+        /// The folder of recipes to pack.
+        recipes_dir: PathBuf,
+    },
     /// A recipes folder holds no recipe.
     #[error("no recipes in {dir}: expected folders each holding a recipe.json")]
     NoRecipes {
@@ -578,6 +586,7 @@ impl Error {
             Error::RecipeNotFound { .. } => "recipe-not-found",
             Error::RecipesDirNotFolder { .. } => "recipes-dir-not-folder",
             Error::NoRecipes { .. } => "no-recipes",
+            Error::IndexIsRecipes { .. } => "index-is-recipes",
             Error::TestPathInsideRecipe { .. } => "test-path-inside-recipe",
             Error::TimestampInvalid { .. } => "timestamp-invalid",
             Error::UrlInvalid { .. } => "url-invalid",
@@ -662,6 +671,7 @@ impl Error {
             | Error::RecipeNotFound { .. }
             | Error::RecipesDirNotFolder { .. }
             | Error::TestPathInsideRecipe { .. }
+            | Error::IndexIsRecipes { .. }
             | Error::NoRecipes { .. }
             | Error::TypeScript { .. }
             | Error::PayloadInvalid { .. }

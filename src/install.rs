@@ -266,9 +266,44 @@ pub fn load_index(fetcher: &Fetcher, loc: &Location) -> Result<Catalog, Error> {
 /// Fetches and checks an index, with the location its relative archive URLs resolve
 /// against: the URL a redirect led to, if any.
 pub fn load_index_from(fetcher: &Fetcher, loc: &Location) -> Result<(Catalog, Location), Error> {
+    if let Location::Path(p) = loc {
+        recipes_given_as_index(p)?;
+    }
     let (bytes, base) = fetcher.read_document(loc, crate::catalog::verify::MAX_INDEX_BYTES)?;
     let catalog = crate::catalog::parse_index(&PathBuf::from(loc.to_string()), &bytes)?;
     Ok((catalog, base))
+}
+
+/// Refuses the index `p` (a catalog folder's `hooks-index.json`) when it is missing from a
+/// folder of recipe sources or a recipe folder: that folder is to be packed first.
+fn recipes_given_as_index(p: &Path) -> Result<(), Error> {
+    if p.file_name() != Some(std::ffi::OsStr::new(crate::catalog::INDEX_FILE))
+        || std::fs::symlink_metadata(p).is_ok()
+    {
+        return Ok(());
+    }
+    let Some(dir) = p.parent() else {
+        return Ok(());
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let recipes_dir = if dir.join("recipe.json").is_file() {
+        match dir.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+            _ => PathBuf::from(".."),
+        }
+    } else if crate::pack::survey(dir, None).is_ok_and(|s| !s.recipes.is_empty()) {
+        dir.to_path_buf()
+    } else {
+        return Ok(());
+    };
+    Err(Error::IndexIsRecipes {
+        given: dir.to_path_buf(),
+        recipes_dir,
+    })
 }
 
 /// A staging folder inside the profile (or, for a dry run, the system temp folder), removed

@@ -1229,3 +1229,32 @@ fn the_help_of_ca_cert_reads_as_install_s() {
         );
     }
 }
+
+/// A folder of recipe sources given where an index goes (`catalog list src`, `install ID
+/// --index src`) was answered "cannot open src/hooks-index.json: No such file or
+/// directory"; it is told that the folder holds recipes, not a catalog, and how to make
+/// one (found by review).
+#[test]
+fn a_folder_of_recipes_given_as_an_index_is_told_to_pack_it() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "src/demo", &manifest("demo"));
+    for (args, folder) in [
+        (&["catalog", "list", "src"][..], "src"),
+        (&["catalog", "list", "src/demo"], "src"),
+        (
+            &["install", "demo", "--index", "src", "--profile", "p"],
+            "src",
+        ),
+    ] {
+        let o = sb.cmd().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!(
+                "holds recipe sources, not a catalog (no hooks-index.json); make one with `hookpack pack --recipes-dir {folder} --out-dir OUT` and give OUT"
+            )),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(!sb.join("p").exists());
+}
