@@ -276,7 +276,7 @@ pub fn load_index_from(fetcher: &Fetcher, loc: &Location) -> Result<(Catalog, Lo
 
 /// Refuses the index `p` (a catalog folder's `hooks-index.json`) when it is missing from a
 /// folder of recipe sources or a recipe folder: that folder is to be packed first.
-fn recipes_given_as_index(p: &Path) -> Result<(), Error> {
+pub(crate) fn recipes_given_as_index(p: &Path) -> Result<(), Error> {
     if p.file_name() != Some(std::ffi::OsStr::new(crate::catalog::INDEX_FILE))
         || std::fs::symlink_metadata(p).is_ok()
     {

@@ -173,6 +173,13 @@ pub fn verify(index: &Location, fetcher: &Fetcher, assets: Option<&Path>) -> Rep
         assets,
     };
     let mut archives = Vec::new();
+    // A folder of recipe sources given for a catalog: say so, not that no index is there.
+    if let Location::Path(p) = index {
+        if let Err(e) = crate::install::recipes_given_as_index(p) {
+            ctx.error(&index_file, "", "index-is-recipes", e.to_string());
+            return finish(index, archives, ctx);
+        }
+    }
     // Archives and SHA256SUMS are beside the index that answered (after redirects).
     let (bytes, base) = match fetcher.read_document(index, MAX_INDEX_BYTES) {
         Ok(b) => b,

@@ -1257,4 +1257,16 @@ fn a_folder_of_recipes_given_as_an_index_is_told_to_pack_it() {
         );
     }
     assert!(!sb.join("p").exists());
+    // catalog verify reports it as its finding.
+    let o = sb
+        .cmd()
+        .args(["catalog", "verify", "src"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("error[index-is-recipes]: src holds recipe sources, not a catalog"),
+        "{out}"
+    );
 }
