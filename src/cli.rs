@@ -1213,7 +1213,10 @@ fn run_test(dirs: Vec<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
         }
     }
     if results.is_empty() {
-        printer.message("no fixture cases found (tests/*.json in each recipe)");
+        printer.message(&printable(&format!(
+            "no fixture cases found (tests/*.json) in {}",
+            without_cases.join(", ")
+        )));
     } else {
         for id in &without_cases {
             printer.message(&format!(

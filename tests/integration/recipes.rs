@@ -1067,3 +1067,20 @@ fn a_recipe_without_cases_is_named_by_test() {
     let report = one_json_document(&o);
     assert_eq!(report["without_cases"], json!(["bare"]), "{report:#}");
 }
+
+/// When no recipe tested has a case, `test` said only "no fixture cases found (tests/*.json
+/// in each recipe)", not which recipes those are, while the README promises each such recipe
+/// named (found by review).
+#[test]
+fn recipes_that_all_lack_cases_are_named_by_test() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "recipes/bare", &manifest("bare"));
+    write_recipe(&sb, "recipes/empty", &manifest("empty"));
+    let o = sb.cmd().args(["test", "recipes"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("no fixture cases found (tests/*.json) in bare, empty"),
+        "{err}"
+    );
+}
