@@ -2955,7 +2955,7 @@ fn an_unquoted_profile_root_that_the_shell_splits_is_never_trusted() {
     let out = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
     assert!(
         out.contains(
-            "refused: its command leaves `$FINCLAW_PROFILE_ROOT` unquoted in \
+            "id:bare): its command leaves `$FINCLAW_PROFILE_ROOT` unquoted in \
              `$FINCLAW_PROFILE_ROOT/x.sh`, and the profile's path holds a blank or a glob \
              character, so the shell splits it into other words"
         ),
