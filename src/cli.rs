@@ -2131,6 +2131,9 @@ fn run_doctor(a: DoctorArgs, printer: &Printer) -> Result<ExitCode, Error> {
             }
         }
     }
+    if let Some(note) = report.awaiting_trust_note() {
+        printer.message(&format!("note: {note}"));
+    }
     Ok(if report.problems.is_empty() {
         ExitCode::Success
     } else {

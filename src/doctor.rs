@@ -25,6 +25,50 @@ pub struct Report {
     pub problems: Vec<Diagnostic>,
     /// What `--fix` did.
     pub fixed: Vec<String>,
+    /// Handlers hosts skip until they are trusted (again): no problem with the profile, but
+    /// the likeliest reason a hook does not run.
+    pub awaiting_trust: Vec<AwaitingTrust>,
+}
+
+/// A handler that was never trusted, or changed since it was.
+#[derive(Debug, Clone, Serialize)]
+pub struct AwaitingTrust {
+    /// Its trust key.
+    pub key: String,
+    /// `untrusted` or `modified`.
+    pub status: Status,
+    /// The recipe that installed it, if any.
+    pub recipe: Option<String>,
+}
+
+impl Report {
+    /// The note on [`Report::awaiting_trust`], when there is one.
+    pub fn awaiting_trust_note(&self) -> Option<String> {
+        let count = |status| {
+            (self.awaiting_trust.iter())
+                .filter(|h| h.status == status)
+                .count()
+        };
+        let (never, changed) = (count(Status::Untrusted), count(Status::Modified));
+        let parts: Vec<String> = [
+            (never, "never trusted"),
+            (changed, "changed since it was trusted"),
+        ]
+        .into_iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{n} {what}"))
+        .collect();
+        let total = never + changed;
+        (total > 0).then(|| {
+            format!(
+                "{total} handler{} will not run until {} trusted ({}); `hookpack list` names \
+                 them, `hookpack trust --all` trusts them",
+                if total == 1 { "" } else { "s" },
+                if total == 1 { "it is" } else { "they are" },
+                parts.join(", ")
+            )
+        })
+    }
 }
 
 fn problem(out: &mut Vec<Diagnostic>, file: &Path, pointer: &str, code: &'static str, msg: String) {
@@ -339,9 +383,18 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
             problem(&mut out, &trust_path, "", "trust-dangling", format!("trust entry {k} names a handler that no longer exists; `hookpack doctor --fix` removes it"));
         }
     }
+    let awaiting_trust = (handlers.iter())
+        .filter(|h| matches!(h.status, Status::Untrusted | Status::Modified))
+        .map(|h| AwaitingTrust {
+            key: h.key.clone(),
+            status: h.status,
+            recipe: h.recipe.clone(),
+        })
+        .collect();
     Ok(Report {
         problems: out,
         fixed,
+        awaiting_trust,
     })
 }
 

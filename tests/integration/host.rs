@@ -3136,3 +3136,53 @@ fn a_refused_handler_is_printed_in_the_columns_of_the_others() {
     );
     assert!(lines[1].starts_with("trusted    Stop ok "), "{out}");
 }
+
+/// Hosts skip a handler that was never trusted, or changed since it was (an update), and
+/// `doctor` said "no problems" all the same: the likeliest reason a hook does not run went
+/// unsaid (found by the new-user walkthrough). It is a note, not a problem: doctor still
+/// exits 0, and JSON lists such handlers as `awaiting_trust`.
+#[test]
+fn doctor_names_handlers_that_hosts_skip_until_trusted() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let install = |sb: &Sandbox, spec: &str| {
+        ok(&(sb.cmd())
+            .args(["install", spec, "--profile", "prof"])
+            .output()
+            .unwrap());
+    };
+    install(&sb, "tool-gate@0.2.1");
+    let doctor = |sb: &Sandbox| {
+        let o = in_prof_output(sb, &["doctor"]);
+        assert_eq!(o.status.code(), Some(0), "{o:?}");
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        let json = one_json_document(&in_prof_output(sb, &["doctor", "--format", "json"]));
+        let statuses: Vec<String> = (json["awaiting_trust"].as_array().unwrap().iter())
+            .map(|h| format!("{} {}", h["status"].as_str().unwrap(), h["recipe"]))
+            .collect();
+        (err, statuses)
+    };
+    let (err, statuses) = doctor(&sb);
+    assert!(
+        err.contains(
+            "note: 1 handler will not run until it is trusted (1 never trusted); `hookpack \
+             list` names them, `hookpack trust --all` trusts them"
+        ),
+        "{err}"
+    );
+    assert_eq!(statuses, ["untrusted \"tool-gate\""]);
+
+    in_prof(&sb, &["trust", "--all"]);
+    let (err, statuses) = doctor(&sb);
+    assert!(!err.contains("trusted"), "{err}");
+    assert!(statuses.is_empty(), "{statuses:?}");
+
+    // Another version changes the handler: it is modified, and hosts skip it again.
+    install(&sb, "tool-gate@0.1.0");
+    let (err, statuses) = doctor(&sb);
+    assert!(
+        err.contains("1 handler will not run until it is trusted (1 changed since it was trusted)"),
+        "{err}"
+    );
+    assert_eq!(statuses, ["modified \"tool-gate\""]);
+}
