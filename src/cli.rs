@@ -1080,10 +1080,22 @@ fn test_dirs(dirs: Vec<PathBuf>) -> Result<Vec<PathBuf>, Error> {
         } else if std::path::Path::new("recipes").is_dir() {
             vec![PathBuf::from("recipes")]
         } else {
+            // Run from a recipe's `src/` or deeper: name the recipe folder above.
+            let above = (1..=4)
+                .map(|n| vec![".."; n].join("/"))
+                .find(|up| std::path::Path::new(up).join("recipe.json").is_file());
+            let hint = match above {
+                Some(up) => format!(
+                    "; this folder is inside the recipe folder `{up}`: run `hookpack test {up}`"
+                ),
+                None => "; name a recipe folder or a folder of recipes".into(),
+            };
             return Err(Error::ArgInvalid {
                 what: "RECIPE_DIR",
                 value: String::new(),
-                why: "none given, and neither ./recipe.json nor ./recipes exists here; name a recipe folder or a folder of recipes".into(),
+                why: format!(
+                    "none given, and neither ./recipe.json nor ./recipes exists here{hint}"
+                ),
             });
         }
     } else {

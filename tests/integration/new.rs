@@ -208,6 +208,35 @@ fn test_run_inside_a_recipe_folder_tests_that_recipe() {
     }
 }
 
+/// `hookpack test` with no folder, run from a recipe's `src/` (or deeper), said only that
+/// neither ./recipe.json nor ./recipes is there (found by the new-user walkthrough); it
+/// names the recipe folder above to give.
+#[test]
+fn test_run_below_a_recipe_folder_names_it() {
+    let sb = Sandbox::new();
+    ok(&new_in(&sb, "my-gate", "recipes"));
+    std::fs::create_dir_all(sb.join("recipes/my-gate/src/rules")).unwrap();
+    for (cwd, up) in [
+        ("recipes/my-gate/src", ".."),
+        ("recipes/my-gate/src/rules", "../.."),
+    ] {
+        let o = sb
+            .cmd()
+            .current_dir(sb.join(cwd))
+            .arg("test")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{cwd}: {err}");
+        assert!(
+            err.contains(&format!(
+                "this folder is inside the recipe folder `{up}`: run `hookpack test {up}`"
+            )),
+            "{cwd}: {err}"
+        );
+    }
+}
+
 /// `hookpack test` given one case file, the `tests` folder or the recipe.json was told to
 /// give "a recipe folder or a folder of recipes" (or that `tests` holds no recipes); it
 /// names the recipe folder they are in, whose cases `test` runs (found by review).
