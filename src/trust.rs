@@ -497,12 +497,16 @@ impl Status {
     }
 }
 
-/// What is said of a handler whose script is [`Script::Unresolved`] as `path`, and the fix
-/// (`trust` refuses it, `doctor` reports it).
-pub fn unresolved_why(path: &str) -> (String, &'static str) {
-    // Only the profile root is expanded in it: it was left out because the shell splits it.
+/// What is said of a handler whose script is [`Script::Unresolved`] as `path` in the profile
+/// at `profile_root`, and the fix (`trust` refuses it, `doctor` reports it).
+pub fn unresolved_why(path: &str, profile_root: &Path) -> (String, &'static str) {
+    // Only the profile root is expanded in the script word, and the root splits: it was left
+    // out because the shell splits it. (A `-C` folder or a flag's value, `-r …`, is unknown
+    // whatever the root holds, and quoting the script path would not change that.)
     let dollars: Vec<usize> = path.match_indices('$').map(|(at, _)| at).collect();
-    let only_root = !dollars.is_empty()
+    let only_root = splits_in_shell(profile_root)
+        && !path.starts_with(['-', '+'])
+        && !dollars.is_empty()
         && dollars.iter().all(|&at| expands_root(path, at))
         && !(path.replace("${FINCLAW_PROFILE_ROOT}", "")).contains(['`', '*', '?', '[', '{', '~']);
     if only_root {
@@ -524,13 +528,14 @@ pub fn unresolved_why(path: &str) -> (String, &'static str) {
     )
 }
 
-/// Why a handler whose script path holds a shell expansion is not trusted.
-pub fn unresolved_script(script: &Script) -> String {
+/// Why a handler whose script path holds a shell expansion is not trusted, in the profile at
+/// `profile_root`.
+pub fn unresolved_script(script: &Script, profile_root: &Path) -> String {
     let path = match script {
         Script::Unresolved(p) => p.as_str(),
         _ => "",
     };
-    let (why, fix) = unresolved_why(path);
+    let (why, fix) = unresolved_why(path, profile_root);
     format!("refused: {why}; {fix}")
 }
 
@@ -636,7 +641,7 @@ mod tests {
     #[test]
     fn an_unknown_script_is_said_to_be_split_only_when_just_the_root_is_expanded() {
         let split = |path: &str| {
-            unresolved_why(path)
+            unresolved_why(path, Path::new("/my prof"))
                 .0
                 .contains("leaves `$FINCLAW_PROFILE_ROOT` unquoted")
         };
@@ -653,6 +658,37 @@ mod tests {
             "x.sh",
         ] {
             assert!(!split(other), "{other}");
+        }
+    }
+
+    #[test]
+    fn the_split_root_is_blamed_only_when_the_root_splits_and_the_script_word_holds_it() {
+        let blames_split = |root: &str, cmd: &str| {
+            let env = Env {
+                profile_root: PathBuf::from(root),
+                workspace: PathBuf::from("/nonexistent-ws"),
+            };
+            let Script::Unresolved(path) = resolve_script(cmd, &env) else {
+                panic!("{root}: {cmd}: not unresolved");
+            };
+            unresolved_why(&path, &env.profile_root)
+                .0
+                .contains("leaves `$FINCLAW_PROFILE_ROOT` unquoted")
+        };
+        assert!(blames_split(
+            "/my prof",
+            "node ${FINCLAW_PROFILE_ROOT}/x.js"
+        ));
+        assert!(blames_split("/p*", "$FINCLAW_PROFILE_ROOT/x.sh"));
+        // A quoted `-C` folder and a flag's value are unknown whatever the root holds: the
+        // profile's path is not to blame, and quoting the script path changes nothing.
+        for (root, cmd) in [
+            ("/p", "ruby -C \"${FINCLAW_PROFILE_ROOT}/lib\" x.rb"),
+            ("/p", "ruby -C ${FINCLAW_PROFILE_ROOT} x.rb"),
+            ("/p", "node -r ${FINCLAW_PROFILE_ROOT}/pre.js x.js"),
+            ("/my prof", "node -r ${FINCLAW_PROFILE_ROOT}/pre.js x.js"),
+        ] {
+            assert!(!blames_split(root, cmd), "{root}: {cmd}");
         }
     }
 
@@ -919,7 +955,7 @@ pub fn apply(
             c.result = match (h.status, clash) {
                 (Status::Invalid, _) => format!("refused: invalid ({})", h.problems.join("; ")),
                 (Status::ScriptMissing, _) => "refused: its script is missing".into(),
-                (Status::ScriptUnknown, _) => unresolved_script(&h.script),
+                (Status::ScriptUnknown, _) => unresolved_script(&h.script, &profile.root),
                 (Status::Trusted, _) => "unchanged".into(),
                 (_, Some(o)) => format!(
                     "refused: its trust key is also that of the handler at {} (one event, one \
