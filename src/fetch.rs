@@ -99,6 +99,17 @@ pub fn shown_url(url: &str) -> String {
     }
 }
 
+/// Whether `url` carries a credential [`shown_url`] hides: a user name or password, or a
+/// query parameter named like a secret. A file keeping such a URL is for its owner's eyes
+/// alone.
+pub fn holds_secret(url: &str) -> bool {
+    reqwest::Url::parse(url).is_ok_and(|u| {
+        !u.username().is_empty()
+            || u.password().is_some()
+            || u.query().and_then(hide_query_secrets).is_some()
+    })
+}
+
 /// `query` with the value of each parameter named like a secret (its name holds `token`,
 /// `sig`, `secret`, `key`, `pass`, `auth`, `cred` or `session`, in any case) as `***`; `None`
 /// when it has none.

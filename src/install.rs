@@ -992,9 +992,7 @@ fn write_receipt(profile: &Profile, id: &str, r: Option<&Receipt>) -> Result<(),
             let mut bytes = serde_json::to_vec_pretty(r).unwrap_or_default();
             bytes.push(b'\n');
             // One that keeps a private index's credentials is for its owner's eyes alone.
-            let secret = (r.index_url.as_deref())
-                .and_then(|u| reqwest::Url::parse(u).ok())
-                .is_some_and(|u| !u.username().is_empty() || u.password().is_some());
+            let secret = (r.index_url.as_deref()).is_some_and(crate::fetch::holds_secret);
             let mode = if secret {
                 0o600
             } else {

@@ -2470,6 +2470,32 @@ fn a_token_in_the_query_is_hidden_when_an_index_fails() {
     }
 }
 
+/// A receipt keeps the index URL as given, for `update`: one whose query holds a token
+/// (`?token=…`, which hookpack hides as `***` when it prints the URL) is readable by its
+/// owner alone, as one with `user:password@` is; it was written 0644.
+#[test]
+fn a_receipt_keeping_a_query_token_is_private() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    // The test server serves files by the path asked, query included.
+    std::fs::copy(
+        sb.join("cat/hooks-index.json"),
+        sb.join("cat/hooks-index.json?token=s3cret"),
+    )
+    .unwrap();
+    let server = HttpServer::serve(sb.join("cat"), Box::new(|_| None));
+    let index = server.url("hooks-index.json?token=s3cret");
+    let o = in_prof(&sb, &["install", "demo", "--index", &index]);
+    let all = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{all}");
+    assert!(!all.contains("s3cret"), "{all}");
+    let path = sb.join("prof/hooks/.receipts/demo.json");
+    assert_eq!(read_json(&path)["index_url"], index);
+    let mode =
+        std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&path).unwrap().permissions());
+    assert_eq!(mode & 0o077, 0, "{mode:o}");
+}
+
 /// An index URL that cannot be used (a bad port, a space in the host) was echoed whole in
 /// the error, password included, from `--index` and from `$HOOKPACK_INDEX_URL` (where CI
 /// keeps a secret) alike.
