@@ -1985,13 +1985,7 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
                 Err(e) => {
                     // Nesting or size past hookpack's limits is valid JSON that a host may
                     // well send.
-                    let what = if e.is_too_deep() {
-                        "it is nested deeper than hookpack reads"
-                    } else if e.is_too_large() {
-                        "it holds more values than hookpack reads"
-                    } else {
-                        "not JSON"
-                    };
+                    let what = e.past_limit().unwrap_or("not JSON");
                     return Err(Error::PayloadInvalid {
                         source_name: src.to_string(),
                         why: format!(

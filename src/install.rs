@@ -829,20 +829,16 @@ fn read_hooks_json_to(path: &Path, rewrite: bool) -> Result<(Value, Option<Vec<u
     let bytes = crate::fs::read_limited(path, MAX_HOOKS_JSON_BYTES)?;
     let parsed = crate::json::parse(&bytes).map_err(|e| {
         // Nesting or size past hookpack's limits is valid JSON that a host may well read.
-        let past_limit = e.is_too_deep() || e.is_too_large();
-        let what = if e.is_too_deep() {
-            "it is nested deeper than hookpack reads"
-        } else if past_limit {
-            "it holds more values than hookpack reads"
-        } else {
-            "it is not valid JSON"
-        };
+        let past_limit = e.past_limit();
         refused_because(
             format!(
-                "{what} ({}:{}: {})",
-                e.position.line, e.position.column, e.message
+                "{} ({}:{}: {})",
+                past_limit.unwrap_or("it is not valid JSON"),
+                e.position.line,
+                e.position.column,
+                e.message
             ),
-            !past_limit,
+            past_limit.is_none(),
         )
     })?;
     if let Some(d) = parsed.duplicates.first() {

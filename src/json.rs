@@ -6,7 +6,7 @@
 //! (objects keep their key order) plus a parallel tree of positions.
 //!
 //! It refuses, with a line:column: invalid UTF-8, a byte-order mark, nesting deeper than
-//! [`MAX_DEPTH`] or keys on one path longer than [`MAX_POINTER_BYTES`], more than
+//! [`MAX_DEPTH`], keys on one path longer than [`MAX_POINTER_BYTES`], more than
 //! [`MAX_VALUES`] values, control characters in strings, lone surrogates, numbers out of range and
 //! trailing data. It never recurses deeper than [`MAX_DEPTH`], so hostile nesting cannot
 //! overflow the stack.
@@ -177,9 +177,24 @@ impl SyntaxError {
         self.message.starts_with(TOO_DEEP)
     }
 
-    /// True when the document may be valid JSON, only holding more than [`MAX_VALUES`].
+    /// True when the document may be valid JSON, only larger than hookpack reads: more than
+    /// [`MAX_VALUES`] values, or more than [`MAX_POINTER_BYTES`] of keys on one path.
     pub fn is_too_large(&self) -> bool {
-        self.message.starts_with(TOO_MANY)
+        self.message.starts_with(TOO_MANY) || self.message.starts_with(TOO_LONG)
+    }
+
+    /// What to say of a document refused past one of hookpack's limits (valid JSON a host
+    /// may well read), or `None` when it is not valid JSON.
+    pub fn past_limit(&self) -> Option<&'static str> {
+        if self.is_too_deep() {
+            Some("it is nested deeper than hookpack reads")
+        } else if self.message.starts_with(TOO_LONG) {
+            Some("its keys on one path are longer than hookpack reads")
+        } else if self.is_too_large() {
+            Some("it holds more values than hookpack reads")
+        } else {
+            None
+        }
     }
 }
 
@@ -192,6 +207,9 @@ const TOO_MANY: &str = "the document holds more than";
 /// What a value may be, for a byte that starts none.
 const NOT_A_VALUE: &str =
     "expected a JSON value (object, array, string, number, true, false or null)";
+
+/// How the error for keys past [`MAX_POINTER_BYTES`] on one path begins.
+const TOO_LONG: &str = "the keys on one path add up to more than";
 
 /// Parses a complete document.
 pub fn parse(bytes: &[u8]) -> Result<Parsed, SyntaxError> {
@@ -428,7 +446,7 @@ impl<'a> Parser<'a> {
         let child = pointer_push(pointer, token);
         if child.len() > MAX_POINTER_BYTES {
             return Err(self.error(format!(
-                "{TOO_DEEP} {MAX_POINTER_BYTES} bytes of keys on one path; no hook document needs that"
+                "{TOO_LONG} {MAX_POINTER_BYTES} bytes; no hook document needs that (shorten the keys)"
             )));
         }
         Ok(child)
@@ -713,6 +731,25 @@ impl<'a> Parser<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_key_is_said_to_be_one_not_deep_nesting() {
+        let key = "k".repeat(MAX_POINTER_BYTES + 1);
+        let e = parse(format!("{{\"{key}\": 1}}").as_bytes()).unwrap_err();
+        assert!(e.is_too_large() && !e.is_too_deep(), "{}", e.message);
+        assert!(!e.message.contains("nesting"), "{}", e.message);
+        assert!(e.message.contains("keys on one path"), "{}", e.message);
+        assert_eq!(
+            e.past_limit(),
+            Some("its keys on one path are longer than hookpack reads")
+        );
+        let deep = parse("[".repeat(MAX_DEPTH + 1).as_bytes()).unwrap_err();
+        assert_eq!(
+            deep.past_limit(),
+            Some("it is nested deeper than hookpack reads")
+        );
+        assert_eq!(parse(b"{,}").unwrap_err().past_limit(), None);
+    }
 
     #[test]
     fn positions_count_lines_and_characters() {

@@ -1176,7 +1176,7 @@ fn an_index_with_keys_longer_than_hookpack_reads_on_one_path_is_refused() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
         err.contains(
-            "nesting is deeper than 16384 bytes of keys on one path; no hook document needs that"
+            "the keys on one path add up to more than 16384 bytes; no hook document needs that (shorten the keys)"
         ),
         "{err}"
     );
