@@ -94,14 +94,54 @@ pub struct Findings<'a> {
     file: &'a Path,
     locations: Option<&'a Locations>,
     out: Vec<Diagnostic>,
-    /// Errors and warnings past [`MAX_LISTED`], counted, not kept.
-    unlisted: (usize, usize),
+    cap: Cap,
 }
 
 /// Most problems listed for one file. A hostile document (an index of a million empty
 /// entries, each missing every field) would otherwise make millions of diagnostics: gigabytes
 /// held and as many lines printed. The rest are counted, and said to be there.
 pub const MAX_LISTED: usize = 1000;
+
+/// How many problems of one file are listed, at most [`MAX_LISTED`], and the errors and
+/// warnings past that, counted instead.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Cap {
+    listed: usize,
+    errors: usize,
+    warnings: usize,
+}
+
+impl Cap {
+    /// True when a problem of `severity` is to be listed; once the file has had its share,
+    /// it is counted instead.
+    pub fn admit(&mut self, severity: Severity) -> bool {
+        if self.listed < MAX_LISTED {
+            self.listed += 1;
+            return true;
+        }
+        self.count(severity, 1);
+        false
+    }
+
+    /// Counts `n` problems of `severity` that are not listed one by one.
+    pub fn count(&mut self, severity: Severity, n: usize) {
+        match severity {
+            Severity::Error => self.errors += n,
+            Severity::Warning => self.warnings += n,
+        }
+    }
+
+    /// The errors counted, not listed.
+    pub fn unlisted_errors(&self) -> usize {
+        self.errors
+    }
+
+    /// The problem that stands for those of `file` counted, not listed, if any.
+    pub fn unlisted(&self, file: &Path) -> Option<Diagnostic> {
+        (self.errors + self.warnings > 0)
+            .then(|| Diagnostic::unlisted(file, self.errors, self.warnings))
+    }
+}
 
 impl<'a> Findings<'a> {
     /// Starts collecting for `file`; `locations` maps pointers to line:column.
@@ -110,28 +150,13 @@ impl<'a> Findings<'a> {
             file,
             locations,
             out: Vec::new(),
-            unlisted: (0, 0),
+            cap: Cap::default(),
         }
     }
 
     /// Counts `n` problems of `severity` that were found but not recorded one by one.
     pub fn count_unlisted(&mut self, severity: Severity, n: usize) {
-        match severity {
-            Severity::Error => self.unlisted.0 += n,
-            Severity::Warning => self.unlisted.1 += n,
-        }
-    }
-
-    /// True when the list is full: the problem of `severity` is counted instead.
-    fn full(&mut self, severity: Severity) -> bool {
-        if self.out.len() < MAX_LISTED {
-            return false;
-        }
-        match severity {
-            Severity::Error => self.unlisted.0 += 1,
-            Severity::Warning => self.unlisted.1 += 1,
-        }
-        true
+        self.cap.count(severity, n);
     }
 
     /// The file being checked.
@@ -147,7 +172,7 @@ impl<'a> Findings<'a> {
         code: &'static str,
         message: impl Into<String>,
     ) {
-        if self.full(severity) {
+        if !self.cap.admit(severity) {
             return;
         }
         let pos = self.locations.map(|l| l.locate(pointer));
@@ -170,7 +195,7 @@ impl<'a> Findings<'a> {
         code: &'static str,
         message: impl Into<String>,
     ) {
-        if self.full(Severity::Error) {
+        if !self.cap.admit(Severity::Error) {
             return;
         }
         self.out.push(Diagnostic {
@@ -200,16 +225,44 @@ impl<'a> Findings<'a> {
 
     /// True when an error has been recorded.
     pub fn has_errors(&self) -> bool {
-        self.unlisted.0 > 0 || self.out.iter().any(|d| d.severity == Severity::Error)
+        self.cap.unlisted_errors() > 0 || self.out.iter().any(|d| d.severity == Severity::Error)
     }
 
     /// The problems recorded: the first [`MAX_LISTED`], then one that counts the rest.
     pub fn finish(mut self) -> Vec<Diagnostic> {
-        let (errors, warnings) = self.unlisted;
-        if errors + warnings > 0 {
-            self.out
-                .push(Diagnostic::unlisted(self.file, errors, warnings));
-        }
+        self.out.extend(self.cap.unlisted(self.file));
         self.out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_lists_its_first_problems_and_counts_the_rest() {
+        let file = Path::new("index.json");
+        let mut f = Findings::new(file, None);
+        for _ in 0..MAX_LISTED {
+            f.warn("", "w", "a warning");
+        }
+        assert!(!f.has_errors());
+        f.error("/x", "e", "an error past the listed ones");
+        f.count_unlisted(Severity::Warning, 2);
+        assert!(f.has_errors(), "an error counted is still an error");
+        let out = f.finish();
+        assert_eq!(out.len(), MAX_LISTED + 1);
+        let last = &out[MAX_LISTED];
+        assert_eq!(
+            (last.code, last.severity),
+            ("problems-unlisted", Severity::Error)
+        );
+        assert!(
+            last.message
+                .starts_with("1 more error(s) and 2 more warning(s)"),
+            "{}",
+            last.message
+        );
+        assert!(Cap::default().unlisted(file).is_none());
     }
 }

@@ -6,7 +6,7 @@
 //! that `SHA256SUMS` agrees with both. Every problem is reported, not just the first.
 
 use crate::archive::{self, Limits};
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Cap, Diagnostic, Severity};
 use crate::fetch::{FetchError, Fetcher, Location};
 use crate::json::pointer_push;
 use crate::sha256::Sha256;
@@ -89,10 +89,10 @@ pub fn index_argument(what: &'static str, s: &str) -> Result<Location, crate::er
 struct Ctx<'a> {
     index_file: PathBuf,
     diags: Vec<Diagnostic>,
-    /// Per file, how many problems `error` and `warn` listed, and the errors and warnings
-    /// past [`crate::diagnostic::MAX_LISTED`] counted instead: a served SHA256SUMS of
-    /// millions of bad lines must not make millions of diagnostics.
-    per_file: BTreeMap<PathBuf, (usize, usize, usize)>,
+    /// Per file, how many problems `error` and `warn` listed, and those past
+    /// [`crate::diagnostic::MAX_LISTED`] counted instead: a served SHA256SUMS of millions
+    /// of bad lines must not make millions of diagnostics.
+    per_file: BTreeMap<PathBuf, Cap>,
     /// The errors counted instead of listed, over all files.
     unlisted_errors: usize,
     env_failed: bool,
@@ -119,19 +119,12 @@ impl Ctx<'_> {
     /// True when a problem of `severity` about `file` is to be listed; when the file has
     /// had its share, it is counted instead.
     fn listed(&mut self, file: &Path, severity: Severity) -> bool {
-        let (listed, errors, warnings) = self.per_file.entry(file.to_path_buf()).or_default();
-        if *listed < crate::diagnostic::MAX_LISTED {
-            *listed += 1;
-            return true;
+        let cap = self.per_file.entry(file.to_path_buf()).or_default();
+        let listed = cap.admit(severity);
+        if !listed && severity == Severity::Error {
+            self.unlisted_errors += 1;
         }
-        match severity {
-            Severity::Error => {
-                *errors += 1;
-                self.unlisted_errors += 1;
-            }
-            Severity::Warning => *warnings += 1,
-        }
-        false
+        listed
     }
     /// The index, or a file it lists (an archive, `SHA256SUMS`), could not be read. That
     /// the server answered 404 (or another definite refusal) is the input's fault, as a
@@ -271,11 +264,8 @@ enum FromAssets {
 }
 
 fn finish(index: &Location, archives: Vec<Checked>, mut ctx: Ctx) -> Report {
-    for (file, (_, errors, warnings)) in &ctx.per_file {
-        if errors + warnings > 0 {
-            ctx.diags
-                .push(Diagnostic::unlisted(file, *errors, *warnings));
-        }
+    for (file, cap) in &ctx.per_file {
+        ctx.diags.extend(cap.unlisted(file));
     }
     Report {
         index: index.to_string(),
