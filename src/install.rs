@@ -980,6 +980,12 @@ fn file_digest(p: &Path) -> Result<Option<Sha256>, Error> {
     }
 }
 
+/// Whether the receipt `r` keeps a private index's credentials (a password, a token): a file
+/// holding it is for its owner's eyes alone.
+fn keeps_secret(r: Option<&Receipt>) -> bool {
+    (r.and_then(|r| r.index_url.as_deref())).is_some_and(crate::fetch::holds_secret)
+}
+
 fn write_receipt(profile: &Profile, id: &str, r: Option<&Receipt>) -> Result<(), Error> {
     let p = receipt::path(profile, id);
     match r {
@@ -987,9 +993,7 @@ fn write_receipt(profile: &Profile, id: &str, r: Option<&Receipt>) -> Result<(),
             crate::fs::create_dir_all(&profile.receipts_dir())?;
             let mut bytes = serde_json::to_vec_pretty(r).unwrap_or_default();
             bytes.push(b'\n');
-            // One that keeps a private index's credentials is for its owner's eyes alone.
-            let secret = (r.index_url.as_deref()).is_some_and(crate::fetch::holds_secret);
-            let mode = if secret {
+            let mode = if keeps_secret(Some(r)) {
                 0o600
             } else {
                 crate::pack::file_mode(&p)
@@ -1282,7 +1286,15 @@ fn commit_steps(
     let journal_bytes = serde_json::to_vec_pretty(&journal).map_err(|e| {
         crate::fs::FsError::new("write", &profile.journal(), std::io::Error::other(e))
     })?;
-    crate::pack::write_atomic(&profile.journal(), &journal_bytes)?;
+    // It holds the receipts, so their credentials too.
+    let mode = if keeps_secret(journal.old_receipt.as_ref())
+        || keeps_secret(journal.new_receipt.as_ref())
+    {
+        0o600
+    } else {
+        crate::pack::file_mode(&profile.journal())
+    };
+    crate::pack::write_atomic_mode(&profile.journal(), &journal_bytes, mode)?;
     crash_point(1);
     let tree = profile.recipe_dir(id);
     move_if_exists(&tree, &staging.join("old"))?;

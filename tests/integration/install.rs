@@ -2496,6 +2496,53 @@ fn a_receipt_keeping_a_query_token_is_private() {
     assert_eq!(mode & 0o077, 0, "{mode:o}");
 }
 
+/// The journal holds the receipts an install writes, the index URL as given among them: one
+/// with a password or a token in it is readable by its owner alone, as the receipt is. It
+/// was written 0644, and a crash leaves it there until the next command.
+#[test]
+fn a_journal_keeping_index_credentials_is_private() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    std::fs::copy(
+        sb.join("cat/hooks-index.json"),
+        sb.join("cat/hooks-index.json?token=s3cret"),
+    )
+    .unwrap();
+    let server = HttpServer::serve(sb.join("cat"), Box::new(|_| None));
+    for (profile, index) in ["p1", "p2"].into_iter().zip([
+        server.url("hooks-index.json?token=s3cret"),
+        server
+            .url("hooks-index.json")
+            .replace("http://", "http://me:s3cret@"),
+    ]) {
+        let o = sb
+            .cmd()
+            .args(["install", "demo", "--profile", profile, "--index", &index])
+            .env("HOOKPACK_TEST_CRASH_AT", "1")
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "{index}: {o:?}");
+        let journal = sb.join(profile).join(".hookpack-journal.json");
+        assert!(
+            std::fs::read_to_string(&journal)
+                .unwrap()
+                .contains("s3cret"),
+            "{index}"
+        );
+        let mode = std::os::unix::fs::PermissionsExt::mode(
+            &std::fs::metadata(&journal).unwrap().permissions(),
+        );
+        assert_eq!(mode & 0o077, 0, "{index}: {mode:o}");
+        // The next install rolls the crashed one back, then goes through.
+        ok(&in_profile(
+            &sb,
+            profile,
+            &["install", "demo", "--index", &index],
+        ));
+        assert!(!journal.exists(), "{index}");
+    }
+}
+
 /// An index URL that cannot be used (a bad port, a space in the host) was echoed whole in
 /// the error, password included, from `--index` and from `$HOOKPACK_INDEX_URL` (where CI
 /// keeps a secret) alike.
