@@ -264,7 +264,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
             }
             Status::ScriptUnknown => {
                 if let crate::trust::Script::Unresolved(p) = &h.script {
-                    let (why, fix) = crate::trust::unresolved_why(p, &env.profile_root);
+                    let (why, fix) = crate::trust::unresolved_why(p, &h.command, &env);
                     problem(
                         &mut out,
                         &h.file,

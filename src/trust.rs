@@ -497,19 +497,19 @@ impl Status {
     }
 }
 
-/// What is said of a handler whose script is [`Script::Unresolved`] as `path` in the profile
-/// at `profile_root`, and the fix (`trust` refuses it, `doctor` reports it).
-pub fn unresolved_why(path: &str, profile_root: &Path) -> (String, &'static str) {
-    // Only the profile root is expanded in the script word, and the root splits: it was left
-    // out because the shell splits it. (A `-C` folder or a flag's value, `-r …`, is unknown
+/// What is said of a handler running `cmd` whose script is [`Script::Unresolved`] as `path`
+/// under `env`, and the fix (`trust` refuses it, `doctor` reports it).
+pub fn unresolved_why(path: &str, cmd: &str, env: &Env) -> (String, &'static str) {
+    // Unknown only because the shell splits the profile root: with a root it leaves whole,
+    // the script would be known. (A `-C` folder or a flag's value, `-r …`, stays unknown
     // whatever the root holds, and quoting the script path would not change that.)
-    let dollars: Vec<usize> = path.match_indices('$').map(|(at, _)| at).collect();
-    let only_root = splits_in_shell(profile_root)
-        && !path.starts_with(['-', '+'])
-        && !dollars.is_empty()
-        && dollars.iter().all(|&at| expands_root(path, at))
-        && !(path.replace("${FINCLAW_PROFILE_ROOT}", "")).contains(['`', '*', '?', '[', '{', '~']);
-    if only_root {
+    let whole = Env {
+        profile_root: PathBuf::from("/"),
+        workspace: env.workspace.clone(),
+    };
+    let split = splits_in_shell(&env.profile_root)
+        && !matches!(resolve_script(cmd, &whole), Script::Unresolved(_));
+    if split {
         return (
             format!(
                 "its command leaves `$FINCLAW_PROFILE_ROOT` unquoted in `{path}`, and the \
@@ -528,14 +528,13 @@ pub fn unresolved_why(path: &str, profile_root: &Path) -> (String, &'static str)
     )
 }
 
-/// Why a handler whose script path holds a shell expansion is not trusted, in the profile at
-/// `profile_root`.
-pub fn unresolved_script(script: &Script, profile_root: &Path) -> String {
+/// Why a handler running `cmd`, whose script path holds a shell expansion, is not trusted.
+pub fn unresolved_script(script: &Script, cmd: &str, env: &Env) -> String {
     let path = match script {
         Script::Unresolved(p) => p.as_str(),
         _ => "",
     };
-    let (why, fix) = unresolved_why(path, profile_root);
+    let (why, fix) = unresolved_why(path, cmd, env);
     format!("refused: {why}; {fix}")
 }
 
@@ -639,29 +638,6 @@ mod tests {
     }
 
     #[test]
-    fn an_unknown_script_is_said_to_be_split_only_when_just_the_root_is_expanded() {
-        let split = |path: &str| {
-            unresolved_why(path, Path::new("/my prof"))
-                .0
-                .contains("leaves `$FINCLAW_PROFILE_ROOT` unquoted")
-        };
-        assert!(split("$FINCLAW_PROFILE_ROOT/x.sh"));
-        assert!(split(
-            "${FINCLAW_PROFILE_ROOT}/hooks/${FINCLAW_PROFILE_ROOT}.sh"
-        ));
-        for other in [
-            "$FINCLAW_PROFILE_ROOTX/x.sh",
-            "a$FINCLAW_PROFILE_ROOT/x.sh",
-            "${FINCLAW_PROFILE_ROOT}/$PWD/x.sh",
-            "${FINCLAW_PROFILE_ROOT}/*.sh",
-            "$PWD/x.sh",
-            "x.sh",
-        ] {
-            assert!(!split(other), "{other}");
-        }
-    }
-
-    #[test]
     fn the_split_root_is_blamed_only_when_the_root_splits_and_the_script_word_holds_it() {
         let blames_split = |root: &str, cmd: &str| {
             let env = Env {
@@ -671,7 +647,7 @@ mod tests {
             let Script::Unresolved(path) = resolve_script(cmd, &env) else {
                 panic!("{root}: {cmd}: not unresolved");
             };
-            unresolved_why(&path, &env.profile_root)
+            unresolved_why(&path, cmd, &env)
                 .0
                 .contains("leaves `$FINCLAW_PROFILE_ROOT` unquoted")
         };
@@ -680,6 +656,10 @@ mod tests {
             "node ${FINCLAW_PROFILE_ROOT}/x.js"
         ));
         assert!(blames_split("/p*", "$FINCLAW_PROFILE_ROOT/x.sh"));
+        assert!(blames_split(
+            "/my prof",
+            "sh ${FINCLAW_PROFILE_ROOT}/hooks/${FINCLAW_PROFILE_ROOT}.sh"
+        ));
         // A quoted `-C` folder and a flag's value are unknown whatever the root holds: the
         // profile's path is not to blame, and quoting the script path changes nothing.
         for (root, cmd) in [
@@ -687,6 +667,13 @@ mod tests {
             ("/p", "ruby -C ${FINCLAW_PROFILE_ROOT} x.rb"),
             ("/p", "node -r ${FINCLAW_PROFILE_ROOT}/pre.js x.js"),
             ("/my prof", "node -r ${FINCLAW_PROFILE_ROOT}/pre.js x.js"),
+            ("/my prof", "ruby -C \"${FINCLAW_PROFILE_ROOT}/lib\" x.rb"),
+            // Another expansion, or a glob, is unknown whatever the root holds.
+            ("/my prof", "sh a$FINCLAW_PROFILE_ROOT/x.sh"),
+            ("/my prof", "sh $FINCLAW_PROFILE_ROOTX/x.sh"),
+            ("/my prof", "sh ${FINCLAW_PROFILE_ROOT}/$PWD/x.sh"),
+            ("/my prof", "sh ${FINCLAW_PROFILE_ROOT}/*.sh"),
+            ("/my prof", "sh $PWD/x.sh"),
         ] {
             assert!(!blames_split(root, cmd), "{root}: {cmd}");
         }
@@ -928,6 +915,7 @@ pub fn apply(
     }
     let workspace = crate::fs::absolute(workspace);
     let handlers = crate::list::all_handlers(profile, &workspace, &file)?;
+    let env = crate::list::env_of(profile, &workspace);
     let mut changes = Vec::new();
     for h in handlers.iter().filter(|h| selected(h, sel)) {
         let mut c = Change {
@@ -955,7 +943,7 @@ pub fn apply(
             c.result = match (h.status, clash) {
                 (Status::Invalid, _) => format!("refused: invalid ({})", h.problems.join("; ")),
                 (Status::ScriptMissing, _) => "refused: its script is missing".into(),
-                (Status::ScriptUnknown, _) => unresolved_script(&h.script, &profile.root),
+                (Status::ScriptUnknown, _) => unresolved_script(&h.script, &h.command, &env),
                 (Status::Trusted, _) => "unchanged".into(),
                 (_, Some(o)) => format!(
                     "refused: its trust key is also that of the handler at {} (one event, one \
