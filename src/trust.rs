@@ -138,11 +138,85 @@ fn splits_in_shell(path: &Path) -> bool {
         .any(|b| matches!(b, b' ' | b'\t' | b'\n' | b'*' | b'?' | b'['))
 }
 
+/// Programs that run a command given to them (`nice -n 5 node x.js`, `sudo node x.js`):
+/// where that command starts depends on each one's own flags, so it is not looked for.
+const WRAPPERS: [&str; 24] = [
+    "env",
+    "exec",
+    "command",
+    "nohup",
+    "setsid",
+    "nice",
+    "timeout",
+    "stdbuf",
+    "ionice",
+    "chrt",
+    "taskset",
+    "sudo",
+    "doas",
+    "su",
+    "runuser",
+    "xargs",
+    "time",
+    "flock",
+    "chroot",
+    "unbuffer",
+    "nsenter",
+    "unshare",
+    "systemd-run",
+    "watch",
+];
+
+/// The index in `words` (of `cmd`) of the program that runs: past `NAME=value` assignments,
+/// which only set its environment, and past `exec`, `command`, `nohup` and `setsid` without
+/// flags and `env` with assignments only, which run the words after them. `Err` with the
+/// index of another of [`WRAPPERS`] (or of one of those with flags): the program it runs
+/// cannot be told.
+fn program_word(cmd: &str, words: &[command::Word]) -> Result<usize, usize> {
+    // As written: a quoted `"FOO=1"` is a program's name.
+    let assignment = |w: &command::Word| {
+        cmd[w.start..w.end]
+            .split_once('=')
+            .is_some_and(|(name, _)| {
+                name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            })
+    };
+    let flag_at = |i: usize| words.get(i).is_some_and(|w| w.text.starts_with('-'));
+    let mut i = 0;
+    while words.get(i).is_some_and(assignment) {
+        i += 1;
+    }
+    while let Some(w) = words.get(i) {
+        match w.text.as_str() {
+            "exec" | "command" | "nohup" | "setsid" if !flag_at(i + 1) => i += 1,
+            "env" => {
+                let at = i;
+                i += 1;
+                while words.get(i).is_some_and(assignment) {
+                    i += 1;
+                }
+                if flag_at(i) {
+                    return Err(at);
+                }
+            }
+            name if WRAPPERS.contains(&name) => return Err(i),
+            _ => break,
+        }
+    }
+    Ok(i)
+}
+
 /// Resolves the script a command runs.
 pub fn resolve_script(cmd: &str, env: &Env) -> Script {
-    let Ok(words) = command::split(cmd) else {
+    let Ok(mut words) = command::split(cmd) else {
         return Script::None;
     };
+    // From the program on: what comes before it only sets its environment, or runs it.
+    match program_word(cmd, &words.words) {
+        Ok(at) => drop(words.words.drain(..at)),
+        Err(at) => return Script::Unresolved(cmd[words.words[at].start..].trim_end().into()),
+    }
     match command::target(&words) {
         Target::Script {
             interpreter,
@@ -500,6 +574,17 @@ impl Status {
 /// What is said of a handler running `cmd` whose script is [`Script::Unresolved`] as `path`
 /// under `env`, and the fix (`trust` refuses it, `doctor` reports it).
 pub fn unresolved_why(path: &str, cmd: &str, env: &Env) -> (String, &'static str) {
+    let words = command::split(cmd).map(|w| w.words).unwrap_or_default();
+    if let Err(at) = program_word(cmd, &words) {
+        return (
+            format!(
+                "its command runs `{}`, which runs another program as its own flags say, so \
+                 the script that program runs cannot be known or hashed",
+                words[at].text
+            ),
+            "run the interpreter itself (`node x.js`; set a variable with `NAME=value node x.js`)",
+        );
+    }
     // Unknown only because the shell splits the profile root: with a root it leaves whole,
     // the script would be known. (A `-C` folder or a flag's value, `-r …`, stays unknown
     // whatever the root holds, and quoting the script path would not change that.)
@@ -676,6 +761,53 @@ mod tests {
             ("/my prof", "sh $PWD/x.sh"),
         ] {
             assert!(!blames_split(root, cmd), "{root}: {cmd}");
+        }
+    }
+
+    /// `NAME=value` before the program, and `env`, `exec`, `command`, `nohup`, `setsid`
+    /// that run the words after them, leave the script the one the program runs (it was
+    /// taken as no script at all, so its bytes were outside the hash); other programs that
+    /// run a command given to them make the script unknown.
+    #[test]
+    fn assignments_and_wrappers_before_the_program_are_seen_through() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("x.js"), "process.exit(0);\n").unwrap();
+        let env = Env {
+            profile_root: PathBuf::from("/nonexistent-prof"),
+            workspace: dir.path().to_path_buf(),
+        };
+        let file = Script::File(dir.path().join("x.js"));
+        for cmd in [
+            "FOO=1 node x.js",
+            "FOO='a b' BAR=\"$HOME\" node x.js",
+            "env node x.js",
+            "env A=1 B=2 node x.js",
+            "exec node x.js",
+            "command node x.js",
+            "nohup node x.js",
+            "setsid node x.js",
+            "A=1 exec env B=2 node x.js",
+        ] {
+            assert_eq!(resolve_script(cmd, &env), file, "{cmd}");
+        }
+        for cmd in [
+            "env -i node x.js",
+            "exec -a name node x.js",
+            "nice -n 5 node x.js",
+            "timeout 5 node x.js",
+            "sudo node x.js",
+            "xargs node x.js",
+            "A=1 stdbuf -oL node x.js",
+        ] {
+            let script = resolve_script(cmd, &env);
+            assert!(matches!(script, Script::Unresolved(_)), "{cmd}: {script:?}");
+            let (why, fix) = unresolved_why("", cmd, &env);
+            assert!(why.contains("which runs another program"), "{cmd}: {why}");
+            assert!(fix.contains("NAME=value node x.js"), "{cmd}: {fix}");
+        }
+        // Quoted, `FOO=1` is a program's name, not an assignment; alone, there is no program.
+        for cmd in ["\"FOO=1\" node x.js", "FOO=1", "env", "env A=1"] {
+            assert_eq!(resolve_script(cmd, &env), Script::None, "{cmd}");
         }
     }
 

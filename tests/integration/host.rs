@@ -3186,3 +3186,42 @@ fn doctor_names_handlers_that_hosts_skip_until_trusted() {
     );
     assert_eq!(statuses, ["modified \"tool-gate\""]);
 }
+
+/// `FOO=1 node x.js`, `env node x.js` and `exec node x.js` were taken to run no script
+/// (their first word is no interpreter), so the hash left `x.js` out: edited after trust,
+/// it still ran as trusted (found by review). The script is the one the program runs; one
+/// behind another wrapper (`nice`, `timeout`, `sudo`) is unknown, never trusted.
+#[test]
+fn a_script_behind_an_assignment_or_a_wrapper_is_hashed() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("prof")).unwrap();
+    sb.write("ws/x.js", "process.exit(0);\n");
+    let (doc, by_id) = list_workspace_handlers(
+        &sb,
+        json!([
+            {"type": "command", "command": "FOO=1 node x.js", "id": "assign"},
+            {"type": "command", "command": "env A=1 node x.js", "id": "env"},
+            {"type": "command", "command": "exec node x.js", "id": "exec"},
+            {"type": "command", "command": "nice -n 5 node x.js", "id": "nice"}
+        ]),
+    );
+    for id in ["assign", "env", "exec"] {
+        assert_eq!(by_id[id]["script"]["kind"], "file", "{doc:#}");
+    }
+    assert_eq!(by_id["nice"]["status"], "script-unknown", "{doc:#}");
+    let o = in_prof_output(&sb, &["trust", "--all"]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("its command runs `nice`, which runs another program"),
+        "{out}"
+    );
+    sb.write("ws/x.js", "require('fs').writeFileSync('ran.txt', 'edited');\n");
+    let doc = one_json_document(&in_prof_output(&sb, &["list", "--format", "json"]));
+    for h in doc["handlers"].as_array().unwrap() {
+        let want = if h["id"] == "nice" { "script-unknown" } else { "modified" };
+        assert_eq!(h["status"], want, "{doc:#}");
+    }
+    run(&sb, "PreToolUse", json!({"tool_name": "exec"}), &[]);
+    assert!(!sb.join("ws/ran.txt").exists());
+}
