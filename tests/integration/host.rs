@@ -3216,10 +3216,17 @@ fn a_script_behind_an_assignment_or_a_wrapper_is_hashed() {
         out.contains("its command runs `nice`, which runs another program"),
         "{out}"
     );
-    sb.write("ws/x.js", "require('fs').writeFileSync('ran.txt', 'edited');\n");
+    sb.write(
+        "ws/x.js",
+        "require('fs').writeFileSync('ran.txt', 'edited');\n",
+    );
     let doc = one_json_document(&in_prof_output(&sb, &["list", "--format", "json"]));
     for h in doc["handlers"].as_array().unwrap() {
-        let want = if h["id"] == "nice" { "script-unknown" } else { "modified" };
+        let want = if h["id"] == "nice" {
+            "script-unknown"
+        } else {
+            "modified"
+        };
         assert_eq!(h["status"], want, "{doc:#}");
     }
     run(&sb, "PreToolUse", json!({"tool_name": "exec"}), &[]);
