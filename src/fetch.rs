@@ -58,6 +58,16 @@ fn ca_certificates(path: &Path) -> Result<Vec<reqwest::Certificate>, FetchError>
     Ok(certs)
 }
 
+/// What an error status says beyond its number: a redirect status reaches the caller only
+/// when it names no place to go (a `Location` is followed, or refused as such).
+fn status_note(status: u16) -> &'static str {
+    if (300..400).contains(&status) {
+        ", a redirect with no Location to follow; the server's redirect is broken"
+    } else {
+        ""
+    }
+}
+
 /// `url` as it may be shown: a password in it (`https://user:password@host/…`, for a
 /// private index) becomes `***`, and so do a user name given alone (a token) and the value
 /// of a query parameter named like a secret (`?token=…`, a signed URL's
@@ -162,7 +172,7 @@ pub enum FetchError {
         why: String,
     },
     /// The server answered with an error status (a 5xx after retries).
-    #[error("{url} answered HTTP {status}{}", if *attempts > 1 { format!(" (tried {attempts} times)") } else { String::new() })]
+    #[error("{url} answered HTTP {status}{}{}", status_note(*status), if *attempts > 1 { format!(" (tried {attempts} times)") } else { String::new() })]
     HttpStatus {
         /// The URL, and the one it was redirected from, if any.
         url: String,

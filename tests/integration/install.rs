@@ -2543,6 +2543,33 @@ fn a_journal_keeping_index_credentials_is_private() {
     }
 }
 
+/// A redirect status with no `Location` was reported as a bare "answered HTTP 302", which
+/// reads like an answer to act on (found by the hostile-network sweep); it says the
+/// redirect leads nowhere.
+#[test]
+fn a_redirect_without_a_location_is_said_to_lead_nowhere() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("cat")).unwrap();
+    let server = HttpServer::serve(
+        sb.join("cat"),
+        Box::new(|_| Some(b"HTTP/1.1 302 Found\r\nContent-Length: 0\r\n\r\n".to_vec())),
+    );
+    let o = sb
+        .cmd()
+        .args(["catalog", "list", &server.url("hooks-index.json")])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains(
+            "answered HTTP 302, a redirect with no Location to follow; the server's redirect \
+             is broken"
+        ),
+        "{err}"
+    );
+}
+
 /// An index URL that cannot be used (a bad port, a space in the host) was echoed whole in
 /// the error, password included, from `--index` and from `$HOOKPACK_INDEX_URL` (where CI
 /// keeps a secret) alike.
