@@ -1237,6 +1237,30 @@ fn run_test(dirs: Vec<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
             ));
         }
     }
+    // A program the handlers' shell could not find (node missing, or off the PATH of the
+    // login shell): said once, with the fix, besides each failed case's stderr.
+    let mut not_found: Vec<String> = Vec::new();
+    let exited_127 = (results.iter())
+        .flat_map(|r| &r.handlers)
+        .filter(|h| h.exit == Some(127));
+    for line in exited_127.flat_map(|h| h.stderr.lines()) {
+        let line = line.trim_end();
+        let head =
+            (line.strip_suffix(": not found")).or_else(|| line.strip_suffix(": command not found"));
+        if let Some(program) = head.and_then(|h| h.rsplit(": ").next()) {
+            if !not_found.iter().any(|p| p == program) {
+                not_found.push(program.to_string());
+            }
+        }
+    }
+    if !not_found.is_empty() {
+        let names: Vec<String> = not_found.iter().map(|p| format!("`{p}`")).collect();
+        printer.message(&printable(&format!(
+            "note: handlers exited 127, as a shell does for a command it cannot find: {}; \
+             install it, or put it on the PATH that `$SHELL -lc` sets",
+            names.join(", ")
+        )));
+    }
     Ok(if failed > 0 {
         ExitCode::Invalid
     } else {

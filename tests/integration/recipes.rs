@@ -1084,3 +1084,32 @@ fn recipes_that_all_lack_cases_are_named_by_test() {
         "{err}"
     );
 }
+
+/// A handler whose program is not found (node missing, or not on the PATH the handlers'
+/// login shell sets) failed every case with "exit 127" and a shell's stderr line each, with
+/// nothing saying once what to install (found by the new-user walkthrough). A note names
+/// the program.
+#[test]
+fn a_program_the_handlers_shell_cannot_find_is_named_once() {
+    let sb = Sandbox::new();
+    scaffold_demo(&sb);
+    let manifest_path = sb.join("recipes/demo/recipe.json");
+    let text = std::fs::read_to_string(&manifest_path).unwrap();
+    std::fs::write(
+        &manifest_path,
+        text.replace("node scripts/main.js", "sh scripts/gate.sh"),
+    )
+    .unwrap();
+    sb.write("recipes/demo/src/gate.sh", "nodez scripts/main.js\n");
+    let o = sb.cmd().args(["test", "recipes/demo"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(
+            "note: handlers exited 127, as a shell does for a command it cannot find: `nodez`; \
+             install it, or put it on the PATH that `$SHELL -lc` sets"
+        ),
+        "{err}"
+    );
+    assert_eq!(err.matches("exited 127").count(), 1, "{err}");
+}
