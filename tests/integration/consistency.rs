@@ -38,6 +38,11 @@ fn sigkill_at_random_instants() {
     catalog(&sb, &["demo".to_string()]);
     sb.write("prof/hooks.json", USER);
     let user: Value = serde_json::from_str(USER).unwrap();
+    // The delays span `span_us`, which shrinks after a command that finished before its
+    // kill and grows after one that was killed, so about 70 % of the kills land midway on a
+    // fast machine as on a slow one (a fixed 25 ms span let most commands finish once they
+    // took 12 ms).
+    let mut span_us: u64 = 25_000;
     let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut kills = 0;
     let mut states = std::collections::BTreeMap::new();
@@ -45,7 +50,7 @@ fn sigkill_at_random_instants() {
         seed ^= seed << 13;
         seed ^= seed >> 7;
         seed ^= seed << 17;
-        let delay_us = seed % 25_000;
+        let delay_us = seed % span_us;
         let installed = stamped(&read_json(&sb.join("prof/hooks.json")), "demo") == 1;
         let args: &[&str] = if installed {
             &["remove", "demo"]
@@ -69,6 +74,9 @@ fn sigkill_at_random_instants() {
         let status = child.wait().unwrap();
         if status.code().is_none() {
             kills += 1;
+            span_us += span_us / 8;
+        } else {
+            span_us = (span_us * 3 / 4).max(500);
         }
         let now = read_json(&sb.join("prof/hooks.json"));
         let changed = now != before;
