@@ -269,8 +269,12 @@ impl Drop for HttpServer {
 
 /// `hookpack list --profile prof --workspace ws --format json`, parsed.
 pub fn list_json(sb: &Sandbox) -> Value {
-    let o = sb
-        .cmd()
+    list_json_of(sb.cmd())
+}
+
+/// [`list_json`] run by `cmd` (a [`Sandbox::cmd`] with some environment of its own).
+pub fn list_json_of(mut cmd: Command) -> Value {
+    let o = cmd
         .args([
             "list",
             "--profile",

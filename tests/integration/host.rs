@@ -2464,21 +2464,9 @@ fn a_quoted_tilde_is_not_the_home_folder() {
         serde_json::to_vec(&hooks).unwrap(),
     );
     let list = || {
-        let o = sb
-            .cmd()
-            .env("HOME", sb.join("hm"))
-            .args([
-                "list",
-                "--profile",
-                "prof",
-                "--workspace",
-                "ws",
-                "--format",
-                "json",
-            ])
-            .output()
-            .unwrap();
-        one_json_document(&o)["handlers"]
+        let mut cmd = sb.cmd();
+        cmd.env("HOME", sb.join("hm"));
+        list_json_of(cmd)["handlers"]
             .as_array()
             .unwrap()
             .iter()
