@@ -1069,15 +1069,24 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
     }
     // Then the archives move in, and only once their names are on disk too, the index and
     // SHA256SUMS that list them: a crash never leaves an index naming an archive not there.
+    // A move that fails puts back every one made before it, so OUT is as it was.
+    let out_existed = opts.out_dir.is_dir();
     crate::fs::create_dir_all(&opts.out_dir)?;
-    for (from, dest) in &moves {
-        crate::fs::rename(from, dest)?;
-    }
-    if !moves.is_empty() && !staged_lists.is_empty() {
-        sync_folder(&opts.out_dir);
-    }
-    for (from, dest) in &staged_lists {
-        crate::fs::rename(from, dest)?;
+    let mut moved = Moved::new(staging.path());
+    let committed = (|| {
+        for (from, dest) in &moves {
+            moved.move_in(from, dest)?;
+        }
+        if !moves.is_empty() && !staged_lists.is_empty() {
+            sync_folder(&opts.out_dir);
+        }
+        for (from, dest) in &staged_lists {
+            moved.move_in(from, dest)?;
+        }
+        Ok(())
+    })();
+    if let Err(e) = committed {
+        return Err(moved.undo(e, &opts.out_dir, out_existed).into());
     }
     sync_folder(&opts.out_dir);
     Ok(Report {
@@ -1864,6 +1873,87 @@ pub fn write_atomic_mode(path: &Path, bytes: &[u8], mode: u32) -> Result<(), Err
 
 /// Makes the names just moved into `dir` durable. Best effort: some file systems cannot
 /// sync a folder, and the files themselves already are on disk.
+/// The files a commit has moved into OUT, each with a link to (or copy of) the file it
+/// replaced, kept in the staging folder until the commit is done.
+struct Moved<'a> {
+    staging: &'a Path,
+    done: Vec<(PathBuf, Option<PathBuf>)>,
+}
+
+impl<'a> Moved<'a> {
+    fn new(staging: &'a Path) -> Self {
+        Moved {
+            staging,
+            done: Vec::new(),
+        }
+    }
+
+    /// Renames `from` to `dest`, first keeping whatever `dest` was.
+    fn move_in(&mut self, from: &Path, dest: &Path) -> Result<(), crate::fs::FsError> {
+        let backup = match std::fs::symlink_metadata(dest) {
+            Ok(_) => {
+                let kept = self.staging.join(format!(".replaced-{}", self.done.len()));
+                // A link costs nothing; where the file system has none (or the file refuses
+                // one), a copy does.
+                if std::fs::hard_link(dest, &kept).is_err() {
+                    std::fs::copy(dest, &kept)
+                        .map_err(|e| crate::fs::FsError::new("keep", dest, e))?;
+                }
+                Some(kept)
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(crate::fs::FsError::new("inspect", dest, e)),
+        };
+        let op = if backup.is_some() {
+            "replace"
+        } else {
+            "create"
+        };
+        std::fs::rename(from, dest).map_err(|e| crate::fs::FsError::new(op, dest, e))?;
+        self.done.push((dest.to_path_buf(), backup));
+        Ok(())
+    }
+
+    /// Puts back, newest first, what the files moved in replaced (or removes those that
+    /// replaced nothing, and OUT itself when the commit created it), and returns `failed`
+    /// saying so, or naming each file it could not put back.
+    fn undo(
+        self,
+        failed: crate::fs::FsError,
+        out_dir: &Path,
+        out_existed: bool,
+    ) -> crate::fs::FsError {
+        let mut left = Vec::new();
+        for (dest, backup) in self.done.into_iter().rev() {
+            let put_back = match &backup {
+                Some(kept) => std::fs::rename(kept, &dest),
+                None => std::fs::remove_file(&dest),
+            };
+            if let Err(e) = put_back {
+                left.push(format!("{} ({e})", dest.display()));
+            }
+        }
+        if !out_existed && left.is_empty() {
+            let _ = std::fs::remove_dir(out_dir);
+        }
+        sync_folder(out_dir);
+        let outcome = if left.is_empty() {
+            format!("{} is as it was before this pack", out_dir.display())
+        } else {
+            format!(
+                "and files this pack had written could not be taken back: {}; pack again once \
+                 the cause is fixed, which writes them all again",
+                left.join(", ")
+            )
+        };
+        let source = io::Error::new(
+            failed.source.kind(),
+            format!("{}; {outcome}", failed.source),
+        );
+        crate::fs::FsError::new(failed.op, &failed.path, source)
+    }
+}
+
 fn sync_folder(dir: &Path) {
     if let Ok(d) = File::open(dir) {
         let _ = d.sync_all();

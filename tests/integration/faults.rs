@@ -296,3 +296,114 @@ fn pack_out_of_room(sb: &Sandbox) -> String {
     assert!(err.contains("No space left"), "{err}");
     err
 }
+
+/// A file made immutable (`chattr +i`, which root too must undo before it can replace or
+/// remove it): a rename over it fails with EPERM. Undone on drop, so the sandbox can go.
+#[cfg(target_os = "linux")]
+struct Immutable(PathBuf);
+
+#[cfg(target_os = "linux")]
+impl Immutable {
+    fn set(path: &Path) -> Immutable {
+        set_immutable(path, true);
+        Immutable(path.to_path_buf())
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for Immutable {
+    fn drop(&mut self) {
+        set_immutable(&self.0, false);
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn set_immutable(path: &Path, on: bool) {
+    use std::os::fd::AsRawFd;
+    const FS_IMMUTABLE_FL: libc::c_long = 0x10;
+    let f = std::fs::File::open(path).unwrap();
+    let mut flags: libc::c_long = 0;
+    // SAFETY: both ioctls take a pointer to a long, which lives across the call.
+    let got = unsafe { libc::ioctl(f.as_raw_fd(), libc::FS_IOC_GETFLAGS, &mut flags) };
+    assert_eq!(
+        got,
+        0,
+        "FS_IOC_GETFLAGS {}",
+        std::io::Error::last_os_error()
+    );
+    flags = if on {
+        flags | FS_IMMUTABLE_FL
+    } else {
+        flags & !FS_IMMUTABLE_FL
+    };
+    let set = unsafe { libc::ioctl(f.as_raw_fd(), libc::FS_IOC_SETFLAGS, &flags) };
+    assert_eq!(
+        set,
+        0,
+        "FS_IOC_SETFLAGS on {} needs root (CI runs as root): {}",
+        path.display(),
+        std::io::Error::last_os_error()
+    );
+}
+
+/// An archive that cannot move into OUT after another has (here a stray file in its place,
+/// left by hand, that cannot be replaced): pack fails with OUT exactly as it was. The
+/// archive that had moved in stayed in OUT, listed by no index.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_pack_whose_second_archive_cannot_move_in_takes_the_first_back() {
+    let sb = Sandbox::new();
+    for id in ["alpha", "zulu"] {
+        write_recipe(&sb, &format!("src/{id}"), &manifest(id));
+    }
+    sb.write("cat/hooks-zulu-0.1.0.tar.gz", "stray\n");
+    let _i = Immutable::set(&sb.join("cat/hooks-zulu-0.1.0.tar.gz"));
+    let before = snapshot(&sb.join("cat"));
+    let o = sb
+        .cmd()
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("hooks-zulu-0.1.0.tar.gz"), "{err}");
+    assert_eq!(snapshot(&sb.join("cat")), before, "{err}");
+    assert_no_staging_left(&sb);
+}
+
+/// SHA256SUMS that cannot be replaced once the index has been: pack fails with OUT exactly
+/// as it was, the old index back in place and the new archive gone again.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_pack_whose_sums_cannot_move_in_puts_the_old_index_back() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "src/alpha", &manifest("alpha"));
+    pack_src_into_cat(&sb);
+    write_recipe(&sb, "src/beta", &manifest("beta"));
+    let _i = Immutable::set(&sb.join("cat/SHA256SUMS"));
+    let before = snapshot(&sb.join("cat"));
+    let o = sb
+        .cmd()
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("SHA256SUMS"), "{err}");
+    assert_eq!(snapshot(&sb.join("cat")), before, "{err}");
+    assert_no_staging_left(&sb);
+}
+
+/// Nothing of pack's staging (`.hookpack-pack-*`) is left beside or in `cat`.
+#[cfg(target_os = "linux")]
+fn assert_no_staging_left(sb: &Sandbox) {
+    for dir in [sb.join(""), sb.join("cat")] {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let name = e.unwrap().file_name().to_string_lossy().into_owned();
+            assert!(
+                !name.starts_with(".hookpack-pack-"),
+                "{name} left in {dir:?}"
+            );
+        }
+    }
+}
