@@ -13,12 +13,16 @@ use crate::sha256::Sha256;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
+use std::io::{self, Seek as _, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// Largest index fetched.
 pub const MAX_INDEX_BYTES: u64 = 64 * 1024 * 1024;
 /// Largest archive fetched.
 pub const MAX_ARCHIVE_BYTES: u64 = 256 * 1024 * 1024;
+/// Archives up to this size are kept in memory while verified; bigger ones in a temporary
+/// file.
+const SPOOL_IN_MEMORY: usize = 4 * 1024 * 1024;
 
 /// One archive checked.
 #[derive(Debug, Clone, Serialize)]
@@ -248,6 +252,31 @@ pub fn verify(index: &Location, fetcher: &Fetcher, assets: Option<&Path>) -> Rep
 
 /// The file name an archive uploaded to `url` has in the folder `pack` wrote it to: the
 /// URL's last path segment, when it is a plain file name (pack's names need no escapes).
+/// Where verify keeps an archive while checking it. A failure to keep it (a full
+/// temporary folder) says so, not only that reading the archive failed.
+struct Spool(tempfile::SpooledTempFile);
+
+impl Spool {
+    fn kept(e: io::Error) -> io::Error {
+        let dir = std::env::temp_dir();
+        let why = format!(
+            "cannot keep it in a temporary file in {}: {e}",
+            dir.display()
+        );
+        io::Error::new(e.kind(), why)
+    }
+}
+
+impl Write for Spool {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write(buf).map_err(Spool::kept)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush().map_err(Spool::kept)
+    }
+}
+
 fn asset_name(url: &reqwest::Url) -> Option<&str> {
     let name = url.path().rsplit('/').next()?;
     (!name.is_empty() && name != "." && name != ".." && !name.contains('%')).then_some(name)
@@ -347,16 +376,21 @@ fn verify_archive(
         .as_u64()
         .map(|s| s.min(MAX_ARCHIVE_BYTES))
         .unwrap_or(MAX_ARCHIVE_BYTES);
-    let bytes = match ctx.fetcher.read_to_vec(&loc, limit) {
+    // The archive is hashed as it arrives and kept to be opened after: in memory when
+    // small, else in a temporary file, so a big one never is held in memory whole.
+    let read = |limit| {
+        let mut spool = Spool(tempfile::SpooledTempFile::new(SPOOL_IN_MEMORY));
+        let (digest, len) = ctx.fetcher.copy_to(&loc, limit, &mut spool)?;
+        Ok((digest, len, spool.0))
+    };
+    let got = match read(limit) {
         // Longer than the index says: read it whole (up to the most any archive may be), so
         // its digest tells whether the archive or the index's `size` is wrong.
-        Err(FetchError::TooLarge { .. }) if limit < MAX_ARCHIVE_BYTES => {
-            ctx.fetcher.read_to_vec(&loc, MAX_ARCHIVE_BYTES)
-        }
+        Err(FetchError::TooLarge { .. }) if limit < MAX_ARCHIVE_BYTES => read(MAX_ARCHIVE_BYTES),
         other => other,
     };
-    let bytes = match bytes {
-        Ok(b) => b,
+    let (actual, len, mut spool) = match got {
+        Ok(got) => got,
         Err(FetchError::TooLarge { .. }) if entry["size"].is_u64() => {
             ctx.error(
                 &archive_file,
@@ -371,15 +405,13 @@ fn verify_archive(
             return (checked, from_assets);
         }
     };
-    let actual = Sha256::of(&bytes);
     checked.sha256 = Some(actual);
     let sha_agrees = entry["sha256"].as_str() == Some(actual.to_string().as_str());
     if let Some(size) = entry["size"].as_u64() {
-        if size != bytes.len() as u64 {
+        if size != len {
             let fix = if sha_agrees {
                 format!(
-                    "the archive is the one the index names (its sha256 agrees), so the index is wrong: set `size` to {} (`hookpack pack` into the catalog folder holding this archive does so)",
-                    bytes.len()
+                    "the archive is the one the index names (its sha256 agrees), so the index is wrong: set `size` to {len} (`hookpack pack` into the catalog folder holding this archive does so)"
                 )
             } else {
                 format!("{reupload}: a published version's bytes never change")
@@ -388,10 +420,7 @@ fn verify_archive(
                 &archive_file,
                 &pointer_push(vp, "size"),
                 "size-mismatch",
-                format!(
-                    "the index says {size} bytes, the archive has {}; {fix}",
-                    bytes.len()
-                ),
+                format!("the index says {size} bytes, the archive has {len}; {fix}"),
             );
         }
     }
@@ -407,8 +436,19 @@ fn verify_archive(
         _ => {}
     }
     let top = format!("{id}-{version}");
-    match archive::read_manifest(bytes.as_slice(), Some(&top), &Limits::default()) {
-        Err(e) => ctx.error(&archive_file, vp, "archive-invalid", e.to_string()),
+    let opened = spool
+        .seek(SeekFrom::Start(0))
+        .map_err(|e| format!("cannot read back the archive kept in a temporary file: {e}"))
+        .and_then(|_| {
+            archive::read_manifest(
+                io::BufReader::new(&mut spool),
+                Some(&top),
+                &Limits::default(),
+            )
+            .map_err(|e| e.to_string())
+        });
+    match opened {
+        Err(e) => ctx.error(&archive_file, vp, "archive-invalid", e),
         Ok((_, None)) => ctx.error(
             &archive_file,
             vp,

@@ -1270,3 +1270,75 @@ fn a_folder_of_recipes_given_as_an_index_is_told_to_pack_it() {
         "{out}"
     );
 }
+
+/// Runs `cmd` with its output in files of the sandbox (`peak.out`, `peak.err`) and returns
+/// its exit code and its own peak resident memory in KiB. A launcher (python3) starts it: a
+/// child's peak counts that of the process it was started from, here the test binary with
+/// every test running in it.
+fn code_and_peak_kib(sb: &Sandbox, cmd: &std::process::Command) -> (i32, i64) {
+    const LAUNCH: &str = "import resource, subprocess, sys\n\
+        r = subprocess.run(sys.argv[2:])\n\
+        open(sys.argv[1], 'w').write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n\
+        sys.exit(r.returncode)\n";
+    let mut launch = std::process::Command::new("python3");
+    launch
+        .args(["-c", LAUNCH])
+        .arg(sb.join("peak.kib"))
+        .arg(cmd.get_program())
+        .args(cmd.get_args())
+        .stdout(std::fs::File::create(sb.join("peak.out")).unwrap())
+        .stderr(std::fs::File::create(sb.join("peak.err")).unwrap());
+    if let Some(dir) = cmd.get_current_dir() {
+        launch.current_dir(dir);
+    }
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => launch.env(k, v),
+            None => launch.env_remove(k),
+        };
+    }
+    let status = launch.status().expect("python3 (CI installs it)");
+    let kib = std::fs::read_to_string(sb.join("peak.kib")).unwrap();
+    (status.code().unwrap(), kib.trim().parse().unwrap())
+}
+
+/// catalog verify streams each archive (hashing it as it arrives, into a temporary file
+/// when it is large) instead of holding it in memory: it read a 96 MiB archive into a
+/// 96 MiB buffer.
+#[test]
+fn verify_does_not_hold_an_archive_in_memory() {
+    let sb = Sandbox::new();
+    packed(&sb);
+    let big = vec![0u8; 96 << 20];
+    std::fs::write(sb.join("cat/hooks-alpha-0.1.0.tar.gz"), &big).unwrap();
+    let mut index: Value =
+        serde_json::from_slice(&std::fs::read(sb.join("cat/hooks-index.json")).unwrap()).unwrap();
+    let v = &mut index["recipes"][0]["versions"][0];
+    v["size"] = json!(big.len());
+    v["sha256"] = json!(hookpack::sha256::Sha256::of(&big).to_string());
+    drop(big);
+    std::fs::write(
+        sb.join("cat/hooks-index.json"),
+        serde_json::to_vec_pretty(&index).unwrap(),
+    )
+    .unwrap();
+    for served in [false, true] {
+        let server = served.then(|| HttpServer::serve(sb.join("cat"), Box::new(|_| None)));
+        let index = match &server {
+            Some(s) => s.url("hooks-index.json"),
+            None => "cat".into(),
+        };
+        let mut cmd = sb.std_cmd();
+        cmd.args(["catalog", "verify", "--format", "json", &index]);
+        let (code, kib) = code_and_peak_kib(&sb, &cmd);
+        let out = std::fs::read_to_string(sb.join("peak.out")).unwrap();
+        assert_eq!(code, 1, "{out}");
+        let r: Value = serde_json::from_str(&out).unwrap();
+        let c = codes(&r);
+        // The digest and size agree with the index; only the bytes are no archive.
+        assert!(c.contains(&"archive-invalid".to_string()), "{c:?}");
+        assert!(!c.contains(&"sha256-mismatch".to_string()), "{c:?}");
+        assert!(!c.contains(&"size-mismatch".to_string()), "{c:?}");
+        assert!(kib < 40 * 1024, "served {served}: peak {kib} KiB");
+    }
+}
