@@ -1206,7 +1206,8 @@ pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
     Ok(notes)
 }
 
-fn process_alive(pid: i32) -> bool {
+/// Whether a process of this pid runs (or may: one of another user counts as running).
+pub(crate) fn process_alive(pid: i32) -> bool {
     #[cfg(unix)]
     {
         // SAFETY: kill with signal 0 only checks whether the process exists.

@@ -45,6 +45,9 @@ const ZSTD_HASH_LOG: u32 = 20;
 /// Up to this size zstd picks parameters for small inputs, whose tables are smaller still
 /// (2^19 entries at most at level 10), and sizes its window to the input; they are kept.
 const ZSTD_SMALL: u32 = 256 * 1024;
+/// Start of the name of pack's staging folders, followed by the pid of the pack that made
+/// it (so a later pack can tell one whose pack died) and a random part.
+const STAGING_PREFIX: &str = ".hookpack-pack-";
 /// Name of the checksum file written beside the index.
 pub const SUMS_FILE: &str = "SHA256SUMS";
 
@@ -898,39 +901,75 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         None => own_index.clone(),
     };
 
-    // Build every archive into a staging folder beside OUT.
-    // Beside OUT, so the commit is a rename; inside OUT when OUT is a mount point, since a
-    // rename cannot cross file systems.
-    let staging_parent = if opts.check {
-        std::env::temp_dir()
+    // Build every archive into a staging folder beside OUT, so the commit is a rename;
+    // inside OUT when OUT is a mount point, since a rename cannot cross file systems, or
+    // when this user may write OUT but not its parent.
+    let staging_dirs = if opts.check {
+        vec![std::env::temp_dir()]
     } else if crate::fs::is_mount_point(&opts.out_dir, &parent) {
-        opts.out_dir.clone()
+        vec![opts.out_dir.clone()]
     } else {
-        parent
+        vec![parent.clone(), opts.out_dir.clone()]
     };
-    crate::fs::create_dir_all(&staging_parent)?;
+    if !opts.check {
+        for dir in [&parent, &opts.out_dir] {
+            remove_dead_staging(dir);
+        }
+    }
+    crate::fs::create_dir_all(&staging_dirs[0])?;
     let staging_in = |dir: &Path| {
         tempfile::Builder::new()
-            .prefix(".hookpack-pack-")
+            .prefix(&format!("{STAGING_PREFIX}{}-", std::process::id()))
             .tempdir_in(dir)
-            .map_err(|e| crate::fs::FsError::new("create staging folder in", dir, e))
+            .map_err(|e| crate::fs::FsError::new("create staging folder in", dir, plain(e)))
     };
     // A catalog on a read-only file system (or in a folder this user may not write) is
     // still packed into a temporary folder: a pack that finds it current writes nothing, so
     // succeeds; one that has something to write fails with this error before the commit.
     let mut unwritable = None;
-    let staging = match staging_in(&staging_parent) {
-        Ok(staging) => staging,
-        Err(e)
-            if matches!(
-                e.source.kind(),
-                io::ErrorKind::ReadOnlyFilesystem | io::ErrorKind::PermissionDenied
-            ) =>
-        {
-            unwritable = Some(e);
+    let mut staged = None;
+    for dir in &staging_dirs {
+        if *dir == opts.out_dir && !dir.is_dir() {
+            continue;
+        }
+        match staging_in(dir) {
+            Ok(staging) => {
+                staged = Some(staging);
+                break;
+            }
+            Err(e)
+                if matches!(
+                    e.source.kind(),
+                    io::ErrorKind::ReadOnlyFilesystem | io::ErrorKind::PermissionDenied
+                ) =>
+            {
+                unwritable.get_or_insert(e);
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let staging = match staged {
+        Some(staging) => {
+            unwritable = None;
+            staging
+        }
+        None => {
+            unwritable = unwritable.map(|e| {
+                let why = format!(
+                    "{}; pack writes its files in a staging folder beside {out} or in it, \
+                     then moves them in: make {out} a folder this user may write (or the \
+                     folder it is in), or give --out-dir one that is",
+                    e.source,
+                    out = opts.out_dir.display()
+                );
+                crate::fs::FsError::new(
+                    "write in",
+                    &opts.out_dir,
+                    io::Error::new(e.source.kind(), why),
+                )
+            });
             staging_in(&std::env::temp_dir())?
         }
-        Err(e) => return Err(e.into()),
     };
     let durable = if opts.check || unwritable.is_some() {
         None
@@ -1951,6 +1990,43 @@ impl<'a> Moved<'a> {
             format!("{}; {outcome}", failed.source),
         );
         crate::fs::FsError::new(failed.op, &failed.path, source)
+    }
+}
+
+/// `e` from `tempfile` without the ` at path "…"` it appends (the caller names the folder).
+fn plain(e: io::Error) -> io::Error {
+    let text = e.to_string();
+    match text.rsplit_once(" at path \"") {
+        Some((said, _)) => io::Error::new(e.kind(), said.to_string()),
+        None => e,
+    }
+}
+
+/// Removes from `dir` the staging folders of packs that died before their commit (a
+/// crash, kill -9), which a pack into OUT may find in OUT or beside it; those of running
+/// processes, and any this cannot tell, are left alone.
+fn remove_dead_staging(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(STAGING_PREFIX))
+            .and_then(|rest| rest.split_once('-'))
+            .and_then(|(pid, _)| pid.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir
+            && pid > 0
+            && pid as u32 != std::process::id()
+            && !crate::install::process_alive(pid)
+        {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
     }
 }
 

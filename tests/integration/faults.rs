@@ -407,3 +407,78 @@ fn assert_no_staging_left(sb: &Sandbox) {
         }
     }
 }
+
+/// A catalog folder this user may write in a folder it may not (a web root's `catalog/`
+/// owned by the maintainer; here the parent is made immutable, which root too must obey):
+/// pack stages inside OUT, and leaves nothing of it behind. It failed with "cannot create
+/// staging folder in pub: Permission denied".
+#[cfg(target_os = "linux")]
+#[test]
+fn pack_into_a_writable_folder_of_an_unwritable_one_stages_inside_it() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "src/alpha", &manifest("alpha"));
+    std::fs::create_dir_all(sb.join("pub/cat")).unwrap();
+    let _i = Immutable::set(&sb.join("pub"));
+    let o = sb
+        .cmd()
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "pub/cat"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let names: Vec<String> = snapshot(&sb.join("pub/cat")).into_keys().collect();
+    assert_eq!(
+        names,
+        ["SHA256SUMS", "hooks-alpha-0.1.0.tar.gz", "hooks-index.json"]
+    );
+    let left: Vec<_> = std::fs::read_dir(sb.join("pub/cat"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().starts_with('.'))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// Neither OUT nor its parent writable: the error names the folder and says what to make
+/// writable.
+#[cfg(target_os = "linux")]
+#[test]
+fn pack_where_nothing_is_writable_says_what_to_make_writable() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "src/alpha", &manifest("alpha"));
+    std::fs::create_dir_all(sb.join("pub/cat")).unwrap();
+    let _c = Immutable::set(&sb.join("pub/cat"));
+    let _p = Immutable::set(&sb.join("pub"));
+    let o = sb
+        .cmd()
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "pub/cat"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("pub/cat"), "{err}");
+    assert!(err.contains("a folder this user may write"), "{err}");
+    assert!(snapshot(&sb.join("pub")).is_empty());
+}
+
+/// A staging folder a crashed pack left in OUT (or beside it) is removed by the next pack
+/// into OUT; one of a process still running is left alone.
+#[cfg(target_os = "linux")]
+#[test]
+fn pack_removes_staging_left_by_a_pack_that_died() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "src/alpha", &manifest("alpha"));
+    let mut gone = Command::new("true").spawn().unwrap();
+    gone.wait().unwrap();
+    let dead = format!(".hookpack-pack-{}-x1", gone.id());
+    let live = format!(".hookpack-pack-{}-x2", std::process::id());
+    for dir in ["cat/", ""] {
+        sb.write(&format!("{dir}{dead}/hooks-alpha-0.1.0.tar.gz"), "partial");
+        sb.write(&format!("{dir}{live}/hooks-alpha-0.1.0.tar.gz"), "partial");
+    }
+    pack_src_into_cat(&sb);
+    for dir in [sb.join("cat"), sb.join("")] {
+        assert!(!dir.join(&dead).exists(), "{dead} left in {dir:?}");
+        assert!(dir.join(&live).exists(), "{live} removed from {dir:?}");
+    }
+}
