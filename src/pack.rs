@@ -1930,11 +1930,14 @@ impl<'a> Moved<'a> {
     /// Renames `from` to `dest`, first keeping whatever `dest` was.
     fn move_in(&mut self, from: &Path, dest: &Path) -> Result<(), crate::fs::FsError> {
         let backup = match std::fs::symlink_metadata(dest) {
-            Ok(_) => {
+            Ok(meta) => {
                 let kept = self.staging.join(format!(".replaced-{}", self.done.len()));
-                // A link costs nothing; where the file system has none (or the file refuses
-                // one), a copy does.
-                if std::fs::hard_link(dest, &kept).is_err() {
+                // A link costs nothing (of a symbolic link, it is that link); where the file
+                // system has none (or the file refuses one), a copy of a file does.
+                if let Err(e) = std::fs::hard_link(dest, &kept) {
+                    if !meta.is_file() {
+                        return Err(crate::fs::FsError::new("keep", dest, e));
+                    }
                     std::fs::copy(dest, &kept)
                         .map_err(|e| crate::fs::FsError::new("keep", dest, e))?;
                 }
