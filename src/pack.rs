@@ -1958,7 +1958,9 @@ impl<'a> Moved<'a> {
 
     /// Puts back, newest first, what the files moved in replaced (or removes those that
     /// replaced nothing, and OUT itself when the commit created it), and returns `failed`
-    /// saying so, or naming each file it could not put back.
+    /// saying so, or naming the files it could not put back. The first file that cannot be
+    /// put back stops the undo: those moved in before it stay too, as a crash there would
+    /// have left them, since it may name them (an index left new names the new archives).
     fn undo(
         self,
         failed: crate::fs::FsError,
@@ -1966,13 +1968,16 @@ impl<'a> Moved<'a> {
         out_existed: bool,
     ) -> crate::fs::FsError {
         let mut left = Vec::new();
-        for (dest, backup) in self.done.into_iter().rev() {
+        let mut done = self.done;
+        while let Some((dest, backup)) = done.pop() {
             let put_back = match &backup {
                 Some(kept) => std::fs::rename(kept, &dest),
                 None => std::fs::remove_file(&dest),
             };
             if let Err(e) = put_back {
                 left.push(format!("{} ({e})", dest.display()));
+                left.extend(done.iter().rev().map(|(d, _)| d.display().to_string()));
+                break;
             }
         }
         if !out_existed && left.is_empty() {

@@ -2,7 +2,7 @@
 //! as it was. The profile lives on a tiny tmpfs mounted by the test (CI runs as root).
 
 use crate::common::*;
-use crate::pack::snapshot;
+use crate::pack::{snapshot, strace};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -481,4 +481,47 @@ fn pack_removes_staging_left_by_a_pack_that_died() {
         assert!(!dir.join(&dead).exists(), "{dead} left in {dir:?}");
         assert!(dir.join(&live).exists(), "{live} removed from {dir:?}");
     }
+}
+
+/// A commit whose undo fails too (here every rename from SHA256SUMS's on fails, so the old
+/// index cannot be put back) stops undoing there: the new index stays, and so must every
+/// archive it names. The undo went on and removed the new archive, leaving an index in OUT
+/// that names an archive not there.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_commit_whose_undo_fails_leaves_no_index_naming_a_missing_archive() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "src/alpha", &manifest("alpha"));
+    pack_src_into_cat(&sb);
+    write_recipe(&sb, "src/beta", &manifest("beta"));
+    // The commit's renames: beta's archive, the index, SHA256SUMS (the third, failing), then
+    // the undo's putting back of the old index (failing too).
+    let o = Command::new(strace())
+        .args(["-f", "-qq", "-o", "/dev/null"])
+        .args(["-e", "trace=rename,renameat,renameat2"])
+        .args(["-e", "inject=rename,renameat,renameat2:error=EIO:when=3+"])
+        .arg(assert_cmd::cargo::cargo_bin("hookpack"))
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
+        .current_dir(sb.path())
+        .env("TMPDIR", sb.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("cannot replace cat/SHA256SUMS"), "{err}");
+    assert!(err.contains("could not be taken back"), "{err}");
+    let index: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(sb.join("cat/hooks-index.json")).unwrap()).unwrap();
+    let mut named = Vec::new();
+    for r in index["recipes"].as_array().unwrap() {
+        for v in r["versions"].as_array().unwrap() {
+            named.push(v["url"].as_str().unwrap().to_string());
+        }
+    }
+    assert!(named.iter().any(|u| u.contains("beta")), "{named:?}\n{err}");
+    for url in &named {
+        assert!(sb.join("cat").join(url).is_file(), "{url} gone\n{err}");
+    }
+    // What stays of this pack is named, so the user knows OUT is not as it was.
+    assert!(err.contains("cat/hooks-beta-0.1.0.tar.gz"), "{err}");
 }

@@ -1667,7 +1667,7 @@ fn old_kernels_sync_each_archive() {
 
 /// strace, which the tests below use to slow chosen system calls down.
 #[cfg(target_os = "linux")]
-fn strace() -> &'static str {
+pub fn strace() -> &'static str {
     ["/usr/bin/strace", "/bin/strace"]
         .into_iter()
         .find(|p| Path::new(p).is_file())
