@@ -1910,8 +1910,6 @@ pub fn write_atomic_mode(path: &Path, bytes: &[u8], mode: u32) -> Result<(), Err
     Ok(())
 }
 
-/// Makes the names just moved into `dir` durable. Best effort: some file systems cannot
-/// sync a folder, and the files themselves already are on disk.
 /// The files a commit has moved into OUT, each with a link to (or copy of) the file it
 /// replaced, kept in the staging folder until the commit is done.
 struct Moved<'a> {
@@ -2038,6 +2036,8 @@ fn remove_dead_staging(dir: &Path) {
     }
 }
 
+/// Makes the names just moved into `dir` durable. Best effort: some file systems cannot
+/// sync a folder, and the files themselves already are on disk.
 fn sync_folder(dir: &Path) {
     if let Ok(d) = File::open(dir) {
         let _ = d.sync_all();

@@ -250,8 +250,6 @@ pub fn verify(index: &Location, fetcher: &Fetcher, assets: Option<&Path>) -> Rep
     finish(index, archives, ctx)
 }
 
-/// The file name an archive uploaded to `url` has in the folder `pack` wrote it to: the
-/// URL's last path segment, when it is a plain file name (pack's names need no escapes).
 /// Where verify keeps an archive while checking it. A failure to keep it (a full
 /// temporary folder) says so, not only that reading the archive failed.
 struct Spool(tempfile::SpooledTempFile);
@@ -277,6 +275,8 @@ impl Write for Spool {
     }
 }
 
+/// The file name an archive uploaded to `url` has in the folder `pack` wrote it to: the
+/// URL's last path segment, when it is a plain file name (pack's names need no escapes).
 fn asset_name(url: &reqwest::Url) -> Option<&str> {
     let name = url.path().rsplit('/').next()?;
     (!name.is_empty() && name != "." && name != ".." && !name.contains('%')).then_some(name)
