@@ -258,8 +258,10 @@ impl Spool {
     fn kept(e: io::Error) -> io::Error {
         let dir = std::env::temp_dir();
         let why = format!(
-            "cannot keep it in a temporary file in {}: {e}",
-            dir.display()
+            "cannot keep it in a temporary file in {}: {e}; set TMPDIR to a folder with room \
+             for it (verify keeps each archive above {} MiB there while it checks it)",
+            dir.display(),
+            SPOOL_IN_MEMORY >> 20
         );
         io::Error::new(e.kind(), why)
     }

@@ -1342,3 +1342,35 @@ fn verify_does_not_hold_an_archive_in_memory() {
         assert!(kib < 40 * 1024, "served {served}: peak {kib} KiB");
     }
 }
+
+/// An archive above the in-memory limit that cannot be kept in `$TMPDIR` (here a folder
+/// that does not exist) fails verify as the machine's fault (exit 3), naming the folder
+/// and the fix: the message named the folder, but not that TMPDIR chooses it.
+#[test]
+fn verify_with_no_room_for_a_big_archive_names_tmpdir() {
+    let sb = Sandbox::new();
+    packed(&sb);
+    let big = vec![0u8; 5 << 20];
+    std::fs::write(sb.join("cat/hooks-alpha-0.1.0.tar.gz"), &big).unwrap();
+    let mut index: Value =
+        serde_json::from_slice(&std::fs::read(sb.join("cat/hooks-index.json")).unwrap()).unwrap();
+    let v = &mut index["recipes"][0]["versions"][0];
+    v["size"] = json!(big.len());
+    v["sha256"] = json!(hookpack::sha256::Sha256::of(&big).to_string());
+    std::fs::write(
+        sb.join("cat/hooks-index.json"),
+        serde_json::to_vec_pretty(&index).unwrap(),
+    )
+    .unwrap();
+    let o = sb
+        .cmd()
+        .args(["catalog", "verify", "cat"])
+        .env("TMPDIR", sb.join("no-such-folder"))
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(3), "{out}");
+    assert!(out.contains("hooks-alpha-0.1.0.tar.gz"), "{out}");
+    assert!(out.contains("no-such-folder"), "{out}");
+    assert!(out.contains("set TMPDIR to a folder"), "{out}");
+}
