@@ -971,6 +971,11 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
             staging_in(&std::env::temp_dir())?
         }
     };
+    // Held as long as the folder is there: to a pack in another pid namespace (a container)
+    // this pid may name no process, and the lock tells it the folder is in use.
+    let _in_use = File::open(staging.path())
+        .ok()
+        .filter(|f| f.try_lock().is_ok());
     let durable = if opts.check || unwritable.is_some() {
         None
     } else {
@@ -2010,7 +2015,8 @@ fn plain(e: io::Error) -> io::Error {
 
 /// Removes from `dir` the staging folders of packs that died before their commit (a
 /// crash, kill -9), which a pack into OUT may find in OUT or beside it; those of running
-/// processes, and any this cannot tell, are left alone.
+/// processes, those a pack holds (one whose pid means nothing here), and any this cannot
+/// tell, are left alone.
 fn remove_dead_staging(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -2030,10 +2036,17 @@ fn remove_dead_staging(dir: &Path) {
             && pid > 0
             && pid as u32 != std::process::id()
             && !crate::install::process_alive(pid)
+            && !held(&entry.path())
         {
             let _ = std::fs::remove_dir_all(entry.path());
         }
     }
+}
+
+/// Whether a running pack holds the lock on its staging folder `dir`. One this cannot
+/// lock for another reason (a file system without locks) is not held: its pid decides.
+fn held(dir: &Path) -> bool {
+    File::open(dir).is_ok_and(|f| matches!(f.try_lock(), Err(std::fs::TryLockError::WouldBlock)))
 }
 
 /// Makes the names just moved into `dir` durable. Best effort: some file systems cannot

@@ -525,3 +525,26 @@ fn a_commit_whose_undo_fails_leaves_no_index_naming_a_missing_archive() {
     // What stays of this pack is named, so the user knows OUT is not as it was.
     assert!(err.contains("cat/hooks-beta-0.1.0.tar.gz"), "{err}");
 }
+
+/// A staging folder whose pid names no process here but that a running pack holds (one in
+/// another pid namespace: a container packing into a catalog nested in this OUT, or this
+/// OUT nested in its) is left alone; the test holds the folder's lock as such a pack does.
+/// Its folder was removed from under it, failing its pack.
+#[cfg(target_os = "linux")]
+#[test]
+fn pack_leaves_staging_a_running_pack_holds_whatever_its_pid() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "src/alpha", &manifest("alpha"));
+    let mut gone = Command::new("true").spawn().unwrap();
+    gone.wait().unwrap();
+    let held = format!(".hookpack-pack-{}-x3", gone.id());
+    sb.write(&format!("{held}/hooks-alpha-0.1.0.tar.gz"), "partial");
+    let lock = std::fs::File::open(sb.join(&held)).unwrap();
+    lock.try_lock().unwrap();
+    pack_src_into_cat(&sb);
+    assert!(sb.join(&held).is_dir(), "{held} removed while held");
+    drop(lock);
+    write_recipe(&sb, "src/beta", &manifest("beta"));
+    pack_src_into_cat(&sb);
+    assert!(!sb.join(&held).exists(), "{held} left once no pack held it");
+}
