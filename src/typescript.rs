@@ -16,7 +16,8 @@
 //!   runs on a thread whose stack grows with the source, and both limits keep
 //!   that stack reasonable;
 //! - what oxc would turn into code Node 20 can't run as an ES module:
-//!   `import x = require(…)`, `export =`, decorators, syntax that oxc only
+//!   `import x = require(…)`, `export =`, decorators, a namespace's `export let`
+//!   (which oxc compiles to a copy that `N.x` does not follow), syntax that oxc only
 //!   lowers by importing its runtime helper package (e.g. `using`), which a
 //!   hook has no `node_modules` to load from, and syntax newer than Node 20
 //!   that oxc leaves as it is (regular expression modifiers and repeated
@@ -415,6 +416,7 @@ fn compile_here(
             &semantic.semantic,
         ));
         diagnostics.extend(ambient_const_enums(&program, &semantic.semantic));
+        diagnostics.extend(namespace_exported_variables(&program));
         diagnostics.extend(builtin_members_node_20_lacks(&program, &semantic.semantic));
         if !has_errors(&diagnostics) {
             let scoping = semantic.semantic.into_scoping();
@@ -795,6 +797,64 @@ fn ambient_const_enums(program: &Program<'_>, semantic: &Semantic<'_>) -> Vec<Ox
         }
     }
     found
+}
+
+/// A namespace's `export let` (or `var`): oxc compiles it to a local variable that only
+/// starts out equal to `N.x`, so the namespace's own assignments (`x++`) never reach `N.x`
+/// and assignments to `N.x` never reach the namespace's code; tsc writes and reads it as
+/// `N.x` throughout. oxc only warns of it. Ambient namespaces leave no code, so theirs are
+/// fine.
+fn namespace_exported_variables(program: &Program<'_>) -> Vec<OxcDiagnostic> {
+    struct Finder {
+        /// The namespaces we are in, outermost first (`A.B` is two).
+        path: Vec<String>,
+        found: Vec<OxcDiagnostic>,
+    }
+    impl<'a> oxc::ast_visit::Visit<'a> for Finder {
+        fn visit_ts_namespace_declaration(
+            &mut self,
+            it: &oxc::ast::ast::TSNamespaceDeclaration<'a>,
+        ) {
+            // Everything inside an ambient namespace is ambient too.
+            if it.declare {
+                return;
+            }
+            self.path.push(it.id.name.to_string());
+            if let oxc::ast::ast::TSNamespaceDeclarationBody::TSModuleBlock(block) = &it.body {
+                let name = self.path.join(".");
+                for statement in &block.body {
+                    let Statement::ExportDeclaration(export) = statement else {
+                        continue;
+                    };
+                    let Declaration::VariableDeclaration(variable) = &export.declaration else {
+                        continue;
+                    };
+                    if variable.declare || variable.kind.is_const() {
+                        continue;
+                    }
+                    let kind = variable.kind.as_str();
+                    self.found.push(
+                        OxcDiagnostic::error(format!(
+                            "`export {kind}` in namespace `{name}` is not supported: the \
+                             compiled namespace would keep its own copy of the variable, so \
+                             assignments to it would not change `{name}.…` (nor the other way \
+                             round); use `export const`, and keep a value that changes in an \
+                             object (`export const state = {{ count: 0 }}`)"
+                        ))
+                        .with_label(variable.span),
+                    );
+                }
+            }
+            oxc::ast_visit::walk::walk_ts_namespace_declaration(self, it);
+            self.path.pop();
+        }
+    }
+    let mut finder = Finder {
+        path: Vec::new(),
+        found: Vec::new(),
+    };
+    oxc::ast_visit::Visit::visit_program(&mut finder, program);
+    finder.found
 }
 
 /// `import x = require("…")` and `export = …` are CommonJS; oxc would turn

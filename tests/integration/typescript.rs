@@ -140,6 +140,28 @@ fn compiles_enums_and_namespaces() {
     assert_eq!(printed.trim(), r#"[0,10,"High","named",1,4]"#);
 }
 
+/// oxc compiles a namespace's `export let` to a local copy that the namespace's own
+/// assignments update while `N.x` keeps its first value (tsc writes through `N.x`): the
+/// counter below printed 1 where tsc's output prints 2. So `export let` and `export var`
+/// in a namespace are refused at the declaration; `export const` and ambient ones are fine.
+#[test]
+fn a_namespaces_exported_let_is_refused() {
+    let found = errors(
+        "namespace N {\n  export let x = 1;\n  export function inc() { x++; }\n}\nN.inc();\n",
+    );
+    assert_eq!(positions(&found), [(2, 10)], "{found:?}");
+    assert!(found[0].message.contains("`export const`"), "{found:?}");
+    let found = errors("namespace A.B { export var y = 1, z = 2; }\n");
+    assert_eq!(positions(&found), [(1, 24)], "{found:?}");
+    let out = js(
+        "namespace N { export const x = { n: 1 }; export function inc() { x.n++; } }\n\
+                  declare namespace D { export let y: number; }\n\
+                  N.inc();\nexport const n = N.x.n;\n",
+    );
+    let printed = run_node(&[("main.mjs", &format!("{out}\nconsole.log(n);\n"))]);
+    assert_eq!(printed, "2\n");
+}
+
 #[test]
 fn rewrites_static_reexport_and_dynamic_specifiers() {
     let (out, seen) = with_rewrite(
