@@ -719,8 +719,8 @@ fn pattern_newer_than_node_20(
 
 /// Syntax that oxc parses and leaves as it is, and that Node 20 (V8 11.3) cannot parse:
 /// regular expression modifiers and a capture group name used twice (see
-/// [`PatternsNewerThanNode20`]), and deferred or source-phase imports (stage 3). Node would
-/// refuse to load the file.
+/// [`PatternsNewerThanNode20`]), deferred or source-phase imports (stage 3), and `using`
+/// declarations, which oxc leaves to its runtime helper. Node would refuse to load the file.
 fn syntax_newer_than_node_20(program: &Program<'_>) -> Vec<OxcDiagnostic> {
     struct Finder {
         found: Vec<OxcDiagnostic>,
@@ -757,6 +757,23 @@ fn syntax_newer_than_node_20(program: &Program<'_>) -> Vec<OxcDiagnostic> {
         fn visit_import_expression(&mut self, it: &ImportExpression<'a>) {
             self.phase(it.phase, it.span);
             oxc::ast_visit::walk::walk_import_expression(self, it);
+        }
+
+        // oxc lowers these only by importing its runtime helper (`usingCtx`), which the
+        // output pass would refuse at the start of the file, not here.
+        fn visit_variable_declaration(&mut self, it: &oxc::ast::ast::VariableDeclaration<'a>) {
+            if it.kind.is_using() {
+                let what = it.kind.as_str();
+                self.found.push(
+                    OxcDiagnostic::error(format!(
+                        "`{what}` declarations are not supported by Node 20 (oxc could only \
+                         compile them with a runtime helper a hook cannot import); declare the \
+                         resource with `const` and dispose of it in a `try … finally` block"
+                    ))
+                    .with_label(it.span),
+                );
+            }
+            oxc::ast_visit::walk::walk_variable_declaration(self, it);
         }
     }
     let mut finder = Finder { found: Vec::new() };

@@ -466,13 +466,20 @@ fn refuses_what_node_20_cannot_run() {
     let out = js("const enum E { A = 1 }\nexport const a = E.A;\n");
     assert!(out.contains("\"A\"] = 1"), "{out}");
 
+    // `using` needs oxc's runtime helpers. It is refused where it is written (it was at
+    // 1:1, the place of the helper's import, with "avoid that syntax" for a fix).
     let mut asked = Vec::new();
-    let found = compile("{ using res = open(); }", Path::new("hook.ts"), &mut |s| {
+    let source =
+        "const a = 1;\n{ using res = open(); }\nasync function f() {\n  await using r = g();\n}\n";
+    let found = compile(source, Path::new("hook.ts"), &mut |s| {
         asked.push(s.to_owned());
         Ok(None)
     })
     .expect_err("`using` needs oxc's runtime helpers");
-    assert!(found[0].message.contains("usingCtx"), "{found:?}");
+    assert_eq!(positions(&found), [(2, 3), (4, 3)], "{found:?}");
+    assert!(found[0].message.contains("`using`"), "{found:?}");
+    assert!(found[0].message.contains("finally"), "{found:?}");
+    assert!(found[1].message.contains("`await using`"), "{found:?}");
     assert!(asked.is_empty(), "helper import reached rewrite: {asked:?}");
 
     // Type-only `import = require` is fine: it leaves no code behind.
