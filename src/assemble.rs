@@ -468,6 +468,9 @@ impl Planner<'_> {
                 }
                 return Err(format!("no such file (tried {})", tried(spec)));
             };
+            if let Some(why) = not_json(&module, &roots) {
+                return Err(why);
+            }
             let place = self.locate(&module);
             // Judged on the path inside src/ or lib/: the folders above them may be hidden
             // (`~/.finclaw/hooks/…`) without that mattering.
@@ -951,6 +954,31 @@ fn is_exec(_: &Path) -> bool {
 /// The folders a recipe's sources may be read from: its own folder and the helpers folder.
 fn source_roots<'p>(recipe_dir: &'p Path, lib_dir: Option<&'p Path>) -> Vec<&'p Path> {
     std::iter::once(recipe_dir).chain(lib_dir).collect()
+}
+
+/// Why node would refuse to load `module` as a JSON module, when it is one (`*.json`) and
+/// would be refused: it reads the file as UTF-8 (a bad byte becomes U+FFFD), drops a byte
+/// order mark and gives the rest to `JSON.parse`. A file that cannot be read here is left
+/// to the step that copies it, which says why.
+fn not_json(module: &Path, roots: &[&Path]) -> Option<String> {
+    if module.extension().and_then(|e| e.to_str()) != Some("json") {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut open_source(module, roots).ok()?, &mut bytes).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let err = crate::json::parse(text.as_bytes()).err()?;
+    if err.javascript_reads() {
+        return None;
+    }
+    Some(format!(
+        "{}:{}:{} is not valid JSON ({}), so node refuses to load it as a module; fix the file",
+        module.display(),
+        err.position.line,
+        err.position.column,
+        err.message
+    ))
 }
 
 /// Opens `path`, a file under one of `roots` (the recipe folder, the helpers folder), without

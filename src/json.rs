@@ -183,6 +183,15 @@ impl SyntaxError {
         self.message.starts_with(TOO_MANY) || self.message.starts_with(TOO_LONG)
     }
 
+    /// True when JavaScript's `JSON.parse` would read the document all the same: it is
+    /// only past one of hookpack's limits, or holds what this reader refuses and
+    /// `JSON.parse` takes (a lone surrogate escape, a number past f64's range).
+    pub fn javascript_reads(&self) -> bool {
+        self.past_limit().is_some()
+            || self.message.contains(SURROGATE)
+            || (self.message.starts_with("number `") && self.message.ends_with(OUT_OF_RANGE))
+    }
+
     /// What to say of a document refused past one of hookpack's limits (valid JSON a host
     /// may well read), or `None` when it is not valid JSON.
     pub fn past_limit(&self) -> Option<&'static str> {
@@ -197,6 +206,12 @@ impl SyntaxError {
         }
     }
 }
+
+/// What the errors for lone surrogate escapes hold.
+const SURROGATE: &str = "surrogate";
+
+/// How the error for a number past f64's range ends.
+const OUT_OF_RANGE: &str = "is out of range";
 
 /// How the error for nesting past [`MAX_DEPTH`] begins.
 const TOO_DEEP: &str = "nesting is deeper than";
@@ -723,7 +738,7 @@ impl<'a> Parser<'a> {
             .and_then(Number::from_f64)
             .ok_or_else(|| SyntaxError {
                 position: start_pos,
-                message: format!("number `{text}` is out of range"),
+                message: format!("number `{text}` {OUT_OF_RANGE}"),
             })
     }
 }

@@ -1998,3 +1998,58 @@ fn source_warnings_are_reported_at_the_sources() {
     assert_eq!(err.matches("warning[").count(), 2, "{err}");
     assert!(!err.contains("hookpack-assembled"), "{err}");
 }
+
+/// A JSON module that is not JSON assembled, and node then refused to load the handler
+/// every time it ran ("… is not valid JSON"). It is refused at the import, naming the
+/// file's line and column; what `JSON.parse` takes (a byte order mark, which node strips, a
+/// lone surrogate, a number past f64, nesting deeper than hookpack's own reader) is not.
+#[test]
+fn a_json_module_that_is_not_json_is_refused_at_its_import() {
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "demo", MAIN);
+    sb.write(
+        "recipes/demo/src/data.json",
+        "{\n  \"a\": 1,\n  \"b\": ,\n}\n",
+    );
+    sb.write("recipes/lib/bad.json", "[1, 2");
+    for (main, place) in [
+        (
+            "import d from \"./data.json\" with { type: \"json\" };\nconsole.log(d);\n",
+            "main.ts:1:15",
+        ),
+        (
+            "const d = await import(\"./data.json\", { with: { type: \"json\" } });\nconsole.log(d);\n",
+            "main.ts:1:24",
+        ),
+        (
+            "import d from \"../../lib/bad.json\" with { type: \"json\" };\nconsole.log(d);\n",
+            "main.ts:1:15",
+        ),
+    ] {
+        let err = refused_with_main(&sb, main);
+        assert!(
+            err.contains(&format!("{place}: error[import-unresolved]:"))
+                && err.contains("is not valid JSON"),
+            "{main}: {err}"
+        );
+        let at = if main.contains("lib/bad") {
+            "lib/bad.json:1:"
+        } else {
+            "src/data.json:3:8"
+        };
+        assert!(err.contains(at), "{main}: {err}");
+        assert!(!sb.join("out").exists(), "{main}");
+    }
+    let deep = format!("{}1{}", "[".repeat(300), "]".repeat(300));
+    sb.write(
+        "recipes/demo/src/data.json",
+        format!("\u{feff}{{\"s\": \"\\ud800\", \"n\": 1e400, \"deep\": {deep}}}\n"),
+    );
+    sb.write(
+        "recipes/demo/src/main.ts",
+        "import d from \"./data.json\" with { type: \"json\" };\nprocess.stdout.write(String(d.n));\n",
+    );
+    let o = assemble(&sb);
+    ok(&o);
+    assert_eq!(node_out(&sb.join("out/demo")), "Infinity");
+}
