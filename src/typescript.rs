@@ -878,9 +878,9 @@ fn namespace_exported_variables(program: &Program<'_>) -> Vec<OxcDiagnostic> {
 /// them into `require`/`module.exports`, which don't exist in an ES module.
 /// Only the top level needs checking: elsewhere they are already errors.
 fn commonjs_only_syntax(program: &Program<'_>) -> Vec<OxcDiagnostic> {
-    let commonjs = |span: Span, what: &str| {
+    let commonjs = |span: Span, what: &str, fix: &str| {
         OxcDiagnostic::error(format!(
-            "{what} is CommonJS and cannot be used in an ES module"
+            "{what} is CommonJS and cannot be used in an ES module; write {fix}"
         ))
         .with_label(span)
     };
@@ -888,7 +888,7 @@ fn commonjs_only_syntax(program: &Program<'_>) -> Vec<OxcDiagnostic> {
     for statement in &program.body {
         let import = match statement {
             Statement::TSExportAssignment(export) => {
-                found.push(commonjs(export.span, "`export =`"));
+                found.push(commonjs(export.span, "`export =`", "`export default …`"));
                 continue;
             }
             Statement::TSImportEqualsDeclaration(import) => import,
@@ -898,12 +898,16 @@ fn commonjs_only_syntax(program: &Program<'_>) -> Vec<OxcDiagnostic> {
             },
             _ => continue,
         };
-        let requires = matches!(
-            import.module_reference,
-            TSModuleReference::ExternalModuleReference(_)
-        );
-        if requires && import.import_kind.is_value() {
-            found.push(commonjs(import.span, "`import … = require(…)`"));
+        let TSModuleReference::ExternalModuleReference(required) = &import.module_reference else {
+            continue;
+        };
+        if import.import_kind.is_value() {
+            let (name, from) = (&import.id.name, &required.expression.value);
+            let fix = format!(
+                "`import {name} from {from:?}` (or `import * as {name} from {from:?}` for its \
+                 named exports)"
+            );
+            found.push(commonjs(import.span, "`import … = require(…)`", &fix));
         }
     }
     found

@@ -436,6 +436,12 @@ fn refuses_what_node_20_cannot_run() {
     let found = errors("import fs = require(\"fs\");\nexport = fs;\n");
     assert_eq!(positions(&found), [(1, 1), (2, 1)], "{found:?}");
     assert!(found[0].message.contains("CommonJS"));
+    // Each says what to write instead (they gave no fix).
+    assert!(
+        found[0].message.contains("`import fs from \"fs\"`"),
+        "{found:?}"
+    );
+    assert!(found[1].message.contains("`export default …`"), "{found:?}");
 
     let found = errors("class A {\n  @logged run() {}\n}\n");
     assert_eq!(positions(&found), [(2, 3)], "{found:?}");
