@@ -427,10 +427,18 @@ impl Planner<'_> {
             return Ok(());
         }
         let mut recipe_specific = false;
-        let mut source = String::new();
+        let mut bytes = Vec::new();
         let roots = source_roots(self.recipe_dir, self.lib_dir);
-        std::io::Read::read_to_string(&mut open_source(file, &roots)?, &mut source)
+        std::io::Read::read_to_end(&mut open_source(file, &roots)?, &mut bytes)
             .map_err(|e| crate::fs::FsError::new("read", file, e))?;
+        let source = match String::from_utf8(bytes) {
+            Ok(source) => source,
+            Err(e) => {
+                self.ts_errors
+                    .push(not_utf8(file, e.as_bytes(), e.utf8_error()));
+                return Ok(());
+            }
+        };
         let mut wanted_lib: Vec<PathBuf> = Vec::new();
         let dir = file.parent().unwrap_or(Path::new("."));
         let mut rewrite = |spec: &str| -> crate::typescript::Resolution {
@@ -954,6 +962,31 @@ fn is_exec(_: &Path) -> bool {
 /// The folders a recipe's sources may be read from: its own folder and the helpers folder.
 fn source_roots<'p>(recipe_dir: &'p Path, lib_dir: Option<&'p Path>) -> Vec<&'p Path> {
     std::iter::once(recipe_dir).chain(lib_dir).collect()
+}
+
+/// The error for a source that is not UTF-8, at its first bad byte: oxc reads only UTF-8.
+fn not_utf8(file: &Path, bytes: &[u8], e: std::str::Utf8Error) -> Diagnostic {
+    let good = &bytes[..e.valid_up_to()];
+    // Valid up to here, so this is text; columns count characters, as elsewhere.
+    let good = std::str::from_utf8(good).unwrap_or_default();
+    let line = good.split('\n').count();
+    let column = good.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    let utf16 = bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]);
+    let what = if utf16 {
+        "the file is UTF-16 (it starts with a UTF-16 byte order mark)"
+    } else {
+        "this byte is not UTF-8"
+    };
+    Diagnostic::at(
+        file,
+        crate::json::Position {
+            line: u32::try_from(line).unwrap_or(u32::MAX),
+            column: u32::try_from(column).unwrap_or(u32::MAX),
+        },
+        Severity::Error,
+        "typescript",
+        format!("{what}, and sources are read as UTF-8; save it as UTF-8"),
+    )
 }
 
 /// Why node would refuse to load `module` as a JSON module, when it is one (`*.json`) and

@@ -2053,3 +2053,33 @@ fn a_json_module_that_is_not_json_is_refused_at_its_import() {
     ok(&o);
     assert_eq!(node_out(&sb.join("out/demo")), "Infinity");
 }
+
+/// A source that is not UTF-8 (saved as Latin-1, or as UTF-16 by an editor or a shell's
+/// redirection) said only "cannot read …: stream did not contain valid UTF-8", with no place
+/// and no fix, and stopped at the first such file. Each is an error at the first bad byte,
+/// saying to save the file as UTF-8.
+#[test]
+fn a_source_that_is_not_utf8_is_reported_where_and_how_to_fix() {
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "demo", MAIN);
+    lib(&sb, "recipes/lib");
+    sb.write(
+        "recipes/demo/src/main.ts",
+        b"import { twice } from \"./util.ts\";\nconst s = \"caf\xe9\";\nconsole.log(s, twice(1));\n",
+    );
+    sb.write("recipes/demo/src/util.ts", b"\xff\xfee\x00x\x00");
+    let o = assemble(&sb);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("src/main.ts:2:15: error[typescript]: ")
+            && err.contains("not UTF-8")
+            && err.contains("save it as UTF-8"),
+        "{err}"
+    );
+    assert!(
+        err.contains("src/util.ts:1:1: error[typescript]: ") && err.contains("UTF-16"),
+        "{err}"
+    );
+    assert!(!sb.join("out").exists());
+}
