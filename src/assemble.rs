@@ -400,6 +400,26 @@ impl Planner<'_> {
             .map(|rel| Place::Lib(rel.to_path_buf()))
     }
 
+    /// The files of the helpers folder that a helper in `dir` reads beside itself at `paths`
+    /// (`new URL("./list.txt", import.meta.url)`), so that they ship with it: data, not
+    /// code (that is imported), never a test or hidden file. Others are left to run time.
+    fn helper_data(&self, dir: &Path, paths: &[String]) -> Vec<PathBuf> {
+        paths
+            .iter()
+            .filter(|path| folder_tail(path).is_none() && !path.contains(['?', '#', '\\']))
+            .map(|path| normalize(&dir.join(path)))
+            .filter(|file| match self.locate(file) {
+                Some(Place::Lib(rel)) => {
+                    let name = rel.file_name().map(|n| n.to_string_lossy().into_owned());
+                    never_shipped(&rel).is_none()
+                        && name.is_some_and(|n| is_data_file(&n))
+                        && file.is_file()
+                }
+                _ => false,
+            })
+            .collect()
+    }
+
     /// Compiles `file` (at `out_rel` under the output root) and queues the helpers it uses.
     fn compile(&mut self, file: &Path, out_rel: &Path) -> Result<(), Error> {
         let is_lib = out_rel.starts_with("scripts/lib");
@@ -518,6 +538,10 @@ impl Planner<'_> {
         let result = crate::typescript::compile_module(&source, file, &mut rewrite);
         match result {
             Ok((js, links)) => {
+                // A helper's data files ship beside it; a recipe's own are copied with src/.
+                if is_lib {
+                    wanted_lib.extend(self.helper_data(dir, &links.files_beside));
+                }
                 let js = js.into_bytes();
                 if is_lib && !recipe_specific {
                     if let Ok(mut c) = self.cache.lock() {
@@ -682,11 +706,14 @@ fn plan(
         if is_module(&module.to_string_lossy()) {
             p.compile(&module, &out)?;
         } else {
+            // A helper's data keeps its executable bit (a script it runs), as src/'s does;
+            // JSON never has one.
+            let json = module.extension().is_some_and(|e| e == "json");
             p.put(
                 out.to_string_lossy().into_owned(),
                 OutFile {
                     content: Content::Copy(module.clone()),
-                    exec: false,
+                    exec: !json && is_exec(&module),
                 },
                 &module,
             )?;

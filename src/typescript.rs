@@ -463,6 +463,9 @@ pub struct Links {
     pub exports: std::collections::BTreeMap<String, Binding>,
     /// The specifiers of `export * from`, as rewritten: their names are exported too.
     pub star_from: Vec<String>,
+    /// Relative paths the module reads beside itself: the literal `P` of each
+    /// `new URL(P, import.meta.url)` starting `./` or `../`.
+    pub files_beside: Vec<String>,
 }
 
 /// What an exported name stands for, so that two `export *` giving one name can be told
@@ -534,7 +537,43 @@ fn links(program: &Program<'_>, locator: &Locator<'_>) -> Links {
     }
     out.exports = exported_bindings(program);
     out.star_from = star_from;
+    out.files_beside = files_beside(program);
     out
+}
+
+/// The literal paths of `new URL("./…", import.meta.url)` in `program` (see
+/// [`Links::files_beside`]).
+fn files_beside(program: &Program<'_>) -> Vec<String> {
+    struct Finder {
+        found: Vec<String>,
+    }
+    impl<'a> oxc::ast_visit::Visit<'a> for Finder {
+        fn visit_new_expression(&mut self, it: &oxc::ast::ast::NewExpression<'a>) {
+            let is_url = matches!(&it.callee, Expression::Identifier(id) if id.name == "URL");
+            if let (true, [path, base]) = (is_url, it.arguments.as_slice()) {
+                let from_here = matches!(
+                    base.as_expression().map(Expression::without_parentheses),
+                    Some(Expression::StaticMemberExpression(m))
+                        if m.property.name == "url"
+                            && matches!(&m.object, Expression::ImportMeta(_))
+                );
+                let path = match path.as_expression().map(Expression::without_parentheses) {
+                    Some(Expression::StringLiteral(s)) => Some(s.value.to_string()),
+                    Some(Expression::TemplateLiteral(t)) => t.single_quasi().map(|q| q.to_string()),
+                    _ => None,
+                };
+                if let (true, Some(path)) = (from_here, path) {
+                    if path.starts_with("./") || path.starts_with("../") {
+                        self.found.push(path);
+                    }
+                }
+            }
+            oxc::ast_visit::walk::walk_new_expression(self, it);
+        }
+    }
+    let mut finder = Finder { found: Vec::new() };
+    oxc::ast_visit::Visit::visit_program(&mut finder, program);
+    finder.found
 }
 
 /// The binding of each name a program exports (see [`Binding`]).

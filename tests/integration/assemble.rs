@@ -2083,3 +2083,35 @@ fn a_source_that_is_not_utf8_is_reported_where_and_how_to_fix() {
     );
     assert!(!sb.join("out").exists());
 }
+
+/// A shared helper that reads a file beside it (`new URL("./words.txt", import.meta.url)`)
+/// assembled without that file, and the handler then failed with ENOENT each time it ran:
+/// only helpers imported were copied. A file of `lib/` named that way by a helper the recipe
+/// uses is copied beside it; a recipe's own `src/` data was always copied.
+#[test]
+fn a_file_a_helper_reads_beside_it_is_copied_with_it() {
+    let sb = Sandbox::new();
+    source_recipe(
+        &sb,
+        "recipes",
+        "demo",
+        "import { words } from \"../../lib/words/read.ts\";\nprocess.stdout.write(words());\n",
+    );
+    sb.write(
+        "recipes/lib/words/read.ts",
+        "import { readFileSync } from \"node:fs\";\n\
+         export function words(): string {\n\
+         \x20 const list = readFileSync(new URL(\"./list.txt\", import.meta.url), \"utf8\");\n\
+         \x20 const more = readFileSync(new URL(`../more/extra.txt`, import.meta.url), \"utf8\");\n\
+         \x20 return list.trim() + \" \" + more.trim();\n\
+         }\n",
+    );
+    sb.write("recipes/lib/words/list.txt", "alpha\n");
+    sb.write("recipes/lib/more/extra.txt", "beta\n");
+    sb.write("recipes/lib/words/unread.txt", "not named by any helper\n");
+    let o = assemble(&sb);
+    ok(&o);
+    let out = sb.join("out/demo");
+    assert_eq!(node_out(&out), "alpha beta");
+    assert!(!out.join("scripts/lib/words/unread.txt").exists());
+}
