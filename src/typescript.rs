@@ -17,7 +17,8 @@
 //!   that stack reasonable;
 //! - what oxc would turn into code Node 20 can't run as an ES module:
 //!   `import x = require(…)`, `export =`, decorators, a namespace's `export let`
-//!   (which oxc compiles to a copy that `N.x` does not follow), syntax that oxc only
+//!   (which oxc compiles to a copy that `N.x` does not follow) and a name one block of
+//!   a namespace takes bare from another (oxc does not merge the blocks), syntax that oxc only
 //!   lowers by importing its runtime helper package (e.g. `using`), which a
 //!   hook has no `node_modules` to load from, and syntax newer than Node 20
 //!   that oxc leaves as it is (regular expression modifiers and repeated
@@ -417,6 +418,10 @@ fn compile_here(
         ));
         diagnostics.extend(ambient_const_enums(&program, &semantic.semantic));
         diagnostics.extend(namespace_exported_variables(&program));
+        diagnostics.extend(names_of_other_namespace_blocks(
+            &program,
+            &semantic.semantic,
+        ));
         diagnostics.extend(builtin_members_node_20_lacks(&program, &semantic.semantic));
         if !has_errors(&diagnostics) {
             let scoping = semantic.semantic.into_scoping();
@@ -911,6 +916,169 @@ fn namespace_exported_variables(program: &Program<'_>) -> Vec<OxcDiagnostic> {
     };
     oxc::ast_visit::Visit::visit_program(&mut finder, program);
     finder.found
+}
+
+/// A name exported by one block of a namespace and used bare in another
+/// (`namespace N { export const a = 1 }` then `namespace N { f(a) }`): TypeScript merges the
+/// blocks, so tsc compiles it to `N.a`; oxc compiles each block on its own and leaves `a`,
+/// which is undefined in node (a ReferenceError) or names something else outside.
+fn names_of_other_namespace_blocks(
+    program: &Program<'_>,
+    semantic: &Semantic<'_>,
+) -> Vec<OxcDiagnostic> {
+    use oxc::ast::ast::{TSModuleBlock, TSNamespaceDeclaration, TSNamespaceDeclarationBody};
+    use oxc::semantic::ScopeId;
+    use std::collections::{BTreeMap, BTreeSet};
+
+    /// One block of a namespace: the scope names in it resolve in, and its exported values.
+    struct Block<'b, 'a> {
+        scope: ScopeId,
+        body: &'b TSModuleBlock<'a>,
+        exports: BTreeSet<String>,
+    }
+    struct Blocks<'b, 'a> {
+        path: Vec<String>,
+        found: BTreeMap<String, Vec<Block<'b, 'a>>>,
+    }
+    impl<'b, 'a> Blocks<'b, 'a> {
+        fn namespace(&mut self, it: &'b TSNamespaceDeclaration<'a>) {
+            if it.declare {
+                return;
+            }
+            self.path.push(it.id.name.to_string());
+            match &it.body {
+                TSNamespaceDeclarationBody::TSNamespaceDeclaration(inner) => self.namespace(inner),
+                TSNamespaceDeclarationBody::TSModuleBlock(body) => {
+                    let mut exports = BTreeSet::new();
+                    for statement in &body.body {
+                        match statement {
+                            Statement::ExportDeclaration(export) => {
+                                exported_values(&export.declaration, &mut exports);
+                                if let Declaration::TSNamespaceDeclaration(inner) =
+                                    &export.declaration
+                                {
+                                    self.namespace(inner);
+                                }
+                            }
+                            Statement::TSNamespaceDeclaration(inner) => self.namespace(inner),
+                            _ => {}
+                        }
+                    }
+                    if let Some(scope) = it.scope_id.get() {
+                        let key = self.path.join(".");
+                        let block = Block {
+                            scope,
+                            body,
+                            exports,
+                        };
+                        self.found.entry(key).or_default().push(block);
+                    }
+                }
+            }
+            self.path.pop();
+        }
+    }
+    fn exported_values(declaration: &Declaration<'_>, into: &mut BTreeSet<String>) {
+        match declaration {
+            Declaration::VariableDeclaration(v) if !v.declare => {
+                for d in &v.declarations {
+                    for id in d.id.get_binding_identifiers() {
+                        into.insert(id.name.to_string());
+                    }
+                }
+            }
+            Declaration::FunctionDeclaration(f) if !f.declare => {
+                into.extend(f.id.as_ref().map(|id| id.name.to_string()));
+            }
+            Declaration::ClassDeclaration(c) if !c.declare => {
+                into.extend(c.id.as_ref().map(|id| id.name.to_string()));
+            }
+            Declaration::TSEnumDeclaration(e) if !e.declare => {
+                into.insert(e.id.name.to_string());
+            }
+            Declaration::TSNamespaceDeclaration(n) if !n.declare => {
+                into.insert(n.id.name.to_string());
+            }
+            _ => {}
+        }
+    }
+    struct Uses<'s> {
+        scoping: &'s oxc::semantic::Scoping,
+        scope: ScopeId,
+        names: BTreeSet<String>,
+        namespace: String,
+        found: Vec<OxcDiagnostic>,
+    }
+    impl<'a> oxc::ast_visit::Visit<'a> for Uses<'_> {
+        fn visit_identifier_reference(&mut self, it: &IdentifierReference<'a>) {
+            if !self.names.contains(it.name.as_str()) {
+                return;
+            }
+            let Some(reference) = it
+                .reference_id
+                .get()
+                .map(|id| self.scoping.get_reference(id))
+            else {
+                return;
+            };
+            // Declared in this block (or deeper), the name is the block's own.
+            let own = reference.symbol_id().is_some_and(|symbol| {
+                let declared = self.scoping.symbol_scope_id(symbol);
+                self.scoping
+                    .scope_ancestors(declared)
+                    .any(|scope| scope == self.scope)
+            });
+            if reference.is_value() && !own {
+                let (name, namespace) = (&it.name, &self.namespace);
+                self.found.push(
+                    OxcDiagnostic::error(format!(
+                        "`{name}` is exported by another block of namespace `{namespace}`; \
+                         TypeScript shares it with this block, but the compiled blocks do not \
+                         share names: write `{namespace}.{name}`, or declare both in one block"
+                    ))
+                    .with_label(it.span),
+                );
+            }
+        }
+    }
+    let mut blocks = Blocks {
+        path: Vec::new(),
+        found: BTreeMap::new(),
+    };
+    for statement in &program.body {
+        match statement {
+            Statement::TSNamespaceDeclaration(it) => blocks.namespace(it),
+            Statement::ExportDeclaration(export) => {
+                if let Declaration::TSNamespaceDeclaration(it) = &export.declaration {
+                    blocks.namespace(it);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    for (namespace, all) in &blocks.found {
+        if all.len() < 2 {
+            continue;
+        }
+        for (i, block) in all.iter().enumerate() {
+            let names: BTreeSet<String> = (all.iter().enumerate())
+                .filter(|(j, _)| *j != i)
+                .flat_map(|(_, other)| other.exports.iter().cloned())
+                .collect();
+            let mut uses = Uses {
+                scoping: semantic.scoping(),
+                scope: block.scope,
+                names,
+                namespace: namespace.clone(),
+                found: Vec::new(),
+            };
+            oxc::ast_visit::Visit::visit_ts_module_block(&mut uses, block.body);
+            found.extend(uses.found);
+        }
+    }
+    found.sort_by_key(primary_offset);
+    found
 }
 
 /// `import x = require("…")` and `export = …` are CommonJS; oxc would turn

@@ -162,6 +162,32 @@ fn a_namespaces_exported_let_is_refused() {
     assert_eq!(printed, "2\n");
 }
 
+/// A namespace declared in two blocks shares its exports between them in TypeScript: tsc
+/// compiles `a` in the second block to `N.a`. oxc leaves it `a`, so it was a ReferenceError
+/// in node (or another `a` from outside). Such a name is refused where it is used.
+#[test]
+fn a_name_exported_by_another_block_of_a_namespace_is_refused() {
+    let found = errors(
+        "namespace N { export const a = 1; export function f() { return 2; } }\n\
+         namespace N { export const b = a + f(); }\n",
+    );
+    assert_eq!(positions(&found), [(2, 32), (2, 36)], "{found:?}");
+    assert!(found[0].message.contains("`N.a`"), "{found:?}");
+    let found = errors(
+        "const a = 10;\nnamespace N { export const a = 1; }\nnamespace N { export const c = a; }\n",
+    );
+    assert_eq!(positions(&found), [(3, 32)], "{found:?}");
+    // Qualified, shadowed in the block itself, or a type: fine.
+    let out = js(
+        "namespace N { export const a = 1; export interface T { n: number } }\n\
+                  namespace N { export const b = N.a + 1; }\n\
+                  namespace N { const a = 5; export const c: T = { n: a }; }\n\
+                  export const all = [N.a, N.b, N.c.n];\n",
+    );
+    let printed = run_node(&[("main.mjs", &format!("{out}\nconsole.log(all.join());\n"))]);
+    assert_eq!(printed, "1,2,5\n");
+}
+
 #[test]
 fn rewrites_static_reexport_and_dynamic_specifiers() {
     let (out, seen) = with_rewrite(
