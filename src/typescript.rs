@@ -935,6 +935,8 @@ fn names_of_other_namespace_blocks(
         scope: ScopeId,
         body: &'b TSModuleBlock<'a>,
         exports: BTreeSet<String>,
+        /// Its exported enums, each with its place.
+        enums: Vec<(String, Span)>,
     }
     struct Blocks<'b, 'a> {
         path: Vec<String>,
@@ -950,10 +952,14 @@ fn names_of_other_namespace_blocks(
                 TSNamespaceDeclarationBody::TSNamespaceDeclaration(inner) => self.namespace(inner),
                 TSNamespaceDeclarationBody::TSModuleBlock(body) => {
                     let mut exports = BTreeSet::new();
+                    let mut enums = Vec::new();
                     for statement in &body.body {
                         match statement {
                             Statement::ExportDeclaration(export) => {
                                 exported_values(&export.declaration, &mut exports);
+                                if let Declaration::TSEnumDeclaration(e) = &export.declaration {
+                                    enums.push((e.id.name.to_string(), e.span));
+                                }
                                 if let Declaration::TSNamespaceDeclaration(inner) =
                                     &export.declaration
                                 {
@@ -970,6 +976,7 @@ fn names_of_other_namespace_blocks(
                             scope,
                             body,
                             exports,
+                            enums,
                         };
                         self.found.entry(key).or_default().push(block);
                     }
@@ -1062,6 +1069,24 @@ fn names_of_other_namespace_blocks(
             continue;
         }
         for (i, block) in all.iter().enumerate() {
+            // oxc merges an enum's declarations in one scope only: each block would set
+            // `NS.K` to an enum of its own members, the last one winning.
+            for (name, span) in &block.enums {
+                let before = all[..i]
+                    .iter()
+                    .any(|other| other.enums.iter().any(|(n, _)| n == name));
+                if before {
+                    found.push(
+                        OxcDiagnostic::error(format!(
+                            "enum `{name}` is also declared in another block of namespace \
+                             `{namespace}`: compiled, each block would make its own \
+                             `{namespace}.{name}`, the last replacing the others; declare all \
+                             its members in one block"
+                        ))
+                        .with_label(*span),
+                    );
+                }
+            }
             let names: BTreeSet<String> = (all.iter().enumerate())
                 .filter(|(j, _)| *j != i)
                 .flat_map(|(_, other)| other.exports.iter().cloned())

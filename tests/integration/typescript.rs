@@ -188,6 +188,19 @@ fn a_name_exported_by_another_block_of_a_namespace_is_refused() {
     assert_eq!(printed, "1,2,5\n");
 }
 
+/// An enum declared in two blocks of one namespace is one enum in TypeScript; compiled
+/// block by block, the second block's `NS.K` replaced the first's, so `NS.K.z` was lost.
+#[test]
+fn an_enum_declared_in_two_blocks_of_a_namespace_is_refused() {
+    let found = errors(
+        "namespace NS { export enum K { z = 1 } }\nnamespace NS { export enum K { w = 2 } }\n",
+    );
+    assert_eq!(positions(&found), [(2, 23)], "{found:?}");
+    assert!(found[0].message.contains("enum `K`"), "{found:?}");
+    // At the top level oxc merges them, and in one block too.
+    js("enum E { a = 1 }\nenum E { b = 2 }\nnamespace NS { export enum K { z = 1 } }\n");
+}
+
 #[test]
 fn rewrites_static_reexport_and_dynamic_specifiers() {
     let (out, seen) = with_rewrite(
