@@ -307,8 +307,14 @@ fn trailing_slash(spec: &str, dir: &Path) -> String {
 
 /// The files [`resolve_module`] looks for, as specifiers like `spec`: `` `./a.ts`, `./a.js` ``.
 fn tried(spec: &str) -> String {
+    let names: Vec<String> = tried_names(spec).iter().map(|n| format!("`{n}`")).collect();
+    names.join(", ")
+}
+
+/// The files an import of `spec` may name (see [`tried`]).
+fn tried_names(spec: &str) -> Vec<String> {
     let s = spec.trim_end_matches('/');
-    let names: Vec<String> = if s.ends_with(".ts") || s.ends_with(".mts") || s.ends_with(".json") {
+    if s.ends_with(".ts") || s.ends_with(".mts") || s.ends_with(".json") {
         vec![s.into()]
     } else if let Some(stem) = s.strip_suffix(".js") {
         vec![format!("{stem}.ts"), s.into()]
@@ -321,12 +327,60 @@ fn tried(spec: &str) -> String {
             format!("{s}/index.ts"),
             format!("{s}/index.js"),
         ]
-    };
-    names
-        .iter()
-        .map(|n| format!("`{n}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    }
+}
+
+/// `path` as its names are spelt on disk, matching each name below `base` whatever its
+/// case when no name matches exactly and one alone matches so; `None` when `path` is not
+/// below `base` or some name has no such match.
+fn spelt_on_disk(path: &Path, base: &Path) -> Option<PathBuf> {
+    let rest = path.strip_prefix(base).ok()?;
+    let mut spelt = base.to_path_buf();
+    for part in rest.components() {
+        let std::path::Component::Normal(name) = part else {
+            return None;
+        };
+        let dir = if spelt.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            &spelt
+        };
+        let names: Vec<std::ffi::OsString> = std::fs::read_dir(dir)
+            .ok()?
+            .filter_map(|entry| entry.ok().map(|e| e.file_name()))
+            .collect();
+        let found = if names.iter().any(|n| n == name) {
+            name.to_os_string()
+        } else {
+            let lower = name.to_string_lossy().to_lowercase();
+            let mut alike = names
+                .into_iter()
+                .filter(|n| n.to_string_lossy().to_lowercase() == lower);
+            match (alike.next(), alike.next()) {
+                (Some(only), None) => only,
+                _ => return None,
+            }
+        };
+        spelt.push(found);
+    }
+    Some(spelt)
+}
+
+/// The relative import, from a module in `dir`, of the source file `file`.
+fn source_specifier(dir: &Path, file: &Path) -> String {
+    let from: Vec<_> = dir.components().collect();
+    let to: Vec<_> = file.components().collect();
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<String> = vec!["..".into(); from.len() - common];
+    if parts.is_empty() {
+        parts.push(".".into());
+    }
+    parts.extend(
+        to[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    parts.join("/")
 }
 
 /// Where a module ends up, relative to the recipe's output root.
@@ -385,6 +439,21 @@ impl Planner<'_> {
         self.origins.insert(out.clone(), from.to_path_buf());
         self.files.insert(out, file);
         Ok(())
+    }
+
+    /// The folder holding both the recipe and the helpers: below it, imports are checked
+    /// for the case of each name (see [`spelt_on_disk`]).
+    fn case_base(&self) -> PathBuf {
+        let recipe = normalize(self.recipe_dir);
+        let Some(lib) = self.lib_dir.map(normalize) else {
+            return recipe.parent().map(Path::to_path_buf).unwrap_or_default();
+        };
+        recipe
+            .components()
+            .zip(lib.components())
+            .take_while(|(a, b)| a == b)
+            .map(|(a, _)| a)
+            .collect()
     }
 
     fn locate(&self, module: &Path) -> Option<Place> {
@@ -494,8 +563,36 @@ impl Planner<'_> {
                         ));
                     }
                 }
+                let base = self.case_base();
+                let meant = (tried_names(spec).iter())
+                    .map(|name| normalize(&dir.join(name)))
+                    .find_map(|path| spelt_on_disk(&path, &base).filter(|p| p.is_file()));
+                if let Some(meant) = meant {
+                    return Err(format!(
+                        "no such file (tried {}); did you mean `{}`? Imports must spell a \
+                         file's name in its case: Linux, where hooks run, tells them apart",
+                        tried(spec),
+                        source_specifier(dir, &meant)
+                    ));
+                }
                 return Err(format!("no such file (tried {})", tried(spec)));
             };
+            // A file system that ignores case (macOS's and Windows' by default) finds
+            // `./Util.ts` for `util.ts`; the output would import a name Linux does not find.
+            // Elsewhere the lookup was exact, and listing folders for each import costs.
+            let ignores_case = cfg!(any(target_os = "macos", target_os = "windows"));
+            if let Some(meant) = ignores_case
+                .then(|| spelt_on_disk(&module, &self.case_base()))
+                .flatten()
+            {
+                if meant != module {
+                    return Err(format!(
+                        "the file is spelt `{}`: imports must spell a file's name in its case, \
+                         as Linux, where hooks run, tells them apart",
+                        source_specifier(dir, &meant)
+                    ));
+                }
+            }
             if let Some(why) = not_json(&module, &roots) {
                 return Err(why);
             }

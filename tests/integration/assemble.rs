@@ -2115,3 +2115,29 @@ fn a_file_a_helper_reads_beside_it_is_copied_with_it() {
     assert_eq!(node_out(&out), "alpha beta");
     assert!(!out.join("scripts/lib/words/unread.txt").exists());
 }
+
+/// An import whose case differs from the file's (`./Util.ts` for `util.ts`) said only "no
+/// such file"; it names the file meant. (On a file system that ignores case it was found,
+/// and assembled into a recipe that failed on Linux; that is refused the same way.)
+#[test]
+fn an_import_spelt_in_another_case_names_the_file_meant() {
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "demo", MAIN);
+    lib(&sb, "recipes/lib");
+    sb.write("recipes/lib/Helpers/x.ts", "export const x = 1;\n");
+    let err = refused_with_main(
+        &sb,
+        "import { twice } from \"./Util.ts\";\nimport { x } from \"../../lib/helpers/X.js\";\nconsole.log(twice(x));\n",
+    );
+    assert!(
+        err.contains("main.ts:1:23: error[import-unresolved]: ")
+            && err.contains("did you mean `./util.ts`?"),
+        "{err}"
+    );
+    assert!(
+        err.contains("main.ts:2:19: error[import-unresolved]: ")
+            && err.contains("did you mean `../../lib/Helpers/x.ts`?"),
+        "{err}"
+    );
+    assert!(!sb.join("out").exists());
+}
