@@ -472,19 +472,26 @@ impl Planner<'_> {
     /// The files of the helpers folder that a helper in `dir` reads beside itself at `paths`
     /// (`new URL("./list.txt", import.meta.url)`), so that they ship with it: data, not
     /// code (that is imported), never a test or hidden file. Others are left to run time.
-    fn helper_data(&self, dir: &Path, paths: &[String]) -> Vec<PathBuf> {
+    fn helper_data(&self, dir: &Path, paths: &[crate::typescript::FileBeside]) -> Vec<PathBuf> {
         paths
             .iter()
+            .map(|beside| beside.path.as_str())
             .filter(|path| folder_tail(path).is_none() && !path.contains(['?', '#', '\\']))
-            .map(|path| normalize(&dir.join(path)))
-            .filter(|file| match self.locate(file) {
-                Some(Place::Lib(rel)) => {
-                    let name = rel.file_name().map(|n| n.to_string_lossy().into_owned());
-                    never_shipped(&rel).is_none()
-                        && name.is_some_and(|n| is_data_file(&n))
-                        && file.is_file()
+            .filter_map(|path| {
+                let file = normalize(&dir.join(path));
+                // A module named by its output name (`./child.js` for `child.ts`) ships
+                // compiled, as if imported.
+                let file = if is_module(path) {
+                    resolve_module(&file).filter(|_| !path.ends_with("ts"))?
+                } else {
+                    file
+                };
+                match self.locate(&file) {
+                    Some(Place::Lib(rel)) if never_shipped(&rel).is_none() && file.is_file() => {
+                        Some(file)
+                    }
+                    _ => None,
                 }
-                _ => false,
             })
             .collect()
     }
@@ -638,6 +645,20 @@ impl Planner<'_> {
                 // A helper's data files ship beside it; a recipe's own are copied with src/.
                 if is_lib {
                     wanted_lib.extend(self.helper_data(dir, &links.files_beside));
+                }
+                for beside in &links.files_beside {
+                    if let Some(why) = names_a_source(dir, &beside.path) {
+                        self.ts_errors.push(Diagnostic::at(
+                            file,
+                            crate::json::Position {
+                                line: beside.line,
+                                column: beside.column,
+                            },
+                            Severity::Error,
+                            "import-unresolved",
+                            why,
+                        ));
+                    }
                 }
                 let js = js.into_bytes();
                 if is_lib && !recipe_specific {
@@ -1111,6 +1132,22 @@ fn not_utf8(file: &Path, bytes: &[u8], e: std::str::Utf8Error) -> Diagnostic {
         "typescript",
         format!("{what}, and sources are read as UTF-8; save it as UTF-8"),
     )
+}
+
+/// Why `new URL(path, import.meta.url)` in a module in `dir` names nothing at run time:
+/// a source that assemble compiles (`./worker.ts`) and ships only under its output name.
+fn names_a_source(dir: &Path, path: &str) -> Option<String> {
+    let outputs = [(".ts", ".js"), (".mts", ".mjs")];
+    let (stem, out_ext) = outputs
+        .iter()
+        .find_map(|(ext, out)| path.strip_suffix(ext).map(|stem| (stem, out)))?;
+    if path.ends_with(".d.ts") || !normalize(&dir.join(path)).is_file() {
+        return None;
+    }
+    Some(format!(
+        "`{path}` is a source that assemble compiles, and only its output ships: write \
+         `new URL(\"{stem}{out_ext}\", import.meta.url)`"
+    ))
 }
 
 /// Why node would refuse to load `module` as a JSON module, when it is one (`*.json`) and

@@ -470,7 +470,18 @@ pub struct Links {
     pub star_from: Vec<String>,
     /// Relative paths the module reads beside itself: the literal `P` of each
     /// `new URL(P, import.meta.url)` starting `./` or `../`.
-    pub files_beside: Vec<String>,
+    pub files_beside: Vec<FileBeside>,
+}
+
+/// A file a module names beside itself (see [`Links::files_beside`]).
+#[derive(Debug, Clone)]
+pub struct FileBeside {
+    /// The relative path, as written (`./list.txt`).
+    pub path: String,
+    /// Where the path is in the source, 1-based (column in chars).
+    pub line: u32,
+    /// See `line`.
+    pub column: u32,
 }
 
 /// What an exported name stands for, so that two `export *` giving one name can be told
@@ -542,15 +553,20 @@ fn links(program: &Program<'_>, locator: &Locator<'_>) -> Links {
     }
     out.exports = exported_bindings(program);
     out.star_from = star_from;
-    out.files_beside = files_beside(program);
+    out.files_beside = (files_beside(program).into_iter())
+        .map(|(path, span)| {
+            let (line, column) = locator.position(span.start as usize);
+            FileBeside { path, line, column }
+        })
+        .collect();
     out
 }
 
 /// The literal paths of `new URL("./…", import.meta.url)` in `program` (see
 /// [`Links::files_beside`]).
-fn files_beside(program: &Program<'_>) -> Vec<String> {
+fn files_beside(program: &Program<'_>) -> Vec<(String, Span)> {
     struct Finder {
-        found: Vec<String>,
+        found: Vec<(String, Span)>,
     }
     impl<'a> oxc::ast_visit::Visit<'a> for Finder {
         fn visit_new_expression(&mut self, it: &oxc::ast::ast::NewExpression<'a>) {
@@ -563,13 +579,15 @@ fn files_beside(program: &Program<'_>) -> Vec<String> {
                             && matches!(&m.object, Expression::ImportMeta(_))
                 );
                 let path = match path.as_expression().map(Expression::without_parentheses) {
-                    Some(Expression::StringLiteral(s)) => Some(s.value.to_string()),
-                    Some(Expression::TemplateLiteral(t)) => t.single_quasi().map(|q| q.to_string()),
+                    Some(Expression::StringLiteral(s)) => Some((s.value.to_string(), s.span)),
+                    Some(Expression::TemplateLiteral(t)) => {
+                        t.single_quasi().map(|q| (q.to_string(), t.span))
+                    }
                     _ => None,
                 };
-                if let (true, Some(path)) = (from_here, path) {
+                if let (true, Some((path, span))) = (from_here, path) {
                     if path.starts_with("./") || path.starts_with("../") {
-                        self.found.push(path);
+                        self.found.push((path, span));
                     }
                 }
             }

@@ -2141,3 +2141,47 @@ fn an_import_spelt_in_another_case_names_the_file_meant() {
     );
     assert!(!sb.join("out").exists());
 }
+
+/// `new URL("./worker.ts", import.meta.url)` names a source that assemble compiles to
+/// `worker.js` and does not ship, so a handler that spawned or read it assembled and then
+/// failed (ENOENT). It is refused where it is written, naming the file to write.
+#[test]
+fn a_url_naming_a_compiled_source_is_refused_with_the_name_to_write() {
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "demo", MAIN);
+    lib(&sb, "recipes/lib");
+    sb.write("recipes/demo/src/worker.ts", "console.log(1);\n");
+    sb.write("recipes/lib/sub/child.mts", "console.log(2);\n");
+    sb.write(
+        "recipes/lib/spawn.ts",
+        "export const child = new URL(\"./sub/child.mts\", import.meta.url);\n",
+    );
+    let err = refused_with_main(
+        &sb,
+        "import { child } from \"../../lib/spawn.ts\";\nconst w = new URL(`./worker.ts`, import.meta.url);\nconsole.log(w, child);\n",
+    );
+    assert!(
+        err.contains("src/main.ts:2:19: error[import-unresolved]: ")
+            && err.contains("`new URL(\"./worker.js\", import.meta.url)`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("lib/spawn.ts:1:30: error[import-unresolved]: ")
+            && err.contains("`new URL(\"./sub/child.mjs\", import.meta.url)`"),
+        "{err}"
+    );
+    assert!(!sb.join("out").exists());
+    // Naming the output works.
+    sb.write(
+        "recipes/lib/spawn.ts",
+        "export const child = new URL(\"./sub/child.mjs\", import.meta.url);\n",
+    );
+    sb.write(
+        "recipes/demo/src/main.ts",
+        "import { child } from \"../../lib/spawn.ts\";\nimport \"./worker.ts\";\nconst w = new URL(\"./worker.js\", import.meta.url);\nconsole.log(w.href.endsWith(\"scripts/worker.js\"), child.href.endsWith(\"child.mjs\"));\n",
+    );
+    ok(&assemble(&sb));
+    // A helper's module named so ships, compiled, as an imported one would.
+    assert!(sb.join("out/demo/scripts/lib/sub/child.mjs").is_file());
+    assert!(sb.join("out/demo/scripts/worker.js").is_file());
+}
