@@ -65,6 +65,11 @@ pub const MAX_SOURCE_LEN: usize = 1024 * 1024;
 /// stack. Real code stays far below this.
 pub const MAX_NESTING: usize = 1_000;
 
+/// Most tabs of indentation the printed output of one file may hold, estimated before
+/// compiling, from the depth of each printed line: about 16 MiB. Real code holds a few hundred
+/// thousand.
+pub const MAX_INDENTATION: usize = 16 * 1024 * 1024;
+
 /// Stack reserved for the compiler thread per byte of source.
 ///
 /// oxc 0.146 recurses (in the parser, semantic builder, transformer and code
@@ -402,6 +407,12 @@ fn compile_here(
     let mut diagnostics = parsed.diagnostics.into_vec();
     // A panicked parse leaves an empty program, which would check clean.
     if !parsed.panicked {
+        let too_deep = indented_too_much(&program);
+        if !too_deep.is_empty() {
+            // Not worth checking further, and the checks would walk it all again.
+            diagnostics.extend(too_deep);
+            return fail(diagnostics);
+        }
         diagnostics.extend(commonjs_only_syntax(&program));
         diagnostics.extend(syntax_newer_than_node_20(&program));
         let semantic = SemanticBuilder::new_compiler()
@@ -876,6 +887,92 @@ fn ambient_const_enums(program: &Program<'_>, semantic: &Semantic<'_>) -> Vec<Ox
         }
     }
     found
+}
+
+/// The printer indents each line one tab per level of nesting, and some nesting costs no
+/// bracket in the source: an `if` nested in an `if` is printed in braces, a dotted
+/// namespace (`namespace a.b.c`) becomes a function per name. So the output can grow with
+/// the square of the source (`if(a)` 20,000 times printed 400 MB), and a hostile megabyte
+/// would take minutes and gigabytes of memory. This estimates the tabs of the printed lines
+/// (statements, class members and object properties, each at its depth) and refuses a
+/// file over [`MAX_INDENTATION`], where it goes over.
+fn indented_too_much(program: &Program<'_>) -> Vec<OxcDiagnostic> {
+    use oxc::span::GetSpan;
+    struct Indent {
+        depth: usize,
+        tabs: usize,
+        over: Option<Span>,
+    }
+    impl Indent {
+        /// Counts `lines` lines at one level deeper; false once over the limit.
+        fn lines(&mut self, lines: usize, span: Span) -> bool {
+            if self.over.is_some() {
+                return false;
+            }
+            self.tabs = self
+                .tabs
+                .saturating_add(lines.saturating_mul(self.depth + 1));
+            if self.tabs > MAX_INDENTATION {
+                self.over = Some(span);
+                return false;
+            }
+            true
+        }
+    }
+    impl<'a> oxc::ast_visit::Visit<'a> for Indent {
+        fn visit_statement(&mut self, it: &Statement<'a>) {
+            if self.lines(1, it.span()) {
+                self.depth += 1;
+                oxc::ast_visit::walk::walk_statement(self, it);
+                self.depth -= 1;
+            }
+        }
+
+        fn visit_ts_namespace_declaration(
+            &mut self,
+            it: &oxc::ast::ast::TSNamespaceDeclaration<'a>,
+        ) {
+            // Each name becomes `let n;`, `(function(_n) {` and `})(…);`, its body a level
+            // deeper.
+            if self.lines(3, it.span) {
+                self.depth += 1;
+                oxc::ast_visit::walk::walk_ts_namespace_declaration(self, it);
+                self.depth -= 1;
+            }
+        }
+
+        fn visit_object_expression(&mut self, it: &oxc::ast::ast::ObjectExpression<'a>) {
+            if self.lines(it.properties.len(), it.span) {
+                self.depth += 1;
+                oxc::ast_visit::walk::walk_object_expression(self, it);
+                self.depth -= 1;
+            }
+        }
+
+        fn visit_class_body(&mut self, it: &oxc::ast::ast::ClassBody<'a>) {
+            if self.lines(it.body.len(), it.span) {
+                self.depth += 1;
+                oxc::ast_visit::walk::walk_class_body(self, it);
+                self.depth -= 1;
+            }
+        }
+    }
+    let mut indent = Indent {
+        depth: 0,
+        tabs: 0,
+        over: None,
+    };
+    oxc::ast_visit::Visit::visit_program(&mut indent, program);
+    let Some(span) = indent.over else {
+        return Vec::new();
+    };
+    vec![OxcDiagnostic::error(format!(
+        "code nested this deep, this much of it, would print more than {} MiB of \
+         indentation; flatten the nesting (move nested code into functions, join nested `if`s \
+         with `&&`, give a namespace fewer dotted names)",
+        MAX_INDENTATION >> 20
+    ))
+    .with_label(Span::new(span.start, span.start))]
 }
 
 /// A namespace's `export let` (or `var`): oxc compiles it to a local variable that only

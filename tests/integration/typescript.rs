@@ -392,6 +392,42 @@ fn long_unbracketed_chains_compile() {
     ));
 }
 
+/// The printer indents each nested statement one tab deeper, and puts braces around an
+/// `if` nested in an `if` (so `if(a)` 20,000 times, 120 KB, printed 400 MB) or a dotted
+/// namespace's levels (`namespace a.a.a…`): output grew with the square of the source, and
+/// a megabyte of it took minutes and gigabytes of memory and disk. Sources whose output
+/// would hold that much indentation are refused before compiling.
+#[test]
+fn nesting_whose_output_grows_with_its_square_is_refused() {
+    let n = 20_000;
+    let started = std::time::Instant::now();
+    for source in [
+        format!("let a = 0;\n{};\n", "if(a)".repeat(n)),
+        format!("namespace a{} {{ export const x = 1; }}\n", ".a".repeat(n)),
+        format!(
+            "{}{}{}",
+            "{".repeat(MAX_NESTING - 1),
+            "a;".repeat(200_000),
+            "}".repeat(MAX_NESTING - 1)
+        ),
+    ] {
+        let found = errors(&source);
+        assert_eq!(found.len(), 1, "{:?}", &found[..found.len().min(3)]);
+        assert!(found[0].message.contains("nested"), "{found:?}");
+    }
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    // Ordinary nesting, and long flat files, compile.
+    js(&format!("let a = 0;\n{}a;\n", "if(a)".repeat(100)));
+    js(&format!(
+        "namespace a{} {{ export const x = 1; }}\n",
+        ".a".repeat(100)
+    ));
+    js(&format!(
+        "let a = 0;\n{}",
+        "if (a) { for (;;) { while (a) { a = { b: { c: 1 } }; } } }\n".repeat(5_000)
+    ));
+}
+
 #[test]
 fn oversized_source_is_refused() {
     let source = format!("export const s = \"{}\";", "a".repeat(MAX_SOURCE_LEN));
