@@ -679,7 +679,9 @@ impl Planner<'_> {
                 )?;
             }
             Err(diags) => {
-                for d in diags {
+                // As for any file, at most MAX_LISTED are listed and the rest counted.
+                let unlisted = diags.len().saturating_sub(crate::diagnostic::MAX_LISTED);
+                for d in diags.into_iter().take(crate::diagnostic::MAX_LISTED) {
                     self.ts_errors.push(Diagnostic::at(
                         file,
                         crate::json::Position {
@@ -690,6 +692,9 @@ impl Planner<'_> {
                         d.rule,
                         d.message,
                     ));
+                }
+                if unlisted > 0 {
+                    self.ts_errors.push(Diagnostic::unlisted(file, unlisted, 0));
                 }
             }
         }

@@ -2185,3 +2185,36 @@ fn a_url_naming_a_compiled_source_is_refused_with_the_name_to_write() {
     assert!(sb.join("out/demo/scripts/lib/sub/child.mjs").is_file());
     assert!(sb.join("out/demo/scripts/worker.js").is_file());
 }
+
+/// A source with thousands of errors (5,000 labels `l:` in a row) had each printed, by
+/// assemble and by validate, where at most 1,000 problems are listed for one file, the rest
+/// counted in one more (`problems-unlisted`), as validate does for JSON.
+#[test]
+fn at_most_a_thousand_errors_are_listed_for_one_source() {
+    let sb = Sandbox::new();
+    source_recipe(
+        &sb,
+        "recipes",
+        "demo",
+        &format!("{};\n", "l:".repeat(5_000)),
+    );
+    for args in [
+        &["assemble", "--recipes-dir", "recipes", "--out-dir", "out"][..],
+        &["validate", "recipes"][..],
+    ] {
+        let o = sb.cmd().args(args).output().unwrap();
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        let listed = all.matches("error[typescript]").count();
+        assert_eq!(listed, 1_000, "{args:?}");
+        assert!(
+            all.contains("error[problems-unlisted]") && all.contains("3999 more error(s)"),
+            "{args:?}: {}",
+            &all[all.len().saturating_sub(600)..]
+        );
+    }
+}
