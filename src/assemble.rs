@@ -496,6 +496,25 @@ impl Planner<'_> {
             .collect()
     }
 
+    /// Why `new URL(path, import.meta.url)` in a recipe's own module in `dir` names nothing
+    /// at run time: a file of the shared helpers folder, which is not beside `scripts/`
+    /// there (helpers ship as `scripts/lib/`, with only the files they read).
+    fn names_lib(&self, dir: &Path, path: &str) -> Option<String> {
+        let target = normalize(&dir.join(path));
+        let Some(Place::Lib(rel)) = self.locate(&target) else {
+            return None;
+        };
+        target.exists().then(|| {
+            format!(
+                "`{path}` is in the shared lib/, which is not there when the handler runs \
+                 (helpers ship in scripts/lib/, with only the files they read); read it in a \
+                 helper in lib/, where `new URL(\"./{}\", import.meta.url)` ships it, and \
+                 import that helper",
+                rel.to_string_lossy()
+            )
+        })
+    }
+
     /// Compiles `file` (at `out_rel` under the output root) and queues the helpers it uses.
     fn compile(&mut self, file: &Path, out_rel: &Path) -> Result<(), Error> {
         let is_lib = out_rel.starts_with("scripts/lib");
@@ -647,7 +666,9 @@ impl Planner<'_> {
                     wanted_lib.extend(self.helper_data(dir, &links.files_beside));
                 }
                 for beside in &links.files_beside {
-                    if let Some(why) = names_a_source(dir, &beside.path) {
+                    let why = names_a_source(dir, &beside.path)
+                        .or_else(|| (!is_lib).then(|| self.names_lib(dir, &beside.path))?);
+                    if let Some(why) = why {
                         self.ts_errors.push(Diagnostic::at(
                             file,
                             crate::json::Position {

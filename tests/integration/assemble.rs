@@ -2218,3 +2218,24 @@ fn at_most_a_thousand_errors_are_listed_for_one_source() {
         );
     }
 }
+
+/// A recipe's own module that reads a file of the shared lib/ by its place in the sources
+/// (`new URL("../../lib/list.txt", import.meta.url)`) assembled, and named a file outside
+/// the recipe at run time (lib/ ships as scripts/lib/, and only what helpers use). It is
+/// refused where it is written, saying to read it in a helper.
+#[test]
+fn a_recipe_reading_a_file_of_lib_by_its_source_path_is_refused() {
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "demo", MAIN);
+    lib(&sb, "recipes/lib");
+    sb.write("recipes/lib/list.txt", "alpha\n");
+    let err = refused_with_main(
+        &sb,
+        "import { readFileSync } from \"node:fs\";\nconsole.log(readFileSync(new URL(\"../../lib/list.txt\", import.meta.url), \"utf8\"));\n",
+    );
+    assert!(
+        err.contains("main.ts:2:34: error[import-unresolved]: ") && err.contains("helper"),
+        "{err}"
+    );
+    assert!(!sb.join("out").exists());
+}
