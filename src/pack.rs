@@ -1410,6 +1410,26 @@ fn merge_index(
         let old_entry = entries.get(&id).cloned().unwrap_or(Value::Null);
         let latest_entry = versions[0].clone();
         let latest_is_new = latest_entry["version"] == version.as_str();
+        if !latest_is_new {
+            // Published, as a backport for pins is; but a slip of the bump would leave the
+            // sources unreachable by `install ID` and `update`, with nothing said.
+            let newest = latest_entry["version"].as_str().unwrap_or_default();
+            warnings.push(Diagnostic {
+                pointer: "/version".into(),
+                ..Diagnostic::file_level(
+                    &b.manifest,
+                    Severity::Warning,
+                    "version-below-latest",
+                    format!(
+                        "{id} {version} is older than {newest}, the newest version {} lists, \
+                         so `install {id}` and `update` still take {newest} ({version} serves \
+                         pins such as `{id}@{version}`); to publish these sources as the \
+                         newest, bump `version` here above {newest}",
+                        opts.out_dir.join(INDEX_FILE).display(),
+                    ),
+                )
+            });
+        }
         let (name, summary) = if latest_is_new || old_entry.is_null() {
             (
                 b.recipe.name.clone().map(Value::String),

@@ -2154,3 +2154,42 @@ fn the_help_of_merge_says_both_indexes_stay_listed() {
     assert!(!line.contains("instead of"), "{line}");
     assert!(line.contains("as well as OUT/hooks-index.json"), "{line}");
 }
+
+/// A version packed below the newest one the index lists (a slip of the bump, `0.1.5`
+/// after `0.2.0`) is published, but `install ID` and `update` go on taking the newest:
+/// pack says so, naming the recipe.json to bump, and still succeeds (a backport for those
+/// pinned to `0.1.x` is how such a version is meant).
+#[test]
+fn a_version_packed_below_the_newest_is_published_with_a_warning() {
+    let sb = Sandbox::new();
+    let mut m = manifest("alpha");
+    m["version"] = json!("0.2.0");
+    write_recipe(&sb, "src/alpha", &m);
+    ok(&pack(&sb, "src", "out", &[]));
+    m["version"] = json!("0.1.5");
+    write_recipe(&sb, "src/alpha", &m);
+    let o = pack(&sb, "src", "out", &["--check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    stderr_says(&o, "warning[version-below-latest]");
+    let o = pack(&sb, "src", "out", &[]);
+    ok(&o);
+    stderr_says(
+        &o,
+        "src/alpha/recipe.json: warning[version-below-latest]: alpha 0.1.5 is older than \
+         0.2.0, the newest version out/hooks-index.json lists, so `install alpha` and \
+         `update` still take 0.2.0 (0.1.5 serves pins such as `alpha@0.1.5`); to publish \
+         these sources as the newest, bump `version` here above 0.2.0 (at /version)",
+    );
+    let index = read_json(&sb.join("out/hooks-index.json"));
+    assert_eq!(index["recipes"][0]["latest"], "0.2.0");
+    // The newest version packed says nothing.
+    m["version"] = json!("0.3.0");
+    write_recipe(&sb, "src/alpha", &m);
+    let o = pack(&sb, "src", "out", &[]);
+    ok(&o);
+    assert!(
+        !stderr(&o).contains("version-below-latest"),
+        "{}",
+        stderr(&o)
+    );
+}
