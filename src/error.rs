@@ -365,10 +365,12 @@ pub enum Error {
         installed: String,
     },
     /// The archive's digest is not the index's.
-    #[error("checksum mismatch for {id}: {said_by} sha256 {expected}, the archive's is {actual}; nothing was extracted")]
+    #[error("checksum mismatch for {id}: {said_by} sha256 {expected}, the archive's is {actual}; nothing was extracted{whence}")]
     ChecksumMismatch {
         /// Recipe id (or archive location).
         id: String,
+        /// For an archive an index lists: its URL and version, and who can put it right.
+        whence: String,
         /// Who promised the digest: "the index says" or "--sha256 says".
         said_by: &'static str,
         /// From the index.
@@ -377,10 +379,12 @@ pub enum Error {
         actual: String,
     },
     /// The archive's size is not the index's.
-    #[error("size mismatch for {id}: the index says {expected} bytes, the download is {}; nothing was extracted", actual.map(|a| a.to_string()).unwrap_or_else(|| "larger".into()))]
+    #[error("size mismatch for {id}: the index says {expected} bytes, the download is {}; nothing was extracted{whence}", actual.map(|a| a.to_string()).unwrap_or_else(|| "larger".into()))]
     SizeMismatch {
         /// Recipe id.
         id: String,
+        /// The archive's URL and version, and who can put it right.
+        whence: String,
         /// From the index.
         expected: u64,
         /// Received, when known.

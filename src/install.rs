@@ -483,6 +483,16 @@ pub fn prepare(
         .id
         .clone()
         .unwrap_or_else(|| archive_loc.to_string());
+    // Bytes other than an index lists are the catalog's fault, at one URL: said with the
+    // version, since the id alone does not tell which archive to look at.
+    let whence = match (&promise.id, &promise.version) {
+        (Some(id), Some(version)) => format!(
+            " ({archive_loc}, which the index lists for {id} {version}, holds other bytes \
+             than the index says; the catalog's maintainer finds such archives with \
+             `hookpack catalog verify`)"
+        ),
+        _ => String::new(),
+    };
     let digest = {
         let file = std::fs::File::create(&archive_path)
             .map_err(|e| crate::fs::FsError::new("create", &archive_path, e))?;
@@ -496,6 +506,7 @@ pub fn prepare(
             Err(crate::fetch::FetchError::TooLarge { .. }) if promise.size.is_some() => {
                 return Err(Error::SizeMismatch {
                     id: label,
+                    whence,
                     expected: limit,
                     actual: None,
                 });
@@ -514,6 +525,7 @@ pub fn prepare(
                         "the index says"
                     },
                     id: label,
+                    whence,
                     expected: expected.to_string(),
                     actual: digest.to_string(),
                 });
@@ -523,6 +535,7 @@ pub fn prepare(
             if expected != size {
                 return Err(Error::SizeMismatch {
                     id: label,
+                    whence,
                     expected,
                     actual: Some(size),
                 });
