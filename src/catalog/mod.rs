@@ -145,6 +145,12 @@ pub fn check_url(url: &str) -> Result<(), String> {
             && !url[..colon].contains('/');
         if is_scheme {
             let lower = scheme.to_ascii_lowercase();
+            let port = url[colon + 1..].starts_with(|c: char| c.is_ascii_digit());
+            if port && !matches!(lower.as_str(), "https" | "http" | "file") {
+                // `localhost:8080/hooks`: a host and port, which URL parsers read as the
+                // scheme `localhost:`.
+                return Err(format!("has no scheme (`{scheme}:` reads as one, but is a host and port); write `https://{url}` (or `http://{url}`)"));
+            }
             if !matches!(lower.as_str(), "https" | "http" | "file") {
                 return Err(format!("uses the `{scheme}:` scheme; only https, http and file URLs (or paths relative to the index) are fetched"));
             }
@@ -585,6 +591,17 @@ mod tests {
             "https://x/a\u{feff}b.tgz",
         ] {
             assert!(check_url(bad).is_err(), "{bad}");
+        }
+        // A host and port without a scheme is said to be one, with the URL to write.
+        for (bad, scheme) in [
+            ("localhost:8080/hooks", "localhost:"),
+            ("127.0.0.1:8080", "127.0.0.1:"),
+        ] {
+            let why = check_url(bad).unwrap_err();
+            assert_eq!(
+                why,
+                format!("has no scheme (`{scheme}` reads as one, but is a host and port); write `https://{bad}` (or `http://{bad}`)")
+            );
         }
     }
 }
