@@ -1332,6 +1332,7 @@ fn merge_index(
     }
     let mut statuses = Vec::new();
     let mut sizes: Vec<SizeFix> = Vec::new();
+    let mut min_clis: Vec<MinCliFix> = Vec::new();
     for b in built.iter_mut() {
         let id = b.recipe.id.to_string();
         let version = b.recipe.version.to_string();
@@ -1385,20 +1386,31 @@ fn merge_index(
                     }
                 }
                 // The archive is the published one (its sha256 is the index's), so a `size`
-                // that disagrees with it is the index's mistake: put right, with a word.
-                match existing["size"].as_u64().filter(|&listed| listed != b.size) {
-                    Some(listed) => {
-                        sizes.push(SizeFix {
-                            id: id.clone(),
-                            version: version.clone(),
-                            file: b.file.clone(),
-                            listed,
-                            actual: b.size,
-                        });
-                        statuses.push("repaired");
-                    }
-                    None => statuses.push("unchanged"),
+                // or `min_cli` that disagrees with it is the index's mistake (an edit by
+                // hand): put right, with a word.
+                let mut repaired = false;
+                if let Some(listed) = existing["size"].as_u64().filter(|&l| l != b.size) {
+                    sizes.push(SizeFix {
+                        id: id.clone(),
+                        version: version.clone(),
+                        file: b.file.clone(),
+                        listed,
+                        actual: b.size,
+                    });
+                    repaired = true;
                 }
+                let min_cli = b.recipe.min_cli.to_string();
+                if let Some(listed) = existing["min_cli"].as_str().filter(|&l| l != min_cli) {
+                    min_clis.push(MinCliFix {
+                        id: id.clone(),
+                        version: version.clone(),
+                        file: b.file.clone(),
+                        listed: listed.to_string(),
+                        actual: min_cli,
+                    });
+                    repaired = true;
+                }
+                statuses.push(if repaired { "repaired" } else { "unchanged" });
                 continue;
             }
             None => {
@@ -1498,6 +1510,29 @@ fn merge_index(
             format!(
                 "{} {} was listed with size {}, but its archive {} has {} bytes; its sha256 is \
                  the index's, so the archive is the published one and the index now lists {}",
+                fix.id, fix.version, fix.listed, fix.file, fix.actual, fix.actual
+            ),
+        ));
+    }
+    // Likewise a `min_cli`, at the recipe's level too when the version is its `latest`.
+    for fix in min_clis {
+        for r in recipes.iter_mut().filter(|r| r["id"] == fix.id.as_str()) {
+            if r["latest"] == fix.version.as_str() {
+                r["min_cli"] = Value::String(fix.actual.clone());
+            }
+            let versions = r["versions"].as_array_mut().into_iter().flatten();
+            for v in versions.filter(|v| v["version"] == fix.version.as_str()) {
+                v["min_cli"] = Value::String(fix.actual.clone());
+            }
+        }
+        warnings.push(Diagnostic::file_level(
+            &opts.out_dir.join(INDEX_FILE),
+            Severity::Warning,
+            "min-cli-repaired",
+            format!(
+                "{} {} was listed with min_cli {}, but its archive {} (the published one: its \
+                 sha256 is the index's) says {}, so the index now lists {}; a new min_cli \
+                 needs a new version",
                 fix.id, fix.version, fix.listed, fix.file, fix.actual, fix.actual
             ),
         ));
@@ -1602,6 +1637,19 @@ struct SizeFix {
     listed: u64,
     /// The archive's size.
     actual: u64,
+}
+
+/// An index entry whose `min_cli` is not the one the recipe.json of its archive gives, an
+/// archive this pack builds with the digest the entry lists.
+struct MinCliFix {
+    id: String,
+    version: String,
+    /// The archive's file name in OUT.
+    file: String,
+    /// The `min_cli` the index lists.
+    listed: String,
+    /// The archive's.
+    actual: String,
 }
 
 /// The [`SizeFix`] of the entry `v` of recipe `id`, a version this pack does not build,

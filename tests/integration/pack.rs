@@ -2193,3 +2193,44 @@ fn a_version_packed_below_the_newest_is_published_with_a_warning() {
         stderr(&o)
     );
 }
+
+/// A `min_cli` edited by hand in the index (raised on a published version, at both levels
+/// so the index still validates) is not what the published archive's recipe.json says, so
+/// `catalog verify` fails on it; pack used to keep it and vouch for the edited index in
+/// SHA256SUMS, and `--check` found only SHA256SUMS differing. The archive (its sha256 is the
+/// index's) is the proof: pack puts the index right, with a warning, as for a `size`.
+#[test]
+fn a_min_cli_edited_in_the_index_is_put_back_as_the_published_archive_says() {
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    ok(&pack(&sb, "src", "out", &[]));
+    let index_path = sb.join("out/hooks-index.json");
+    let good = std::fs::read(&index_path).unwrap();
+    let mut index = read_json(&index_path);
+    index["updated_at"] = json!("2026-01-01T00:00:00Z");
+    index["recipes"][0]["min_cli"] = json!("0.14.0");
+    index["recipes"][0]["versions"][0]["min_cli"] = json!("0.14.0");
+    write_index(&index_path, &index);
+    let o = pack(&sb, "src", "out", &["--check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("differs   hooks-index.json"), "{text}");
+    let o = pack(&sb, "src", "out", &[]);
+    ok(&o);
+    stderr_says(
+        &o,
+        "out/hooks-index.json: warning[min-cli-repaired]: alpha 0.1.0 was listed with min_cli \
+         0.14.0, but its archive hooks-alpha-0.1.0.tar.gz (the published one: its sha256 is \
+         the index's) says 0.13.0, so the index now lists 0.13.0; a new min_cli needs a new \
+         version",
+    );
+    let mut expected: Value = serde_json::from_slice(&good).unwrap();
+    expected["updated_at"] = json!("2026-01-01T00:00:00Z");
+    assert_eq!(read_json(&index_path), expected);
+    let o = sb
+        .cmd()
+        .args(["catalog", "verify", "out"])
+        .output()
+        .unwrap();
+    ok(&o);
+}
