@@ -1537,6 +1537,37 @@ fn merge_index(
             ),
         ));
     }
+    // A `latest` below the newest version listed stays (pack keeps a published entry, and
+    // such a `latest` holds a version back), but `catalog verify` fails on it: said here,
+    // where it can be put right before the upload.
+    for (i, r) in recipes.iter().enumerate() {
+        let parse = |v: &Value| v.as_str().and_then(|s| Version::parse(s).ok());
+        let newest = r["versions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| parse(&v["version"]))
+            .max();
+        if let (Some(latest), Some(newest)) = (parse(&r["latest"]), newest) {
+            if newest > latest {
+                let id = r["id"].as_str().unwrap_or_default();
+                warnings.push(Diagnostic {
+                    pointer: format!("/recipes/{i}/latest"),
+                    ..Diagnostic::file_level(
+                        &opts.out_dir.join(INDEX_FILE),
+                        Severity::Warning,
+                        "latest-not-newest",
+                        format!(
+                            "{id}'s `latest` is {latest} but {newest} is listed too, so \
+                             `install {id}` takes {latest} and `catalog verify` fails; pack \
+                             keeps a published recipe's entry as it is, so set `latest` to \
+                             {newest} here unless it is held back on purpose"
+                        ),
+                    )
+                });
+            }
+        }
+    }
     // It says when the entries last changed, so it stays while they do not, whatever
     // time `--updated-at` gives.
     let updated_at = match (changed, old_updated_at, &opts.updated_at) {

@@ -2234,3 +2234,36 @@ fn a_min_cli_edited_in_the_index_is_put_back_as_the_published_archive_says() {
         .unwrap();
     ok(&o);
 }
+
+/// A `latest` set below the newest listed version (by hand, to hold it back or by mistake)
+/// is kept by pack, which keeps a published recipe's entry; `catalog verify` fails on it.
+/// pack said nothing, and `--check` called the catalog current: both now warn, naming the
+/// index, the spot and the fix.
+#[test]
+fn a_latest_below_the_newest_version_is_kept_with_a_warning() {
+    let sb = Sandbox::new();
+    let mut m = manifest("alpha");
+    write_recipe(&sb, "src/alpha", &m);
+    ok(&pack(&sb, "src", "out", &[]));
+    m["version"] = json!("0.2.0");
+    write_recipe(&sb, "src/alpha", &m);
+    ok(&pack(&sb, "src", "out", &[]));
+    let index_path = sb.join("out/hooks-index.json");
+    let mut index = read_json(&index_path);
+    index["recipes"][0]["latest"] = json!("0.1.0");
+    write_index(&index_path, &index);
+    let want = "out/hooks-index.json: warning[latest-not-newest]: alpha's `latest` is 0.1.0 but \
+                0.2.0 is listed too, so `install alpha` takes 0.1.0 and `catalog verify` fails; \
+                pack keeps a published recipe's entry as it is, so set `latest` to 0.2.0 here \
+                unless it is held back on purpose (at /recipes/0/latest)";
+    for extra in [&["--check"][..], &[]] {
+        let o = pack(&sb, "src", "out", extra);
+        // SHA256SUMS vouches for the index as it was before the edit.
+        assert_eq!(o.status.code(), Some(extra.len() as i32), "{}", stderr(&o));
+        stderr_says(&o, want);
+    }
+    assert_eq!(read_json(&index_path)["recipes"][0]["latest"], "0.1.0");
+    let o = pack(&sb, "src", "out", &["--check"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    stderr_says(&o, want);
+}
