@@ -1211,12 +1211,20 @@ fn run_test(dirs: Vec<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
                 }
                 if !r.passed {
                     for h in &r.handlers {
-                        if !h.stderr.is_empty() {
-                            printer.data(&printable(&format!(
-                                "       stderr of {}: {}",
-                                h.id,
-                                h.stderr.trim()
-                            )))?;
+                        let stderr = h.stderr.trim_start_matches(['\n', '\r']).trim_end();
+                        if stderr.is_empty() {
+                            continue;
+                        }
+                        // Line by line, as the handler wrote it, so node's caret stays under
+                        // the spot it marks; each line escaped for the terminal.
+                        printer.data(&printable(&format!("       stderr of {}:", h.id)))?;
+                        for line in stderr.lines() {
+                            let line = printable(line.strip_suffix('\r').unwrap_or(line));
+                            if line.is_empty() {
+                                printer.data("         |")?;
+                            } else {
+                                printer.data(&format!("         | {line}"))?;
+                            }
                         }
                     }
                 }

@@ -1113,3 +1113,27 @@ fn a_program_the_handlers_shell_cannot_find_is_named_once() {
     );
     assert_eq!(err.matches("exited 127").count(), 1, "{err}");
 }
+
+/// A failing handler's stderr (node's stack trace: the source line, a caret under the spot,
+/// the error) is shown line by line under the case, indented, as node printed it; it was
+/// one line with each line break written `\n`, which put the caret nowhere near the spot.
+#[test]
+fn a_failing_handlers_stderr_is_shown_line_by_line() {
+    let sb = Sandbox::new();
+    scaffold_demo(&sb);
+    let main = sb.join("recipes/demo/src/main.ts");
+    let source = std::fs::read_to_string(&main).unwrap();
+    std::fs::write(
+        &main,
+        format!("process.stderr.write(\"first line\\n  second\\tline\\n\\nafter a blank\\n\");\nprocess.exit(1);\n{source}"),
+    )
+    .unwrap();
+    let text = failing_test_run(&sb);
+    assert!(
+        text.contains(
+            "       stderr of check-exec:\n         | first line\n         |   second\\tline\n         |\n         | after a blank\n"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains(r"first line\n"), "{text}");
+}
