@@ -181,7 +181,20 @@ pub fn validate_paths(paths: &[PathBuf]) -> Report {
 pub fn validate_path(path: &Path) -> (Kind, Vec<Diagnostic>) {
     let meta = match crate::fs::metadata(path) {
         Ok(m) => m,
-        Err(e) => return (Kind::Unknown, vec![fs_diagnostic(&e)]),
+        Err(e) => {
+            let text = path.to_string_lossy();
+            let lower = text.to_ascii_lowercase();
+            let url = lower.starts_with("https://") || lower.starts_with("http://");
+            if url && e.source.kind() == std::io::ErrorKind::NotFound {
+                let message = format!(
+                    "is a URL, and validate reads local files only; `hookpack catalog verify \
+                     {text}` checks a published index and its archives"
+                );
+                let d = Diagnostic::file_level(path, Severity::Error, "path-invalid", message);
+                return (Kind::Unknown, vec![d]);
+            }
+            return (Kind::Unknown, vec![fs_diagnostic(&e)]);
+        }
     };
     if meta.is_dir() {
         validate_dir(path)

@@ -1213,3 +1213,22 @@ fn a_name_that_is_not_utf8_is_shown_lossily_in_json() {
     bad_name(&doc, &doc["error"]["diagnostics"]);
     assert!(!sb.join("cat").exists());
 }
+
+/// `validate` reads local files; given a published index's URL (as `catalog verify` takes
+/// one), it said "does not exist; check the path". It says to use `catalog verify`.
+#[test]
+fn a_url_given_to_validate_points_at_catalog_verify() {
+    let sb = Sandbox::new();
+    let url = "https://127.0.0.1:9/hooks-index.json";
+    let (code, report) = validate_json(&sb, &[url]);
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(findings(&report), [(String::new(), "path-invalid".into())]);
+    assert_eq!(
+        report["diagnostics"][0]["message"],
+        format!(
+            "is a URL, and validate reads local files only; `hookpack catalog verify {url}` \
+             checks a published index and its archives"
+        ),
+        "{report:#}"
+    );
+}
