@@ -515,6 +515,18 @@ pub fn prepare(
         };
         sink.flush()
             .map_err(|e| crate::fs::FsError::new("write", &archive_path, e))?;
+        // The size first: a download cut short (an upload that stopped midway) is told
+        // apart from other bytes, which fail the digest too.
+        if let Some(expected) = promise.size {
+            if expected != size {
+                return Err(Error::SizeMismatch {
+                    id: label,
+                    whence,
+                    expected,
+                    actual: Some(size),
+                });
+            }
+        }
         if let Some(expected) = promise.sha256 {
             if expected != digest {
                 return Err(Error::ChecksumMismatch {
@@ -528,16 +540,6 @@ pub fn prepare(
                     whence,
                     expected: expected.to_string(),
                     actual: digest.to_string(),
-                });
-            }
-        }
-        if let Some(expected) = promise.size {
-            if expected != size {
-                return Err(Error::SizeMismatch {
-                    id: label,
-                    whence,
-                    expected,
-                    actual: Some(size),
                 });
             }
         }

@@ -2629,8 +2629,12 @@ fn update_lists_a_recipe_whose_update_failed_in_json() {
     let beta = entry("beta");
     assert_eq!(beta["action"], "left", "{report:#}");
     assert_eq!(beta["reason"], "failed", "{report:#}");
+    // Garbage is shorter than the archive: its size is what is found wrong first.
     assert!(
-        beta["error"].as_str().unwrap().contains("sha256"),
+        beta["error"]
+            .as_str()
+            .unwrap()
+            .contains("size mismatch for beta"),
         "{report:#}"
     );
 }
@@ -4039,4 +4043,31 @@ fn a_wrong_archive_on_the_server_is_named_by_version_and_url() {
     );
     assert!(!sb.join("p/hooks.json").exists());
     assert!(!sb.join("p/hooks/demo").exists());
+}
+
+/// An archive cut short on the server (an upload that stopped midway) is said to be short:
+/// the size is checked before the digest, which any change of bytes fails and which said
+/// only "checksum mismatch".
+#[test]
+fn a_truncated_archive_on_the_server_is_a_size_mismatch() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    let archive = sb.join("cat/hooks-demo-0.1.0.tar.gz");
+    let bytes = std::fs::read(&archive).unwrap();
+    std::fs::write(&archive, &bytes[..bytes.len() / 2]).unwrap();
+    let server = HttpServer::serve(sb.join("cat"), Box::new(|_| None));
+    let index = server.url("hooks-index.json");
+    let o = in_profile(&sb, "p", &["install", "demo", "--index", &index]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "size mismatch for demo: the index says {} bytes, the download is {}; nothing was \
+             extracted",
+            bytes.len(),
+            bytes.len() / 2
+        )),
+        "{err}"
+    );
+    assert!(!sb.join("p/hooks.json").exists());
 }
