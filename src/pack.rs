@@ -1042,6 +1042,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         &built_names,
         &mut warnings,
     )?;
+    warnings.extend(unlisted_since(&opts.out_dir, &new_index));
 
     if opts.check {
         let differences = compare(opts, &built, &index_bytes, &sums)?;
@@ -1862,6 +1863,50 @@ fn sums_file(
         out.push_str(&format!("{sha}  {name}\n"));
     }
     Ok(out.into_bytes())
+}
+
+/// A warning for each archive the `SHA256SUMS` in OUT lists (the record of what was
+/// published) that `index` no longer lists: a version taken out of the index by hand, which
+/// pack keeps as it finds it. Nothing when OUT has no readable `SHA256SUMS`.
+fn unlisted_since(out_dir: &Path, index: &Value) -> Vec<Diagnostic> {
+    let sums_path = out_dir.join(SUMS_FILE);
+    let Ok((file, _)) = crate::fs::open_regular(&sums_path) else {
+        return Vec::new();
+    };
+    let mut text = String::new();
+    if io::Read::read_to_string(&mut io::Read::take(file, 16 << 20), &mut text).is_err() {
+        return Vec::new();
+    }
+    let listed: std::collections::HashSet<String> = index["recipes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|r| r["versions"].as_array().into_iter().flatten())
+        .filter_map(|v| archive_file(v["url"].as_str()?))
+        .collect();
+    let mut out = Vec::new();
+    for line in text.lines() {
+        // `sha256sum` lines: the digest, a space, then ` ` or `*`, then the name.
+        let Some(name) = line.get(66..) else { continue };
+        let name = name.strip_prefix("./").unwrap_or(name);
+        let archive = name.ends_with(".tar.gz") || name.ends_with(".tar.zst");
+        if archive && !listed.contains(name) {
+            out.push(Diagnostic::file_level(
+                &out_dir.join(INDEX_FILE),
+                Severity::Warning,
+                "version-unlisted",
+                format!(
+                    "{} lists {name}, a published archive, which the index no longer lists, \
+                     so it leaves SHA256SUMS too and nobody can install or pin that version; \
+                     every published version stays listed, so put the index back from your \
+                     last pack (or the published one, with --merge), unless it is withdrawn \
+                     on purpose",
+                    sums_path.display()
+                ),
+            ));
+        }
+    }
+    out
 }
 
 /// Refuses a symbolic link at `path` in OUT. Pack would replace the link with a file,

@@ -2267,3 +2267,40 @@ fn a_latest_below_the_newest_version_is_kept_with_a_warning() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     stderr_says(&o, want);
 }
+
+/// A published version taken out of the index by hand: pack keeps the index as it finds it,
+/// so it dropped the version from SHA256SUMS too, in silence, and `catalog verify` (whose
+/// advice is to pack again) then passed. The SHA256SUMS in OUT records what was published:
+/// pack and `--check` warn of each archive it listed that the index no longer does.
+#[test]
+fn a_version_taken_out_of_the_index_by_hand_is_warned_of() {
+    let sb = Sandbox::new();
+    let mut m = manifest("alpha");
+    write_recipe(&sb, "src/alpha", &m);
+    ok(&pack(&sb, "src", "out", &[]));
+    m["version"] = json!("0.2.0");
+    write_recipe(&sb, "src/alpha", &m);
+    ok(&pack(&sb, "src", "out", &[]));
+    let index_path = sb.join("out/hooks-index.json");
+    let mut index = read_json(&index_path);
+    index["recipes"][0]["versions"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|v| v["version"] != "0.1.0");
+    write_index(&index_path, &index);
+    let want = "out/hooks-index.json: warning[version-unlisted]: out/SHA256SUMS lists \
+                hooks-alpha-0.1.0.tar.gz, a published archive, which the index no longer \
+                lists, so it leaves SHA256SUMS too and nobody can install or pin that version; \
+                every published version stays listed, so put the index back from your last \
+                pack (or the published one, with --merge), unless it is withdrawn on purpose";
+    let o = pack(&sb, "src", "out", &["--check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    stderr_says(&o, want);
+    let o = pack(&sb, "src", "out", &[]);
+    ok(&o);
+    stderr_says(&o, want);
+    // Said once: SHA256SUMS now agrees with the index.
+    let o = pack(&sb, "src", "out", &[]);
+    ok(&o);
+    assert!(!stderr(&o).contains("version-unlisted"), "{}", stderr(&o));
+}
