@@ -300,6 +300,14 @@ fn check_command(cmd: &str, p: &str, dir: Option<&Path>, f: &mut Findings) {
         return;
     }
     let Some(dir) = dir else { return };
+    if let Some(instead) = shipped_for_source(dir, &path) {
+        f.error(
+            p,
+            "script-in-src",
+            format!("script `{path}` is in `src/`, which assemble compiles into `scripts/`: archives hold `scripts/`, never `src/`, so the installed handler would find no script; run `{instead}` instead"),
+        );
+        return;
+    }
     match script_state(dir, Path::new(&path)) {
         ScriptState::File => {}
         ScriptState::WillBeAssembled => {}
@@ -392,6 +400,32 @@ fn script_state(dir: &Path, rel: &Path) -> ScriptState {
         }
     }
     ScriptState::File
+}
+
+/// For a script `src/<path>` named in a source tree's command: the `scripts/` file assemble
+/// makes of it (`src/<path>.ts` gives `scripts/<path>.js`), which is what an archive holds.
+fn shipped_for_source(dir: &Path, path: &str) -> Option<String> {
+    let mut parts = Path::new(path)
+        .components()
+        .filter(|c| !matches!(c, Component::CurDir));
+    if parts.next() != Some(Component::Normal("src".as_ref())) {
+        return None;
+    }
+    if !crate::assemble::is_source_tree(dir) {
+        return None;
+    }
+    let rest: Vec<String> = parts
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let rest = rest.join("/");
+    let rest = if let Some(stem) = rest.strip_suffix(".mts") {
+        format!("{stem}.mjs")
+    } else if let Some(stem) = rest.strip_suffix(".ts") {
+        format!("{stem}.js")
+    } else {
+        rest
+    };
+    Some(format!("scripts/{rest}"))
 }
 
 /// In a TypeScript source tree, `scripts/<path>.js` is produced by `assemble` from

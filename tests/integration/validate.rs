@@ -1232,3 +1232,67 @@ fn a_url_given_to_validate_points_at_catalog_verify() {
         "{report:#}"
     );
 }
+
+/// A command that runs the TypeScript source (`node src/main.ts`) passed `validate` and
+/// `assemble`, since the file is there in the source tree; but archives hold `scripts/`,
+/// never `src/`, so `test` and `pack` failed on it with a temporary folder's path, and an
+/// assembled tree was written with a handler whose script is missing. Each now names the
+/// command and the script to run instead.
+#[test]
+fn a_command_running_a_source_file_names_the_script_to_run() {
+    let sb = Sandbox::new();
+    sb.cmd()
+        .args(["new", "demo", "--dir", "recipes"])
+        .assert()
+        .success();
+    sb.write("recipes/demo/src/run.sh", "exit 0\n");
+    let manifest_path = sb.join("recipes/demo/recipe.json");
+    for (command, instead) in [
+        ("node src/main.ts", "scripts/main.js"),
+        ("node ./src/main.js", "scripts/main.js"),
+        ("sh src/run.sh", "scripts/run.sh"),
+    ] {
+        let mut m = read_json(&manifest_path);
+        m["hooks"]["PreToolUse"][0]["hooks"][0]["command"] = json!(command);
+        std::fs::write(&manifest_path, serde_json::to_vec_pretty(&m).unwrap()).unwrap();
+        let (code, report) = validate_json(&sb, &["recipes"]);
+        assert_eq!(code, 1, "{command}: {report:#}");
+        assert_eq!(
+            findings(&report),
+            [(
+                "/hooks/PreToolUse/0/hooks/0/command".into(),
+                "script-in-src".into()
+            )],
+            "{command}"
+        );
+        let message = report["diagnostics"][0]["message"].as_str().unwrap();
+        let script = command.split(' ').nth(1).unwrap();
+        assert_eq!(
+            message,
+            format!(
+                "script `{script}` is in `src/`, which assemble compiles into `scripts/`: \
+                 archives hold `scripts/`, never `src/`, so the installed handler would find \
+                 no script; run `{instead}` instead"
+            ),
+            "{command}"
+        );
+        for args in [
+            &["assemble", "--recipes-dir", "recipes", "--out-dir", "out"][..],
+            &["test", "recipes"],
+            &["pack", "--recipes-dir", "recipes", "--out-dir", "cat"],
+        ] {
+            let o = sb.cmd().args(args).output().unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{command} {args:?}: {err}");
+            assert!(
+                err.contains("recipes/demo/recipe.json") && err.contains("[script-in-src]"),
+                "{command} {args:?}: {err}"
+            );
+            assert!(
+                !err.contains("hookpack-assembled"),
+                "{command} {args:?}: {err}"
+            );
+        }
+        assert!(!sb.join("out").exists() && !sb.join("cat").exists());
+    }
+}
