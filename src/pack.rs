@@ -988,11 +988,14 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
     let unchanged = |b: &Built, published: &Path, mtime: u64| {
         same_contents(&trees[b.index], &b.recipe, mtime, published)
     };
+    let changes = |b: &Built, published: &Path| {
+        what_changed(&trees[b.index], &b.recipe, published).unwrap_or_default()
+    };
     let (new_index, mut statuses) = merge_index(
         (old_index.as_ref(), own_index.as_ref()),
         &mut built,
         opts,
-        &unchanged,
+        (&unchanged, &changes),
         &mut warnings,
     )?;
     // A published archive that OUT lost or holds damaged is written again: the sources
@@ -1306,11 +1309,16 @@ fn version_entry(b: &Built, opts: &Options) -> Value {
     })
 }
 
+/// Whether the published archive at a path holds the tar stream a build gives (with an mtime).
+type SameContents<'a> = &'a dyn Fn(&Built, &Path, u64) -> Result<bool, Error>;
+/// What differs between a build and the published archive at a path, as a note.
+type Changes<'a> = &'a dyn Fn(&Built, &Path) -> String;
+
 fn merge_index(
     (old, own): (Option<&Value>, Option<&Value>),
     built: &mut [Built],
     opts: &Options,
-    same_contents: &dyn Fn(&Built, &Path, u64) -> Result<bool, Error>,
+    (same_contents, changes): (SameContents, Changes),
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<(Value, Vec<&'static str>), Error> {
     let mut entries: BTreeMap<String, Value> = BTreeMap::new();
@@ -1362,7 +1370,10 @@ fn merge_index(
                     // compression) stays published that way; other contents are refused.
                     let path = opts.out_dir.join(&file);
                     if !same_contents(b, &path, opts.mtime)? {
-                        let note = same_files_but_mtime(&path, b, opts, same_contents)?;
+                        let mut note = same_files_but_mtime(&path, b, opts, same_contents)?;
+                        if note.is_empty() {
+                            note = changes(b, &path);
+                        }
                         return Err(Error::Republish {
                             what: format!("{id} {version}"),
                             published,
@@ -1630,6 +1641,64 @@ fn same_files_but_mtime(
         ". But the published archive holds these very files, only with mtime {then} where \
          {now}: if the recipe did not change, {fix} instead"
     ))
+}
+
+/// What differs between the files `tree` gives now and those of the published archive at
+/// `published`, as the note of a refused re-publish: the files changed, new, gone or whose
+/// executable bit changed, by their path in the archive, a few of each. `None` when the
+/// archive cannot be read or nothing differs file by file.
+fn what_changed(tree: &Tree, recipe: &Recipe, published: &Path) -> Option<String> {
+    let top = format!("{}-{}/", recipe.id, recipe.version);
+    let mut then: BTreeMap<String, (Sha256, bool)> = BTreeMap::new();
+    let mut archive = tar::Archive::new(decompressed(published).ok()??);
+    for entry in archive.entries().ok()?.take(100_000) {
+        let mut entry = entry.ok()?;
+        if entry.header().entry_type() != tar::EntryType::Regular {
+            continue;
+        }
+        let path = entry.path().ok()?.to_string_lossy().into_owned();
+        let Some(rel) = path.strip_prefix(&top).map(str::to_string) else {
+            continue;
+        };
+        let exec = entry.header().mode().is_ok_and(|m| m & 0o111 != 0);
+        then.insert(rel, (Sha256::of_reader(&mut entry).ok()?.0, exec));
+    }
+    let root = crate::fs::Beneath::open(&tree.root).ok()?;
+    let mut now: BTreeMap<&str, (Sha256, bool)> = BTreeMap::new();
+    for e in tree.entries.iter().filter(|e| e.size.is_some()) {
+        let digest = Sha256::of_reader(root.open_file(&e.rel).ok()?).ok()?.0;
+        now.insert(&e.rel, (digest, e.exec));
+    }
+    let (mut changed, mut new, mut mode) = (Vec::new(), Vec::new(), Vec::new());
+    for (&rel, (digest, exec)) in &now {
+        match then.get(rel) {
+            None => new.push(rel),
+            Some((d, _)) if d != digest => changed.push(rel),
+            Some((_, x)) if x != exec => mode.push(rel),
+            Some(_) => {}
+        }
+    }
+    let gone: Vec<&str> = (then.keys())
+        .filter(|rel| !now.contains_key(rel.as_str()))
+        .map(String::as_str)
+        .collect();
+    let groups: Vec<String> = [
+        ("changed", changed),
+        ("new", new),
+        ("gone", gone),
+        ("executable bit changed", mode),
+    ]
+    .into_iter()
+    .filter(|(_, files)| !files.is_empty())
+    .map(|(what, files)| {
+        let shown = files.iter().take(5).copied().collect::<Vec<_>>().join(", ");
+        match files.len() {
+            n if n > 5 => format!("{what} {shown} and {} more", n - 5),
+            _ => format!("{what} {shown}"),
+        }
+    })
+    .collect();
+    (!groups.is_empty()).then(|| format!("; against the published archive: {}", groups.join("; ")))
 }
 
 /// The mtime of the first entry of the archive at `published` (pack gives every entry the

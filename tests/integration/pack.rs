@@ -2304,3 +2304,36 @@ fn a_version_taken_out_of_the_index_by_hand_is_warned_of() {
     ok(&o);
     assert!(!stderr(&o).contains("version-unlisted"), "{}", stderr(&o));
 }
+
+/// Re-packing a published version with other contents is refused; the refusal said only the
+/// two digests and to bump the version, so a maintainer who thought nothing had changed
+/// could not tell what had. It names the files that differ from the published archive
+/// (changed, new, gone, executable bit), as the archive holds them.
+#[test]
+fn a_refused_republish_names_the_files_that_changed() {
+    let sb = Sandbox::new();
+    let m = manifest("alpha");
+    write_recipe(&sb, "src/alpha", &m);
+    sb.write("src/alpha/data/old.json", "{}\n");
+    sb.write("src/alpha/run.sh", "exit 0\n");
+    ok(&pack(&sb, "src", "out", &[]));
+    let published = snapshot(&sb.join("out"));
+    sb.write("src/alpha/scripts/main.js", "process.exit(1);\n");
+    sb.write("src/alpha/data/new.json", "{}\n");
+    std::fs::remove_file(sb.join("src/alpha/data/old.json")).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let run = sb.join("src/alpha/run.sh");
+        std::fs::set_permissions(run, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let o = pack(&sb, "src", "out", &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    stderr_says(&o, "alpha 0.1.0 is already published");
+    stderr_says(
+        &o,
+        "; against the published archive: changed scripts/main.js; new data/new.json; gone \
+         data/old.json; executable bit changed run.sh",
+    );
+    assert_eq!(snapshot(&sb.join("out")), published);
+}
