@@ -151,6 +151,17 @@ impl Ctx<'_> {
             }
             src = s.source();
         }
+        // An archive the index lists (its entry's pointer, `/recipes/N/versions/M`) that is
+        // not there: not uploaded, or deleted. Say what puts it back.
+        let parts: Vec<&str> = pointer.split('/').collect();
+        let archive = matches!(parts[..], ["", "recipes", _, "versions", _]);
+        if archive && is_not_found(e) {
+            msg.push_str(
+                "; the index lists it, so it must be there: upload (or copy back) the archive \
+                 `hookpack pack` wrote into its --out-dir, or pack into the catalog folder \
+                 again, which writes it anew from unchanged sources",
+            );
+        }
         self.error(file, pointer, "fetch-failed", msg);
     }
 }

@@ -1374,3 +1374,28 @@ fn verify_with_no_room_for_a_big_archive_names_tmpdir() {
     assert!(out.contains("no-such-folder"), "{out}");
     assert!(out.contains("set TMPDIR to a folder"), "{out}");
 }
+
+/// An archive the index lists that is not there (not uploaded, or deleted) was reported as
+/// the server's 404 or the file system's "No such file" alone: the message now says what to
+/// do, from disk and over HTTP.
+#[test]
+fn a_missing_archive_is_reported_with_the_fix() {
+    let sb = Sandbox::new();
+    packed(&sb);
+    std::fs::remove_file(sb.join("cat/hooks-alpha-0.1.0.tar.gz")).unwrap();
+    let fix = "; the index lists it, so it must be there: upload (or copy back) the archive \
+               `hookpack pack` wrote into its --out-dir, or pack into the catalog folder again, \
+               which writes it anew from unchanged sources";
+    let server = HttpServer::serve(sb.join("cat"), Box::new(|_| None));
+    for index in ["cat".to_string(), server.url("hooks-index.json")] {
+        let (code, r) = verify_json(&sb, &index);
+        assert_eq!(code, 1, "{r:#}");
+        assert_eq!(codes(&r), ["fetch-failed"], "{r:#}");
+        let message = r["diagnostics"][0]["message"].as_str().unwrap();
+        assert!(message.ends_with(fix), "{index}: {message}");
+    }
+    // The index itself missing is not an archive the index lists.
+    let (_, r) = verify_json(&sb, "nowhere/hooks-index.json");
+    let message = r["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(!message.contains("the index lists it"), "{message}");
+}
