@@ -1163,10 +1163,16 @@ fn run_test(dirs: Vec<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(std::path::Path::new("."));
-        let assembled = assemble::assemble_to_temp(parent, std::slice::from_ref(dir))?;
+        // `test` writes nothing of its own: what a problem stops is the cases.
+        let untested = |e| match e {
+            Error::RecipesInvalid { diagnostics } => Error::RecipesInvalidUntested { diagnostics },
+            other => other,
+        };
+        let assembled =
+            assemble::assemble_to_temp(parent, std::slice::from_ref(dir)).map_err(untested)?;
         let built = &assembled.dirs[0];
         let loaded = crate::recipe::load(built, false)
-            .map_err(|diagnostics| Error::RecipesInvalid { diagnostics })?;
+            .map_err(|diagnostics| Error::RecipesInvalidUntested { diagnostics })?;
         let ran = crate::fixture::run_recipe(dir, built, &loaded.recipe)?;
         if ran.is_empty() {
             without_cases.push(loaded.recipe.id.to_string());

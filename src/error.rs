@@ -117,6 +117,12 @@ pub enum Error {
         /// Every problem found.
         diagnostics: Vec<crate::diagnostic::Diagnostic>,
     },
+    /// Recipes given to `test` failed validation; no case was run.
+    #[error("{} problem(s) in the recipes; no case was run", diagnostics.len())]
+    RecipesInvalidUntested {
+        /// Every problem found.
+        diagnostics: Vec<crate::diagnostic::Diagnostic>,
+    },
     /// An existing index does not validate.
     #[error("the catalog index does not validate; nothing was changed")]
     IndexInvalid {
@@ -580,7 +586,9 @@ impl Error {
             Error::OutNotFolder { .. } => "out-not-folder",
             Error::PackRefused { .. } => "pack-refused",
             Error::ArchiveWrite { .. } => "archive-write",
-            Error::RecipesInvalid { .. } => "recipes-invalid",
+            Error::RecipesInvalid { .. } | Error::RecipesInvalidUntested { .. } => {
+                "recipes-invalid"
+            }
             Error::IndexInvalid { .. } => "index-invalid",
             Error::IndexInvalidReadOnly { .. } => "index-invalid-read-only",
             Error::Republish { .. } => "republish",
@@ -632,6 +640,7 @@ impl Error {
     pub fn diagnostics(&self) -> &[crate::diagnostic::Diagnostic] {
         match self {
             Error::RecipesInvalid { diagnostics }
+            | Error::RecipesInvalidUntested { diagnostics }
             | Error::IndexInvalid { diagnostics }
             | Error::IndexInvalidReadOnly { diagnostics }
             | Error::TypeScript { diagnostics } => diagnostics,
@@ -666,6 +675,7 @@ impl Error {
             | Error::OutHoldsSources { .. }
             | Error::OutEntryNotFolder { .. }
             | Error::RecipesInvalid { .. }
+            | Error::RecipesInvalidUntested { .. }
             | Error::IndexInvalid { .. }
             | Error::IndexInvalidReadOnly { .. }
             | Error::Republish { .. }

@@ -2,7 +2,7 @@
 //! `node`, and `hookpack test` reports failures with a diff.
 
 use crate::common::*;
-use serde_json::json;
+use serde_json::{json, Value};
 use std::path::Path;
 
 #[test]
@@ -1136,4 +1136,28 @@ fn a_failing_handlers_stderr_is_shown_line_by_line() {
         "{text}"
     );
     assert!(!text.contains(r"first line\n"), "{text}");
+}
+
+/// `test` on a recipe that does not validate ended with "…; nothing was written", which a
+/// command that writes nothing anyway says to no purpose: it says no case was run.
+#[test]
+fn test_on_an_invalid_recipe_says_no_case_was_run() {
+    let sb = Sandbox::new();
+    scaffold_demo(&sb);
+    sb.write("recipes/demo/node_modules/x/index.js", "\n");
+    let o = sb.cmd().args(["test", "recipes"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("[node-modules]"), "{err}");
+    assert!(
+        err.contains("error: 1 problem(s) in the recipes; no case was run"),
+        "{err}"
+    );
+    let o = sb
+        .cmd()
+        .args(["test", "recipes", "--format", "json"])
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["error"]["kind"], "recipes-invalid", "{doc}");
 }
