@@ -179,7 +179,9 @@ fn files(id: &Id) -> Vec<(&'static str, String)> {
             "PreToolUse": [{
                 "matcher": "exec",
                 "hooks": [{
-                    "id": "check-exec",
+                    // The recipe's own id: hosts run one handler per id and event, so
+                    // two scaffolded recipes installed together must not share one.
+                    "id": id.as_str(),
                     "type": "command",
                     "command": "node scripts/main.js",
                     "timeout": 10
@@ -196,7 +198,7 @@ fn files(id: &Id) -> Vec<(&'static str, String)> {
          ```sh\n\
          hookpack validate .            # check recipe.json and the tree\n\
          hookpack test .                # compile src/*.ts in memory, run the cases in tests/\n\
-         hookpack pack --recipes-dir .. --out-dir ../catalog   # publish with the other recipes\n\
+         hookpack pack --recipes-dir .. --out-dir ../../catalog   # publish with the other recipes\n\
          ```\n\n\
          Each file in `tests/` is one case: the event, the stdin payload, and the expected exit\n\
          code and decision.\n",

@@ -259,3 +259,45 @@ fn test_given_a_path_inside_a_recipe_names_the_recipe_folder() {
         );
     }
 }
+
+/// Two recipes scaffolded by `new`, packed into one catalog as the README's maintainer flow
+/// does, install side by side and both run: each scaffold gave its handler the id
+/// `check-exec`, and hosts run one handler per id and event, so the second recipe installed
+/// was skipped (`install` warned "will not run"). And the scaffold's README packs into the
+/// catalog beside the recipes folder, as the maintainer flow does, not into one inside it.
+#[test]
+fn two_scaffolded_recipes_install_side_by_side() {
+    let sb = Sandbox::new();
+    for id in ["a-gate", "b-gate"] {
+        ok(&new_in(&sb, id, "recipes"));
+    }
+    ok(&sb
+        .cmd()
+        .args(["pack", "--recipes-dir", "recipes", "--out-dir", "catalog"])
+        .output()
+        .unwrap());
+    let o = sb
+        .cmd()
+        .args([
+            "install",
+            "a-gate",
+            "b-gate",
+            "--index",
+            "catalog",
+            "--profile",
+            "p",
+        ])
+        .output()
+        .unwrap();
+    ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("will not run"), "{err}");
+    let list = sb.cmd().args(["list", "--profile", "p"]).output().unwrap();
+    let text = String::from_utf8_lossy(&list.stdout);
+    assert!(!text.contains("invalid"), "{text}");
+    let readme = std::fs::read_to_string(sb.join("recipes/a-gate/README.md")).unwrap();
+    assert!(
+        readme.contains("hookpack pack --recipes-dir .. --out-dir ../../catalog"),
+        "{readme}"
+    );
+}

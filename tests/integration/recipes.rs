@@ -207,7 +207,7 @@ fn a_case_whose_answer_follows_a_byte_order_mark_fails_saying_so() {
     let text = failing_test_run(&sb);
     assert!(
         text.contains(
-            "decision: expected deny, got none (check-exec: stdout starts with a UTF-8 byte \
+            "decision: expected deny, got none (demo: stdout starts with a UTF-8 byte \
              order mark, so it is not read as JSON and gave no decision"
         ),
         "{text}"
@@ -1003,7 +1003,7 @@ fn a_case_naming_a_handler_the_recipe_lacks_says_which() {
     assert!(
         text.contains(
             "recipes/demo/tests/typo.json:1:52: `handler` `check-exce` names no handler of \
-             the recipe for PreToolUse; its handlers there: check-exec"
+             the recipe for PreToolUse; its handlers there: demo"
         ),
         "{text}"
     );
@@ -1131,7 +1131,7 @@ fn a_failing_handlers_stderr_is_shown_line_by_line() {
     let text = failing_test_run(&sb);
     assert!(
         text.contains(
-            "       stderr of check-exec:\n         | first line\n         |   second\\tline\n         |\n         | after a blank\n"
+            "       stderr of demo:\n         | first line\n         |   second\\tline\n         |\n         | after a blank\n"
         ),
         "{text}"
     );
