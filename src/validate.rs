@@ -296,6 +296,7 @@ fn check_recipes(dirs: &[PathBuf], lib_dir: Option<&Path>, out: &mut Vec<Diagnos
         }
         out.extend(found);
     }
+    out.extend(shared_handler_ids(&clean));
     out.extend(crate::assemble::check_sources(&clean, lib_dir));
     // What pack would refuse in an assembled tree's archive (source trees: above).
     for dir in clean.iter().filter(|d| !crate::assemble::is_source_tree(d)) {
@@ -319,6 +320,55 @@ fn check_recipes(dirs: &[PathBuf], lib_dir: Option<&Path>, out: &mut Vec<Diagnos
             Err(e) => out.push(fs_diagnostic(&e)),
         }
     }
+}
+
+/// A warning at each handler whose id a recipe met before in `dirs` has on the same event:
+/// hosts run one handler per id and event, so a profile holding both recipes skips the
+/// handler of the one installed second. (Within one recipe, ids are unique already.)
+fn shared_handler_ids(dirs: &[PathBuf]) -> Vec<Diagnostic> {
+    let mut first: std::collections::HashMap<(String, String), String> = Default::default();
+    let mut out = Vec::new();
+    for dir in dirs {
+        let Ok(loaded) = recipe::load(dir, false) else {
+            continue;
+        };
+        let r = &loaded.recipe;
+        for (event, groups) in &r.hooks {
+            for (g, group) in groups.iter().enumerate() {
+                for (h, handler) in group.hooks.iter().enumerate() {
+                    let Some(id) = handler.id.as_ref().map(|i| i.as_str().to_string()) else {
+                        continue;
+                    };
+                    let key = (event.clone(), id.clone());
+                    let Some(other) = first.get(&key) else {
+                        first.insert(key, r.id.to_string());
+                        continue;
+                    };
+                    if other == r.id.as_str() {
+                        continue;
+                    }
+                    let pointer = format!("/hooks/{event}/{g}/hooks/{h}/id");
+                    let message = format!(
+                        "handler id `{id}` of {event} is also one of recipe `{other}` here: \
+                         hosts run one handler per id and event, so in a profile with both \
+                         recipes the one installed second does not run; give this handler \
+                         another id (such as `{}-{id}`)",
+                        r.id
+                    );
+                    out.push(Diagnostic {
+                        pointer,
+                        ..Diagnostic::file_level(
+                            &dir.join("recipe.json"),
+                            Severity::Warning,
+                            "handler-id-shared",
+                            message,
+                        )
+                    });
+                }
+            }
+        }
+    }
+    out
 }
 
 fn validate_document(file: &Path, check: fn(&Path, &[u8]) -> Vec<Diagnostic>) -> Vec<Diagnostic> {

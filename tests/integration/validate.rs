@@ -1296,3 +1296,43 @@ fn a_command_running_a_source_file_names_the_script_to_run() {
         assert!(!sb.join("out").exists() && !sb.join("cat").exists());
     }
 }
+
+/// Two recipes of one folder (one catalog) whose handlers share an id on an event cannot
+/// both run in a profile: hosts run one handler per id and event, so `install` of the second
+/// warns that its handler will not run. `validate` of the folder says so first, at the
+/// second recipe's handler id (a warning: each recipe is valid on its own).
+#[test]
+fn handler_ids_two_recipes_share_on_an_event_are_warned_of() {
+    let sb = Sandbox::new();
+    for id in ["alpha", "beta"] {
+        write_recipe(&sb, &format!("src/{id}"), &manifest(id));
+    }
+    let mut other = manifest("gamma");
+    other["hooks"]["PreToolUse"][0]["hooks"][0]["id"] = json!("gamma-gate");
+    write_recipe(&sb, "src/gamma", &other);
+    let (code, report) = validate_json(&sb, &["src"]);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(
+        findings(&report),
+        [(
+            "/hooks/PreToolUse/0/hooks/0/id".into(),
+            "handler-id-shared".into()
+        )],
+        "{report:#}"
+    );
+    let d = &report["diagnostics"][0];
+    assert_eq!(d["severity"], "warning", "{report:#}");
+    assert!(
+        d["file"].as_str().unwrap().ends_with("beta/recipe.json"),
+        "{report:#}"
+    );
+    assert_eq!(
+        d["message"],
+        "handler id `gate` of PreToolUse is also one of recipe `alpha` here: hosts run one \
+         handler per id and event, so in a profile with both recipes the one installed second \
+         does not run; give this handler another id (such as `beta-gate`)",
+        "{report:#}"
+    );
+    let (code, _) = validate_json(&sb, &["--strict", "src"]);
+    assert_eq!(code, 1);
+}
