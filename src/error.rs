@@ -257,6 +257,16 @@ pub enum Error {
     /// Fetching an index or archive failed.
     #[error(transparent)]
     Fetch(#[from] crate::fetch::FetchError),
+    /// An archive an index lists is not where it says (a 404, or no such file).
+    #[error("{source}: the index lists it for {what}, but the catalog does not hold it; its maintainer finds such archives with `hookpack catalog verify`, and `hookpack install {id}@VERSION` takes another version")]
+    ArchiveNotInCatalog {
+        /// Recipe id and version (`tool-gate 0.2.0`).
+        what: String,
+        /// Recipe id.
+        id: String,
+        /// The failed fetch.
+        source: crate::fetch::FetchError,
+    },
     /// `config.yaml` could not be read.
     #[error("{path}: {why}")]
     ConfigInvalid {
@@ -604,7 +614,7 @@ impl Error {
             Error::UrlInvalid { .. } => "url-invalid",
             Error::IndexNamesLocalFile { .. } => "index-names-local-file",
             Error::TypeScript { .. } => "typescript",
-            Error::Fetch(_) => "fetch",
+            Error::Fetch(_) | Error::ArchiveNotInCatalog { .. } => "fetch",
             Error::ConfigInvalid { .. } => "config-invalid",
             Error::ProfileNameInvalid { .. } => "profile-name-invalid",
             Error::HomeUnknown { .. } => "home-unknown",
@@ -658,7 +668,12 @@ impl Error {
                 source: crate::archive::ArchiveError::Write { .. },
                 ..
             } => ExitCode::Environment,
-            Error::Fetch(e) if e.is_input_problem() => ExitCode::Invalid,
+            Error::Fetch(e) | Error::ArchiveNotInCatalog { source: e, .. }
+                if e.is_input_problem() =>
+            {
+                ExitCode::Invalid
+            }
+            Error::ArchiveNotInCatalog { .. } => ExitCode::Environment,
             Error::Fetch(_) | Error::LockTimeout { .. } => ExitCode::Environment,
             Error::ConfigInvalid { .. }
             | Error::ProfileNameInvalid { .. }

@@ -511,7 +511,25 @@ pub fn prepare(
                     actual: None,
                 });
             }
-            Err(e) => return Err(e.into()),
+            Err(e) => {
+                let not_found = match &e {
+                    crate::fetch::FetchError::HttpStatus { status, .. } => {
+                        matches!(status, 404 | 410)
+                    }
+                    crate::fetch::FetchError::Fs(f) => {
+                        f.source.kind() == std::io::ErrorKind::NotFound
+                    }
+                    _ => false,
+                };
+                return Err(match (&promise.id, &promise.version) {
+                    (Some(id), Some(version)) if not_found => Error::ArchiveNotInCatalog {
+                        what: format!("{id} {version}"),
+                        id: id.clone(),
+                        source: e,
+                    },
+                    _ => e.into(),
+                });
+            }
         };
         sink.flush()
             .map_err(|e| crate::fs::FsError::new("write", &archive_path, e))?;

@@ -4071,3 +4071,36 @@ fn a_truncated_archive_on_the_server_is_a_size_mismatch() {
     );
     assert!(!sb.join("p/hooks.json").exists());
 }
+
+/// An archive the index lists that the server does not have (not uploaded yet, or deleted):
+/// install said only "URL answered HTTP 404". It says which version the index lists there,
+/// that the catalog lacks it, and the ways on; the exit code and JSON kind stay.
+#[test]
+fn an_archive_the_server_lacks_is_said_to_be_missing_from_the_catalog() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0"), ("0.2.0", "0.13.0")]);
+    std::fs::remove_file(sb.join("cat/hooks-demo-0.2.0.tar.gz")).unwrap();
+    let server = HttpServer::serve(sb.join("cat"), Box::new(|_| None));
+    let index = server.url("hooks-index.json");
+    let url = server.url("hooks-demo-0.2.0.tar.gz");
+    let o = in_profile(&sb, "p", &["install", "demo", "--index", &index]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "error: {url} answered HTTP 404: the index lists it for demo 0.2.0, but the catalog \
+             does not hold it; its maintainer finds such archives with `hookpack catalog \
+             verify`, and `hookpack install demo@VERSION` takes another version"
+        )),
+        "{err}"
+    );
+    let o = in_profile(
+        &sb,
+        "p",
+        &["install", "demo", "--index", &index, "--format", "json"],
+    );
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["error"]["kind"], "fetch", "{doc}");
+    assert_eq!(doc["error"]["exit_code"], 1, "{doc}");
+    assert!(!sb.join("p/hooks.json").exists());
+}
