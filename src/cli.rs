@@ -928,15 +928,20 @@ fn run_pack(o: &pack::Options, printer: &Printer) -> Result<ExitCode, Error> {
             Ok(ExitCode::Invalid)
         }
     } else {
+        let lists = if report.index_changed {
+            String::new()
+        } else if report.rewritten.is_empty() {
+            " (index unchanged)".to_string()
+        } else {
+            format!(
+                " (index unchanged; rewrote {})",
+                report.rewritten.join(" and ")
+            )
+        };
         printer.message(&printable(&format!(
-            "packed {} recipe(s) into {}{}",
+            "packed {} recipe(s) into {}{lists}",
             report.archives.len(),
             o.out_dir.display(),
-            if report.index_changed {
-                ""
-            } else {
-                " (index unchanged)"
-            }
         )));
         Ok(ExitCode::Success)
     }

@@ -141,6 +141,9 @@ pub struct Report {
     pub index: PathBuf,
     /// Whether the index content changed.
     pub index_changed: bool,
+    /// The lists (`hooks-index.json`, `SHA256SUMS`) written into OUT: those whose bytes
+    /// changed, which a hand edit can cause with `index_changed` false. Empty with `--check`.
+    pub rewritten: Vec<&'static str>,
     /// With `--check`: what differs (empty when `OUT` is current).
     pub differences: Vec<Difference>,
     /// Warnings from validating the recipes.
@@ -1053,6 +1056,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
             archives,
             index: index_path,
             index_changed,
+            rewritten: Vec::new(),
             differences,
             warnings,
         });
@@ -1082,13 +1086,14 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
     // them as they were, inode and modification time included); each keeps the mode of the
     // file it replaces (a new one is 0644).
     let sums_path = opts.out_dir.join(SUMS_FILE);
-    let lists: Vec<(&Path, &[u8])> = [
-        (index_path.as_path(), index_bytes.as_slice()),
-        (sums_path.as_path(), sums.as_slice()),
+    let lists: Vec<(&Path, &[u8], &'static str)> = [
+        (index_path.as_path(), index_bytes.as_slice(), INDEX_FILE),
+        (sums_path.as_path(), sums.as_slice(), SUMS_FILE),
     ]
     .into_iter()
-    .filter(|(path, bytes)| !holds(path, bytes))
+    .filter(|(path, bytes, _)| !holds(path, bytes))
     .collect();
+    let rewritten = lists.iter().map(|(_, _, name)| *name).collect();
     if let Some(e) = unwritable {
         if !moves.is_empty() || !lists.is_empty() {
             return Err(e.into());
@@ -1099,12 +1104,13 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
             archives,
             index: index_path,
             index_changed,
+            rewritten,
             differences: Vec::new(),
             warnings,
         });
     }
     let mut staged_lists = Vec::new();
-    for (dest, bytes) in lists {
+    for (dest, bytes, _) in lists {
         let staged = staging.path().join(dest.file_name().unwrap_or_default());
         write_new_mode(&staged, bytes, file_mode(dest), dest)?;
         staged_lists.push((staged, dest.to_path_buf()));
@@ -1141,6 +1147,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         archives,
         index: index_path,
         index_changed,
+        rewritten,
         differences: Vec::new(),
         warnings,
     })

@@ -2337,3 +2337,28 @@ fn a_refused_republish_names_the_files_that_changed() {
     );
     assert_eq!(snapshot(&sb.join("out")), published);
 }
+
+/// A pack that rewrites only SHA256SUMS (edited or damaged by hand) or the index's text says
+/// so; it said "(index unchanged)" alone, as for a pack that wrote nothing.
+#[test]
+fn a_pack_that_rewrites_only_the_lists_says_which() {
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    assert!(pack(&sb, "src", "out", &[]).status.success());
+    let o = pack(&sb, "src", "out", &[]);
+    stderr_says(&o, "(index unchanged)");
+    sb.write("out/SHA256SUMS", "");
+    let o = pack(&sb, "src", "out", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    stderr_says(&o, "(index unchanged; rewrote SHA256SUMS)");
+    let index = std::fs::read_to_string(sb.join("out/hooks-index.json")).unwrap();
+    sb.write("out/hooks-index.json", index.replace("\n", "\n  "));
+    let o = pack(&sb, "src", "out", &["--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["index_changed"], false);
+    // SHA256SUMS lists the digest of the index pack writes, which is what it was.
+    assert_eq!(r["rewritten"], json!(["hooks-index.json"]));
+    let o = pack(&sb, "src", "out", &[]);
+    stderr_says(&o, "(index unchanged)");
+}
