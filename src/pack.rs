@@ -738,7 +738,16 @@ pub fn chosen(
         let ids: Vec<String> = dirs.iter().filter_map(name).collect();
         dirs.retain(|d| name(d).as_deref() == Some(only.as_str()));
         if dirs.is_empty() {
+            let helpers = only.as_str() == "lib" && recipes_dir.join("lib").is_dir();
             let hint = match crate::event::nearest(only.as_str(), &ids, |id| id.to_string()) {
+                // The shared helpers are not a recipe: they ship inside each recipe that
+                // imports them.
+                _ if helpers => format!(
+                    "{} holds the shared helpers, which are copied into each recipe that \
+                     imports them, not packed alone; name a recipe: {}",
+                    recipes_dir.join("lib").display(),
+                    ids.join(", ")
+                ),
                 Some(near) => format!("did you mean `{near}`?"),
                 None if ids.is_empty() => "it holds no recipes".to_string(),
                 None => format!("it holds {}", ids.join(", ")),

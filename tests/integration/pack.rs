@@ -2362,3 +2362,30 @@ fn a_pack_that_rewrites_only_the_lists_says_which() {
     let o = pack(&sb, "src", "out", &[]);
     stderr_says(&o, "(index unchanged)");
 }
+
+/// `--only lib` in a folder of recipe sources is told that lib/ holds the shared helpers
+/// (copied into the recipes that import them), not a recipe; it listed the recipes alone.
+#[test]
+fn only_lib_says_lib_holds_the_shared_helpers() {
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    sb.write("src/lib/text.ts", "export const x = 1;\n");
+    for verb in ["pack", "assemble"] {
+        let o = sb
+            .cmd()
+            .args([
+                verb,
+                "--recipes-dir",
+                "src",
+                "--out-dir",
+                "out",
+                "--only",
+                "lib",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        stderr_says(&o, "holds the shared helpers");
+        stderr_says(&o, "alpha, beta");
+    }
+}
