@@ -1381,7 +1381,7 @@ fn validate_sources(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Result<Vec<Diag
         )
         .partition(|d| d.severity == Severity::Error);
     if problems.is_empty() {
-        warnings.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+        warnings.sort_by(crate::diagnostic::Diagnostic::reading_order);
         Ok(warnings)
     } else {
         Err(Error::RecipesInvalid {

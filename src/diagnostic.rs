@@ -73,6 +73,13 @@ impl Diagnostic {
         )
     }
 
+    /// Reading order: by file, then by place in the file, with the count of a file's
+    /// unlisted problems after those listed (it says to fix "the ones above").
+    pub fn reading_order(a: &Diagnostic, b: &Diagnostic) -> std::cmp::Ordering {
+        let key = |d: &Diagnostic| d.code == "problems-unlisted";
+        (&a.file, key(a), a.line, a.column).cmp(&(&b.file, key(b), b.line, b.column))
+    }
+
     /// A problem at a known line and column.
     pub fn at(
         file: &Path,

@@ -159,7 +159,7 @@ pub fn validate_paths(paths: &[PathBuf]) -> Report {
     for path in paths {
         let (kind, mut diags) = validate_path(path);
         // Reading order: by file, then by place in the file.
-        diags.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+        diags.sort_by(crate::diagnostic::Diagnostic::reading_order);
         report.paths.push(Checked {
             path: path.clone(),
             kind,

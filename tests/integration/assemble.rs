@@ -2216,6 +2216,13 @@ fn at_most_a_thousand_errors_are_listed_for_one_source() {
             "{args:?}: {}",
             &all[all.len().saturating_sub(600)..]
         );
+        // It says to fix "the ones above": it comes after them.
+        let last_listed = all.rfind("error[typescript]").unwrap();
+        assert!(
+            all.find("error[problems-unlisted]").unwrap() > last_listed,
+            "{args:?}: {}",
+            &all[..600.min(all.len())]
+        );
     }
 }
 
