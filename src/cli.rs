@@ -1012,11 +1012,10 @@ fn run_catalog_verify(v: &VerifyArgs, printer: &Printer) -> Result<ExitCode, Err
             .map_err(|e| crate::fs::FsError::new("inspect the --assets-dir folder", dir, e))?
             .is_dir();
         if !is_dir {
-            return Err(Error::ArgInvalid {
+            return Err(Error::FlagNotFolder {
                 what: "--assets-dir",
-                value: dir.display().to_string(),
-                why: "it is not a folder; give the folder `hookpack pack` wrote the archives to"
-                    .into(),
+                path: dir.clone(),
+                fix: "give the folder `hookpack pack` wrote the archives to",
             });
         }
     }

@@ -200,6 +200,16 @@ pub enum Error {
         /// Which folder to give instead.
         fix: &'static str,
     },
+    /// A flag that takes a folder (`--assets-dir`) names something else.
+    #[error("{what} {} is not a folder; {fix}", path.display())]
+    FlagNotFolder {
+        /// The flag.
+        what: &'static str,
+        /// The path as given.
+        path: PathBuf,
+        /// Which folder to give instead.
+        fix: &'static str,
+    },
     /// `test` given a file or folder inside a recipe (a case file, `tests/`, `recipe.json`).
     #[error("{} is not a recipe folder: it is inside the recipe folder {}; `hookpack test {}` runs its cases", path.display(), recipe.display(), recipe.display())]
     TestPathInsideRecipe {
@@ -607,6 +617,7 @@ impl Error {
             Error::ArchiveExists { .. } => "archive-exists",
             Error::RecipeNotFound { .. } => "recipe-not-found",
             Error::RecipesDirNotFolder { .. } => "recipes-dir-not-folder",
+            Error::FlagNotFolder { .. } => "not-a-folder",
             Error::NoRecipes { .. } => "no-recipes",
             Error::IndexIsRecipes { .. } => "index-is-recipes",
             Error::TestPathInsideRecipe { .. } => "test-path-inside-recipe",
@@ -699,6 +710,7 @@ impl Error {
             | Error::ArchiveExists { .. }
             | Error::RecipeNotFound { .. }
             | Error::RecipesDirNotFolder { .. }
+            | Error::FlagNotFolder { .. }
             | Error::TestPathInsideRecipe { .. }
             | Error::IndexIsRecipes { .. }
             | Error::NoRecipes { .. }

@@ -884,6 +884,15 @@ fn verify_reads_archives_named_by_url_from_an_assets_dir_before_the_upload() {
         message.starts_with("cannot inspect the --assets-dir folder nowhere: "),
         "{message}"
     );
+    // A file there is the same kind of slip: exit 1 as well (it was 2, a usage error).
+    let (code, r) = verify(&["--assets-dir", "cat/SHA256SUMS"]);
+    assert_eq!(code, 1, "{r:#}");
+    assert_eq!(r["error"]["kind"], "not-a-folder", "{r:#}");
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("--assets-dir cat/SHA256SUMS is not a folder; give the folder"),
+        "{message}"
+    );
 }
 
 /// With `--assets-dir`, an archive named `https://…/hooks-alpha-0.1.0.tar.gz?sig=1` is read
