@@ -415,19 +415,51 @@ pub fn overlaps(a: &Path, b: &Path) -> Result<bool, FsError> {
     Ok(nested(&real_path(a)?, &real_path(b)?))
 }
 
+/// Whether `dir` is the root of a mount, as statx tells on Linux 5.8 and later: a bind
+/// mount of a folder of the parent's own file system has the parent's device number.
+/// Elsewhere (or where statx cannot tell) false.
+fn is_mount_root(dir: &Path) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let Ok(path) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+            return false;
+        };
+        // SAFETY: statx fills in the plain-data struct it is given; the path is a valid,
+        // NUL-terminated string that outlives the call.
+        let mut st: libc::statx = unsafe { std::mem::zeroed() };
+        let got = unsafe {
+            libc::statx(
+                libc::AT_FDCWD,
+                path.as_ptr(),
+                libc::AT_STATX_SYNC_AS_STAT,
+                libc::STATX_BASIC_STATS,
+                &mut st,
+            )
+        };
+        let root = libc::STATX_ATTR_MOUNT_ROOT as u64;
+        got == 0 && st.stx_attributes_mask & root != 0 && st.stx_attributes & root != 0
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = dir;
+        false
+    }
+}
+
 /// Whether one of two resolved paths (see [`real_path`]) is the other or inside it.
 pub fn nested(a: &Path, b: &Path) -> bool {
     a.starts_with(b) || b.starts_with(a)
 }
 
-/// Whether the folder `dir` exists on another file system than `parent` (it is mounted
-/// there), so nothing can be renamed from one into the other.
+/// Whether the folder `dir` is mounted on `parent` (another file system, or a bind mount of
+/// a folder of the same one), so nothing can be renamed from one into the other.
 pub fn is_mount_point(dir: &Path, parent: &Path) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
         match (fs::metadata(dir), fs::metadata(parent)) {
-            (Ok(d), Ok(p)) => d.is_dir() && d.dev() != p.dev(),
+            (Ok(d), Ok(p)) => d.is_dir() && (d.dev() != p.dev() || is_mount_root(dir)),
             _ => false,
         }
     }

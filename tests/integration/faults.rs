@@ -552,3 +552,39 @@ fn pack_leaves_staging_a_running_pack_holds_whatever_its_pid() {
     pack_src_into_cat(&sb);
     assert!(!sb.join(&held).exists(), "{held} left once no pack held it");
 }
+
+/// OUT bind-mounted from a folder of the same file system (a container's volume): pack
+/// staged beside OUT, as for a plain folder (the device numbers are the same), and failed
+/// at the commit with "Invalid cross-device link"; it stages inside OUT, as for any mount.
+#[cfg(target_os = "linux")]
+#[test]
+fn pack_into_a_bind_mount_of_the_same_file_system_stages_inside_it() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "src/alpha", &manifest("alpha"));
+    std::fs::create_dir_all(sb.join("real")).unwrap();
+    std::fs::create_dir_all(sb.join("site/cat")).unwrap();
+    let o = Command::new("mount")
+        .args(["--bind"])
+        .arg(sb.join("real"))
+        .arg(sb.join("site/cat"))
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "these tests mount and need root (CI runs as root): {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let _m = Mount(sb.join("site/cat"));
+    let o = sb
+        .cmd()
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "site/cat"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let names: Vec<String> = snapshot(&sb.join("real")).into_keys().collect();
+    assert_eq!(
+        names,
+        ["SHA256SUMS", "hooks-alpha-0.1.0.tar.gz", "hooks-index.json"]
+    );
+}
