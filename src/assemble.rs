@@ -330,6 +330,58 @@ fn tried_names(spec: &str) -> Vec<String> {
     }
 }
 
+/// The module a missing import most likely meant: in the folder it names, the one whose
+/// name is within two edits of it (`hooks.ts` for `hook.ts`, `./utils.js` for `util.ts`);
+/// else, when a path climbs a folder too few or too many, the one file of that name under
+/// the recipe folder and the shared lib/ (`roots`).
+fn near_module(wanted: &Path, roots: &[&Path]) -> Option<PathBuf> {
+    const KINDS: [&str; 5] = [".ts", ".mts", ".js", ".mjs", ".json"];
+    let stem = |name: &str| -> String {
+        let cut = KINDS.iter().find_map(|k| name.strip_suffix(k));
+        cut.unwrap_or(name).to_string()
+    };
+    let is_module = |p: &Path| {
+        p.is_file()
+            && p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| KINDS.iter().any(|k| n.ends_with(k)) && !n.ends_with(".d.ts"))
+    };
+    let name = stem(wanted.file_name()?.to_str()?);
+    let beside: Vec<PathBuf> = match wanted.parent().map(std::fs::read_dir) {
+        Some(Ok(entries)) => entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| is_module(p))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let file_stem = |p: &PathBuf| stem(&p.file_name().unwrap_or_default().to_string_lossy());
+    if let Some(near) = crate::event::nearest(name.as_str(), beside, file_stem) {
+        return Some(near);
+    }
+    // A bounded walk: a recipe and its helpers are a few dozen files.
+    let mut same: Vec<PathBuf> = Vec::new();
+    for root in roots {
+        let walk = walkdir::WalkDir::new(root).max_depth(6).into_iter();
+        let files = walk
+            .filter_entry(|e| {
+                !crate::recipe::is_hidden(e.file_name()) && e.file_name() != "node_modules"
+            })
+            .take(2_000)
+            .flatten();
+        for e in files {
+            let p = e.into_path();
+            if is_module(&p) && file_stem(&p) == name && !same.contains(&p) {
+                same.push(p);
+            }
+        }
+    }
+    match same.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
+}
+
 /// `path` as its names are spelt on disk, matching each name below `base` whatever its
 /// case when no name matches exactly and one alone matches so; `None` when `path` is not
 /// below `base` or some name has no such match.
@@ -597,6 +649,13 @@ impl Planner<'_> {
                     return Err(format!(
                         "no such file (tried {}); did you mean `{}`? Imports must spell a \
                          file's name in its case: Linux, where hooks run, tells them apart",
+                        tried(spec),
+                        source_specifier(dir, &meant)
+                    ));
+                }
+                if let Some(meant) = near_module(&wanted, &roots) {
+                    return Err(format!(
+                        "no such file (tried {}); did you mean `{}`?",
                         tried(spec),
                         source_specifier(dir, &meant)
                     ));

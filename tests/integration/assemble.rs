@@ -2246,3 +2246,35 @@ fn a_recipe_reading_a_file_of_lib_by_its_source_path_is_refused() {
     );
     assert!(!sb.join("out").exists());
 }
+
+/// An import of a file that is not there names the file most likely meant: a near name in
+/// the folder it points to, or the one file of that name in src/ or the shared lib/ when
+/// the path climbs one folder too few or too many. It said 'no such file' alone.
+#[test]
+fn an_unresolved_import_names_the_file_meant() {
+    let sb = Sandbox::new();
+    sb.write(
+        "recipes/lib/hook.ts",
+        "export const greet = (s: string) => s;\n",
+    );
+    for (spec, meant) in [
+        ("../../lib/hooks.ts", "../../lib/hook.ts"),
+        ("../lib/hook.ts", "../../lib/hook.ts"),
+        ("./utils.js", "./util.ts"),
+    ] {
+        source_recipe(
+            &sb,
+            "recipes",
+            "demo",
+            &format!("import {{ greet }} from \"{spec}\";\nimport {{ twice }} from \"./util.ts\";\nconsole.log(greet(String(twice(1))));\n"),
+        );
+        let o = sb.cmd().args(["validate", "recipes"]).output().unwrap();
+        let out =
+            String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{out}");
+        assert!(
+            out.contains(&format!("did you mean `{meant}`?")),
+            "{spec}: {out}"
+        );
+    }
+}
