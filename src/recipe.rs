@@ -508,6 +508,24 @@ fn missing_script_fix(dir: &Path, rel: &Path) -> String {
         ),
         Some((ts, _)) => {
             let twin = if ts.ends_with(".mts") { "mjs" } else { "js" };
+            // The source there in the other module kind (`src/main.mts` for `main.js`).
+            let (stem, others, becomes) = match ts.strip_suffix(".mts") {
+                Some(stem) => (stem, ["ts", "js"], "js"),
+                None => (ts.strip_suffix(".ts").unwrap_or(&ts), ["mts", "mjs"], "mjs"),
+            };
+            let other = others
+                .iter()
+                .map(|ext| format!("{stem}.{ext}"))
+                .find(|source| dir.join(source).is_file());
+            if let Some(other) = other {
+                let script = format!(
+                    "scripts{}.{becomes}",
+                    stem.strip_prefix("src").unwrap_or(stem)
+                );
+                return format!(
+                    "`{other}` is there, which assemble makes into `{script}`: name `{script}` in the command (or rename the source to `{ts}`)"
+                );
+            }
             format!(
                 "`hookpack assemble` makes it from `{ts}` (or `.{twin}`), which is not there; create `{ts}`, or name in the command the script an existing file in `src/` becomes (`src/<path>.ts` gives `scripts/<path>.js`)"
             )

@@ -810,6 +810,17 @@ fn a_handler_in_a_subfolder_of_src_or_with_a_dotted_name_assembles_and_packs() {
             "scripts/handlers/post.js",
             "create `src/handlers/post.ts`",
         ),
+        // The source is there in the other module kind: name what it becomes.
+        (
+            "main.mts",
+            "scripts/main.js",
+            "`src/main.mts` is there, which assemble makes into `scripts/main.mjs`",
+        ),
+        (
+            "main.ts",
+            "scripts/main.mjs",
+            "`src/main.ts` is there, which assemble makes into `scripts/main.js`",
+        ),
     ] {
         let sb = Sandbox::new();
         let mut m = manifest("demo");
