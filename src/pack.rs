@@ -2166,12 +2166,21 @@ impl<'a> Moved<'a> {
                 let kept = self.staging.join(format!(".replaced-{}", self.done.len()));
                 // A link costs nothing (of a symbolic link, it is that link); where the file
                 // system has none (or the file refuses one), a copy of a file does.
+                // Neither: the file (one pack would replace) stays, and so does OUT.
+                let unkept = |e: io::Error| {
+                    let why = format!(
+                        "{e}; pack keeps each file it replaces until its commit is done, to put \
+                         it back should the commit fail, and can neither link nor read this \
+                         one: make it readable to this user, or move it out of the folder, \
+                         and pack again"
+                    );
+                    crate::fs::FsError::new("keep", dest, io::Error::new(e.kind(), why))
+                };
                 if let Err(e) = std::fs::hard_link(dest, &kept) {
                     if !meta.is_file() {
-                        return Err(crate::fs::FsError::new("keep", dest, e));
+                        return Err(unkept(e));
                     }
-                    std::fs::copy(dest, &kept)
-                        .map_err(|e| crate::fs::FsError::new("keep", dest, e))?;
+                    std::fs::copy(dest, &kept).map_err(unkept)?;
                 }
                 Some(kept)
             }
