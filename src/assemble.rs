@@ -728,16 +728,9 @@ impl Planner<'_> {
                     let why = names_a_source(dir, &beside.path)
                         .or_else(|| (!is_lib).then(|| self.names_lib(dir, &beside.path))?);
                     if let Some(why) = why {
-                        self.ts_errors.push(Diagnostic::at(
-                            file,
-                            crate::json::Position {
-                                line: beside.line,
-                                column: beside.column,
-                            },
-                            Severity::Error,
-                            "import-unresolved",
-                            why,
-                        ));
+                        let place = (beside.line, beside.column);
+                        self.ts_errors
+                            .push(error_at(file, place, "import-unresolved", why));
                     }
                 }
                 let js = js.into_bytes();
@@ -762,16 +755,9 @@ impl Planner<'_> {
                 // As for any file, at most MAX_LISTED are listed and the rest counted.
                 let unlisted = diags.len().saturating_sub(crate::diagnostic::MAX_LISTED);
                 for d in diags.into_iter().take(crate::diagnostic::MAX_LISTED) {
-                    self.ts_errors.push(Diagnostic::at(
-                        file,
-                        crate::json::Position {
-                            line: d.line,
-                            column: d.column,
-                        },
-                        Severity::Error,
-                        d.rule,
-                        d.message,
-                    ));
+                    let place = (d.line, d.column);
+                    self.ts_errors
+                        .push(error_at(file, place, d.rule, d.message));
                 }
                 if unlisted > 0 {
                     self.ts_errors.push(Diagnostic::unlisted(file, unlisted, 0));
@@ -785,6 +771,17 @@ impl Planner<'_> {
         }
         Ok(())
     }
+}
+
+/// An error at line and column `place` of the source `file`.
+fn error_at(
+    file: &Path,
+    (line, column): (u32, u32),
+    rule: &'static str,
+    message: String,
+) -> Diagnostic {
+    let place = crate::json::Position { line, column };
+    Diagnostic::at(file, place, Severity::Error, rule, message)
 }
 
 /// Plans the assembled tree of one recipe: every output file, compiled in memory.

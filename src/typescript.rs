@@ -1136,11 +1136,7 @@ fn names_of_other_namespace_blocks(
             if !self.names.contains(it.name.as_str()) {
                 return;
             }
-            let Some(reference) = it
-                .reference_id
-                .get()
-                .map(|id| self.scoping.get_reference(id))
-            else {
+            let Some(reference) = reference_of(self.scoping, it) else {
                 return;
             };
             // Declared in this block (or deeper), the name is the block's own.
@@ -1520,6 +1516,14 @@ fn builtin_members_node_20_lacks(
     found.into_iter().map(|(_, d)| d).collect()
 }
 
+/// The reference the semantic analysis made of the identifier `it`, once it has.
+fn reference_of<'s>(
+    scoping: &'s oxc::semantic::Scoping,
+    it: &IdentifierReference<'_>,
+) -> Option<&'s oxc::semantic::Reference> {
+    it.reference_id.get().map(|id| scoping.get_reference(id))
+}
+
 /// `require`, `module`, `exports`, `__dirname` and `__filename` exist only in CommonJS: an
 /// ES module that uses them without declaring them fails in node with a ReferenceError.
 fn commonjs_globals(program: &Program<'_>, semantic: &Semantic<'_>) -> Vec<OxcDiagnostic> {
@@ -1545,11 +1549,7 @@ fn commonjs_globals(program: &Program<'_>, semantic: &Semantic<'_>) -> Vec<OxcDi
                 "__filename" => "use `import.meta.filename` (Node 20.11 and later) instead",
                 _ => return,
             };
-            let Some(reference) = it
-                .reference_id
-                .get()
-                .map(|id| self.scoping.get_reference(id))
-            else {
+            let Some(reference) = reference_of(self.scoping, it) else {
                 return;
             };
             // A `declare`d one (`declare const require: …`) still does not exist at run time.

@@ -1280,6 +1280,25 @@ fn a_folder_of_recipes_given_as_an_index_is_told_to_pack_it() {
     );
 }
 
+/// alpha and beta packed into `cat/`, then alpha's archive replaced by `len` zero bytes
+/// that the index lists with their size and sha256: verify reads them whole and finds no
+/// archive in them.
+fn packed_with_zeros_for_alpha(sb: &Sandbox, len: usize) {
+    packed(sb);
+    let zeros = vec![0u8; len];
+    std::fs::write(sb.join("cat/hooks-alpha-0.1.0.tar.gz"), &zeros).unwrap();
+    let mut index: Value =
+        serde_json::from_slice(&std::fs::read(sb.join("cat/hooks-index.json")).unwrap()).unwrap();
+    let v = &mut index["recipes"][0]["versions"][0];
+    v["size"] = json!(len);
+    v["sha256"] = json!(hookpack::sha256::Sha256::of(&zeros).to_string());
+    std::fs::write(
+        sb.join("cat/hooks-index.json"),
+        serde_json::to_vec_pretty(&index).unwrap(),
+    )
+    .unwrap();
+}
+
 /// Runs `cmd` with its output in files of the sandbox (`peak.out`, `peak.err`) and returns
 /// its exit code and its own peak resident memory in KiB. A launcher (python3) starts it: a
 /// child's peak counts that of the process it was started from, here the test binary with
@@ -1317,20 +1336,7 @@ fn code_and_peak_kib(sb: &Sandbox, cmd: &std::process::Command) -> (i32, i64) {
 #[test]
 fn verify_does_not_hold_an_archive_in_memory() {
     let sb = Sandbox::new();
-    packed(&sb);
-    let big = vec![0u8; 96 << 20];
-    std::fs::write(sb.join("cat/hooks-alpha-0.1.0.tar.gz"), &big).unwrap();
-    let mut index: Value =
-        serde_json::from_slice(&std::fs::read(sb.join("cat/hooks-index.json")).unwrap()).unwrap();
-    let v = &mut index["recipes"][0]["versions"][0];
-    v["size"] = json!(big.len());
-    v["sha256"] = json!(hookpack::sha256::Sha256::of(&big).to_string());
-    drop(big);
-    std::fs::write(
-        sb.join("cat/hooks-index.json"),
-        serde_json::to_vec_pretty(&index).unwrap(),
-    )
-    .unwrap();
+    packed_with_zeros_for_alpha(&sb, 96 << 20);
     for served in [false, true] {
         let server = served.then(|| HttpServer::serve(sb.join("cat"), Box::new(|_| None)));
         let index = match &server {
@@ -1358,19 +1364,7 @@ fn verify_does_not_hold_an_archive_in_memory() {
 #[test]
 fn verify_with_no_room_for_a_big_archive_names_tmpdir() {
     let sb = Sandbox::new();
-    packed(&sb);
-    let big = vec![0u8; 5 << 20];
-    std::fs::write(sb.join("cat/hooks-alpha-0.1.0.tar.gz"), &big).unwrap();
-    let mut index: Value =
-        serde_json::from_slice(&std::fs::read(sb.join("cat/hooks-index.json")).unwrap()).unwrap();
-    let v = &mut index["recipes"][0]["versions"][0];
-    v["size"] = json!(big.len());
-    v["sha256"] = json!(hookpack::sha256::Sha256::of(&big).to_string());
-    std::fs::write(
-        sb.join("cat/hooks-index.json"),
-        serde_json::to_vec_pretty(&index).unwrap(),
-    )
-    .unwrap();
+    packed_with_zeros_for_alpha(&sb, 5 << 20);
     let o = sb
         .cmd()
         .args(["catalog", "verify", "cat"])

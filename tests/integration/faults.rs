@@ -286,15 +286,33 @@ fn a_pack_that_cannot_write_its_index_leaves_out_as_it_was() {
 /// on `disk` (exit 3, "No space left"); returns what it printed on stderr.
 #[cfg(target_os = "linux")]
 fn pack_out_of_room(sb: &Sandbox) -> String {
+    let err = pack_src_expecting(sb, "disk/cat", 3);
+    assert!(err.contains("No space left"), "{err}");
+    err
+}
+
+/// What a pack of `alpha` alone writes.
+#[cfg(target_os = "linux")]
+const PACKED_ALPHA: [&str; 3] = ["SHA256SUMS", "hooks-alpha-0.1.0.tar.gz", "hooks-index.json"];
+
+/// `hookpack pack --recipes-dir src --out-dir OUT`, expected to exit with `code`; returns
+/// what it printed on stderr.
+#[cfg(target_os = "linux")]
+fn pack_src_expecting(sb: &Sandbox, out: &str, code: i32) -> String {
     let o = sb
         .cmd()
-        .args(["pack", "--recipes-dir", "src", "--out-dir", "disk/cat"])
+        .args(["pack", "--recipes-dir", "src", "--out-dir", out])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert_eq!(o.status.code(), Some(3), "{err}");
-    assert!(err.contains("No space left"), "{err}");
+    assert_eq!(o.status.code(), Some(code), "{err}");
     err
+}
+
+/// The files of `dir` by name, for a comparison that reads.
+#[cfg(target_os = "linux")]
+fn names_in(dir: &Path) -> Vec<String> {
+    snapshot(dir).into_keys().collect()
 }
 
 /// A file made immutable (`chattr +i`, which root too must undo before it can replace or
@@ -359,13 +377,7 @@ fn a_pack_whose_second_archive_cannot_move_in_takes_the_first_back() {
     sb.write("cat/hooks-zulu-0.1.0.tar.gz", "stray\n");
     let _i = Immutable::set(&sb.join("cat/hooks-zulu-0.1.0.tar.gz"));
     let before = snapshot(&sb.join("cat"));
-    let o = sb
-        .cmd()
-        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(3), "{err}");
+    let err = pack_src_expecting(&sb, "cat", 3);
     assert!(err.contains("hooks-zulu-0.1.0.tar.gz"), "{err}");
     assert_eq!(snapshot(&sb.join("cat")), before, "{err}");
     assert_no_staging_left(&sb);
@@ -382,13 +394,7 @@ fn a_pack_whose_sums_cannot_move_in_puts_the_old_index_back() {
     write_recipe(&sb, "src/beta", &manifest("beta"));
     let _i = Immutable::set(&sb.join("cat/SHA256SUMS"));
     let before = snapshot(&sb.join("cat"));
-    let o = sb
-        .cmd()
-        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(3), "{err}");
+    let err = pack_src_expecting(&sb, "cat", 3);
     assert!(err.contains("SHA256SUMS"), "{err}");
     assert_eq!(snapshot(&sb.join("cat")), before, "{err}");
     assert_no_staging_left(&sb);
@@ -419,18 +425,8 @@ fn pack_into_a_writable_folder_of_an_unwritable_one_stages_inside_it() {
     write_recipe(&sb, "src/alpha", &manifest("alpha"));
     std::fs::create_dir_all(sb.join("pub/cat")).unwrap();
     let _i = Immutable::set(&sb.join("pub"));
-    let o = sb
-        .cmd()
-        .args(["pack", "--recipes-dir", "src", "--out-dir", "pub/cat"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(0), "{err}");
-    let names: Vec<String> = snapshot(&sb.join("pub/cat")).into_keys().collect();
-    assert_eq!(
-        names,
-        ["SHA256SUMS", "hooks-alpha-0.1.0.tar.gz", "hooks-index.json"]
-    );
+    pack_src_expecting(&sb, "pub/cat", 0);
+    assert_eq!(names_in(&sb.join("pub/cat")), PACKED_ALPHA);
     let left: Vec<_> = std::fs::read_dir(sb.join("pub/cat"))
         .unwrap()
         .map(|e| e.unwrap().file_name())
@@ -449,13 +445,7 @@ fn pack_where_nothing_is_writable_says_what_to_make_writable() {
     std::fs::create_dir_all(sb.join("pub/cat")).unwrap();
     let _c = Immutable::set(&sb.join("pub/cat"));
     let _p = Immutable::set(&sb.join("pub"));
-    let o = sb
-        .cmd()
-        .args(["pack", "--recipes-dir", "src", "--out-dir", "pub/cat"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(3), "{err}");
+    let err = pack_src_expecting(&sb, "pub/cat", 3);
     assert!(err.contains("pub/cat"), "{err}");
     assert!(err.contains("a folder this user may write"), "{err}");
     assert!(snapshot(&sb.join("pub")).is_empty());
@@ -575,16 +565,6 @@ fn pack_into_a_bind_mount_of_the_same_file_system_stages_inside_it() {
         String::from_utf8_lossy(&o.stderr)
     );
     let _m = Mount(sb.join("site/cat"));
-    let o = sb
-        .cmd()
-        .args(["pack", "--recipes-dir", "src", "--out-dir", "site/cat"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(0), "{err}");
-    let names: Vec<String> = snapshot(&sb.join("real")).into_keys().collect();
-    assert_eq!(
-        names,
-        ["SHA256SUMS", "hooks-alpha-0.1.0.tar.gz", "hooks-index.json"]
-    );
+    pack_src_expecting(&sb, "site/cat", 0);
+    assert_eq!(names_in(&sb.join("real")), PACKED_ALPHA);
 }

@@ -2235,6 +2235,19 @@ fn a_min_cli_edited_in_the_index_is_put_back_as_the_published_archive_says() {
     ok(&o);
 }
 
+/// alpha 0.1.0, then 0.2.0, packed into `out/`: the index's path and the index.
+fn alpha_packed_at_0_1_and_0_2(sb: &Sandbox) -> (std::path::PathBuf, Value) {
+    let mut m = manifest("alpha");
+    write_recipe(sb, "src/alpha", &m);
+    ok(&pack(sb, "src", "out", &[]));
+    m["version"] = json!("0.2.0");
+    write_recipe(sb, "src/alpha", &m);
+    ok(&pack(sb, "src", "out", &[]));
+    let index_path = sb.join("out/hooks-index.json");
+    let index = read_json(&index_path);
+    (index_path, index)
+}
+
 /// A `latest` set below the newest listed version (by hand, to hold it back or by mistake)
 /// is kept by pack, which keeps a published recipe's entry; `catalog verify` fails on it.
 /// pack said nothing, and `--check` called the catalog current: both now warn, naming the
@@ -2242,14 +2255,7 @@ fn a_min_cli_edited_in_the_index_is_put_back_as_the_published_archive_says() {
 #[test]
 fn a_latest_below_the_newest_version_is_kept_with_a_warning() {
     let sb = Sandbox::new();
-    let mut m = manifest("alpha");
-    write_recipe(&sb, "src/alpha", &m);
-    ok(&pack(&sb, "src", "out", &[]));
-    m["version"] = json!("0.2.0");
-    write_recipe(&sb, "src/alpha", &m);
-    ok(&pack(&sb, "src", "out", &[]));
-    let index_path = sb.join("out/hooks-index.json");
-    let mut index = read_json(&index_path);
+    let (index_path, mut index) = alpha_packed_at_0_1_and_0_2(&sb);
     index["recipes"][0]["latest"] = json!("0.1.0");
     write_index(&index_path, &index);
     let want = "out/hooks-index.json: warning[latest-not-newest]: alpha's `latest` is 0.1.0 but \
@@ -2275,14 +2281,7 @@ fn a_latest_below_the_newest_version_is_kept_with_a_warning() {
 #[test]
 fn a_version_taken_out_of_the_index_by_hand_is_warned_of() {
     let sb = Sandbox::new();
-    let mut m = manifest("alpha");
-    write_recipe(&sb, "src/alpha", &m);
-    ok(&pack(&sb, "src", "out", &[]));
-    m["version"] = json!("0.2.0");
-    write_recipe(&sb, "src/alpha", &m);
-    ok(&pack(&sb, "src", "out", &[]));
-    let index_path = sb.join("out/hooks-index.json");
-    let mut index = read_json(&index_path);
+    let (index_path, mut index) = alpha_packed_at_0_1_and_0_2(&sb);
     index["recipes"][0]["versions"]
         .as_array_mut()
         .unwrap()
