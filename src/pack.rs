@@ -894,10 +894,18 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         None
     } else {
         _new_folders = crate::fs::NewFolders::create(&parent)?;
-        Some(crate::profile::Lock::acquire_dir(
-            &parent,
-            crate::profile::lock_wait(),
-        )?)
+        let wait = crate::profile::lock_wait();
+        Some(match crate::profile::Lock::acquire_dir(&parent, wait) {
+            // A parent this user may enter but not list (mode 711, as many home folders
+            // are) cannot be opened to lock: OUT itself is, where it exists (and the
+            // staging folder goes inside it, as that parent cannot take one either).
+            Err(Error::Fs(e))
+                if e.source.kind() == io::ErrorKind::PermissionDenied && opts.out_dir.is_dir() =>
+            {
+                crate::profile::Lock::acquire_dir(&opts.out_dir, wait)?
+            }
+            other => other?,
+        })
     };
     let index_path = opts.out_dir.join(INDEX_FILE);
     // OUT has no index before its first pack; an index to merge must be there.

@@ -568,3 +568,39 @@ fn pack_into_a_bind_mount_of_the_same_file_system_stages_inside_it() {
     pack_src_expecting(&sb, "site/cat", 0);
     assert_eq!(names_in(&sb.join("real")), PACKED_ALPHA);
 }
+
+/// A catalog folder in a folder this user may enter but not list (mode 711, as many home
+/// folders are): pack locks OUT itself and stages inside it. It failed with "cannot open the
+/// folder to lock pub: Permission denied". Run as user nobody (setpriv), since root opens
+/// any folder.
+#[cfg(target_os = "linux")]
+#[test]
+fn pack_into_a_folder_whose_parent_cannot_be_listed_locks_out_itself() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    write_recipe(&sb, "src/alpha", &manifest("alpha"));
+    std::fs::create_dir_all(sb.join("pub/cat")).unwrap();
+    let bin = sb.join("hookpack");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("hookpack"), &bin).unwrap();
+    for (path, mode) in [("", 0o755), ("pub", 0o711), ("pub/cat", 0o755)] {
+        std::fs::set_permissions(sb.join(path), std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    let o = Command::new("chown")
+        .args(["65534", "pub/cat"])
+        .current_dir(sb.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(&bin)
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "pub/cat"])
+        .current_dir(sb.path())
+        .env("HOME", sb.path())
+        .env("TMPDIR", sb.path())
+        .output()
+        .expect("setpriv (util-linux) runs the pack as nobody; CI runs as root");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert_eq!(names_in(&sb.join("pub/cat")), PACKED_ALPHA);
+}
