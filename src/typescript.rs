@@ -928,6 +928,21 @@ fn indented_too_much(program: &Program<'_>) -> Vec<OxcDiagnostic> {
             }
         }
 
+        fn visit_if_statement(&mut self, it: &oxc::ast::ast::IfStatement<'a>) {
+            self.visit_expression(&it.test);
+            self.visit_statement(&it.consequent);
+            // `} else if (…) {` is printed at the depth of its `if`, not a level deeper.
+            match &it.alternate {
+                Some(alternate @ Statement::IfStatement(_)) => {
+                    self.depth -= 1;
+                    self.visit_statement(alternate);
+                    self.depth += 1;
+                }
+                Some(alternate) => self.visit_statement(alternate),
+                None => {}
+            }
+        }
+
         fn visit_ts_namespace_declaration(
             &mut self,
             it: &oxc::ast::ast::TSNamespaceDeclaration<'a>,

@@ -428,6 +428,23 @@ fn nesting_whose_output_grows_with_its_square_is_refused() {
     ));
 }
 
+/// An `else if` is printed at the depth of its `if` (`} else if (…) {`), so a long chain,
+/// as generated dispatch code writes, prints no deeper than its first branch; it was
+/// counted a level deeper per branch, and 3,000 branches were refused as nested too deep.
+#[test]
+fn a_long_else_if_chain_is_not_nesting() {
+    let mut source = String::from("let v = 2999;\nlet r = \"\";\nif (v === 0) { r = \"b0\"; }\n");
+    for i in 1..3_000 {
+        source.push_str(&format!(
+            "else if (v === {i}) {{ r = \"b{i}\"; if (v > 1) {{ r += \"!\"; }} }}\n"
+        ));
+    }
+    source.push_str("else { r = \"none\"; }\nexport { r };\n");
+    let out = js(&source);
+    let printed = run_node(&[("main.mjs", &format!("{out}\nconsole.log(r);\n"))]);
+    assert_eq!(printed, "b2999!\n");
+}
+
 #[test]
 fn oversized_source_is_refused() {
     let source = format!("export const s = \"{}\";", "a".repeat(MAX_SOURCE_LEN));
