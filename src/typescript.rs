@@ -1069,17 +1069,31 @@ fn names_of_other_namespace_blocks(
         enums: Vec<(String, Span)>,
     }
     struct Blocks<'b, 'a> {
+        /// The names of the namespaces we are in, outermost first (`A.B` is two).
         path: Vec<String>,
-        found: BTreeMap<String, Vec<Block<'b, 'a>>>,
+        /// The same, each unexported one's name with the block it is in: such a namespace
+        /// is that block's alone, and merges only with those of its name in that block.
+        key: Vec<String>,
+        /// By key: the namespace's name and its blocks.
+        found: BTreeMap<Vec<String>, (String, Vec<Block<'b, 'a>>)>,
     }
     impl<'b, 'a> Blocks<'b, 'a> {
-        fn namespace(&mut self, it: &'b TSNamespaceDeclaration<'a>) {
+        /// Collects the blocks of `it`; `within` is the block it is declared in without
+        /// `export`, if so.
+        fn namespace(&mut self, it: &'b TSNamespaceDeclaration<'a>, within: Option<ScopeId>) {
             if it.declare {
                 return;
             }
             self.path.push(it.id.name.to_string());
+            self.key.push(match within {
+                Some(block) => format!("{}@{}", it.id.name, block.index()),
+                None => it.id.name.to_string(),
+            });
+            let scope = it.scope_id.get();
             match &it.body {
-                TSNamespaceDeclarationBody::TSNamespaceDeclaration(inner) => self.namespace(inner),
+                TSNamespaceDeclarationBody::TSNamespaceDeclaration(inner) => {
+                    self.namespace(inner, None)
+                }
                 TSNamespaceDeclarationBody::TSModuleBlock(body) => {
                     let mut exports = BTreeSet::new();
                     let mut enums = Vec::new();
@@ -1093,26 +1107,30 @@ fn names_of_other_namespace_blocks(
                                 if let Declaration::TSNamespaceDeclaration(inner) =
                                     &export.declaration
                                 {
-                                    self.namespace(inner);
+                                    self.namespace(inner, None);
                                 }
                             }
-                            Statement::TSNamespaceDeclaration(inner) => self.namespace(inner),
+                            Statement::TSNamespaceDeclaration(inner) if scope.is_some() => {
+                                self.namespace(inner, scope)
+                            }
                             _ => {}
                         }
                     }
-                    if let Some(scope) = it.scope_id.get() {
-                        let key = self.path.join(".");
+                    if let Some(scope) = scope {
                         let block = Block {
                             scope,
                             body,
                             exports,
                             enums,
                         };
-                        self.found.entry(key).or_default().push(block);
+                        let name = self.path.join(".");
+                        let entry = self.found.entry(self.key.clone());
+                        entry.or_insert_with(|| (name, Vec::new())).1.push(block);
                     }
                 }
             }
             self.path.pop();
+            self.key.pop();
         }
     }
     fn exported_values(declaration: &Declaration<'_>, into: &mut BTreeSet<String>) {
@@ -1176,21 +1194,22 @@ fn names_of_other_namespace_blocks(
     }
     let mut blocks = Blocks {
         path: Vec::new(),
+        key: Vec::new(),
         found: BTreeMap::new(),
     };
     for statement in &program.body {
         match statement {
-            Statement::TSNamespaceDeclaration(it) => blocks.namespace(it),
+            Statement::TSNamespaceDeclaration(it) => blocks.namespace(it, None),
             Statement::ExportDeclaration(export) => {
                 if let Declaration::TSNamespaceDeclaration(it) = &export.declaration {
-                    blocks.namespace(it);
+                    blocks.namespace(it, None);
                 }
             }
             _ => {}
         }
     }
     let mut found = Vec::new();
-    for (namespace, all) in &blocks.found {
+    for (namespace, all) in blocks.found.values() {
         if all.len() < 2 {
             continue;
         }

@@ -201,6 +201,29 @@ fn an_enum_declared_in_two_blocks_of_a_namespace_is_refused() {
     js("enum E { a = 1 }\nenum E { b = 2 }\nnamespace NS { export enum K { z = 1 } }\n");
 }
 
+/// A namespace nested in a block without `export` belongs to that block alone: two blocks
+/// of `A` may each have their own `namespace B`, which tsc keeps apart (they do not merge),
+/// so neither's enum nor names are another block's. They were taken for blocks of one
+/// namespace `A.B` and refused.
+#[test]
+fn unexported_namespaces_of_the_same_name_in_two_blocks_are_apart() {
+    let out = js(
+        "namespace A { namespace B { export enum K { a } export const x = 1; } \
+         export const p = [B.K.a, B.x]; }\n\
+         namespace A { const x = 9; namespace B { export enum K { b = 5 } export const y = x; } \
+         export const q = [B.K.b, B.y]; }\n\
+         export const all = [...A.p, ...A.q];\n",
+    );
+    let printed = run_node(&[("main.mjs", &format!("{out}\nconsole.log(all.join());\n"))]);
+    assert_eq!(printed, "0,1,5,9\n");
+    // Exported, they are one namespace, and merge.
+    let found = errors(
+        "namespace A { export namespace B { export enum K { a } } }\n\
+         namespace A { export namespace B { export enum K { b = 5 } } }\n",
+    );
+    assert_eq!(positions(&found), [(2, 43)], "{found:?}");
+}
+
 #[test]
 fn rewrites_static_reexport_and_dynamic_specifiers() {
     let (out, seen) = with_rewrite(
