@@ -1063,7 +1063,9 @@ fn names_of_other_namespace_blocks(
     /// One block of a namespace: the scope names in it resolve in, and its exported values.
     struct Block<'b, 'a> {
         scope: ScopeId,
-        body: &'b TSModuleBlock<'a>,
+        /// None for a dotted name's outer namespace (`A` of `namespace A.B`), whose only
+        /// export is the inner one.
+        body: Option<&'b TSModuleBlock<'a>>,
         exports: BTreeSet<String>,
         /// Its exported enums, each with its place.
         enums: Vec<(String, Span)>,
@@ -1071,11 +1073,13 @@ fn names_of_other_namespace_blocks(
     struct Blocks<'b, 'a> {
         /// The names of the namespaces we are in, outermost first (`A.B` is two).
         path: Vec<String>,
-        /// The same, each unexported one's name with the block it is in: such a namespace
-        /// is that block's alone, and merges only with those of its name in that block.
-        key: Vec<String>,
+        /// The namespace we are in, as an index of `keys` (0 outside any): a namespace is
+        /// its outer one's and its name, an unexported one's with the block it is in (such
+        /// a namespace is that block's alone, merging only with those of its name there).
+        key: usize,
+        keys: BTreeMap<(usize, String), usize>,
         /// By key: the namespace's name and its blocks.
-        found: BTreeMap<Vec<String>, (String, Vec<Block<'b, 'a>>)>,
+        found: BTreeMap<usize, (String, Vec<Block<'b, 'a>>)>,
     }
     impl<'b, 'a> Blocks<'b, 'a> {
         /// Collects the blocks of `it`; `within` is the block it is declared in without
@@ -1085,13 +1089,28 @@ fn names_of_other_namespace_blocks(
                 return;
             }
             self.path.push(it.id.name.to_string());
-            self.key.push(match within {
+            let outer = self.key;
+            let name = match within {
                 Some(block) => format!("{}@{}", it.id.name, block.index()),
                 None => it.id.name.to_string(),
-            });
+            };
+            let next = self.keys.len() + 1;
+            self.key = *self.keys.entry((outer, name)).or_insert(next);
             let scope = it.scope_id.get();
             match &it.body {
                 TSNamespaceDeclarationBody::TSNamespaceDeclaration(inner) => {
+                    if let Some(scope) = scope {
+                        let block = Block {
+                            scope,
+                            body: None,
+                            exports: BTreeSet::from([inner.id.name.to_string()]),
+                            enums: Vec::new(),
+                        };
+                        let entry = self.found.entry(self.key);
+                        let path = &self.path;
+                        let blocks = &mut entry.or_insert_with(|| (path.join("."), Vec::new())).1;
+                        blocks.push(block);
+                    }
                     self.namespace(inner, None)
                 }
                 TSNamespaceDeclarationBody::TSModuleBlock(body) => {
@@ -1119,18 +1138,19 @@ fn names_of_other_namespace_blocks(
                     if let Some(scope) = scope {
                         let block = Block {
                             scope,
-                            body,
+                            body: Some(body),
                             exports,
                             enums,
                         };
-                        let name = self.path.join(".");
-                        let entry = self.found.entry(self.key.clone());
-                        entry.or_insert_with(|| (name, Vec::new())).1.push(block);
+                        let entry = self.found.entry(self.key);
+                        let path = &self.path;
+                        let blocks = &mut entry.or_insert_with(|| (path.join("."), Vec::new())).1;
+                        blocks.push(block);
                     }
                 }
             }
             self.path.pop();
-            self.key.pop();
+            self.key = outer;
         }
     }
     fn exported_values(declaration: &Declaration<'_>, into: &mut BTreeSet<String>) {
@@ -1194,7 +1214,8 @@ fn names_of_other_namespace_blocks(
     }
     let mut blocks = Blocks {
         path: Vec::new(),
-        key: Vec::new(),
+        key: 0,
+        keys: BTreeMap::new(),
         found: BTreeMap::new(),
     };
     for statement in &program.body {
@@ -1243,7 +1264,9 @@ fn names_of_other_namespace_blocks(
                 namespace: namespace.clone(),
                 found: Vec::new(),
             };
-            oxc::ast_visit::Visit::visit_ts_module_block(&mut uses, block.body);
+            if let Some(body) = block.body {
+                oxc::ast_visit::Visit::visit_ts_module_block(&mut uses, body);
+            }
             found.extend(uses.found);
         }
     }

@@ -201,6 +201,23 @@ fn an_enum_declared_in_two_blocks_of_a_namespace_is_refused() {
     js("enum E { a = 1 }\nenum E { b = 2 }\nnamespace NS { export enum K { z = 1 } }\n");
 }
 
+/// `namespace A.B { … }` is a block of `A` exporting `B`: tsc compiles `B` in another block
+/// of `A` to `A.B`, and oxc left `B`, a ReferenceError in node. It was not taken for a
+/// block of `A`, so such a use assembled.
+#[test]
+fn a_dotted_namespace_is_a_block_of_its_outer_one() {
+    let found =
+        errors("namespace A.B { export const x = 1; }\nnamespace A { export const z = B.x; }\n");
+    assert_eq!(positions(&found), [(2, 32)], "{found:?}");
+    assert!(found[0].message.contains("`A.B`"), "{found:?}");
+    let out = js("namespace A.B { export const x = 1; }\n\
+         namespace A.B { export const y = A.B.x + 1; }\n\
+         namespace A { export const z = A.B.x + A.B.y; }\n\
+         export const all = [A.B.x, A.B.y, A.z];\n");
+    let printed = run_node(&[("main.mjs", &format!("{out}\nconsole.log(all.join());\n"))]);
+    assert_eq!(printed, "1,2,3\n");
+}
+
 /// A namespace nested in a block without `export` belongs to that block alone: two blocks
 /// of `A` may each have their own `namespace B`, which tsc keeps apart (they do not merge),
 /// so neither's enum nor names are another block's. They were taken for blocks of one
