@@ -428,7 +428,7 @@ fn compile_here(
             &semantic.semantic,
         ));
         diagnostics.extend(ambient_const_enums(&program, &semantic.semantic));
-        diagnostics.extend(namespace_exported_variables(&program));
+        diagnostics.extend(namespace_exported_variables(&program, &semantic.semantic));
         diagnostics.extend(names_of_other_namespace_blocks(
             &program,
             &semantic.semantic,
@@ -994,14 +994,19 @@ fn indented_too_much(program: &Program<'_>) -> Vec<OxcDiagnostic> {
 /// starts out equal to `N.x`, so the namespace's own assignments (`x++`) never reach `N.x`
 /// and assignments to `N.x` never reach the namespace's code; tsc writes and reads it as
 /// `N.x` throughout. oxc only warns of it. Ambient namespaces leave no code, so theirs are
-/// fine.
-fn namespace_exported_variables(program: &Program<'_>) -> Vec<OxcDiagnostic> {
-    struct Finder {
+/// fine, and so is one the namespace's code never names: it is then only ever `N.x`, whose
+/// first value the copy's declaration sets.
+fn namespace_exported_variables(
+    program: &Program<'_>,
+    semantic: &Semantic<'_>,
+) -> Vec<OxcDiagnostic> {
+    struct Finder<'s> {
+        scoping: &'s oxc::semantic::Scoping,
         /// The namespaces we are in, outermost first (`A.B` is two).
         path: Vec<String>,
         found: Vec<OxcDiagnostic>,
     }
-    impl<'a> oxc::ast_visit::Visit<'a> for Finder {
+    impl<'a> oxc::ast_visit::Visit<'a> for Finder<'_> {
         fn visit_ts_namespace_declaration(
             &mut self,
             it: &oxc::ast::ast::TSNamespaceDeclaration<'a>,
@@ -1023,6 +1028,13 @@ fn namespace_exported_variables(program: &Program<'_>) -> Vec<OxcDiagnostic> {
                     if variable.declare || variable.kind.is_const() {
                         continue;
                     }
+                    let named = (variable.declarations.iter())
+                        .flat_map(|d| d.id.get_binding_identifiers())
+                        .filter_map(|id| id.symbol_id.get())
+                        .any(|symbol| !self.scoping.get_resolved_reference_ids(symbol).is_empty());
+                    if !named {
+                        continue;
+                    }
                     let kind = variable.kind.as_str();
                     self.found.push(
                         OxcDiagnostic::error(format!(
@@ -1041,6 +1053,7 @@ fn namespace_exported_variables(program: &Program<'_>) -> Vec<OxcDiagnostic> {
         }
     }
     let mut finder = Finder {
+        scoping: semantic.scoping(),
         path: Vec::new(),
         found: Vec::new(),
     };

@@ -151,7 +151,7 @@ fn a_namespaces_exported_let_is_refused() {
     );
     assert_eq!(positions(&found), [(2, 10)], "{found:?}");
     assert!(found[0].message.contains("`export const`"), "{found:?}");
-    let found = errors("namespace A.B { export var y = 1, z = 2; }\n");
+    let found = errors("namespace A.B { export var y = 1, z = 2; export const f = () => z; }\n");
     assert_eq!(positions(&found), [(1, 24)], "{found:?}");
     let out = js(
         "namespace N { export const x = { n: 1 }; export function inc() { x.n++; } }\n\
@@ -160,6 +160,24 @@ fn a_namespaces_exported_let_is_refused() {
     );
     let printed = run_node(&[("main.mjs", &format!("{out}\nconsole.log(n);\n"))]);
     assert_eq!(printed, "2\n");
+}
+
+/// An `export let` the namespace's own code never names is only ever `N.x`: its first
+/// value is set on `N.x`, and reads and writes of `N.x` from outside work as in tsc's
+/// output (`namespace Config { export let level = "info" }` then `Config.level = "debug"`).
+/// Only one the namespace reads or writes bare is refused; it was refused either way.
+#[test]
+fn a_namespaces_exported_let_its_own_code_never_names_compiles() {
+    let out = js(
+        "namespace Config { export let level = \"info\"; export var n = 1, m: number; \
+         export const show = () => Config.level; }\n\
+         Config.level = \"debug\"; Config.n++; Config.m = 3;\n\
+         export const all = [Config.show(), Config.n, Config.m];\n",
+    );
+    let printed = run_node(&[("main.mjs", &format!("{out}\nconsole.log(all.join());\n"))]);
+    assert_eq!(printed, "debug,2,3\n");
+    let found = errors("namespace N { export let a = 1, b = 2; export const c = () => b; }\n");
+    assert_eq!(positions(&found), [(1, 22)], "{found:?}");
 }
 
 /// A namespace declared in two blocks shares its exports between them in TypeScript: tsc
