@@ -525,25 +525,60 @@ impl Planner<'_> {
     /// (`new URL("./list.txt", import.meta.url)`), so that they ship with it: data, not
     /// code (that is imported), never a test or hidden file. Others are left to run time.
     fn helper_data(&self, dir: &Path, paths: &[crate::typescript::FileBeside]) -> Vec<PathBuf> {
-        paths
-            .iter()
-            .map(|beside| beside.path.as_str())
-            .filter(|path| folder_tail(path).is_none() && !path.contains(['?', '#', '\\']))
-            .filter_map(|path| {
-                let file = normalize(&dir.join(path));
-                // A module named by its output name (`./child.js` for `child.ts`) ships
-                // compiled, as if imported.
-                let file = if is_module(path) {
-                    resolve_module(&file).filter(|_| !path.ends_with("ts"))?
-                } else {
-                    file
-                };
-                match self.locate(&file) {
-                    Some(Place::Lib(rel)) if never_shipped(&rel).is_none() && file.is_file() => {
-                        Some(file)
-                    }
-                    _ => None,
+        let named = paths.iter().map(|beside| beside.path.as_str());
+        let (folders, files): (Vec<&str>, Vec<&str>) = named
+            .filter(|path| !path.contains(['?', '#', '\\']))
+            .partition(|path| folder_tail(path).is_some() || dir.join(path).is_dir());
+        let mut wanted: Vec<PathBuf> = (folders.iter())
+            .flat_map(|path| self.helper_folder(dir, path))
+            .collect();
+        wanted.extend(files.into_iter().filter_map(|path| {
+            let file = normalize(&dir.join(path));
+            // A module named by its output name (`./child.js` for `child.ts`) ships
+            // compiled, as if imported.
+            let file = if is_module(path) {
+                resolve_module(&file).filter(|_| !path.ends_with("ts"))?
+            } else {
+                file
+            };
+            match self.locate(&file) {
+                Some(Place::Lib(rel)) if never_shipped(&rel).is_none() && file.is_file() => {
+                    Some(file)
                 }
+                _ => None,
+            }
+        }));
+        wanted
+    }
+
+    /// The files of the folder `path` of the shared helpers, which a helper in `dir` reads
+    /// (`readdirSync(new URL("./templates/", import.meta.url))`): each that ships (not
+    /// hidden, not a test file, not TypeScript, which would ship compiled under another
+    /// name). None for a folder holding the helper itself (`new URL("./", …)`, lib/ whole).
+    fn helper_folder(&self, dir: &Path, path: &str) -> Vec<PathBuf> {
+        let folder = normalize(&dir.join(folder_tail(path).unwrap_or(path)));
+        let below =
+            matches!(self.locate(&folder), Some(Place::Lib(rel)) if !rel.as_os_str().is_empty());
+        if !below || dir.starts_with(&folder) {
+            return Vec::new();
+        }
+        let walk = walkdir::WalkDir::new(&folder)
+            .max_depth(8)
+            .sort_by_file_name();
+        let files = walk
+            .into_iter()
+            .filter_entry(|e| {
+                !crate::recipe::is_hidden(e.file_name()) && e.file_name() != "node_modules"
+            })
+            .flatten()
+            .filter(|e| e.file_type().is_file())
+            .take(10_000);
+        files
+            .map(walkdir::DirEntry::into_path)
+            .filter(|file| {
+                let name = file.to_string_lossy();
+                !(name.ends_with(".ts") || name.ends_with(".mts"))
+                    && matches!(self.locate(file), Some(Place::Lib(rel)) if never_shipped(&rel).is_none())
             })
             .collect()
     }

@@ -2289,3 +2289,34 @@ fn an_unresolved_import_names_the_file_meant() {
         );
     }
 }
+
+/// A shared helper that reads a folder beside it (`readdirSync(new URL("./templates/",
+/// import.meta.url))`) assembled without that folder, and the handler failed with ENOENT
+/// each time it ran. The folder's files ship with the helper (hidden and test files
+/// never do).
+#[test]
+fn a_folder_a_helper_reads_beside_it_is_copied_with_it() {
+    let sb = Sandbox::new();
+    source_recipe(
+        &sb,
+        "recipes",
+        "demo",
+        "import { names } from \"../../lib/render.ts\";\nprocess.stdout.write(names());\n",
+    );
+    sb.write(
+        "recipes/lib/render.ts",
+        "import { readdirSync, readFileSync } from \"node:fs\";\n\
+         export function names(): string {\n\
+         \x20 const dir = new URL(\"./templates/\", import.meta.url);\n\
+         \x20 return readdirSync(dir).sort().map((n) => readFileSync(new URL(n, dir), \"utf8\").trim()).join(\",\");\n\
+         }\n",
+    );
+    sb.write("recipes/lib/templates/a.txt", "one\n");
+    sb.write("recipes/lib/templates/b.md", "two\n");
+    sb.write("recipes/lib/templates/.draft.txt", "hidden\n");
+    let o = assemble(&sb);
+    ok(&o);
+    let out = sb.join("out/demo");
+    assert_eq!(node_out(&out), "one,two");
+    assert!(!out.join("scripts/lib/templates/.draft.txt").exists());
+}
