@@ -442,6 +442,20 @@ fn in_prof_output(sb: &Sandbox, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// [`in_prof_output`] with `stdin` on standard input (a payload given as `--payload -`).
+fn in_prof_with_stdin(
+    sb: &Sandbox,
+    args: &[&str],
+    stdin: impl Into<Vec<u8>>,
+) -> std::process::Output {
+    sb.cmd()
+        .args(args)
+        .args(["--profile", "prof", "--workspace", "ws"])
+        .write_stdin(stdin)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn installed_recipes_run_after_trust() {
     let sb = Sandbox::new();
@@ -603,6 +617,14 @@ fn doctor_finds_damage_and_fixes_what_is_safe() {
 }
 
 /// Installs `spec` (`ID` or `ID@VERSION`) from the built-in catalog into `prof`.
+/// A sandbox with the folder `ws` and tool-gate installed in the profile `prof`.
+fn with_tool_gate() -> Sandbox {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    install_at(&sb, "tool-gate");
+    sb
+}
+
 fn install_at(sb: &Sandbox, spec: &str) {
     ok(&sb
         .cmd()
@@ -1243,9 +1265,7 @@ fn a_trust_file_of_another_schema_is_refused_and_kept() {
 
 #[test]
 fn trust_and_revoke_of_a_recipe_with_no_handlers_is_refused() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
-    install_at(&sb, "tool-gate");
+    let sb = with_tool_gate();
     // A misspelt id must not look like success: the gate would stay off.
     for verb in ["trust", "revoke"] {
         let o = in_prof_output(&sb, &[verb, "--recipe", "tool-gat"]);
@@ -1264,9 +1284,7 @@ fn trust_and_revoke_of_a_recipe_with_no_handlers_is_refused() {
 /// misspelt handler id the near one (found by review).
 #[test]
 fn trust_of_a_recipe_id_or_a_misspelt_handler_id_names_what_was_meant() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
-    install_at(&sb, "tool-gate");
+    let sb = with_tool_gate();
     for verb in ["trust", "revoke"] {
         let o = in_prof_output(&sb, &[verb, "tool-gate"]);
         assert_eq!(o.status.code(), Some(1), "{verb}: {o:?}");
@@ -1306,12 +1324,10 @@ fn run_text_does_not_call_a_route_no_decision() {
         "payload.json",
         json!({"model": "deepseek-v4-pro", "prompt": "#fast summarise this diff"}).to_string(),
     );
-    let o = sb
-        .cmd()
-        .args(["run", "UserPromptSubmit", "--payload", "payload.json"])
-        .args(["--profile", "prof", "--workspace", "ws"])
-        .output()
-        .unwrap();
+    let o = in_prof_output(
+        &sb,
+        &["run", "UserPromptSubmit", "--payload", "payload.json"],
+    );
     ok(&o);
     let out = String::from_utf8_lossy(&o.stdout);
     let mut lines = out.lines();
@@ -1530,13 +1546,7 @@ fn a_payload_on_stdin_over_the_limit_says_so() {
     std::fs::create_dir_all(sb.join("ws")).unwrap();
     profile_with(&sb, json!({"PreToolUse": []}));
     let big = json!({"tool_name": "exec", "x": "a".repeat(17 * 1024 * 1024)}).to_string();
-    let o = sb
-        .cmd()
-        .args(["run", "PreToolUse", "--payload", "-"])
-        .args(["--profile", "prof", "--workspace", "ws"])
-        .write_stdin(big)
-        .output()
-        .unwrap();
+    let o = in_prof_with_stdin(&sb, &["run", "PreToolUse", "--payload", "-"], big);
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("16777216-byte limit"), "{err}");
@@ -1716,13 +1726,7 @@ fn a_payload_starting_with_a_byte_order_mark_is_refused_naming_it() {
     let body = b"\xEF\xBB\xBF{\"tool_name\": \"exec\"}";
     sb.write("bom.json", body);
     for src in ["bom.json", "-"] {
-        let o = sb
-            .cmd()
-            .args(["run", "PreToolUse", "--payload", src])
-            .args(["--profile", "prof", "--workspace", "ws"])
-            .write_stdin(body.to_vec())
-            .output()
-            .unwrap();
+        let o = in_prof_with_stdin(&sb, &["run", "PreToolUse", "--payload", src], body.to_vec());
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "{src}: {err}");
         assert!(
@@ -2308,13 +2312,7 @@ fn a_payload_nested_too_deep_is_not_called_invalid_json() {
     let deep = format!("{}1{}", "{\"a\":".repeat(200), "}".repeat(200));
     sb.write("deep.json", &deep);
     for (payload, stdin) in [("deep.json", ""), ("-", deep.as_str())] {
-        let o = sb
-            .cmd()
-            .args(["run", "Stop", "--payload", payload])
-            .args(["--profile", "prof", "--workspace", "ws"])
-            .write_stdin(stdin)
-            .output()
-            .unwrap();
+        let o = in_prof_with_stdin(&sb, &["run", "Stop", "--payload", payload], stdin);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "{err}");
         assert!(
@@ -2365,13 +2363,7 @@ fn a_word_far_from_null_true_and_false_is_not_taken_for_them() {
             "1:7: expected a JSON value here (did you mean `false`?)",
         ),
     ] {
-        let o = sb
-            .cmd()
-            .args(["run", "Stop", "--payload", "-"])
-            .args(["--profile", "prof", "--workspace", "ws"])
-            .write_stdin(stdin)
-            .output()
-            .unwrap();
+        let o = in_prof_with_stdin(&sb, &["run", "Stop", "--payload", "-"], stdin);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "{stdin}: {err}");
         assert!(
@@ -2636,9 +2628,7 @@ fn a_script_path_with_a_shell_expansion_is_never_trusted() {
 #[cfg(unix)]
 #[test]
 fn a_payload_from_a_pipe_is_read() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
-    install_at(&sb, "tool-gate");
+    let sb = with_tool_gate();
     in_prof(&sb, &["trust", "--all"]);
     let fifo = sb.join("payload.fifo");
     assert!(std::process::Command::new("mkfifo")
@@ -2985,12 +2975,7 @@ fn a_payload_given_as_json_text_is_told_to_pipe_it() {
         json!({"Stop": [{"id": "a", "type": "command", "command": "true"}]}),
     );
     let text = r#"{"tool_name": "exec"}"#;
-    let o = sb
-        .cmd()
-        .args(["run", "Stop", "--payload", text])
-        .args(["--profile", "prof", "--workspace", "ws"])
-        .output()
-        .unwrap();
+    let o = in_prof_output(&sb, &["run", "Stop", "--payload", text]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
@@ -3000,12 +2985,7 @@ fn a_payload_given_as_json_text_is_told_to_pipe_it() {
         "{err}"
     );
     // A missing file of another name is still said as such.
-    let o = sb
-        .cmd()
-        .args(["run", "Stop", "--payload", "nosuch.json"])
-        .args(["--profile", "prof", "--workspace", "ws"])
-        .output()
-        .unwrap();
+    let o = in_prof_output(&sb, &["run", "Stop", "--payload", "nosuch.json"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
@@ -3019,16 +2999,12 @@ fn a_payload_given_as_json_text_is_told_to_pipe_it() {
 /// id, or its recipe when it has none (found by review).
 #[test]
 fn run_advises_the_trust_command_that_takes_the_skipped_handler() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
-    install_at(&sb, "tool-gate");
-    let o = sb
-        .cmd()
-        .args(["run", "PreToolUse", "--payload", "-"])
-        .args(["--profile", "prof", "--workspace", "ws"])
-        .write_stdin(r#"{"tool_name": "exec", "tool_input": {"command": "ls"}}"#)
-        .output()
-        .unwrap();
+    let sb = with_tool_gate();
+    let o = in_prof_with_stdin(
+        &sb,
+        &["run", "PreToolUse", "--payload", "-"],
+        r#"{"tool_name": "exec", "tool_input": {"command": "ls"}}"#,
+    );
     ok(&o);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
@@ -3059,9 +3035,7 @@ fn run_advises_the_trust_command_that_takes_the_skipped_handler() {
 /// the one installed; it says the repair changed them (found by review).
 #[test]
 fn a_repair_that_changes_trusted_handlers_says_the_repair_did() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
-    install_at(&sb, "tool-gate");
+    let sb = with_tool_gate();
     let main = sb.join("prof/hooks/tool-gate/scripts/main.js");
     let mut text = std::fs::read_to_string(&main).unwrap();
     text.push_str("// edited\n");
@@ -3096,17 +3070,13 @@ fn a_repair_that_changes_trusted_handlers_says_the_repair_did() {
 /// says the payload has no `tool_name` (found by review).
 #[test]
 fn a_payload_without_tool_name_is_said_to_lack_it() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
-    install_at(&sb, "tool-gate");
+    let sb = with_tool_gate();
     ok(&in_prof_output(&sb, &["trust", "--all"]));
-    let o = sb
-        .cmd()
-        .args(["run", "PreToolUse", "--payload", "-", "--format", "json"])
-        .args(["--profile", "prof", "--workspace", "ws"])
-        .write_stdin(r#"{"tool": "exec", "tool_input": {"command": "rm -rf /"}}"#)
-        .output()
-        .unwrap();
+    let o = in_prof_with_stdin(
+        &sb,
+        &["run", "PreToolUse", "--payload", "-", "--format", "json"],
+        r#"{"tool": "exec", "tool_input": {"command": "rm -rf /"}}"#,
+    );
     ok(&o);
     let d = one_json_document(&o);
     assert_eq!(
