@@ -87,6 +87,14 @@ pub fn ok(o: &std::process::Output) {
     );
 }
 
+/// Asserts that a run exited with `code` and said `text` on stderr, showing its stderr when
+/// it did not.
+pub fn fails_saying(o: &std::process::Output, code: i32, text: &str) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(code), "{err}");
+    assert!(err.contains(text), "wanted {text:?} in stderr:\n{err}");
+}
+
 /// Stdout of a run as its one JSON document: the test fails, showing the output, if it is
 /// anything else (part of a document, or a document followed by more).
 pub fn one_json_document(o: &std::process::Output) -> Value {

@@ -2399,11 +2399,10 @@ fn a_payload_with_a_key_given_twice_is_refused() {
             "--include-untrusted",
         ],
     );
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains("payload twice.json: key `tool_input` appears twice (lines 2 and 3)"),
-        "{err}"
+    fails_saying(
+        &o,
+        1,
+        "payload twice.json: key `tool_input` appears twice (lines 2 and 3)",
     );
     assert!(
         o.stdout.is_empty(),
@@ -2986,12 +2985,7 @@ fn a_payload_given_as_json_text_is_told_to_pipe_it() {
     );
     // A missing file of another name is still said as such.
     let o = in_prof_output(&sb, &["run", "Stop", "--payload", "nosuch.json"]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains("cannot open nosuch.json: No such file or directory"),
-        "{err}"
-    );
+    fails_saying(&o, 1, "cannot open nosuch.json: No such file or directory");
 }
 
 /// `run` skipping an untrusted handler advised "run `hookpack trust`", which alone is a

@@ -409,12 +409,7 @@ fn install_update_remove_over_http() {
     assert!(err.contains("answered HTTP 404"), "{err}");
     std::fs::remove_file(sb.join("cat/hooks-demo-0.2.0.tar.gz")).unwrap();
     let o = install_from(&index);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains("hooks-demo-0.2.0.tar.gz answered HTTP 404"),
-        "{err}"
-    );
+    fails_saying(&o, 1, "hooks-demo-0.2.0.tar.gz answered HTTP 404");
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let dead = format!("http://{}/hooks-index.json", closed.local_addr().unwrap());
     drop(closed);
@@ -1817,12 +1812,7 @@ fn a_profile_name_that_is_not_one_folder_name_is_refused() {
 fn update_is_refused_over(sb: &Sandbox, file: &str) {
     let before = snapshot(&sb.join("prof"));
     let o = in_prof(sb, &["update"]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains(&format!("has files you changed or added ({file})")),
-        "{err}"
-    );
+    fails_saying(&o, 1, &format!("has files you changed or added ({file})"));
     assert_eq!(snapshot(&sb.join("prof")), before);
     let o = in_prof(sb, &["update", "--dry-run", "--format", "json"]);
     let report: Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -2171,11 +2161,10 @@ fn a_range_nothing_matches_is_not_called_a_cli_too_old() {
             "0.15.0",
         ],
     );
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains("`demo` ^2 needs CLI 0.20.0 or newer, and the host is 0.15.0"),
-        "{err}"
+    fails_saying(
+        &o,
+        1,
+        "`demo` ^2 needs CLI 0.20.0 or newer, and the host is 0.15.0",
     );
     assert!(!sb.join("prof").exists());
 }
@@ -4004,12 +3993,7 @@ fn remove_and_update_on_a_missing_profile_say_the_folder_does_not_exist() {
 fn a_version_written_with_a_v_is_told_to_drop_it() {
     let sb = Sandbox::new();
     let o = in_prof(&sb, &["install", "tool-gate@v0.2.1", "--dry-run"]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("`tool-gate@v0.2.1` is not ID, ID@VERSION or ID@RANGE: versions are written without a `v`: `tool-gate@0.2.1`"),
-        "{err}"
-    );
+    fails_saying(&o, 2, "`tool-gate@v0.2.1` is not ID, ID@VERSION or ID@RANGE: versions are written without a `v`: `tool-gate@0.2.1`");
 }
 
 /// An archive uploaded under the wrong name (0.1.0's bytes as 0.2.0's): install refuses it

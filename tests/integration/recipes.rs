@@ -1077,11 +1077,10 @@ fn recipes_that_all_lack_cases_are_named_by_test() {
     write_recipe(&sb, "recipes/bare", &manifest("bare"));
     write_recipe(&sb, "recipes/empty", &manifest("empty"));
     let o = sb.cmd().args(["test", "recipes"]).output().unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(0), "{err}");
-    assert!(
-        err.contains("no fixture cases found (tests/*.json) in bare, empty"),
-        "{err}"
+    fails_saying(
+        &o,
+        0,
+        "no fixture cases found (tests/*.json) in bare, empty",
     );
 }
 
