@@ -362,15 +362,7 @@ fn near_module(wanted: &Path, roots: &[&Path]) -> Option<PathBuf> {
     // A bounded walk: a recipe and its helpers are a few dozen files.
     let mut same: Vec<PathBuf> = Vec::new();
     for root in roots {
-        let walk = walkdir::WalkDir::new(root).max_depth(6).into_iter();
-        let files = walk
-            .filter_entry(|e| {
-                !crate::recipe::is_hidden(e.file_name()) && e.file_name() != "node_modules"
-            })
-            .take(2_000)
-            .flatten();
-        for e in files {
-            let p = e.into_path();
+        for p in visible_files(root, 6, 2_000) {
             if is_module(&p) && file_stem(&p) == name && !same.contains(&p) {
                 same.push(p);
             }
@@ -380,6 +372,23 @@ fn near_module(wanted: &Path, roots: &[&Path]) -> Option<PathBuf> {
         [one] => Some(one.clone()),
         _ => None,
     }
+}
+
+/// The files below `root` a recipe could ship (nothing hidden, nothing in `node_modules`),
+/// in name order, at most `depth` folders down and `most` of them: a bounded look for
+/// what an import or a helper names.
+fn visible_files(root: &Path, depth: usize, most: usize) -> impl Iterator<Item = PathBuf> {
+    walkdir::WalkDir::new(root)
+        .max_depth(depth)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| {
+            !crate::recipe::is_hidden(e.file_name()) && e.file_name() != "node_modules"
+        })
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .take(most)
+        .map(walkdir::DirEntry::into_path)
 }
 
 /// `path` as its names are spelt on disk, matching each name below `base` whatever its
@@ -562,19 +571,7 @@ impl Planner<'_> {
         if !below || dir.starts_with(&folder) {
             return Vec::new();
         }
-        let walk = walkdir::WalkDir::new(&folder)
-            .max_depth(8)
-            .sort_by_file_name();
-        let files = walk
-            .into_iter()
-            .filter_entry(|e| {
-                !crate::recipe::is_hidden(e.file_name()) && e.file_name() != "node_modules"
-            })
-            .flatten()
-            .filter(|e| e.file_type().is_file())
-            .take(10_000);
-        files
-            .map(walkdir::DirEntry::into_path)
+        visible_files(&folder, 8, 10_000)
             .filter(|file| {
                 let name = file.to_string_lossy();
                 !(name.ends_with(".ts") || name.ends_with(".mts"))
