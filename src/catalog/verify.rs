@@ -288,6 +288,31 @@ impl Write for Spool {
     }
 }
 
+/// Reads back an archive [`Spool`] kept, remembering a failure to read it: that is the
+/// temporary file failing on this machine, not the archive being invalid.
+struct ReadBack<'a> {
+    spool: &'a mut tempfile::SpooledTempFile,
+    failed: Option<io::Error>,
+}
+
+impl ReadBack<'_> {
+    fn failed(e: io::Error) -> String {
+        format!(
+            "cannot read back the archive kept in a temporary file in {}: {e}; this machine \
+             failed, not the archive: set TMPDIR to a folder on a working disk and verify again",
+            std::env::temp_dir().display()
+        )
+    }
+}
+
+impl io::Read for ReadBack<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.spool.read(buf).inspect_err(|e| {
+            self.failed = Some(io::Error::new(e.kind(), e.to_string()));
+        })
+    }
+}
+
 /// The file name an archive uploaded to `url` has in the folder `pack` wrote it to: the
 /// URL's last path segment, when it is a plain file name (pack's names need no escapes).
 fn asset_name(url: &reqwest::Url) -> Option<&str> {
@@ -449,18 +474,37 @@ fn verify_archive(
         _ => {}
     }
     let top = format!("{id}-{version}");
-    let opened = spool
+    let mut back = ReadBack {
+        spool: &mut spool,
+        failed: None,
+    };
+    let opened = back
+        .spool
         .seek(SeekFrom::Start(0))
-        .map_err(|e| format!("cannot read back the archive kept in a temporary file: {e}"))
-        .and_then(|_| {
-            archive::read_manifest(
-                io::BufReader::new(&mut spool),
+        .map_err(ReadBack::failed);
+    let opened = match opened {
+        Ok(_) => {
+            let read = archive::read_manifest(
+                io::BufReader::new(&mut back),
                 Some(&top),
                 &Limits::default(),
-            )
-            .map_err(|e| e.to_string())
-        });
-    match opened {
+            );
+            match back.failed.take() {
+                Some(e) => Err(ReadBack::failed(e)),
+                None => Ok(read),
+            }
+        }
+        Err(e) => Err(e),
+    };
+    let opened = match opened {
+        Ok(read) => read,
+        Err(why) => {
+            ctx.env_failed = true;
+            ctx.error(&archive_file, vp, "archive-unreadable", why);
+            return (checked, from_assets);
+        }
+    };
+    match opened.map_err(|e| e.to_string()) {
         Err(e) => ctx.error(&archive_file, vp, "archive-invalid", e),
         Ok((_, None)) => ctx.error(
             &archive_file,

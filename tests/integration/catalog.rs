@@ -1399,3 +1399,38 @@ fn a_missing_archive_is_reported_with_the_fix() {
     let message = r["diagnostics"][0]["message"].as_str().unwrap();
     assert!(!message.contains("the index lists it"), "{message}");
 }
+
+/// An archive kept in a temporary file that cannot be read back (here the seek to its start
+/// fails, injected with strace) is this machine's failure (exit 3), not an invalid archive:
+/// it was reported as `archive-invalid`, exit 1, telling the maintainer to upload again.
+#[cfg(target_os = "linux")]
+#[test]
+fn verify_that_cannot_read_back_a_kept_archive_fails_as_the_machine() {
+    let sb = Sandbox::new();
+    packed_with_zeros_for_alpha(&sb, 5 << 20);
+    // The first lseek moves the spilled file to where the in-memory bytes ended; the second
+    // is verify's seek back to its start.
+    let o = std::process::Command::new(crate::pack::strace())
+        .args(["-f", "-qq", "-o", "/dev/null"])
+        .args(["-e", "trace=lseek", "-e", "inject=lseek:error=EIO:when=2"])
+        .arg(assert_cmd::cargo::cargo_bin("hookpack"))
+        .args(["catalog", "verify", "--format", "json", "cat"])
+        .current_dir(sb.path())
+        .env("TMPDIR", sb.path())
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(3), "{out}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    // (SHA256SUMS still names the archive's real bytes, which the zeros replaced.)
+    let c = codes(&r);
+    assert!(!c.contains(&"archive-invalid".to_string()), "{c:?}");
+    let d = r["diagnostics"].as_array().unwrap();
+    let read_back = d.iter().find(|d| d["code"] == "archive-unreadable");
+    let message = read_back.expect("an archive-unreadable")["message"]
+        .as_str()
+        .unwrap();
+    assert!(message.contains("temporary file"), "{message}");
+    assert!(message.contains("set TMPDIR"), "{message}");
+    assert!(!message.contains("upload"), "{message}");
+}
