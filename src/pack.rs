@@ -2188,7 +2188,7 @@ impl<'a> Moved<'a> {
                     if !meta.is_file() {
                         return Err(unkept(e));
                     }
-                    std::fs::copy(dest, &kept).map_err(unkept)?;
+                    keep_copy(dest, &kept, &meta).map_err(unkept)?;
                 }
                 Some(kept)
             }
@@ -2248,6 +2248,26 @@ impl<'a> Moved<'a> {
         );
         crate::fs::FsError::new(failed.op, &failed.path, source)
     }
+}
+
+/// Copies `file` (of metadata `meta`) to `kept`, as the file it is: its times, and its
+/// owner where this user may set it, and on disk before the commit that may put it back.
+fn keep_copy(file: &Path, kept: &Path, meta: &std::fs::Metadata) -> io::Result<()> {
+    std::fs::copy(file, kept)?;
+    let copy = std::fs::File::options().write(true).open(kept)?;
+    let times = std::fs::FileTimes::new().set_modified(meta.modified()?);
+    let times = match meta.accessed() {
+        Ok(at) => times.set_accessed(at),
+        Err(_) => times,
+    };
+    copy.set_times(times)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        // Only root may give a file away; for anyone else the copy is theirs, as it must be.
+        let _ = std::os::unix::fs::fchown(&copy, Some(meta.uid()), Some(meta.gid()));
+    }
+    copy.sync_all()
 }
 
 /// `e` from `tempfile` without the ` at path "…"` it appends (the caller names the folder).

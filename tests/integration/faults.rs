@@ -604,3 +604,43 @@ fn pack_into_a_folder_whose_parent_cannot_be_listed_locks_out_itself() {
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert_eq!(names_in(&sb.join("pub/cat")), PACKED_ALPHA);
 }
+
+/// Where OUT's file system (or the kernel's protected_hardlinks) refuses a link, pack keeps
+/// each file it replaces as a copy; a failed commit puts the copy back. The file put back
+/// had the time of the failed pack, not its own (`make` and rsync saw the index change).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_failed_commit_puts_back_a_copied_file_with_its_own_time() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "src/alpha", &manifest("alpha"));
+    pack_src_into_cat(&sb);
+    let index = sb.join("cat/hooks-index.json");
+    let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(981_173_106);
+    std::fs::File::options()
+        .write(true)
+        .open(&index)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let before = snapshot(&sb.join("cat"));
+    write_recipe(&sb, "src/beta", &manifest("beta"));
+    // Every link refused; the commit's renames: beta's archive, the index, SHA256SUMS
+    // (the third, failing).
+    let o = Command::new(strace())
+        .args(["-f", "-qq", "-o", "/dev/null"])
+        .args(["-e", "trace=?link,?linkat,?rename,?renameat,?renameat2"])
+        .args(["-e", "inject=?link,?linkat:error=EPERM"])
+        .args(["-e", "inject=?rename,?renameat,?renameat2:error=EIO:when=3"])
+        .arg(assert_cmd::cargo::cargo_bin("hookpack"))
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
+        .current_dir(sb.path())
+        .env("TMPDIR", sb.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("is as it was before this pack"), "{err}");
+    assert_eq!(snapshot(&sb.join("cat")), before, "{err}");
+    let mtime = std::fs::metadata(&index).unwrap().modified().unwrap();
+    assert_eq!(mtime, old, "{err}");
+}
