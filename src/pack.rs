@@ -890,21 +890,35 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
     // Folders made for the lock are removed again if the pack fails (after the lock is
     // released: locals drop in reverse order).
     let mut _new_folders = crate::fs::NewFolders::default();
-    let _lock = if opts.check {
+    let mut _new_out = None;
+    let _locks = if opts.check {
         None
     } else {
         _new_folders = crate::fs::NewFolders::create(&parent)?;
         let wait = crate::profile::lock_wait();
+        let out_lock = || crate::profile::Lock::acquire_dir(&opts.out_dir, wait);
         Some(match crate::profile::Lock::acquire_dir(&parent, wait) {
+            // A user who may not open the parent (below) locks OUT alone, so whoever locks
+            // the parent locks OUT too, made now if it is not there yet (one that cannot be
+            // made is a pack no such user can make either: they need OUT to be there).
+            Ok(parent_lock) => {
+                _new_out = crate::fs::NewFolders::create(&opts.out_dir).ok();
+                let out = if opts.out_dir.is_dir() {
+                    Some(out_lock()?)
+                } else {
+                    None
+                };
+                (Some(parent_lock), out)
+            }
             // A parent this user may enter but not list (mode 711, as many home folders
             // are) cannot be opened to lock: OUT itself is, where it exists (and the
             // staging folder goes inside it, as that parent cannot take one either).
             Err(Error::Fs(e))
                 if e.source.kind() == io::ErrorKind::PermissionDenied && opts.out_dir.is_dir() =>
             {
-                crate::profile::Lock::acquire_dir(&opts.out_dir, wait)?
+                (None, Some(out_lock()?))
             }
-            other => other?,
+            Err(e) => return Err(e),
         })
     };
     let index_path = opts.out_dir.join(INDEX_FILE);

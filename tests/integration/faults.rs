@@ -605,6 +605,89 @@ fn pack_into_a_folder_whose_parent_cannot_be_listed_locks_out_itself() {
     assert_eq!(names_in(&sb.join("pub/cat")), PACKED_ALPHA);
 }
 
+/// Two users packing into one OUT whose parent has mode 711: one may open the parent (here
+/// root) and locked it, the other may not and locked OUT, so neither waited for the other
+/// and the second could read the index while the first replaced it, dropping its versions.
+/// Whoever locks the parent now locks OUT too. The test slows root's commit down (strace
+/// delays its first rename by 5 s) and packs as nobody meanwhile, which must wait.
+#[cfg(target_os = "linux")]
+#[test]
+fn packs_by_two_users_take_turns_when_only_one_may_open_outs_parent() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    write_recipe(&sb, "src/alpha", &manifest("alpha"));
+    write_recipe(&sb, "other/beta", &manifest("beta"));
+    std::fs::create_dir_all(sb.join("pub/cat")).unwrap();
+    let bin = sb.join("hookpack");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("hookpack"), &bin).unwrap();
+    for (path, mode) in [("", 0o755), ("pub", 0o711), ("pub/cat", 0o755)] {
+        std::fs::set_permissions(sb.join(path), std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    let o = Command::new("chown")
+        .args(["65534", "pub/cat"])
+        .current_dir(sb.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let slow = Command::new(strace())
+        .args(["-f", "-qq", "-o", "/dev/null"])
+        .args(["-e", "trace=?rename,?renameat,?renameat2"])
+        .args([
+            "-e",
+            "inject=?rename,?renameat,?renameat2:delay_enter=5000000:when=1",
+        ])
+        .arg(&bin)
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "pub/cat"])
+        .current_dir(sb.path())
+        .env("TMPDIR", sb.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Its staging folder (beside OUT, in pub) holds the built archive once it commits.
+    let started = std::time::Instant::now();
+    let staged = || {
+        std::fs::read_dir(sb.join("pub"))
+            .unwrap()
+            .flatten()
+            .any(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with(".hookpack-pack-")
+                    && std::fs::read_dir(e.path()).is_ok_and(|mut d| d.next().is_some())
+            })
+    };
+    while !staged() {
+        assert!(started.elapsed().as_secs() < 30, "root's pack never staged");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let o = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(&bin)
+        .args(["pack", "--recipes-dir", "other", "--out-dir", "pub/cat"])
+        .current_dir(sb.path())
+        .env("HOME", sb.path())
+        .env("TMPDIR", sb.path())
+        .env("HOOKPACK_LOCK_TIMEOUT", "1")
+        .output()
+        .expect("setpriv (util-linux) runs the pack as nobody; CI runs as root");
+    let waited = String::from_utf8_lossy(&o.stderr).to_string();
+    let first = slow.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&first.stderr);
+    assert_eq!(first.status.code(), Some(0), "{err}");
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "nobody's pack did not wait: {waited}"
+    );
+    assert!(
+        waited.contains("another hookpack process holds pub/cat"),
+        "{waited}"
+    );
+    assert_eq!(names_in(&sb.join("pub/cat")), PACKED_ALPHA);
+}
+
 /// Where OUT's file system (or the kernel's protected_hardlinks) refuses a link, pack keeps
 /// each file it replaces as a copy; a failed commit puts the copy back. The file put back
 /// had the time of the failed pack, not its own (`make` and rsync saw the index change).
