@@ -903,7 +903,8 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
             // made is a pack no such user can make either: they need OUT to be there).
             Ok(parent_lock) => {
                 _new_out = crate::fs::NewFolders::create(&opts.out_dir).ok();
-                let out = if opts.out_dir.is_dir() {
+                // (`--out-dir .` is its own parent as the path reads: locked already.)
+                let out = if opts.out_dir.is_dir() && !same_folder(&parent, &opts.out_dir) {
                     Some(out_lock()?)
                 } else {
                     None
@@ -2261,6 +2262,24 @@ impl<'a> Moved<'a> {
             format!("{}; {outcome}", failed.source),
         );
         crate::fs::FsError::new(failed.op, &failed.path, source)
+    }
+}
+
+/// Whether `a` and `b` name one folder (they may be spelt differently, `.` and `/x`).
+fn same_folder(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::metadata(a), std::fs::metadata(b)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        std::fs::canonicalize(a)
+            .ok()
+            .is_some_and(|a| std::fs::canonicalize(b).ok() == Some(a))
     }
 }
 

@@ -2,7 +2,7 @@
 //! as it was. The profile lives on a tiny tmpfs mounted by the test (CI runs as root).
 
 use crate::common::*;
-use crate::pack::{snapshot, strace};
+use crate::pack::{names_in, snapshot, strace, PACKED_ALPHA};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -291,10 +291,6 @@ fn pack_out_of_room(sb: &Sandbox) -> String {
     err
 }
 
-/// What a pack of `alpha` alone writes.
-#[cfg(target_os = "linux")]
-const PACKED_ALPHA: [&str; 3] = ["SHA256SUMS", "hooks-alpha-0.1.0.tar.gz", "hooks-index.json"];
-
 /// `hookpack pack --recipes-dir src --out-dir OUT`, expected to exit with `code`; returns
 /// what it printed on stderr.
 #[cfg(target_os = "linux")]
@@ -307,12 +303,6 @@ fn pack_src_expecting(sb: &Sandbox, out: &str, code: i32) -> String {
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     assert_eq!(o.status.code(), Some(code), "{err}");
     err
-}
-
-/// The files of `dir` by name, for a comparison that reads.
-#[cfg(target_os = "linux")]
-fn names_in(dir: &Path) -> Vec<String> {
-    snapshot(dir).into_keys().collect()
 }
 
 /// A file made immutable (`chattr +i`, which root too must undo before it can replace or

@@ -24,6 +24,14 @@ pub fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     out
 }
 
+/// What a pack of `alpha` alone writes.
+pub const PACKED_ALPHA: [&str; 3] = ["SHA256SUMS", "hooks-alpha-0.1.0.tar.gz", "hooks-index.json"];
+
+/// The files of `dir` by name, for a comparison that reads.
+pub fn names_in(dir: &Path) -> Vec<String> {
+    snapshot(dir).into_keys().collect()
+}
+
 fn pack(sb: &Sandbox, recipes: &str, out: &str, extra: &[&str]) -> std::process::Output {
     sb.cmd()
         .args([
@@ -2387,4 +2395,22 @@ fn only_lib_says_lib_holds_the_shared_helpers() {
         stderr_says(&o, "holds the shared helpers");
         stderr_says(&o, "alpha, beta");
     }
+}
+
+/// `--out-dir .`: OUT is its own parent as the path reads (`.`), and locking both locked
+/// one folder twice, so the pack waited for itself and gave up (exit 3).
+#[test]
+fn pack_into_the_current_folder_does_not_wait_for_itself() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "src/alpha", &manifest("alpha"));
+    std::fs::create_dir_all(sb.join("cat")).unwrap();
+    let o = sb
+        .cmd()
+        .args(["pack", "--recipes-dir", "../src", "--out-dir", "."])
+        .current_dir(sb.join("cat"))
+        .env("HOOKPACK_LOCK_TIMEOUT", "2")
+        .output()
+        .unwrap();
+    ok(&o);
+    assert_eq!(names_in(&sb.join("cat")), PACKED_ALPHA);
 }
