@@ -559,16 +559,12 @@ fn pack_into_a_bind_mount_of_the_same_file_system_stages_inside_it() {
     assert_eq!(names_in(&sb.join("real")), PACKED_ALPHA);
 }
 
-/// A catalog folder in a folder this user may enter but not list (mode 711, as many home
-/// folders are): pack locks OUT itself and stages inside it. It failed with "cannot open the
-/// folder to lock pub: Permission denied". Run as user nobody (setpriv), since root opens
-/// any folder.
+/// Makes `pub/cat`, a catalog folder of user nobody's in a folder others may enter but not
+/// list (mode 711, as many home folders are), and returns a copy of hookpack nobody can run
+/// (the build's may be in a folder nobody cannot enter).
 #[cfg(target_os = "linux")]
-#[test]
-fn pack_into_a_folder_whose_parent_cannot_be_listed_locks_out_itself() {
+fn catalog_in_a_711_folder(sb: &Sandbox) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
-    let sb = Sandbox::new();
-    write_recipe(&sb, "src/alpha", &manifest("alpha"));
     std::fs::create_dir_all(sb.join("pub/cat")).unwrap();
     let bin = sb.join("hookpack");
     std::fs::copy(assert_cmd::cargo::cargo_bin("hookpack"), &bin).unwrap();
@@ -581,15 +577,34 @@ fn pack_into_a_folder_whose_parent_cannot_be_listed_locks_out_itself() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let o = Command::new("setpriv")
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-        .arg(&bin)
-        .args(["pack", "--recipes-dir", "src", "--out-dir", "pub/cat"])
+    bin
+}
+
+/// `hookpack pack --recipes-dir SRC --out-dir pub/cat` run as user nobody (setpriv, from
+/// util-linux; CI runs as root, who may become anyone).
+#[cfg(target_os = "linux")]
+fn pack_as_nobody(sb: &Sandbox, bin: &Path, src: &str) -> Command {
+    let mut cmd = Command::new("setpriv");
+    cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(bin)
+        .args(["pack", "--recipes-dir", src, "--out-dir", "pub/cat"])
         .current_dir(sb.path())
         .env("HOME", sb.path())
-        .env("TMPDIR", sb.path())
-        .output()
-        .expect("setpriv (util-linux) runs the pack as nobody; CI runs as root");
+        .env("TMPDIR", sb.path());
+    cmd
+}
+
+/// A catalog folder in a folder this user may enter but not list (mode 711, as many home
+/// folders are): pack locks OUT itself and stages inside it. It failed with "cannot open the
+/// folder to lock pub: Permission denied". Run as user nobody (setpriv), since root opens
+/// any folder.
+#[cfg(target_os = "linux")]
+#[test]
+fn pack_into_a_folder_whose_parent_cannot_be_listed_locks_out_itself() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "src/alpha", &manifest("alpha"));
+    let bin = catalog_in_a_711_folder(&sb);
+    let o = pack_as_nobody(&sb, &bin, "src").output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert_eq!(names_in(&sb.join("pub/cat")), PACKED_ALPHA);
@@ -603,22 +618,10 @@ fn pack_into_a_folder_whose_parent_cannot_be_listed_locks_out_itself() {
 #[cfg(target_os = "linux")]
 #[test]
 fn packs_by_two_users_take_turns_when_only_one_may_open_outs_parent() {
-    use std::os::unix::fs::PermissionsExt;
     let sb = Sandbox::new();
     write_recipe(&sb, "src/alpha", &manifest("alpha"));
     write_recipe(&sb, "other/beta", &manifest("beta"));
-    std::fs::create_dir_all(sb.join("pub/cat")).unwrap();
-    let bin = sb.join("hookpack");
-    std::fs::copy(assert_cmd::cargo::cargo_bin("hookpack"), &bin).unwrap();
-    for (path, mode) in [("", 0o755), ("pub", 0o711), ("pub/cat", 0o755)] {
-        std::fs::set_permissions(sb.join(path), std::fs::Permissions::from_mode(mode)).unwrap();
-    }
-    let o = Command::new("chown")
-        .args(["65534", "pub/cat"])
-        .current_dir(sb.path())
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let bin = catalog_in_a_711_folder(&sb);
     let slow = Command::new(strace())
         .args(["-f", "-qq", "-o", "/dev/null"])
         .args(["-e", "trace=?rename,?renameat,?renameat2"])
@@ -652,16 +655,10 @@ fn packs_by_two_users_take_turns_when_only_one_may_open_outs_parent() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     std::thread::sleep(std::time::Duration::from_millis(300));
-    let o = Command::new("setpriv")
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-        .arg(&bin)
-        .args(["pack", "--recipes-dir", "other", "--out-dir", "pub/cat"])
-        .current_dir(sb.path())
-        .env("HOME", sb.path())
-        .env("TMPDIR", sb.path())
+    let o = pack_as_nobody(&sb, &bin, "other")
         .env("HOOKPACK_LOCK_TIMEOUT", "1")
         .output()
-        .expect("setpriv (util-linux) runs the pack as nobody; CI runs as root");
+        .unwrap();
     let waited = String::from_utf8_lossy(&o.stderr).to_string();
     let first = slow.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&first.stderr);
