@@ -319,6 +319,25 @@ impl Location {
         }
     }
 
+    /// `loc`, an absolute URL a document at this location names, with this location's
+    /// `user:password@` when it names none of its own and is on the same origin: a private
+    /// index packed with `--asset-base-url` names its archives so, and its server asks for
+    /// the credentials there too. Another origin never gets them.
+    fn lend_credentials(&self, loc: Location) -> Location {
+        match (self, loc) {
+            (Location::Http(base), Location::Http(mut url))
+                if url.origin() == base.origin()
+                    && url.username().is_empty()
+                    && url.password().is_none() =>
+            {
+                let _ = url.set_username(base.username());
+                let _ = url.set_password(base.password());
+                Location::Http(url)
+            }
+            (_, loc) => loc,
+        }
+    }
+
     /// Resolves `reference` (absolute, or relative as in an index's `url`) against this
     /// location.
     pub fn join(&self, reference: &str) -> Result<Location, FetchError> {
@@ -332,7 +351,7 @@ impl Location {
             .split_once(':')
             .is_some_and(|(s, _)| !s.contains('/') && s.len() > 1);
         if has_scheme {
-            return Location::parse(reference);
+            return Location::parse(reference).map(|loc| self.lend_credentials(loc));
         }
         match self {
             Location::Http(base) => {

@@ -198,8 +198,17 @@ pub struct HttpServer {
 
 pub type Responder = dyn Fn(&str) -> Option<Vec<u8>> + Send + Sync;
 
+/// A [`Responder`] that also gets the request's header lines (`name: value`, one per line,
+/// as sent), for a server that answers by them (a private one asking for credentials).
+pub type HeadResponder = dyn Fn(&str, &str) -> Option<Vec<u8>> + Send + Sync;
+
 impl HttpServer {
     pub fn serve(root: PathBuf, respond: Box<Responder>) -> HttpServer {
+        HttpServer::serve_by_headers(root, Box::new(move |path, _| respond(path)))
+    }
+
+    /// [`HttpServer::serve`], answering by the request's headers too.
+    pub fn serve_by_headers(root: PathBuf, respond: Box<HeadResponder>) -> HttpServer {
         use std::io::{BufRead, BufReader, Write};
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.set_nonblocking(true).unwrap();
@@ -227,11 +236,14 @@ impl HttpServer {
                 if reader.read_line(&mut request_line).is_err() {
                     continue;
                 }
+                let mut headers = String::new();
                 loop {
                     let mut h = String::new();
                     if reader.read_line(&mut h).is_err() || h == "\r\n" || h.is_empty() {
                         break;
                     }
+                    headers.push_str(h.trim_end_matches(['\r', '\n']));
+                    headers.push('\n');
                 }
                 let path = request_line
                     .split_whitespace()
@@ -239,7 +251,7 @@ impl HttpServer {
                     .unwrap_or("/")
                     .to_string();
                 let mut stream = stream;
-                let response = respond(&path).unwrap_or_else(|| {
+                let response = respond(&path, &headers).unwrap_or_else(|| {
                     let file = root.join(path.trim_start_matches('/'));
                     match std::fs::read(&file) {
                         Ok(body) => {

@@ -4088,3 +4088,71 @@ fn an_archive_the_server_lacks_is_said_to_be_missing_from_the_catalog() {
     assert_eq!(doc["error"]["exit_code"], 1, "{doc}");
     assert!(!sb.join("p/hooks.json").exists());
 }
+
+/// A private index (`user:password@` in its URL) packed with `--asset-base-url` names its
+/// archives by absolute URL on its own host: they were fetched without the credentials, so
+/// such a server answered 401 and nothing installed (found by the user-flow sweep). They
+/// go to the index's origin alone: an archive on another host gets none.
+#[test]
+fn a_private_index_sends_its_credentials_to_absolute_archive_urls_of_its_origin() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    std::fs::create_dir_all(sb.join("other")).unwrap();
+    std::fs::copy(
+        sb.join("cat/hooks-demo-0.1.0.tar.gz"),
+        sb.join("other/hooks-demo-0.1.0.tar.gz"),
+    )
+    .unwrap();
+    let private = |_: &str, headers: &str| {
+        let authorized = headers
+            .lines()
+            .any(|h| h.eq_ignore_ascii_case("authorization: Basic bWU6czNjcmV0"));
+        (!authorized).then(|| {
+            b"HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_vec()
+        })
+    };
+    let server = HttpServer::serve_by_headers(sb.join("cat"), Box::new(private));
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let record = seen.clone();
+    let other = HttpServer::serve_by_headers(
+        sb.join("other"),
+        Box::new(move |_, headers| {
+            record.lock().unwrap().push_str(headers);
+            None
+        }),
+    );
+    let index_path = sb.join("cat/hooks-index.json");
+    let listed = read_json(&index_path);
+    let with_password = server
+        .url("hooks-index.json")
+        .replace("http://", "http://me:s3cret@");
+    for (archive_url, code) in [
+        (server.url("hooks-demo-0.1.0.tar.gz"), 0),
+        (other.url("hooks-demo-0.1.0.tar.gz"), 0),
+    ] {
+        let mut index = listed.clone();
+        index["recipes"][0]["versions"][0]["url"] = json!(archive_url);
+        std::fs::write(&index_path, serde_json::to_vec_pretty(&index).unwrap()).unwrap();
+        let _ = std::fs::remove_dir_all(sb.join("prof"));
+        let o = in_prof(&sb, &["install", "demo", "--index", &with_password]);
+        let all =
+            String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(code), "{archive_url}: {all}");
+        assert!(!all.contains("s3cret"), "{all}");
+        assert!(sb.join("prof/hooks/demo/recipe.json").is_file(), "{all}");
+        let o = sb
+            .cmd()
+            .args(["catalog", "verify", &with_password])
+            .output()
+            .unwrap();
+        let out =
+            String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+        assert!(!out.contains("answered HTTP 401"), "{archive_url}: {out}");
+    }
+    let seen = seen.lock().unwrap();
+    assert!(!seen.is_empty(), "the other host was asked for the archive");
+    assert!(
+        !seen.to_ascii_lowercase().contains("authorization"),
+        "credentials went to another host: {seen}"
+    );
+}
