@@ -1653,8 +1653,10 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
     let mut report = Vec::new();
     let mut source_of = std::collections::HashMap::new();
     let from_receipts = flag.is_none();
-    // One index that cannot be read stops only the recipes compared with it.
+    // One index that cannot be read stops only the recipes compared with it; a real run
+    // lists them as left, `failed`, with the error.
     let mut failed: Option<Error> = None;
+    let mut unread = Vec::new();
     for (index, ids) in install::update_sources(&profile, flag, default, &a.ids)? {
         let compared = match install::outdated(&profile, &fetcher, &index, &ids, cli.as_ref()) {
             Ok(c) => c,
@@ -1665,6 +1667,17 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
                         "note: {} came from the index {index} (as recorded when installed); `--index` compares with another",
                         ids.join(", ")
                     )));
+                }
+                if !a.dry_run {
+                    let error = error_lines(&e).join("; caused by: ");
+                    for r in crate::receipt::all(&profile)? {
+                        if ids.contains(&r.id) {
+                            let mut o =
+                                left(&profile, r.id, r.version, r.pin, "failed", Vec::new());
+                            o.error = Some(error.clone());
+                            unread.push(Ok(o));
+                        }
+                    }
                 }
                 failed.get_or_insert(e);
                 continue;
@@ -1760,7 +1773,14 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
                     }
                     _ => format!("{} {}: not in {index}; left as it is", o.id, o.installed),
                 }));
-                results.push(Ok(left(&profile, o, reason, Vec::new())));
+                results.push(Ok(left(
+                    &profile,
+                    o.id,
+                    o.installed,
+                    o.pin,
+                    reason,
+                    Vec::new(),
+                )));
             }
             continue;
         };
@@ -1783,10 +1803,17 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
         match &result {
             Err(Error::LocalChanges { files, .. }) => {
                 let files = files.clone();
-                results.push(Ok(left(&profile, o, "local-changes", files)));
+                results.push(Ok(left(
+                    &profile,
+                    o.id,
+                    o.installed,
+                    o.pin,
+                    "local-changes",
+                    files,
+                )));
             }
             Err(e) => {
-                let mut failed = left(&profile, o, "failed", Vec::new());
+                let mut failed = left(&profile, o.id, o.installed, o.pin, "failed", Vec::new());
                 failed.error = Some(error_lines(e).join("; caused by: "));
                 results.push(Ok(failed));
             }
@@ -1794,6 +1821,7 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
         }
         results.push(result);
     }
+    results.extend(unread);
     if results.is_empty() && failed.is_none() && printer.format != Format::Json {
         printer.message("everything is up to date");
     }
@@ -1804,26 +1832,28 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
     })
 }
 
-/// What `update` reports for a recipe it leaves as it is, and why.
+/// What `update` reports for a recipe `id` it leaves as it is at `installed`, and why.
 fn left(
     profile: &crate::profile::Profile,
-    o: install::Outdated,
+    id: String,
+    installed: String,
+    pin: Option<String>,
     reason: &'static str,
     files: Vec<String>,
 ) -> install::Outcome {
     install::Outcome {
         action: "left",
-        path: profile.recipe_dir(&o.id),
-        from: Some(o.installed.clone()),
-        to: Some(o.installed),
-        id: o.id,
+        path: profile.recipe_dir(&id),
+        from: Some(installed.clone()),
+        to: Some(installed),
+        id,
         files,
         hooks_json_diff: Vec::new(),
         dry_run: false,
         reason: Some(reason),
         warnings: Vec::new(),
         error: None,
-        pin: o.pin,
+        pin,
     }
 }
 

@@ -4156,3 +4156,32 @@ fn a_private_index_sends_its_credentials_to_absolute_archive_urls_of_its_origin(
         "credentials went to another host: {seen}"
     );
 }
+
+/// A real `update --format json` left out the recipes whose index could not be read (gone,
+/// or its server down): `[]` came out, as for a profile with nothing to update, while
+/// stderr and the exit code said they failed (found by the user-flow sweep). Each is listed
+/// as left, `failed`, with the error, as a recipe whose own update failed is.
+#[test]
+fn update_lists_a_recipe_whose_index_cannot_be_read_in_json() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "alpha", &[("0.1.0", "0.13.0")]);
+    ok(&in_prof(&sb, &["install", "alpha", "--index", "cat"]));
+    std::fs::remove_dir_all(sb.join("cat")).unwrap();
+    let o = in_prof(&sb, &["update", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let entries = report.as_array().unwrap();
+    assert_eq!(entries.len(), 1, "{report:#}");
+    let alpha = &entries[0];
+    assert_eq!(alpha["id"], "alpha", "{report:#}");
+    assert_eq!(alpha["action"], "left", "{report:#}");
+    assert_eq!(alpha["reason"], "failed", "{report:#}");
+    assert_eq!(alpha["from"], "0.1.0", "{report:#}");
+    assert!(
+        alpha["error"]
+            .as_str()
+            .unwrap()
+            .contains("hooks-index.json"),
+        "{report:#}"
+    );
+}
