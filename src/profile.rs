@@ -291,7 +291,11 @@ impl Profile {
             yaml_rust2::Yaml::BadValue | yaml_rust2::Yaml::Null => Ok(None),
             other => Err(Error::ConfigInvalid {
                 path,
-                why: format!("extra.hooks.index_url must be a string, found {other:?}"),
+                why: format!(
+                    "extra.hooks.index_url must be a string, found {}; write the index URL or \
+                     path, in quotes if YAML would read it as something else",
+                    yaml_kind(other)
+                ),
             }),
         }
     }
@@ -453,5 +457,20 @@ impl Lock {
                 }
             }
         }
+    }
+}
+
+/// What a YAML value is, for a message: `a list`, `the number 12`.
+fn yaml_kind(v: &yaml_rust2::Yaml) -> String {
+    use yaml_rust2::Yaml;
+    match v {
+        Yaml::Real(r) => format!("the number {r}"),
+        Yaml::Integer(i) => format!("the number {i}"),
+        Yaml::String(_) => "an empty string".into(),
+        Yaml::Boolean(b) => format!("the boolean {b}"),
+        Yaml::Array(_) => "a list".into(),
+        Yaml::Hash(_) => "a mapping".into(),
+        Yaml::Alias(_) => "an alias".into(),
+        Yaml::Null | Yaml::BadValue => "nothing".into(),
     }
 }

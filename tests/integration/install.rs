@@ -4185,3 +4185,35 @@ fn update_lists_a_recipe_whose_index_cannot_be_read_in_json() {
         "{report:#}"
     );
 }
+
+/// An `index_url` in `config.yaml` that is not a string was named by the YAML parser's
+/// debug dump (`found Array([Integer(1), Integer(2)])`, `found Hash({String("a"): …})`),
+/// found by the user-flow sweep: it says what kind of value it found, and to quote it.
+#[test]
+fn an_index_url_in_config_yaml_that_is_not_a_string_is_named_plainly() {
+    let sb = Sandbox::new();
+    for (value, kind) in [
+        ("[1, 2]", "found a list"),
+        ("{a: b}", "found a mapping"),
+        ("12", "found the number 12"),
+        ("true", "found the boolean true"),
+    ] {
+        sb.write(
+            "prof/config.yaml",
+            format!("extra:\n  hooks:\n    index_url: {value}\n"),
+        );
+        let o = in_prof(&sb, &["install", "tool-gate"]);
+        fails_saying(
+            &o,
+            1,
+            "prof/config.yaml: extra.hooks.index_url must be a string",
+        );
+        fails_saying(&o, 1, kind);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            !err.contains("Integer(") && !err.contains("Array("),
+            "{err}"
+        );
+        assert!(!sb.join("prof/hooks").exists(), "{err}");
+    }
+}
