@@ -334,8 +334,9 @@ impl Profile {
 
 /// Checks that `name` is a profile name: one folder name under `$FINCLAW_HOME/profiles`, not
 /// empty, `.` or `..`, without `/`, `\\` or NUL, and without other control characters (C0,
-/// DEL, C1): an ESC or a line break in a folder name would reach every message that shows
-/// the profile, and is most likely a stray byte pasted into the variable. Says why not.
+/// DEL, C1) or zero-width characters: an ESC or a line break in a folder name would reach
+/// every message that shows the profile, and is most likely a stray byte pasted into the
+/// variable. Says why not.
 pub fn check_name(name: &str) -> Result<(), String> {
     if name.is_empty() {
         return Err("it is empty".into());
@@ -357,6 +358,23 @@ pub fn check_name(name: &str) -> Result<(), String> {
         return Err(format!(
             "it holds the control character U+{:04X}, which a profile name may not",
             u32::from(c)
+        ));
+    }
+    // Invisible: `\u{feff}work` (an editor's byte-order mark) reads as `work` wherever it
+    // is shown, but names another folder beside it.
+    if let Some(c) = name
+        .chars()
+        .find(|c| matches!(c, '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}'))
+    {
+        return Err(format!(
+            "it holds the zero-width character U+{:04X}{}, which a profile name may not: it \
+             would name another folder than the one it reads as",
+            u32::from(c),
+            if c == '\u{FEFF}' {
+                " (a byte-order mark, which some editors put at the start of a file: save it as UTF-8 without one)"
+            } else {
+                ""
+            }
         ));
     }
     Ok(())

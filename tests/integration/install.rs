@@ -4217,3 +4217,33 @@ fn an_index_url_in_config_yaml_that_is_not_a_string_is_named_plainly() {
         assert!(!sb.join("prof/hooks").exists(), "{err}");
     }
 }
+
+/// An `active-profile` saved by an editor that starts files with a byte-order mark named
+/// the profile `\u{feff}work`, which reads as `work` everywhere it is shown: install
+/// created that second folder beside `work`, and `list` said the profile did not exist
+/// while `profiles/work` was there (found by the user-flow sweep). A zero-width character
+/// in a profile name is refused as a control character is, naming it.
+#[test]
+fn a_profile_name_with_a_byte_order_mark_or_zero_width_character_is_refused() {
+    let sb = Sandbox::new();
+    for (name, needle) in [
+        ("\u{feff}work", "U+FEFF"),
+        ("wo\u{200b}rk", "U+200B"),
+        ("work\u{2060}", "U+2060"),
+    ] {
+        let file = sb.write("finclaw-home/active-profile", format!("{name}\n"));
+        let o = sb.cmd().args(["install", "tool-gate"]).output().unwrap();
+        fails_saying(&o, 1, "is not a profile name");
+        fails_saying(&o, 1, needle);
+        fails_saying(&o, 1, &file.display().to_string());
+        let o = sb
+            .cmd()
+            .args(["list"])
+            .env("FINCLAW_PROFILE", name)
+            .output()
+            .unwrap();
+        fails_saying(&o, 1, "$FINCLAW_PROFILE");
+        fails_saying(&o, 1, needle);
+    }
+    assert!(!sb.join("finclaw-home/profiles").exists());
+}
