@@ -270,18 +270,21 @@ impl Profile {
             Err(e) if e.source.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(e.into()),
         };
+        // YAML allows a byte-order mark at the start (some editors save one); the parser
+        // would read it as part of the first key, and `extra` would go unseen.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
         let invalid = |why: String| Error::ConfigInvalid {
             path: path.clone(),
             why,
         };
-        if expanded_values(&text).map_err(|e| invalid(e.to_string()))? > MAX_CONFIG_VALUES {
+        if expanded_values(text).map_err(|e| invalid(e.to_string()))? > MAX_CONFIG_VALUES {
             return Err(invalid(format!(
                 "its aliases expand to more than {MAX_CONFIG_VALUES} values (each alias is a \
                  copy of its anchor's value); write the values out instead"
             )));
         }
         let docs =
-            yaml_rust2::YamlLoader::load_from_str(&text).map_err(|e| invalid(e.to_string()))?;
+            yaml_rust2::YamlLoader::load_from_str(text).map_err(|e| invalid(e.to_string()))?;
         let Some(doc) = docs.first() else {
             return Ok(None);
         };

@@ -4247,3 +4247,24 @@ fn a_profile_name_with_a_byte_order_mark_or_zero_width_character_is_refused() {
     }
     assert!(!sb.join("finclaw-home/profiles").exists());
 }
+
+/// A `config.yaml` saved with a byte-order mark (as some Windows editors save it; YAML
+/// allows one at the start of a stream) had its `extra.hooks.index_url` ignored in silence:
+/// the mark was read as part of the first key, so install took the built-in catalog
+/// instead of the index the profile names (found by the user-flow sweep).
+#[test]
+fn a_config_yaml_with_a_byte_order_mark_still_names_the_index() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    sb.write(
+        "prof/config.yaml",
+        "\u{feff}extra:\r\n  hooks:\r\n    index_url: ../cat\r\n",
+    );
+    let o = in_prof(&sb, &["install", "demo"]);
+    ok(&o);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("(config)"),
+        "{o:?}"
+    );
+    assert!(sb.join("prof/hooks/demo").is_dir());
+}
