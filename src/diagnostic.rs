@@ -150,6 +150,25 @@ impl Cap {
     }
 }
 
+/// Most characters of one problem's message: a message quoting a value of a hostile
+/// document (a version of a megabyte) keeps its start and its end, where the fix is.
+pub const MAX_MESSAGE_CHARS: usize = 4096;
+
+/// `message`, with the middle of one longer than [`MAX_MESSAGE_CHARS`] left out and counted.
+fn bounded(message: String) -> String {
+    let count = message.chars().count();
+    if count <= MAX_MESSAGE_CHARS {
+        return message;
+    }
+    let (head, tail) = (MAX_MESSAGE_CHARS / 2, MAX_MESSAGE_CHARS / 4);
+    let start: String = message.chars().take(head).collect();
+    let end: String = message.chars().skip(count - tail).collect();
+    format!(
+        "{start}… ({} characters left out) …{end}",
+        count - head - tail
+    )
+}
+
 impl<'a> Findings<'a> {
     /// Starts collecting for `file`; `locations` maps pointers to line:column.
     pub fn new(file: &'a Path, locations: Option<&'a Locations>) -> Self {
@@ -190,7 +209,7 @@ impl<'a> Findings<'a> {
             pointer: pointer.to_string(),
             severity,
             code,
-            message: message.into(),
+            message: bounded(message.into()),
         });
     }
 
@@ -207,7 +226,13 @@ impl<'a> Findings<'a> {
         }
         self.out.push(Diagnostic {
             pointer: pointer.to_string(),
-            ..Diagnostic::at(self.file, pos, Severity::Error, code, message)
+            ..Diagnostic::at(
+                self.file,
+                pos,
+                Severity::Error,
+                code,
+                bounded(message.into()),
+            )
         });
     }
 

@@ -2408,3 +2408,37 @@ fn node_modules_in_a_hidden_folder_of_an_archive_is_refused() {
     );
     assert_eq!(sandbox_state(&w.sb.join(PROFILE)), before);
 }
+
+/// An index whose strings run to megabytes (a version, a sha256, `updated_at` of 1 MB each)
+/// had each quoted whole in its error, so a hostile index printed megabytes per line and
+/// buried the fix at the end (found by the hostile-server sweep). A message over 4,096
+/// characters keeps its start and end, with the count of what is left out between.
+#[test]
+fn an_index_with_huge_strings_gets_short_messages() {
+    let w = World::new();
+    let huge = "9".repeat(1 << 20);
+    let spots = [
+        "/recipes/0/versions/0/version",
+        "/recipes/0/versions/0/sha256",
+        "/updated_at",
+    ];
+    let mut failures = Vec::new();
+    for name in spots {
+        let mut index = w.index.clone();
+        *index.pointer_mut(name).unwrap() = json!(huge);
+        w.sb.write(INDEX, json_bytes(&index));
+        let install = || {
+            let mut cmd = w.sb.cmd();
+            cmd.args(["install", "demo", "--profile", PROFILE, "--index", INDEX]);
+            cmd
+        };
+        if let Err(e) = w.refused(install(), 1, "characters left out", &[]) {
+            failures.push(format!("{name}: {e}"));
+        }
+        let stderr = install().output().unwrap().stderr;
+        if stderr.len() > 16 * 1024 {
+            failures.push(format!("{name}: {} bytes on stderr", stderr.len()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
