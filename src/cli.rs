@@ -1572,9 +1572,11 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
             .unwrap_or_default(),
         profile.root.display()
     )));
+    // Fetched once: every recipe named comes from one snapshot of it.
+    let loaded = install::load_index_from(&fetcher, &index)?;
     let results = specs
         .iter()
-        .map(|s| install::install(&profile, &fetcher, &index, s, &opts))
+        .map(|s| install::install_from(&profile, &fetcher, &index, &loaded, s, &opts))
         .collect();
     finish_outcomes(results, &profile, printer)
 }
@@ -1651,6 +1653,8 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
     }
     let (default, _) = profile.resolve_index(None)?;
     let mut report = Vec::new();
+    // Each index read, and which of them each recipe is compared with.
+    let mut loaded_indexes = Vec::new();
     let mut source_of = std::collections::HashMap::new();
     let from_receipts = flag.is_none();
     // One index that cannot be read stops only the recipes compared with it; a real run
@@ -1658,8 +1662,15 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
     let mut failed: Option<Error> = None;
     let mut unread = Vec::new();
     for (index, ids) in install::update_sources(&profile, flag, default, &a.ids)? {
-        let compared = match install::outdated(&profile, &fetcher, &index, &ids, cli.as_ref()) {
-            Ok(c) => c,
+        // Fetched once: the updates below install from the snapshot compared with.
+        let compared = match install::load_index_from(&fetcher, &index).and_then(|loaded| {
+            let compared = install::outdated_in(&profile, &index, &loaded.0, &ids, cli.as_ref())?;
+            Ok((loaded, compared))
+        }) {
+            Ok((loaded, compared)) => {
+                loaded_indexes.push((index.clone(), loaded));
+                compared
+            }
             Err(e) => {
                 report_error(&e);
                 if from_receipts {
@@ -1684,7 +1695,7 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
             }
         };
         for o in compared {
-            source_of.insert(o.id.clone(), index.clone());
+            source_of.insert(o.id.clone(), loaded_indexes.len() - 1);
             report.push(o);
         }
     }
@@ -1753,7 +1764,7 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
             if let Some(reason) = o.state.reason() {
                 let index = source_of
                     .get(&o.id)
-                    .map(|l| l.to_string())
+                    .map(|&i| loaded_indexes[i].0.to_string())
                     .unwrap_or_default();
                 printer.message(&printable(&match o.state {
                     install::UpdateState::CliTooOld => format!(
@@ -1793,10 +1804,10 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
             pin: o.pin.clone(),
             ..install::Spec::parse(&format!("{}@{v}", o.id))?
         };
-        let Some(index) = source_of.get(&o.id) else {
+        let Some((index, loaded)) = source_of.get(&o.id).map(|&i| &loaded_indexes[i]) else {
             continue;
         };
-        let result = install::install(&profile, &fetcher, index, &spec, &opts);
+        let result = install::install_from(&profile, &fetcher, index, loaded, &spec, &opts);
         // JSON lists a recipe left over the user's files too, with them, and one whose
         // update failed, with the error; the error also goes to stderr and sets the exit
         // code.

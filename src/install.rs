@@ -1751,7 +1751,22 @@ pub fn install(
     spec: &Spec,
     opts: &Options,
 ) -> Result<Outcome, Error> {
-    let (catalog, base) = load_index_from(fetcher, index)?;
+    let loaded = load_index_from(fetcher, index)?;
+    install_from(profile, fetcher, index, &loaded, spec, opts)
+}
+
+/// Installs `spec` from the index at `index`, fetched already as `loaded` (its catalog, and
+/// the location its relative archive URLs resolve against: see [`load_index_from`]), so a
+/// command taking several recipes from one index fetches it once and sees one snapshot.
+pub fn install_from(
+    profile: &Profile,
+    fetcher: &Fetcher,
+    index: &Location,
+    loaded: &(Catalog, Location),
+    spec: &Spec,
+    opts: &Options,
+) -> Result<Outcome, Error> {
+    let (catalog, base) = loaded;
     let entry = catalog
         .recipes
         .iter()
@@ -2128,7 +2143,18 @@ pub fn outdated(
     ids: &[String],
     cli: Option<&Version>,
 ) -> Result<Vec<Outdated>, Error> {
-    let catalog = load_index(fetcher, index)?;
+    outdated_in(profile, index, &load_index(fetcher, index)?, ids, cli)
+}
+
+/// Compares installed recipes (`ids`, or all) with `catalog`, the index at `index` fetched
+/// already.
+pub fn outdated_in(
+    profile: &Profile,
+    index: &Location,
+    catalog: &Catalog,
+    ids: &[String],
+    cli: Option<&Version>,
+) -> Result<Vec<Outdated>, Error> {
     let mut out = Vec::new();
     let receipts = installed(profile, ids)?;
     for r in receipts {

@@ -4268,3 +4268,39 @@ fn a_config_yaml_with_a_byte_order_mark_still_names_the_index() {
     );
     assert!(sb.join("prof/hooks/demo").is_dir());
 }
+
+/// `install a b c` fetched the index once per recipe named, and `update` once more for each
+/// recipe it updated: a server that does not answer was waited for (three attempts each)
+/// as many times, and a catalog republished in between could hand one command two
+/// snapshots (found by the user-flow sweep). Each index is fetched once per command.
+#[test]
+fn an_index_is_fetched_once_per_command() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "alpha", &[("0.1.0", "0.13.0")]);
+    catalog_with_versions(&sb, "beta", &[("0.1.0", "0.13.0")]);
+    let hits = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = hits.clone();
+    let server = HttpServer::serve(
+        sb.join("cat"),
+        Box::new(move |path| {
+            if path == "/hooks-index.json" {
+                seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+            None
+        }),
+    );
+    let index = server.url("hooks-index.json");
+    let fetches = |args: &[&str]| {
+        hits.store(0, std::sync::atomic::Ordering::SeqCst);
+        ok(&in_prof(&sb, &[args, &["--index", &index]].concat()));
+        hits.load(std::sync::atomic::Ordering::SeqCst)
+    };
+    assert_eq!(fetches(&["install", "alpha", "beta"]), 1);
+    catalog_with_versions(&sb, "alpha", &[("0.2.0", "0.13.0")]);
+    catalog_with_versions(&sb, "beta", &[("0.2.0", "0.13.0")]);
+    assert_eq!(fetches(&["update"]), 1);
+    for id in ["alpha", "beta"] {
+        let receipt = read_json(&sb.join(&format!("prof/hooks/.receipts/{id}.json")));
+        assert_eq!(receipt["version"], "0.2.0", "{id}");
+    }
+}
