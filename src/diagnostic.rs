@@ -155,7 +155,7 @@ impl Cap {
 pub const MAX_MESSAGE_CHARS: usize = 4096;
 
 /// `message`, with the middle of one longer than [`MAX_MESSAGE_CHARS`] left out and counted.
-fn bounded(message: String) -> String {
+pub(crate) fn bounded(message: String) -> String {
     let count = message.chars().count();
     if count <= MAX_MESSAGE_CHARS {
         return message;

@@ -508,6 +508,9 @@ impl Default for Options {
     }
 }
 
+/// The longest URL the HTTP client sends (hyper's limit on a request's URI).
+const MAX_URL_BYTES: usize = u16::MAX as usize - 1;
+
 /// An opened source: its reader, the length announced, and the URL that answered when a
 /// redirect led elsewhere.
 type Opened = (Box<dyn Read + Send>, Option<u64>, Option<reqwest::Url>);
@@ -585,6 +588,18 @@ impl Fetcher {
                 Ok((Box::new(f), Some(meta.len()), None))
             }
             Location::Http(url) => {
+                // The HTTP client refuses a longer one before sending anything, in an error
+                // that reads as the network's.
+                if url.as_str().len() > MAX_URL_BYTES {
+                    return Err(FetchError::LocationInvalid {
+                        location: crate::diagnostic::bounded(shown_url(url.as_str())),
+                        why: format!(
+                            "it is too long: {} bytes, where an HTTP request carries a URL of \
+                             at most {MAX_URL_BYTES}",
+                            url.as_str().len()
+                        ),
+                    });
+                }
                 let client = self.client()?;
                 let mut delay = self.options.backoff;
                 let attempts = self.options.attempts.max(1);

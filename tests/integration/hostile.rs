@@ -2442,3 +2442,31 @@ fn an_index_with_huge_strings_gets_short_messages() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// An index naming an archive by a URL longer than an HTTP request can carry (over 64 KiB)
+/// was reported as a network failure (exit 3, "builder error", "Parsed Url is not a valid
+/// Uri") with the whole URL on one line (found by the hostile-server sweep). It is the
+/// index's fault: exit 1, saying why, with the URL shortened.
+#[test]
+fn an_archive_url_too_long_to_request_is_the_index_fault() {
+    let w = World::new();
+    let mut index = w.index.clone();
+    index["recipes"][0]["versions"][0]["url"] = json!(format!("{}.tar.gz", "a".repeat(70_000)));
+    let body = json_bytes(&index);
+    let (_server, url) = serve(
+        &w,
+        Box::new(move |p| {
+            (p == "/hooks-index.json").then(|| {
+                http_response(
+                    "200 OK",
+                    &format!("Content-Length: {}\r\n", body.len()),
+                    &body,
+                )
+            })
+        }),
+    );
+    w.refused(install_from(&w, &url), 1, "too long", &[])
+        .unwrap();
+    let stderr = install_from(&w, &url).output().unwrap().stderr;
+    assert!(stderr.len() < 16 * 1024, "{} bytes on stderr", stderr.len());
+}
