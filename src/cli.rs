@@ -1679,15 +1679,29 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
                         ids.join(", ")
                     )));
                 }
-                if !a.dry_run {
-                    let error = error_lines(&e).join("; caused by: ");
-                    for r in crate::receipt::all(&profile)? {
-                        if ids.contains(&r.id) {
-                            let mut o =
-                                left(&profile, r.id, r.version, r.pin, "failed", Vec::new());
-                            o.error = Some(error.clone());
-                            unread.push(Ok(o));
-                        }
+                let error = error_lines(&e).join("; caused by: ");
+                for r in crate::receipt::all(&profile)? {
+                    if !ids.contains(&r.id) {
+                        continue;
+                    }
+                    if a.dry_run {
+                        report.push(install::Outdated {
+                            id: r.id,
+                            installed: r.version,
+                            available: None,
+                            latest: None,
+                            state: install::UpdateState::Failed,
+                            local_changes: Vec::new(),
+                            pin: r.pin,
+                            newest: None,
+                            bytes_changed: None,
+                            installed_sha256: r.sha256.to_string(),
+                            error: Some(error.clone()),
+                        });
+                    } else {
+                        let mut o = left(&profile, r.id, r.version, r.pin, "failed", Vec::new());
+                        o.error = Some(error.clone());
+                        unread.push(Ok(o));
                     }
                 }
                 failed.get_or_insert(e);

@@ -2036,6 +2036,9 @@ pub struct Outdated {
     /// The sha256 of the archive installed.
     #[serde(skip)]
     pub installed_sha256: String,
+    /// For a recipe whose index could not be read (`failed`), the error.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// What `update` does with an installed recipe, given what the index offers.
@@ -2054,6 +2057,9 @@ pub enum UpdateState {
     /// A newer version runs on the host, outside the pin the recipe was installed with
     /// (`install ID@REQ`): left as it is; `install ID` lifts the pin.
     Pinned,
+    /// The index it is compared with cannot be read: left as it is (`update --dry-run`
+    /// lists it so; a real run says `left`, reason `failed`).
+    Failed,
 }
 
 impl UpdateState {
@@ -2065,6 +2071,7 @@ impl UpdateState {
             UpdateState::CliTooOld => "cli too old",
             UpdateState::NotInIndex => "not in index",
             UpdateState::Pinned => "pinned",
+            UpdateState::Failed => "failed",
         }
     }
 
@@ -2074,6 +2081,7 @@ impl UpdateState {
             UpdateState::CliTooOld => Some("cli-too-old"),
             UpdateState::NotInIndex => Some("not-in-index"),
             UpdateState::Pinned => Some("pinned"),
+            UpdateState::Failed => Some("failed"),
             UpdateState::Outdated | UpdateState::Current => None,
         }
     }
@@ -2227,6 +2235,7 @@ pub fn outdated_in(
             pin: r.pin.clone(),
             bytes_changed,
             installed_sha256: r.sha256.to_string(),
+            error: None,
         });
     }
     Ok(out)

@@ -4186,6 +4186,35 @@ fn update_lists_a_recipe_whose_index_cannot_be_read_in_json() {
     );
 }
 
+/// `update --dry-run --format json` lists a recipe whose index cannot be read with the
+/// state `failed` and the error, and the text lines say `failed` too; it printed `[]`, as
+/// for a profile with nothing installed, while the exit code said it failed.
+#[test]
+fn update_dry_run_lists_a_recipe_whose_index_cannot_be_read() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "alpha", &[("0.1.0", "0.13.0")]);
+    ok(&in_prof(&sb, &["install", "alpha", "--index", "cat"]));
+    std::fs::remove_dir_all(sb.join("cat")).unwrap();
+    let o = in_prof(&sb, &["update", "--dry-run", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let entries = report.as_array().unwrap();
+    assert_eq!(entries.len(), 1, "{report:#}");
+    let alpha = &entries[0];
+    assert_eq!(alpha["id"], "alpha", "{report:#}");
+    assert_eq!(alpha["state"], "failed", "{report:#}");
+    assert_eq!(alpha["installed"], "0.1.0", "{report:#}");
+    let error = alpha["error"].as_str().unwrap();
+    assert!(error.contains("hooks-index.json"), "{report:#}");
+    let o = in_prof(&sb, &["update", "--dry-run"]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.starts_with("failed       alpha installed 0.1.0 available -"),
+        "{out}"
+    );
+}
+
 /// An `index_url` in `config.yaml` that is not a string was named by the YAML parser's
 /// debug dump (`found Array([Integer(1), Integer(2)])`, `found Hash({String("a"): …})`),
 /// found by the user-flow sweep: it says what kind of value it found, and to quote it.
