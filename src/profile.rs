@@ -288,6 +288,7 @@ impl Profile {
         let Some(doc) = docs.first() else {
             return Ok(None);
         };
+        check_index_url_shape(doc).map_err(invalid)?;
         let v = &doc["extra"]["hooks"]["index_url"];
         match v {
             yaml_rust2::Yaml::String(s) if !s.trim().is_empty() => Ok(Some(s.trim().to_string())),
@@ -482,6 +483,52 @@ impl Lock {
 }
 
 /// What a YAML value is, for a message: `a list`, `the number 12`.
+/// Refuses a config.yaml shaped so that it cannot hold `extra.hooks.index_url` where it
+/// plainly means to (a dotted key, an `extra` or `hooks` that is no mapping): reading no
+/// index there would install from the built-in catalog in silence.
+fn check_index_url_shape(doc: &yaml_rust2::Yaml) -> Result<(), String> {
+    use yaml_rust2::Yaml;
+    const NEST: &str = "nest it: `extra: {hooks: {index_url: URL}}` (or the same on three \
+                        lines, each indented under the one before)";
+    let dotted = |map: &Yaml, key: &str| {
+        map.as_hash().is_some_and(|h| {
+            h.keys()
+                .any(|k| k.as_str().is_some_and(|k| k.trim() == key))
+        })
+    };
+    for (map, key, shown) in [
+        (doc, "extra.hooks.index_url", "`extra.hooks.index_url`"),
+        (doc, "extra.hooks", "`extra.hooks`"),
+        (
+            &doc["extra"],
+            "hooks.index_url",
+            "`hooks.index_url` in extra",
+        ),
+    ] {
+        if dotted(map, key) {
+            return Err(format!(
+                "extra.hooks.index_url is written with a dotted key ({shown}), which YAML \
+                 reads as one name, not a path, so hookpack finds no index there; {NEST}"
+            ));
+        }
+    }
+    for (name, v) in [
+        ("extra", &doc["extra"]),
+        ("extra.hooks", &doc["extra"]["hooks"]),
+    ] {
+        let kind = match v {
+            Yaml::Hash(_) | Yaml::Null | Yaml::BadValue => continue,
+            Yaml::String(_) => "a string".to_string(),
+            other => yaml_kind(other),
+        };
+        return Err(format!(
+            "{name} is {kind}, not a mapping, so it holds no index_url and hookpack finds no \
+             index there; {NEST}"
+        ));
+    }
+    Ok(())
+}
+
 fn yaml_kind(v: &yaml_rust2::Yaml) -> String {
     use yaml_rust2::Yaml;
     match v {

@@ -4247,6 +4247,44 @@ fn an_index_url_in_config_yaml_that_is_not_a_string_is_named_plainly() {
     }
 }
 
+/// A `config.yaml` that means to name the index but is shaped so that no
+/// `extra.hooks.index_url` is there (the path written as one dotted key, `extra` or
+/// `hooks` that is no mapping) made install take the built-in catalog in silence (found by
+/// the user-flow sweep): it is refused, naming the key and how to write it.
+#[test]
+fn a_config_yaml_that_misplaces_the_index_url_is_refused() {
+    let sb = Sandbox::new();
+    for (text, said) in [
+        (
+            "extra.hooks.index_url: cat\n",
+            "with a dotted key (`extra.hooks.index_url`)",
+        ),
+        (
+            "extra:\n  hooks.index_url: cat\n",
+            "with a dotted key (`hooks.index_url` in extra)",
+        ),
+        ("extra: 5\n", "extra is the number 5, not a mapping"),
+        (
+            "extra:\n  hooks: [1]\n",
+            "extra.hooks is a list, not a mapping",
+        ),
+        (
+            "extra:\n  hooks: cat\n",
+            "extra.hooks is a string, not a mapping",
+        ),
+    ] {
+        sb.write("prof/config.yaml", text);
+        let o = in_prof(&sb, &["install", "tool-gate"]);
+        fails_saying(&o, 1, "prof/config.yaml: ");
+        fails_saying(&o, 1, said);
+        fails_saying(&o, 1, "nest it: `extra: {hooks: {index_url: URL}}`");
+        assert!(!sb.join("prof/hooks").exists(), "{text}");
+    }
+    // Other settings of the host's beside it are no concern of hookpack's.
+    sb.write("prof/config.yaml", "model: x\nextra:\n  theme: dark\n");
+    ok(&in_prof(&sb, &["install", "tool-gate"]));
+}
+
 /// An `active-profile` saved by an editor that starts files with a byte-order mark named
 /// the profile `\u{feff}work`, which reads as `work` everywhere it is shown: install
 /// created that second folder beside `work`, and `list` said the profile did not exist
