@@ -27,8 +27,9 @@ pub const MAX_POINTER_BYTES: usize = 16 * 1024;
 pub const MAX_RECORDED: usize = 1000;
 
 /// Most values (objects, arrays, strings, numbers, literals) in one document. Each costs
-/// about a hundred bytes once parsed, with its position, so a 64 MiB index of `0,0,0,…`
-/// would take gigabytes; a catalog of this many values lists over 100,000 versions.
+/// about 350 bytes once parsed, with its position (an index of this many values peaks at
+/// about 350 MB), so a 64 MiB index of `0,0,0,…` would take gigabytes; a catalog of this
+/// many values lists over 160,000 versions.
 pub const MAX_VALUES: usize = 1_000_000;
 
 /// A 1-based line and column; the column counts characters, not bytes.
@@ -263,6 +264,15 @@ pub fn parse(bytes: &[u8]) -> Result<Parsed, SyntaxError> {
     })
 }
 
+/// `map` in a map of its own size: one grown key by key holds room for up to twice as
+/// many, which over a document of many small objects (an index's versions) is most of
+/// its memory.
+fn exact(mut map: Map<String, Value>) -> Map<String, Value> {
+    let mut out = Map::with_capacity(map.len());
+    out.append(&mut map);
+    out
+}
+
 /// Appends one reference token to a JSON pointer, escaping `~` and `/`.
 pub fn pointer_push(base: &str, token: &str) -> String {
     let mut s = String::with_capacity(base.len() + token.len() + 1);
@@ -477,7 +487,11 @@ impl<'a> Parser<'a> {
         // keys, or one key given many times, is read in linear time.
         let mut members: Vec<Option<(String, Position, Locations)>> = Vec::new();
         let mut slot: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-        let members_of = |members: Vec<Option<_>>| members.into_iter().flatten().collect();
+        let members_of = |members: Vec<Option<_>>| {
+            let mut kept: Vec<_> = members.into_iter().flatten().collect();
+            kept.shrink_to_fit();
+            kept
+        };
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.bump();
@@ -528,7 +542,7 @@ impl<'a> Parser<'a> {
                 Some(b'}') => {
                     self.bump();
                     return Ok((
-                        Value::Object(map),
+                        Value::Object(exact(map)),
                         Locations::Object(at, members_of(members)),
                     ));
                 }
@@ -567,6 +581,8 @@ impl<'a> Parser<'a> {
                 Some(b',') => self.bump(),
                 Some(b']') => {
                     self.bump();
+                    items.shrink_to_fit();
+                    locs.shrink_to_fit();
                     return Ok((Value::Array(items), Locations::Array(at, locs)));
                 }
                 None => {

@@ -438,10 +438,18 @@ fn validate_file(file: &Path) -> (Kind, Vec<Diagnostic>) {
         }
         Err(e) => return (Kind::Unknown, vec![syntax_diagnostic(file, &e)]),
     };
-    match parsed.value.get("schema").and_then(|s| s.as_str()) {
+    let schema = parsed
+        .value
+        .get("schema")
+        .and_then(|s| s.as_str())
+        .map(String::from);
+    let has_hooks = parsed.value.get("hooks").is_some();
+    // The checks parse the document again: not held twice.
+    drop(parsed);
+    match schema.as_deref() {
         Some(recipe::SCHEMA) => (Kind::RecipeManifest, recipe::validate_manifest_bytes(file, &bytes, None)),
         Some(catalog::SCHEMA) => (Kind::CatalogIndex, catalog::validate_bytes(file, &bytes)),
-        _ if parsed.value.get("hooks").is_some() => (Kind::HooksFile, hooks_json::validate_bytes(file, &bytes)),
+        _ if has_hooks => (Kind::HooksFile, hooks_json::validate_bytes(file, &bytes)),
         _ => (
             Kind::Unknown,
             vec![Diagnostic::file_level(

@@ -1300,7 +1300,7 @@ fn packed_with_zeros_for_alpha(sb: &Sandbox, len: usize) {
 /// its exit code and its own peak resident memory in KiB. A launcher (python3) starts it: a
 /// child's peak counts that of the process it was started from, here the test binary with
 /// every test running in it.
-fn code_and_peak_kib(sb: &Sandbox, cmd: &std::process::Command) -> (i32, i64) {
+pub fn code_and_peak_kib(sb: &Sandbox, cmd: &std::process::Command) -> (i32, i64) {
     const LAUNCH: &str = "import resource, subprocess, sys\n\
         r = subprocess.run(sys.argv[2:])\n\
         open(sys.argv[1], 'w').write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n\
