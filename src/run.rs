@@ -119,6 +119,56 @@ fn kill_group(pgid: u32) {
     }
 }
 
+#[cfg(unix)]
+fn kill_process(pid: u32) {
+    // SAFETY: kill(2) on one process; no memory is touched.
+    unsafe {
+        libc::kill(pid as i32, libc::SIGKILL);
+    }
+}
+
+/// Waits up to `timeout` for `child` (whose id is `pid`) to exit, and says whether it did.
+/// On Unix the child is not reaped: until `Child::wait`, its pid stays its own, so a kill by
+/// that pid or its group's id cannot reach a process that took the number over.
+#[cfg(unix)]
+fn wait_exited(_child: &mut std::process::Child, pid: u32, timeout: Duration) -> bool {
+    // A waiter thread reports the exit at once, so a fast handler costs no polling delay;
+    // the timeout is a bounded wait on that report. The thread ends when the handler does
+    // (it is killed at the timeout).
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        loop {
+            // SAFETY: waitid(2) writes only the siginfo_t it is given.
+            let r = unsafe {
+                let mut info: libc::siginfo_t = std::mem::zeroed();
+                libc::waitid(
+                    libc::P_PID,
+                    pid as libc::id_t,
+                    &mut info,
+                    libc::WEXITED | libc::WNOWAIT,
+                )
+            };
+            if r == 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+                break;
+            }
+        }
+        let _ = tx.send(());
+    });
+    rx.recv_timeout(timeout).is_ok()
+}
+
+#[cfg(not(unix))]
+fn wait_exited(child: &mut std::process::Child, _pid: u32, timeout: Duration) -> bool {
+    let deadline = Instant::now() + timeout;
+    loop {
+        match child.try_wait() {
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
+            Ok(None) => return false,
+            _ => return true,
+        }
+    }
+}
+
 /// `$SHELL -lc COMMAND` in `cwd`, in its own process group, with stdin piped, secret-shaped
 /// variables removed and `env` added: how every handler is started.
 fn handler_command(command: &str, cwd: &Path, env: &[(String, OsString)]) -> Command {
@@ -194,26 +244,21 @@ pub fn spawn(s: &Spawn) -> std::io::Result<RawOutput> {
             });
         }
     }
-    // A waiter thread reaps the child and reports at once, so a fast handler costs no
-    // polling delay; the timeout is a bounded wait on that report.
-    let (tx, rx) = std::sync::mpsc::channel();
-    let waiter = std::thread::spawn(move || {
-        let status = child.wait();
-        let _ = tx.send(());
-        status
-    });
-    let timed_out = match rx.recv_timeout(timeout) {
-        Ok(()) => false,
-        Err(_) => {
-            #[cfg(unix)]
-            kill_group(pid);
-            true
-        }
-    };
-    let status = waiter.join().ok().and_then(Result::ok);
-    // Whatever the handler left running (a forked grandchild holding the pipes) goes too.
+    let timed_out = !wait_exited(&mut child, pid, timeout);
+    if timed_out {
+        // The handler itself first: it may have moved to another process group (that of
+        // `run`, say), out of reach of the group kill.
+        #[cfg(unix)]
+        kill_process(pid);
+        #[cfg(not(unix))]
+        let _ = child.kill();
+    }
+    // Whatever the handler left running (a forked grandchild holding the pipes) goes too,
+    // before the handler is reaped: until then its pid, which names the group, is not
+    // reused.
     #[cfg(unix)]
     kill_group(pid);
+    let status = child.wait().ok();
     // After a timeout, what the kill closes closes at once; a short grace lets the readers
     // see it.
     let until = deadline.max(Instant::now() + Duration::from_millis(200));

@@ -154,6 +154,54 @@ fn a_process_that_leaves_the_group_holding_the_output_cannot_hang_run() {
     assert_eq!(d["outcome"]["verdict"], "deny", "{d:#}");
 }
 
+/// A handler that moves itself out of its process group (into the group of `run` itself,
+/// which it may join: one session) is out of reach of the group kill: `run` waited for it
+/// past its timeout, for as long as it lived.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_handler_that_leaves_its_process_group_is_killed_at_its_timeout() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let pid = sb.join("pid");
+    sb.write(
+        "ws/leave.py",
+        format!(
+            "import os, time\nos.setpgid(0, os.getpgid(os.getppid()))\nopen({:?}, 'w').write(str(os.getpid()))\ntime.sleep(30)\n",
+            pid.display().to_string()
+        ),
+    );
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [{"id": "leaver", "type": "command", "command": "exec python3 leave.py", "timeout": 2, "failurePolicy": "deny"}]}),
+    );
+    let start = std::time::Instant::now();
+    let d = run(
+        &sb,
+        "PreToolUse",
+        json!({"tool_name": "exec"}),
+        &["--include-untrusted"],
+    );
+    let took = start.elapsed();
+    let left = std::fs::read_to_string(&pid)
+        .ok()
+        .and_then(|p| p.trim().parse::<u32>().ok());
+    let survived = left.is_some_and(alive);
+    if let (Some(p), true) = (left, survived) {
+        // SAFETY: kill(2) on the pid the test's own handler wrote.
+        unsafe {
+            libc::kill(p as i32, libc::SIGKILL);
+        }
+    }
+    assert!(left.is_some(), "the handler never ran: {d:#}");
+    assert!(
+        took < std::time::Duration::from_secs(10),
+        "run took {took:?}"
+    );
+    assert!(!survived, "the handler survived its timeout");
+    assert_eq!(d["handlers"][0]["state"], "timed out", "{d:#}");
+    assert_eq!(d["outcome"]["verdict"], "deny", "{d:#}");
+}
+
 /// Only the first 1 MiB of a handler's stdout is kept. What followed the cap was dropped
 /// and the prefix read as the answer: a block after 1 MiB of blanks became "no decision",
 /// under `failurePolicy: deny` too, and a big JSON answer "does not parse (EOF …)" as if
