@@ -119,7 +119,7 @@ pub fn handlers_of(
                     crate::json::pointer_push("/hooks", event)
                 );
                 let gp = format!("{}/{gi}", crate::json::pointer_push("/hooks", event));
-                let mine: Vec<String> = problems
+                let mut mine: Vec<String> = problems
                     .iter()
                     .filter(|d| {
                         d.pointer == pointer
@@ -129,14 +129,30 @@ pub fn handlers_of(
                     })
                     .map(|d| d.message.clone())
                     .collect();
-                let (hash, script) = crate::trust::hash(
-                    &crate::trust::Subject {
-                        event,
-                        matcher: matcher.as_deref(),
-                        handler: h,
-                    },
-                    env,
-                )?;
+                let subject = crate::trust::Subject {
+                    event,
+                    matcher: matcher.as_deref(),
+                    handler: h,
+                };
+                let (hash, script) = match crate::trust::hash(&subject, env) {
+                    Ok(hashed) => hashed,
+                    // A script that cannot be read (another user's, a failing disk) cannot
+                    // be hashed, so hosts never run it: that handler's problem, not one
+                    // that hides every other handler.
+                    Err(e) => {
+                        mine.push(format!(
+                            "{e}, so its trust hash cannot be taken and hosts never run it; \
+                             make the script readable"
+                        ));
+                        let cmd = h.get("command").and_then(Value::as_str).unwrap_or_default();
+                        (
+                            crate::sha256::Sha256::of(
+                                crate::trust::canonical(&subject, None).as_bytes(),
+                            ),
+                            crate::trust::resolve_script(cmd, env),
+                        )
+                    }
+                };
                 let key = crate::trust::key(file, event, h);
                 let status = crate::trust::status(trust, &key, &hash, &script, mine.is_empty());
                 out.push(Listed {

@@ -202,6 +202,58 @@ fn a_handler_that_leaves_its_process_group_is_killed_at_its_timeout() {
     assert_eq!(d["outcome"]["verdict"], "deny", "{d:#}");
 }
 
+/// A script that cannot be read (another user's, mode 0600; here a file whose reads fail
+/// even for root) made `list`, `trust`, `run` and `doctor` stop with `cannot read …`
+/// (exit 3), so no other handler ran and doctor reported nothing. It is that handler's
+/// problem: hosts cannot hash it, so it is invalid and skipped, and the others go on.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_script_that_cannot_be_read_is_that_handler_s_problem_alone() {
+    let sb = Sandbox::new();
+    sb.write(
+        "ws/ok.sh",
+        "echo '{\"decision\": \"block\", \"reason\": \"ok ran\"}'\n",
+    );
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [
+            {"id": "ok", "type": "command", "command": "sh ok.sh"},
+            {"id": "unreadable", "type": "command", "command": "sh /proc/self/mem"}
+        ]}),
+    );
+    let list = in_prof_output(&sb, &["list", "--format", "json"]);
+    ok(&list);
+    let list: Value = serde_json::from_slice(&list.stdout).unwrap();
+    let bad = &list["handlers"][1];
+    assert_eq!(bad["status"], "invalid", "{list:#}");
+    let why = bad["problems"][0].as_str().unwrap();
+    assert!(
+        why.contains("/proc/self/mem") && why.contains("readable"),
+        "{why}"
+    );
+    let trust = in_prof_output(&sb, &["trust", "--all"]);
+    assert_eq!(trust.status.code(), Some(1), "{trust:?}");
+    let out = String::from_utf8_lossy(&trust.stdout);
+    assert!(out.contains("trusted    PreToolUse ok"), "{out}");
+    assert!(out.contains("refused    PreToolUse unreadable"), "{out}");
+    let d = run(&sb, "PreToolUse", json!({"tool_name": "exec"}), &[]);
+    assert_eq!(d["outcome"]["reason"], "ok ran", "{d:#}");
+    assert!(
+        d["handlers"][1]["state"]
+            .as_str()
+            .unwrap()
+            .starts_with("skipped: invalid"),
+        "{d:#}"
+    );
+    let doctor = in_prof_output(&sb, &["doctor"]);
+    assert_eq!(doctor.status.code(), Some(1), "{doctor:?}");
+    let text = String::from_utf8_lossy(&doctor.stdout);
+    assert!(
+        text.contains("handler-invalid") && text.contains("/proc/self/mem"),
+        "{text}"
+    );
+}
+
 /// Only the first 1 MiB of a handler's stdout is kept. What followed the cap was dropped
 /// and the prefix read as the answer: a block after 1 MiB of blanks became "no decision",
 /// under `failurePolicy: deny` too, and a big JSON answer "does not parse (EOF …)" as if
