@@ -738,11 +738,16 @@ pub fn dispatch(
                 .flatten()
                 .is_none_or(|m| m.is_match(match_string.as_deref().unwrap_or("")))
         {
-            let why = match match_string {
-                Some(_) => "matcher does not match".to_string(),
+            let why = match (&match_string, stdin_doc.get("tool_name")) {
+                (Some(_), _) => "matcher does not match".to_string(),
+                // Hosts read the tool's name from a string only.
+                (None, Some(other)) => format!(
+                    "matcher does not match (the payload's `tool_name` is no string, but \
+                     {other}, and matchers are tested against a tool name string)"
+                ),
                 // Most likely a misspelt key (`tool`, `toolName`).
-                None => "matcher does not match (the payload has no `tool_name`, the tool name \
-                         matchers are tested against)"
+                (None, None) => "matcher does not match (the payload has no `tool_name`, the \
+                                 tool name matchers are tested against)"
                     .to_string(),
             };
             skip(why, &mut trace);

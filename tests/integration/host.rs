@@ -3179,6 +3179,25 @@ fn a_payload_without_tool_name_is_said_to_lack_it() {
     );
 }
 
+/// A `tool_name` that is no string was said to be missing ("the payload has no
+/// `tool_name`"), sending the user to look for a misspelt key that is not misspelt.
+#[test]
+fn a_tool_name_that_is_no_string_is_not_said_to_be_missing() {
+    let sb = with_tool_gate();
+    ok(&in_prof_output(&sb, &["trust", "--all"]));
+    let o = in_prof_with_stdin(
+        &sb,
+        &["run", "PreToolUse", "--payload", "-", "--format", "json"],
+        r#"{"tool_name": ["exec"], "tool_input": {"command": "rm -rf /"}}"#,
+    );
+    ok(&o);
+    let d = one_json_document(&o);
+    assert_eq!(
+        d["handlers"][0]["state"],
+        "skipped: matcher does not match (the payload's `tool_name` is no string, but [\"exec\"], and matchers are tested against a tool name string)"
+    );
+}
+
 /// `trust` printed a refused handler as `refused: <reason> <event> <id> <hash>  (<key>)`,
 /// so a reason ran into the event (`… is missing Stop m …`) and the handler came after a
 /// sentence of any length. The line has the columns of the others, the reason at its end
