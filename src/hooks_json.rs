@@ -316,6 +316,26 @@ fn check_group(
     }
 }
 
+/// Warns of a hand-written command with a quote left open: the shell refuses it with a
+/// syntax error and exit 2, which hosts read as a block. A warning, as hosts run it all the
+/// same; and nothing where the shell may read a quote otherwise than the word splitter (a
+/// `#` comment, `$'…'`, a here-document, a command substitution, which quotes afresh).
+fn check_quotes(command: &str, p: &str, f: &mut Findings) {
+    if command.contains(['#', '`']) || ["$'", "<<", "$("].iter().any(|s| command.contains(s)) {
+        return;
+    }
+    if let Err(e @ crate::command::SplitError::Unterminated(_)) = crate::command::split(command) {
+        f.warn(
+            p,
+            "command-unparsable",
+            format!(
+                "{e}: the shell refuses it with a syntax error and exits 2, so each run of the \
+                 handler fails, and blocks the call on tool and prompt events; close the quote"
+            ),
+        );
+    }
+}
+
 fn check_handler(
     h: &Value,
     p: &str,
@@ -379,7 +399,13 @@ fn check_handler(
             "`command` holds a NUL byte (\"\\u0000\"), which no shell can be given, so hosts \
              cannot start the handler; remove it from the command",
         ),
-        Some(Value::String(c)) => seen.command = Some(c.clone()),
+        Some(Value::String(c)) => {
+            // (A recipe's commands are checked as recipe commands, an open quote an error.)
+            if ctx == Context::HooksFile {
+                check_quotes(c, &field("command"), f);
+            }
+            seen.command = Some(c.clone())
+        }
         Some(other) => f.error(
             &field("command"),
             "command-not-string",

@@ -437,6 +437,40 @@ fn hooks_json_rules_and_duplicate_keys() {
     );
 }
 
+/// A hand-written command with a quote left open passed `validate` in silence, and the
+/// shell refuses it with a syntax error, exit 2 and a message on stderr: a block of every
+/// tool call the handler sees. Where the splitter could misread a quote (a `#` comment,
+/// `$'…'`, a here-document, a command substitution), nothing is said.
+#[test]
+fn a_hand_written_command_with_an_open_quote_is_warned_of() {
+    let sb = Sandbox::new();
+    sb.write(
+        "hooks.json",
+        r#"{"hooks":{"PreToolUse":[{"matcher":"exec","hooks":[
+{"type":"command","command":"sh 'guard.sh","id":"open"},
+{"type":"command","command":"sh guard.sh # it's fine","id":"comment"},
+{"type":"command","command":"sh guard.sh $'it\\'s'","id":"ansi"},
+{"type":"command","command":"sh guard.sh \"$(printf \"%s\" \"it's\")\"","id":"substitution"}]}]}}"#,
+    );
+    let (code, r) = validate_json(&sb, &["hooks.json"]);
+    assert_eq!(code, 0, "a warning only: {r:#}");
+    let found: Vec<_> = r["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "command-unparsable")
+        .collect();
+    assert_eq!(found.len(), 1, "{r:#}");
+    assert_eq!(found[0]["pointer"], "/hooks/PreToolUse/0/hooks/0/command");
+    assert_eq!(found[0]["severity"], "warning");
+    assert_eq!((found[0]["line"].as_u64()), Some(2), "{r:#}");
+    let msg = found[0]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("unterminated single quote") && msg.contains("block"),
+        "{msg}"
+    );
+}
+
 #[test]
 fn hand_written_hooks_json_may_use_stamps_and_no_ids() {
     let sb = Sandbox::new();
