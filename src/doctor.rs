@@ -383,7 +383,10 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
             problem(&mut out, &trust_path, "", "trust-dangling", format!("trust entry {k} names a handler that no longer exists; `hookpack doctor --fix` removes it"));
         }
     }
+    // Read against no trust file, every handler would be "never trusted": which are cannot
+    // be told (`trust-file-unreadable` says why).
     let awaiting_trust = (handlers.iter())
+        .filter(|_| trust_readable)
         .filter(|h| matches!(h.status, Status::Untrusted | Status::Modified))
         .map(|h| AwaitingTrust {
             key: h.key.clone(),

@@ -3321,3 +3321,28 @@ fn a_script_behind_an_assignment_or_a_wrapper_is_hashed() {
     run(&sb, "PreToolUse", json!({"tool_name": "exec"}), &[]);
     assert!(!sb.join("ws/ran.txt").exists());
 }
+
+/// With a trust file that cannot be read, `doctor` added to its `trust-file-unreadable`
+/// finding a note that every handler was "never trusted" and that `hookpack trust --all`
+/// trusts them: which were trusted cannot be told, and `trust` refuses that file too.
+#[test]
+fn doctor_does_not_call_handlers_never_trusted_when_the_trust_file_cannot_be_read() {
+    let sb = Sandbox::new();
+    sb.write("ws/ok.sh", "exit 0\n");
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [{"id": "ok", "type": "command", "command": "sh ok.sh"}]}),
+    );
+    ok(&in_prof_output(&sb, &["trust", "--all"]));
+    sb.write("finclaw-home/hooks-trust.json", "{\"schema\": ");
+    let o = in_prof_output(&sb, &["doctor"]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("trust-file-unreadable"),
+        "{o:?}"
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("never trusted"), "{err}");
+    let json = one_json_document(&in_prof_output(&sb, &["doctor", "--format", "json"]));
+    assert_eq!(json["awaiting_trust"], json!([]), "{json:#}");
+}
