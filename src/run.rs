@@ -825,7 +825,7 @@ fn not_trusted_now(
     env: &crate::trust::Env,
 ) -> Option<String> {
     use crate::trust::Status;
-    let status = match h.status {
+    let (status, script) = match h.status {
         Status::Trusted => {
             let subject = crate::trust::Subject {
                 event: &h.event,
@@ -833,15 +833,30 @@ fn not_trusted_now(
                 handler: &h.handler,
             };
             match crate::trust::hash(&subject, env) {
-                Ok((hash, script)) => crate::trust::status(trust, &h.key, &hash, &script, true),
+                Ok((hash, script)) => (
+                    crate::trust::status(trust, &h.key, &hash, &script, true),
+                    script,
+                ),
                 Err(e) => return Some(format!("its script cannot be hashed again ({e})")),
             }
         }
-        other => other,
+        other => (other, h.script.clone()),
     };
-    (status != Status::Trusted).then(|| match status {
+    (status != Status::Trusted).then(|| match (status, &script) {
+        // `hookpack trust` refuses it, and run it would fail: the file is what is wanted.
+        (Status::ScriptMissing, crate::trust::Script::Missing(p)) => format!(
+            "{} (the command runs {}, which {}; restore it or correct the command's path, \
+             then trust it)",
+            status.word(),
+            p.display(),
+            if std::fs::symlink_metadata(p).is_ok() {
+                "is not a regular file"
+            } else {
+                "does not exist"
+            }
+        ),
         // `hookpack trust` refuses it: only the shell knows the file it runs.
-        Status::ScriptUnknown => format!(
+        (Status::ScriptUnknown, _) => format!(
             "{} (only the shell knows the file it runs, so `hookpack trust` refuses it; \
              write the script path out, or pass --include-untrusted)",
             status.word()

@@ -3346,3 +3346,23 @@ fn doctor_does_not_call_handlers_never_trusted_when_the_trust_file_cannot_be_rea
     let json = one_json_document(&in_prof_output(&sb, &["doctor", "--format", "json"]));
     assert_eq!(json["awaiting_trust"], json!([]), "{json:#}");
 }
+
+/// `run` skipped a handler whose script is gone with "trust it with `hookpack trust ID`",
+/// which refuses such a handler (`its script is missing`). It names the missing file and
+/// the fix instead.
+#[test]
+fn run_does_not_advise_trust_for_a_script_that_is_missing() {
+    let sb = Sandbox::new();
+    sb.write("ws/gone.sh", "exit 0\n");
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [{"id": "gone", "type": "command", "command": "sh gone.sh"}]}),
+    );
+    ok(&in_prof_output(&sb, &["trust", "--all"]));
+    std::fs::remove_file(sb.join("ws/gone.sh")).unwrap();
+    let d = run(&sb, "PreToolUse", json!({"tool_name": "exec"}), &[]);
+    let state = d["handlers"][0]["state"].as_str().unwrap();
+    assert!(state.starts_with("skipped: script missing"), "{state}");
+    assert!(!state.contains("hookpack trust gone"), "{state}");
+    assert!(state.contains("gone.sh"), "{state}");
+}
