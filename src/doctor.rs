@@ -201,7 +201,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
         );
     }
     for (file, source) in crate::list::hooks_files(profile, &workspace) {
-        match crate::list::handlers_of(&file, source, &env, &trust) {
+        match crate::list::walkable_handlers_of(&file, source, &env, &trust) {
             Ok(found) => {
                 // Parts of another shape hold handlers no one can list, so which trust
                 // entries still name one cannot be told either: as for an unreadable file.

@@ -76,12 +76,35 @@ pub struct Listing {
     pub handlers: Vec<Listed>,
 }
 
-/// The handlers of one `hooks.json`, if it exists, with their trust status.
+/// The handlers of one `hooks.json`, if it exists, with their trust status. A file whose
+/// shape hosts cannot walk (an event that is no array of groups, …) is refused as one that
+/// is not JSON: listing the rest would pass over its handlers in silence.
 pub fn handlers_of(
     file: &Path,
     source: &'static str,
     env: &crate::trust::Env,
     trust: &crate::trust::TrustFile,
+) -> Result<Vec<Listed>, Error> {
+    handlers_in(file, source, env, trust, true)
+}
+
+/// [`handlers_of`], but of a file of an odd shape, the handlers of the parts hosts can
+/// walk: for `doctor`, which reports the shape itself.
+pub fn walkable_handlers_of(
+    file: &Path,
+    source: &'static str,
+    env: &crate::trust::Env,
+    trust: &crate::trust::TrustFile,
+) -> Result<Vec<Listed>, Error> {
+    handlers_in(file, source, env, trust, false)
+}
+
+fn handlers_in(
+    file: &Path,
+    source: &'static str,
+    env: &crate::trust::Env,
+    trust: &crate::trust::TrustFile,
+    whole: bool,
 ) -> Result<Vec<Listed>, Error> {
     if !file.exists() {
         return Ok(Vec::new());
@@ -89,6 +112,27 @@ pub fn handlers_of(
     let (doc, bytes) = crate::install::read_hooks_json_to_list(file)?;
     let bytes = bytes.unwrap_or_default();
     let parsed = crate::json::parse(&bytes).ok();
+    if let (true, Err(e)) = (whole, crate::merge::check_shape(&doc)) {
+        let at = (parsed.as_ref())
+            .map(|p| p.locations.locate(&e.pointer))
+            .unwrap_or(crate::json::Position { line: 1, column: 1 });
+        return Err(Error::HooksJsonUnreadable {
+            path: file.to_path_buf(),
+            why: format!(
+                "its shape is not one hosts can walk: {} at {}:{} ({}), and hosts skip what \
+                 it holds; fix it by hand (`hookpack validate {}` shows every problem)",
+                e.why,
+                at.line,
+                at.column,
+                if e.pointer.is_empty() {
+                    "/"
+                } else {
+                    &e.pointer
+                },
+                file.display()
+            ),
+        });
+    }
     let mut f = Findings::new(file, parsed.as_ref().map(|p| &p.locations));
     crate::hooks_json::check_document(&doc, &mut f);
     // Errors, and unknown fields: hosts skip a handler with a field they do not know

@@ -1104,6 +1104,34 @@ fn doctor_reports_an_odd_shaped_hooks_json_and_keeps_its_trust() {
     }
 }
 
+/// The same odd shapes made `list` say "no handlers", `trust --all` "no handler matched"
+/// and `run` "no PreToolUse handlers", each exiting 0: an event written as one group
+/// instead of an array of them (a common slip) was never said to be wrong. They stop on it
+/// as on a hooks.json that is not JSON, naming the spot (README: `cannot read …`, exit 1).
+#[test]
+fn list_trust_and_run_stop_on_an_odd_shaped_hooks_json() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    sb.write(
+        "prof/hooks.json",
+        r#"{"hooks": {"PreToolUse": {"hooks": [{"type": "command", "command": "true", "id": "gate"}]}}}"#,
+    );
+    sb.write("payload.json", json!({"tool_name": "exec"}).to_string());
+    for args in [
+        &["list"][..],
+        &["trust", "--all"],
+        &["run", "PreToolUse", "--payload", "payload.json"],
+    ] {
+        let o = in_prof_output(&sb, args);
+        fails_saying(
+            &o,
+            1,
+            "prof/hooks.json: its shape is not one hosts can walk: the event is not an array of groups at 1:26 (/hooks/PreToolUse), and hosts skip what it holds; fix it by hand",
+        );
+    }
+    assert!(!sb.join("finclaw-home/hooks-trust.json").exists());
+}
+
 /// The script `list` reports for each handler's command, as (kind, path relative to the
 /// sandbox): what the trust hash covers.
 fn scripts(sb: &Sandbox) -> Vec<(String, String)> {
