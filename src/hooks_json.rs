@@ -544,7 +544,16 @@ pub fn check_document(value: &Value, f: &mut Findings) {
         return;
     };
     for key in obj.keys() {
-        if key != "hooks" && key != "description" {
+        if Event::parse(key).is_some() {
+            f.error(
+                &pointer_push("", key),
+                "event-outside-hooks",
+                format!(
+                    "`{key}` is an event, but at the top level, outside `hooks`, where hosts \
+                     look for none; move it into \"hooks\": {{\"{key}\": [...]}}"
+                ),
+            );
+        } else if key != "hooks" && key != "description" {
             f.warn(
                 &pointer_push("", key),
                 "unknown-field",

@@ -45,6 +45,14 @@ pub fn check_shape(doc: &Value) -> Result<(), ShapeError> {
     let obj = doc
         .as_object()
         .ok_or_else(|| shape("", "the document is not an object"))?;
+    // Its `hooks` wrapper forgotten, or beside it: no host reads it, and a merge would leave
+    // it where it is.
+    if let Some(event) = obj.keys().find(|k| crate::event::Event::parse(k).is_some()) {
+        return Err(shape(
+            crate::json::pointer_push("", event),
+            &format!("an event (`{event}`) is at the top level, outside `hooks`, where hosts look for none"),
+        ));
+    }
     let Some(hooks) = obj.get("hooks") else {
         return Ok(());
     };

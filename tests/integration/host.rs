@@ -1132,6 +1132,38 @@ fn list_trust_and_run_stop_on_an_odd_shaped_hooks_json() {
     assert!(!sb.join("finclaw-home/hooks-trust.json").exists());
 }
 
+/// An event written at the top level of a hooks.json, beside or instead of `hooks` (its
+/// wrapper forgotten), is read by no host: `list`, `trust` and `run` said there were no
+/// handlers (exit 0), and `doctor` "no problems". It is an odd shape like the others.
+#[test]
+fn an_event_outside_hooks_is_an_odd_shape() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    sb.write(
+        "prof/hooks.json",
+        r#"{"hooks": {}, "PreToolUse": [{"hooks": [{"type": "command", "command": "true", "id": "gate"}]}]}"#,
+    );
+    sb.write("payload.json", json!({"tool_name": "exec"}).to_string());
+    let want = "an event (`PreToolUse`) is at the top level, outside `hooks`, where hosts look for none at 1:29 (/PreToolUse)";
+    for args in [
+        &["list"][..],
+        &["trust", "--all"],
+        &["run", "PreToolUse", "--payload", "payload.json"],
+    ] {
+        fails_saying(&in_prof_output(&sb, args), 1, want);
+    }
+    let (code, r) = validate_json(&sb, &["prof/hooks.json"]);
+    assert_eq!(code, 1, "{r:#}");
+    assert_finding(&r, "/PreToolUse", "event-outside-hooks");
+    let o = in_prof_output(&sb, &["doctor"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("prof/hooks.json:1:29: error[hooks-json-shape]: an event (`PreToolUse`) is at the top level"),
+        "{out}"
+    );
+}
+
 /// The script `list` reports for each handler's command, as (kind, path relative to the
 /// sandbox): what the trust hash covers.
 fn scripts(sb: &Sandbox) -> Vec<(String, String)> {

@@ -85,6 +85,11 @@ fn hooks_schema_agrees() {
             ("base", b.clone(), true),
             ("empty hooks", json!({"hooks": {}}), true),
             ("no hooks", json!({"description": "x"}), true),
+            (
+                "event outside hooks",
+                json!({"hooks": {}, "Stop": [{"hooks": []}]}),
+                true,
+            ),
             ("not object", json!([1]), true),
             ("unknown event", json!({"hooks": {"OnBoot": []}}), true),
             ("groups not array", json!({"hooks": {"Stop": {}}}), true),
