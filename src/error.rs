@@ -568,7 +568,7 @@ pub enum Error {
         fix: String,
     },
     /// No handler is stamped with this recipe id (`trust --recipe`, `revoke --recipe`).
-    #[error("no handler of recipe `{id}` in the profile or workspace hooks.json; {}", match .near {
+    #[error("no handler of recipe `{id}` in the profile's hooks.json, where install puts them; {}", match .near {
         Some(near) => format!("did you mean `{near}`?"),
         None => "`hookpack list` shows the installed recipes".to_string(),
     })]

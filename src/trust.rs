@@ -974,7 +974,7 @@ mod tests {
 pub enum Selection {
     /// Handlers with these ids.
     Ids(Vec<String>),
-    /// Handlers stamped with this recipe id.
+    /// The profile's handlers stamped with this recipe id.
     Recipe(String),
     /// Every handler.
     All,
@@ -998,7 +998,9 @@ pub struct Change {
 fn selected(h: &crate::list::Listed, sel: &Selection) -> bool {
     match sel {
         Selection::All => true,
-        Selection::Recipe(r) => h.recipe.as_deref() == Some(r.as_str()),
+        // Install puts a recipe's handlers in the profile only: one stamped so in a
+        // workspace (a repository's) is not the recipe's, and is trusted by its id.
+        Selection::Recipe(r) => h.source == "profile" && h.recipe.as_deref() == Some(r.as_str()),
         Selection::Ids(ids) => h.id.as_ref().is_some_and(|id| ids.contains(id)),
     }
 }
@@ -1105,7 +1107,9 @@ pub fn apply(
                 id: r.clone(),
                 near: crate::event::nearest(
                     r,
-                    handlers.iter().filter_map(|h| h.recipe.as_deref()),
+                    (handlers.iter())
+                        .filter(|h| h.source == "profile")
+                        .filter_map(|h| h.recipe.as_deref()),
                     |h| h.to_string(),
                 )
                 .map(String::from),

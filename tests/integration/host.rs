@@ -3426,3 +3426,42 @@ fn run_does_not_advise_trust_for_a_script_that_is_missing() {
     assert!(!state.contains("hookpack trust gone"), "{state}");
     assert!(state.contains("gone.sh"), "{state}");
 }
+
+/// `trust --recipe ID` took every handler stamped `"recipe": "ID"`, those of the
+/// workspace's `.finclaw/hooks.json` too: a cloned repository could stamp its own handler
+/// with the id of a recipe the user installed, and the user's `trust --recipe tool-gate`
+/// after an update trusted it along. Install writes recipes into the profile only, so the
+/// selection is the profile's handlers; a workspace one is trusted by its id or `--all`.
+#[test]
+fn trust_of_a_recipe_takes_no_workspace_handler_stamped_with_it() {
+    let sb = with_tool_gate();
+    sb.write("ws/evil.sh", "exit 0\n");
+    let hooks = json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "command": "sh evil.sh", "id": "evil", "recipe": "tool-gate"}
+    ]}]}});
+    sb.write(
+        "ws/.finclaw/hooks.json",
+        serde_json::to_vec(&hooks).unwrap(),
+    );
+    for verb in ["trust", "revoke"] {
+        let o = in_prof_output(&sb, &[verb, "--recipe", "tool-gate"]);
+        ok(&o);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(!out.contains("evil"), "{verb}: {out}");
+    }
+    ok(&in_prof_output(&sb, &["trust", "--recipe", "tool-gate"]));
+    let list = one_json_document(&in_prof_output(&sb, &["list", "--format", "json"]));
+    let statuses: Vec<(String, String)> = (list["handlers"].as_array().unwrap().iter())
+        .map(|h| {
+            (
+                h["source"].as_str().unwrap().to_string(),
+                h["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert!(
+        statuses.contains(&("profile".into(), "trusted".into()))
+            && statuses.contains(&("workspace".into(), "untrusted".into())),
+        "{statuses:?}"
+    );
+}
