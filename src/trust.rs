@@ -139,8 +139,21 @@ fn splits_in_shell(path: &Path) -> bool {
 }
 
 /// Programs that run a command given to them (`nice -n 5 node x.js`, `sudo node x.js`):
-/// where that command starts depends on each one's own flags, so it is not looked for.
-const WRAPPERS: [&str; 24] = [
+/// where that command starts depends on each one's own flags, so it is not looked for. The
+/// shell's builtins that run their words as a command or a file of commands (`eval node
+/// x.js`, `builtin exec …`, `. ./x.sh`) are such programs too, and so are the compound
+/// commands whose first command is not the word after them (`case … in x) node x.js;;`).
+const WRAPPERS: [&str; 34] = [
+    "eval",
+    "builtin",
+    "coproc",
+    ".",
+    "source",
+    "trap",
+    "case",
+    "for",
+    "select",
+    "function",
     "env",
     "exec",
     "command",
@@ -190,6 +203,9 @@ fn program_word(cmd: &str, words: &[command::Word]) -> Result<usize, usize> {
     while let Some(w) = words.get(i) {
         match w.text.as_str() {
             "exec" | "command" | "nohup" | "setsid" if !flag_at(i + 1) => i += 1,
+            // Reserved words that run the command after them (`! node x.js`, `{ node x.js;
+            // }`, `if node x.js; then …`): unquoted only, as the shell reads them.
+            "!" | "{" | "if" | "while" | "until" if !w.quoted => i += 1,
             "env" => {
                 let at = i;
                 i += 1;
@@ -207,11 +223,40 @@ fn program_word(cmd: &str, words: &[command::Word]) -> Result<usize, usize> {
     Ok(i)
 }
 
+/// `words` (of `cmd`) without its redirections, which the shell takes out wherever they
+/// stand before it runs the command (`2>/dev/null node x.js` runs `node x.js`): a file
+/// descriptor number written against its operator (`2>`) and the word an operator takes
+/// (`>/dev/null`, `2>&1`, `<in.txt`). A process substitution (`<(…)`) is no redirection.
+fn without_redirections(cmd: &str, words: Vec<command::Word>) -> Vec<command::Word> {
+    let starts: Vec<usize> = words.iter().map(|w| w.start).collect();
+    let mut kept = Vec::with_capacity(words.len());
+    let mut prev_end = 0;
+    for (i, w) in words.into_iter().enumerate() {
+        let gap = cmd.get(prev_end.min(w.start)..w.start).unwrap_or_default();
+        let target = gap.contains(['<', '>']) && !gap.contains('(');
+        let next = starts.get(i + 1).copied().unwrap_or(cmd.len());
+        let after = cmd.get(w.end.min(next)..next).unwrap_or_default();
+        let fd = !w.quoted
+            && !w.text.is_empty()
+            && w.text.bytes().all(|b| b.is_ascii_digit())
+            && after.starts_with(['<', '>']);
+        prev_end = w.end;
+        if !target && !fd {
+            kept.push(w);
+        }
+    }
+    kept
+}
+
 /// Resolves the script a command runs.
 pub fn resolve_script(cmd: &str, env: &Env) -> Script {
     let Ok(mut words) = command::split(cmd) else {
         return Script::None;
     };
+    words.words = without_redirections(cmd, std::mem::take(&mut words.words));
+    if words.words.is_empty() {
+        return Script::None;
+    }
     // From the program on: what comes before it only sets its environment, or runs it.
     match program_word(cmd, &words.words) {
         Ok(at) => drop(words.words.drain(..at)),
@@ -575,11 +620,12 @@ impl Status {
 /// under `env`, and the fix (`trust` refuses it, `doctor` reports it).
 pub fn unresolved_why(path: &str, cmd: &str, env: &Env) -> (String, &'static str) {
     let words = command::split(cmd).map(|w| w.words).unwrap_or_default();
+    let words = without_redirections(cmd, words);
     if let Err(at) = program_word(cmd, &words) {
         return (
             format!(
-                "its command runs `{}`, which runs another program as its own flags say, so \
-                 the script that program runs cannot be known or hashed",
+                "its command runs `{}`, which runs another program (as its own flags or \
+                 words say), so the script that program runs cannot be known or hashed",
                 words[at].text
             ),
             "run the interpreter itself (`node x.js`; set a variable with `NAME=value node x.js`)",

@@ -3465,3 +3465,63 @@ fn trust_of_a_recipe_takes_no_workspace_handler_stamped_with_it() {
         "{statuses:?}"
     );
 }
+
+/// A redirection before the program (`2>/dev/null node x.js`), a reserved word (`! node
+/// x.js`, `{ node x.js; }`, `if node x.js; then …`) or a builtin that runs its words as a
+/// command (`eval node x.js`, `builtin exec node x.js`) made the program word `2`, `!`,
+/// `{`, `eval`…: a bare name, taken to run no script, so the hash left out `x.js`, which the
+/// shell runs: edited after trust, it still ran as trusted. Redirections are passed over
+/// and the reserved words that run the command after them too; the builtins make the
+/// script unknown.
+#[test]
+fn a_script_behind_a_redirection_or_a_reserved_word_is_hashed() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("prof")).unwrap();
+    sb.write("ws/x.js", "process.exit(0);\n");
+    let hashed = [
+        ("redirect-fd", "2>/dev/null node x.js"),
+        ("redirect", ">/dev/null node x.js"),
+        ("redirect-in", "FOO=1 <x.js node x.js"),
+        ("exec-redirect", "exec 2>&1 node x.js"),
+        ("after", "node x.js 2> err.txt"),
+        ("bang", "! node x.js"),
+        ("brace", "{ node x.js; }"),
+        ("if", "if node x.js; then :; fi"),
+    ];
+    let unknown = [
+        ("eval", "eval node x.js"),
+        ("builtin", "builtin exec node x.js"),
+        ("coproc", "coproc node x.js"),
+        ("source", ". ./x.js"),
+        ("case", "case a in a) node x.js;; esac"),
+        ("for", "for i in 1; do node x.js; done"),
+    ];
+    let handlers: Vec<Value> = (hashed.iter().chain(&unknown))
+        .map(|(id, cmd)| json!({"type": "command", "command": cmd, "id": id}))
+        .collect();
+    let (doc, by_id) = list_workspace_handlers(&sb, Value::Array(handlers));
+    for (id, _) in hashed {
+        assert_eq!(by_id[id]["script"]["kind"], "file", "{id}: {doc:#}");
+        assert!(
+            by_id[id]["script"]["path"]
+                .as_str()
+                .unwrap()
+                .ends_with("ws/x.js"),
+            "{id}: {doc:#}"
+        );
+    }
+    for (id, _) in unknown {
+        assert_eq!(by_id[id]["status"], "script-unknown", "{id}: {doc:#}");
+    }
+    let o = in_prof_output(&sb, &["trust", "--all"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("its command runs `eval`, which runs another program"),
+        "{out}"
+    );
+    sb.write("ws/x.js", "process.exit(1);\n");
+    let doc = one_json_document(&in_prof_output(&sb, &["list", "--format", "json"]));
+    for h in doc["handlers"].as_array().unwrap() {
+        assert_ne!(h["status"], "trusted", "{doc:#}");
+    }
+}
