@@ -186,19 +186,44 @@ const WRAPPERS: [&str; 34] = [
 /// index of another of [`WRAPPERS`] (or of one of those with flags): the program it runs
 /// cannot be told.
 fn program_word(cmd: &str, words: &[command::Word]) -> Result<usize, usize> {
-    // As written: a quoted `"FOO=1"` is a program's name.
+    // As written: a quoted `"FOO=1"` is a program's name. Bash also takes `a[0]=1` and
+    // `FOO+=1` for assignments.
     let assignment = |w: &command::Word| {
         cmd[w.start..w.end]
             .split_once('=')
             .is_some_and(|(name, _)| {
+                let name = name.strip_suffix('+').unwrap_or(name);
+                let name = match name.split_once('[') {
+                    Some((name, subscript)) if subscript.ends_with(']') => name,
+                    _ => name,
+                };
                 name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
                     && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
             })
     };
+    // The index of the word after the assignment at `i`. The splitter ends a word at a
+    // parenthesis, so a value holding one (`FOO=$(date)`, `N=$((1+1))`, bash's `A=(a b)`)
+    // goes on over the words up to the parenthesis that closes it, counted between words
+    // (a quoted one is inside a word).
+    let past_assignment = |mut i: usize| {
+        let mut depth = 0i64;
+        let mut prev_end = words[i].end;
+        i += 1;
+        while let Some(w) = words.get(i) {
+            let gap = cmd.get(prev_end.min(w.start)..w.start).unwrap_or_default();
+            depth += gap.matches('(').count() as i64 - gap.matches(')').count() as i64;
+            if depth <= 0 {
+                break;
+            }
+            prev_end = w.end;
+            i += 1;
+        }
+        i
+    };
     let flag_at = |i: usize| words.get(i).is_some_and(|w| w.text.starts_with('-'));
     let mut i = 0;
     while words.get(i).is_some_and(assignment) {
-        i += 1;
+        i = past_assignment(i);
     }
     while let Some(w) = words.get(i) {
         match w.text.as_str() {
@@ -210,7 +235,7 @@ fn program_word(cmd: &str, words: &[command::Word]) -> Result<usize, usize> {
                 let at = i;
                 i += 1;
                 while words.get(i).is_some_and(assignment) {
-                    i += 1;
+                    i = past_assignment(i);
                 }
                 if flag_at(i) {
                     return Err(at);

@@ -3525,3 +3525,39 @@ fn a_script_behind_a_redirection_or_a_reserved_word_is_hashed() {
         assert_ne!(h["status"], "trusted", "{doc:#}");
     }
 }
+
+/// An assignment whose value holds a command substitution or parentheses (`FOO=$(date)
+/// node x.js`, `N=$((1+1)) …`, bash's `A=(a b) …`), or that bash reads as one though it is
+/// no plain `NAME=` (`a[0]=1 …`, `FOO+=1 …`), made the program word `date`, `a[0]=1`…: a
+/// bare name, taken to run no script, so an edit of `x.js`, which the shell runs, after
+/// trust still ran as trusted.
+#[test]
+fn a_script_behind_an_assignment_with_a_substitution_is_hashed() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("prof")).unwrap();
+    sb.write("ws/x.js", "process.exit(0);\n");
+    let commands = [
+        ("subst", "FOO=$(true) node x.js"),
+        ("subst-words", "FOO=$(echo a b) BAR=1 node x.js"),
+        ("nested", "FOO=$(echo $(true)) node x.js"),
+        ("arith", "N=$((1+1)) node x.js"),
+        ("array", "A=(a b) node x.js"),
+        ("subscript", "a[0]=1 node x.js"),
+        ("append", "FOO+=1 node x.js"),
+        ("env", "env FOO=$(true) node x.js"),
+    ];
+    let handlers: Vec<Value> = (commands.iter())
+        .map(|(id, cmd)| json!({"type": "command", "command": cmd, "id": id}))
+        .collect();
+    let (doc, by_id) = list_workspace_handlers(&sb, Value::Array(handlers));
+    for (id, _) in commands {
+        assert_eq!(by_id[id]["script"]["kind"], "file", "{id}: {doc:#}");
+        assert!(
+            by_id[id]["script"]["path"]
+                .as_str()
+                .unwrap()
+                .ends_with("ws/x.js"),
+            "{id}: {doc:#}"
+        );
+    }
+}
