@@ -252,10 +252,18 @@ fn program_word(cmd: &str, words: &[command::Word]) -> Result<usize, usize> {
 /// stand before it runs the command (`2>/dev/null node x.js` runs `node x.js`): a file
 /// descriptor number written against its operator (`2>`) and the word an operator takes
 /// (`>/dev/null`, `2>&1`, `<in.txt`). A process substitution (`<(…)`) is no redirection.
-fn without_redirections(cmd: &str, words: Vec<command::Word>) -> Vec<command::Word> {
+/// Also the word a file is read from on stdin (`< x.sh`, `0<x.sh`; not a here-document or
+/// here-string), which an interpreter given no script runs.
+fn without_redirections(
+    cmd: &str,
+    words: Vec<command::Word>,
+) -> (Vec<command::Word>, Option<command::Word>) {
     let starts: Vec<usize> = words.iter().map(|w| w.start).collect();
     let mut kept = Vec::with_capacity(words.len());
+    let mut stdin = None;
     let mut prev_end = 0;
+    // The descriptor number written against the operator before the next word, if any.
+    let mut fd_before: Option<String> = None;
     for (i, w) in words.into_iter().enumerate() {
         let gap = cmd.get(prev_end.min(w.start)..w.start).unwrap_or_default();
         let target = gap.contains(['<', '>']) && !gap.contains('(');
@@ -266,11 +274,22 @@ fn without_redirections(cmd: &str, words: Vec<command::Word>) -> Vec<command::Wo
             && w.text.bytes().all(|b| b.is_ascii_digit())
             && after.starts_with(['<', '>']);
         prev_end = w.end;
-        if !target && !fd {
+        let fd_of_this = fd_before.take();
+        if fd {
+            fd_before = Some(w.text.clone());
+        } else if target {
+            let op = gap.trim();
+            if op.ends_with('<')
+                && !op.ends_with("<<")
+                && fd_of_this.as_deref().is_none_or(|n| n == "0")
+            {
+                stdin = Some(w);
+            }
+        } else {
             kept.push(w);
         }
     }
-    kept
+    (kept, stdin)
 }
 
 /// Resolves the script a command runs.
@@ -278,7 +297,8 @@ pub fn resolve_script(cmd: &str, env: &Env) -> Script {
     let Ok(mut words) = command::split(cmd) else {
         return Script::None;
     };
-    words.words = without_redirections(cmd, std::mem::take(&mut words.words));
+    let (kept, stdin) = without_redirections(cmd, std::mem::take(&mut words.words));
+    words.words = kept;
     if words.words.is_empty() {
         return Script::None;
     }
@@ -287,7 +307,19 @@ pub fn resolve_script(cmd: &str, env: &Env) -> Script {
         Ok(at) => drop(words.words.drain(..at)),
         Err(at) => return Script::Unresolved(cmd[words.words[at].start..].trim_end().into()),
     }
-    match command::target(&words) {
+    let mut target = command::target(&words);
+    // An interpreter given no script (or `sh -s`) reads it from stdin: `sh < x.sh` runs
+    // `x.sh`, as if named after the interpreter.
+    if let (Some(file), Target::Nothing | Target::Inline { flag: "-s" }) = (stdin, &target) {
+        if !words.words.is_empty() {
+            if matches!(target, Target::Inline { .. }) {
+                words.words.truncate(1);
+            }
+            words.words.push(file);
+            target = command::target(&words);
+        }
+    }
+    match target {
         Target::Script {
             interpreter,
             word,
@@ -645,7 +677,7 @@ impl Status {
 /// under `env`, and the fix (`trust` refuses it, `doctor` reports it).
 pub fn unresolved_why(path: &str, cmd: &str, env: &Env) -> (String, &'static str) {
     let words = command::split(cmd).map(|w| w.words).unwrap_or_default();
-    let words = without_redirections(cmd, words);
+    let (words, _) = without_redirections(cmd, words);
     if let Err(at) = program_word(cmd, &words) {
         return (
             format!(

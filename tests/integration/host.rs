@@ -3561,3 +3561,41 @@ fn a_script_behind_an_assignment_with_a_substitution_is_hashed() {
         );
     }
 }
+
+/// An interpreter given no script reads it from stdin, so `sh < x.sh` runs `x.sh`: that
+/// file is the one hashed (with redirections passed over, none was), and an edit of it
+/// after trust is `modified`. A here-string or inline code is no such file.
+#[test]
+fn a_script_given_to_an_interpreter_on_stdin_is_hashed() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("prof")).unwrap();
+    sb.write("ws/x.sh", "exit 0\n");
+    let hashed = [
+        ("plain", "sh < x.sh"),
+        ("fd0", "0<x.sh bash"),
+        ("dash-s", "bash -s < x.sh"),
+        ("both", "sh <x.sh 2>/dev/null"),
+    ];
+    let none = [
+        ("inline", "sh -c 'exit 0' < x.sh"),
+        ("herestring", "sh <<< x.sh"),
+        ("other-fd", "sh 3< x.sh"),
+    ];
+    let handlers: Vec<Value> = (hashed.iter().chain(&none))
+        .map(|(id, cmd)| json!({"type": "command", "command": cmd, "id": id}))
+        .collect();
+    let (doc, by_id) = list_workspace_handlers(&sb, Value::Array(handlers));
+    for (id, _) in hashed {
+        assert_eq!(by_id[id]["script"]["kind"], "file", "{id}: {doc:#}");
+        assert!(
+            by_id[id]["script"]["path"]
+                .as_str()
+                .unwrap()
+                .ends_with("ws/x.sh"),
+            "{id}: {doc:#}"
+        );
+    }
+    for (id, _) in none {
+        assert_eq!(by_id[id]["script"]["kind"], "none", "{id}: {doc:#}");
+    }
+}
