@@ -363,8 +363,21 @@ pub struct ValidateSettings {
     pub strict: bool,
 }
 
+/// Handlers are waited for to read their exit codes. Inherited from a parent that ignores
+/// SIGCHLD, that disposition has the kernel reap them first, and every code is lost (each
+/// handler taken for one killed by a signal, a gate's deny dropped as a failure).
+#[cfg(unix)]
+fn take_back_sigchld() {
+    // SAFETY: signal(2) sets the default disposition; no handler function is installed.
+    unsafe {
+        libc::signal(libc::SIGCHLD, libc::SIG_DFL);
+    }
+}
+
 /// Runs the command line `args` and returns the exit code; errors are printed on stderr.
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    #[cfg(unix)]
+    take_back_sigchld();
     let args: Vec<OsString> = args.into_iter().collect();
     let cli = match Cli::try_parse_from(&args) {
         Ok(c) => c,

@@ -3599,3 +3599,47 @@ fn a_script_given_to_an_interpreter_on_stdin_is_hashed() {
         assert_eq!(by_id[id]["script"]["kind"], "none", "{id}: {doc:#}");
     }
 }
+
+/// Started by a parent that ignores SIGCHLD (a disposition children inherit), `run` lost
+/// every handler's exit status (the kernel reaps such children itself), so each counted as
+/// "killed by a signal": a gate's deny was dropped as a failure, no decision. The CLI
+/// takes SIGCHLD back to its default first.
+#[cfg(target_os = "linux")]
+#[test]
+fn run_reads_exit_codes_when_started_with_sigchld_ignored() {
+    use std::os::unix::process::CommandExt;
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [{"id": "gate", "type": "command", "command":
+            "echo '{\"hookSpecificOutput\": {\"permissionDecision\": \"deny\", \"permissionDecisionReason\": \"no\"}}'"}]}),
+    );
+    sb.write("payload.json", json!({"tool_name": "exec"}).to_string());
+    let mut cmd = sb.std_cmd();
+    cmd.args([
+        "run",
+        "PreToolUse",
+        "--payload",
+        "payload.json",
+        "--profile",
+        "prof",
+        "--workspace",
+        "ws",
+        "--include-untrusted",
+        "--format",
+        "json",
+    ]);
+    // SAFETY: signal(2) in the child before exec; no memory is touched.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGCHLD, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let o = cmd.output().unwrap();
+    ok(&o);
+    let d = one_json_document(&o);
+    assert_eq!(d["handlers"][0]["exit"], 0, "{d:#}");
+    assert_eq!(d["outcome"]["verdict"], "deny", "{d:#}");
+}
