@@ -999,6 +999,11 @@ struct Journal {
     /// first, and put back.)
     #[serde(default)]
     made_backup: bool,
+    /// The trust keys of the handlers the change takes out (a remove), dropped from the
+    /// trust file once `hooks.json` no longer holds them, before the journal goes: a crash
+    /// in between leaves them to recovery, never in the file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    forget_trust: Vec<String>,
 }
 
 fn file_digest(p: &Path) -> Result<Option<Sha256>, Error> {
@@ -1189,6 +1194,9 @@ pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
                 if current == Some(j.hooks_after) && j.hooks_before != Some(j.hooks_after) {
                     // Committed: finish.
                     write_receipt(profile, &j.id, j.new_receipt.as_ref())?;
+                    if let Err(e) = crate::trust::forget(profile, &j.forget_trust) {
+                        notes.push(not_forgotten(profile, &j.id, j.forget_trust.len(), &e));
+                    }
                     notes.push(format!("completed the interrupted change of `{}`", j.id));
                 } else {
                     // Not committed: undo.
@@ -1264,11 +1272,23 @@ fn crash_point(n: u32) {
     }
 }
 
+/// Why the trust of a removed recipe's handlers stayed: a reinstall would be trusted
+/// without asking until `doctor --fix` drops it.
+fn not_forgotten(profile: &Profile, id: &str, n: usize, e: &Error) -> String {
+    format!(
+        "`{id}` was removed, but the trust of its {n} handler(s) could not be dropped from {} \
+         ({e}); a later install of `{id}` would be trusted without asking: fix the file, then \
+         run `hookpack doctor --fix`, which removes these entries",
+        profile.trust_file().display()
+    )
+}
+
 /// Applies a change to the profile through the journal. `new_tree` is the staged recipe
-/// folder (None to remove), `new_hooks` the new `hooks.json`. On an error the change is
-/// rolled back (or, past the commit point, finished) before the error is returned; when
-/// even that fails, the journal and the staging folder it restores from are left for the
-/// next command.
+/// folder (None to remove), `new_hooks` the new `hooks.json`, `forget_trust` the trust keys
+/// of the handlers it takes out. On an error the change is rolled back (or, past the commit
+/// point, finished) before the error is returned; when even that fails, the journal and the
+/// staging folder it restores from are left for the next command. A trust file that could
+/// not be rewritten does not undo a committed change: that error is returned in `Ok`.
 fn commit(
     profile: &Profile,
     id: &str,
@@ -1276,7 +1296,8 @@ fn commit(
     new_tree: Option<&Path>,
     new_receipt: Option<Receipt>,
     new_hooks: &[u8],
-) -> Result<(), Error> {
+    forget_trust: &[String],
+) -> Result<Option<Error>, Error> {
     let result = commit_steps(
         profile,
         id,
@@ -1284,6 +1305,7 @@ fn commit(
         new_tree,
         new_receipt,
         new_hooks,
+        forget_trust,
     );
     if result.is_err()
         && profile.journal().exists()
@@ -1301,7 +1323,8 @@ fn commit_steps(
     new_tree: Option<&Path>,
     new_receipt: Option<Receipt>,
     new_hooks: &[u8],
-) -> Result<(), Error> {
+    forget_trust: &[String],
+) -> Result<Option<Error>, Error> {
     let hooks_path = profile.hooks_json();
     let before = file_digest(&hooks_path)?;
     let journal = Journal {
@@ -1316,6 +1339,7 @@ fn commit_steps(
         made_hooks_dir: new_tree.is_some()
             && std::fs::symlink_metadata(profile.hooks_dir()).is_err(),
         made_backup: std::fs::symlink_metadata(profile.backup()).is_err(),
+        forget_trust: forget_trust.to_vec(),
     };
     let journal_bytes = serde_json::to_vec_pretty(&journal).map_err(|e| {
         crate::fs::FsError::new("write", &profile.journal(), std::io::Error::other(e))
@@ -1356,12 +1380,13 @@ fn commit_steps(
     crash_point(5);
     crate::pack::write_atomic(&hooks_path, new_hooks)?;
     crash_point(6);
+    let not_forgotten = crate::trust::forget(profile, forget_trust).err();
     // The journal goes first: while it exists, the old folder must still be in staging.
     std::fs::remove_file(profile.journal())
         .map_err(|e| crate::fs::FsError::new("remove", &profile.journal(), e))?;
     crash_point(7);
     crate::fs::remove_dir_all(staging)?;
-    Ok(())
+    Ok(not_forgotten)
 }
 
 /// Installs a prepared recipe into the profile (or describes it, for a dry run); the
@@ -1555,6 +1580,7 @@ pub fn install_prepared(
         Some(&prepared.tree),
         Some(receipt),
         &new_bytes,
+        &[],
     )?;
     Ok(outcome)
 }
@@ -1989,18 +2015,12 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
         return Ok(outcome);
     }
     hand_over(profile, id, &handover)?;
-    commit(profile, id, &mut staging, None, None, &new_bytes)?;
-    // The recipe is gone whatever happens here (the trust file changed since it was read,
-    // or cannot be written): say so, since a reinstall would be trusted without asking.
+    // The recipe is gone whatever happens to its trust (the trust file changed since it
+    // was read, or cannot be written): say so, since a reinstall would be trusted without
+    // asking.
     let mut outcome = outcome;
-    if let Err(e) = crate::trust::forget(profile, &keys) {
-        outcome.warnings.push(format!(
-            "`{id}` was removed, but the trust of its {} handler(s) could not be dropped from \
-             {} ({e}); a later install of `{id}` would be trusted without asking: fix the \
-             file, then run `hookpack doctor --fix`, which removes these entries",
-            keys.len(),
-            profile.trust_file().display()
-        ));
+    if let Some(e) = commit(profile, id, &mut staging, None, None, &new_bytes, &keys)? {
+        (outcome.warnings).push(not_forgotten(profile, id, keys.len(), &e));
     }
     Ok(outcome)
 }

@@ -944,6 +944,33 @@ fn a_crash_at_any_commit_step_leaves_old_or_new() {
     }
 }
 
+/// A remove that dies once `hooks.json` no longer holds the recipe (crash point 6, before
+/// the journal is gone, and 7, after) still drops its handlers' trust, as a remove that
+/// finishes does: a later install of the recipe starts untrusted.
+#[test]
+fn a_remove_that_dies_after_its_commit_still_drops_the_trust() {
+    for point in ["6", "7"] {
+        let sb = Sandbox::new();
+        catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+        ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
+        ok(&in_prof(&sb, &["trust", "--all"]));
+        let o = sb
+            .cmd()
+            .env("HOOKPACK_TEST_CRASH_AT", point)
+            .args(["remove", "demo", "--profile", "prof"])
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "{point}: the crash hook did not fire");
+        ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
+        let listed = list_json(&sb);
+        let handlers = listed["handlers"].as_array().unwrap();
+        assert!(!handlers.is_empty(), "{listed:#}");
+        for h in handlers {
+            assert_eq!(h["status"], "untrusted", "crash at {point}: {listed:#}");
+        }
+    }
+}
+
 #[test]
 fn a_reference_packer_catalog_installs() {
     // What hooks_pack.py does: tarfile (PAX) of the folder, then zstd, index with the digest.
