@@ -1647,6 +1647,9 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
         Some(f) => Some(catalog::verify::index_argument("--index", f)?),
         None => None,
     };
+    if !a.dry_run {
+        install::recover_interrupted(&profile)?;
+    }
     if a.ids.is_empty() && crate::receipt::all(&profile)?.is_empty() {
         // Not "up to date": most likely the wrong profile.
         printer.message(&printable(&format!(

@@ -1247,6 +1247,19 @@ pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
     Ok(notes)
 }
 
+/// Finishes or undoes a change a crash interrupted, under the profile lock, for a command
+/// that reads the receipts before it decides what to change (`update`): one written by the
+/// interrupted change names a version whose entries `hooks.json` may not hold. A profile
+/// with no journal and no staging folder is left as it is (no lock file is made).
+pub fn recover_interrupted(profile: &Profile) -> Result<(), Error> {
+    let exists = |p: &Path| std::fs::symlink_metadata(p).is_ok();
+    if !exists(&profile.journal()) && !exists(&profile.staging_dir()) {
+        return Ok(());
+    }
+    let _lock = Lock::acquire(profile, lock_wait())?;
+    recover(profile).map(drop)
+}
+
 /// Whether a process of this pid runs (or may: one of another user counts as running).
 pub(crate) fn process_alive(pid: i32) -> bool {
     #[cfg(unix)]

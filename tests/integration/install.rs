@@ -971,6 +971,36 @@ fn a_remove_that_dies_after_its_commit_still_drops_the_trust() {
     }
 }
 
+/// An update killed before its commit point (step 4: the new folder and receipt are in,
+/// `hooks.json` is not) is undone by the next `update`, which then updates: it took the
+/// receipt of the interrupted change for the installed version, said "everything is up to
+/// date" and left the journal, so the next install or remove went back to 0.1.0.
+#[test]
+fn an_update_after_an_interrupted_update_undoes_it_and_updates() {
+    let sb = Sandbox::new();
+    old_and_new_catalogs(&sb);
+    ok(&in_prof(&sb, &["install", "demo", "--index", "old"]));
+    let o = sb
+        .cmd()
+        .env("HOOKPACK_TEST_CRASH_AT", "4")
+        .args(["update", "--index", "cat", "--profile", "prof"])
+        .output()
+        .unwrap();
+    assert!(!o.status.success(), "the crash hook did not fire");
+    let o = in_prof(&sb, &["update", "--index", "cat"]);
+    ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("up to date"), "{err}");
+    assert!(!sb.join("prof/.hookpack-journal.json").exists(), "{err}");
+    assert!(!sb.join("prof/.hookpack-staging").exists(), "{err}");
+    // What the next command finds is the update, done.
+    ok(&in_prof(&sb, &["doctor", "--fix"]));
+    let receipt = read_json(&sb.join("prof/hooks/.receipts/demo.json"));
+    assert_eq!(receipt["version"], "0.2.0");
+    let tree = read_json(&sb.join("prof/hooks/demo/recipe.json"));
+    assert_eq!(tree["version"], "0.2.0");
+}
+
 #[test]
 fn a_reference_packer_catalog_installs() {
     // What hooks_pack.py does: tarfile (PAX) of the folder, then zstd, index with the digest.
