@@ -159,6 +159,16 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
         }
         Err(e) => return Err(e),
     }
+    for path in crate::install::temporary_leftovers(profile) {
+        problem(
+            &mut out,
+            &path,
+            "",
+            "staging-leftover",
+            "a temporary file of a change that did not finish; `hookpack doctor --fix` removes it"
+                .into(),
+        );
+    }
     let workspace = crate::fs::absolute(workspace);
     let trust_path = profile.trust_file();
     // A trust file that cannot be read is reported like an unreadable hooks.json, and the

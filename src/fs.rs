@@ -583,6 +583,11 @@ impl Beneath {
     }
 }
 
+/// `std::fs::remove_file` with the path in the error.
+pub fn remove_file(path: &Path) -> Result<(), FsError> {
+    wrap("remove", path, fs::remove_file(path))
+}
+
 /// `std::fs::remove_dir_all` with the path in the error.
 pub fn remove_dir_all(path: &Path) -> Result<(), FsError> {
     wrap("remove", path, fs::remove_dir_all(path))

@@ -1127,6 +1127,14 @@ pub fn staging_folders(profile: &Profile) -> Result<Vec<(PathBuf, i32)>, Error> 
     Ok(out)
 }
 
+/// The temporary files that writes of the journal, receipts, `hooks.json` and its backup
+/// left in the profile when their process died before renaming them into place.
+pub fn temporary_leftovers(profile: &Profile) -> Vec<PathBuf> {
+    let mut out = crate::pack::dead_temporary_files(&profile.root);
+    out.extend(crate::pack::dead_temporary_files(&profile.receipts_dir()));
+    out
+}
+
 /// Why a folder in the place of the profile's journal stops every change: hookpack writes
 /// the journal there at each commit, and will not delete a folder it did not make.
 pub const JOURNAL_FOLDER_WHY: &str = "it is a folder, where hookpack writes the journal of \
@@ -1239,6 +1247,10 @@ pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
             crate::fs::remove_dir_all(&path)?;
             notes.push(format!("removed staging leftovers {}", path.display()));
         }
+    }
+    for path in temporary_leftovers(profile) {
+        crate::fs::remove_file(&path)?;
+        notes.push(format!("removed the temporary file {}", path.display()));
     }
     // Folders a rolled-back first install leaves empty go too (removing a folder that is not
     // empty fails, and that is fine).

@@ -48,6 +48,10 @@ const ZSTD_SMALL: u32 = 256 * 1024;
 /// Start of the name of pack's staging folders, followed by the pid of the pack that made
 /// it (so a later pack can tell one whose pack died) and a random part.
 const STAGING_PREFIX: &str = ".hookpack-pack-";
+/// Start of the name of [`write_atomic`]'s temporary files, followed by the pid of the
+/// process writing it (so a crash's leftover can be told from a write in progress) and a
+/// random part.
+const TEMP_PREFIX: &str = ".hookpack-tmp-";
 /// Name of the checksum file written beside the index.
 pub const SUMS_FILE: &str = "SHA256SUMS";
 
@@ -2140,7 +2144,7 @@ pub fn write_atomic_mode(path: &Path, bytes: &[u8], mode: u32) -> Result<(), Err
         _ => Path::new("."),
     };
     let mut tmp = tempfile::Builder::new()
-        .prefix(".hookpack-")
+        .prefix(&format!("{TEMP_PREFIX}{}-", std::process::id()))
         .tempfile_in(dir)
         .map_err(|e| crate::fs::FsError::new("create a temporary file in", dir, e))?;
     // Errors name `path`, the file the user knows: the temporary copy is an implementation
@@ -2165,6 +2169,32 @@ pub fn write_atomic_mode(path: &Path, bytes: &[u8], mode: u32) -> Result<(), Err
         .map_err(|e| crate::fs::FsError::new("replace", path, e.error))?;
     sync_folder(dir);
     Ok(())
+}
+
+/// The temporary files [`write_atomic`] left in `dir` when its process died (a crash,
+/// kill -9) before the rename: regular files named so whose pid is no running process.
+/// Call under the lock the writes into `dir` take, so that none is a write in progress.
+pub fn dead_temporary_files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter(|e| {
+            let name = e.file_name();
+            let pid = (name.to_str())
+                .and_then(|n| n.strip_prefix(TEMP_PREFIX))
+                .and_then(|rest| rest.split_once('-'))
+                .and_then(|(pid, _)| pid.parse::<i32>().ok());
+            pid.is_some_and(|pid| {
+                pid > 0 && pid as u32 != std::process::id() && !crate::install::process_alive(pid)
+            })
+        })
+        .map(|e| e.path())
+        .collect();
+    out.sort();
+    out
 }
 
 /// The files a commit has moved into OUT, each with a link to (or copy of) the file it

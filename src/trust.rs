@@ -629,11 +629,15 @@ impl TrustFile {
         }
     }
 
-    /// Writes it atomically.
+    /// Writes it atomically (under the trust lock, which every caller holds), first removing
+    /// the temporary files of writes whose process died before their rename.
     pub fn write(&self, path: &Path) -> Result<(), Error> {
         if let Some(dir) = path.parent() {
             crate::profile::require_home_folder(dir)?;
             crate::fs::create_dir_all(dir)?;
+            for left in crate::pack::dead_temporary_files(dir) {
+                let _ = std::fs::remove_file(left);
+            }
         }
         let mut bytes = serde_json::to_vec_pretty(self).unwrap_or_default();
         bytes.push(b'\n');

@@ -1001,6 +1001,67 @@ fn an_update_after_an_interrupted_update_undoes_it_and_updates() {
     assert_eq!(tree["version"], "0.2.0");
 }
 
+/// The temporary files of the journal, receipt, backup and `hooks.json`, left in the
+/// profile by an install killed while writing each: `doctor` names them, and `doctor --fix`
+/// (or the next install) removes them. They stayed for good, unreported.
+#[cfg(target_os = "linux")]
+#[test]
+fn temporary_files_of_a_killed_install_are_reported_and_removed() {
+    let temporaries = |sb: &Sandbox| -> Vec<String> {
+        walkdir::WalkDir::new(sb.join("prof"))
+            .into_iter()
+            .filter_map(Result::ok)
+            .map(|e| e.path().display().to_string())
+            .filter(|p| p.contains(".hookpack-tmp-"))
+            .collect()
+    };
+    let mut left = 0;
+    for (n, next) in (1..=4).flat_map(|n| [(n, "doctor"), (n, "install")]) {
+        let sb = Sandbox::new();
+        catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+        sb.write("prof/hooks.json", USER_DOC);
+        // The n-th rename through a temporary file (tempfile's persist), killed as it starts.
+        let o = std::process::Command::new(crate::pack::strace())
+            .args([
+                "-f",
+                "-qq",
+                "-o",
+                "/dev/null",
+                "-e",
+                "trace=?renameat,?renameat2",
+            ])
+            .arg("-e")
+            .arg(format!("inject=?renameat,?renameat2:signal=KILL:when={n}"))
+            .arg(assert_cmd::cargo::cargo_bin("hookpack"))
+            .args(["install", "demo", "--index", "cat", "--profile", "prof"])
+            .current_dir(sb.path())
+            .env("FINCLAW_HOME", sb.join("finclaw-home"))
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "{n}: not killed");
+        let found = temporaries(&sb);
+        if found.is_empty() {
+            continue;
+        }
+        left += 1;
+        if next == "doctor" {
+            let o = in_prof(&sb, &["doctor"]);
+            let out = String::from_utf8_lossy(&o.stdout);
+            for t in &found {
+                assert!(out.contains(t.as_str()), "{n}: {t} not named: {out}");
+            }
+            // (USER_DOC's own problems keep its exit code 1.)
+            let o = in_prof(&sb, &["doctor", "--fix"]);
+            let out = String::from_utf8_lossy(&o.stdout);
+            assert!(out.contains("removed the temporary file"), "{n}: {out}");
+        } else {
+            ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
+        }
+        assert_eq!(temporaries(&sb), Vec::<String>::new(), "{n} then {next}");
+    }
+    assert!(left >= 4, "only {left} kills left a temporary file");
+}
+
 #[test]
 fn a_reference_packer_catalog_installs() {
     // What hooks_pack.py does: tarfile (PAX) of the folder, then zstd, index with the digest.
