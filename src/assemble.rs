@@ -18,6 +18,10 @@ use crate::id::Id;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::{Component, Path, PathBuf};
 
+/// Start of the name of assemble's staging folder in OUT, followed by the pid of the
+/// assemble that made it (so a later one can tell one whose assemble died) and a random part.
+const STAGING_PREFIX: &str = ".hookpack-assemble-";
+
 /// Where the recipes and the shared helpers are.
 #[derive(Debug, Clone)]
 pub struct Layout {
@@ -1566,10 +1570,17 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
 
     // A failure below leaves no trace: folders created for OUT are removed again.
     let new_folders = crate::fs::NewFolders::create(&opts.out_dir)?;
+    // One left by an assemble that died (kill -9) holds what it had moved out of OUT.
+    crate::pack::remove_dead_staging(&opts.out_dir, STAGING_PREFIX);
     let staging = tempfile::Builder::new()
-        .prefix(".hookpack-assemble-")
+        .prefix(&format!("{STAGING_PREFIX}{}-", std::process::id()))
         .tempdir_in(&opts.out_dir)
         .map_err(|e| crate::fs::FsError::new("create staging folder in", &opts.out_dir, e))?;
+    // Held as long as the folder is there: to an assemble in another pid namespace (a
+    // container) this pid may name no process, and the lock tells it the folder is in use.
+    let _in_use = std::fs::File::open(staging.path())
+        .ok()
+        .filter(|f| f.try_lock().is_ok());
     let mut report = Report {
         recipes: Vec::new(),
         removed: Vec::new(),

@@ -952,7 +952,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
     };
     if !opts.check {
         for dir in [&parent, &opts.out_dir] {
-            remove_dead_staging(dir);
+            remove_dead_staging(dir, STAGING_PREFIX);
         }
     }
     crate::fs::create_dir_all(&staging_dirs[0])?;
@@ -2342,11 +2342,11 @@ fn plain(e: io::Error) -> io::Error {
     }
 }
 
-/// Removes from `dir` the staging folders of packs that died before their commit (a
-/// crash, kill -9), which a pack into OUT may find in OUT or beside it; those of running
-/// processes, those a pack holds (one whose pid means nothing here), and any this cannot
-/// tell, are left alone.
-fn remove_dead_staging(dir: &Path) {
+/// Removes from `dir` the staging folders (named `prefix`, pid, `-`, a random part) of packs
+/// or assembles that died before their commit (a crash, kill -9), which a pack into OUT may
+/// find in OUT or beside it; those of running processes, those a pack or assemble holds
+/// (one whose pid means nothing here), and any this cannot tell, are left alone.
+pub(crate) fn remove_dead_staging(dir: &Path, prefix: &str) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -2354,7 +2354,7 @@ fn remove_dead_staging(dir: &Path) {
         let name = entry.file_name();
         let Some(pid) = name
             .to_str()
-            .and_then(|n| n.strip_prefix(STAGING_PREFIX))
+            .and_then(|n| n.strip_prefix(prefix))
             .and_then(|rest| rest.split_once('-'))
             .and_then(|(pid, _)| pid.parse::<i32>().ok())
         else {

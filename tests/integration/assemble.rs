@@ -530,6 +530,47 @@ fn modules_whose_names_mean_something_in_a_url_are_imported_escaped() {
     assert_eq!(node_out(&sb.join("out/demo")), "abq");
 }
 
+/// An assemble killed while it swaps recipe folders into OUT (each rename in turn) leaves
+/// its staging folder, holding the old folder it had moved out; the next assemble removes
+/// it and puts OUT right. It stayed in OUT for good.
+#[cfg(target_os = "linux")]
+#[test]
+fn staging_left_by_a_killed_assemble_is_removed_by_the_next() {
+    let staged = |sb: &Sandbox| -> Vec<String> {
+        (std::fs::read_dir(sb.join("out")).unwrap())
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(".hookpack-assemble"))
+            .collect()
+    };
+    for n in 1..=3 {
+        let sb = Sandbox::new();
+        for id in ["a", "b"] {
+            source_recipe(&sb, "recipes", id, "export {};\n");
+        }
+        ok(&assemble(&sb));
+        let before = snapshot(&sb.join("out"));
+        sb.write("recipes/a/src/extra.json", "{}");
+        let o = std::process::Command::new(crate::pack::strace())
+            .args(["-f", "-qq", "-o", "/dev/null"])
+            .args(["-e", "trace=?rename,?renameat,?renameat2"])
+            .arg("-e")
+            .arg(format!(
+                "inject=?rename,?renameat,?renameat2:signal=KILL:when={n}"
+            ))
+            .arg(assert_cmd::cargo::cargo_bin("hookpack"))
+            .args(["assemble", "--recipes-dir", "recipes", "--out-dir", "out"])
+            .current_dir(sb.path())
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "{n}: not killed");
+        assert_eq!(staged(&sb).len(), 1, "{n}");
+        std::fs::remove_file(sb.join("recipes/a/src/extra.json")).unwrap();
+        ok(&assemble(&sb));
+        assert_eq!(staged(&sb), Vec::<String>::new(), "{n}");
+        assert_eq!(snapshot(&sb.join("out")), before, "{n}");
+    }
+}
+
 #[test]
 fn a_failed_write_leaves_no_new_out_folder() {
     // Found by review: a write that failed (here: a path longer than the system allows
