@@ -390,6 +390,8 @@ fn progress_bar(enabled: bool, len: Option<u64>, label: &str) -> Option<indicati
 struct Progress<W> {
     inner: W,
     bar: Option<indicatif::ProgressBar>,
+    /// Whether writing failed (a full disk), which the fetch reports as its body failing.
+    write_failed: bool,
 }
 
 /// The bar is cleared however the download ends, so a failure's message is not printed
@@ -404,7 +406,7 @@ impl<W> Drop for Progress<W> {
 
 impl<W: Write> Write for Progress<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.inner.write(buf)?;
+        let n = (self.inner.write(buf)).inspect_err(|_| self.write_failed = true)?;
         if let Some(b) = &self.bar {
             b.inc(n as u64);
         }
@@ -500,9 +502,14 @@ pub fn prepare(
         let mut sink = Progress {
             inner: std::io::BufWriter::new(file),
             bar,
+            write_failed: false,
         };
         let (digest, size) = match fetcher.copy_to(archive_loc, limit, &mut sink) {
             Ok(x) => x,
+            // The copy in staging could not be written (a full disk): the archive was fine.
+            Err(crate::fetch::FetchError::Body { source, .. }) if sink.write_failed => {
+                return Err(crate::fs::FsError::new("write", &archive_path, source).into());
+            }
             Err(crate::fetch::FetchError::TooLarge { .. }) if promise.size.is_some() => {
                 return Err(Error::SizeMismatch {
                     id: label,
@@ -700,7 +707,13 @@ pub fn prepare(
             Ok(())
         },
     )
-    .map_err(refuse)?;
+    .map_err(|e| match e {
+        // A full disk or a read-only folder: the machine's fault, not the archive's.
+        archive::ArchiveError::Write { path, source } => {
+            crate::fs::FsError::new("write", &path, source).into()
+        }
+        e => refuse(e),
+    })?;
     // The extracted tree must be a valid recipe in its own right.
     let loaded =
         crate::recipe::load_extracted(&tree).map_err(|diagnostics| Error::RecipesInvalid {

@@ -69,17 +69,55 @@ fn a_full_disk_changes_nothing() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    assert!(
-        String::from_utf8_lossy(&o.stderr).contains("No space left"),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("No space left"), "{err}");
+    // A file of the archive could not be written: the archive is fine (it said "refused
+    // the archive").
+    assert!(err.contains("cannot write"), "{err}");
+    assert!(err.contains("prof/.hookpack-staging/"), "{err}");
+    assert!(!err.contains("refused"), "{err}");
     assert_eq!(snapshot(&sb.join("prof")), before);
     let names: Vec<String> = std::fs::read_dir(sb.join("prof"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     assert_eq!(names, ["hooks.json"], "leftovers in the profile");
+}
+
+/// An archive bigger than the room left in the profile: the copy fetched into staging
+/// cannot be written, and the error names that copy, not the archive, which was read whole
+/// (it said "reading cat/hooks-big-0.1.0.tar.gz failed midway").
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_while_fetching_names_the_copy_not_the_archive() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "src/big", &manifest("big"));
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let noise: Vec<u8> = (0..600_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    sb.write("src/big/data.bin", noise);
+    pack_src_into_cat(&sb);
+    let _m = Mount::tmpfs(&sb.join("prof"), "256k");
+    sb.write("prof/hooks.json", USER);
+    let before = snapshot(&sb.join("prof"));
+    let o = sb
+        .cmd()
+        .args(["install", "big", "--profile", "prof", "--index", "cat"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("No space left"), "{err}");
+    assert!(err.contains("cannot write"), "{err}");
+    assert!(err.contains("prof/.hookpack-staging/"), "{err}");
+    assert!(!err.contains("reading"), "{err}");
+    assert_eq!(snapshot(&sb.join("prof")), before);
 }
 
 #[cfg(target_os = "linux")]
