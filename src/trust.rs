@@ -1115,18 +1115,27 @@ fn selected(h: &crate::list::Listed, sel: &Selection) -> bool {
 /// The lock every change to the trust file holds.
 fn lock(profile: &crate::profile::Profile) -> Result<crate::profile::Lock, Error> {
     crate::profile::require_home_folder(&profile.home)?;
-    let lock_path = profile.home.join(".hookpack-trust.lock");
-    crate::profile::Lock::acquire_file(&lock_path, crate::profile::lock_wait())
+    crate::profile::Lock::acquire_file(&lock_file(profile), crate::profile::lock_wait())
+}
+
+/// The file [`lock`] locks, made by the first change to the trust file.
+fn lock_file(profile: &crate::profile::Profile) -> std::path::PathBuf {
+    profile.home.join(".hookpack-trust.lock")
 }
 
 /// Drops the trust entries `keys` (see [`key`]), for handlers that no longer exist: those of
 /// a removed recipe. Trust is never carried over to whatever later takes their place.
 pub fn forget(profile: &crate::profile::Profile, keys: &[String]) -> Result<(), Error> {
     let path = profile.trust_file();
-    if keys.is_empty() || !path.exists() {
+    // A `trust` holding the lock may be about to write the first trust file, with entries
+    // of handlers it read before they went: its lock file tells, and the lock waits for it.
+    if keys.is_empty() || !(path.exists() || lock_file(profile).exists()) {
         return Ok(());
     }
     let _lock = lock(profile)?;
+    if !path.exists() {
+        return Ok(());
+    }
     let mut file = TrustFile::read(&path)?;
     let before = file.handlers.len();
     for k in keys {

@@ -1062,6 +1062,51 @@ fn temporary_files_of_a_killed_install_are_reported_and_removed() {
     assert!(left >= 4, "only {left} kills left a temporary file");
 }
 
+/// A first `trust` (no trust file yet) that read `hooks.json` before a `remove` committed
+/// and writes after it: the remove drops what that trust recorded, so a reinstall starts
+/// untrusted. The remove found no trust file and dropped nothing, and the trust then wrote
+/// the removed handlers' entries. strace holds the trust file's rename for 1.5 s.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_remove_racing_the_first_trust_still_drops_the_trust() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
+    let trust = std::process::Command::new(crate::pack::strace())
+        .args([
+            "-f",
+            "-qq",
+            "-o",
+            "/dev/null",
+            "-e",
+            "trace=?renameat,?renameat2",
+        ])
+        .args(["-e", "inject=?renameat,?renameat2:delay_enter=1500000"])
+        .arg(assert_cmd::cargo::cargo_bin("hookpack"))
+        .args(["trust", "--all", "--profile", "prof"])
+        .current_dir(sb.path())
+        .env("FINCLAW_HOME", sb.join("finclaw-home"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let lock = sb.join("finclaw-home/.hookpack-trust.lock");
+    let start = std::time::Instant::now();
+    while !lock.exists() && start.elapsed() < std::time::Duration::from_secs(20) {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // Past its read of hooks.json, waiting at the rename.
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    assert!(!sb.join("finclaw-home/hooks-trust.json").exists());
+    ok(&in_prof(&sb, &["remove", "demo"]));
+    assert!(trust.wait_with_output().unwrap().status.success());
+    ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
+    let listed = list_json(&sb);
+    for h in listed["handlers"].as_array().unwrap() {
+        assert_eq!(h["status"], "untrusted", "{listed:#}");
+    }
+}
+
 #[test]
 fn a_reference_packer_catalog_installs() {
     // What hooks_pack.py does: tarfile (PAX) of the folder, then zstd, index with the digest.
