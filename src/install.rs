@@ -323,15 +323,30 @@ impl Staging {
         } else {
             staging_root(profile)?
         };
-        let created = crate::fs::NewFolders::create(&parent)?;
-        let dir = tempfile::Builder::new()
-            .prefix(&format!("{}-", std::process::id()))
-            .tempdir_in(&parent)
-            .map_err(|e| crate::fs::FsError::new("create a staging folder in", &parent, e))?;
-        Ok(Staging {
-            dir,
-            _created: created,
-        })
+        // Another command removes the staging folder once it is empty (its recovery, or the
+        // cleanup of its own staging), maybe between its making here and the making of this
+        // command's folder in it: then it is made again.
+        let mut tries = 0;
+        loop {
+            let created = crate::fs::NewFolders::create(&parent)?;
+            match tempfile::Builder::new()
+                .prefix(&format!("{}-", std::process::id()))
+                .tempdir_in(&parent)
+            {
+                Ok(dir) => {
+                    return Ok(Staging {
+                        dir,
+                        _created: created,
+                    })
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound && tries < 16 => tries += 1,
+                Err(e) => {
+                    return Err(
+                        crate::fs::FsError::new("create a staging folder in", &parent, e).into(),
+                    )
+                }
+            }
+        }
     }
     fn path(&self) -> &Path {
         self.dir.path()

@@ -1107,6 +1107,45 @@ fn a_remove_racing_the_first_trust_still_drops_the_trust() {
     }
 }
 
+/// Another command removes the profile's empty staging folder (its recovery, or its own
+/// staging's cleanup) between an install's making it and making its own folder in it: the
+/// install makes it again. It failed, exit 1, "cannot create a staging folder in …: No such
+/// file or directory" (50 rounds of three commands at once). strace holds the install's
+/// second mkdir (its own folder) for 1.5 s while `doctor --fix` runs.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_install_whose_staging_root_another_command_removes_makes_it_again() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    sb.write("prof/hooks.json", "{}");
+    let install = std::process::Command::new(crate::pack::strace())
+        .args([
+            "-f",
+            "-qq",
+            "-o",
+            "/dev/null",
+            "-e",
+            "trace=?mkdir,?mkdirat",
+        ])
+        .args(["-e", "inject=?mkdir,?mkdirat:delay_enter=1500000:when=2"])
+        .arg(assert_cmd::cargo::cargo_bin("hookpack"))
+        .args(["install", "demo", "--index", "cat", "--profile", "prof"])
+        .current_dir(sb.path())
+        .env("FINCLAW_HOME", sb.join("finclaw-home"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let root = sb.join("prof/.hookpack-staging");
+    let start = std::time::Instant::now();
+    while !root.exists() && start.elapsed() < std::time::Duration::from_secs(20) {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    ok(&in_prof(&sb, &["doctor", "--fix"]));
+    ok(&install.wait_with_output().unwrap());
+    assert!(sb.join("prof/hooks/demo/recipe.json").is_file());
+}
+
 #[test]
 fn a_reference_packer_catalog_installs() {
     // What hooks_pack.py does: tarfile (PAX) of the folder, then zstd, index with the digest.
