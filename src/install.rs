@@ -1196,6 +1196,7 @@ pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
         Err(_) => None,
     };
     if let Some(read) = read {
+        let mut done = None;
         // Only the staging folder's name is taken from the journal (it is always directly
         // in the profile's staging folder), so a profile reached or moved elsewhere still
         // recovers, and a journal hookpack did not write cannot name paths outside.
@@ -1235,9 +1236,17 @@ pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
                     }
                     notes.push(format!("completed the interrupted change of `{}`", j.id));
                 } else {
-                    // Not committed: undo.
-                    if !new_tree.exists() && j.new_receipt.is_some() && tree.exists() {
-                        let trash = j.staging.join("trash");
+                    // Not committed: undo. The new folder is in place when it left staging
+                    // and is not in the trash yet: an undo that died after moving it there
+                    // (and maybe the old one back) is not done again.
+                    let trash = j.staging.join("trash");
+                    let there = |p: &Path| std::fs::symlink_metadata(p).is_ok();
+                    if !there(&new_tree)
+                        && j.new_receipt.is_some()
+                        && there(&tree)
+                        && !there(&trash)
+                        && there(&j.staging)
+                    {
                         crate::fs::rename(&tree, &trash)?;
                     }
                     move_if_exists(&old_tree, &tree)?;
@@ -1258,8 +1267,11 @@ pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
                     }
                     notes.push(format!("rolled back the interrupted change of `{}`", j.id));
                 }
-                if j.staging.starts_with(profile.staging_dir()) && j.staging.exists() {
-                    crate::fs::remove_dir_all(&j.staging)?;
+                // Removed once the journal is gone (as a commit does): a recovery that dies
+                // between the two leaves a staging folder of a dead process, not a journal
+                // naming a folder that is gone.
+                if j.staging.starts_with(profile.staging_dir()) {
+                    done = Some(j.staging);
                 }
             }
             Err(e) => notes.push(format!(
@@ -1268,6 +1280,9 @@ pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
             )),
         }
         std::fs::remove_file(&jpath).map_err(|e| crate::fs::FsError::new("remove", &jpath, e))?;
+        if let Some(done) = done.filter(|d| d.exists()) {
+            crate::fs::remove_dir_all(&done)?;
+        }
     }
     let staging = profile.staging_dir();
     for (path, pid) in staging_folders(profile)? {

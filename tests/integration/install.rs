@@ -1146,6 +1146,50 @@ fn an_install_whose_staging_root_another_command_removes_makes_it_again() {
     assert!(sb.join("prof/hooks/demo/recipe.json").is_file());
 }
 
+/// A recovery that dies after putting the old folder back (an upgrade stopped at step 3,
+/// then its undo stopped before its journal went: here made by hand, as the undo does it),
+/// or after removing its staging folder too, is finished by the next command, which keeps
+/// the old folder. It took that folder for the new one and moved it to the trash the first
+/// undo had made (or into the staging folder that was gone), failing with "Directory not
+/// empty" or "No such file or directory", so every command stopped on it.
+#[test]
+fn a_recovery_that_died_after_putting_the_old_folder_back_is_finished() {
+    for staging_gone in [false, true] {
+        let sb = Sandbox::new();
+        old_and_new_catalogs(&sb);
+        ok(&in_prof(&sb, &["install", "demo", "--index", "old"]));
+        let receipt = std::fs::read(sb.join("prof/hooks/.receipts/demo.json")).unwrap();
+        let o = sb
+            .cmd()
+            .env("HOOKPACK_TEST_CRASH_AT", "3")
+            .args(["install", "demo", "--index", "cat", "--profile", "prof"])
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "the crash hook did not fire");
+        let staging = std::fs::read_dir(sb.join("prof/.hookpack-staging"))
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        // The undo's moves: the new folder to the trash, the old one back; then its receipt,
+        // and the staging folder removed.
+        std::fs::rename(sb.join("prof/hooks/demo"), staging.join("trash")).unwrap();
+        std::fs::rename(staging.join("old"), sb.join("prof/hooks/demo")).unwrap();
+        if staging_gone {
+            sb.write("prof/hooks/.receipts/demo.json", &receipt);
+            std::fs::remove_dir_all(&staging).unwrap();
+        }
+        ok(&in_prof(&sb, &["doctor", "--fix"]));
+        ok(&in_prof(&sb, &["doctor"]));
+        let tree = read_json(&sb.join("prof/hooks/demo/recipe.json"));
+        assert_eq!(tree["version"], "0.1.0", "{staging_gone}");
+        let receipt = read_json(&sb.join("prof/hooks/.receipts/demo.json"));
+        assert_eq!(receipt["version"], "0.1.0", "{staging_gone}");
+        assert!(!sb.join("prof/.hookpack-journal.json").exists());
+    }
+}
+
 #[test]
 fn a_reference_packer_catalog_installs() {
     // What hooks_pack.py does: tarfile (PAX) of the folder, then zstd, index with the digest.
