@@ -1432,7 +1432,14 @@ fn commit_steps(
     crash_point(3);
     write_receipt(profile, id, journal.new_receipt.as_ref())?;
     crash_point(4);
-    if let Ok(old) = std::fs::read(&hooks_path) {
+    // Only a missing file has no backup: one that cannot be read (an I/O error) fails the
+    // change, which is rolled back, rather than going on without a backup.
+    let old = match std::fs::read(&hooks_path) {
+        Ok(old) => Some(old),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(crate::fs::FsError::new("read", &hooks_path, e).into()),
+    };
+    if let Some(old) = old {
         // The copy is as private as the file. The backup it replaces is kept in staging
         // until the commit point, so that a rollback puts back exactly what was there: a
         // symbolic link moves as the link itself (its target is never written). A folder

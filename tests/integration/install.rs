@@ -1190,6 +1190,40 @@ fn a_recovery_that_died_after_putting_the_old_folder_back_is_finished() {
     }
 }
 
+/// An install whose read of `hooks.json` for the backup fails (EIO on each open of the file
+/// in turn) fails, or succeeds with the backup written: it succeeded with no
+/// `hooks.json.bak` at all, in silence.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_install_that_cannot_read_hooks_json_for_the_backup_does_not_skip_it() {
+    for n in 1..=8 {
+        let sb = Sandbox::new();
+        catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+        sb.write("prof/hooks.json", USER_DOC);
+        let before = sandbox_state(&sb.join("prof"));
+        let o = std::process::Command::new(crate::pack::strace())
+            .args(["-f", "-qq", "-o", "/dev/null", "-P"])
+            .arg(sb.join("prof/hooks.json"))
+            .args(["-e", "trace=?open,?openat"])
+            .arg("-e")
+            .arg(format!("inject=?open,?openat:error=EIO:when={n}"))
+            .arg(assert_cmd::cargo::cargo_bin("hookpack"))
+            .args(["install", "demo", "--index", "cat", "--profile", "prof"])
+            .current_dir(sb.path())
+            .env("FINCLAW_HOME", sb.join("finclaw-home"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        if o.status.success() {
+            let bak = std::fs::read_to_string(sb.join("prof/hooks.json.bak"));
+            assert_eq!(bak.ok().as_deref(), Some(USER_DOC), "{n}: {err}");
+        } else {
+            assert_eq!(o.status.code(), Some(3), "{n}: {err}");
+            assert_eq!(sandbox_state(&sb.join("prof")), before, "{n}: {err}");
+        }
+    }
+}
+
 #[test]
 fn a_reference_packer_catalog_installs() {
     // What hooks_pack.py does: tarfile (PAX) of the folder, then zstd, index with the digest.
