@@ -1353,10 +1353,12 @@ fn not_forgotten(profile: &Profile, id: &str, n: usize, e: &Error) -> String {
 
 /// Applies a change to the profile through the journal. `new_tree` is the staged recipe
 /// folder (None to remove), `new_hooks` the new `hooks.json`, `forget_trust` the trust keys
-/// of the handlers it takes out. On an error the change is rolled back (or, past the commit
-/// point, finished) before the error is returned; when even that fails, the journal and the
-/// staging folder it restores from are left for the next command. A trust file that could
-/// not be rewritten does not undo a committed change: that error is returned in `Ok`.
+/// of the handlers it takes out. On an error before the commit point the change is rolled
+/// back before the error is returned; past it, the change is made, and recovery finishes
+/// it. When even that fails, the journal and the staging folder it restores from are left
+/// for the next command, and the error is returned. What went wrong with a change that is
+/// made (a trust file that could not be rewritten, a journal that could not be removed
+/// but recovery did) is returned as warnings.
 fn commit(
     profile: &Profile,
     id: &str,
@@ -1365,8 +1367,11 @@ fn commit(
     new_receipt: Option<Receipt>,
     new_hooks: &[u8],
     forget_trust: &[String],
-) -> Result<Option<Error>, Error> {
-    let result = commit_steps(
+) -> Result<Vec<String>, Error> {
+    // A change that leaves hooks.json byte-identical has no commit point recovery can see:
+    // with its journal left, recovery undoes it.
+    let same_hooks = file_digest(&profile.hooks_json())? == Some(Sha256::of(new_hooks));
+    let steps = commit_steps(
         profile,
         id,
         staging.path(),
@@ -1375,13 +1380,25 @@ fn commit(
         new_hooks,
         forget_trust,
     );
-    if result.is_err()
-        && profile.journal().exists()
-        && (recover(profile).is_err() || profile.journal().exists())
+    let (e, committed) = match steps.map(|()| finish_commit(profile, staging.path(), forget_trust))
     {
+        Ok(Ok(None)) => return Ok(Vec::new()),
+        Ok(Ok(Some(e))) => return Ok(vec![not_forgotten(profile, id, forget_trust.len(), &e)]),
+        Ok(Err(e)) => (e, true),
+        Err(e) => (e, false),
+    };
+    let journal_left = profile.journal().exists();
+    if journal_left && (recover(profile).is_err() || profile.journal().exists()) {
         staging.dir.disable_cleanup(true);
+        return Err(e);
     }
-    result
+    if !committed || (journal_left && same_hooks) {
+        return Err(e);
+    }
+    Ok(vec![format!(
+        "the change of `{id}` is made, but cleaning up after it failed ({e}); the next \
+         command removes what is left"
+    )])
 }
 
 fn commit_steps(
@@ -1392,7 +1409,7 @@ fn commit_steps(
     new_receipt: Option<Receipt>,
     new_hooks: &[u8],
     forget_trust: &[String],
-) -> Result<Option<Error>, Error> {
+) -> Result<(), Error> {
     let hooks_path = profile.hooks_json();
     let before = file_digest(&hooks_path)?;
     let journal = Journal {
@@ -1455,6 +1472,16 @@ fn commit_steps(
     crash_point(5);
     crate::pack::write_atomic(&hooks_path, new_hooks)?;
     crash_point(6);
+    Ok(())
+}
+
+/// What a commit does once `hooks.json` is written (its commit point): drops the trust of
+/// the handlers it took out, then removes the journal and the staging folder.
+fn finish_commit(
+    profile: &Profile,
+    staging: &Path,
+    forget_trust: &[String],
+) -> Result<Option<Error>, Error> {
     let not_forgotten = crate::trust::forget(profile, forget_trust).err();
     // The journal goes first: while it exists, the old folder must still be in staging.
     std::fs::remove_file(profile.journal())
@@ -1648,7 +1675,7 @@ pub fn install_prepared(
     };
     hand_over(profile, &id, &merged.handover)?;
     let mut prepared = prepared;
-    commit(
+    let warnings = commit(
         profile,
         &id,
         &mut prepared.staging,
@@ -1657,6 +1684,8 @@ pub fn install_prepared(
         &new_bytes,
         &[],
     )?;
+    let mut outcome = outcome;
+    outcome.warnings.extend(warnings);
     Ok(outcome)
 }
 
@@ -2094,9 +2123,8 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
     // was read, or cannot be written): say so, since a reinstall would be trusted without
     // asking.
     let mut outcome = outcome;
-    if let Some(e) = commit(profile, id, &mut staging, None, None, &new_bytes, &keys)? {
-        (outcome.warnings).push(not_forgotten(profile, id, keys.len(), &e));
-    }
+    let warnings = commit(profile, id, &mut staging, None, None, &new_bytes, &keys)?;
+    outcome.warnings.extend(warnings);
     Ok(outcome)
 }
 

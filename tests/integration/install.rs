@@ -1224,6 +1224,47 @@ fn an_install_that_cannot_read_hooks_json_for_the_backup_does_not_skip_it() {
     }
 }
 
+/// A commit whose journal cannot be removed once `hooks.json` is written (EIO on its first
+/// unlink) is finished by the recovery it runs: install and remove succeed, with a warning,
+/// and leave nothing behind. They said "error: cannot remove …/.hookpack-journal.json" and
+/// exited 3 though the recipe was installed or removed.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_commit_whose_cleanup_fails_after_the_commit_point_succeeds() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    sb.write("prof/hooks.json", USER_DOC);
+    for verb in ["install", "remove"] {
+        let o = std::process::Command::new(crate::pack::strace())
+            .args(["-f", "-qq", "-o", "/dev/null", "-P"])
+            .arg(sb.join("prof/.hookpack-journal.json"))
+            .args(["-e", "trace=?unlink,?unlinkat"])
+            .args(["-e", "inject=?unlink,?unlinkat:error=EIO:when=1"])
+            .arg(assert_cmd::cargo::cargo_bin("hookpack"))
+            .args([verb, "demo", "--profile", "prof"])
+            .args(if verb == "install" {
+                &["--index", "cat"][..]
+            } else {
+                &[][..]
+            })
+            .current_dir(sb.path())
+            .env("FINCLAW_HOME", sb.join("finclaw-home"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{verb}: {err}");
+        assert!(err.contains("warning:"), "{verb}: {err}");
+        assert!(err.contains(".hookpack-journal.json"), "{verb}: {err}");
+        assert_eq!(
+            sb.join("prof/hooks/demo").exists(),
+            verb == "install",
+            "{verb}: {err}"
+        );
+        assert!(!sb.join("prof/.hookpack-journal.json").exists(), "{verb}");
+        assert!(!sb.join("prof/.hookpack-staging").exists(), "{verb}");
+    }
+}
+
 #[test]
 fn a_reference_packer_catalog_installs() {
     // What hooks_pack.py does: tarfile (PAX) of the folder, then zstd, index with the digest.
