@@ -2113,9 +2113,14 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
     }
     let mut staging = Staging::new(profile, false)?;
     if removed == 0 && old_bytes.is_none() {
-        // No hooks.json to rewrite: just move the folder and receipt away.
-        move_if_exists(&profile.recipe_dir(id), &staging.path().join("old"))?;
-        write_receipt(profile, id, None)?;
+        // No hooks.json to rewrite: just move the folder and receipt away. A receipt that
+        // stays takes its folder back (deleted with the staging folder otherwise).
+        let (tree, moved) = (profile.recipe_dir(id), staging.path().join("old"));
+        move_if_exists(&tree, &moved)?;
+        if let Err(e) = write_receipt(profile, id, None) {
+            let _ = move_if_exists(&moved, &tree);
+            return Err(e);
+        }
         return Ok(outcome);
     }
     hand_over(profile, id, &handover)?;

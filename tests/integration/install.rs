@@ -1265,6 +1265,33 @@ fn a_commit_whose_cleanup_fails_after_the_commit_point_succeeds() {
     }
 }
 
+/// A remove from a profile without `hooks.json` whose receipt cannot be deleted (EIO) puts
+/// the recipe's folder back: the profile is as it was. The folder was deleted with the
+/// staging folder while the receipt stayed.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_remove_without_hooks_json_whose_receipt_stays_keeps_the_folder() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
+    std::fs::remove_file(sb.join("prof/hooks.json")).unwrap();
+    let before = sandbox_state(&sb.join("prof"));
+    let o = std::process::Command::new(crate::pack::strace())
+        .args(["-f", "-qq", "-o", "/dev/null", "-P"])
+        .arg(sb.join("prof/hooks/.receipts/demo.json"))
+        .args(["-e", "trace=?unlink,?unlinkat"])
+        .args(["-e", "inject=?unlink,?unlinkat:error=EIO:when=1"])
+        .arg(assert_cmd::cargo::cargo_bin("hookpack"))
+        .args(["remove", "demo", "--profile", "prof"])
+        .current_dir(sb.path())
+        .env("FINCLAW_HOME", sb.join("finclaw-home"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert_eq!(sandbox_state(&sb.join("prof")), before, "{err}");
+}
+
 #[test]
 fn a_reference_packer_catalog_installs() {
     // What hooks_pack.py does: tarfile (PAX) of the folder, then zstd, index with the digest.
