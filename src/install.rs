@@ -1488,6 +1488,9 @@ fn finish_commit(
         .map_err(|e| crate::fs::FsError::new("remove", &profile.journal(), e))?;
     crash_point(7);
     crate::fs::remove_dir_all(staging)?;
+    // The profile's staging folder too, once empty: the command that made it may have
+    // found this one's folder in it when it cleaned up.
+    let _ = std::fs::remove_dir(profile.staging_dir());
     Ok(not_forgotten)
 }
 
