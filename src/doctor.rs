@@ -134,6 +134,15 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
         let _lock = crate::profile::Lock::acquire(profile, crate::profile::lock_wait())?;
         fixed.extend(crate::install::recover(profile)?);
     }
+    // Those of trust file writes, beside it (their pid is no process: no write is going on).
+    for path in crate::pack::dead_temporary_files(&profile.home) {
+        if fix {
+            crate::fs::remove_file(&path)?;
+            fixed.push(format!("removed the temporary file {}", path.display()));
+        } else {
+            problem(&mut out, &path, "", "staging-leftover", "a temporary file of a write of the trust file that did not finish; `hookpack doctor --fix` removes it".into());
+        }
+    }
     if let Some((path, why)) = receipt::folder_not_folder(profile) {
         problem(&mut out, &path, "", "hooks-not-folder", why.to_string());
     }

@@ -1309,6 +1309,46 @@ fn an_empty_staging_folder_goes_with_the_next_commit() {
     }
 }
 
+/// The temporary file of a trust file write killed before its rename (beside the trust
+/// file, in `FINCLAW_HOME`) is named by `doctor` and removed by `doctor --fix`.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_temporary_file_of_a_killed_trust_is_reported_and_removed() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
+    let o = std::process::Command::new(crate::pack::strace())
+        .args([
+            "-f",
+            "-qq",
+            "-o",
+            "/dev/null",
+            "-e",
+            "trace=?renameat,?renameat2",
+        ])
+        .args(["-e", "inject=?renameat,?renameat2:signal=KILL:when=1"])
+        .arg(assert_cmd::cargo::cargo_bin("hookpack"))
+        .args(["trust", "--all", "--profile", "prof"])
+        .current_dir(sb.path())
+        .env("FINCLAW_HOME", sb.join("finclaw-home"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success(), "not killed");
+    let left = || -> Vec<String> {
+        (std::fs::read_dir(sb.join("finclaw-home")).unwrap())
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(".hookpack-tmp-"))
+            .collect()
+    };
+    let found = left();
+    assert_eq!(found.len(), 1, "{found:?}");
+    let o = in_prof(&sb, &["doctor"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains(&found[0]), "{out}");
+    ok(&in_prof(&sb, &["doctor", "--fix"]));
+    assert_eq!(left(), Vec::<String>::new());
+}
+
 #[test]
 fn a_reference_packer_catalog_installs() {
     // What hooks_pack.py does: tarfile (PAX) of the folder, then zstd, index with the digest.
