@@ -188,8 +188,10 @@ impl NewFolders {
 impl Drop for NewFolders {
     fn drop(&mut self) {
         for d in self.created.iter().rev() {
-            if fs::remove_dir(d).is_err() {
-                break;
+            // One already gone (another command removed it, empty) is no reason to stop.
+            match fs::remove_dir(d) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => break,
+                _ => {}
             }
         }
     }

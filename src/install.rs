@@ -311,6 +311,9 @@ pub(crate) fn recipes_given_as_index(p: &Path) -> Result<(), Error> {
 pub struct Staging {
     /// Dropped first: the staging folder (unless a commit already moved it).
     dir: tempfile::TempDir,
+    /// Then the profile's staging folder, if empty by then, whoever made it: the command
+    /// that did may have found this one's folder in it when it cleaned up.
+    _root: EmptyRoot,
     /// Then the folders created for it (the profile itself, `.hookpack-staging`), if empty
     /// by then, so a refused install leaves no trace.
     _created: crate::fs::NewFolders,
@@ -336,6 +339,7 @@ impl Staging {
                 Ok(dir) => {
                     return Ok(Staging {
                         dir,
+                        _root: EmptyRoot((!dry_run).then(|| parent.clone())),
                         _created: created,
                     })
                 }
@@ -350,6 +354,18 @@ impl Staging {
     }
     fn path(&self) -> &Path {
         self.dir.path()
+    }
+}
+
+/// The profile's staging folder, removed when dropped if it is empty (None: the system
+/// temp folder, left alone).
+struct EmptyRoot(Option<PathBuf>);
+
+impl Drop for EmptyRoot {
+    fn drop(&mut self) {
+        if let Some(root) = &self.0 {
+            let _ = std::fs::remove_dir(root);
+        }
     }
 }
 

@@ -1294,15 +1294,14 @@ fn a_remove_without_hooks_json_whose_receipt_stays_keeps_the_folder() {
 
 /// An empty staging folder found in the profile (left by a command that ran at the same
 /// time, whose own cleanup found this one's folder in it) is gone once an install or remove
-/// commits. It stayed (in 30 of 80 rounds of three commands at once).
+/// is done, one that changes nothing too. It stayed (in 30 of 80 rounds of three commands
+/// at once; then in 4 of 60, after installs that changed nothing).
 #[test]
 fn an_empty_staging_folder_goes_with_the_next_commit() {
     let sb = Sandbox::new();
     catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
-    for args in [
-        &["install", "demo", "--index", "cat"][..],
-        &["remove", "demo"],
-    ] {
+    let install = &["install", "demo", "--index", "cat"][..];
+    for args in [install, install, &["remove", "demo"]] {
         std::fs::create_dir_all(sb.join("prof/.hookpack-staging")).unwrap();
         ok(&in_prof(&sb, args));
         assert!(!sb.join("prof/.hookpack-staging").exists(), "{args:?}");
