@@ -308,16 +308,20 @@ pub fn resolve_script(cmd: &str, env: &Env) -> Script {
         Err(at) => return Script::Unresolved(cmd[words.words[at].start..].trim_end().into()),
     }
     let mut target = command::target(&words);
-    // An interpreter given no script (or `sh -s`) reads it from stdin: `sh < x.sh` runs
-    // `x.sh`, as if named after the interpreter.
-    if let (Some(file), Target::Nothing | Target::Inline { flag: "-s" }) = (stdin, &target) {
-        if !words.words.is_empty() {
-            if matches!(target, Target::Inline { .. }) {
-                words.words.truncate(1);
-            }
-            words.words.push(file);
-            target = command::target(&words);
-        }
+    // An interpreter given no script, `-` for one (`node -`, `sh - ARG`) or `sh -s` reads
+    // it from stdin: `sh < x.sh` runs `x.sh`, as if named after the interpreter. Without
+    // such a redirection, stdin is the payload, no file.
+    let reads_stdin = matches!(target, Target::Nothing | Target::Inline { flag: "-s" });
+    if let (true, Some(file)) = (reads_stdin && !words.words.is_empty(), stdin) {
+        let keep = match target {
+            Target::Inline { .. } => 1,
+            _ => (words.words.iter().skip(1))
+                .position(|w| w.text == "-")
+                .map_or(words.words.len(), |at| at + 1),
+        };
+        words.words.truncate(keep);
+        words.words.push(file);
+        target = command::target(&words);
     }
     match target {
         Target::Script {

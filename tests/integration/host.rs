@@ -3575,11 +3575,13 @@ fn a_script_given_to_an_interpreter_on_stdin_is_hashed() {
         ("fd0", "0<x.sh bash"),
         ("dash-s", "bash -s < x.sh"),
         ("both", "sh <x.sh 2>/dev/null"),
+        ("dash", "sh - < x.sh"),
     ];
     let none = [
         ("inline", "sh -c 'exit 0' < x.sh"),
         ("herestring", "sh <<< x.sh"),
         ("other-fd", "sh 3< x.sh"),
+        ("payload", "python3 -"),
     ];
     let handlers: Vec<Value> = (hashed.iter().chain(&none))
         .map(|(id, cmd)| json!({"type": "command", "command": cmd, "id": id}))
