@@ -120,6 +120,35 @@ fn a_full_disk_while_fetching_names_the_copy_not_the_archive() {
     assert_eq!(snapshot(&sb.join("prof")), before);
 }
 
+/// `doctor --fix` on a read-only profile with nothing to recover (a profile mounted
+/// read-only into a container, checked in CI) failed (exit 3) opening the profile lock it
+/// needs only to finish an interrupted change; it reports, and exits 0 when all is well.
+#[cfg(target_os = "linux")]
+#[test]
+fn doctor_fix_on_a_sound_read_only_profile_needs_no_lock() {
+    let sb = Sandbox::new();
+    let m = Mount::tmpfs(&sb.join("prof"), "4m");
+    ok(&sb
+        .cmd()
+        .args(["install", "tool-gate", "--profile", "prof"])
+        .output()
+        .unwrap());
+    ok(&sb
+        .cmd()
+        .args(["trust", "--all", "--profile", "prof"])
+        .output()
+        .unwrap());
+    let before = snapshot(&sb.join("prof"));
+    m.read_only();
+    let o = sb
+        .cmd()
+        .args(["doctor", "--fix", "--profile", "prof"])
+        .output()
+        .unwrap();
+    ok(&o);
+    assert_eq!(snapshot(&sb.join("prof")), before);
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn a_read_only_profile_changes_nothing() {
