@@ -223,7 +223,7 @@ fn a_lock_held_by_another_process_prints_a_json_error_exit_3() {
     held.lock().unwrap();
     let doc = json_error_env(
         &sb,
-        &["doctor", "--fix", "--profile", "prof"],
+        &["install", "tool-gate", "--profile", "prof"],
         &[("HOOKPACK_LOCK_TIMEOUT", "0")],
         3,
         "another hookpack process holds",
