@@ -396,12 +396,13 @@ pub fn lock_wait() -> Duration {
 }
 
 /// What is in the lock file's place, when its open failed for that: ENXIO, a fifo no one
-/// reads opened without blocking; ELOOP, a link under O_NOFOLLOW.
+/// reads opened without blocking; ELOOP, a link under O_NOFOLLOW; EISDIR, a folder.
 #[cfg(unix)]
 fn lock_file_refusal(e: &std::io::Error) -> Option<&'static str> {
     match e.raw_os_error() {
         Some(libc::ENXIO) => Some("a fifo, socket or device"),
         Some(libc::ELOOP) => Some("a symbolic link"),
+        Some(libc::EISDIR) => Some("a folder"),
         _ => None,
     }
 }

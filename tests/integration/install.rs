@@ -3986,6 +3986,34 @@ fn a_lock_file_that_is_a_link_is_refused_not_followed() {
     }
 }
 
+/// A folder in the place of a lock file gave "Is a directory (os error 21)", naming
+/// neither the fix nor, for the trust file's lock, which verb it hindered; it is refused
+/// as a fifo there is, naming the file and saying to remove it.
+#[cfg(unix)]
+#[test]
+fn a_lock_file_that_is_a_folder_is_refused_naming_the_fix() {
+    for (lock, args) in [
+        ("prof/.hookpack.lock", &["install", "tool-gate"][..]),
+        ("prof/.hookpack.lock", &["doctor", "--fix"][..]),
+        ("finclaw-home/.hookpack-trust.lock", &["trust", "--all"][..]),
+    ] {
+        let sb = Sandbox::new();
+        ok(&in_prof(&sb, &["install", "tool-gate"]));
+        let _ = std::fs::remove_file(sb.join(lock));
+        std::fs::create_dir_all(sb.join(lock)).unwrap();
+        let before = sandbox_state(&sb.join("prof"));
+        let o = in_prof_bounded(&sb, args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{lock}: {args:?}: {err}");
+        assert!(
+            err.contains(lock) && err.contains("is a folder") && err.contains("remove it"),
+            "{lock}: {args:?}: {err}"
+        );
+        assert_eq!(sandbox_state(&sb.join("prof")), before, "{lock}: {args:?}");
+        assert!(sb.join(lock).is_dir(), "{lock}: {args:?}");
+    }
+}
+
 /// Found by the hostile-input sweep: a receipt whose `index_url` is no location hookpack
 /// fetches from (edited by hand to `ftp://…`) made `update` stop with "`ftp://…` is not a
 /// usable location", naming neither the receipt nor a way out, for every recipe, while
