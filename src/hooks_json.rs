@@ -399,6 +399,20 @@ fn check_handler(
             "`command` holds a NUL byte (\"\\u0000\"), which no shell can be given, so hosts \
              cannot start the handler; remove it from the command",
         ),
+        // Hosts pass it as one argument, and the kernel refuses to start a shell given a
+        // longer one: every run fails, and denies on PermissionRequest.
+        Some(Value::String(c)) if c.len() > crate::run::MAX_COMMAND_BYTES => f.error(
+            &field("command"),
+            "command-too-long",
+            format!(
+                "`command` is {} bytes, more than the {} Linux passes to a program in one \
+                 argument (hosts run it as `$SHELL -lc COMMAND`), so hosts cannot start the \
+                 handler (\"Argument list too long\"); move the text into the script, or a \
+                 file it reads",
+                c.len(),
+                crate::run::MAX_COMMAND_BYTES
+            ),
+        ),
         Some(Value::String(c)) => {
             // (A recipe's commands are checked as recipe commands, an open quote an error.)
             if ctx == Context::HooksFile {

@@ -28,6 +28,11 @@ use std::time::{Duration, Instant};
 /// Most bytes of stdout or stderr kept from one handler.
 pub const OUTPUT_CAP: usize = 1024 * 1024;
 
+/// Longest `command` a handler may have, in bytes: hosts pass it as one argument of
+/// `$SHELL -lc COMMAND`, and Linux refuses to start a program given an argument of more
+/// than `MAX_ARG_STRLEN` (32 pages of 4 KiB, 131072 bytes) with its terminating NUL.
+pub const MAX_COMMAND_BYTES: usize = 32 * 4096 - 1;
+
 /// Longest a handler is waited for, about a century: any whole number of seconds is a
 /// valid `timeout`, and one near `u64::MAX` would overflow the clock.
 const MAX_WAIT: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
@@ -487,9 +492,20 @@ fn failed(event: Event, why: String, deny: bool) -> Decision {
 /// PermissionRequest (seeds/004: "PermissionRequest spawn failure denies") and under
 /// `failurePolicy: deny`.
 pub fn start_failed(event: Event, err: &std::io::Error, deny_on_failure: bool) -> Decision {
+    // The command or the environment is more than the kernel passes to a program.
+    let why = if err.raw_os_error() == Some(libc::E2BIG) {
+        format!(
+            "cannot start the shell: {err}: the command and the environment together are more \
+             than the system passes to a program (the command at most {MAX_COMMAND_BYTES} \
+             bytes); move long text from the command into the script, or unset large \
+             environment variables"
+        )
+    } else {
+        format!("cannot start the shell: {err}")
+    };
     failed(
         event,
-        format!("cannot start the shell: {err}"),
+        why,
         deny_on_failure || event == Event::PermissionRequest,
     )
 }
@@ -588,6 +604,19 @@ mod tests {
         assert!(interpret(Event::Stop, &raw(Some(0), reject, ""), false)
             .failure
             .is_some());
+    }
+
+    #[test]
+    fn a_start_refused_for_its_size_names_the_cause() {
+        let e = std::io::Error::from_raw_os_error(libc::E2BIG);
+        let d = start_failed(Event::PermissionRequest, &e, false);
+        assert_eq!(d.verdict, Some(Verdict::Deny));
+        let why = d.failure.unwrap();
+        assert!(
+            why.contains("more than the system passes to a program")
+                && why.contains("move long text from the command into the script"),
+            "{why}"
+        );
     }
 
     #[test]

@@ -1875,6 +1875,74 @@ fn a_command_holding_a_nul_byte_is_never_trusted_or_started() {
     assert_eq!(d["outcome"], json!({}), "{d:#}");
 }
 
+/// A command longer than Linux gives one argument (MAX_ARG_STRLEN, 131072 bytes with the
+/// NUL; `$SHELL -lc COMMAND` passes it as one) passed `validate` and `trust`, then every
+/// run failed with "Argument list too long (os error 7)", which denies under
+/// `failurePolicy: deny`. It is invalid, as a NUL is: trust refuses it, run skips it
+/// naming the cause, doctor and validate report it at the command with the fix. One byte
+/// shorter, it runs.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_command_longer_than_one_argument_may_be_is_invalid() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let longest = format!("true #{}", "x".repeat(131071 - 6));
+    let over = format!("sh ok.sh {}", "x".repeat(200000));
+    sb.write("ws/ok.sh", "exit 0\n");
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [
+            {"id": "longest", "type": "command", "command": longest},
+            {"id": "over", "type": "command", "command": over, "failurePolicy": "deny"}
+        ]}),
+    );
+    let o = in_prof_output(&sb, &["trust", "over"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("#id:over): invalid") && out.contains("131071"),
+        "{out}"
+    );
+    assert!(!sb.join("finclaw-home/hooks-trust.json").exists());
+    let d = run(
+        &sb,
+        "PreToolUse",
+        json!({"tool_name": "exec"}),
+        &["--include-untrusted"],
+    );
+    assert_eq!(d["handlers"][0]["state"], "ran", "{d:#}");
+    assert_eq!(d["handlers"][0]["exit"], 0, "{d:#}");
+    let state = d["handlers"][1]["state"].as_str().unwrap();
+    assert!(
+        state.starts_with("skipped: invalid") && state.contains("move"),
+        "{state}"
+    );
+    assert_eq!(d["outcome"], json!({}), "{d:#}");
+    let o = in_prof_output(&sb, &["doctor", "--format", "json"]);
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let problems: Vec<_> = doc["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["code"] == "handler-invalid")
+        .collect();
+    assert_eq!(problems.len(), 1, "{doc:#}");
+    assert_eq!(
+        problems[0]["pointer"], "/hooks/PreToolUse/0/hooks/1",
+        "{doc:#}"
+    );
+    let (code, report) = validate_json(&sb, &["prof/hooks.json"]);
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(
+        findings(&report),
+        [(
+            "/hooks/PreToolUse/0/hooks/1/command".to_string(),
+            "command-too-long".to_string()
+        )],
+        "{report:#}"
+    );
+}
+
 /// A payload saved with a UTF-8 byte-order mark (as some Windows editors do) is not JSON
 /// to a host's JSON.parse either, so it stays refused; but "not JSON (expected value at
 /// line 1 column 1)" did not say why: the message names the mark and how to drop it.

@@ -119,6 +119,21 @@ fn hooks_schema_agrees() {
                 h("Stop", cmd(json!({"command": "true\u{0} x"}))),
                 true,
             ),
+            (
+                "command too long",
+                h("Stop", cmd(json!({"command": "x".repeat(131072)}))),
+                true,
+            ),
+            (
+                "longest command",
+                h("Stop", cmd(json!({"command": "x".repeat(131071)}))),
+                true,
+            ),
+            (
+                "command too long in bytes only",
+                h("Stop", cmd(json!({"command": "é".repeat(70000)}))),
+                false,
+            ),
             ("timeout 0", h("Stop", cmd(json!({"timeout": 0}))), true),
             ("timeout -3", h("Stop", cmd(json!({"timeout": -3}))), true),
             (
@@ -313,6 +328,13 @@ fn recipe_schema_agrees() {
             (
                 "NUL in command",
                 handler(|h| h["command"] = json!("node scripts/main.js\u{0}")),
+                true,
+            ),
+            (
+                "command too long",
+                handler(|h| {
+                    h["command"] = json!(format!("node scripts/main.js {}", "x".repeat(131071)))
+                }),
                 true,
             ),
             (

@@ -1404,3 +1404,34 @@ fn validate_holds_one_parse_of_a_document_it_had_to_identify() {
         "identified {other} KiB, named {named} KiB"
     );
 }
+
+/// A recipe command longer than Linux gives one argument (131071 bytes and the NUL) passed
+/// `validate`, and once installed every run of it failed with "Argument list too long".
+#[test]
+fn a_recipe_command_longer_than_one_argument_may_be_is_an_error() {
+    let sb = Sandbox::new();
+    let mut m = manifest("long");
+    m["hooks"]["PreToolUse"][0]["hooks"][0]["command"] =
+        json!(format!("node scripts/main.js {}", "x".repeat(200000)));
+    let dir = write_recipe(&sb, "long", &m);
+    let (code, r) = validate_json(&sb, &[dir.to_str().unwrap()]);
+    assert_eq!(code, 1, "{r:#}");
+    assert_finding(
+        &r,
+        "/hooks/PreToolUse/0/hooks/0/command",
+        "command-too-long",
+    );
+    let message = r["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "command-too-long")
+        .unwrap()["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        message.contains("131071") && message.contains("move"),
+        "{message}"
+    );
+}
