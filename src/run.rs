@@ -11,7 +11,8 @@
 //! default disposition back first, and a host embedding this must not ignore it.
 //!
 //! Answers: exit 0 with nothing on stdout is no decision; exit 0 with one JSON object is a
-//! decision; text that looks like JSON but does not parse is a failure, and so is stdout
+//! decision; text that looks like JSON but does not parse is a failure, and so are an
+//! answer field of the wrong type (a string `updatedInput`, a numeric reason) and stdout
 //! over [`OUTPUT_CAP`]; exit 2 with stderr blocks on tool and prompt events; anything else
 //! is a failure, which denies only under `failurePolicy: deny` on PreToolUse. Combining: a
 //! deny wins, and the last non-blocking rewrite wins.
@@ -345,8 +346,27 @@ fn looks_like_json(s: &str) -> bool {
     matches!(s.trim_start().chars().next(), Some('{' | '['))
 }
 
-fn str_field(v: &Value, key: &str) -> Option<String> {
-    v.get(key).and_then(Value::as_str).map(String::from)
+/// The string `field` of an answer (named `name`), if any: `null` is taken for no value,
+/// and a value of another type is the failure to report, as an unknown
+/// `permissionDecision` is (a host reading the answer into typed fields refuses it).
+fn str_field(field: Option<&Value>, name: &str) -> Result<Option<String>, String> {
+    match field {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(other) => Err(format!(
+            "{name} must be a string, found {}; print it as one, or leave it out",
+            shown(other)
+        )),
+    }
+}
+
+/// A JSON value for a message, cut short past 100 characters.
+fn shown(v: &Value) -> String {
+    let text = v.to_string();
+    match text.char_indices().nth(100) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text,
+    }
 }
 
 /// Reads a handler's answer for `event`. `deny_on_failure` is `failurePolicy: deny`.
@@ -434,6 +454,20 @@ pub fn interpret(event: Event, out: &RawOutput, deny_on_failure: bool) -> Decisi
     if !hso.is_null() && !hso.is_object() {
         return fail(format!("hookSpecificOutput is not an object: {hso}"));
     }
+    match read_answer(event, obj, &hso, d) {
+        Ok(d) => d,
+        Err(why) => fail(why),
+    }
+}
+
+/// The decision in the answer object `obj` (whose `hookSpecificOutput` is `hso`, `null`
+/// when absent), or why it is a failure.
+fn read_answer(
+    event: Event,
+    obj: &serde_json::Map<String, Value>,
+    hso: &Value,
+    mut d: Decision,
+) -> Result<Decision, String> {
     match event {
         Event::PreToolUse | Event::PermissionRequest => {
             match hso.get("permissionDecision") {
@@ -441,28 +475,49 @@ pub fn interpret(event: Event, out: &RawOutput, deny_on_failure: bool) -> Decisi
                 Some(Value::String(s)) if s == "deny" => d.verdict = Some(Verdict::Deny),
                 Some(Value::String(s)) if s == "ask" => d.verdict = Some(Verdict::Ask),
                 Some(Value::String(s)) if s == "allow" => d.verdict = Some(Verdict::Allow),
-                Some(other) => return fail(format!("unknown permissionDecision {other}")),
+                Some(other) => return Err(format!("unknown permissionDecision {other}")),
             }
-            d.reason = str_field(&hso, "permissionDecisionReason");
-            d.updated_input = hso.get("updatedInput").cloned();
+            d.reason = str_field(
+                hso.get("permissionDecisionReason"),
+                "hookSpecificOutput.permissionDecisionReason",
+            )?;
+            // The tool's input is an object: anything else is no rewrite a tool could take.
+            d.updated_input = match hso.get("updatedInput") {
+                None | Some(Value::Null) => None,
+                Some(input @ Value::Object(_)) => Some(input.clone()),
+                Some(other) => {
+                    return Err(format!(
+                        "hookSpecificOutput.updatedInput must be an object (the tool input to use \
+                         instead), found {}; print the whole input object, or leave it out",
+                        shown(other)
+                    ))
+                }
+            };
         }
         Event::UserPromptSubmit => {
-            d.updated_model = str_field(&hso, "updatedModel");
+            d.updated_model =
+                str_field(hso.get("updatedModel"), "hookSpecificOutput.updatedModel")?;
+            let prompt = str_field(hso.get("prompt"), "hookSpecificOutput.prompt")?;
             d.updated_prompt =
-                str_field(&hso, "updatedPrompt").or_else(|| str_field(&hso, "prompt"));
+                str_field(hso.get("updatedPrompt"), "hookSpecificOutput.updatedPrompt")?.or(prompt);
         }
         Event::Stop if hso.get("decision").and_then(Value::as_str) == Some("reject") => {
-            match str_field(&hso, "reason").filter(|r| !r.trim().is_empty()) {
+            match str_field(hso.get("reason"), "hookSpecificOutput.reason")?
+                .filter(|r| !r.trim().is_empty())
+            {
                 Some(r) => {
                     d.verdict = Some(Verdict::Reject);
                     d.reason = Some(r);
                 }
-                None => return fail("Stop reject needs a non-empty reason".into()),
+                None => return Err("Stop reject needs a non-empty reason".into()),
             }
         }
         _ => {}
     }
-    if let Some(ctx) = str_field(&hso, "additionalContext") {
+    if let Some(ctx) = str_field(
+        hso.get("additionalContext"),
+        "hookSpecificOutput.additionalContext",
+    )? {
         d.additional_context = Some(ctx);
     }
     // Codex-style top-level block.
@@ -470,9 +525,9 @@ pub fn interpret(event: Event, out: &RawOutput, deny_on_failure: bool) -> Decisi
         && (event.is_tool_event() || event == Event::UserPromptSubmit)
     {
         d.verdict = Some(Verdict::Block);
-        d.reason = str_field(&v, "reason");
+        d.reason = str_field(obj.get("reason"), "reason")?;
     }
-    d
+    Ok(d)
 }
 
 /// A failed handler's decision: a deny when `deny` (and the event can deny), else none.

@@ -1804,6 +1804,78 @@ fn answers_of_the_wrong_shape_are_failures() {
     }
 }
 
+/// Fields of an answer of the wrong type were ignored (a reason of 5, an `updatedModel`
+/// of 5, an `additionalContext` of `[]`) or passed through (a string `updatedInput` became
+/// the rewrite of the tool input). Each is a failure naming the field, as a
+/// `permissionDecision` hosts do not know is, and never a rewrite.
+#[cfg(target_os = "linux")]
+#[test]
+fn answer_fields_of_the_wrong_type_are_failures() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let answer = |hso: Value| format!("echo '{}'", json!({ "hookSpecificOutput": hso }));
+    profile_with(
+        &sb,
+        json!({
+            "PreToolUse": [
+                {"id": "reason", "type": "command", "failurePolicy": "deny",
+                 "command": answer(json!({"permissionDecision": "ask", "permissionDecisionReason": 5}))},
+                {"id": "context", "type": "command", "failurePolicy": "deny",
+                 "command": answer(json!({"additionalContext": []}))},
+                {"id": "input", "type": "command",
+                 "command": answer(json!({"updatedInput": "rm -rf /"}))}
+            ],
+            "UserPromptSubmit": [
+                {"id": "model", "type": "command", "command": answer(json!({"updatedModel": 5}))},
+                {"id": "prompt", "type": "command", "command": answer(json!({"updatedPrompt": ["x"]}))}
+            ]
+        }),
+    );
+    let d = run(
+        &sb,
+        "PreToolUse",
+        json!({"tool_name": "exec"}),
+        &["--include-untrusted"],
+    );
+    let by_id = |d: &Value, id: &str| {
+        d["handlers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["id"] == id)
+            .cloned()
+            .unwrap()
+    };
+    for (id, field, verdict) in [
+        ("reason", "permissionDecisionReason", json!("deny")),
+        ("context", "additionalContext", json!("deny")),
+        ("input", "updatedInput", Value::Null),
+    ] {
+        let h = by_id(&d, id);
+        let failure = h["decision"]["failure"].as_str().unwrap_or_default();
+        assert!(failure.contains(field), "{id}: {d:#}");
+        assert_eq!(h["decision"]["verdict"], verdict, "{id}: {d:#}");
+        assert!(h["decision"]["updated_input"].is_null(), "{id}: {d:#}");
+    }
+    assert!(d["outcome"]["updated_input"].is_null(), "{d:#}");
+    assert!(d["outcome"]["additional_context"].is_null(), "{d:#}");
+    let d = run(
+        &sb,
+        "UserPromptSubmit",
+        json!({"prompt": "hi"}),
+        &["--include-untrusted"],
+    );
+    for (id, field) in [("model", "updatedModel"), ("prompt", "updatedPrompt")] {
+        let failure = by_id(&d, id)["decision"]["failure"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(failure.contains(field), "{id}: {d:#}");
+    }
+    assert!(d["outcome"]["updated_model"].is_null(), "{d:#}");
+    assert!(d["outcome"]["updated_prompt"].is_null(), "{d:#}");
+}
+
 /// An async handler whose shell could not be started stopped the whole `run` (exit 3, no
 /// outcome), while a synchronous one in the same spot is a failure of that handler only.
 #[cfg(unix)]
