@@ -438,7 +438,7 @@ fn odd_shape(
         return Ok(None);
     };
     // The file was just read as JSON, so it parses again.
-    let at = crate::json::parse(&bytes.unwrap_or_default())
+    let at = crate::json::parse_reading_huge_numbers(&bytes.unwrap_or_default())
         .map(|p| p.locations.locate(&e.pointer))
         .unwrap_or(crate::json::Position { line: 1, column: 1 });
     Ok(Some((e, at)))

@@ -602,7 +602,14 @@ pub fn check_document(value: &Value, f: &mut Findings) {
 
 /// Parses and checks a `hooks.json` given as bytes; `file` names it in the diagnostics.
 pub fn validate_bytes(file: &Path, bytes: &[u8]) -> Vec<Diagnostic> {
-    crate::validate::check_bytes(file, bytes, check_document)
+    // A number past f64's range is the problem of the field holding it (a `timeout` of
+    // `1e400` is too large, as one of `1e30` is), not of the whole document.
+    crate::validate::check_parsed_bytes(
+        file,
+        bytes,
+        crate::json::parse_reading_huge_numbers,
+        check_document,
+    )
 }
 
 /// Why `t`, a `timeout` that is no integer (or one too large to read as one), is refused,
@@ -611,10 +618,16 @@ fn timeout_not_integer(t: &Value) -> String {
     // 2^64, the least whole number past `u64::MAX` (which `u64::MAX as f64` rounds up to):
     // an integer written from there on is read as a float, and is no timeout at all.
     const PAST_U64: f64 = 18_446_744_073_709_551_616.0;
+    // A number past f64's range (`1e400`) is read as the largest float of its sign: saying
+    // `1.7976931348623157e308` would name a value the file does not hold.
+    let shown = match t.as_f64() {
+        Some(x) if x.abs() == f64::MAX => "(a number past the range of a 64-bit float)".into(),
+        _ => t.to_string(),
+    };
     let fix = match t.as_f64() {
         Some(x) if x >= PAST_U64 => {
             return format!(
-                "`timeout` {t} is too large for hookpack to read as a whole number of seconds \
+                "`timeout` {shown} is too large for hookpack to read as a whole number of seconds \
                  (at most {}); write the seconds a handler may take, e.g. 30",
                 u64::MAX
             )
@@ -628,7 +641,7 @@ fn timeout_not_integer(t: &Value) -> String {
         Some(_) => "remove it for the default of 30".to_string(),
         None => "write a number, e.g. 30".to_string(),
     };
-    format!("`timeout` must be a whole number of seconds, found {t}; {fix}")
+    format!("`timeout` must be a whole number of seconds, found {shown}; {fix}")
 }
 
 #[cfg(test)]

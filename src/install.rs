@@ -904,7 +904,9 @@ fn read_hooks_json_to(path: &Path, rewrite: bool) -> Result<(Value, Option<Vec<u
         Ok(_) => {}
     }
     let bytes = crate::fs::read_limited(path, MAX_HOOKS_JSON_BYTES)?;
-    let parsed = crate::json::parse(&bytes).map_err(|e| {
+    // A number past f64's range is read (as JSON.parse does) and is then the problem of the
+    // handler holding it; it is never written back.
+    let parsed = crate::json::parse_reading_huge_numbers(&bytes).map_err(|e| {
         // Nesting or size past hookpack's limits is valid JSON that a host may well read.
         let past_limit = e.past_limit();
         refused_because(
@@ -927,6 +929,21 @@ fn read_hooks_json_to(path: &Path, rewrite: bool) -> Result<(Value, Option<Vec<u
     // Reading it is fine (hosts round such a number too), rewriting it would change a value
     // that is not ours.
     if let Some(n) = parsed.inexact.first().filter(|_| rewrite) {
+        if n.text.parse::<f64>().is_ok_and(f64::is_infinite) {
+            return Err(refused(format!(
+                "the number `{}` at {}:{} ({}) is past the range of a 64-bit float, so it \
+                 cannot be written back as it is; write the value you mean (for a `timeout`, \
+                 the seconds a handler may take, e.g. 30)",
+                n.text,
+                n.position.line,
+                n.position.column,
+                if n.pointer.is_empty() {
+                    "/"
+                } else {
+                    &n.pointer
+                },
+            )));
+        }
         return Err(refused(format!(
             "the number `{}` at {}:{} ({}) would be written back as {}, losing digits; write it \
              as a string, or as {} if that is the value you mean",

@@ -229,6 +229,19 @@ const TOO_LONG: &str = "the keys on one path add up to more than";
 
 /// Parses a complete document.
 pub fn parse(bytes: &[u8]) -> Result<Parsed, SyntaxError> {
+    parse_with(bytes, false)
+}
+
+/// Parses a complete document as [`parse`] does, but reads a number past f64's range
+/// (`1e400`, which `JSON.parse` reads as Infinity) as the largest finite float of its sign,
+/// recorded in [`Parsed::inexact`] (so a rewrite refuses it), rather than refusing the
+/// document: a `hooks.json` with such a `timeout` is one handler's problem, reported at its
+/// place, as a `timeout` of `1e30` is.
+pub fn parse_reading_huge_numbers(bytes: &[u8]) -> Result<Parsed, SyntaxError> {
+    parse_with(bytes, true)
+}
+
+fn parse_with(bytes: &[u8], huge_numbers: bool) -> Result<Parsed, SyntaxError> {
     if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
         return Err(SyntaxError {
             position: Position { line: 1, column: 1 },
@@ -249,6 +262,7 @@ pub fn parse(bytes: &[u8]) -> Result<Parsed, SyntaxError> {
         }
     };
     let mut p = Parser::new(text.as_bytes());
+    p.huge_numbers = huge_numbers;
     p.skip_ws();
     let (value, locations) = p.value(0, "")?;
     p.skip_ws();
@@ -324,6 +338,8 @@ struct Parser<'a> {
     inexact: Vec<InexactNumber>,
     /// Values started so far.
     values: usize,
+    /// Read a number past f64's range as the largest float of its sign.
+    huge_numbers: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -337,6 +353,7 @@ impl<'a> Parser<'a> {
             more_duplicates: 0,
             inexact: Vec::new(),
             values: 0,
+            huge_numbers: false,
         }
     }
 
@@ -749,8 +766,12 @@ impl<'a> Parser<'a> {
                 return Ok(Number::from(v));
             }
         }
-        text.parse::<f64>()
-            .ok()
+        let parsed = text.parse::<f64>().ok();
+        let parsed = match parsed {
+            Some(x) if x.is_infinite() && self.huge_numbers => Some(f64::MAX.copysign(x)),
+            other => other,
+        };
+        parsed
             .and_then(Number::from_f64)
             .ok_or_else(|| SyntaxError {
                 position: start_pos,
@@ -818,6 +839,22 @@ mod tests {
         assert_eq!(p.locations.locate_key("/a/1/missing"), at(2, 12));
         assert_eq!(p.locations.locate_key("/x/y"), at(1, 1));
         assert_eq!(p.locations.locate_key(""), at(1, 1));
+    }
+
+    #[test]
+    fn numbers_past_f64_are_refused_or_read_as_the_largest_float() {
+        let doc = b"{\"a\": [1e400, -1e400]}";
+        let e = parse(doc).unwrap_err();
+        assert!(
+            e.message.ends_with(OUT_OF_RANGE) && e.javascript_reads(),
+            "{e}"
+        );
+        let p = parse_reading_huge_numbers(doc).unwrap();
+        assert_eq!(p.value["a"], serde_json::json!([f64::MAX, -f64::MAX]));
+        let found: Vec<_> = (p.inexact.iter())
+            .map(|n| (n.pointer.as_str(), n.text.as_str()))
+            .collect();
+        assert_eq!(found, [("/a/0", "1e400"), ("/a/1", "-1e400")]);
     }
 
     #[test]

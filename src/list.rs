@@ -111,7 +111,7 @@ fn handlers_in(
     }
     let (doc, bytes) = crate::install::read_hooks_json_to_list(file)?;
     let bytes = bytes.unwrap_or_default();
-    let parsed = crate::json::parse(&bytes).ok();
+    let parsed = crate::json::parse_reading_huge_numbers(&bytes).ok();
     if let (true, Err(e)) = (whole, crate::merge::check_shape(&doc)) {
         let at = (parsed.as_ref())
             .map(|p| p.locations.locate(&e.pointer))

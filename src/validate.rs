@@ -142,7 +142,17 @@ pub fn check_bytes(
     bytes: &[u8],
     check: impl FnOnce(&serde_json::Value, &mut Findings),
 ) -> Vec<Diagnostic> {
-    match json::parse(bytes) {
+    check_parsed_bytes(file, bytes, json::parse, check)
+}
+
+/// [`check_bytes`] with the JSON read by `parse`.
+pub fn check_parsed_bytes(
+    file: &Path,
+    bytes: &[u8],
+    parse: fn(&[u8]) -> Result<json::Parsed, json::SyntaxError>,
+    check: impl FnOnce(&serde_json::Value, &mut Findings),
+) -> Vec<Diagnostic> {
+    match parse(bytes) {
         Err(e) => vec![syntax_diagnostic(file, &e)],
         Ok(parsed) => {
             let mut f = Findings::new(file, Some(&parsed.locations));

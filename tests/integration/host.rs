@@ -2015,6 +2015,73 @@ fn a_command_longer_than_one_argument_may_be_is_invalid() {
     );
 }
 
+/// A `timeout` past a 64-bit float's range (`1e400`, which JSON.parse reads as Infinity)
+/// made the whole `hooks.json` "not valid JSON", stopping `list` and `run` for every
+/// handler, while `1e30` or `2^64` there is one handler's invalid `timeout`, named at its
+/// spot with the fix. It is that too now; install still will not write the file back.
+#[test]
+fn a_timeout_past_a_float_s_range_is_one_handler_s_problem() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    sb.write(
+        "prof/hooks.json",
+        r#"{"hooks": {"PreToolUse": [{"hooks": [
+  {"id": "huge", "type": "command", "command": "true", "timeout": 1e400},
+  {"id": "small", "type": "command", "command": "true", "timeout": -1e400},
+  {"id": "fine", "type": "command", "command": "echo '{\"hookSpecificOutput\":{\"permissionDecision\":\"ask\"}}'"}
+]}]}}"#,
+    );
+    let (code, report) = validate_json(&sb, &["prof/hooks.json"]);
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(
+        findings(&report),
+        [
+            (
+                "/hooks/PreToolUse/0/hooks/0/timeout".to_string(),
+                "timeout-not-integer".to_string()
+            ),
+            (
+                "/hooks/PreToolUse/0/hooks/1/timeout".to_string(),
+                "timeout-not-integer".to_string()
+            )
+        ],
+        "{report:#}"
+    );
+    let messages = report["diagnostics"].to_string();
+    assert!(
+        messages.contains("too large") && !messages.contains("1.797"),
+        "{messages}"
+    );
+    let listed = list_json(&sb);
+    let statuses: Vec<_> = listed["handlers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["status"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(statuses, ["invalid", "invalid", "untrusted"], "{listed:#}");
+    let d = run(
+        &sb,
+        "PreToolUse",
+        json!({"tool_name": "exec"}),
+        &["--include-untrusted"],
+    );
+    assert_eq!(d["outcome"]["verdict"], "ask", "{d:#}");
+    let before = std::fs::read(sb.join("prof/hooks.json")).unwrap();
+    let o = sb
+        .cmd()
+        .args(["install", "tool-gate", "--profile", "prof"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("`1e400` at 2:67 (/hooks/PreToolUse/0/hooks/0/timeout) is past the range"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(sb.join("prof/hooks.json")).unwrap(), before);
+}
+
 /// A payload saved with a UTF-8 byte-order mark (as some Windows editors do) is not JSON
 /// to a host's JSON.parse either, so it stays refused; but "not JSON (expected value at
 /// line 1 column 1)" did not say why: the message names the mark and how to drop it.
