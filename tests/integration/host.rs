@@ -121,8 +121,10 @@ fn a_process_that_leaves_the_group_holding_the_output_cannot_hang_run() {
     sb.write(
         "ws/escape.py",
         format!(
-            "import os, time\nif os.fork() == 0:\n    os.setsid()\n    open({:?}, 'w').write(str(os.getpid()))\n    time.sleep(60)\n    os._exit(0)\nprint('{{\"decision\": \"block\", \"reason\": \"no\"}}')\n",
-            pid.display().to_string()
+            // The handler answers once its child has its own session (else the group kill
+            // at the handler's exit may catch the child before its setsid).
+            "import os, time\nif os.fork() == 0:\n    os.setsid()\n    open({p:?}, 'w').write(str(os.getpid()))\n    time.sleep(60)\n    os._exit(0)\nwhile not os.path.exists({p:?}):\n    time.sleep(0.01)\nprint('{{\"decision\": \"block\", \"reason\": \"no\"}}')\n",
+            p = pid.display().to_string()
         ),
     );
     profile_with(
