@@ -360,6 +360,20 @@ fn str_field(field: Option<&Value>, name: &str) -> Result<Option<String>, String
     }
 }
 
+/// A text that goes with a decision (its reason, added context): one of the wrong type is
+/// left out with a `warning` naming it, and the decision stands, since a deny whose reason
+/// is a number is still a deny.
+fn side_text(warning: &mut Option<String>, field: Option<&Value>, name: &str) -> Option<String> {
+    str_field(field, name).unwrap_or_else(|why| {
+        let why = format!("{why} (left out; the decision stands)");
+        *warning = Some(match warning.take() {
+            Some(w) => format!("{w}; {why}"),
+            None => why,
+        });
+        None
+    })
+}
+
 /// A JSON value for a message, cut short past 100 characters.
 fn shown(v: &Value) -> String {
     let text = v.to_string();
@@ -477,10 +491,11 @@ fn read_answer(
                 Some(Value::String(s)) if s == "allow" => d.verdict = Some(Verdict::Allow),
                 Some(other) => return Err(format!("unknown permissionDecision {other}")),
             }
-            d.reason = str_field(
+            d.reason = side_text(
+                &mut d.warning,
                 hso.get("permissionDecisionReason"),
                 "hookSpecificOutput.permissionDecisionReason",
-            )?;
+            );
             // The tool's input is an object: anything else is no rewrite a tool could take.
             d.updated_input = match hso.get("updatedInput") {
                 None | Some(Value::Null) => None,
@@ -514,10 +529,11 @@ fn read_answer(
         }
         _ => {}
     }
-    if let Some(ctx) = str_field(
+    if let Some(ctx) = side_text(
+        &mut d.warning,
         hso.get("additionalContext"),
         "hookSpecificOutput.additionalContext",
-    )? {
+    ) {
         d.additional_context = Some(ctx);
     }
     // Codex-style top-level block.
@@ -525,7 +541,7 @@ fn read_answer(
         && (event.is_tool_event() || event == Event::UserPromptSubmit)
     {
         d.verdict = Some(Verdict::Block);
-        d.reason = str_field(obj.get("reason"), "reason")?;
+        d.reason = side_text(&mut d.warning, obj.get("reason"), "reason");
     }
     Ok(d)
 }

@@ -1806,13 +1806,15 @@ fn answers_of_the_wrong_shape_are_failures() {
     }
 }
 
-/// Fields of an answer of the wrong type were ignored (a reason of 5, an `updatedModel`
-/// of 5, an `additionalContext` of `[]`) or passed through (a string `updatedInput` became
-/// the rewrite of the tool input). Each is a failure naming the field, as a
-/// `permissionDecision` hosts do not know is, and never a rewrite.
+/// Fields of an answer of the wrong type were ignored in silence (a reason of 5, an
+/// `updatedModel` of 5, an `additionalContext` of `[]`) or passed through (a string
+/// `updatedInput` became the rewrite of the tool input). A rewrite of the wrong type is a
+/// failure naming the field, as a `permissionDecision` hosts do not know is, and never a
+/// rewrite; a reason or context of the wrong type is left out with a warning naming it, and
+/// the decision stands (a deny with a reason of 5 still denies).
 #[cfg(target_os = "linux")]
 #[test]
-fn answer_fields_of_the_wrong_type_are_failures() {
+fn answer_fields_of_the_wrong_type_are_named() {
     let sb = Sandbox::new();
     std::fs::create_dir_all(sb.join("ws")).unwrap();
     let answer = |hso: Value| format!("echo '{}'", json!({ "hookSpecificOutput": hso }));
@@ -1820,9 +1822,9 @@ fn answer_fields_of_the_wrong_type_are_failures() {
         &sb,
         json!({
             "PreToolUse": [
-                {"id": "reason", "type": "command", "failurePolicy": "deny",
-                 "command": answer(json!({"permissionDecision": "ask", "permissionDecisionReason": 5}))},
-                {"id": "context", "type": "command", "failurePolicy": "deny",
+                {"id": "reason", "type": "command",
+                 "command": answer(json!({"permissionDecision": "deny", "permissionDecisionReason": 5}))},
+                {"id": "context", "type": "command",
                  "command": answer(json!({"additionalContext": []}))},
                 {"id": "input", "type": "command",
                  "command": answer(json!({"updatedInput": "rm -rf /"}))}
@@ -1850,15 +1852,20 @@ fn answer_fields_of_the_wrong_type_are_failures() {
     };
     for (id, field, verdict) in [
         ("reason", "permissionDecisionReason", json!("deny")),
-        ("context", "additionalContext", json!("deny")),
-        ("input", "updatedInput", Value::Null),
+        ("context", "additionalContext", Value::Null),
     ] {
         let h = by_id(&d, id);
-        let failure = h["decision"]["failure"].as_str().unwrap_or_default();
-        assert!(failure.contains(field), "{id}: {d:#}");
+        let warning = h["decision"]["warning"].as_str().unwrap_or_default();
+        assert!(warning.contains(field), "{id}: {d:#}");
+        assert!(h["decision"]["failure"].is_null(), "{id}: {d:#}");
+        assert!(h["decision"]["reason"].is_null(), "{id}: {d:#}");
         assert_eq!(h["decision"]["verdict"], verdict, "{id}: {d:#}");
-        assert!(h["decision"]["updated_input"].is_null(), "{id}: {d:#}");
     }
+    let h = by_id(&d, "input");
+    let failure = h["decision"]["failure"].as_str().unwrap_or_default();
+    assert!(failure.contains("updatedInput"), "{d:#}");
+    assert!(h["decision"]["updated_input"].is_null(), "{d:#}");
+    assert_eq!(d["outcome"]["verdict"], "deny", "{d:#}");
     assert!(d["outcome"]["updated_input"].is_null(), "{d:#}");
     assert!(d["outcome"]["additional_context"].is_null(), "{d:#}");
     let d = run(
