@@ -11,9 +11,9 @@
 //! default disposition back first, and a host embedding this must not ignore it.
 //!
 //! Answers: exit 0 with nothing on stdout is no decision; exit 0 with one JSON object is a
-//! decision; text that looks like JSON but does not parse is a failure, and so are an
-//! answer field of the wrong type (a string `updatedInput`, a numeric reason) and stdout
-//! over [`OUTPUT_CAP`]; exit 2 with stderr blocks on tool and prompt events; anything else
+//! decision; text that looks like JSON but does not parse is a failure, and so are a
+//! rewrite of the wrong type (a string `updatedInput`) and stdout over [`OUTPUT_CAP`] (a
+//! reason of the wrong type is left out with a warning, and the decision stands); exit 2 with stderr blocks on tool and prompt events; anything else
 //! is a failure, which denies only under `failurePolicy: deny` on PreToolUse. Combining: a
 //! deny wins, and the last non-blocking rewrite wins.
 
