@@ -856,7 +856,7 @@ pub fn dispatch(
         } else if !event.is_spawned() {
             skip(format!("hosts never spawn {event} handlers"), &mut trace);
         } else if let Some(why) = (!opts.include_untrusted)
-            .then(|| not_trusted_now(h, &trust, &hash_env))
+            .then(|| not_trusted_now(h, &handlers, &trust, &hash_env))
             .flatten()
         {
             skip(why, &mut trace);
@@ -923,6 +923,7 @@ pub fn dispatch(
 /// handler may have rewritten it), and is then `modified` and skipped.
 fn not_trusted_now(
     h: &crate::list::Listed,
+    handlers: &[crate::list::Listed],
     trust: &crate::trust::TrustFile,
     env: &crate::trust::Env,
 ) -> Option<String> {
@@ -967,7 +968,10 @@ fn not_trusted_now(
         _ => format!(
             "{} (trust it with `hookpack trust {}`, or pass --include-untrusted)",
             status.word(),
-            h.id.as_deref().unwrap_or("--all")
+            // A workspace handler whose id the profile has too is taken by `--all` alone.
+            h.id.as_deref()
+                .filter(|_| !crate::trust::shadowed(h, handlers))
+                .unwrap_or("--all")
         ),
     })
 }

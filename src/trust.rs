@@ -1116,6 +1116,17 @@ fn selected(h: &crate::list::Listed, sel: &Selection) -> bool {
     }
 }
 
+/// Whether `h` is a workspace handler whose id a profile handler has too. A handler id
+/// trusts the profile's handler then, never the workspace's: a cloned repository could
+/// otherwise name its handler after one the user trusts by id (as `run` advises), and be
+/// trusted with it. `--all` takes it.
+pub fn shadowed(h: &crate::list::Listed, handlers: &[crate::list::Listed]) -> bool {
+    h.source != "profile"
+        && h.id.as_ref().is_some_and(|id| {
+            (handlers.iter()).any(|o| o.source == "profile" && o.id.as_ref() == Some(id))
+        })
+}
+
 /// The lock every change to the trust file holds.
 fn lock(profile: &crate::profile::Profile) -> Result<crate::profile::Lock, Error> {
     crate::profile::require_home_folder(&profile.home)?;
@@ -1194,7 +1205,14 @@ pub fn apply(
                     && o.status != Status::Invalid
                     && o.hash != h.hash
             });
+            let by_id = matches!(sel, Selection::Ids(_));
             c.result = match (h.status, clash) {
+                _ if by_id && shadowed(h, &handlers) => format!(
+                    "refused: the profile has a handler with id `{}` too, and a handler id \
+                     takes the profile's; trust this workspace handler with `hookpack trust \
+                     --all`, or give it an id of its own",
+                    h.id.as_deref().unwrap_or_default()
+                ),
                 (Status::Invalid, _) => format!("refused: invalid ({})", h.problems.join("; ")),
                 (Status::ScriptMissing, _) => "refused: its script is missing".into(),
                 (Status::ScriptUnknown, _) => unresolved_script(&h.script, &h.command, &env),
