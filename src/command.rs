@@ -6,10 +6,54 @@
 //! existence, what `install` rewrites to the installed path, and whose bytes the trust hash
 //! covers.
 
-/// Interpreters that take a script path after their flags, by bare name only.
+/// Interpreters that take a script path after their flags, by bare name only: those a
+/// recipe may name (the contract's list).
 pub const INTERPRETERS: [&str; 9] = [
     "node", "python3", "python", "bash", "sh", "deno", "bun", "ruby", "perl",
 ];
+
+/// Interpreters whose flags hookpack does not read, by bare name (a version after it
+/// too: `lua5.4`, `pypy3`). Which word of a command such a one runs as its script is not
+/// known, so a handler's trust hash cannot cover it.
+pub const UNREAD_INTERPRETERS: [&str; 23] = [
+    "pypy",
+    "lua",
+    "luajit",
+    "tclsh",
+    "wish",
+    "expect",
+    "fish",
+    "csh",
+    "tcsh",
+    "pwsh",
+    "Rscript",
+    "awk",
+    "gawk",
+    "mawk",
+    "nawk",
+    "busybox",
+    "julia",
+    "elixir",
+    "escript",
+    "groovy",
+    "guile",
+    "racket",
+    "osascript",
+];
+
+/// `name` without a version written after it (`python3.11` → `python`, `node20` →
+/// `node`), if it has one.
+fn unversioned(name: &str) -> Option<&str> {
+    let base = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    let version = &name[base.len()..];
+    (!base.is_empty() && version.starts_with(|c: char| c.is_ascii_digit())).then_some(base)
+}
+
+/// Whether `program` is one of [`UNREAD_INTERPRETERS`], a version after it or not.
+pub fn unread_interpreter(program: &str) -> bool {
+    UNREAD_INTERPRETERS.contains(&program)
+        || unversioned(program).is_some_and(|base| UNREAD_INTERPRETERS.contains(&base))
+}
 
 /// One word of a command and where it starts in the command string.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -284,11 +328,14 @@ const NODE: Flags = Flags {
         "--openssl-config",
     ],
     chdir: &[],
+    // `--tsconfig` is tsx's (which takes node's flags too; node refuses it, so listing it
+    // is harmless).
     // Node 20's long options that take a value (string, list, number or host:port in its
     // option table, `internalBinding('options')`), each also read as `--flag=value`; V8's
     // own options never take the next word (node refuses `--stack-trace-limit 5`, so listing
     // that one is harmless). `--test-skip-pattern` is node 22's.
     value: &[
+        "--tsconfig",
         "-C",
         "--conditions",
         "--title",
@@ -478,6 +525,72 @@ const BUN: Flags = Flags {
     attached: &[],
 };
 
+const TS_NODE: Flags = Flags {
+    grouped: false,
+    plus: false,
+    subcommands: false,
+    underscores: false,
+    // `-i` reads code from stdin (the hook's payload).
+    inline: &["-e", "--eval", "-p", "--print", "-i", "--interactive"],
+    module: &[],
+    // A compiler or transpiler module is loaded in place of TypeScript's.
+    loads: &["-r", "--require", "-C", "--compiler", "--transpiler"],
+    // The script is resolved from `--cwd` (`--dir` is its older name).
+    chdir: &["--cwd", "--dir"],
+    value: &[
+        "-P",
+        "--project",
+        "-O",
+        "--compiler-options",
+        "-D",
+        "--ignore-diagnostics",
+        "-I",
+        "--ignore",
+        "--scope-dir",
+        "--project-search-dir",
+    ],
+    runs: &[],
+    attached: &[],
+};
+
+const PHP: Flags = Flags {
+    grouped: false,
+    plus: false,
+    subcommands: false,
+    underscores: false,
+    // `-a` reads code from stdin (the hook's payload); `-B`, `-R` and `-E` run code given
+    // inline. `-f FILE` and `-F FILE` name the script: taken as flags without a value, the
+    // word after them is the script.
+    inline: &[
+        "-r",
+        "--run",
+        "-a",
+        "--interactive",
+        "-B",
+        "--process-begin",
+        "-R",
+        "--process-code",
+        "-E",
+        "--process-end",
+    ],
+    module: &[],
+    // An ini setting (`-d auto_prepend_file=…`), an ini file or a Zend extension loads
+    // code before the script.
+    loads: &[
+        "-d",
+        "--define",
+        "-c",
+        "--php-ini",
+        "-z",
+        "--zend-extension",
+    ],
+    chdir: &[],
+    value: &["-t", "--docroot", "-S", "--server"],
+    runs: &[],
+    attached: &[],
+};
+
+/// The flags of the interpreters a recipe may name ([`INTERPRETERS`]).
 fn flags_of(interpreter: &str) -> Option<&'static Flags> {
     Some(match interpreter {
         "node" => &NODE,
@@ -488,6 +601,22 @@ fn flags_of(interpreter: &str) -> Option<&'static Flags> {
         "deno" => &DENO,
         "bun" => &BUN,
         _ => return None,
+    })
+}
+
+/// The flags of the interpreters a host's handler may run its script with: those of
+/// [`flags_of`], a version after the name or not (`python3.11`, `node20`), and `nodejs`,
+/// `tsx`, `ts-node`, `php` and the other POSIX shells.
+fn host_flags_of(interpreter: &str) -> Option<&'static Flags> {
+    Some(match interpreter {
+        "nodejs" | "tsx" => &NODE,
+        "ts-node" => &TS_NODE,
+        "php" => &PHP,
+        "dash" | "ash" | "ksh" | "mksh" | "zsh" | "yash" | "posh" => &SHELL,
+        _ => {
+            return flags_of(interpreter)
+                .or_else(|| unversioned(interpreter).and_then(host_flags_of))
+        }
     })
 }
 
@@ -623,8 +752,19 @@ impl Flags {
 
 /// Finds the script a split command runs: after an optional interpreter and its flags (and
 /// the `run` subcommand of `deno` and `bun`), the first word. A flag's value is never the
-/// script: flags that take one skip it.
+/// script: flags that take one skip it. Interpreters are the [`INTERPRETERS`] recipes may
+/// name.
 pub fn target(words: &Words) -> Target {
+    target_with(words, flags_of)
+}
+
+/// [`target`] of a command a host runs (a `hooks.json` handler's): the interpreters of
+/// [`host_flags_of`] are read too, so the trust hash covers `dash x.sh`'s `x.sh`.
+pub fn host_target(words: &Words) -> Target {
+    target_with(words, host_flags_of)
+}
+
+fn target_with(words: &Words, flags_of: fn(&str) -> Option<&'static Flags>) -> Target {
     let w = &words.words;
     let Some(first) = w.first() else {
         return Target::Nothing;

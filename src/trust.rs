@@ -307,7 +307,12 @@ pub fn resolve_script(cmd: &str, env: &Env) -> Script {
         Ok(at) => drop(words.words.drain(..at)),
         Err(at) => return Script::Unresolved(cmd[words.words[at].start..].trim_end().into()),
     }
-    let mut target = command::target(&words);
+    // Which word such an interpreter runs as its script depends on flags hookpack does not
+    // read: hashing a guess could cover another file than the one that runs.
+    if let Some(w) = (words.words.first()).filter(|w| command::unread_interpreter(&w.text)) {
+        return Script::Unresolved(cmd[w.start..].trim_end().into());
+    }
+    let mut target = command::host_target(&words);
     // An interpreter given no script, `-` for one (`node -`, `sh - ARG`) or `sh -s` reads
     // it from stdin: `sh < x.sh` runs `x.sh`, as if named after the interpreter. Without
     // such a redirection, stdin is the payload, no file.
@@ -321,7 +326,7 @@ pub fn resolve_script(cmd: &str, env: &Env) -> Script {
         };
         words.words.truncate(keep);
         words.words.push(file);
-        target = command::target(&words);
+        target = command::host_target(&words);
     }
     match target {
         Target::Script {
@@ -694,6 +699,20 @@ pub fn unresolved_why(path: &str, cmd: &str, env: &Env) -> (String, &'static str
                 words[at].text
             ),
             "run the interpreter itself (`node x.js`; set a variable with `NAME=value node x.js`)",
+        );
+    }
+    if let Some(program) = (program_word(cmd, &words).ok())
+        .and_then(|at| words.get(at))
+        .filter(|w| command::unread_interpreter(&w.text))
+    {
+        return (
+            format!(
+                "its command runs `{}`, an interpreter whose flags hookpack does not read, \
+                 so the script it runs cannot be known or hashed",
+                program.text
+            ),
+            "run the script with an interpreter hookpack reads (`node`, `python3`, `sh`, …; \
+             see `Commands` in the README)",
         );
     }
     // Unknown only because the shell splits the profile root: with a root it leaves whole,

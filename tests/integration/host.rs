@@ -3922,3 +3922,92 @@ fn trusting_a_profile_handler_s_id_leaves_a_workspace_handler_of_that_id_untrust
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(out.matches("revoked").count(), 2, "{out}");
 }
+
+/// An interpreter off the list (`dash`, `zsh`, `ksh`, a versioned `python3.11`, `nodejs`,
+/// `tsx`, `php`) was taken for a program on PATH running no script, so the hash covered
+/// the command alone and an edit of its script after trust still ran as trusted. Those are
+/// read as interpreters; one whose flags hookpack does not read (`lua`, `pypy3`) makes the
+/// script unknown, never trusted.
+#[test]
+fn the_trust_hash_covers_the_script_of_more_interpreters() {
+    let sb = Sandbox::new();
+    for file in [
+        "x.sh", "x.py", "x.js", "x.ts", "x.php", "x.rb", "x.pl", "x.lua",
+    ] {
+        sb.write(&format!("ws/{file}"), "\n");
+    }
+    let cases = [
+        ("dash x.sh", "file", "ws/x.sh"),
+        ("zsh -o pipefail x.sh", "file", "ws/x.sh"),
+        ("ksh x.sh", "file", "ws/x.sh"),
+        ("mksh x.sh", "file", "ws/x.sh"),
+        ("dash -c 'sh x.sh'", "none", ""),
+        ("python3.11 -W ignore x.py", "file", "ws/x.py"),
+        ("python3.12 x.py", "file", "ws/x.py"),
+        ("python2.7 x.py", "file", "ws/x.py"),
+        ("nodejs x.js", "file", "ws/x.js"),
+        ("node20 x.js", "file", "ws/x.js"),
+        ("tsx x.ts", "file", "ws/x.ts"),
+        ("tsx --tsconfig tsconfig.json x.ts", "file", "ws/x.ts"),
+        ("ts-node -P tsconfig.json x.ts", "file", "ws/x.ts"),
+        ("php x.php", "file", "ws/x.php"),
+        ("php -f x.php", "file", "ws/x.php"),
+        ("php -r 'echo 1;'", "none", ""),
+        ("ruby3.2 x.rb", "file", "ws/x.rb"),
+        ("perl5.36 x.pl", "file", "ws/x.pl"),
+        ("deno run -A x.ts", "file", "ws/x.ts"),
+        ("bun run x.ts", "file", "ws/x.ts"),
+        ("lua x.lua", "unresolved", "lua x.lua"),
+        ("pypy3 x.py", "unresolved", "pypy3 x.py"),
+        ("FOO=1 tclsh8.6 x.lua", "unresolved", "tclsh8.6 x.lua"),
+        ("echo hi", "none", ""),
+    ];
+    let handlers: Vec<Value> = (cases.iter().enumerate())
+        .map(|(i, (command, _, _))| json!({"id": format!("h{i}"), "type": "command", "command": command}))
+        .collect();
+    profile_with(&sb, json!({ "PreToolUse": handlers }));
+    let want: Vec<(String, String)> = (cases.iter())
+        .map(|(_, kind, path)| (kind.to_string(), path.to_string()))
+        .collect();
+    assert_eq!(scripts(&sb), want);
+    // The repro: `dash x.sh` trusted, then x.sh changed, is `modified` and does not run.
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [{"id": "d", "type": "command", "command": "dash x.sh"},
+                              {"id": "l", "type": "command", "command": "lua x.lua"}]}),
+    );
+    let o = in_prof_output(&sb, &["trust", "--all"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("trusted    PreToolUse d "), "{out}");
+    assert!(
+        out.contains("#PreToolUse#id:l): its command runs `lua`, an interpreter whose flags hookpack does not read, so the script it runs cannot be known or hashed"),
+        "{out}"
+    );
+    sb.write("ws/x.sh", "echo changed\n");
+    let (doc, _) = list_workspace_handlers(&sb, json!([]));
+    let d = (doc["handlers"].as_array().unwrap().iter())
+        .find(|h| h["id"] == "d")
+        .unwrap();
+    assert_eq!(d["status"], "modified", "{doc:#}");
+}
+
+/// Validate keeps the recipe interpreters to the nine names: a recipe's `dash x.sh` is
+/// still a program looked up on PATH.
+#[test]
+fn a_recipe_runs_its_script_with_one_of_the_nine_interpreters() {
+    let sb = Sandbox::new();
+    sb.write("r/scripts/x.sh", "\n");
+    sb.write(
+        "r/recipe.json",
+        json!({"schema": "hooks.recipe.v1", "id": "r", "version": "0.1.0", "summary": "s",
+               "hooks": {"Stop": [{"hooks": [{"id": "a", "type": "command", "command": "dash scripts/x.sh"}]}]}})
+        .to_string(),
+    );
+    let o = sb.cmd().args(["validate", "r"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let out = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert!(
+        out.contains("`dash` would be looked up on the host's PATH"),
+        "{out}"
+    );
+}
