@@ -758,8 +758,10 @@ pub fn target(words: &Words) -> Target {
     target_with(words, flags_of)
 }
 
-/// [`target`] of a command a host runs (a `hooks.json` handler's): the interpreters of
-/// [`host_flags_of`] are read too, so the trust hash covers `dash x.sh`'s `x.sh`.
+/// [`target`] of a command a host runs (a `hooks.json` handler's): a version after an
+/// interpreter's name (`python3.11`, `node20`), `nodejs`, `tsx`, `ts-node`, `php` and the
+/// other POSIX shells (`dash`, `ksh`, `zsh`, …) are read as interpreters too, so the trust
+/// hash covers `dash x.sh`'s `x.sh`.
 pub fn host_target(words: &Words) -> Target {
     target_with(words, host_flags_of)
 }
