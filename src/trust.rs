@@ -394,8 +394,28 @@ pub fn resolve_script(cmd: &str, env: &Env) -> Script {
                 Script::Missing(p)
             }
         }
+        // `python3 -m NAME`: a module python finds from the working folder first, which
+        // may change after trust like any script; which file it is only python knows.
+        Target::Module { .. } => Script::Unresolved(cmd[words.words[0].start..].trim_end().into()),
         _ => Script::None,
     }
+}
+
+/// The module `words` (from the program on) runs with `-m NAME` (or `-mNAME`, `-um NAME`).
+fn module_name(words: &[command::Word]) -> Option<&str> {
+    let mut rest = words.iter().skip(1);
+    while let Some(w) = rest.next() {
+        let Some(flags) = w.text.strip_prefix('-').filter(|f| !f.starts_with('-')) else {
+            continue;
+        };
+        if let Some((_, attached)) = flags.split_once('m') {
+            return match attached {
+                "" => rest.next().map(|w| w.text.as_str()),
+                name => Some(name),
+            };
+        }
+    }
+    None
 }
 
 /// The canonical document the hash is taken over.
@@ -713,6 +733,26 @@ pub fn unresolved_why(path: &str, cmd: &str, env: &Env) -> (String, &'static str
             ),
             "run the script with an interpreter hookpack reads (`node`, `python3`, `sh`, …; \
              see `Commands` in the README)",
+        );
+    }
+    let runs_module = |at: usize| {
+        let from_program = command::Words {
+            words: words[at..].to_vec(),
+            shell_syntax: None,
+        };
+        matches!(command::host_target(&from_program), Target::Module { .. })
+    };
+    if let Some((at, name)) = (program_word(cmd, &words).ok())
+        .filter(|&at| runs_module(at))
+        .and_then(|at| Some((at, module_name(&words[at..])?)))
+    {
+        return (
+            format!(
+                "its command runs the module `{name}` (`-m`), which {} finds by name, from the \
+                 working folder first, so the file it runs cannot be known or hashed",
+                words[at].text
+            ),
+            "run the module's file as a script (`python3 path/to/module.py`)",
         );
     }
     // Unknown only because the shell splits the profile root: with a root it leaves whole,

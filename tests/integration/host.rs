@@ -1213,7 +1213,7 @@ fn the_trust_hash_covers_the_file_the_command_runs() {
         ("/nowhere/python3 x.js", "missing", "/nowhere/python3"),
         ("node -r ./evil.js x.js", "file", "ws/x.js"),
         ("node --title evil.js x.js", "file", "ws/x.js"),
-        ("python3 -m evil", "none", ""),
+        ("python3 -m evil", "unresolved", "python3 -m evil"),
         ("node --disable_warning x.js evil.js", "file", "ws/evil.js"),
         (
             "node --disable_warning=x evil.js x.js",
@@ -3989,6 +3989,30 @@ fn the_trust_hash_covers_the_script_of_more_interpreters() {
         .find(|h| h["id"] == "d")
         .unwrap();
     assert_eq!(d["status"], "modified", "{doc:#}");
+}
+
+/// `python3 -m NAME` runs the module NAME, which python finds from the working folder first
+/// (the workspace's `NAME.py`): no script was hashed, so the handler was trusted on its
+/// command alone and ran whatever `NAME.py` became. Its script is unknown: never trusted.
+#[test]
+fn a_module_run_by_name_is_never_trusted() {
+    let sb = Sandbox::new();
+    sb.write("ws/gate.py", "\n");
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [{"id": "m", "type": "command", "command": "python3 -m gate"}]}),
+    );
+    assert_eq!(
+        scripts(&sb),
+        [("unresolved".to_string(), "python3 -m gate".to_string())]
+    );
+    let o = in_prof_output(&sb, &["trust", "--all"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("its command runs the module `gate` (`-m`)"),
+        "{out}"
+    );
+    assert!(out.contains("run the module's file as a script"), "{out}");
 }
 
 /// Validate keeps the recipe interpreters to the nine names: a recipe's `dash x.sh` is
