@@ -4003,7 +4003,8 @@ fn a_lock_file_that_is_a_folder_is_refused_naming_the_fix() {
         std::fs::create_dir_all(sb.join(lock)).unwrap();
         let before = sandbox_state(&sb.join("prof"));
         let o = in_prof_bounded(&sb, args);
-        let err = String::from_utf8_lossy(&o.stderr);
+        // (doctor reports it among its findings, on stdout.)
+        let err = String::from_utf8_lossy(&o.stderr) + String::from_utf8_lossy(&o.stdout);
         assert_eq!(o.status.code(), Some(1), "{lock}: {args:?}: {err}");
         assert!(
             err.contains(lock) && err.contains("is a folder") && err.contains("remove it"),
