@@ -3288,6 +3288,22 @@ fn list_workspace_handlers(
     (doc, by_id)
 }
 
+/// Asserts that `list` (its report `doc`, its handlers `by_id`) gives each handler of
+/// `cases` (id, command) the script file whose path ends with `path`.
+fn assert_scripts_are(
+    doc: &Value,
+    by_id: &std::collections::BTreeMap<String, Value>,
+    cases: &[(&str, &str)],
+    path: &str,
+) {
+    for (id, _) in cases {
+        let script = &by_id[*id]["script"];
+        assert_eq!(script["kind"], "file", "{id}: {doc:#}");
+        let found = script["path"].as_str().unwrap_or_default();
+        assert!(found.ends_with(path), "{id}: {doc:#}");
+    }
+}
+
 /// The shell splits an unquoted `$FINCLAW_PROFILE_ROOT` at blanks (and globs it): with the
 /// profile in `my prof`, `sh $FINCLAW_PROFILE_ROOT/x.sh` runs the file `my` beside it, while
 /// `my prof/x.sh` was the file hashed and trusted. Such a script is unknown, never run; a
@@ -3716,16 +3732,7 @@ fn a_script_behind_a_redirection_or_a_reserved_word_is_hashed() {
         .map(|(id, cmd)| json!({"type": "command", "command": cmd, "id": id}))
         .collect();
     let (doc, by_id) = list_workspace_handlers(&sb, Value::Array(handlers));
-    for (id, _) in hashed {
-        assert_eq!(by_id[id]["script"]["kind"], "file", "{id}: {doc:#}");
-        assert!(
-            by_id[id]["script"]["path"]
-                .as_str()
-                .unwrap()
-                .ends_with("ws/x.js"),
-            "{id}: {doc:#}"
-        );
-    }
+    assert_scripts_are(&doc, &by_id, &hashed, "ws/x.js");
     for (id, _) in unknown {
         assert_eq!(by_id[id]["status"], "script-unknown", "{id}: {doc:#}");
     }
@@ -3766,16 +3773,7 @@ fn a_script_behind_an_assignment_with_a_substitution_is_hashed() {
         .map(|(id, cmd)| json!({"type": "command", "command": cmd, "id": id}))
         .collect();
     let (doc, by_id) = list_workspace_handlers(&sb, Value::Array(handlers));
-    for (id, _) in commands {
-        assert_eq!(by_id[id]["script"]["kind"], "file", "{id}: {doc:#}");
-        assert!(
-            by_id[id]["script"]["path"]
-                .as_str()
-                .unwrap()
-                .ends_with("ws/x.js"),
-            "{id}: {doc:#}"
-        );
-    }
+    assert_scripts_are(&doc, &by_id, &commands, "ws/x.js");
 }
 
 /// An interpreter given no script reads it from stdin, so `sh < x.sh` runs `x.sh`: that
@@ -3803,16 +3801,7 @@ fn a_script_given_to_an_interpreter_on_stdin_is_hashed() {
         .map(|(id, cmd)| json!({"type": "command", "command": cmd, "id": id}))
         .collect();
     let (doc, by_id) = list_workspace_handlers(&sb, Value::Array(handlers));
-    for (id, _) in hashed {
-        assert_eq!(by_id[id]["script"]["kind"], "file", "{id}: {doc:#}");
-        assert!(
-            by_id[id]["script"]["path"]
-                .as_str()
-                .unwrap()
-                .ends_with("ws/x.sh"),
-            "{id}: {doc:#}"
-        );
-    }
+    assert_scripts_are(&doc, &by_id, &hashed, "ws/x.sh");
     for (id, _) in none {
         assert_eq!(by_id[id]["script"]["kind"], "none", "{id}: {doc:#}");
     }
