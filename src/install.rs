@@ -929,34 +929,26 @@ fn read_hooks_json_to(path: &Path, rewrite: bool) -> Result<(Value, Option<Vec<u
     // Reading it is fine (hosts round such a number too), rewriting it would change a value
     // that is not ours.
     if let Some(n) = parsed.inexact.first().filter(|_| rewrite) {
+        let pointer = if n.pointer.is_empty() {
+            "/"
+        } else {
+            &n.pointer
+        };
+        let at = format!(
+            "the number `{}` at {}:{} ({pointer})",
+            n.text, n.position.line, n.position.column
+        );
         if n.text.parse::<f64>().is_ok_and(f64::is_infinite) {
             return Err(refused(format!(
-                "the number `{}` at {}:{} ({}) is past the range of a 64-bit float, so it \
-                 cannot be written back as it is; write the value you mean (for a `timeout`, \
-                 the seconds a handler may take, e.g. 30)",
-                n.text,
-                n.position.line,
-                n.position.column,
-                if n.pointer.is_empty() {
-                    "/"
-                } else {
-                    &n.pointer
-                },
+                "{at} is past the range of a 64-bit float, so it cannot be written back as it \
+                 is; write the value you mean (for a `timeout`, the seconds a handler may take, \
+                 e.g. 30)"
             )));
         }
         return Err(refused(format!(
-            "the number `{}` at {}:{} ({}) would be written back as {}, losing digits; write it \
-             as a string, or as {} if that is the value you mean",
-            n.text,
-            n.position.line,
-            n.position.column,
-            if n.pointer.is_empty() {
-                "/"
-            } else {
-                &n.pointer
-            },
-            n.written,
-            n.written
+            "{at} would be written back as {}, losing digits; write it as a string, or as {} if \
+             that is the value you mean",
+            n.written, n.written
         )));
     }
     Ok((parsed.value, Some(bytes)))
