@@ -1373,7 +1373,7 @@ fn handler_ids_two_recipes_share_on_an_event_are_warned_of() {
 
 /// A document validate must first parse to tell what it is (not named `recipe.json`,
 /// `hooks.json` or `hooks-index.json`) was held parsed while it was parsed again to be
-/// checked, doubling validate's peak memory (606 MB against 346 MB for an index of a
+/// checked, doubling validate's peak memory (606 MB against 356 MB for an index of a
 /// million values); the first parse is dropped before the second.
 #[test]
 fn validate_holds_one_parse_of_a_document_it_had_to_identify() {
