@@ -180,12 +180,36 @@ const WRAPPERS: [&str; 34] = [
     "watch",
 ];
 
+/// `uv run`'s flags that take no value and leave the folder as it is: passed over. Any
+/// other (`--with X`, `--project DIR`, `--directory DIR`, `--python 3.12`) makes the
+/// script unknown.
+const UV_RUN_PLAIN_FLAGS: [&str; 5] = ["-q", "--quiet", "--frozen", "--locked", "--no-sync"];
+
+/// The program a command runs, as [`program`] finds it.
+struct Program {
+    /// Its index in the command's words.
+    at: usize,
+    /// The launcher that runs the word at `at` as a script file itself (`uv run x.py`, `go
+    /// run x.go`), if one does.
+    launcher: Option<&'static str>,
+}
+
 /// The index in `words` (of `cmd`) of the program that runs: past `NAME=value` assignments,
 /// which only set its environment, and past `exec`, `command`, `nohup` and `setsid` without
 /// flags and `env` with assignments only, which run the words after them. `Err` with the
 /// index of another of [`WRAPPERS`] (or of one of those with flags): the program it runs
 /// cannot be told.
 fn program_word(cmd: &str, words: &[command::Word]) -> Result<usize, usize> {
+    program(cmd, words).map(|p| p.at)
+}
+
+/// [`program_word`], also passing over the launchers that run the command after them
+/// (`npx`, `bunx`, `pnpm exec`, `npm exec`, `uv run`) and telling a script file a launcher
+/// runs itself (`uv run x.py`, `go run x.go`). Their flags are not read: with any (but
+/// [`UV_RUN_PLAIN_FLAGS`], and `--` where they take it) the program is unknown (`Err`),
+/// and so is what `npm`, `pnpm` and `yarn` run otherwise (`npm run NAME` runs a command
+/// package.json holds, which can change after trust).
+fn program(cmd: &str, words: &[command::Word]) -> Result<Program, usize> {
     // As written: a quoted `"FOO=1"` is a program's name. Bash also takes `a[0]=1` and
     // `FOO+=1` for assignments.
     let assignment = |w: &command::Word| {
@@ -221,6 +245,7 @@ fn program_word(cmd: &str, words: &[command::Word]) -> Result<usize, usize> {
         i
     };
     let flag_at = |i: usize| words.get(i).is_some_and(|w| w.text.starts_with('-'));
+    let text = |i: usize| words.get(i).map(|w| w.text.as_str());
     let mut i = 0;
     while words.get(i).is_some_and(assignment) {
         i = past_assignment(i);
@@ -242,10 +267,70 @@ fn program_word(cmd: &str, words: &[command::Word]) -> Result<usize, usize> {
                 }
             }
             name if WRAPPERS.contains(&name) => return Err(i),
+            "npx" | "bunx" => {
+                let at = i;
+                i += 1;
+                if w.text == "npx" && text(i) == Some("--") {
+                    i += 1;
+                } else if flag_at(i) {
+                    return Err(at);
+                }
+            }
+            // `pnpm exec CMD`; `npm exec -- CMD`, or `npm exec CMD` with no flag after it
+            // (npm reads those as its own: `-w DIR` runs CMD in another folder).
+            "npm" | "pnpm" if text(i + 1) == Some("exec") => {
+                let at = i;
+                i += 2;
+                if w.text == "npm" && text(i) == Some("--") {
+                    i += 1;
+                } else if (i..words.len()).any(flag_at) {
+                    return Err(at);
+                }
+            }
+            "npm" | "pnpm" | "yarn" => return Err(i),
+            // `uv run x.py` runs `x.py` with python; `uv run CMD` runs CMD.
+            "uv" if text(i + 1) == Some("run") => {
+                let at = i;
+                i += 2;
+                while let Some(flag) = text(i).filter(|_| flag_at(i)) {
+                    i += 1;
+                    if flag == "--" {
+                        break;
+                    }
+                    if !UV_RUN_PLAIN_FLAGS.contains(&flag) {
+                        return Err(at);
+                    }
+                }
+                let script = Path::new(text(i).unwrap_or_default()).extension();
+                if script
+                    .is_some_and(|e| e.eq_ignore_ascii_case("py") || e.eq_ignore_ascii_case("pyw"))
+                {
+                    return Ok(Program {
+                        at: i,
+                        launcher: Some("uv run"),
+                    });
+                }
+            }
+            "uv" if flag_at(i + 1) => return Err(i),
+            // `go run x.go` builds and runs `x.go`; with flags, several files or a package,
+            // what it builds is not one file.
+            "go" if text(i + 1) == Some("run") => {
+                let one_file = |t: Option<&str>| t.is_some_and(|t| t.ends_with(".go"));
+                if one_file(text(i + 2)) && !one_file(text(i + 3)) && !flag_at(i + 2) {
+                    return Ok(Program {
+                        at: i + 2,
+                        launcher: Some("go run"),
+                    });
+                }
+                return Err(i);
+            }
             _ => break,
         }
     }
-    Ok(i)
+    Ok(Program {
+        at: i,
+        launcher: None,
+    })
 }
 
 /// `words` (of `cmd`) without its redirections, which the shell takes out wherever they
@@ -303,16 +388,28 @@ pub fn resolve_script(cmd: &str, env: &Env) -> Script {
         return Script::None;
     }
     // From the program on: what comes before it only sets its environment, or runs it.
-    match program_word(cmd, &words.words) {
-        Ok(at) => drop(words.words.drain(..at)),
+    let launcher = match program(cmd, &words.words) {
+        Ok(Program { at, launcher }) => {
+            words.words.drain(..at);
+            launcher
+        }
         Err(at) => return Script::Unresolved(cmd[words.words[at].start..].trim_end().into()),
-    }
+    };
     // Which word such an interpreter runs as its script depends on flags hookpack does not
     // read: hashing a guess could cover another file than the one that runs.
     if let Some(w) = (words.words.first()).filter(|w| command::unread_interpreter(&w.text)) {
         return Script::Unresolved(cmd[w.start..].trim_end().into());
     }
-    let mut target = command::host_target(&words);
+    let mut target = match launcher {
+        Some(launcher) => Target::Script {
+            interpreter: Some(launcher.to_string()),
+            word: 0,
+            path: words.words[0].text.clone(),
+            loads: None,
+            chdir: Vec::new(),
+        },
+        None => command::host_target(&words),
+    };
     // An interpreter given no script, `-` for one (`node -`, `sh - ARG`) or `sh -s` reads
     // it from stdin: `sh < x.sh` runs `x.sh`, as if named after the interpreter. Without
     // such a redirection, stdin is the payload, no file.
@@ -712,6 +809,30 @@ pub fn unresolved_why(path: &str, cmd: &str, env: &Env) -> (String, &'static str
     let words = command::split(cmd).map(|w| w.words).unwrap_or_default();
     let (words, _) = without_redirections(cmd, words);
     if let Err(at) = program_word(cmd, &words) {
+        let name = words[at].text.as_str();
+        let exec = words.get(at + 1).is_some_and(|w| w.text == "exec");
+        if matches!(name, "uv" | "go" | "npx" | "bunx") || (matches!(name, "npm" | "pnpm") && exec)
+        {
+            return (
+                format!(
+                    "its command runs `{name}`, a launcher whose flags (or, for `go run`, \
+                     several files or a package) hookpack does not read, so the script it runs \
+                     cannot be known or hashed"
+                ),
+                "drop the launcher's flags (`uv run x.py`, `npx tsx x.ts`, `go run x.go`) or \
+                 run the interpreter itself (`python3 x.py`)",
+            );
+        }
+        if matches!(name, "npm" | "pnpm" | "yarn") {
+            return (
+                format!(
+                    "its command runs `{name}`, which runs a command package.json names (or \
+                     another program, as its own flags say), so the script it runs cannot be \
+                     known or hashed"
+                ),
+                "run the script with its interpreter (`node x.js`, `npx tsx x.ts`)",
+            );
+        }
         return (
             format!(
                 "its command runs `{}`, which runs another program (as its own flags or \

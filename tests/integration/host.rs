@@ -3807,6 +3807,93 @@ fn a_script_given_to_an_interpreter_on_stdin_is_hashed() {
     }
 }
 
+/// A launcher that runs a script (`uv run x.py`, `npx tsx x.ts`, `go run x.go`) was taken
+/// for a program running no script, so only its command was hashed and an edit of the
+/// script after trust still ran as trusted. The script it runs is hashed; a launcher flag
+/// hookpack does not read (it may change the folder or take a value) or a package.json
+/// script (`npm run NAME`, which can change after trust) makes the script unknown.
+#[test]
+fn a_script_a_launcher_runs_is_hashed() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    sb.write("ws/x.py", "print(1)\n");
+    sb.write("ws/x.ts", "process.exit(0);\n");
+    sb.write("ws/x.go", "package main\nfunc main() {}\n");
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [{"id": "c", "type": "command", "command": "uv run x.py"}]}),
+    );
+    in_prof(&sb, &["trust", "--all"]);
+    assert_eq!(scripts(&sb), [("file".to_string(), "ws/x.py".to_string())]);
+    sb.write("ws/x.py", "print(2)\n");
+    let l = list_json(&sb);
+    assert_eq!(l["handlers"][0]["status"], "modified", "{l:#}");
+
+    let py = [
+        ("uv", "uv run x.py"),
+        ("uv-python", "uv run python x.py"),
+        ("uv-dashdash", "uv run -- x.py"),
+        ("uv-flags", "uv run --frozen --locked --no-sync -q x.py"),
+        ("uv-python3", "uv run --quiet python3 x.py"),
+    ];
+    let ts = [
+        ("npx-tsx", "npx tsx x.ts"),
+        ("npx-ts-node", "npx ts-node x.ts"),
+        ("npx-dashdash", "npx -- tsx x.ts"),
+        ("bunx", "bunx tsx x.ts"),
+        ("pnpm-exec", "pnpm exec tsx x.ts"),
+        ("npm-exec", "npm exec -- tsx x.ts"),
+        ("npm-exec-plain", "npm exec tsx x.ts"),
+    ];
+    let go = [("go", "go run x.go")];
+    let unknown = [
+        ("uv-with", "uv run --with rich x.py"),
+        ("uv-project", "uv run --project sub x.py"),
+        ("uv-directory", "uv run --directory sub x.py"),
+        ("uv-python-flag", "uv run --python 3.12 x.py"),
+        ("uv-global-flag", "uv --directory sub run x.py"),
+        ("npx-yes", "npx -y tsx x.ts"),
+        ("npx-package", "npx --package tsx tsx x.ts"),
+        ("bunx-flag", "bunx --bun tsx x.ts"),
+        ("pnpm-filter", "pnpm exec --filter a tsx x.ts"),
+        ("pnpm-dir", "pnpm -C sub exec tsx x.ts"),
+        ("npm-exec-ws", "npm exec tsx -w sub x.ts"),
+        ("npm-run", "npm run hook"),
+        ("npm-test", "npm test"),
+        ("pnpm-run", "pnpm run hook"),
+        ("yarn", "yarn hook"),
+        ("go-flag", "go run -exec sudo x.go"),
+        ("go-files", "go run x.go y.go"),
+        ("go-package", "go run ."),
+    ];
+    let none = [
+        ("npx-pkg", "npx prettier --check ."),
+        ("uv-tool", "uv run ruff check"),
+    ];
+    let handlers: Vec<Value> = (py.iter().chain(&ts).chain(&go).chain(&unknown).chain(&none))
+        .map(|(id, cmd)| json!({"type": "command", "command": cmd, "id": id}))
+        .collect();
+    let (doc, by_id) = list_workspace_handlers(&sb, Value::Array(handlers));
+    assert_scripts_are(&doc, &by_id, &py, "ws/x.py");
+    assert_scripts_are(&doc, &by_id, &ts, "ws/x.ts");
+    assert_scripts_are(&doc, &by_id, &go, "ws/x.go");
+    for (id, _) in unknown {
+        assert_eq!(by_id[id]["status"], "script-unknown", "{id}: {doc:#}");
+    }
+    for (id, _) in none {
+        assert_eq!(by_id[id]["script"]["kind"], "none", "{id}: {doc:#}");
+    }
+    let o = in_prof_output(&sb, &["trust", "--all"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    for said in [
+        "its command runs `uv`, a launcher whose flags",
+        "its command runs `go`, a launcher whose flags",
+        "its command runs `npm`, which runs a command package.json names",
+    ] {
+        assert!(out.contains(said), "{said}: {out}");
+    }
+}
+
 /// Started by a parent that ignores SIGCHLD (a disposition children inherit), `run` lost
 /// every handler's exit status (the kernel reaps such children itself), so each counted as
 /// "killed by a signal": a gate's deny was dropped as a failure, no decision. The CLI
