@@ -276,6 +276,14 @@ fn program(cmd: &str, words: &[command::Word]) -> Result<Program, usize> {
                     return Err(at);
                 }
             }
+            // `bun x CMD` is bun's spelling of `bunx CMD`.
+            "bun" if text(i + 1) == Some("x") => {
+                let at = i;
+                i += 2;
+                if flag_at(i) {
+                    return Err(at);
+                }
+            }
             // `pnpm exec CMD`; `npm exec -- CMD`, or `npm exec CMD` with no flag after it
             // (npm reads those as its own: `-w DIR` runs CMD in another folder).
             "npm" | "pnpm" if text(i + 1) == Some("exec") => {
@@ -810,8 +818,10 @@ pub fn unresolved_why(path: &str, cmd: &str, env: &Env) -> (String, &'static str
     let (words, _) = without_redirections(cmd, words);
     if let Err(at) = program_word(cmd, &words) {
         let name = words[at].text.as_str();
-        let exec = words.get(at + 1).is_some_and(|w| w.text == "exec");
-        if matches!(name, "uv" | "go" | "npx" | "bunx") || (matches!(name, "npm" | "pnpm") && exec)
+        let then = |sub: &str| words.get(at + 1).is_some_and(|w| w.text == sub);
+        if matches!(name, "uv" | "go" | "npx" | "bunx")
+            || (matches!(name, "npm" | "pnpm") && then("exec"))
+            || (name == "bun" && then("x"))
         {
             return (
                 format!(
