@@ -255,7 +255,13 @@ fn program(cmd: &str, words: &[command::Word]) -> Result<Program, usize> {
             "exec" | "command" | "nohup" | "setsid" if !flag_at(i + 1) => i += 1,
             // Reserved words that run the command after them (`! node x.js`, `{ node x.js;
             // }`, `if node x.js; then …`): unquoted only, as the shell reads them.
-            "!" | "{" | "if" | "while" | "until" if !w.quoted => i += 1,
+            // The command after them may set variables first (`! FOO=1 node x.js`).
+            "!" | "{" | "if" | "while" | "until" if !w.quoted => {
+                i += 1;
+                while words.get(i).is_some_and(assignment) {
+                    i = past_assignment(i);
+                }
+            }
             "env" => {
                 let at = i;
                 i += 1;

@@ -3719,6 +3719,9 @@ fn a_script_behind_a_redirection_or_a_reserved_word_is_hashed() {
         ("bang", "! node x.js"),
         ("brace", "{ node x.js; }"),
         ("if", "if node x.js; then :; fi"),
+        ("bang-assign", "! FOO=1 node x.js"),
+        ("brace-assign", "{ FOO=$(true) node x.js; }"),
+        ("while-assign", "while FOO=1 node x.js; do :; done"),
     ];
     let unknown = [
         ("eval", "eval node x.js"),
