@@ -256,7 +256,7 @@ fn program(cmd: &str, words: &[command::Word]) -> Result<Program, usize> {
             // Reserved words that run the command after them (`! node x.js`, `{ node x.js;
             // }`, `if node x.js; then …`): unquoted only, as the shell reads them.
             // The command after them may set variables first (`! FOO=1 node x.js`).
-            "!" | "{" | "if" | "while" | "until" if !w.quoted => {
+            "!" | "{" | "if" | "while" | "until" | "then" | "do" | "else" | "elif" if !w.quoted => {
                 i += 1;
                 while words.get(i).is_some_and(assignment) {
                     i = past_assignment(i);
@@ -393,6 +393,58 @@ fn without_redirections(
 
 /// Resolves the script a command runs.
 pub fn resolve_script(cmd: &str, env: &Env) -> Script {
+    match resolve_first(cmd, env) {
+        // The hash covers the first simple command's script: with none there, a later
+        // command's script (`cd sub && node x.js`) would run outside it.
+        Script::None => match later_command_with_script(cmd, env) {
+            Some(later) => Script::Unresolved(later),
+            None => Script::None,
+        },
+        script => script,
+    }
+}
+
+/// The simple commands of `cmd` after its first, as written: the words between `;`, `&`,
+/// `|` and line breaks (a `&&`, `||` too). Parentheses and the shell's other syntax are not
+/// followed, so a command may be cut where the shell would not cut it; that only finds more
+/// commands to look at.
+fn later_commands(cmd: &str) -> Vec<&str> {
+    let Ok(words) = command::split(cmd) else {
+        return Vec::new();
+    };
+    let mut commands = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut end = 0;
+    for (i, w) in words.words.iter().enumerate() {
+        let gap = if i == 0 {
+            ""
+        } else {
+            cmd.get(end..w.start).unwrap_or_default()
+        };
+        if gap.contains([';', '&', '|', '\n']) {
+            if let Some(s) = start.take() {
+                commands.push(&cmd[s..end]);
+            }
+        }
+        start.get_or_insert(w.start);
+        end = w.end;
+    }
+    if let Some(s) = start {
+        commands.push(&cmd[s..end]);
+    }
+    commands.into_iter().skip(1).collect()
+}
+
+/// The first simple command after the first of `cmd` that runs a script (or may), as
+/// written.
+fn later_command_with_script(cmd: &str, env: &Env) -> Option<String> {
+    (later_commands(cmd).into_iter())
+        .find(|later| !matches!(resolve_first(later, env), Script::None))
+        .map(|later| later.trim().to_string())
+}
+
+/// The script the first simple command of `cmd` runs.
+fn resolve_first(cmd: &str, env: &Env) -> Script {
     let Ok(mut words) = command::split(cmd) else {
         return Script::None;
     };
@@ -820,6 +872,18 @@ impl Status {
 /// What is said of a handler running `cmd` whose script is [`Script::Unresolved`] as `path`
 /// under `env`, and the fix (`trust` refuses it, `doctor` reports it).
 pub fn unresolved_why(path: &str, cmd: &str, env: &Env) -> (String, &'static str) {
+    if matches!(resolve_first(cmd, env), Script::None) {
+        if let Some(later) = later_command_with_script(cmd, env) {
+            return (
+                format!(
+                    "its first command runs no script, and a later one, `{later}`, runs one, \
+                     which the trust hash (over the first command's script) cannot cover"
+                ),
+                "start the command with the script (`node x.js`), and do the rest in it (a \
+                 `cd` there too)",
+            );
+        }
+    }
     let words = command::split(cmd).map(|w| w.words).unwrap_or_default();
     let (words, _) = without_redirections(cmd, words);
     if let Err(at) = program_word(cmd, &words) {

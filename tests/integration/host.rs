@@ -3752,6 +3752,44 @@ fn a_script_behind_a_redirection_or_a_reserved_word_is_hashed() {
     }
 }
 
+/// A command whose first simple command runs no script but a later one does (`cd sub &&
+/// node x.js`, `true; node x.js`, `if true; then node x.js; fi`) was trusted on its text
+/// alone: the hash covers the first simple command's script, here none, so an edit of
+/// `x.js` after trust still ran as trusted. Its script is unknown; a command of programs
+/// alone (`echo '{}' | cat`) still runs none.
+#[test]
+fn a_script_a_later_simple_command_runs_is_never_trusted_unhashed() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("prof")).unwrap();
+    sb.write("ws/x.js", "process.exit(0);\n");
+    sb.write("ws/sub/x.js", "process.exit(0);\n");
+    let unknown = [
+        ("cd", "cd sub && node x.js"),
+        ("semicolon", "true; node x.js"),
+        ("pipe", "cat | node x.js"),
+        ("line", "echo hi\nnode x.js"),
+        ("then", "if true; then node x.js; fi"),
+        ("or", "false || sh x.js"),
+    ];
+    let none = [("programs", "echo '{}' | cat"), ("plain", "exit 0")];
+    let handlers: Vec<Value> = (unknown.iter().chain(&none))
+        .map(|(id, cmd)| json!({"type": "command", "command": cmd, "id": id}))
+        .collect();
+    let (doc, by_id) = list_workspace_handlers(&sb, Value::Array(handlers));
+    for (id, _) in unknown {
+        assert_eq!(by_id[id]["status"], "script-unknown", "{id}: {doc:#}");
+    }
+    for (id, _) in none {
+        assert_eq!(by_id[id]["script"]["kind"], "none", "{id}: {doc:#}");
+    }
+    let o = in_prof_output(&sb, &["trust", "--all"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("its first command runs no script, and a later one, `node x.js`, runs one"),
+        "{out}"
+    );
+}
+
 /// An assignment whose value holds a command substitution or parentheses (`FOO=$(date)
 /// node x.js`, `N=$((1+1)) …`, bash's `A=(a b) …`), or that bash reads as one though it is
 /// no plain `NAME=` (`a[0]=1 …`, `FOO+=1 …`), made the program word `date`, `a[0]=1`…: a
