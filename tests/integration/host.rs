@@ -3288,6 +3288,13 @@ fn list_workspace_handlers(
     (doc, by_id)
 }
 
+/// Handlers of `cases` (id, command), as a `hooks` array of one group.
+fn command_handlers<'a>(cases: impl Iterator<Item = &'a (&'a str, &'a str)>) -> Value {
+    cases
+        .map(|(id, cmd)| json!({"type": "command", "command": cmd, "id": id}))
+        .collect()
+}
+
 /// Asserts that `list` (its report `doc`, its handlers `by_id`) gives each handler of
 /// `cases` (id, command) the script file whose path ends with `path`.
 fn assert_scripts_are(
@@ -3731,10 +3738,8 @@ fn a_script_behind_a_redirection_or_a_reserved_word_is_hashed() {
         ("case", "case a in a) node x.js;; esac"),
         ("for", "for i in 1; do node x.js; done"),
     ];
-    let handlers: Vec<Value> = (hashed.iter().chain(&unknown))
-        .map(|(id, cmd)| json!({"type": "command", "command": cmd, "id": id}))
-        .collect();
-    let (doc, by_id) = list_workspace_handlers(&sb, Value::Array(handlers));
+    let (doc, by_id) =
+        list_workspace_handlers(&sb, command_handlers(hashed.iter().chain(&unknown)));
     assert_scripts_are(&doc, &by_id, &hashed, "ws/x.js");
     for (id, _) in unknown {
         assert_eq!(by_id[id]["status"], "script-unknown", "{id}: {doc:#}");
@@ -3772,10 +3777,7 @@ fn a_script_a_later_simple_command_runs_is_never_trusted_unhashed() {
         ("or", "false || sh x.js"),
     ];
     let none = [("programs", "echo '{}' | cat"), ("plain", "exit 0")];
-    let handlers: Vec<Value> = (unknown.iter().chain(&none))
-        .map(|(id, cmd)| json!({"type": "command", "command": cmd, "id": id}))
-        .collect();
-    let (doc, by_id) = list_workspace_handlers(&sb, Value::Array(handlers));
+    let (doc, by_id) = list_workspace_handlers(&sb, command_handlers(unknown.iter().chain(&none)));
     for (id, _) in unknown {
         assert_eq!(by_id[id]["status"], "script-unknown", "{id}: {doc:#}");
     }
@@ -3810,10 +3812,7 @@ fn a_script_behind_an_assignment_with_a_substitution_is_hashed() {
         ("append", "FOO+=1 node x.js"),
         ("env", "env FOO=$(true) node x.js"),
     ];
-    let handlers: Vec<Value> = (commands.iter())
-        .map(|(id, cmd)| json!({"type": "command", "command": cmd, "id": id}))
-        .collect();
-    let (doc, by_id) = list_workspace_handlers(&sb, Value::Array(handlers));
+    let (doc, by_id) = list_workspace_handlers(&sb, command_handlers(commands.iter()));
     assert_scripts_are(&doc, &by_id, &commands, "ws/x.js");
 }
 
@@ -3838,10 +3837,7 @@ fn a_script_given_to_an_interpreter_on_stdin_is_hashed() {
         ("other-fd", "sh 3< x.sh"),
         ("payload", "python3 -"),
     ];
-    let handlers: Vec<Value> = (hashed.iter().chain(&none))
-        .map(|(id, cmd)| json!({"type": "command", "command": cmd, "id": id}))
-        .collect();
-    let (doc, by_id) = list_workspace_handlers(&sb, Value::Array(handlers));
+    let (doc, by_id) = list_workspace_handlers(&sb, command_handlers(hashed.iter().chain(&none)));
     assert_scripts_are(&doc, &by_id, &hashed, "ws/x.sh");
     for (id, _) in none {
         assert_eq!(by_id[id]["script"]["kind"], "none", "{id}: {doc:#}");
@@ -3913,10 +3909,10 @@ fn a_script_a_launcher_runs_is_hashed() {
         ("npx-pkg", "npx prettier --check ."),
         ("uv-tool", "uv run ruff check"),
     ];
-    let handlers: Vec<Value> = (py.iter().chain(&ts).chain(&go).chain(&unknown).chain(&none))
-        .map(|(id, cmd)| json!({"type": "command", "command": cmd, "id": id}))
-        .collect();
-    let (doc, by_id) = list_workspace_handlers(&sb, Value::Array(handlers));
+    let (doc, by_id) = list_workspace_handlers(
+        &sb,
+        command_handlers(py.iter().chain(&ts).chain(&go).chain(&unknown).chain(&none)),
+    );
     assert_scripts_are(&doc, &by_id, &py, "ws/x.py");
     assert_scripts_are(&doc, &by_id, &ts, "ws/x.ts");
     assert_scripts_are(&doc, &by_id, &go, "ws/x.go");
