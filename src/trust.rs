@@ -351,8 +351,8 @@ fn program(cmd: &str, words: &[command::Word]) -> Result<Program, usize> {
 /// stand before it runs the command (`2>/dev/null node x.js` runs `node x.js`): a file
 /// descriptor number written against its operator (`2>`) and the word an operator takes
 /// (`>/dev/null`, `2>&1`, `<in.txt`). A process substitution (`<(…)`) is no redirection.
-/// Also the word a file is read from on stdin (`< x.sh`, `0<x.sh`; not a here-document or
-/// here-string), which an interpreter given no script runs.
+/// Also the word a file is read from on stdin (`< x.sh`, `0<x.sh`, `<> x.sh`; not a
+/// here-document or here-string), which an interpreter given no script runs.
 fn without_redirections(
     cmd: &str,
     words: Vec<command::Word>,
@@ -378,8 +378,8 @@ fn without_redirections(
             fd_before = Some(w.text.clone());
         } else if target {
             let op = gap.trim();
-            if op.ends_with('<')
-                && !op.ends_with("<<")
+            // `<>` opens the file on stdin too (for reading and writing).
+            if ((op.ends_with('<') && !op.ends_with("<<")) || op.ends_with("<>"))
                 && fd_of_this.as_deref().is_none_or(|n| n == "0")
             {
                 stdin = Some(w);

@@ -3830,11 +3830,17 @@ fn a_script_given_to_an_interpreter_on_stdin_is_hashed() {
         ("dash-s", "bash -s < x.sh"),
         ("both", "sh <x.sh 2>/dev/null"),
         ("dash", "sh - < x.sh"),
+        // `<>` opens the file for reading (and writing) on stdin, 0 by default; the last
+        // redirection of stdin is the one the shell keeps.
+        ("readwrite", "sh <> x.sh"),
+        ("readwrite-fd0", "bash 0<>x.sh"),
+        ("readwrite-last", "sh < y.sh <> x.sh"),
     ];
     let none = [
         ("inline", "sh -c 'exit 0' < x.sh"),
         ("herestring", "sh <<< x.sh"),
         ("other-fd", "sh 3< x.sh"),
+        ("other-fd-readwrite", "sh 3<> x.sh"),
         ("payload", "python3 -"),
     ];
     let (doc, by_id) = list_workspace_handlers(&sb, command_handlers(hashed.iter().chain(&none)));
