@@ -1090,13 +1090,22 @@ fn a_remove_racing_the_first_trust_still_drops_the_trust() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let lock = sb.join("finclaw-home/.hookpack-trust.lock");
+    // Past its read of hooks.json once its temporary trust file is there, waiting at the
+    // rename (the lock file alone comes before the read).
+    let writing = || {
+        std::fs::read_dir(sb.join("finclaw-home")).is_ok_and(|d| {
+            d.flatten().any(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with(".hookpack-tmp-")
+            })
+        })
+    };
     let start = std::time::Instant::now();
-    while !lock.exists() && start.elapsed() < std::time::Duration::from_secs(20) {
+    while !writing() {
+        assert!(start.elapsed().as_secs() < 30, "trust never wrote its file");
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
-    // Past its read of hooks.json, waiting at the rename.
-    std::thread::sleep(std::time::Duration::from_millis(400));
     assert!(!sb.join("finclaw-home/hooks-trust.json").exists());
     ok(&in_prof(&sb, &["remove", "demo"]));
     assert!(trust.wait_with_output().unwrap().status.success());
