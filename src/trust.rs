@@ -351,12 +351,12 @@ fn program(cmd: &str, words: &[command::Word]) -> Result<Program, usize> {
 /// stand before it runs the command (`2>/dev/null node x.js` runs `node x.js`): a file
 /// descriptor number written against its operator (`2>`) and the word an operator takes
 /// (`>/dev/null`, `2>&1`, `<in.txt`). A process substitution (`<(…)`) is no redirection.
-/// Also the word a file is read from on stdin (`< x.sh`, `0<x.sh`, `<> x.sh`; not a
+/// Also what stdin is last redirected from (`< x.sh`, `0<x.sh`, `<> x.sh`; not a
 /// here-document or here-string), which an interpreter given no script runs.
 fn without_redirections(
     cmd: &str,
     words: Vec<command::Word>,
-) -> (Vec<command::Word>, Option<command::Word>) {
+) -> (Vec<command::Word>, Option<Stdin>) {
     let starts: Vec<usize> = words.iter().map(|w| w.start).collect();
     let mut kept = Vec::with_capacity(words.len());
     let mut stdin = None;
@@ -379,16 +379,30 @@ fn without_redirections(
         } else if target {
             let op = gap.trim();
             // `<>` opens the file on stdin too (for reading and writing).
-            if ((op.ends_with('<') && !op.ends_with("<<")) || op.ends_with("<>"))
-                && fd_of_this.as_deref().is_none_or(|n| n == "0")
+            let on_stdin = fd_of_this.as_deref().is_none_or(|n| n == "0");
+            // `<&3` (and `0>&3`) makes stdin a copy of descriptor 3; `<&0` keeps it, `<&-`
+            // closes it.
+            let copy = (op.ends_with("<&") || (op.ends_with(">&") && fd_of_this.is_some()))
+                && !matches!(w.text.as_str(), "0" | "-");
+            if copy && on_stdin {
+                stdin = Some(Stdin::Copy);
+            } else if ((op.ends_with('<') && !op.ends_with("<<")) || op.ends_with("<>")) && on_stdin
             {
-                stdin = Some(w);
+                stdin = Some(Stdin::File(w));
             }
         } else {
             kept.push(w);
         }
     }
     (kept, stdin)
+}
+
+/// What a command's stdin is redirected from, last.
+enum Stdin {
+    /// A file (`< x.sh`).
+    File(command::Word),
+    /// Another file descriptor (`3<x.sh <&3`), whose file is not followed.
+    Copy,
 }
 
 /// Resolves the script a command runs.
@@ -480,6 +494,12 @@ fn resolve_first(cmd: &str, env: &Env) -> Script {
     // it from stdin: `sh < x.sh` runs `x.sh`, as if named after the interpreter. Without
     // such a redirection, stdin is the payload, no file.
     let reads_stdin = matches!(target, Target::Nothing | Target::Inline { flag: "-s" });
+    let stdin = match stdin {
+        // Which file the copied descriptor is open on is not followed.
+        Some(Stdin::Copy) if reads_stdin => return Script::Unresolved(cmd.trim().into()),
+        Some(Stdin::File(file)) => Some(file),
+        _ => None,
+    };
     if let (true, Some(file)) = (reads_stdin && !words.words.is_empty(), stdin) {
         let keep = match target {
             Target::Inline { .. } => 1,
@@ -885,7 +905,7 @@ pub fn unresolved_why(path: &str, cmd: &str, env: &Env) -> (String, &'static str
         }
     }
     let words = command::split(cmd).map(|w| w.words).unwrap_or_default();
-    let (words, _) = without_redirections(cmd, words);
+    let (words, stdin) = without_redirections(cmd, words);
     if let Err(at) = program_word(cmd, &words) {
         let name = words[at].text.as_str();
         let then = |sub: &str| words.get(at + 1).is_some_and(|w| w.text == sub);
@@ -954,6 +974,26 @@ pub fn unresolved_why(path: &str, cmd: &str, env: &Env) -> (String, &'static str
                 words[at].text
             ),
             "run the module's file as a script (`python3 path/to/module.py`)",
+        );
+    }
+    let reads_copy = matches!(stdin, Some(Stdin::Copy))
+        && (program_word(cmd, &words).ok()).is_some_and(|at| {
+            let from_program = command::Words {
+                words: words[at..].to_vec(),
+                shell_syntax: None,
+            };
+            matches!(
+                command::host_target(&from_program),
+                Target::Nothing | Target::Inline { flag: "-s" }
+            )
+        });
+    if reads_copy {
+        return (
+            "its command gives the interpreter no script, and its stdin is a copy of another \
+             file descriptor (`<&N`), whose file hookpack does not follow, so the script it \
+             runs cannot be known or hashed"
+                .into(),
+            "redirect the file itself (`sh < x.sh`), or name the script (`sh x.sh`)",
         );
     }
     // Unknown only because the shell splits the profile root: with a root it leaves whole,

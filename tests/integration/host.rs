@@ -3850,6 +3850,35 @@ fn a_script_given_to_an_interpreter_on_stdin_is_hashed() {
     }
 }
 
+/// An interpreter given no script whose stdin is a copy of another descriptor (`sh 3<x.sh
+/// <&3`) runs the file open there, which hookpack does not follow: its script is unknown,
+/// never trusted. It was taken for no script, so an edit of `x.sh` after trust still ran as
+/// trusted.
+#[test]
+fn a_script_given_on_a_copied_stdin_is_unknown() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("prof")).unwrap();
+    sb.write("ws/x.sh", "exit 0\n");
+    let unknown = [
+        ("copy", "sh 3<x.sh <&3"),
+        ("copy-fd0", "bash 3<x.sh 0<&3"),
+        ("copy-out", "bash 3<x.sh 0>&3"),
+    ];
+    let handlers: Vec<Value> = (unknown.iter())
+        .map(|(id, cmd)| json!({"type": "command", "command": cmd, "id": id}))
+        .collect();
+    let (doc, by_id) = list_workspace_handlers(&sb, Value::Array(handlers));
+    for (id, _) in unknown {
+        assert_eq!(by_id[id]["status"], "script-unknown", "{id}: {doc:#}");
+    }
+    let o = in_prof_output(&sb, &["trust", "--all"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("its stdin is a copy of another file descriptor"),
+        "{out}"
+    );
+}
+
 /// A launcher that runs a script (`uv run x.py`, `npx tsx x.ts`, `go run x.go`) was taken
 /// for a program running no script, so only its command was hashed and an edit of the
 /// script after trust still ran as trusted. The script it runs is hashed; a launcher flag
