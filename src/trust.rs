@@ -302,6 +302,17 @@ fn program(cmd: &str, words: &[command::Word]) -> Result<Program, usize> {
                 }
             }
             "npm" | "pnpm" | "yarn" => return Err(i),
+            // Launchers of an environment that run the command after them as their own
+            // flags say (`poetry run python x.py`, `bundle exec ruby x.rb`, `dotenv --
+            // node x.js`).
+            "poetry" | "pipenv" | "pdm" | "hatch" | "rye" | "pixi" | "conda" | "mamba"
+            | "micromamba" | "volta"
+                if text(i + 1) == Some("run") =>
+            {
+                return Err(i)
+            }
+            "bundle" | "mise" | "direnv" | "fnm" if text(i + 1) == Some("exec") => return Err(i),
+            "dotenv" => return Err(i),
             // `uv run x.py` runs `x.py` with python; `uv run CMD` runs CMD.
             "uv" if text(i + 1) == Some("run") => {
                 let at = i;

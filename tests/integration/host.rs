@@ -3879,6 +3879,52 @@ fn a_script_given_on_a_copied_stdin_is_unknown() {
     );
 }
 
+/// Launchers of an environment that run the command after them (`poetry run python x.py`,
+/// `bundle exec ruby x.rb`, `conda run -n e python x.py`, `dotenv -- node x.js`) were taken
+/// for programs running no script, as `uv run` was: only the command was hashed, so an edit
+/// of `x.py` after trust still ran as trusted. Their flags are not read: the script is
+/// unknown. Their other subcommands run no script.
+#[test]
+fn a_script_an_environment_launcher_runs_is_unknown() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("prof")).unwrap();
+    sb.write("ws/x.py", "print(1)\n");
+    let unknown = [
+        ("poetry", "poetry run python x.py"),
+        ("pipenv", "pipenv run python x.py"),
+        ("pdm", "pdm run python x.py"),
+        ("hatch", "hatch run python x.py"),
+        ("rye", "rye run python x.py"),
+        ("pixi", "pixi run python x.py"),
+        ("conda", "conda run -n e python x.py"),
+        ("mamba", "micromamba run -n e python x.py"),
+        ("bundle", "bundle exec ruby x.rb"),
+        ("mise", "mise exec -- node x.js"),
+        ("volta", "volta run node x.js"),
+        ("dotenv", "dotenv -- node x.js"),
+    ];
+    let none = [
+        ("poetry-check", "poetry check"),
+        ("bundle-check", "bundle check"),
+    ];
+    let handlers: Vec<Value> = (unknown.iter().chain(&none))
+        .map(|(id, cmd)| json!({"type": "command", "command": cmd, "id": id}))
+        .collect();
+    let (doc, by_id) = list_workspace_handlers(&sb, Value::Array(handlers));
+    for (id, _) in unknown {
+        assert_eq!(by_id[id]["status"], "script-unknown", "{id}: {doc:#}");
+    }
+    for (id, _) in none {
+        assert_eq!(by_id[id]["script"]["kind"], "none", "{id}: {doc:#}");
+    }
+    let o = in_prof_output(&sb, &["trust", "--all"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("its command runs `poetry`, which runs another program"),
+        "{out}"
+    );
+}
+
 /// A launcher that runs a script (`uv run x.py`, `npx tsx x.ts`, `go run x.go`) was taken
 /// for a program running no script, so only its command was hashed and an edit of the
 /// script after trust still ran as trusted. The script it runs is hashed; a launcher flag
