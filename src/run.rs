@@ -13,7 +13,8 @@
 //! Answers: exit 0 with nothing on stdout is no decision; exit 0 with one JSON object is a
 //! decision; text that looks like JSON but does not parse is a failure, and so are a
 //! rewrite of the wrong type (a string `updatedInput`) and stdout over [`OUTPUT_CAP`] (a
-//! reason of the wrong type is left out with a warning, and the decision stands); exit 2 with stderr blocks on tool and prompt events; anything else
+//! reason of the wrong type, or a rewrite beside a deny, is left out with a warning, and
+//! the decision stands); exit 2 with stderr blocks on tool and prompt events; anything else
 //! is a failure, which denies only under `failurePolicy: deny` on PreToolUse. Combining: a
 //! deny wins, and the last non-blocking rewrite wins.
 
@@ -497,9 +498,22 @@ fn read_answer(
                 "hookSpecificOutput.permissionDecisionReason",
             );
             // The tool's input is an object: anything else is no rewrite a tool could take.
+            // Beside a deny, which needs none, it is left out and the deny stands.
             d.updated_input = match hso.get("updatedInput") {
                 None | Some(Value::Null) => None,
                 Some(input @ Value::Object(_)) => Some(input.clone()),
+                Some(other) if d.verdict == Some(Verdict::Deny) => {
+                    let why = format!(
+                        "hookSpecificOutput.updatedInput must be an object, found {} (left \
+                         out; the decision stands)",
+                        shown(other)
+                    );
+                    d.warning = Some(match d.warning.take() {
+                        Some(w) => format!("{w}; {why}"),
+                        None => why,
+                    });
+                    None
+                }
                 Some(other) => {
                     return Err(format!(
                         "hookSpecificOutput.updatedInput must be an object (the tool input to use \

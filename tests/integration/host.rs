@@ -1811,7 +1811,8 @@ fn answers_of_the_wrong_shape_are_failures() {
 /// `updatedInput` became the rewrite of the tool input). A rewrite of the wrong type is a
 /// failure naming the field, as a `permissionDecision` hosts do not know is, and never a
 /// rewrite; a reason or context of the wrong type is left out with a warning naming it, and
-/// the decision stands (a deny with a reason of 5 still denies).
+/// the decision stands (a deny with a reason of 5 still denies), and so is a rewrite beside
+/// a deny.
 #[cfg(target_os = "linux")]
 #[test]
 fn answer_fields_of_the_wrong_type_are_named() {
@@ -1827,7 +1828,9 @@ fn answer_fields_of_the_wrong_type_are_named() {
                 {"id": "context", "type": "command",
                  "command": answer(json!({"additionalContext": []}))},
                 {"id": "input", "type": "command",
-                 "command": answer(json!({"updatedInput": "rm -rf /"}))}
+                 "command": answer(json!({"updatedInput": "rm -rf /"}))},
+                {"id": "deny-input", "type": "command",
+                 "command": answer(json!({"permissionDecision": "deny", "updatedInput": "x"}))}
             ],
             "UserPromptSubmit": [
                 {"id": "model", "type": "command", "command": answer(json!({"updatedModel": 5}))},
@@ -1864,6 +1867,14 @@ fn answer_fields_of_the_wrong_type_are_named() {
     let h = by_id(&d, "input");
     let failure = h["decision"]["failure"].as_str().unwrap_or_default();
     assert!(failure.contains("updatedInput"), "{d:#}");
+    assert!(h["decision"]["updated_input"].is_null(), "{d:#}");
+    // A deny needs no rewrite: one of the wrong type beside it is left out, and it denies
+    // (a failure would let the tool run without failurePolicy: deny).
+    let h = by_id(&d, "deny-input");
+    assert_eq!(h["decision"]["verdict"], "deny", "{d:#}");
+    assert!(h["decision"]["failure"].is_null(), "{d:#}");
+    let warning = h["decision"]["warning"].as_str().unwrap_or_default();
+    assert!(warning.contains("updatedInput"), "{d:#}");
     assert!(h["decision"]["updated_input"].is_null(), "{d:#}");
     assert_eq!(d["outcome"]["verdict"], "deny", "{d:#}");
     assert!(d["outcome"]["updated_input"].is_null(), "{d:#}");
