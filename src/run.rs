@@ -13,7 +13,7 @@
 //! Answers: exit 0 with nothing on stdout is no decision; exit 0 with one JSON object is a
 //! decision; text that looks like JSON but does not parse is a failure, and so are a
 //! rewrite of the wrong type (a string `updatedInput`) and stdout over [`OUTPUT_CAP`] (a
-//! reason of the wrong type, or a rewrite beside a deny, is left out with a warning, and
+//! reason of the wrong type, or a rewrite beside a deny or block, is left out with a warning, and
 //! the decision stands); exit 2 with stderr blocks on tool and prompt events; anything else
 //! is a failure, which denies only under `failurePolicy: deny` on PreToolUse. Combining: a
 //! deny wins, and the last non-blocking rewrite wins.
@@ -375,6 +375,20 @@ fn side_text(warning: &mut Option<String>, field: Option<&Value>, name: &str) ->
     })
 }
 
+/// A rewrite of the wrong type, `why`: a failure, unless the decision beside it `stands` (a
+/// deny or block, which needs no rewrite), when it is left out with a `warning`.
+fn refused_rewrite(warning: &mut Option<String>, stands: bool, why: String) -> Result<(), String> {
+    if !stands {
+        return Err(why);
+    }
+    let why = format!("{why} (left out; the decision stands)");
+    *warning = Some(match warning.take() {
+        Some(w) => format!("{w}; {why}"),
+        None => why,
+    });
+    Ok(())
+}
+
 /// A JSON value for a message, cut short past 100 characters.
 fn shown(v: &Value) -> String {
     let text = v.to_string();
@@ -483,6 +497,9 @@ fn read_answer(
     hso: &Value,
     mut d: Decision,
 ) -> Result<Decision, String> {
+    // A top-level block (read last) stands over a rewrite of the wrong type beside it.
+    let blocks = obj.get("decision").and_then(Value::as_str) == Some("block")
+        && (event.is_tool_event() || event == Event::UserPromptSubmit);
     match event {
         Event::PreToolUse | Event::PermissionRequest => {
             match hso.get("permissionDecision") {
@@ -498,37 +515,31 @@ fn read_answer(
                 "hookSpecificOutput.permissionDecisionReason",
             );
             // The tool's input is an object: anything else is no rewrite a tool could take.
-            // Beside a deny, which needs none, it is left out and the deny stands.
+            // Beside a deny or a block, which need none, it is left out and they stand.
+            let stands = blocks || d.verdict == Some(Verdict::Deny);
             d.updated_input = match hso.get("updatedInput") {
                 None | Some(Value::Null) => None,
                 Some(input @ Value::Object(_)) => Some(input.clone()),
-                Some(other) if d.verdict == Some(Verdict::Deny) => {
-                    let why = format!(
-                        "hookSpecificOutput.updatedInput must be an object, found {} (left \
-                         out; the decision stands)",
-                        shown(other)
-                    );
-                    d.warning = Some(match d.warning.take() {
-                        Some(w) => format!("{w}; {why}"),
-                        None => why,
-                    });
-                    None
-                }
                 Some(other) => {
-                    return Err(format!(
+                    let why = format!(
                         "hookSpecificOutput.updatedInput must be an object (the tool input to use \
                          instead), found {}; print the whole input object, or leave it out",
                         shown(other)
-                    ))
+                    );
+                    refused_rewrite(&mut d.warning, stands, why)?;
+                    None
                 }
             };
         }
         Event::UserPromptSubmit => {
-            d.updated_model =
-                str_field(hso.get("updatedModel"), "hookSpecificOutput.updatedModel")?;
-            let prompt = str_field(hso.get("prompt"), "hookSpecificOutput.prompt")?;
-            d.updated_prompt =
-                str_field(hso.get("updatedPrompt"), "hookSpecificOutput.updatedPrompt")?.or(prompt);
+            let mut rewrite = |name: &str| {
+                str_field(hso.get(name), &format!("hookSpecificOutput.{name}"))
+                    .or_else(|why| refused_rewrite(&mut d.warning, blocks, why).map(|()| None))
+            };
+            let model = rewrite("updatedModel")?;
+            let prompt = rewrite("prompt")?;
+            d.updated_prompt = rewrite("updatedPrompt")?.or(prompt);
+            d.updated_model = model;
         }
         Event::Stop if hso.get("decision").and_then(Value::as_str) == Some("reject") => {
             match str_field(hso.get("reason"), "hookSpecificOutput.reason")?

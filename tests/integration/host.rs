@@ -1812,7 +1812,7 @@ fn answers_of_the_wrong_shape_are_failures() {
 /// failure naming the field, as a `permissionDecision` hosts do not know is, and never a
 /// rewrite; a reason or context of the wrong type is left out with a warning naming it, and
 /// the decision stands (a deny with a reason of 5 still denies), and so is a rewrite beside
-/// a deny.
+/// a deny or a top-level block.
 #[cfg(target_os = "linux")]
 #[test]
 fn answer_fields_of_the_wrong_type_are_named() {
@@ -1830,11 +1830,17 @@ fn answer_fields_of_the_wrong_type_are_named() {
                 {"id": "input", "type": "command",
                  "command": answer(json!({"updatedInput": "rm -rf /"}))},
                 {"id": "deny-input", "type": "command",
-                 "command": answer(json!({"permissionDecision": "deny", "updatedInput": "x"}))}
+                 "command": answer(json!({"permissionDecision": "deny", "updatedInput": "x"}))},
+                {"id": "block-input", "type": "command",
+                 "command": format!("echo '{}'", json!({"decision": "block", "reason": "no",
+                     "hookSpecificOutput": {"updatedInput": "x"}}))}
             ],
             "UserPromptSubmit": [
                 {"id": "model", "type": "command", "command": answer(json!({"updatedModel": 5}))},
-                {"id": "prompt", "type": "command", "command": answer(json!({"updatedPrompt": ["x"]}))}
+                {"id": "prompt", "type": "command", "command": answer(json!({"updatedPrompt": ["x"]}))},
+                {"id": "block-model", "type": "command",
+                 "command": format!("echo '{}'", json!({"decision": "block", "reason": "no",
+                     "hookSpecificOutput": {"updatedModel": 5}}))}
             ]
         }),
     );
@@ -1870,12 +1876,14 @@ fn answer_fields_of_the_wrong_type_are_named() {
     assert!(h["decision"]["updated_input"].is_null(), "{d:#}");
     // A deny needs no rewrite: one of the wrong type beside it is left out, and it denies
     // (a failure would let the tool run without failurePolicy: deny).
-    let h = by_id(&d, "deny-input");
-    assert_eq!(h["decision"]["verdict"], "deny", "{d:#}");
-    assert!(h["decision"]["failure"].is_null(), "{d:#}");
-    let warning = h["decision"]["warning"].as_str().unwrap_or_default();
-    assert!(warning.contains("updatedInput"), "{d:#}");
-    assert!(h["decision"]["updated_input"].is_null(), "{d:#}");
+    for (id, verdict) in [("deny-input", "deny"), ("block-input", "block")] {
+        let h = by_id(&d, id);
+        assert_eq!(h["decision"]["verdict"], verdict, "{id}: {d:#}");
+        assert!(h["decision"]["failure"].is_null(), "{id}: {d:#}");
+        let warning = h["decision"]["warning"].as_str().unwrap_or_default();
+        assert!(warning.contains("updatedInput"), "{id}: {d:#}");
+        assert!(h["decision"]["updated_input"].is_null(), "{id}: {d:#}");
+    }
     assert_eq!(d["outcome"]["verdict"], "deny", "{d:#}");
     assert!(d["outcome"]["updated_input"].is_null(), "{d:#}");
     assert!(d["outcome"]["additional_context"].is_null(), "{d:#}");
@@ -1892,6 +1900,10 @@ fn answer_fields_of_the_wrong_type_are_named() {
             .to_string();
         assert!(failure.contains(field), "{id}: {d:#}");
     }
+    let h = by_id(&d, "block-model");
+    assert_eq!(h["decision"]["verdict"], "block", "{d:#}");
+    assert!(h["decision"]["failure"].is_null(), "{d:#}");
+    assert_eq!(d["outcome"]["verdict"], "block", "{d:#}");
     assert!(d["outcome"]["updated_model"].is_null(), "{d:#}");
     assert!(d["outcome"]["updated_prompt"].is_null(), "{d:#}");
 }
