@@ -163,9 +163,22 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
     } else if profile.journal().exists() {
         problem(&mut out, &profile.journal(), "", "interrupted-commit", "an install or remove was interrupted; `hookpack doctor --fix` (or any install/remove) finishes or undoes it".into());
     }
-    // What stands where the profile's lock file goes stops every change there.
-    let lock = profile.root.join(".hookpack.lock");
-    if let Ok(m) = std::fs::symlink_metadata(&lock) {
+    // What stands where a lock file goes stops every change it guards.
+    for (lock, whose, stops) in [
+        (
+            profile.root.join(".hookpack.lock"),
+            "the profile's lock file",
+            "every install, update and remove",
+        ),
+        (
+            profile.home.join(".hookpack-trust.lock"),
+            "the trust file's lock file",
+            "every trust and revoke (and a remove's dropping of trust)",
+        ),
+    ] {
+        let Ok(m) = std::fs::symlink_metadata(&lock) else {
+            continue;
+        };
         let what = if m.is_dir() {
             Some("a folder")
         } else if m.is_symlink() {
@@ -176,7 +189,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
             None
         };
         if let Some(what) = what {
-            problem(&mut out, &lock, "", "lock-unusable", format!("it is {what}, where hookpack makes the profile's lock file, so every install, update and remove stops on it; remove it (hookpack makes the lock file anew)"));
+            problem(&mut out, &lock, "", "lock-unusable", format!("it is {what}, where hookpack makes {whose}, so {stops} stops on it; remove it (hookpack makes the lock file anew)"));
         }
     }
     match crate::install::staging_folders(profile) {

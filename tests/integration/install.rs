@@ -4005,6 +4005,8 @@ fn a_lock_file_that_is_a_folder_is_refused_naming_the_fix() {
         ("prof/.hookpack.lock", &["install", "tool-gate"][..]),
         ("prof/.hookpack.lock", &["doctor", "--fix"][..]),
         ("finclaw-home/.hookpack-trust.lock", &["trust", "--all"][..]),
+        // doctor said 'no problems' and advised `trust --all`, which stopped on it.
+        ("finclaw-home/.hookpack-trust.lock", &["doctor"][..]),
     ] {
         let sb = Sandbox::new();
         ok(&in_prof(&sb, &["install", "tool-gate"]));
