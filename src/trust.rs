@@ -430,9 +430,10 @@ pub fn resolve_script(cmd: &str, env: &Env) -> Script {
 }
 
 /// The simple commands of `cmd` after its first, as written: the words between `;`, `&`,
-/// `|` and line breaks (a `&&`, `||` too). Parentheses and the shell's other syntax are not
-/// followed, so a command may be cut where the shell would not cut it; that only finds more
-/// commands to look at.
+/// `|`, line breaks (a `&&`, `||` too) and parentheses (a subshell, a `$(…)` command
+/// substitution). The shell's other syntax is not followed, so a command may be cut where
+/// the shell would not cut it; that only finds more commands to look at. (A backquoted
+/// substitution is inside its words, and not found.)
 fn later_commands(cmd: &str) -> Vec<&str> {
     let Ok(words) = command::split(cmd) else {
         return Vec::new();
@@ -446,7 +447,7 @@ fn later_commands(cmd: &str) -> Vec<&str> {
         } else {
             cmd.get(end..w.start).unwrap_or_default()
         };
-        if gap.contains([';', '&', '|', '\n']) {
+        if gap.contains([';', '&', '|', '\n', '(', ')']) {
             if let Some(s) = start.take() {
                 commands.push(&cmd[s..end]);
             }

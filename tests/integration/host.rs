@@ -3798,6 +3798,9 @@ fn a_script_a_later_simple_command_runs_is_never_trusted_unhashed() {
         ("line", "echo hi\nnode x.js"),
         ("then", "if true; then node x.js; fi"),
         ("or", "false || sh x.js"),
+        ("subst", "true $(sh x.js)"),
+        ("subst-assign", "FOO=$(sh x.js) true"),
+        ("subshell", "(cd sub; node x.js)"),
     ];
     let none = [("programs", "echo '{}' | cat"), ("plain", "exit 0")];
     let (doc, by_id) = list_workspace_handlers(&sb, command_handlers(unknown.iter().chain(&none)));
