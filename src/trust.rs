@@ -433,7 +433,7 @@ pub fn resolve_script(cmd: &str, env: &Env) -> Script {
 /// `|`, line breaks (a `&&`, `||` too) and parentheses (a subshell, a `$(…)` command
 /// substitution). The shell's other syntax is not followed, so a command may be cut where
 /// the shell would not cut it; that only finds more commands to look at. (A backquoted
-/// substitution is inside its words, and not found.)
+/// substitution is inside its words: [`backquoted`] finds it.)
 fn later_commands(cmd: &str) -> Vec<&str> {
     let Ok(words) = command::split(cmd) else {
         return Vec::new();
@@ -461,10 +461,31 @@ fn later_commands(cmd: &str) -> Vec<&str> {
     commands.into_iter().skip(1).collect()
 }
 
-/// The first simple command after the first of `cmd` that runs a script (or may), as
-/// written.
+/// The commands of `cmd`'s backquoted substitutions (`` `sh x.sh` ``, in double quotes
+/// too; not in single quotes, where a backquote is a character), as written.
+fn backquoted(cmd: &str) -> Vec<&str> {
+    let mut found = Vec::new();
+    let (mut single, mut open, mut escaped) = (false, None, false);
+    for (i, c) in cmd.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if !single => escaped = true,
+            '\'' if open.is_none() => single = !single,
+            '`' if !single => match open.take() {
+                Some(start) => found.push(&cmd[start..i]),
+                None => open = Some(i + 1),
+            },
+            _ => {}
+        }
+    }
+    found
+}
+
+/// The first simple command after the first of `cmd` (or in a backquoted substitution)
+/// that runs a script (or may), as written.
 fn later_command_with_script(cmd: &str, env: &Env) -> Option<String> {
     (later_commands(cmd).into_iter())
+        .chain(backquoted(cmd))
         .find(|later| !matches!(resolve_first(later, env), Script::None))
         .map(|later| later.trim().to_string())
 }
@@ -908,7 +929,7 @@ pub fn unresolved_why(path: &str, cmd: &str, env: &Env) -> (String, &'static str
         if let Some(later) = later_command_with_script(cmd, env) {
             return (
                 format!(
-                    "its first command runs no script, and a later one, `{later}`, runs one, \
+                    "its first command runs no script, and another of its commands, `{later}`, runs one, \
                      which the trust hash (over the first command's script) cannot cover"
                 ),
                 "start the command with the script (`node x.js`), and do the rest in it (a \

@@ -3801,8 +3801,14 @@ fn a_script_a_later_simple_command_runs_is_never_trusted_unhashed() {
         ("subst", "true $(sh x.js)"),
         ("subst-assign", "FOO=$(sh x.js) true"),
         ("subshell", "(cd sub; node x.js)"),
+        ("backquote", "echo `sh x.js`"),
+        ("backquote-quoted", "echo \"`node x.js`\""),
     ];
-    let none = [("programs", "echo '{}' | cat"), ("plain", "exit 0")];
+    let none = [
+        ("programs", "echo '{}' | cat"),
+        ("plain", "exit 0"),
+        ("single-quoted", "echo '`sh x.js`'"),
+    ];
     let (doc, by_id) = list_workspace_handlers(&sb, command_handlers(unknown.iter().chain(&none)));
     for (id, _) in unknown {
         assert_eq!(by_id[id]["status"], "script-unknown", "{id}: {doc:#}");
@@ -3813,7 +3819,9 @@ fn a_script_a_later_simple_command_runs_is_never_trusted_unhashed() {
     let o = in_prof_output(&sb, &["trust", "--all"]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
-        out.contains("its first command runs no script, and a later one, `node x.js`, runs one"),
+        out.contains(
+            "its first command runs no script, and another of its commands, `node x.js`, runs one"
+        ),
         "{out}"
     );
 }
