@@ -550,18 +550,14 @@ fn staging_left_by_a_killed_assemble_is_removed_by_the_next() {
         ok(&assemble(&sb));
         let before = snapshot(&sb.join("out"));
         sb.write("recipes/a/src/extra.json", "{}");
-        let o = std::process::Command::new(crate::pack::strace())
-            .args(["-f", "-qq", "-o", "/dev/null"])
-            .args(["-e", "trace=?rename,?renameat,?renameat2"])
-            .arg("-e")
-            .arg(format!(
-                "inject=?rename,?renameat,?renameat2:signal=KILL:when={n}"
-            ))
-            .arg(assert_cmd::cargo::cargo_bin("hookpack"))
-            .args(["assemble", "--recipes-dir", "recipes", "--out-dir", "out"])
-            .current_dir(sb.path())
-            .output()
-            .unwrap();
+        let kill = format!("inject=?rename,?renameat,?renameat2:signal=KILL:when={n}");
+        let o = crate::pack::under_strace(
+            &sb,
+            &["-e", "trace=?rename,?renameat,?renameat2", "-e", &kill],
+        )
+        .args(["assemble", "--recipes-dir", "recipes", "--out-dir", "out"])
+        .output()
+        .unwrap();
         assert!(!o.status.success(), "{n}: not killed");
         assert_eq!(staged(&sb).len(), 1, "{n}");
         std::fs::remove_file(sb.join("recipes/a/src/extra.json")).unwrap();

@@ -1410,12 +1410,9 @@ fn verify_that_cannot_read_back_a_kept_archive_fails_as_the_machine() {
     packed_with_zeros_for_alpha(&sb, 5 << 20);
     // The first lseek moves the spilled file to where the in-memory bytes ended; the second
     // is verify's seek back to its start.
-    let o = std::process::Command::new(crate::pack::strace())
-        .args(["-f", "-qq", "-o", "/dev/null"])
-        .args(["-e", "trace=lseek", "-e", "inject=lseek:error=EIO:when=2"])
-        .arg(assert_cmd::cargo::cargo_bin("hookpack"))
+    let seek = ["-e", "trace=lseek", "-e", "inject=lseek:error=EIO:when=2"];
+    let o = crate::pack::under_strace(&sb, &seek)
         .args(["catalog", "verify", "--format", "json", "cat"])
-        .current_dir(sb.path())
         .env("TMPDIR", sb.path())
         .output()
         .unwrap();

@@ -2,7 +2,7 @@
 //! as it was. The profile lives on a tiny tmpfs mounted by the test (CI runs as root).
 
 use crate::common::*;
-use crate::pack::{names_in, snapshot, strace, PACKED_ALPHA};
+use crate::pack::{names_in, snapshot, strace, under_strace, PACKED_ALPHA};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -543,20 +543,21 @@ fn a_commit_whose_undo_fails_leaves_no_index_naming_a_missing_archive() {
     write_recipe(&sb, "src/beta", &manifest("beta"));
     // The commit's renames: beta's archive, the index, SHA256SUMS (the third, failing), then
     // the undo's putting back of the old index (failing too).
-    let o = Command::new(strace())
-        .args(["-f", "-qq", "-o", "/dev/null"])
-        // `?`: a name the architecture lacks (aarch64 has no rename) is no error.
-        .args(["-e", "trace=?rename,?renameat,?renameat2"])
-        .args([
+    // `?`: a name the architecture lacks (aarch64 has no rename) is no error.
+    let renames = "?rename,?renameat,?renameat2";
+    let o = under_strace(
+        &sb,
+        &[
             "-e",
-            "inject=?rename,?renameat,?renameat2:error=EIO:when=3+",
-        ])
-        .arg(assert_cmd::cargo::cargo_bin("hookpack"))
-        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
-        .current_dir(sb.path())
-        .env("TMPDIR", sb.path())
-        .output()
-        .unwrap();
+            &format!("trace={renames}"),
+            "-e",
+            &format!("inject={renames}:error=EIO:when=3+"),
+        ],
+    )
+    .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
+    .env("TMPDIR", sb.path())
+    .output()
+    .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(3), "{err}");
     assert!(err.contains("cannot replace cat/SHA256SUMS"), "{err}");
@@ -763,17 +764,21 @@ fn a_failed_commit_puts_back_a_copied_file_with_its_own_time() {
     write_recipe(&sb, "src/beta", &manifest("beta"));
     // Every link refused; the commit's renames: beta's archive, the index, SHA256SUMS
     // (the third, failing).
-    let o = Command::new(strace())
-        .args(["-f", "-qq", "-o", "/dev/null"])
-        .args(["-e", "trace=?link,?linkat,?rename,?renameat,?renameat2"])
-        .args(["-e", "inject=?link,?linkat:error=EPERM"])
-        .args(["-e", "inject=?rename,?renameat,?renameat2:error=EIO:when=3"])
-        .arg(assert_cmd::cargo::cargo_bin("hookpack"))
-        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
-        .current_dir(sb.path())
-        .env("TMPDIR", sb.path())
-        .output()
-        .unwrap();
+    let o = under_strace(
+        &sb,
+        &[
+            "-e",
+            "trace=?link,?linkat,?rename,?renameat,?renameat2",
+            "-e",
+            "inject=?link,?linkat:error=EPERM",
+            "-e",
+            "inject=?rename,?renameat,?renameat2:error=EIO:when=3",
+        ],
+    )
+    .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
+    .env("TMPDIR", sb.path())
+    .output()
+    .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(3), "{err}");
     assert!(err.contains("is as it was before this pack"), "{err}");

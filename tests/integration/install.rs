@@ -3,7 +3,15 @@
 
 use crate::common::*;
 use crate::pack::snapshot;
+#[cfg(target_os = "linux")]
+use crate::pack::under_strace;
 use serde_json::{json, Value};
+
+/// strace options that trace removals, and fail the first with EIO.
+#[cfg(target_os = "linux")]
+const UNLINK: &str = "trace=?unlink,?unlinkat";
+#[cfg(target_os = "linux")]
+const UNLINK_FAILS: &str = "inject=?unlink,?unlinkat:error=EIO:when=1";
 
 /// Runs hookpack with `args` on the profile `prof`.
 fn in_prof(sb: &Sandbox, args: &[&str]) -> std::process::Output {
@@ -1021,20 +1029,9 @@ fn temporary_files_of_a_killed_install_are_reported_and_removed() {
         catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
         sb.write("prof/hooks.json", USER_DOC);
         // The n-th rename through a temporary file (tempfile's persist), killed as it starts.
-        let o = std::process::Command::new(crate::pack::strace())
-            .args([
-                "-f",
-                "-qq",
-                "-o",
-                "/dev/null",
-                "-e",
-                "trace=?renameat,?renameat2",
-            ])
-            .arg("-e")
-            .arg(format!("inject=?renameat,?renameat2:signal=KILL:when={n}"))
-            .arg(assert_cmd::cargo::cargo_bin("hookpack"))
+        let kill = format!("inject=?renameat,?renameat2:signal=KILL:when={n}");
+        let o = under_strace(&sb, &["-e", "trace=?renameat,?renameat2", "-e", &kill])
             .args(["install", "demo", "--index", "cat", "--profile", "prof"])
-            .current_dir(sb.path())
             .env("FINCLAW_HOME", sb.join("finclaw-home"))
             .output()
             .unwrap();
@@ -1072,19 +1069,9 @@ fn a_remove_racing_the_first_trust_still_drops_the_trust() {
     let sb = Sandbox::new();
     catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
     ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
-    let trust = std::process::Command::new(crate::pack::strace())
-        .args([
-            "-f",
-            "-qq",
-            "-o",
-            "/dev/null",
-            "-e",
-            "trace=?renameat,?renameat2",
-        ])
-        .args(["-e", "inject=?renameat,?renameat2:delay_enter=1500000"])
-        .arg(assert_cmd::cargo::cargo_bin("hookpack"))
+    let delay = "inject=?renameat,?renameat2:delay_enter=1500000";
+    let trust = under_strace(&sb, &["-e", "trace=?renameat,?renameat2", "-e", delay])
         .args(["trust", "--all", "--profile", "prof"])
-        .current_dir(sb.path())
         .env("FINCLAW_HOME", sb.join("finclaw-home"))
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -1127,19 +1114,9 @@ fn an_install_whose_staging_root_another_command_removes_makes_it_again() {
     let sb = Sandbox::new();
     catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
     sb.write("prof/hooks.json", "{}");
-    let install = std::process::Command::new(crate::pack::strace())
-        .args([
-            "-f",
-            "-qq",
-            "-o",
-            "/dev/null",
-            "-e",
-            "trace=?mkdir,?mkdirat",
-        ])
-        .args(["-e", "inject=?mkdir,?mkdirat:delay_enter=1500000:when=2"])
-        .arg(assert_cmd::cargo::cargo_bin("hookpack"))
+    let delay = "inject=?mkdir,?mkdirat:delay_enter=1500000:when=2";
+    let install = under_strace(&sb, &["-e", "trace=?mkdir,?mkdirat", "-e", delay])
         .args(["install", "demo", "--index", "cat", "--profile", "prof"])
-        .current_dir(sb.path())
         .env("FINCLAW_HOME", sb.join("finclaw-home"))
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -1210,18 +1187,16 @@ fn an_install_that_cannot_read_hooks_json_for_the_backup_does_not_skip_it() {
         catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
         sb.write("prof/hooks.json", USER_DOC);
         let before = sandbox_state(&sb.join("prof"));
-        let o = std::process::Command::new(crate::pack::strace())
-            .args(["-f", "-qq", "-o", "/dev/null", "-P"])
-            .arg(sb.join("prof/hooks.json"))
-            .args(["-e", "trace=?open,?openat"])
-            .arg("-e")
-            .arg(format!("inject=?open,?openat:error=EIO:when={n}"))
-            .arg(assert_cmd::cargo::cargo_bin("hookpack"))
-            .args(["install", "demo", "--index", "cat", "--profile", "prof"])
-            .current_dir(sb.path())
-            .env("FINCLAW_HOME", sb.join("finclaw-home"))
-            .output()
-            .unwrap();
+        let hooks = sb.join("prof/hooks.json").display().to_string();
+        let fail = format!("inject=?open,?openat:error=EIO:when={n}");
+        let o = under_strace(
+            &sb,
+            &["-P", &hooks, "-e", "trace=?open,?openat", "-e", &fail],
+        )
+        .args(["install", "demo", "--index", "cat", "--profile", "prof"])
+        .env("FINCLAW_HOME", sb.join("finclaw-home"))
+        .output()
+        .unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
         if o.status.success() {
             let bak = std::fs::read_to_string(sb.join("prof/hooks.json.bak"));
@@ -1244,19 +1219,14 @@ fn a_commit_whose_cleanup_fails_after_the_commit_point_succeeds() {
     catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
     sb.write("prof/hooks.json", USER_DOC);
     for verb in ["install", "remove"] {
-        let o = std::process::Command::new(crate::pack::strace())
-            .args(["-f", "-qq", "-o", "/dev/null", "-P"])
-            .arg(sb.join("prof/.hookpack-journal.json"))
-            .args(["-e", "trace=?unlink,?unlinkat"])
-            .args(["-e", "inject=?unlink,?unlinkat:error=EIO:when=1"])
-            .arg(assert_cmd::cargo::cargo_bin("hookpack"))
+        let journal = sb.join("prof/.hookpack-journal.json").display().to_string();
+        let o = under_strace(&sb, &["-P", &journal, "-e", UNLINK, "-e", UNLINK_FAILS])
             .args([verb, "demo", "--profile", "prof"])
             .args(if verb == "install" {
                 &["--index", "cat"][..]
             } else {
                 &[][..]
             })
-            .current_dir(sb.path())
             .env("FINCLAW_HOME", sb.join("finclaw-home"))
             .output()
             .unwrap();
@@ -1285,14 +1255,12 @@ fn a_remove_without_hooks_json_whose_receipt_stays_keeps_the_folder() {
     ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
     std::fs::remove_file(sb.join("prof/hooks.json")).unwrap();
     let before = sandbox_state(&sb.join("prof"));
-    let o = std::process::Command::new(crate::pack::strace())
-        .args(["-f", "-qq", "-o", "/dev/null", "-P"])
-        .arg(sb.join("prof/hooks/.receipts/demo.json"))
-        .args(["-e", "trace=?unlink,?unlinkat"])
-        .args(["-e", "inject=?unlink,?unlinkat:error=EIO:when=1"])
-        .arg(assert_cmd::cargo::cargo_bin("hookpack"))
+    let receipt = sb
+        .join("prof/hooks/.receipts/demo.json")
+        .display()
+        .to_string();
+    let o = under_strace(&sb, &["-P", &receipt, "-e", UNLINK, "-e", UNLINK_FAILS])
         .args(["remove", "demo", "--profile", "prof"])
-        .current_dir(sb.path())
         .env("FINCLAW_HOME", sb.join("finclaw-home"))
         .output()
         .unwrap();
@@ -1325,19 +1293,9 @@ fn the_temporary_file_of_a_killed_trust_is_reported_and_removed() {
     let sb = Sandbox::new();
     catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
     ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
-    let o = std::process::Command::new(crate::pack::strace())
-        .args([
-            "-f",
-            "-qq",
-            "-o",
-            "/dev/null",
-            "-e",
-            "trace=?renameat,?renameat2",
-        ])
-        .args(["-e", "inject=?renameat,?renameat2:signal=KILL:when=1"])
-        .arg(assert_cmd::cargo::cargo_bin("hookpack"))
+    let kill = "inject=?renameat,?renameat2:signal=KILL:when=1";
+    let o = under_strace(&sb, &["-e", "trace=?renameat,?renameat2", "-e", kill])
         .args(["trust", "--all", "--profile", "prof"])
-        .current_dir(sb.path())
         .env("FINCLAW_HOME", sb.join("finclaw-home"))
         .output()
         .unwrap();

@@ -1687,6 +1687,18 @@ pub fn strace() -> &'static str {
         })
 }
 
+/// `hookpack` run under strace in the sandbox, quiet and its trace thrown away: `options`
+/// are strace's own before the program (`-e trace=…`, `-e inject=…`, `-P PATH`).
+#[cfg(target_os = "linux")]
+pub fn under_strace(sb: &Sandbox, options: &[&str]) -> std::process::Command {
+    let mut cmd = std::process::Command::new(strace());
+    cmd.args(["-f", "-qq", "-o", "/dev/null"])
+        .args(options)
+        .arg(assert_cmd::cargo::cargo_bin("hookpack"))
+        .current_dir(sb.path());
+    cmd
+}
+
 /// A folder swapped for a link after the recipe was checked must not lead the archive out
 /// of the recipe. strace holds each file open of the build (openat2) for half a second; the
 /// test swaps the folder while the first one is held.
