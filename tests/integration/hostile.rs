@@ -1668,6 +1668,23 @@ fn serve(w: &World, respond: Box<Responder>) -> (HttpServer, String) {
     (server, url)
 }
 
+/// Serves `index` as the catalog's `hooks-index.json` (the archives from the catalog).
+fn serve_index(w: &World, index: &Value) -> (HttpServer, String) {
+    let body = json_bytes(index);
+    serve(
+        w,
+        Box::new(move |p| {
+            (p == "/hooks-index.json").then(|| {
+                http_response(
+                    "200 OK",
+                    &format!("Content-Length: {}\r\n", body.len()),
+                    &body,
+                )
+            })
+        }),
+    )
+}
+
 fn install_from(w: &World, index: &str) -> Command {
     let mut c = w.sb.cmd();
     c.args(["install", "demo", "--profile", PROFILE, "--index", index]);
@@ -1897,19 +1914,7 @@ fn a_served_index_naming_a_local_archive_is_refused_as_invalid() {
     );
     let mut index = w.index.clone();
     index["recipes"][0]["versions"][0]["url"] = json!(file_url);
-    let body = json_bytes(&index);
-    let (_server, url) = serve(
-        &w,
-        Box::new(move |p| {
-            (p == "/hooks-index.json").then(|| {
-                http_response(
-                    "200 OK",
-                    &format!("Content-Length: {}\r\n", body.len()),
-                    &body,
-                )
-            })
-        }),
-    );
+    let (_server, url) = serve_index(&w, &index);
     let needle =
         format!("the index {url} names the archive of demo 0.1.0 by `{file_url}`, a local file");
     w.refused(install_from(&w, &url), 1, &needle, &[]).unwrap();
@@ -2452,19 +2457,7 @@ fn an_archive_url_too_long_to_request_is_the_index_fault() {
     let w = World::new();
     let mut index = w.index.clone();
     index["recipes"][0]["versions"][0]["url"] = json!(format!("{}.tar.gz", "a".repeat(70_000)));
-    let body = json_bytes(&index);
-    let (_server, url) = serve(
-        &w,
-        Box::new(move |p| {
-            (p == "/hooks-index.json").then(|| {
-                http_response(
-                    "200 OK",
-                    &format!("Content-Length: {}\r\n", body.len()),
-                    &body,
-                )
-            })
-        }),
-    );
+    let (_server, url) = serve_index(&w, &index);
     w.refused(install_from(&w, &url), 1, "too long", &[])
         .unwrap();
     let stderr = install_from(&w, &url).output().unwrap().stderr;
