@@ -132,9 +132,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
     }
     // The lock is taken only when there is something to finish or remove, so a sound
     // profile on a read-only file system is checked, not refused.
-    let there = |p: &Path| std::fs::symlink_metadata(p).is_ok();
-    let to_recover = there(&profile.journal())
-        || there(&profile.staging_dir())
+    let to_recover = crate::install::interrupted(profile)
         || !crate::install::temporary_leftovers(profile).is_empty();
     if fix && exists && to_recover {
         let _lock = crate::profile::Lock::acquire(profile, crate::profile::lock_wait())?;

@@ -1327,13 +1327,19 @@ pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
     Ok(notes)
 }
 
+/// Whether the profile holds a journal or a staging folder: a change a crash may have
+/// interrupted, for [`recover`] to finish or undo.
+pub fn interrupted(profile: &Profile) -> bool {
+    let exists = |p: &Path| std::fs::symlink_metadata(p).is_ok();
+    exists(&profile.journal()) || exists(&profile.staging_dir())
+}
+
 /// Finishes or undoes a change a crash interrupted, under the profile lock, for a command
 /// that reads the receipts before it decides what to change (`update`): one written by the
 /// interrupted change names a version whose entries `hooks.json` may not hold. A profile
 /// with no journal and no staging folder is left as it is (no lock file is made).
 pub fn recover_interrupted(profile: &Profile) -> Result<(), Error> {
-    let exists = |p: &Path| std::fs::symlink_metadata(p).is_ok();
-    if !exists(&profile.journal()) && !exists(&profile.staging_dir()) {
+    if !interrupted(profile) {
         return Ok(());
     }
     let _lock = Lock::acquire(profile, lock_wait())?;
