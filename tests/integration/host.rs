@@ -3311,6 +3311,24 @@ fn list_workspace_handlers(
     (doc, by_id)
 }
 
+/// Asserts that `list` (its report `doc`, its handlers `by_id`) gives each handler of
+/// `cases` (id, command) an unknown script: never trusted.
+fn assert_scripts_unknown(
+    doc: &Value,
+    by_id: &std::collections::BTreeMap<String, Value>,
+    cases: &[(&str, &str)],
+) {
+    for (id, _) in cases {
+        assert_eq!(by_id[*id]["status"], "script-unknown", "{id}: {doc:#}");
+    }
+}
+
+/// What `hookpack trust --all` prints on stdout for the profile `prof` and workspace `ws`.
+fn trust_all_stdout(sb: &Sandbox) -> String {
+    let o = in_prof_output(sb, &["trust", "--all"]);
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
 /// Handlers of `cases` (id, command), as a `hooks` array of one group.
 fn command_handlers<'a>(cases: impl Iterator<Item = &'a (&'a str, &'a str)>) -> Value {
     cases
@@ -3764,11 +3782,8 @@ fn a_script_behind_a_redirection_or_a_reserved_word_is_hashed() {
     let (doc, by_id) =
         list_workspace_handlers(&sb, command_handlers(hashed.iter().chain(&unknown)));
     assert_scripts_are(&doc, &by_id, &hashed, "ws/x.js");
-    for (id, _) in unknown {
-        assert_eq!(by_id[id]["status"], "script-unknown", "{id}: {doc:#}");
-    }
-    let o = in_prof_output(&sb, &["trust", "--all"]);
-    let out = String::from_utf8_lossy(&o.stdout);
+    assert_scripts_unknown(&doc, &by_id, &unknown);
+    let out = trust_all_stdout(&sb);
     assert!(
         out.contains("its command runs `eval`, which runs another program"),
         "{out}"
@@ -3810,14 +3825,11 @@ fn a_script_a_later_simple_command_runs_is_never_trusted_unhashed() {
         ("single-quoted", "echo '`sh x.js`'"),
     ];
     let (doc, by_id) = list_workspace_handlers(&sb, command_handlers(unknown.iter().chain(&none)));
-    for (id, _) in unknown {
-        assert_eq!(by_id[id]["status"], "script-unknown", "{id}: {doc:#}");
-    }
+    assert_scripts_unknown(&doc, &by_id, &unknown);
     for (id, _) in none {
         assert_eq!(by_id[id]["script"]["kind"], "none", "{id}: {doc:#}");
     }
-    let o = in_prof_output(&sb, &["trust", "--all"]);
-    let out = String::from_utf8_lossy(&o.stdout);
+    let out = trust_all_stdout(&sb);
     assert!(
         out.contains(
             "its first command runs no script, and another of its commands, `node x.js`, runs one"
@@ -3902,11 +3914,8 @@ fn a_script_given_on_a_copied_stdin_is_unknown() {
         .map(|(id, cmd)| json!({"type": "command", "command": cmd, "id": id}))
         .collect();
     let (doc, by_id) = list_workspace_handlers(&sb, Value::Array(handlers));
-    for (id, _) in unknown {
-        assert_eq!(by_id[id]["status"], "script-unknown", "{id}: {doc:#}");
-    }
-    let o = in_prof_output(&sb, &["trust", "--all"]);
-    let out = String::from_utf8_lossy(&o.stdout);
+    assert_scripts_unknown(&doc, &by_id, &unknown);
+    let out = trust_all_stdout(&sb);
     assert!(
         out.contains("its stdin is a copy of another file descriptor"),
         "{out}"
@@ -3945,14 +3954,11 @@ fn a_script_an_environment_launcher_runs_is_unknown() {
         .map(|(id, cmd)| json!({"type": "command", "command": cmd, "id": id}))
         .collect();
     let (doc, by_id) = list_workspace_handlers(&sb, Value::Array(handlers));
-    for (id, _) in unknown {
-        assert_eq!(by_id[id]["status"], "script-unknown", "{id}: {doc:#}");
-    }
+    assert_scripts_unknown(&doc, &by_id, &unknown);
     for (id, _) in none {
         assert_eq!(by_id[id]["script"]["kind"], "none", "{id}: {doc:#}");
     }
-    let o = in_prof_output(&sb, &["trust", "--all"]);
-    let out = String::from_utf8_lossy(&o.stdout);
+    let out = trust_all_stdout(&sb);
     assert!(
         out.contains("its command runs `poetry`, which runs another program"),
         "{out}"
@@ -4031,14 +4037,11 @@ fn a_script_a_launcher_runs_is_hashed() {
     assert_scripts_are(&doc, &by_id, &py, "ws/x.py");
     assert_scripts_are(&doc, &by_id, &ts, "ws/x.ts");
     assert_scripts_are(&doc, &by_id, &go, "ws/x.go");
-    for (id, _) in unknown {
-        assert_eq!(by_id[id]["status"], "script-unknown", "{id}: {doc:#}");
-    }
+    assert_scripts_unknown(&doc, &by_id, &unknown);
     for (id, _) in none {
         assert_eq!(by_id[id]["script"]["kind"], "none", "{id}: {doc:#}");
     }
-    let o = in_prof_output(&sb, &["trust", "--all"]);
-    let out = String::from_utf8_lossy(&o.stdout);
+    let out = trust_all_stdout(&sb);
     for said in [
         "its command runs `uv`, a launcher whose flags",
         "its command runs `go`, a launcher whose flags",
@@ -4206,8 +4209,7 @@ fn the_trust_hash_covers_the_script_of_more_interpreters() {
         json!({"PreToolUse": [{"id": "d", "type": "command", "command": "dash x.sh"},
                               {"id": "l", "type": "command", "command": "lua x.lua"}]}),
     );
-    let o = in_prof_output(&sb, &["trust", "--all"]);
-    let out = String::from_utf8_lossy(&o.stdout);
+    let out = trust_all_stdout(&sb);
     assert!(out.contains("trusted    PreToolUse d "), "{out}");
     assert!(
         out.contains("#PreToolUse#id:l): its command runs `lua`, an interpreter whose flags hookpack does not read, so the script it runs cannot be known or hashed"),
@@ -4236,8 +4238,7 @@ fn a_module_run_by_name_is_never_trusted() {
         scripts(&sb),
         [("unresolved".to_string(), "python3 -m gate".to_string())]
     );
-    let o = in_prof_output(&sb, &["trust", "--all"]);
-    let out = String::from_utf8_lossy(&o.stdout);
+    let out = trust_all_stdout(&sb);
     assert!(
         out.contains("its command runs the module `gate` (`-m`)"),
         "{out}"
