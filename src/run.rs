@@ -13,8 +13,8 @@
 //! Answers: exit 0 with nothing on stdout is no decision; exit 0 with one JSON object is a
 //! decision; text that looks like JSON but does not parse is a failure, and so are a
 //! rewrite of the wrong type (a string `updatedInput`) and stdout over [`OUTPUT_CAP`] (a
-//! reason of the wrong type, or a rewrite beside a deny or block, is left out with a warning, and
-//! the decision stands); exit 2 with stderr blocks on tool and prompt events; anything else
+//! reason of the wrong type, or a rewrite beside a deny, ask or block, is left out with a
+//! warning, and the decision stands); exit 2 with stderr blocks on tool and prompt events; anything else
 //! is a failure, which denies only under `failurePolicy: deny` on PreToolUse. Combining: a
 //! deny wins, and the last non-blocking rewrite wins.
 
@@ -376,7 +376,7 @@ fn side_text(warning: &mut Option<String>, field: Option<&Value>, name: &str) ->
 }
 
 /// A rewrite of the wrong type, `why`: a failure, unless the decision beside it `stands` (a
-/// deny or block, which needs no rewrite), when it is left out with a `warning`.
+/// deny, ask or block, which needs no rewrite), when it is left out with a `warning`.
 fn refused_rewrite(warning: &mut Option<String>, stands: bool, why: String) -> Result<(), String> {
     if !stands {
         return Err(why);
@@ -515,8 +515,10 @@ fn read_answer(
                 "hookSpecificOutput.permissionDecisionReason",
             );
             // The tool's input is an object: anything else is no rewrite a tool could take.
-            // Beside a deny or a block, which need none, it is left out and they stand.
-            let stands = blocks || d.verdict == Some(Verdict::Deny);
+            // Beside a deny or a block, which need none, it is left out and they stand; so
+            // it is beside an ask, and the user is asked about the input as it is (as a
+            // failure, the tool would run without asking, unless under failurePolicy: deny).
+            let stands = blocks || matches!(d.verdict, Some(Verdict::Deny | Verdict::Ask));
             d.updated_input = match hso.get("updatedInput") {
                 None | Some(Value::Null) => None,
                 Some(input @ Value::Object(_)) => Some(input.clone()),

@@ -1812,7 +1812,7 @@ fn answers_of_the_wrong_shape_are_failures() {
 /// failure naming the field, as a `permissionDecision` hosts do not know is, and never a
 /// rewrite; a reason or context of the wrong type is left out with a warning naming it, and
 /// the decision stands (a deny with a reason of 5 still denies), and so is a rewrite beside
-/// a deny or a top-level block.
+/// a deny, an ask or a top-level block.
 #[cfg(target_os = "linux")]
 #[test]
 fn answer_fields_of_the_wrong_type_are_named() {
@@ -1831,6 +1831,8 @@ fn answer_fields_of_the_wrong_type_are_named() {
                  "command": answer(json!({"updatedInput": "rm -rf /"}))},
                 {"id": "deny-input", "type": "command",
                  "command": answer(json!({"permissionDecision": "deny", "updatedInput": "x"}))},
+                {"id": "ask-input", "type": "command",
+                 "command": answer(json!({"permissionDecision": "ask", "updatedInput": "x"}))},
                 {"id": "block-input", "type": "command",
                  "command": format!("echo '{}'", json!({"decision": "block", "reason": "no",
                      "hookSpecificOutput": {"updatedInput": "x"}}))}
@@ -1875,8 +1877,13 @@ fn answer_fields_of_the_wrong_type_are_named() {
     assert!(failure.contains("updatedInput"), "{d:#}");
     assert!(h["decision"]["updated_input"].is_null(), "{d:#}");
     // A deny needs no rewrite: one of the wrong type beside it is left out, and it denies
-    // (a failure would let the tool run without failurePolicy: deny).
-    for (id, verdict) in [("deny-input", "deny"), ("block-input", "block")] {
+    // (a failure would let the tool run without failurePolicy: deny). So does an ask: the
+    // user is asked about the input as it is, where a failure would let the tool run.
+    for (id, verdict) in [
+        ("deny-input", "deny"),
+        ("ask-input", "ask"),
+        ("block-input", "block"),
+    ] {
         let h = by_id(&d, id);
         assert_eq!(h["decision"]["verdict"], verdict, "{id}: {d:#}");
         assert!(h["decision"]["failure"].is_null(), "{id}: {d:#}");
