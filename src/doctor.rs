@@ -138,6 +138,13 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
         let _lock = crate::profile::Lock::acquire(profile, crate::profile::lock_wait())?;
         fixed.extend(crate::install::recover(profile)?);
     }
+    // Held while the handlers are read and the trust entries left dangling are dropped, so
+    // no install lands in between (its new handlers' trust would go). Shared: a read-only
+    // profile is no obstacle.
+    let _shared = match fix && exists {
+        true => crate::profile::Lock::acquire_shared(profile, crate::profile::lock_wait())?,
+        false => None,
+    };
     // Those of trust file writes, beside it (their pid is no process: no write is going on).
     for path in crate::pack::dead_temporary_files(&profile.home) {
         if fix {
@@ -164,12 +171,12 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
     // What stands where a lock file goes stops every change it guards.
     for (lock, whose, stops) in [
         (
-            profile.root.join(".hookpack.lock"),
+            profile.lock_file(),
             "the profile's lock file",
             "every install, update and remove",
         ),
         (
-            profile.home.join(".hookpack-trust.lock"),
+            crate::trust::lock_file(profile),
             "the trust file's lock file",
             "every trust and revoke (and a remove's dropping of trust)",
         ),
@@ -421,7 +428,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
         .collect();
     if fix && !dangling.is_empty() {
         let _lock = crate::profile::Lock::acquire_file(
-            &profile.home.join(".hookpack-trust.lock"),
+            &crate::trust::lock_file(profile),
             crate::profile::lock_wait(),
         )?;
         trust = TrustFile::read(&trust_path)?;

@@ -248,6 +248,11 @@ impl Profile {
         self.root.join(".hookpack-staging")
     }
 
+    /// The file every change to the profile locks ([`Lock`]).
+    pub fn lock_file(&self) -> PathBuf {
+        self.root.join(".hookpack.lock")
+    }
+
     /// The journal of a commit in progress.
     pub fn journal(&self) -> PathBuf {
         self.root.join(".hookpack-journal.json")
@@ -384,7 +389,7 @@ pub fn check_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// An exclusive lock on a profile, held until dropped.
+/// A lock on a profile (or another file or folder), held until dropped.
 pub struct Lock {
     _file: std::fs::File,
 }
@@ -412,10 +417,26 @@ fn lock_file_refusal(_: &std::io::Error) -> Option<&'static str> {
     None
 }
 
+/// The error for a lock file that is `what` (a folder, a link, …), not a regular file.
+fn lock_file_refused(path: &Path, what: &str) -> Error {
+    crate::fs::FsError::new(
+        "open the lock file",
+        path,
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "is {what}, expected a regular file; remove it (hookpack makes the lock file \
+                 anew)"
+            ),
+        ),
+    )
+    .into()
+}
+
 impl Lock {
     /// Takes the profile's lock, waiting up to `wait` for another process to let go.
     pub fn acquire(profile: &Profile, wait: Duration) -> Result<Lock, Error> {
-        Lock::acquire_file(&profile.root.join(".hookpack.lock"), wait)
+        Lock::acquire_file(&profile.lock_file(), wait)
     }
 
     /// Takes an exclusive lock on the file `path` (created if needed).
@@ -435,39 +456,73 @@ impl Lock {
             libc::O_NONBLOCK | libc::O_NOFOLLOW,
         );
         let open_error = |e| crate::fs::FsError::new("open the lock file", &path, e);
-        let refused = |what: &str| {
-            open_error(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                format!(
-                    "is {what}, expected a regular file; remove it (hookpack makes the lock \
-                     file anew)"
-                ),
-            ))
-        };
         let file = match options.open(&path) {
             Err(e) => match lock_file_refusal(&e) {
-                Some(what) => return Err(refused(what).into()),
+                Some(what) => return Err(lock_file_refused(&path, what)),
                 None => return Err(open_error(e).into()),
             },
             Ok(file) => file,
         };
         if !file.metadata().map_err(open_error)?.is_file() {
-            return Err(refused("a fifo, socket or device").into());
+            return Err(lock_file_refused(&path, "a fifo, socket or device"));
         }
-        Lock::wait_for(file, path, wait)
+        Lock::wait_for(file, path, wait, false)
+    }
+
+    /// Takes the profile's lock shared, for a command that reads the profile's handlers
+    /// and writes elsewhere (`trust`, `doctor --fix`'s trust entries): it waits out an
+    /// install's swap, and never runs beside one. Only an existing lock file is opened, and
+    /// for reading, so a read-only profile is no obstacle. None when there is no lock file
+    /// (no change was ever made there, so none is under way before the first one makes it)
+    /// or it may not be read (no process of this user can hold it).
+    pub fn acquire_shared(profile: &Profile, wait: Duration) -> Result<Option<Lock>, Error> {
+        let path = profile.lock_file();
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::custom_flags(
+            &mut options,
+            libc::O_NONBLOCK | libc::O_NOFOLLOW,
+        );
+        let file = match options.open(&path) {
+            Ok(file) if file.metadata().is_ok_and(|m| m.is_file()) => file,
+            Ok(_) => return Err(lock_file_refused(&path, "a fifo, socket or device")),
+            Err(e) => match lock_file_refusal(&e) {
+                Some(what) => return Err(lock_file_refused(&path, what)),
+                None if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied
+                ) =>
+                {
+                    return Ok(None)
+                }
+                None => return Err(crate::fs::FsError::new("open the lock file", &path, e).into()),
+            },
+        };
+        Lock::wait_for(file, path, wait, true).map(Some)
     }
 
     /// Takes an exclusive lock on the folder `dir` itself, creating no file in it.
     pub fn acquire_dir(dir: &Path, wait: Duration) -> Result<Lock, Error> {
         let file = std::fs::File::open(dir)
             .map_err(|e| crate::fs::FsError::new("open the folder to lock", dir, e))?;
-        Lock::wait_for(file, dir.to_path_buf(), wait)
+        Lock::wait_for(file, dir.to_path_buf(), wait, false)
     }
 
-    fn wait_for(file: std::fs::File, path: PathBuf, wait: Duration) -> Result<Lock, Error> {
+    fn wait_for(
+        file: std::fs::File,
+        path: PathBuf,
+        wait: Duration,
+        shared: bool,
+    ) -> Result<Lock, Error> {
         let start = Instant::now();
         loop {
-            match file.try_lock() {
+            let taken = if shared {
+                file.try_lock_shared()
+            } else {
+                file.try_lock()
+            };
+            match taken {
                 Ok(()) => return Ok(Lock { _file: file }),
                 Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < wait => {
                     std::thread::sleep(Duration::from_millis(25));

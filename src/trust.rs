@@ -1467,7 +1467,7 @@ fn lock(profile: &crate::profile::Profile) -> Result<crate::profile::Lock, Error
 }
 
 /// The file [`lock`] locks, made by the first change to the trust file.
-fn lock_file(profile: &crate::profile::Profile) -> std::path::PathBuf {
+pub(crate) fn lock_file(profile: &crate::profile::Profile) -> std::path::PathBuf {
     profile.home.join(".hookpack-trust.lock")
 }
 
@@ -1506,6 +1506,10 @@ pub fn apply(
     // Most likely a misspelt name: "no handler matched" would hide that.
     profile.require_folder()?;
     let path = profile.trust_file();
+    // The profile's first (install, update and remove take it, then this one): an install
+    // swapping a recipe's files in is waited out, so no hash takes the new script beside
+    // the old entry.
+    let _profile_lock = crate::profile::Lock::acquire_shared(profile, crate::profile::lock_wait())?;
     let _lock = lock(profile)?;
     let mut file = TrustFile::read(&path)?;
     if file.schema.is_empty() {

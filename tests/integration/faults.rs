@@ -149,6 +149,33 @@ fn doctor_fix_on_a_sound_read_only_profile_needs_no_lock() {
     assert_eq!(snapshot(&sb.join("prof")), before);
 }
 
+/// `trust` takes the profile's lock shared, opening its lock file for reading only, so a
+/// profile on a read-only file system (its lock file made by the install) is trusted as
+/// before: only the trust file, in FINCLAW_HOME, is written.
+#[cfg(target_os = "linux")]
+#[test]
+fn trust_on_a_read_only_profile_works() {
+    let sb = Sandbox::new();
+    let m = Mount::tmpfs(&sb.join("prof"), "4m");
+    ok(&sb
+        .cmd()
+        .args(["install", "tool-gate", "--profile", "prof"])
+        .output()
+        .unwrap());
+    assert!(sb.join("prof/.hookpack.lock").is_file());
+    let before = snapshot(&sb.join("prof"));
+    m.read_only();
+    let o = sb
+        .cmd()
+        .args(["trust", "--all", "--profile", "prof", "--format", "json"])
+        .output()
+        .unwrap();
+    ok(&o);
+    let changes: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(changes.to_string().contains("\"trusted\""), "{changes:#}");
+    assert_eq!(snapshot(&sb.join("prof")), before);
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn a_read_only_profile_changes_nothing() {

@@ -1103,6 +1103,44 @@ fn a_remove_racing_the_first_trust_still_drops_the_trust() {
     }
 }
 
+/// `trust`, `revoke` and `doctor --fix` read the profile's handlers and write the trust
+/// file: they take the profile's lock (shared), so they wait out an install's swap of a
+/// recipe's files. They took only the trust file's, and a `trust --all` in the middle of an
+/// upgrade hashed the new script beside the old entry. Here the test holds the profile's
+/// lock itself: each gives up after HOOKPACK_LOCK_TIMEOUT (exit 3), writing nothing.
+#[test]
+fn trust_and_doctor_fix_wait_for_the_profile_lock() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
+    ok(&in_prof(&sb, &["trust", "--all"]));
+    let trust_file = sb.join("finclaw-home/hooks-trust.json");
+    let before = std::fs::read(&trust_file).unwrap();
+    let held = std::fs::File::open(sb.join("prof/.hookpack.lock")).unwrap();
+    held.lock().unwrap();
+    for args in [
+        &["trust", "--all"][..],
+        &["revoke", "--all"],
+        &["doctor", "--fix"],
+    ] {
+        let o = sb
+            .cmd()
+            .args(args)
+            .args(["--profile", "prof"])
+            .env("HOOKPACK_LOCK_TIMEOUT", "1")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(3), "{args:?}: {err}");
+        assert!(err.contains("another hookpack process holds"), "{err}");
+        assert!(err.contains("prof/.hookpack.lock"), "{err}");
+        assert_eq!(std::fs::read(&trust_file).unwrap(), before, "{args:?}");
+    }
+    drop(held);
+    ok(&in_prof(&sb, &["revoke", "--all"]));
+    assert_ne!(std::fs::read(&trust_file).unwrap(), before);
+}
+
 /// Another command removes the profile's empty staging folder (its recovery, or its own
 /// staging's cleanup) between an install's making it and making its own folder in it: the
 /// install makes it again. It failed, exit 1, "cannot create a staging folder in …: No such
