@@ -1649,8 +1649,12 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
     };
     if !a.dry_run {
         install::recover_interrupted(&profile)?;
+    } else if let Some(c) = install::interrupted_change(&profile) {
+        printer.message(&printable(&interrupted_note(&c)));
     }
-    if a.ids.is_empty() && crate::receipt::all(&profile)?.is_empty() {
+    // After recovery, or (a dry run) as recovery will leave them.
+    let receipts = || install::receipts_after_recovery(&profile).map(|(r, _)| r);
+    if a.ids.is_empty() && receipts()?.is_empty() {
         // Not "up to date": most likely the wrong profile.
         printer.message(&printable(&format!(
             "no recipes are installed in {}{}",
@@ -1696,7 +1700,7 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
                     )));
                 }
                 let error = error_lines(&e).join("; caused by: ");
-                for r in crate::receipt::all(&profile)? {
+                for r in receipts()? {
                     if !ids.contains(&r.id) {
                         continue;
                     }
@@ -1914,10 +1918,28 @@ fn workspace_of(flag: Option<PathBuf>, printer: &Printer) -> PathBuf {
     workspace
 }
 
+/// What `list` and `update --dry-run`, which show a change a crash interrupted as recovery
+/// will leave it, say of it.
+fn interrupted_note(c: &install::Interrupted) -> String {
+    let (will, shown) = if c.committed {
+        ("finish", "finished")
+    } else {
+        ("undo", "undone")
+    };
+    format!(
+        "note: a change of `{}` was interrupted; the next command that writes the profile, or \
+         `hookpack doctor --fix`, will {will} it (shown here as {shown})",
+        c.id
+    )
+}
+
 fn run_list(a: ListArgs, printer: &Printer) -> Result<ExitCode, Error> {
     let profile = profile_of(&a.profile)?;
     let workspace = workspace_of(a.workspace, printer);
     let listing = crate::list::collect(&profile, &workspace)?;
+    if let Some(c) = &listing.interrupted {
+        printer.message(&printable(&interrupted_note(c)));
+    }
     match printer.format {
         Format::Json => printer.json(&listing)?,
         _ => {

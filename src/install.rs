@@ -1059,6 +1059,30 @@ struct Journal {
     forget_trust: Vec<String>,
 }
 
+impl Journal {
+    /// Whether the change passed its commit point, `hooks.json` having the digest `now`:
+    /// recovery finishes it, else undoes it. `hooks.json` is the commit point. When the
+    /// change leaves it byte-identical (an upgrade with the same handlers) it cannot tell,
+    /// so such a change is undone: the journal still exists, so the old folder is still in
+    /// staging.
+    fn committed(&self, now: Option<Sha256>) -> bool {
+        now == Some(self.hooks_after) && self.hooks_before != Some(self.hooks_after)
+    }
+
+    /// Whether undoing the change moves the recipe folder in place to the trash (its
+    /// staging folder resolved): the new folder is in place when it left staging and is
+    /// not in the trash yet. An undo that died after moving it there (and maybe the old one
+    /// back) is not done again.
+    fn undo_trashes_folder(&self, profile: &Profile) -> bool {
+        let there = |p: &Path| std::fs::symlink_metadata(p).is_ok();
+        !there(&self.staging.join(&self.id))
+            && self.new_receipt.is_some()
+            && there(&profile.recipe_dir(&self.id))
+            && !there(&self.staging.join("trash"))
+            && there(&self.staging)
+    }
+}
+
 fn file_digest(p: &Path) -> Result<Option<Sha256>, Error> {
     match std::fs::File::open(p) {
         Ok(f) => Ok(Some(
@@ -1167,17 +1191,20 @@ pub fn staging_folders(profile: &Profile) -> Result<Vec<(PathBuf, i32)>, Error> 
     }
     let mut out = Vec::new();
     for e in crate::fs::read_dir_sorted(&staging)? {
-        let name = e.file_name().to_string_lossy().into_owned();
-        let pid = name
-            .split_once('-')
-            .filter(|(pid, _)| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
-            .and_then(|(pid, _)| pid.parse::<i32>().ok());
+        let pid = staging_pid(&e.file_name().to_string_lossy());
         let is_dir = std::fs::symlink_metadata(e.path()).is_ok_and(|m| m.is_dir());
         if let Some(pid) = pid.filter(|_| is_dir) {
             out.push((e.path(), pid));
         }
     }
     Ok(out)
+}
+
+/// The pid of the process that made the staging folder named `name` (`<pid>-…`).
+fn staging_pid(name: &str) -> Option<i32> {
+    name.split_once('-')
+        .filter(|(pid, _)| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|(pid, _)| pid.parse::<i32>().ok())
 }
 
 /// The temporary files that writes of the journal, receipts, `hooks.json` and its backup
@@ -1193,6 +1220,58 @@ pub fn temporary_leftovers(profile: &Profile) -> Vec<PathBuf> {
 pub const JOURNAL_FOLDER_WHY: &str = "it is a folder, where hookpack writes the journal of \
     each change to the profile; move it elsewhere, then run the command again";
 
+/// The profile's journal, when there is one to act on: the journal, its staging folder
+/// taken as the one of that name in the profile's staging folder, or (`Err`) the note of
+/// why recovery ignores it and removes it: it cannot be parsed, or it names what hookpack
+/// never writes. None when no file can be read there (none, or not a file).
+fn read_journal(profile: &Profile) -> Option<Result<Journal, String>> {
+    let jpath = profile.journal();
+    let read = match crate::fs::open_regular(&jpath) {
+        Ok((mut file, _)) => {
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut file, &mut bytes)
+                .ok()
+                .map(|_| Ok(bytes))?
+        }
+        // A fifo (or socket, or device) is no journal hookpack wrote, and opening it as one
+        // would wait for a writer for good: ignored as an unreadable journal is.
+        Err(e) if e.source.kind() == std::io::ErrorKind::InvalidInput => Err(e.source.to_string()),
+        Err(_) => return None,
+    };
+    let parsed =
+        read.and_then(|bytes| serde_json::from_slice::<Journal>(&bytes).map_err(|e| e.to_string()));
+    let mut j = match parsed {
+        Ok(j) => j,
+        Err(e) => {
+            return Some(Err(format!(
+                "ignored an unreadable journal {}: {e}",
+                jpath.display()
+            )))
+        }
+    };
+    // Only the staging folder's name is taken from the journal (it is always directly in
+    // the profile's staging folder), so a profile reached or moved elsewhere still
+    // recovers, and a journal hookpack did not write cannot name paths outside.
+    let staging = j
+        .staging
+        .file_name()
+        .filter(|n| Path::new(n).components().count() == 1 && *n != "..")
+        .map(|n| profile.staging_dir().join(n));
+    match staging {
+        Some(staging) if crate::id::Id::parse(&j.id).is_ok() => {
+            j.staging = staging;
+            Some(Ok(j))
+        }
+        _ => Some(Err(format!(
+            "ignored the journal {}: it names `{}` and the staging folder {}, which hookpack \
+             never writes",
+            jpath.display(),
+            j.id,
+            j.staging.display()
+        ))),
+    }
+}
+
 /// Finishes or undoes a commit that a crash interrupted, and removes staging folders left
 /// by processes that are gone. Call under the profile lock.
 pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
@@ -1206,54 +1285,13 @@ pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
     }
     let mut notes = Vec::new();
     let jpath = profile.journal();
-    let read = match crate::fs::open_regular(&jpath) {
-        Ok((mut file, _)) => {
-            let mut bytes = Vec::new();
-            std::io::Read::read_to_end(&mut file, &mut bytes)
-                .ok()
-                .map(|_| Ok(bytes))
-        }
-        // A fifo (or socket, or device) is no journal hookpack wrote, and opening it as one
-        // would wait for a writer for good: ignored as an unreadable journal is.
-        Err(e) if e.source.kind() == std::io::ErrorKind::InvalidInput => {
-            Some(Err(e.source.to_string()))
-        }
-        Err(_) => None,
-    };
-    if let Some(read) = read {
+    if let Some(read) = read_journal(profile) {
         let mut done = None;
-        // Only the staging folder's name is taken from the journal (it is always directly
-        // in the profile's staging folder), so a profile reached or moved elsewhere still
-        // recovers, and a journal hookpack did not write cannot name paths outside.
-        let parsed = read
-            .and_then(|bytes| serde_json::from_slice::<Journal>(&bytes).map_err(|e| e.to_string()));
-        let parsed = parsed.map(|j| {
-            let staging = j
-                .staging
-                .file_name()
-                .filter(|n| Path::new(n).components().count() == 1 && *n != "..")
-                .map(|n| profile.staging_dir().join(n));
-            (j, staging)
-        });
-        match parsed {
-            Ok((j, staging)) if crate::id::Id::parse(&j.id).is_err() || staging.is_none() => notes
-                .push(format!(
-                    "ignored the journal {}: it names `{}` and the staging folder {}, which \
-                     hookpack never writes",
-                    jpath.display(),
-                    j.id,
-                    j.staging.display()
-                )),
-            Ok((mut j, staging)) => {
-                j.staging = staging.unwrap_or_default();
-                let current = file_digest(&profile.hooks_json())?;
+        match read {
+            Ok(j) => {
                 let tree = profile.recipe_dir(&j.id);
-                let new_tree = j.staging.join(&j.id);
                 let old_tree = j.staging.join("old");
-                // hooks.json is the commit point. When the change leaves it byte-identical
-                // (an upgrade with the same handlers) it cannot tell, so such a change is
-                // undone: the journal still exists, so the old folder is still in staging.
-                if current == Some(j.hooks_after) && j.hooks_before != Some(j.hooks_after) {
+                if j.committed(file_digest(&profile.hooks_json())?) {
                     // Committed: finish.
                     write_receipt(profile, &j.id, j.new_receipt.as_ref())?;
                     if let Err(e) = crate::trust::forget(profile, &j.forget_trust) {
@@ -1261,18 +1299,9 @@ pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
                     }
                     notes.push(format!("completed the interrupted change of `{}`", j.id));
                 } else {
-                    // Not committed: undo. The new folder is in place when it left staging
-                    // and is not in the trash yet: an undo that died after moving it there
-                    // (and maybe the old one back) is not done again.
-                    let trash = j.staging.join("trash");
-                    let there = |p: &Path| std::fs::symlink_metadata(p).is_ok();
-                    if !there(&new_tree)
-                        && j.new_receipt.is_some()
-                        && there(&tree)
-                        && !there(&trash)
-                        && there(&j.staging)
-                    {
-                        crate::fs::rename(&tree, &trash)?;
+                    // Not committed: undo.
+                    if j.undo_trashes_folder(profile) {
+                        crate::fs::rename(&tree, &j.staging.join("trash"))?;
                     }
                     move_if_exists(&old_tree, &tree)?;
                     write_receipt(profile, &j.id, j.old_receipt.as_ref())?;
@@ -1299,10 +1328,7 @@ pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
                     done = Some(j.staging);
                 }
             }
-            Err(e) => notes.push(format!(
-                "ignored an unreadable journal {}: {e}",
-                jpath.display()
-            )),
+            Err(ignored) => notes.push(ignored),
         }
         std::fs::remove_file(&jpath).map_err(|e| crate::fs::FsError::new("remove", &jpath, e))?;
         if let Some(done) = done.filter(|d| d.exists()) {
@@ -1332,6 +1358,85 @@ pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
 pub fn interrupted(profile: &Profile) -> bool {
     let exists = |p: &Path| std::fs::symlink_metadata(p).is_ok();
     exists(&profile.journal()) || exists(&profile.staging_dir())
+}
+
+/// A change a crash interrupted, as the next command that writes the profile (or `doctor
+/// --fix`) will leave it: what `list` and `update --dry-run`, which write nothing, show.
+#[derive(Debug, Clone)]
+pub struct Interrupted {
+    /// The recipe it changes.
+    pub id: String,
+    /// Whether it passed its commit point: recovery finishes it; else it undoes it.
+    pub committed: bool,
+    /// The receipt recovery keeps; None when the recipe is not installed then.
+    pub receipt: Option<Receipt>,
+    /// Where the recipe folder recovery leaves is now (in staging, for one it moves back);
+    /// None when it leaves none.
+    pub folder: Option<PathBuf>,
+}
+
+/// The change a crash interrupted, as [`recover`] will leave it, read without the lock and
+/// without writing anything. None when there is no journal, or one recovery ignores (or
+/// that holds a receipt hookpack would not read back), or one of a change a running
+/// process is making, or `hooks.json` cannot be read: the receipts then stand as they are.
+pub fn interrupted_change(profile: &Profile) -> Option<Interrupted> {
+    let j = read_journal(profile)?.ok()?;
+    // One a running process is making is not interrupted: recovery waits for it (the lock).
+    let maker = (j.staging.file_name()).and_then(|n| staging_pid(&n.to_string_lossy()));
+    if maker.is_some_and(|pid| pid != std::process::id() as i32 && process_alive(pid)) {
+        return None;
+    }
+    let committed = j.committed(file_digest(&profile.hooks_json()).ok()?);
+    let tree = profile.recipe_dir(&j.id);
+    let (receipt, folder) = if committed {
+        (j.new_receipt.clone(), Some(tree))
+    } else {
+        let old_tree = j.staging.join("old");
+        let folder = if std::fs::symlink_metadata(&old_tree).is_ok() {
+            Some(old_tree)
+        } else {
+            (!j.undo_trashes_folder(profile)).then_some(tree)
+        };
+        (j.old_receipt.clone(), folder)
+    };
+    if let Some(r) = &receipt {
+        receipt::check(&receipt::path(profile, &j.id), r).ok()?;
+    }
+    Some(Interrupted {
+        id: j.id,
+        committed,
+        receipt,
+        folder,
+    })
+}
+
+/// Where the folder of the recipe `id` that recovery of `change` leaves is now (None: it
+/// leaves none); for any other recipe, its folder in the profile.
+pub fn folder_after_recovery(
+    profile: &Profile,
+    change: Option<&Interrupted>,
+    id: &str,
+) -> Option<PathBuf> {
+    match change.filter(|c| c.id == id) {
+        Some(c) => c.folder.clone(),
+        None => Some(profile.recipe_dir(id)),
+    }
+}
+
+/// The profile's receipts as recovery will leave them (those of [`receipt::all`], with
+/// the one of an [`interrupted_change`] as recovery keeps it), and that change.
+pub fn receipts_after_recovery(
+    profile: &Profile,
+) -> Result<(Vec<Receipt>, Option<Interrupted>), Error> {
+    let mut receipts = receipt::all(profile)?;
+    let change = interrupted_change(profile);
+    if let Some(c) = &change {
+        receipts.retain(|r| r.id != c.id);
+        receipts.extend(c.receipt.clone());
+        // In the order of their files, as read.
+        receipts.sort_by_key(|r| format!("{}.json", r.id));
+    }
+    Ok((receipts, change))
 }
 
 /// Finishes or undoes a change a crash interrupted, under the profile lock, for a command
@@ -1782,7 +1887,12 @@ fn no_links(profile: &Profile, id: &str, doing: &str) -> Result<(), Error> {
 /// them. A missing file loses nothing, and neither does Python's bytecode cache
 /// (`__pycache__`), which handlers write there themselves.
 pub fn local_changes(profile: &Profile, r: &Receipt) -> Vec<String> {
-    let dir = profile.recipe_dir(&r.id);
+    local_changes_in(&profile.recipe_dir(&r.id), r)
+}
+
+/// [`local_changes`] of the recipe folder `dir`, wherever it is (in staging, for one that
+/// recovery moves back).
+fn local_changes_in(dir: &Path, r: &Receipt) -> Vec<String> {
     let mut files: Vec<String> = (r.files.iter())
         .filter(|f| !same_file(&dir.join(&f.path), f))
         // A file that is gone loses nothing; one that cannot be read as a file (a folder
@@ -1792,7 +1902,7 @@ pub fn local_changes(profile: &Profile, r: &Receipt) -> Vec<String> {
         .collect();
     let installed: std::collections::HashSet<&str> =
         r.files.iter().map(|f| f.path.as_str()).collect();
-    let added = tree_files(&dir)
+    let added = tree_files(dir)
         .map(|(_, rel)| rel)
         // Below a file the user replaced by a folder: named as that file.
         .filter(|rel| {
@@ -2249,9 +2359,13 @@ impl UpdateState {
     }
 }
 
-/// The profile's receipts, after checking that every one of `ids` is installed.
-fn installed(profile: &Profile, ids: &[String]) -> Result<Vec<Receipt>, Error> {
-    let receipts = receipt::all(profile)?;
+/// The profile's receipts as recovery will leave them, and the change it will finish or
+/// undo, after checking that every one of `ids` is installed.
+fn installed(
+    profile: &Profile,
+    ids: &[String],
+) -> Result<(Vec<Receipt>, Option<Interrupted>), Error> {
+    let (receipts, change) = receipts_after_recovery(profile)?;
     for id in ids {
         if !receipts.iter().any(|r| r.id == *id) {
             return Err(Error::NotInstalled {
@@ -2262,7 +2376,7 @@ fn installed(profile: &Profile, ids: &[String]) -> Result<Vec<Receipt>, Error> {
             });
         }
     }
-    Ok(receipts)
+    Ok((receipts, change))
 }
 
 /// The installed recipe whose id is a likely misspelling of `id`, for "did you mean".
@@ -2279,7 +2393,7 @@ pub fn update_sources(
     default: Location,
     ids: &[String],
 ) -> Result<Vec<(Location, Vec<String>)>, Error> {
-    let receipts = installed(profile, ids)?;
+    let (receipts, _) = installed(profile, ids)?;
     let mut groups: Vec<(Location, Vec<String>)> = Vec::new();
     for r in receipts {
         if !ids.is_empty() && !ids.contains(&r.id) {
@@ -2326,7 +2440,7 @@ pub fn outdated_in(
     cli: Option<&Version>,
 ) -> Result<Vec<Outdated>, Error> {
     let mut out = Vec::new();
-    let receipts = installed(profile, ids)?;
+    let (receipts, change) = installed(profile, ids)?;
     for r in receipts {
         if !ids.is_empty() && !ids.contains(&r.id) {
             continue;
@@ -2382,7 +2496,9 @@ pub fn outdated_in(
             .map(|v| v.sha256.to_string());
         let available = available.map(|v| v.to_string());
         let local_changes = if state == UpdateState::Outdated {
-            local_changes(profile, &r)
+            (folder_after_recovery(profile, change.as_ref(), &r.id))
+                .map(|dir| local_changes_in(&dir, &r))
+                .unwrap_or_default()
         } else {
             Vec::new()
         };

@@ -5,7 +5,6 @@
 use crate::diagnostic::{Findings, Severity};
 use crate::error::Error;
 use crate::profile::Profile;
-use crate::receipt;
 use serde::Serialize;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -74,6 +73,9 @@ pub struct Listing {
     pub recipes: Vec<Installed>,
     /// Handlers, in host order.
     pub handlers: Vec<Listed>,
+    /// A change a crash interrupted, which `recipes` shows as recovery will leave it.
+    #[serde(skip)]
+    pub interrupted: Option<crate::install::Interrupted>,
 }
 
 /// The handlers of one `hooks.json`, if it exists, with their trust status. A file whose
@@ -264,10 +266,17 @@ pub fn all_handlers(
 /// Collects the listing.
 pub fn collect(profile: &Profile, workspace: &Path) -> Result<Listing, Error> {
     let workspace = &crate::fs::absolute(workspace);
-    let recipes = receipt::all(profile)?
+    // As the next command that writes the profile will leave it.
+    let (receipts, interrupted) = crate::install::receipts_after_recovery(profile)?;
+    let recipes = receipts
         .into_iter()
         .map(|r| Installed {
-            folder_present: profile.recipe_dir(&r.id).is_dir(),
+            folder_present: crate::install::folder_after_recovery(
+                profile,
+                interrupted.as_ref(),
+                &r.id,
+            )
+            .is_some_and(|f| f.is_dir()),
             id: r.id,
             version: r.version,
             archive_url: r.archive_url,
@@ -281,5 +290,6 @@ pub fn collect(profile: &Profile, workspace: &Path) -> Result<Listing, Error> {
         profile_exists: profile.root.exists(),
         recipes,
         handlers,
+        interrupted,
     })
 }

@@ -138,7 +138,7 @@ pub fn read_file(p: &Path) -> Result<Option<Receipt>, Error> {
 
 /// The id and file paths of a receipt are joined to the profile's paths (`doctor` reads
 /// the files, `update` installs the id): they must be what install writes.
-fn check(p: &Path, r: &Receipt) -> Result<(), String> {
+pub(crate) fn check(p: &Path, r: &Receipt) -> Result<(), String> {
     let stem = p.file_stem().map(|s| s.to_string_lossy().into_owned());
     if crate::id::Id::parse(&r.id).is_err() || stem.as_deref() != Some(r.id.as_str()) {
         return Err(format!("it names the recipe `{}`", r.id));

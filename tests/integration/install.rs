@@ -1009,6 +1009,147 @@ fn an_update_after_an_interrupted_update_undoes_it_and_updates() {
     assert_eq!(tree["version"], "0.2.0");
 }
 
+/// `list` and `update --dry-run`, which write nothing, show a change a crash interrupted as
+/// the next command that writes the profile will leave it, and say which it will do: an
+/// update or a remove killed before its commit point (step 4: the new receipt is in,
+/// `hooks.json` is not) undone, an install killed past it (step 6) finished. They showed the
+/// receipt the interrupted change wrote: the update's 0.2.0, which recovery takes back to
+/// 0.1.0, and no recipe for the remove, which recovery puts back.
+#[test]
+fn list_and_update_dry_run_show_an_interrupted_change_as_recovery_leaves_it() {
+    for (change, point, will, recovery) in [
+        ("update", "4", "undo it", "rolled back"),
+        ("remove", "4", "undo it", "rolled back"),
+        ("install", "6", "finish it", "completed"),
+    ] {
+        let sb = Sandbox::new();
+        old_and_new_catalogs(&sb);
+        if change != "install" {
+            ok(&in_prof(&sb, &["install", "demo", "--index", "old"]));
+        }
+        let args: &[&str] = match change {
+            "update" => &["update", "--index", "cat"],
+            "remove" => &["remove", "demo"],
+            _ => &["install", "demo", "--index", "old"],
+        };
+        let o = sb
+            .cmd()
+            .env("HOOKPACK_TEST_CRASH_AT", point)
+            .args(args)
+            .args(["--profile", "prof"])
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "{change}: the crash hook did not fire");
+        // They take no lock: none is made.
+        let lock = sb.join("prof/.hookpack.lock");
+        std::fs::remove_file(&lock).unwrap();
+        let before = sandbox_state(&sb.join("prof"));
+        let note = format!(
+            "note: a change of `demo` was interrupted; the next command that writes the \
+             profile, or `hookpack doctor --fix`, will {will}"
+        );
+        let said = |o: &std::process::Output| {
+            ok(o);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(err.matches(&note).count(), 1, "{change}: {err}");
+            String::from_utf8_lossy(&o.stdout).into_owned()
+        };
+        // As recovery leaves it: demo 0.1.0, its folder there, unchanged.
+        let out = said(&in_prof(&sb, &["list"]));
+        assert!(out.contains("recipe  demo 0.1.0\n"), "{change}: {out}");
+        assert!(!out.contains("folder missing"), "{change}: {out}");
+        let o = in_prof(&sb, &["list", "--format", "json"]);
+        said(&o);
+        let listed = one_json_document(&o);
+        assert_eq!(
+            listed["recipes"][0]["version"], "0.1.0",
+            "{change}: {listed:#}"
+        );
+        assert_eq!(listed["recipes"][0]["folder_present"], true, "{change}");
+        let dry_run = ["update", "--dry-run", "--index", "cat"];
+        let out = said(&in_prof(&sb, &dry_run));
+        assert_eq!(
+            out, "outdated     demo installed 0.1.0 available 0.2.0\n",
+            "{change}"
+        );
+        let o = in_prof(&sb, &[&dry_run[..], &["--format", "json"]].concat());
+        said(&o);
+        let report = one_json_document(&o);
+        assert_eq!(report[0]["installed"], "0.1.0", "{change}: {report:#}");
+        assert_eq!(report[0]["state"], "outdated", "{change}: {report:#}");
+        assert!(
+            report[0].get("local_changes").is_none(),
+            "{change}: {report:#}"
+        );
+        assert_eq!(sandbox_state(&sb.join("prof")), before, "{change}");
+        assert!(!lock.exists(), "{change}");
+        // Recovery does what the note said, and leaves what they showed.
+        let o = in_prof(&sb, &["doctor", "--fix"]);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            out.contains(&format!("{recovery} the interrupted change of `demo`")),
+            "{change}: {out}"
+        );
+        let receipt = read_json(&sb.join("prof/hooks/.receipts/demo.json"));
+        assert_eq!(receipt["version"], "0.1.0", "{change}");
+        let tree = read_json(&sb.join("prof/hooks/demo/recipe.json"));
+        assert_eq!(tree["version"], "0.1.0", "{change}");
+    }
+}
+
+/// A change whose process still runs is not shown as interrupted (recovery waits for it):
+/// `list` shows the receipts as they are, with no note. (Its staging folder is named here
+/// after a running process, as the committing process names it after itself.)
+#[test]
+fn list_shows_a_change_a_running_process_makes_as_it_is() {
+    let sb = Sandbox::new();
+    old_and_new_catalogs(&sb);
+    ok(&in_prof(&sb, &["install", "demo", "--index", "old"]));
+    let o = sb
+        .cmd()
+        .env("HOOKPACK_TEST_CRASH_AT", "4")
+        .args(["update", "--index", "cat", "--profile", "prof"])
+        .output()
+        .unwrap();
+    assert!(!o.status.success(), "the crash hook did not fire");
+    let mut running = std::process::Command::new("sleep")
+        .arg("60")
+        .spawn()
+        .unwrap();
+    let journal_path = sb.join("prof/.hookpack-journal.json");
+    let mut journal = read_json(&journal_path);
+    let staging = sb.join("prof/.hookpack-staging");
+    let name = format!("{}-x", running.id());
+    let was = staging.join(journal["staging"].as_str().unwrap());
+    std::fs::rename(was, staging.join(&name)).unwrap();
+    journal["staging"] = name.into();
+    std::fs::write(&journal_path, journal.to_string()).unwrap();
+    let o = in_prof(&sb, &["list"]);
+    running.kill().unwrap();
+    running.wait().unwrap();
+    ok(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("recipe  demo 0.2.0\n"), "{out}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("interrupted"), "{err}");
+}
+
+/// A journal recovery ignores (one that does not parse) changes nothing `list` shows: the
+/// receipts as they are, and no note of an interrupted change.
+#[test]
+fn list_passes_over_a_journal_recovery_ignores() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
+    sb.write("prof/.hookpack-journal.json", "{not json");
+    let o = in_prof(&sb, &["list"]);
+    ok(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("recipe  demo 0.1.0\n"), "{out}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("interrupted"), "{err}");
+}
+
 /// The temporary files of the journal, receipt, backup and `hooks.json`, left in the
 /// profile by an install killed while writing each: `doctor` names them, and `doctor --fix`
 /// (or the next install) removes them. They stayed for good, unreported.
