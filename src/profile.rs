@@ -472,9 +472,10 @@ impl Lock {
     /// Takes the profile's lock shared, for a command that reads the profile's handlers
     /// and writes elsewhere (`trust`, `doctor --fix`'s trust entries): it waits out an
     /// install's swap, and never runs beside one. Only an existing lock file is opened, and
-    /// for reading, so a read-only profile is no obstacle. None when there is no lock file
-    /// (no change was ever made there, so none is under way before the first one makes it)
-    /// or it may not be read (no process of this user can hold it).
+    /// for reading, so a read-only profile is no obstacle. None when no regular file there
+    /// can be opened: every change locks that file first (making it, and refusing anything
+    /// else there), so none is under way but maybe a first install, which replaces no
+    /// entry; or it may not be read, and then no process of this user holds it.
     pub fn acquire_shared(profile: &Profile, wait: Duration) -> Result<Option<Lock>, Error> {
         let path = profile.lock_file();
         let mut options = std::fs::OpenOptions::new();
@@ -484,22 +485,12 @@ impl Lock {
             &mut options,
             libc::O_NONBLOCK | libc::O_NOFOLLOW,
         );
-        let file = match options.open(&path) {
-            Ok(file) if file.metadata().is_ok_and(|m| m.is_file()) => file,
-            Ok(_) => return Err(lock_file_refused(&path, "a fifo, socket or device")),
-            Err(e) => match lock_file_refusal(&e) {
-                Some(what) => return Err(lock_file_refused(&path, what)),
-                None if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied
-                ) =>
-                {
-                    return Ok(None)
-                }
-                None => return Err(crate::fs::FsError::new("open the lock file", &path, e).into()),
-            },
-        };
-        Lock::wait_for(file, path, wait, true).map(Some)
+        match options.open(&path) {
+            Ok(file) if file.metadata().is_ok_and(|m| m.is_file()) => {
+                Lock::wait_for(file, path, wait, true).map(Some)
+            }
+            _ => Ok(None),
+        }
     }
 
     /// Takes an exclusive lock on the folder `dir` itself, creating no file in it.
