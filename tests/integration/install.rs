@@ -1280,6 +1280,18 @@ fn trust_and_doctor_fix_wait_for_the_profile_lock() {
     drop(held);
     ok(&in_prof(&sb, &["revoke", "--all"]));
     assert_ne!(std::fs::read(&trust_file).unwrap(), before);
+    // A folder there stops every change, so none can be under way: not waited for (it
+    // was called a fifo, and stopped doctor --fix before its report).
+    std::fs::remove_file(sb.join("prof/.hookpack.lock")).unwrap();
+    std::fs::create_dir(sb.join("prof/.hookpack.lock")).unwrap();
+    ok(&in_prof(&sb, &["trust", "--all"]));
+    for h in list_json(&sb)["handlers"].as_array().unwrap() {
+        assert_eq!(h["status"], "trusted", "{h:#}");
+    }
+    let o = in_prof(&sb, &["doctor", "--fix"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("lock-unusable"), "{out}");
 }
 
 /// Another command removes the profile's empty staging folder (its recovery, or its own
