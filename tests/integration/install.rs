@@ -979,12 +979,10 @@ fn a_remove_that_dies_after_its_commit_still_drops_the_trust() {
     }
 }
 
-/// An update killed before its commit point (step 4: the new folder and receipt are in,
-/// `hooks.json` is not) is undone by the next `update`, which then updates: it took the
-/// receipt of the interrupted change for the installed version, said "everything is up to
-/// date" and left the journal, so the next install or remove went back to 0.1.0.
-#[test]
-fn an_update_after_an_interrupted_update_undoes_it_and_updates() {
+/// A sandbox whose profile `prof` has `demo` 0.1.0 from `old` and an update to 0.2.0 from
+/// `cat` killed before its commit point (step 4: the new folder and receipt are in,
+/// `hooks.json` is not).
+fn an_update_killed_before_its_commit() -> Sandbox {
     let sb = Sandbox::new();
     old_and_new_catalogs(&sb);
     ok(&in_prof(&sb, &["install", "demo", "--index", "old"]));
@@ -995,6 +993,16 @@ fn an_update_after_an_interrupted_update_undoes_it_and_updates() {
         .output()
         .unwrap();
     assert!(!o.status.success(), "the crash hook did not fire");
+    sb
+}
+
+/// An update killed before its commit point (step 4: the new folder and receipt are in,
+/// `hooks.json` is not) is undone by the next `update`, which then updates: it took the
+/// receipt of the interrupted change for the installed version, said "everything is up to
+/// date" and left the journal, so the next install or remove went back to 0.1.0.
+#[test]
+fn an_update_after_an_interrupted_update_undoes_it_and_updates() {
+    let sb = an_update_killed_before_its_commit();
     let o = in_prof(&sb, &["update", "--index", "cat"]);
     ok(&o);
     let err = String::from_utf8_lossy(&o.stderr);
@@ -1102,16 +1110,7 @@ fn list_and_update_dry_run_show_an_interrupted_change_as_recovery_leaves_it() {
 /// after a running process, as the committing process names it after itself.)
 #[test]
 fn list_shows_a_change_a_running_process_makes_as_it_is() {
-    let sb = Sandbox::new();
-    old_and_new_catalogs(&sb);
-    ok(&in_prof(&sb, &["install", "demo", "--index", "old"]));
-    let o = sb
-        .cmd()
-        .env("HOOKPACK_TEST_CRASH_AT", "4")
-        .args(["update", "--index", "cat", "--profile", "prof"])
-        .output()
-        .unwrap();
-    assert!(!o.status.success(), "the crash hook did not fire");
+    let sb = an_update_killed_before_its_commit();
     let mut running = std::process::Command::new("sleep")
         .arg("60")
         .spawn()
