@@ -373,7 +373,7 @@ impl Drop for EmptyRoot {
 pub struct Prepared {
     /// The manifest.
     pub recipe: Recipe,
-    /// The extracted tree, `staging/<id>`.
+    /// The extracted tree, `staging/new/<id>`.
     pub tree: PathBuf,
     /// Archive digest.
     pub sha256: Sha256,
@@ -680,8 +680,9 @@ pub fn prepare(
             });
         }
     }
-    // Pass 2: write.
-    let tree = staging.path().join(&id);
+    // Pass 2: write, into `new/<id>`: `<id>` alone would be the download (`archive`), or
+    // what a commit moves into staging (`old`, `bak`, `trash`) for a recipe so named.
+    let tree = staging.path().join(NEW_TREE).join(&id);
     make_dirs(&tree).map_err(|e| crate::fs::FsError::new("create folder", &tree, e))?;
     let mut files = Vec::new();
     archive::scan(
@@ -1033,6 +1034,9 @@ pub fn line_diff(before: &str, after: &str) -> Vec<String> {
     out
 }
 
+/// The folder of a staging folder that holds the new tree, as `new/<id>`.
+const NEW_TREE: &str = "new";
+
 /// The journal of a commit in progress.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Journal {
@@ -1057,9 +1061,23 @@ struct Journal {
     /// in between leaves them to recovery, never in the file.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     forget_trust: Vec<String>,
+    /// Whether the new folder is staged as `new/<id>`; journals of earlier releases staged
+    /// it as `<id>`, beside `old`, `bak` and `trash`.
+    #[serde(default)]
+    new_tree_in_new: bool,
 }
 
 impl Journal {
+    /// Where the new folder is staged (the staging folder resolved): `new/<id>`, or `<id>`
+    /// in journals of earlier releases.
+    fn new_tree(&self) -> PathBuf {
+        if self.new_tree_in_new {
+            self.staging.join(NEW_TREE).join(&self.id)
+        } else {
+            self.staging.join(&self.id)
+        }
+    }
+
     /// Whether the change passed its commit point, `hooks.json` having the digest `now`:
     /// recovery finishes it, else undoes it. `hooks.json` is the commit point. When the
     /// change leaves it byte-identical (an upgrade with the same handlers) it cannot tell,
@@ -1075,7 +1093,7 @@ impl Journal {
     /// back) is not done again.
     fn undo_trashes_folder(&self, profile: &Profile) -> bool {
         let there = |p: &Path| std::fs::symlink_metadata(p).is_ok();
-        !there(&self.staging.join(&self.id))
+        !there(&self.new_tree())
             && self.new_receipt.is_some()
             && there(&profile.recipe_dir(&self.id))
             && !there(&self.staging.join("trash"))
@@ -1561,6 +1579,7 @@ fn commit_steps(
             && std::fs::symlink_metadata(profile.hooks_dir()).is_err(),
         made_backup: std::fs::symlink_metadata(profile.backup()).is_err(),
         forget_trust: forget_trust.to_vec(),
+        new_tree_in_new: true,
     };
     let journal_bytes = serde_json::to_vec_pretty(&journal).map_err(|e| {
         crate::fs::FsError::new("write", &profile.journal(), std::io::Error::other(e))

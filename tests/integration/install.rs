@@ -952,6 +952,92 @@ fn a_crash_at_any_commit_step_leaves_old_or_new() {
     }
 }
 
+/// Found by the hostile-publisher sweep: a recipe was staged as `<staging>/<id>`, beside the
+/// download (`archive`), the installed folder moved aside (`old`), the backup (`bak`) and
+/// the trash (`trash`), so a recipe of one of those ids collided with them: `archive` could
+/// not be installed (exit 3, "File exists"), and `old` wedged the profile once repaired or
+/// upgraded (the commit could not move the installed folder onto the staged one, and every
+/// later command failed recovering the journal it left); a crash in a commit of `bak` was
+/// undone by moving the staged folder onto `hooks.json.bak`.
+#[test]
+fn recipes_named_like_the_parts_of_a_staging_folder_install_repair_upgrade_and_remove() {
+    for id in ["archive", "old", "bak", "trash", "new"] {
+        let sb = Sandbox::new();
+        catalog_with_versions(&sb, id, &[("0.1.0", "0.13.0")]);
+        let mine = json!({"hooks": {"Stop": [{"hooks": [
+            {"type": "command", "command": "echo mine", "id": "mine"}
+        ]}]}});
+        sb.write("prof/hooks.json", serde_json::to_vec_pretty(&mine).unwrap());
+        ok(&in_prof(&sb, &["install", id, "--index", "cat"]));
+        let pinned = format!("{id}@0.2.0");
+        catalog_with_versions(&sb, id, &[("0.2.0", "0.13.0")]);
+        ok(&in_prof(&sb, &["install", id, "--index", "cat"]));
+        // A repair, killed at each step of its commit, is rolled forward or back by the
+        // next command, which then repairs.
+        for point in 1..=7 {
+            sb.write(&format!("prof/hooks/{id}/README.md"), "edited\n");
+            let o = sb
+                .cmd()
+                .env("HOOKPACK_TEST_CRASH_AT", point.to_string())
+                .args(["install", &pinned, "--index", "cat", "--profile", "prof"])
+                .output()
+                .unwrap();
+            assert!(
+                !o.status.success(),
+                "{id} {point}: the crash hook did not fire"
+            );
+            let o = in_prof(&sb, &["install", &pinned, "--index", "cat"]);
+            assert!(o.status.success(), "{id} {point}: {o:?}");
+            let o = in_prof(&sb, &["doctor"]);
+            assert!(o.status.success(), "{id} {point}: {o:?}");
+        }
+        let tree = read_json(&sb.join(&format!("prof/hooks/{id}/recipe.json")));
+        assert_eq!(tree["version"], "0.2.0", "{id}");
+        ok(&in_prof(&sb, &["remove", id]));
+        assert!(!sb.join(&format!("prof/hooks/{id}")).exists(), "{id}");
+        assert!(!sb.join("prof/.hookpack-staging").exists(), "{id}");
+        assert!(!sb.join("prof/.hookpack-journal.json").exists(), "{id}");
+        assert_eq!(read_json(&sb.join("prof/hooks.json")), mine, "{id}");
+    }
+}
+
+/// A journal of an earlier release, which staged the new folder as `<staging>/<id>`, is
+/// still undone: an upgrade killed before it moved anything keeps the installed version.
+#[test]
+fn a_journal_staging_the_new_folder_as_earlier_releases_did_is_undone() {
+    let sb = Sandbox::new();
+    old_and_new_catalogs(&sb);
+    ok(&in_prof(&sb, &["install", "demo", "--index", "old"]));
+    let o = sb
+        .cmd()
+        .env("HOOKPACK_TEST_CRASH_AT", "1")
+        .args(["install", "demo", "--index", "cat", "--profile", "prof"])
+        .output()
+        .unwrap();
+    assert!(!o.status.success(), "the crash hook did not fire");
+    let journal_path = sb.join("prof/.hookpack-journal.json");
+    let mut journal = read_json(&journal_path);
+    assert_eq!(journal["new_tree_in_new"], true, "{journal:#}");
+    journal.as_object_mut().unwrap().remove("new_tree_in_new");
+    sb.write(
+        "prof/.hookpack-journal.json",
+        serde_json::to_vec(&journal).unwrap(),
+    );
+    let staging = sb
+        .join("prof/.hookpack-staging")
+        .join(journal["staging"].as_str().unwrap());
+    std::fs::rename(staging.join("new/demo"), staging.join("demo")).unwrap();
+    let o = in_prof(&sb, &["doctor", "--fix"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("rolled back the interrupted change of `demo`"),
+        "{out}"
+    );
+    ok(&in_prof(&sb, &["doctor"]));
+    let tree = read_json(&sb.join("prof/hooks/demo/recipe.json"));
+    assert_eq!(tree["version"], "0.1.0");
+}
+
 /// A remove that dies once `hooks.json` no longer holds the recipe (crash point 6, before
 /// the journal is gone, and 7, after) still drops its handlers' trust, as a remove that
 /// finishes does: a later install of the recipe starts untrusted.
