@@ -5,11 +5,11 @@
 //! folders (links, devices, fifos, global headers); absolute paths, `..`, `.`, empty
 //! components, backslashes, drive letters, NUL and control characters; two entries that
 //! collide exactly, by case or by Unicode normalisation; more than one top folder or a top
-//! folder other than the expected one; more entries, deeper or longer paths, or more
-//! unpacked bytes than [`Limits`] allow (checked from the header, before the data is read,
-//! so a small archive that inflates to gigabytes is refused early); more than 1 MiB of
-//! headers, long names and pax records before one entry; data after the end of
-//! the archive; truncated streams; header and gzip/zstd checksum failures; a zstd window
+//! folder other than the expected one; more entries (the folders their paths imply
+//! included), deeper or longer paths, or more unpacked bytes than [`Limits`] allow
+//! (checked from the header, before the data is read, so a small archive that inflates to
+//! gigabytes is refused early); more than 1 MiB of headers, long names and pax records
+//! before one entry; data after the end of the archive; truncated streams; header and gzip/zstd checksum failures; a zstd window
 //! over 128 MiB (said as such, before the decoder calls it a memory error). The format is
 //! told by magic bytes, never by the file name.
 
@@ -20,7 +20,7 @@ use unicode_normalization::UnicodeNormalization;
 /// Bounds on what an archive may hold.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
-    /// Most entries.
+    /// Most entries; a folder no entry names but a path implies counts as one.
     pub max_entries: usize,
     /// Most bytes unpacked in all.
     pub max_total_bytes: u64,
@@ -380,17 +380,23 @@ impl<'a> Listing<'a> {
         }
     }
 
+    /// Counts one more file or folder, refusing one past [`Limits::max_entries`] as
+    /// `what`.
+    fn count_one(&mut self, what: &'static str) -> Result<(), ArchiveError> {
+        if self.count >= self.limits.max_entries {
+            return Err(ArchiveError::LimitExceeded {
+                what,
+                limit: self.limits.max_entries as u64,
+            });
+        }
+        self.count += 1;
+        Ok(())
+    }
+
     /// Checks the next entry (stored path `raw`, a folder or a file of `size` bytes);
     /// returns its path below the top folder.
     pub fn add(&mut self, raw: &[u8], is_dir: bool, size: u64) -> Result<String, ArchiveError> {
         let limits = self.limits;
-        if self.count >= limits.max_entries {
-            return Err(ArchiveError::LimitExceeded {
-                what: "entries",
-                limit: limits.max_entries as u64,
-            });
-        }
-        self.count += 1;
         let (entry_top, rest) = check_path(raw, limits)?;
         // check_path refused control characters, so the name needs no escaping here.
         let display = || String::from_utf8_lossy(raw).into_owned();
@@ -457,11 +463,18 @@ impl<'a> Listing<'a> {
                 });
             }
             if !self.folders.contains(prefix) {
+                // A folder no entry names counts too: else 10,000 files each 23 folders
+                // deep would make 230,000 folders from an archive of 700 KB.
+                self.count_one("files and folders, those its paths imply included")?;
                 self.folders.insert(prefix.to_string());
             }
         }
         if is_dir {
-            self.folders.insert(folded.clone());
+            // A folder a path before implied adds nothing.
+            if !self.folders.contains(&folded) {
+                self.count_one("entries")?;
+                self.folders.insert(folded.clone());
+            }
         } else if self.folders.contains(&folded) {
             return Err(ArchiveError::EntryCollision {
                 first: folded,
@@ -469,6 +482,7 @@ impl<'a> Listing<'a> {
                 how: "a folder is used as a file",
             });
         } else {
+            self.count_one("entries")?;
             self.files.insert(folded.clone());
         }
         let shown = display();
@@ -656,6 +670,40 @@ mod tests {
             collision(&[("t/", true), ("t/x", false), ("t/x", false)]),
             ("t/x".into(), "t/x".into(), "same path")
         );
+    }
+
+    #[test]
+    fn folders_a_path_implies_count_once_as_entries() {
+        let limits = Limits {
+            max_entries: 4,
+            ..Limits::default()
+        };
+        let mut listing = Listing::new(Some("t"), &limits);
+        // The top folder, a file and the two folders its path implies: four.
+        for (path, is_dir) in [
+            ("t/", true),
+            ("t/a/b/c", false),
+            ("t/a/", true),
+            ("t/a/b/", true),
+        ] {
+            assert!(listing.add(path.as_bytes(), is_dir, 1).is_ok(), "{path}");
+        }
+        assert!(matches!(
+            listing.add(b"t/d", false, 1),
+            Err(ArchiveError::LimitExceeded {
+                what: "entries",
+                ..
+            })
+        ));
+        let mut listing = Listing::new(Some("t"), &limits);
+        assert!(listing.add(b"t/a/b/c", false, 1).is_ok());
+        assert!(matches!(
+            listing.add(b"t/x/y/z", false, 1),
+            Err(ArchiveError::LimitExceeded {
+                what: "files and folders, those its paths imply included",
+                ..
+            })
+        ));
     }
 
     #[test]
