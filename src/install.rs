@@ -684,85 +684,17 @@ pub fn prepare(
     // what a commit moves into staging (`old`, `bak`, `trash`) for a recipe so named.
     let tree = staging.path().join(NEW_TREE).join(&id);
     make_dirs(&tree).map_err(|e| crate::fs::FsError::new("create folder", &tree, e))?;
-    let mut files = Vec::new();
-    archive::scan(
-        open(&archive_path)?,
-        Some(&summary.top),
-        &limits,
-        |e, data| {
-            let dest = tree.join(&e.path);
-            let io = |err: std::io::Error| archive::ArchiveError::Write {
-                path: dest.clone(),
-                source: err,
-            };
-            if e.is_dir {
-                make_dirs(&dest).map_err(io)?;
-                return Ok(());
+    let mut files =
+        extract(open(&archive_path)?, &summary.top, &limits, &tree).map_err(|e| match e {
+            // A full disk or a read-only folder: the machine's fault, not the archive's.
+            archive::ArchiveError::Write { path, source } => {
+                crate::fs::FsError::new("write", &path, source).into()
             }
-            if let Some(parent) = dest.parent() {
-                make_dirs(parent).map_err(io)?;
-            }
-            let mut f = std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&dest)
-                .map_err(io)?;
-            let mut hasher = HashingWriter {
-                inner: &mut f,
-                hasher: <sha2::Sha256 as sha2::Digest>::new(),
-                count: 0,
-                write_failed: false,
-            };
-            if let Err(err) = std::io::copy(data, &mut hasher) {
-                // Writing failed (disk full): the machine's fault; reading failed: the archive's.
-                return Err(if hasher.write_failed {
-                    io(err)
-                } else {
-                    archive::ArchiveError::Corrupt(err)
-                });
-            }
-            let digest: [u8; 32] = sha2::Digest::finalize(hasher.hasher).into();
-            let size = hasher.count;
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                f.set_permissions(std::fs::Permissions::from_mode(e.mode))
-                    .map_err(io)?;
-            }
-            f.sync_all().map_err(io)?;
-            files.push(FileRecord {
-                path: e.path.clone(),
-                sha256: Sha256::from(digest),
-                size,
-                mode: e.mode,
-            });
-            Ok(())
-        },
-    )
-    .map_err(|e| match e {
-        // A full disk or a read-only folder: the machine's fault, not the archive's.
-        archive::ArchiveError::Write { path, source } => {
-            crate::fs::FsError::new("write", &path, source).into()
-        }
-        e => refuse(e),
-    })?;
-    // The extracted tree must be a valid recipe in its own right.
-    let loaded =
-        crate::recipe::load_extracted(&tree).map_err(|diagnostics| Error::RecipesInvalid {
-            // Name the files as they are in the archive: staging is gone by the time anyone reads this.
-            diagnostics: diagnostics
-                .into_iter()
-                .map(|mut d| {
-                    let rel = d
-                        .file
-                        .strip_prefix(&tree)
-                        .map(Path::to_path_buf)
-                        .unwrap_or_default();
-                    d.file = PathBuf::from(format!("{location}!{}/{}", summary.top, rel.display()));
-                    d
-                })
-                .collect(),
+            e => refuse(e),
         })?;
+    // The extracted tree must be a valid recipe in its own right.
+    let loaded = check_extracted(&tree, &location, &summary.top)
+        .map_err(|diagnostics| Error::RecipesInvalid { diagnostics })?;
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(Prepared {
         recipe: loaded.recipe,
@@ -776,6 +708,96 @@ pub fn prepare(
         },
         files,
         staging,
+    })
+}
+
+/// Writes the archive `input`, whose entries were checked already and lie under the top
+/// folder `top`, into the new folder `tree`; returns the files written.
+pub(crate) fn extract(
+    input: impl std::io::Read,
+    top: &str,
+    limits: &Limits,
+    tree: &Path,
+) -> Result<Vec<FileRecord>, archive::ArchiveError> {
+    let io = |path: &Path, err: std::io::Error| archive::ArchiveError::Write {
+        path: path.to_path_buf(),
+        source: err,
+    };
+    make_dirs(tree).map_err(|e| io(tree, e))?;
+    let mut files = Vec::new();
+    archive::scan(input, Some(top), limits, |e, data| {
+        let dest = tree.join(&e.path);
+        let io = |err| io(&dest, err);
+        if e.is_dir {
+            make_dirs(&dest).map_err(io)?;
+            return Ok(());
+        }
+        if let Some(parent) = dest.parent() {
+            make_dirs(parent).map_err(io)?;
+        }
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&dest)
+            .map_err(io)?;
+        let mut hasher = HashingWriter {
+            inner: &mut f,
+            hasher: <sha2::Sha256 as sha2::Digest>::new(),
+            count: 0,
+            write_failed: false,
+        };
+        if let Err(err) = std::io::copy(data, &mut hasher) {
+            // Writing failed (disk full): the machine's fault; reading failed: the archive's.
+            return Err(if hasher.write_failed {
+                io(err)
+            } else {
+                archive::ArchiveError::Corrupt(err)
+            });
+        }
+        let digest: [u8; 32] = sha2::Digest::finalize(hasher.hasher).into();
+        let size = hasher.count;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            f.set_permissions(std::fs::Permissions::from_mode(e.mode))
+                .map_err(io)?;
+        }
+        f.sync_all().map_err(io)?;
+        files.push(FileRecord {
+            path: e.path.clone(),
+            sha256: Sha256::from(digest),
+            size,
+            mode: e.mode,
+        });
+        Ok(())
+    })?;
+    Ok(files)
+}
+
+/// Checks the tree [`extract`] wrote into `tree` from the archive at `location` as a recipe
+/// in its own right. Its problems name the files as they are in the archive
+/// (`location!top/path`), in their messages too: the folder it was checked in is gone by
+/// the time anyone reads them.
+pub(crate) fn check_extracted(
+    tree: &Path,
+    location: &str,
+    top: &str,
+) -> Result<crate::recipe::Loaded, Vec<crate::diagnostic::Diagnostic>> {
+    let inside = format!("{location}!{top}");
+    crate::recipe::load_extracted(tree).map_err(|diagnostics| {
+        diagnostics
+            .into_iter()
+            .map(|mut d| {
+                let rel = d
+                    .file
+                    .strip_prefix(tree)
+                    .map(Path::to_path_buf)
+                    .unwrap_or_default();
+                d.file = PathBuf::from(format!("{inside}/{}", rel.display()));
+                d.message = d.message.replace(&tree.display().to_string(), &inside);
+                d
+            })
+            .collect()
     })
 }
 

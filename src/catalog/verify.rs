@@ -1,7 +1,8 @@
 //! `hookpack catalog verify`: does a published catalog hold what its index promises?
 //!
 //! Fetches (or reads) every archive the index lists and checks its size and sha256, opens
-//! it with the same checks `install` applies, validates its `recipe.json` and compares its
+//! it with the same checks `install` applies, validates its `recipe.json` and the files
+//! beside it (written into a temporary folder, as install writes them) and compares its
 //! id, version and `min_cli` with the index; checks that `latest` is the newest version and
 //! that `SHA256SUMS` agrees with both. Every problem is reported, not just the first.
 
@@ -519,6 +520,14 @@ fn verify_archive(
                 .into_iter()
                 .filter(|d| d.severity == Severity::Error)
                 .collect();
+            // The files beside it only once it validates, as install checks them: in a
+            // folder named after its id, as install's.
+            let named = serde_json::from_slice::<Value>(&manifest)
+                .ok()
+                .and_then(|m| Some(crate::id::Id::parse(m["id"].as_str()?).ok()?.to_string()));
+            if let Some(named) = named.filter(|_| errors.is_empty()) {
+                check_tree(ctx, &mut spool, &loc, &top, &named, &archive_file, vp);
+            }
             ctx.diags.extend(errors);
             if let Ok(m) = serde_json::from_slice::<Value>(&manifest) {
                 let wanted = [
@@ -553,6 +562,70 @@ fn verify_archive(
             .iter()
             .all(|d| d.severity != Severity::Error);
     (checked, from_assets)
+}
+
+/// What install refuses in the files beside `recipe.json` (the script a handler runs
+/// missing, a `node_modules` folder, …): the archive kept in `spool`, whose top folder is
+/// `top`, is written into a temporary folder named `id`, as install writes it into
+/// staging, and checked there the same way.
+fn check_tree(
+    ctx: &mut Ctx,
+    spool: &mut tempfile::SpooledTempFile,
+    loc: &Location,
+    top: &str,
+    id: &str,
+    archive_file: &Path,
+    vp: &str,
+) {
+    let machine_failed = |ctx: &mut Ctx, why: String| {
+        ctx.env_failed = true;
+        ctx.error(archive_file, vp, "archive-unreadable", why);
+    };
+    let dir = match tempfile::tempdir() {
+        Ok(dir) => dir,
+        Err(e) => {
+            let why = format!(
+                "cannot make a temporary folder in {} to check its files in: {e}; set TMPDIR \
+                 to a folder with room for them",
+                std::env::temp_dir().display()
+            );
+            return machine_failed(ctx, why);
+        }
+    };
+    let tree = dir.path().join(id);
+    let mut back = ReadBack {
+        spool,
+        failed: None,
+    };
+    if let Err(e) = back.spool.seek(SeekFrom::Start(0)) {
+        return machine_failed(ctx, ReadBack::failed(e));
+    }
+    let written = crate::install::extract(
+        io::BufReader::new(&mut back),
+        top,
+        &Limits::default(),
+        &tree,
+    );
+    if let Some(e) = back.failed.take() {
+        return machine_failed(ctx, ReadBack::failed(e));
+    }
+    match written {
+        Ok(_) => {}
+        Err(archive::ArchiveError::Write { path, source }) => {
+            let why = format!(
+                "cannot write {} to check its files: {source}; set TMPDIR to a folder with \
+                 room for them",
+                path.display()
+            );
+            return machine_failed(ctx, why);
+        }
+        // Read once already with the same checks, which it passed.
+        Err(e) => return ctx.error(archive_file, vp, "archive-invalid", e.to_string()),
+    }
+    if let Err(diags) = crate::install::check_extracted(&tree, &loc.to_string(), top) {
+        ctx.diags
+            .extend(diags.into_iter().filter(|d| d.severity == Severity::Error));
+    }
 }
 
 fn is_not_found(e: &FetchError) -> bool {

@@ -2476,3 +2476,64 @@ fn an_archive_url_too_long_to_request_is_the_index_fault() {
     let stderr = install_from(&w, &url).output().unwrap().stderr;
     assert!(stderr.len() < 16 * 1024, "{} bytes on stderr", stderr.len());
 }
+
+/// Found by the hostile-publisher sweep: `catalog verify` said `ok` of an archive whose
+/// tree `install` refuses (the script a handler runs missing, a `node_modules` folder),
+/// since it validated the archive's `recipe.json` but never the files beside it, so a
+/// catalog that passed verification still failed every install of that version. Each is
+/// reported as install reports it, named inside the archive, and fails the archive; and
+/// neither verify nor install names the temporary folder it was checked in.
+#[test]
+fn catalog_verify_refuses_the_trees_install_refuses() {
+    let w = World::new();
+    let no_script = Tar::default()
+        .dir(&format!("{TOP}/"))
+        .file(&format!("{TOP}/README.md"), b"# test\n")
+        .file(
+            &format!("{TOP}/recipe.json"),
+            &json_bytes(&manifest("demo")),
+        );
+    let node_modules = Tar::demo()
+        .dir(&format!("{TOP}/node_modules/"))
+        .file(&format!("{TOP}/node_modules/y.js"), b"x\n");
+    for (tree, code, file) in [
+        (no_script, "script-missing", "recipe.json"),
+        (node_modules, "node-modules", "node_modules"),
+    ] {
+        let name = format!("{code}.tar.gz");
+        w.publish(&name, &gz(&tree.end()));
+        let o =
+            w.sb.cmd()
+                .args(["catalog", "verify", "--format", "json", INDEX])
+                .output()
+                .unwrap();
+        let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(o.status.code(), Some(1), "{report:#}");
+        assert_eq!(report["archives"][0]["ok"], false, "{report:#}");
+        let found = report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["code"] == code)
+            .unwrap_or_else(|| panic!("no {code}: {report:#}"));
+        assert_eq!(found["severity"], "error", "{found:#}");
+        assert!(
+            found["file"]
+                .as_str()
+                .unwrap()
+                .ends_with(&format!("cat/{name}!{TOP}/{file}")),
+            "{found:#}"
+        );
+        let tmp = std::env::temp_dir().display().to_string();
+        assert!(
+            !found["message"].as_str().unwrap().contains(&tmp),
+            "{found:#}"
+        );
+        // install says the same, without naming its staging folder.
+        let o = w.install().output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains(&format!("error[{code}]")), "{err}");
+        assert!(!err.contains(".hookpack-staging"), "{err}");
+    }
+}
