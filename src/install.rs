@@ -506,12 +506,23 @@ pub fn prepare(
     index_url: Option<String>,
     opts: &Options,
 ) -> Result<Prepared, Error> {
+    let max = crate::catalog::verify::MAX_ARCHIVE_BYTES;
+    // Past the most hookpack downloads, whatever the archive holds: said so, not fetched (a
+    // cut-off download would read as other bytes than the index says).
+    if let Some(size) = promise.size.filter(|s| *s > max) {
+        return Err(Error::ArchiveRefused {
+            location: archive_loc.to_string(),
+            source: archive::ArchiveError::Visit(format!(
+                "the index gives it as {size} bytes, more than the {max} bytes ({} MiB) \
+                 hookpack downloads, so no install can take it; nothing was fetched (the \
+                 catalog's maintainer packs the recipe smaller)",
+                max >> 20
+            )),
+        });
+    }
     let staging = Staging::new(profile, opts.dry_run)?;
     let archive_path = staging.path().join("archive");
-    let limit = promise
-        .size
-        .unwrap_or(crate::catalog::verify::MAX_ARCHIVE_BYTES)
-        .min(crate::catalog::verify::MAX_ARCHIVE_BYTES);
+    let limit = promise.size.unwrap_or(max);
     let label = promise
         .id
         .clone()

@@ -411,10 +411,21 @@ fn verify_archive(
         ),
         _ => format!("upload again the archive `hookpack pack` wrote for {id} {version}"),
     };
-    let limit = entry["size"]
-        .as_u64()
-        .map(|s| s.min(MAX_ARCHIVE_BYTES))
-        .unwrap_or(MAX_ARCHIVE_BYTES);
+    if let Some(size) = entry["size"].as_u64().filter(|s| *s > MAX_ARCHIVE_BYTES) {
+        ctx.error(
+            &archive_file,
+            &pointer_push(vp, "size"),
+            "archive-too-large",
+            format!(
+                "the index says {size} bytes, more than the {MAX_ARCHIVE_BYTES} bytes ({} MiB) \
+                 `hookpack install` downloads (and catalog verify reads), so no install can \
+                 take this version; pack the recipe smaller",
+                MAX_ARCHIVE_BYTES >> 20
+            ),
+        );
+        return (checked, from_assets);
+    }
+    let limit = entry["size"].as_u64().unwrap_or(MAX_ARCHIVE_BYTES);
     // The archive is hashed as it arrives and kept to be opened after: in memory when
     // small, else in a temporary file, so a big one never is held in memory whole.
     let read = |limit| {

@@ -2537,3 +2537,60 @@ fn catalog_verify_refuses_the_trees_install_refuses() {
         assert!(!err.contains(".hookpack-staging"), "{err}");
     }
 }
+
+/// Found by the hostile-publisher sweep: an index giving an archive 300 MiB, past the
+/// 256 MiB hookpack downloads, had install read 256 MiB of it and then say "the index says
+/// 268435456 bytes, the download is larger" and that the archive "holds other bytes than
+/// the index says", and verify that the archive "is larger than the index's size of
+/// 314572800 bytes", though archive and index agreed: neither is what is wrong. Both now
+/// say the index's size is past the limit, before anything is fetched.
+#[test]
+fn an_archive_past_the_download_limit_is_said_to_be_so() {
+    let w = World::new();
+    let size = 300 * MIB;
+    // Sparse: 300 MiB that take no room and read as zeros.
+    std::fs::File::create(w.sb.join("cat/big.tar.gz"))
+        .unwrap()
+        .set_len(size)
+        .unwrap();
+    let mut index = w.index.clone();
+    let v = &mut index["recipes"][0]["versions"][0];
+    v["url"] = json!("big.tar.gz");
+    v["size"] = json!(size);
+    w.sb.write(INDEX, json_bytes(&index));
+    let start = Instant::now();
+    w.refused(
+        w.install(),
+        1,
+        "the index gives it as 314572800 bytes, more than the 268435456 bytes (256 MiB) hookpack downloads",
+        &[],
+    )
+    .unwrap();
+    let o =
+        w.sb.cmd()
+            .args(["catalog", "verify", "--format", "json", INDEX])
+            .output()
+            .unwrap();
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(o.status.code(), Some(1), "{report:#}");
+    let found = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "archive-too-large")
+        .unwrap_or_else(|| panic!("{report:#}"));
+    assert_eq!(found["pointer"], "/recipes/0/versions/0/size", "{found:#}");
+    assert!(
+        found["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("the index says 314572800 bytes, more than the 268435456 bytes (256 MiB)"),
+        "{found:#}"
+    );
+    // Nothing was read.
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+}
