@@ -393,8 +393,8 @@ impl<'a> Listing<'a> {
         Ok(())
     }
 
-    /// Checks the next entry (stored path `raw`, a folder or a file of `size` bytes);
-    /// returns its path below the top folder.
+    /// Checks the next entry (stored path `raw`, a folder or a file, with `size` bytes of
+    /// data, which count toward the unpacked size); returns its path below the top folder.
     pub fn add(&mut self, raw: &[u8], is_dir: bool, size: u64) -> Result<String, ArchiveError> {
         let limits = self.limits;
         let (entry_top, rest) = check_path(raw, limits)?;
@@ -543,9 +543,11 @@ fn scan_tar<R: Read>(
                 });
             }
         };
-        // The entry's real size: a pax `size` record overrides the header's.
+        // The entry's real size: a pax `size` record overrides the header's. A folder has
+        // none, but data the header claims for one is read to skip it, so it counts too:
+        // else a folder claiming 300 GiB, and as many zeros, would be inflated in full.
         let size = if is_dir { 0 } else { item.size() };
-        let rest = listing.add(&raw, is_dir, size)?;
+        let rest = listing.add(&raw, is_dir, item.size())?;
         let raw_mode = item.header().mode().map_err(ArchiveError::Corrupt)?;
         let mode = if is_dir || raw_mode & 0o111 != 0 {
             0o755

@@ -1173,7 +1173,26 @@ fn archives_over_the_limits_are_refused() {
         let folders: Vec<String> = (0..22).map(|j| format!("f{i}d{j}")).collect();
         implied = implied.file(&format!("{TOP}/{}/x", folders.join("/")), b"");
     }
+    // Found by the hostile-publisher sweep: a folder's data counted for nothing, so a folder
+    // entry claiming 300 GiB, followed by as many zeros (a gzip of 300 MB, a zstd of 10 MB),
+    // had each pass inflate all of them to skip it.
+    let folder_bomb = {
+        let mut head = Tar::demo().open();
+        head.extend(header(
+            format!("{TOP}/big/").as_bytes(),
+            b'5',
+            0o755,
+            300 * MIB,
+            b"",
+        ));
+        vec![Seg::Bytes(head), Seg::Zeros(300 * MIB), Seg::Zeros(1024)]
+    };
     run_table(vec![
+        case(
+            "a folder entry with 300 MiB of data",
+            Payload::Segs(folder_bomb),
+            "the limit on unpacked size in bytes",
+        ),
         case(
             "10,001 entries",
             Payload::Tar(many.end()),
