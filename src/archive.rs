@@ -361,7 +361,8 @@ pub struct Listing<'a> {
     seen_exact: HashMap<String, String>,
     seen_folded: HashMap<String, String>,
     files: HashSet<String>,
-    folders: HashSet<String>,
+    /// Each folder, case-folded and NFC-normalised, with its first spelling.
+    folders: HashMap<String, String>,
 }
 
 impl<'a> Listing<'a> {
@@ -376,7 +377,7 @@ impl<'a> Listing<'a> {
             seen_exact: HashMap::new(),
             seen_folded: HashMap::new(),
             files: HashSet::new(),
-            folders: HashSet::new(),
+            folders: HashMap::new(),
         }
     }
 
@@ -432,29 +433,31 @@ impl<'a> Listing<'a> {
         };
         if let Some(first) = self.seen_folded.get(&folded) {
             let second = display();
-            // A folder is shown with its `/`, which takes no part in the comparison.
-            let (a, b) = (first.trim_end_matches('/'), second.trim_end_matches('/'));
-            // Normalisation first: `Å` (U+00C5) and `Å` (U+212B) are one letter, shown alike;
-            // then case, between names in the same form (`å` and U+212B differ in both).
-            let nfc = |s: &str| s.nfc().collect::<String>();
-            let how = if nfc(a) == nfc(b) {
-                "same after Unicode normalisation"
-            } else if (nfc(a) == a) == (nfc(b) == b) && a.to_lowercase() == b.to_lowercase() {
-                "differ only by case"
-            } else {
-                "differ by case and Unicode normalisation"
-            };
+            let how = how_alike(first, &second);
             return Err(ArchiveError::EntryCollision {
                 first: first.clone(),
                 second,
                 how,
             });
         }
+        // Another spelling of a folder seen, which the entry names or a path implied: on a
+        // file system that ignores case or normalisation, one folder.
+        let other_spelling = |spelt: &str, this: &str| {
+            let first = format!("{entry_top}/{spelt}/");
+            let second = display();
+            (spelt != this).then(|| ArchiveError::EntryCollision {
+                how: how_alike(spelt, this),
+                first,
+                second,
+            })
+        };
         // A path used both as a file and as a folder (`a` then `a/b`, or `a/b` then `a`).
-        // Each folder above it, as a prefix of `folded`; one already seen (the usual case:
-        // folders come before what they hold) is not copied again.
-        for (end, _) in folded.match_indices('/') {
-            let prefix = &folded[..end];
+        // Each folder above it, as a prefix of `folded` (which has its `/` where `rest` has
+        // them); one already seen (the usual case: folders come before what they hold) is
+        // not copied again.
+        let ends = rest.match_indices('/').zip(folded.match_indices('/'));
+        for ((spelt_end, _), (end, _)) in ends {
+            let (prefix, spelt) = (&folded[..end], &rest[..spelt_end]);
             if self.files.contains(prefix) {
                 return Err(ArchiveError::EntryCollision {
                     first: prefix.to_string(),
@@ -462,20 +465,34 @@ impl<'a> Listing<'a> {
                     how: "a file is used as a folder",
                 });
             }
-            if !self.folders.contains(prefix) {
-                // A folder no entry names counts too: else 10,000 files each 23 folders
-                // deep would make 230,000 folders from an archive of 700 KB.
-                self.count_one("files and folders, those its paths imply included")?;
-                self.folders.insert(prefix.to_string());
+            match self.folders.get(prefix) {
+                Some(seen) => {
+                    if let Some(e) = other_spelling(seen, spelt) {
+                        return Err(e);
+                    }
+                }
+                None => {
+                    // A folder no entry names counts too: else 10,000 files each 23
+                    // folders deep would make 230,000 folders from an archive of 700 KB.
+                    self.count_one("files and folders, those its paths imply included")?;
+                    self.folders.insert(prefix.to_string(), spelt.to_string());
+                }
             }
         }
         if is_dir {
             // A folder a path before implied adds nothing.
-            if !self.folders.contains(&folded) {
-                self.count_one("entries")?;
-                self.folders.insert(folded.clone());
+            match self.folders.get(&folded) {
+                Some(seen) => {
+                    if let Some(e) = other_spelling(seen, rest) {
+                        return Err(e);
+                    }
+                }
+                None => {
+                    self.count_one("entries")?;
+                    self.folders.insert(folded.clone(), rest.to_string());
+                }
             }
-        } else if self.folders.contains(&folded) {
+        } else if self.folders.contains_key(&folded) {
             return Err(ArchiveError::EntryCollision {
                 first: folded,
                 second: display(),
@@ -496,6 +513,22 @@ impl<'a> Listing<'a> {
             });
         }
         Ok(rest.to_string())
+    }
+}
+
+/// How two names that are one after case folding and NFC normalisation differ.
+fn how_alike(first: &str, second: &str) -> &'static str {
+    // A folder is shown with its `/`, which takes no part in the comparison.
+    let (a, b) = (first.trim_end_matches('/'), second.trim_end_matches('/'));
+    // Normalisation first: `Å` (U+00C5) and `Å` (U+212B) are one letter, shown alike; then
+    // case, between names in the same form (`å` and U+212B differ in both).
+    let nfc = |s: &str| s.nfc().collect::<String>();
+    if nfc(a) == nfc(b) {
+        "same after Unicode normalisation"
+    } else if (nfc(a) == a) == (nfc(b) == b) && a.to_lowercase() == b.to_lowercase() {
+        "differ only by case"
+    } else {
+        "differ by case and Unicode normalisation"
     }
 }
 

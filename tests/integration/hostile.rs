@@ -974,6 +974,37 @@ fn colliding_entries_are_refused() {
                 .file(&format!("{TOP}/e\u{301}.md"), b"2")),
             "differ only by case",
         ),
+        // Found by the hostile-publisher sweep: folders no entry names were compared with
+        // nothing, so two spellings of one folder on a case- or normalisation-insensitive
+        // file system (macOS, Windows) passed, where the same folders named were refused.
+        case(
+            "folders that differ only by case, named by the files in them",
+            tar(Tar::demo()
+                .file(&format!("{TOP}/Lib/a.js"), b"1")
+                .file(&format!("{TOP}/lib/b.js"), b"2")),
+            "entries `demo-0.1.0/Lib/` and `demo-0.1.0/lib/b.js` collide (differ only by case)",
+        ),
+        case(
+            "a folder named, then another spelling of it named by a file in it",
+            tar(Tar::demo()
+                .dir(&format!("{TOP}/Lib/"))
+                .file(&format!("{TOP}/lib/b.js"), b"2")),
+            "differ only by case",
+        ),
+        case(
+            "a folder named by a file in it, then another spelling of it named",
+            tar(Tar::demo()
+                .file(&format!("{TOP}/Lib/a.js"), b"1")
+                .dir(&format!("{TOP}/lib/"))),
+            "differ only by case",
+        ),
+        case(
+            "NFC and NFD spellings of a folder, named by the files in them",
+            tar(Tar::demo()
+                .file(&format!("{TOP}/caf\u{e9}/a"), b"1")
+                .file(&format!("{TOP}/cafe\u{301}/b"), b"2")),
+            "same after Unicode normalisation",
+        ),
         case(
             "NFC and NFD spellings of É and é",
             tar(Tar::demo()
