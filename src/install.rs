@@ -696,7 +696,7 @@ pub fn prepare(
     let tree = staging.path().join(NEW_TREE).join(&id);
     make_dirs(&tree).map_err(|e| crate::fs::FsError::new("create folder", &tree, e))?;
     let mut files =
-        extract(open(&archive_path)?, &summary.top, &limits, &tree).map_err(|e| match e {
+        extract(open(&archive_path)?, &summary.top, &limits, &tree, true).map_err(|e| match e {
             // A full disk or a read-only folder: the machine's fault, not the archive's.
             archive::ArchiveError::Write { path, source } => {
                 crate::fs::FsError::new("write", &path, source).into()
@@ -723,12 +723,15 @@ pub fn prepare(
 }
 
 /// Writes the archive `input`, whose entries were checked already and lie under the top
-/// folder `top`, into the new folder `tree`; returns the files written.
+/// folder `top`, into the new folder `tree`; returns the files written. With `durable`,
+/// each file is synced (a tree to install); without, not (a tree only checked and thrown
+/// away: `catalog verify` writes one per archive).
 pub(crate) fn extract(
     input: impl std::io::Read,
     top: &str,
     limits: &Limits,
     tree: &Path,
+    durable: bool,
 ) -> Result<Vec<FileRecord>, archive::ArchiveError> {
     let io = |path: &Path, err: std::io::Error| archive::ArchiveError::Write {
         path: path.to_path_buf(),
@@ -773,7 +776,9 @@ pub(crate) fn extract(
             f.set_permissions(std::fs::Permissions::from_mode(e.mode))
                 .map_err(io)?;
         }
-        f.sync_all().map_err(io)?;
+        if durable {
+            f.sync_all().map_err(io)?;
+        }
         files.push(FileRecord {
             path: e.path.clone(),
             sha256: Sha256::from(digest),

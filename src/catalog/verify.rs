@@ -616,6 +616,7 @@ fn check_tree(
         top,
         &Limits::default(),
         &tree,
+        false,
     );
     if let Some(e) = back.failed.take() {
         return machine_failed(ctx, ReadBack::failed(e));
