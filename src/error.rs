@@ -686,6 +686,16 @@ impl Error {
             }
             Error::ArchiveNotInCatalog { .. } => ExitCode::Environment,
             Error::Fetch(_) | Error::LockTimeout { .. } => ExitCode::Environment,
+            // A folder or file of the recipes that could not be read is the machine's
+            // failure (permissions, I/O), as `validate` reports it.
+            Error::RecipesInvalid { diagnostics }
+            | Error::RecipesInvalidUntested { diagnostics }
+                if diagnostics
+                    .iter()
+                    .any(|d| d.code == crate::validate::IO_ERROR) =>
+            {
+                ExitCode::Environment
+            }
             Error::ConfigInvalid { .. }
             | Error::ProfileNameInvalid { .. }
             | Error::HomeUnknown { .. } => ExitCode::Invalid,

@@ -311,6 +311,8 @@ fn check_command(cmd: &str, p: &str, dir: Option<&Path>, f: &mut Findings) {
     match script_state(dir, Path::new(&path)) {
         ScriptState::File => {}
         ScriptState::WillBeAssembled => {}
+        // The tree's walk reports the folder it could not read (`io-error`).
+        ScriptState::Unreadable => {}
         ScriptState::Missing => f.error(
             p,
             "script-missing",
@@ -367,6 +369,9 @@ pub fn check_relative(path: &str) -> Result<(), &'static str> {
 enum ScriptState {
     File,
     WillBeAssembled,
+    /// A folder on the way could not be looked at (permissions): whether the script is
+    /// there cannot be told.
+    Unreadable,
     Missing,
     NotAFile(&'static str),
     ThroughLink(String),
@@ -383,6 +388,7 @@ fn script_state(dir: &Path, rel: &Path) -> ScriptState {
         here.push(part);
         let last = i + 1 == parts.len();
         match std::fs::symlink_metadata(&here) {
+            Err(e) if !is_absent(&e) => return ScriptState::Unreadable,
             Err(_) => {
                 return if is_source_tree_output(dir, rel) {
                     ScriptState::WillBeAssembled
@@ -436,6 +442,25 @@ fn is_source_tree_output(dir: &Path, rel: &Path) -> bool {
     matches!(assembled_from(dir, rel), Some((_, Source::Found)))
 }
 
+/// True when looking `path` up failed because it is not there (or a file stands where a
+/// folder on the way should be), not because a folder could not be searched.
+fn is_absent(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+    )
+}
+
+/// True when `path` is a regular file, or cannot be looked at (a folder on the way this
+/// user may not search): the tree's walk reports that folder, and a source that may well
+/// be there is never called missing.
+fn file_or_unreadable(path: &Path) -> bool {
+    match std::fs::metadata(path) {
+        Ok(m) => m.is_file(),
+        Err(e) => !is_absent(&e),
+    }
+}
+
 /// What a source tree holds for the script `scripts/<path>` that `assemble` writes.
 enum Source {
     Found,
@@ -473,7 +498,7 @@ fn assembled_from(dir: &Path, rel: &Path) -> Option<(String, Source)> {
         let source = (folders.iter())
             .chain([file])
             .fold(String::from("src"), |p, f| format!("{p}/{f}"));
-        let state = match (hidden, src.join(file).is_file()) {
+        let state = match (hidden, file_or_unreadable(&src.join(file))) {
             (true, _) => Source::NeverShipped,
             (false, true) => Source::Found,
             (false, false) => Source::Absent,
@@ -490,7 +515,7 @@ fn assembled_from(dir: &Path, rel: &Path) -> Option<(String, Source)> {
     if hidden || crate::assemble::is_test_file(&format!("{stem}.{}", sources[0])) {
         return Some((typescript, Source::NeverShipped));
     }
-    let found = (sources.iter()).any(|ext| src.join(format!("{stem}.{ext}")).is_file());
+    let found = (sources.iter()).any(|ext| file_or_unreadable(&src.join(format!("{stem}.{ext}"))));
     Some((
         typescript,
         if found { Source::Found } else { Source::Absent },

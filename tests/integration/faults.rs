@@ -675,18 +675,74 @@ fn catalog_in_a_711_folder(sb: &Sandbox) -> PathBuf {
     bin
 }
 
-/// `hookpack pack --recipes-dir SRC --out-dir pub/cat` run as user nobody (setpriv, from
-/// util-linux; CI runs as root, who may become anyone).
+/// `hookpack ARGS` run as user nobody (setpriv, from util-linux; CI runs as root, who may
+/// become anyone) in the sandbox, with `bin` a copy of hookpack nobody can run.
 #[cfg(target_os = "linux")]
-fn pack_as_nobody(sb: &Sandbox, bin: &Path, src: &str) -> Command {
+fn hookpack_as_nobody(sb: &Sandbox, bin: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new("setpriv");
     cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
         .arg(bin)
-        .args(["pack", "--recipes-dir", src, "--out-dir", "pub/cat"])
+        .args(args)
         .current_dir(sb.path())
         .env("HOME", sb.path())
-        .env("TMPDIR", sb.path());
+        .env("TMPDIR", sb.path())
+        .env("NO_COLOR", "1");
     cmd
+}
+
+/// `hookpack pack --recipes-dir SRC --out-dir pub/cat` run as user nobody.
+#[cfg(target_os = "linux")]
+fn pack_as_nobody(sb: &Sandbox, bin: &Path, src: &str) -> Command {
+    hookpack_as_nobody(
+        sb,
+        bin,
+        &["pack", "--recipes-dir", src, "--out-dir", "pub/cat"],
+    )
+}
+
+/// A source tree whose `src/` this user may not read: `validate` exited 3 naming the folder,
+/// while `assemble` and `pack` exited 1 (the machine's failure taken for the recipes'), and
+/// all three also said `src/main.ts` "is not there", which it is. All exit 3 now, naming
+/// the folder, and claim nothing of what they could not look at.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_source_folder_that_cannot_be_read_is_the_machines_failure_not_a_missing_script() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    let mut m = manifest("alpha");
+    m["hooks"]["PreToolUse"][0]["hooks"][0]["command"] = "node scripts/main.js".into();
+    sb.write(
+        "src/alpha/recipe.json",
+        serde_json::to_vec_pretty(&m).unwrap(),
+    );
+    sb.write("src/alpha/README.md", "# alpha\n");
+    sb.write("src/alpha/src/main.ts", "process.exit(0);\n");
+    let bin = sb.join("hookpack");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("hookpack"), &bin).unwrap();
+    std::fs::set_permissions(sb.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(
+        sb.join("src/alpha/src"),
+        std::fs::Permissions::from_mode(0o700),
+    )
+    .unwrap();
+    std::fs::create_dir(sb.join("out")).unwrap();
+    std::os::unix::fs::chown(sb.join("out"), Some(65534), Some(65534)).unwrap();
+    for args in [
+        &["validate", "src"][..],
+        &["assemble", "--recipes-dir", "src", "--out-dir", "out"],
+        &["pack", "--recipes-dir", "src", "--out-dir", "out"],
+    ] {
+        let o = hookpack_as_nobody(&sb, &bin, args).output().unwrap();
+        // validate prints its findings on stdout, the others on stderr.
+        let err = String::from_utf8_lossy(&o.stdout) + String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(3), "{args:?}: {err}");
+        assert!(
+            err.contains("src/alpha/src: error[io-error]"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("script-missing"), "{args:?}: {err}");
+        assert_eq!(names_in(&sb.join("out")), Vec::<String>::new(), "{args:?}");
+    }
 }
 
 /// A catalog folder in a folder this user may enter but not list (mode 711, as many home
