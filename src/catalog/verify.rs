@@ -555,6 +555,11 @@ fn verify_archive(
                             &format!("/{field}"),
                             "manifest-mismatch",
                             match got {
+                                // The archive opened with the top folder `<id>-<version>/`
+                                // the index gives, so the index is not what was edited.
+                                Some(got) if field != "min_cli" => format!(
+                                    "recipe.json has {field} {got}, but its own top folder `{top}/` and the index say {want}, so the archive is not one `hookpack pack` built; {reupload}"
+                                ),
                                 Some(got) => format!(
                                     "recipe.json has {field} {got}, the index says {want}; if the index was edited, set its {field} back to {got} (a new {field} needs a new version), else {reupload}"
                                 ),

@@ -158,6 +158,60 @@ fn verify_catches_a_manifest_that_disagrees_with_the_index() {
     assert!(c.contains(&"sums-missing".to_string()), "{c:?}");
 }
 
+/// An archive whose recipe.json names another id and version than its own top folder
+/// (which is the index's, so the index was not edited) is the archive's fault. verify said
+/// "if the index was edited, set its id back to beta (a new id needs a new version)",
+/// advice that would break the index; it says the archive disagrees with its top folder.
+#[test]
+fn a_manifest_disagreeing_with_its_own_top_folder_is_the_archives_fault() {
+    use std::io::{Read, Write};
+    let sb = Sandbox::new();
+    packed(&sb);
+    let path = sb.join("cat/hooks-alpha-0.1.0.tar.gz");
+    let packed_bytes = std::fs::read(&path).unwrap();
+    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(&packed_bytes[..]));
+    let mut rebuilt = tar::Builder::new(Vec::new());
+    for entry in archive.entries().unwrap() {
+        let mut entry = entry.unwrap();
+        let mut header = entry.header().clone();
+        let mut data = Vec::new();
+        entry.read_to_end(&mut data).unwrap();
+        if entry.path().unwrap().ends_with("recipe.json") {
+            let mut m: Value = serde_json::from_slice(&data).unwrap();
+            m["id"] = json!("beta");
+            m["version"] = json!("0.2.0");
+            data = serde_json::to_vec_pretty(&m).unwrap();
+            header.set_size(data.len() as u64);
+            header.set_cksum();
+        }
+        rebuilt.append(&header, &data[..]).unwrap();
+    }
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&rebuilt.into_inner().unwrap()).unwrap();
+    let bytes = gz.finish().unwrap();
+    std::fs::write(&path, &bytes).unwrap();
+    let sha = hookpack::sha256::Sha256::of(&bytes).to_string();
+    edit_index(&sb, |index| {
+        index["recipes"][0]["versions"][0]["sha256"] = json!(sha);
+        index["recipes"][0]["versions"][0]["size"] = json!(bytes.len());
+    });
+    let (code, r) = verify_json(&sb, "cat");
+    assert_eq!(code, 1, "{r:#}");
+    let said: Vec<&str> = (r["diagnostics"].as_array().unwrap().iter())
+        .filter(|d| d["code"] == "manifest-mismatch")
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(said.len(), 2, "{r:#}");
+    for m in said {
+        assert!(!m.contains("if the index was edited"), "{m}");
+        assert!(m.contains("its own top folder `alpha-0.1.0/`"), "{m}");
+        assert!(
+            m.contains("upload again the archive `hookpack pack` wrote for alpha 0.1.0"),
+            "{m}"
+        );
+    }
+}
+
 #[test]
 fn verify_over_http_reports_server_faults() {
     let sb = Sandbox::new();
