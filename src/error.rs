@@ -176,11 +176,19 @@ pub enum Error {
         /// Digest of the file.
         actual: crate::sha256::Sha256,
     },
-    /// A file already in the catalog folder would be replaced with other bytes.
-    #[error("{path} already exists with other bytes and is not in the index; move it away or bump the recipe version")]
+    /// A version the index does not list would be packed with other bytes than the archive
+    /// the catalog folder holds for it, or than its `SHA256SUMS` records.
+    #[error("{what}: {found}, though the index does not list it, and packing the sources now gives {now}; a version never gets other bytes than it was published with, so if it was (its entry taken out of the index), put the index back from your last pack (or the published one, with --merge) and bump `version` in {} to publish these sources; if it never was, move that archive out of the catalog folder and pack again", manifest.display())]
     ArchiveExists {
-        /// The file in the catalog folder.
-        path: PathBuf,
+        /// Recipe id and version (`tool-gate 0.2.0`).
+        what: String,
+        /// What the catalog folder holds: the archive and its digest, or the
+        /// `SHA256SUMS` line.
+        found: String,
+        /// Digest of the new archive.
+        now: String,
+        /// The recipe's `recipe.json`, where the version is bumped.
+        manifest: PathBuf,
     },
     /// `--only` names a recipe that is not there.
     #[error("no recipe `{id}` in {}; {hint}", dir.display())]

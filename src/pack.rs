@@ -1469,6 +1469,17 @@ fn merge_index(
                 continue;
             }
             None => {
+                // A version the index does not list may still have been published (an entry
+                // taken out by hand): its archive in OUT, or SHA256SUMS's line for it, says
+                // with which bytes, and those never change.
+                if let Some(found) = unlisted_archive(&opts.out_dir, &b.file, &b.sha256)? {
+                    return Err(Error::ArchiveExists {
+                        what: format!("{id} {version}"),
+                        found,
+                        now: b.sha256.to_string(),
+                        manifest: b.manifest.clone(),
+                    });
+                }
                 versions.push(version_entry(b, opts));
                 statuses.push("new");
             }
@@ -1977,18 +1988,56 @@ fn sums_file(
     Ok(out.into_bytes())
 }
 
-/// A warning for each archive the `SHA256SUMS` in OUT lists (the record of what was
-/// published) that `index` no longer lists: a version taken out of the index by hand, which
-/// pack keeps as it finds it. Nothing when OUT has no readable `SHA256SUMS`.
-fn unlisted_since(out_dir: &Path, index: &Value) -> Vec<Diagnostic> {
-    let sums_path = out_dir.join(SUMS_FILE);
-    let Ok((file, _)) = crate::fs::open_regular(&sums_path) else {
+/// The `(digest, name)` of each line of the `SHA256SUMS` in OUT (the record of what was
+/// published), names without a leading `./`; none when OUT has no readable `SHA256SUMS`.
+fn published_sums(out_dir: &Path) -> Vec<(String, String)> {
+    let Ok((file, _)) = crate::fs::open_regular(&out_dir.join(SUMS_FILE)) else {
         return Vec::new();
     };
     let mut text = String::new();
     if io::Read::read_to_string(&mut io::Read::take(file, 16 << 20), &mut text).is_err() {
         return Vec::new();
     }
+    text.lines()
+        .filter_map(|line| {
+            // `sha256sum` lines: the digest, a space, then ` ` or `*`, then the name.
+            let name = line.get(66..)?;
+            let name = name.strip_prefix("./").unwrap_or(name);
+            Some((line.get(..64)?.to_ascii_lowercase(), name.to_string()))
+        })
+        .collect()
+}
+
+/// For an archive `file` a pack would add as a new version, what OUT holds of it with other
+/// bytes than `now`: the file itself (left by a pack whose index entry was taken out since),
+/// or else a `SHA256SUMS` line recording it as published. Said as the error puts it.
+fn unlisted_archive(out_dir: &Path, file: &str, now: &Sha256) -> Result<Option<String>, Error> {
+    let path = out_dir.join(file);
+    if let Some(there) = digest_of_file(&path)? {
+        return Ok((there != *now).then(|| {
+            format!(
+                "{} is already in {} with sha256 {there}",
+                path.display(),
+                out_dir.display()
+            )
+        }));
+    }
+    let recorded = published_sums(out_dir)
+        .into_iter()
+        .find(|(digest, name)| name == file && *digest != now.to_string());
+    Ok(recorded.map(|(digest, _)| {
+        format!(
+            "{} lists {file} with sha256 {digest}",
+            out_dir.join(SUMS_FILE).display()
+        )
+    }))
+}
+
+/// A warning for each archive the `SHA256SUMS` in OUT lists (the record of what was
+/// published) that `index` no longer lists: a version taken out of the index by hand, which
+/// pack keeps as it finds it. Nothing when OUT has no readable `SHA256SUMS`.
+fn unlisted_since(out_dir: &Path, index: &Value) -> Vec<Diagnostic> {
+    let sums_path = out_dir.join(SUMS_FILE);
     let listed: std::collections::HashSet<String> = index["recipes"]
         .as_array()
         .into_iter()
@@ -1997,10 +2046,8 @@ fn unlisted_since(out_dir: &Path, index: &Value) -> Vec<Diagnostic> {
         .filter_map(|v| archive_file(v["url"].as_str()?))
         .collect();
     let mut out = Vec::new();
-    for line in text.lines() {
-        // `sha256sum` lines: the digest, a space, then ` ` or `*`, then the name.
-        let Some(name) = line.get(66..) else { continue };
-        let name = name.strip_prefix("./").unwrap_or(name);
+    for (_, name) in published_sums(out_dir) {
+        let name = name.as_str();
         let archive = name.ends_with(".tar.gz") || name.ends_with(".tar.zst");
         if archive && !listed.contains(name) {
             out.push(Diagnostic::file_level(

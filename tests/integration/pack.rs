@@ -2324,6 +2324,57 @@ fn a_version_taken_out_of_the_index_by_hand_is_warned_of() {
     assert!(!stderr(&o).contains("version-unlisted"), "{}", stderr(&o));
 }
 
+/// A published version taken out of the index by hand, then packed again from changed
+/// sources: pack took it for a new version and replaced its archive in OUT with other bytes,
+/// in silence (re-publishing an id+version). Pack refuses to replace an archive OUT holds
+/// with other bytes, or to give a version other bytes than the SHA256SUMS there records,
+/// naming the file, both digests and the fixes; OUT stays as it was, and `--check` says
+/// the same. The same bytes are fine (the entry comes back).
+#[test]
+fn a_version_dropped_from_the_index_is_not_packed_again_with_other_bytes() {
+    let sb = Sandbox::new();
+    let (index_path, mut index) = alpha_packed_at_0_1_and_0_2(&sb);
+    let published = sb.join("out/hooks-alpha-0.1.0.tar.gz");
+    let published_sha = hookpack::sha256::Sha256::of(&std::fs::read(&published).unwrap());
+    index["recipes"][0]["versions"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|v| v["version"] != "0.1.0");
+    write_index(&index_path, &index);
+    // The sources go back to 0.1.0 with other contents (a backport, a slip of the bump).
+    write_recipe(&sb, "src/alpha", &manifest("alpha"));
+    sb.write("src/alpha/scripts/main.js", "process.exit(1);\n");
+    let before = snapshot(&sb.join("out"));
+    let want = format!(
+        "alpha 0.1.0: out/hooks-alpha-0.1.0.tar.gz is already in out with sha256 \
+         {published_sha}, though the index does not list it"
+    );
+    for extra in [&["--check"][..], &[]] {
+        let o = pack(&sb, "src", "out", extra);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        stderr_says(&o, &want);
+        stderr_says(&o, "bump `version` in src/alpha/recipe.json");
+        assert_eq!(snapshot(&sb.join("out")), before);
+    }
+    // The archive gone too, SHA256SUMS still records what was published.
+    std::fs::remove_file(&published).unwrap();
+    let before = snapshot(&sb.join("out"));
+    let o = pack(&sb, "src", "out", &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    stderr_says(
+        &o,
+        &format!("alpha 0.1.0: out/SHA256SUMS lists hooks-alpha-0.1.0.tar.gz with sha256 {published_sha}"),
+    );
+    assert_eq!(snapshot(&sb.join("out")), before);
+    // The published bytes again: packed, and listed again.
+    sb.write("src/alpha/scripts/main.js", "process.exit(0);\n");
+    ok(&pack(&sb, "src", "out", &[]));
+    assert_eq!(
+        hookpack::sha256::Sha256::of(&std::fs::read(&published).unwrap()),
+        published_sha
+    );
+}
+
 /// Re-packing a published version with other contents is refused; the refusal said only the
 /// two digests and to bump the version, so a maintainer who thought nothing had changed
 /// could not tell what had. It names the files that differ from the published archive
