@@ -1504,6 +1504,25 @@ fn stale_folders(out: &Path, ids: &BTreeSet<String>, all: bool) -> Result<Vec<Pa
     Ok(stale)
 }
 
+/// `e`, a failure to create `out` or to write in it, with the fix when this user may not
+/// (permissions, a read-only file system): the machine's failure, which the user can fix.
+fn out_unwritable(e: crate::fs::FsError, out: &Path) -> crate::fs::FsError {
+    if !matches!(
+        e.source.kind(),
+        std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+    ) {
+        return e;
+    }
+    let why = format!(
+        "{}; assemble writes each recipe in a staging folder in {out}, then moves it in: \
+         make {out} a folder this user may write (or one it may create), or give --out-dir \
+         one that is",
+        e.source,
+        out = out.display()
+    );
+    crate::fs::FsError::new(e.op, &e.path, std::io::Error::new(e.source.kind(), why))
+}
+
 /// Assembles the recipes of `opts.layout` into `opts.out_dir`.
 pub fn assemble(opts: &Options) -> Result<Report, Error> {
     let dirs = recipe_dirs(&opts.layout, opts.only.as_ref(), Some(&opts.out_dir))?;
@@ -1569,13 +1588,17 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
     }
 
     // A failure below leaves no trace: folders created for OUT are removed again.
-    let new_folders = crate::fs::NewFolders::create(&opts.out_dir)?;
+    let new_folders = crate::fs::NewFolders::create(&opts.out_dir)
+        .map_err(|e| out_unwritable(e, &opts.out_dir))?;
     // One left by an assemble that died (kill -9) holds what it had moved out of OUT.
     crate::pack::remove_dead_staging(&opts.out_dir, STAGING_PREFIX);
     let staging = tempfile::Builder::new()
         .prefix(&format!("{STAGING_PREFIX}{}-", std::process::id()))
         .tempdir_in(&opts.out_dir)
-        .map_err(|e| crate::fs::FsError::new("create staging folder in", &opts.out_dir, e))?;
+        .map_err(|e| {
+            let e = crate::fs::FsError::new("write in", &opts.out_dir, crate::pack::plain(e));
+            out_unwritable(e, &opts.out_dir)
+        })?;
     // Held as long as the folder is there: to an assemble in another pid namespace (a
     // container) this pid may name no process, and the lock tells it the folder is in use.
     let _in_use = std::fs::File::open(staging.path())

@@ -2381,7 +2381,7 @@ fn keep_copy(file: &Path, kept: &Path, meta: &std::fs::Metadata) -> io::Result<(
 }
 
 /// `e` from `tempfile` without the ` at path "…"` it appends (the caller names the folder).
-fn plain(e: io::Error) -> io::Error {
+pub(crate) fn plain(e: io::Error) -> io::Error {
     let text = e.to_string();
     match text.rsplit_once(" at path \"") {
         Some((said, _)) => io::Error::new(e.kind(), said.to_string()),

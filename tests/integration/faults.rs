@@ -763,6 +763,55 @@ fn a_source_folder_that_cannot_be_read_is_the_machines_failure_not_a_missing_scr
     }
 }
 
+/// An assemble into an OUT this user may not write (another user's folder), or may not
+/// create: it said "cannot create staging folder in out: Permission denied (os error 13)
+/// at path \"…/out/.hookpack-assemble-…\"", tempfile's text with its random name, and no
+/// fix. It names OUT and the fix, as pack does; OUT stays as it was.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_assemble_into_a_folder_this_user_may_not_write_names_the_fix() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    sb.write(
+        "src/alpha/recipe.json",
+        serde_json::to_vec_pretty(&manifest("alpha")).unwrap(),
+    );
+    sb.write("src/alpha/README.md", "# alpha\n");
+    sb.write("src/alpha/src/main.ts", "process.exit(0);\n");
+    sb.write("out/notes.txt", "kept\n");
+    let bin = sb.join("hookpack");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("hookpack"), &bin).unwrap();
+    std::fs::set_permissions(sb.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    for (out, said) in [
+        (
+            "out",
+            "error: cannot write in out: Permission denied (os error 13); ",
+        ),
+        (
+            "new/out",
+            "error: cannot create folder new/out: Permission denied (os error 13); ",
+        ),
+    ] {
+        let o = hookpack_as_nobody(
+            &sb,
+            &bin,
+            &["assemble", "--recipes-dir", "src", "--out-dir", out],
+        )
+        .output()
+        .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(3), "{err}");
+        assert!(err.contains(said), "{err}");
+        assert!(
+            err.contains(&format!("make {out} a folder this user may write")),
+            "{err}"
+        );
+        assert!(!err.contains("at path"), "{err}");
+        assert_eq!(names_in(&sb.join("out")), ["notes.txt"]);
+        assert!(!sb.join("new").exists());
+    }
+}
+
 /// A catalog folder in a folder this user may enter but not list (mode 711, as many home
 /// folders are): pack locks OUT itself and stages inside it. It failed with "cannot open the
 /// folder to lock pub: Permission denied". Run as user nobody (setpriv), since root opens
