@@ -1596,7 +1596,7 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
         .prefix(&format!("{STAGING_PREFIX}{}-", std::process::id()))
         .tempdir_in(&opts.out_dir)
         .map_err(|e| {
-            let e = crate::fs::FsError::new("write in", &opts.out_dir, crate::pack::plain(e));
+            let e = crate::fs::FsError::new("write in", &opts.out_dir, crate::fs::plain(e));
             out_unwritable(e, &opts.out_dir)
         })?;
     // Held as long as the folder is there: to an assemble in another pid namespace (a
@@ -1689,12 +1689,7 @@ pub fn assemble_to_temp(recipes_dir: &Path, dirs: &[PathBuf]) -> Result<ForPack,
     }
     let layout = Layout::recipes_dir(recipes_dir);
     let warnings = validate_sources(dirs, layout.lib_dir.as_deref())?;
-    let tmp = tempfile::Builder::new()
-        .prefix("hookpack-assembled-")
-        .tempdir()
-        .map_err(|e| {
-            crate::fs::FsError::new("create a temporary folder in", &std::env::temp_dir(), e)
-        })?;
+    let tmp = crate::fs::temp_folder("hookpack-assembled-")?;
     let mut out = Vec::new();
     let mut ts_errors = Vec::new();
     let sources: Vec<PathBuf> = dirs.iter().filter(|d| is_source_tree(d)).cloned().collect();

@@ -415,12 +415,7 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
             .push(format!("unknown event `{}`", case.event));
         return Ok(result);
     };
-    let tmp = tempfile::Builder::new()
-        .prefix("hookpack-case-")
-        .tempdir()
-        .map_err(|e| {
-            crate::fs::FsError::new("create a temporary folder in", &std::env::temp_dir(), e)
-        })?;
+    let tmp = crate::fs::temp_folder("hookpack-case-")?;
     let tmp_path = tmp.path().to_path_buf();
     let stdin: Vec<u8> = match &case.payload {
         Value::String(s) if s.starts_with("@raw:") => s.as_bytes()["@raw:".len()..].to_vec(),

@@ -58,6 +58,29 @@ impl FsError {
     }
 }
 
+/// `e` from `tempfile` without the ` at path "…"` it appends (the caller names the folder).
+pub(crate) fn plain(e: io::Error) -> io::Error {
+    let text = e.to_string();
+    match text.rsplit_once(" at path \"") {
+        Some((said, _)) => io::Error::new(e.kind(), said.to_string()),
+        None => e,
+    }
+}
+
+/// A new folder named `prefix…` in the temporary folder (`$TMPDIR`, else `/tmp`), removed
+/// when dropped. One that cannot be made is the machine's failure (exit 3, even when
+/// `$TMPDIR` names no folder), named with the fix.
+pub fn temp_folder(prefix: &str) -> Result<tempfile::TempDir, FsError> {
+    let dir = std::env::temp_dir();
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir_in(&dir)
+        .map_err(|e| {
+            let why = format!("{}; set TMPDIR to a folder this user may write", plain(e));
+            FsError::new("create a temporary folder in", &dir, io::Error::other(why))
+        })
+}
+
 fn wrap<T>(op: &'static str, path: &Path, r: io::Result<T>) -> Result<T, FsError> {
     r.map_err(|e| FsError::new(op, path, e))
 }

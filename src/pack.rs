@@ -960,7 +960,9 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         tempfile::Builder::new()
             .prefix(&format!("{STAGING_PREFIX}{}-", std::process::id()))
             .tempdir_in(dir)
-            .map_err(|e| crate::fs::FsError::new("create staging folder in", dir, plain(e)))
+            .map_err(|e| {
+                crate::fs::FsError::new("create staging folder in", dir, crate::fs::plain(e))
+            })
     };
     // A catalog on a read-only file system (or in a folder this user may not write) is
     // still packed into a temporary folder: a pack that finds it current writes nothing, so
@@ -2378,15 +2380,6 @@ fn keep_copy(file: &Path, kept: &Path, meta: &std::fs::Metadata) -> io::Result<(
         let _ = std::os::unix::fs::fchown(&copy, Some(meta.uid()), Some(meta.gid()));
     }
     copy.sync_all()
-}
-
-/// `e` from `tempfile` without the ` at path "…"` it appends (the caller names the folder).
-pub(crate) fn plain(e: io::Error) -> io::Error {
-    let text = e.to_string();
-    match text.rsplit_once(" at path \"") {
-        Some((said, _)) => io::Error::new(e.kind(), said.to_string()),
-        None => e,
-    }
 }
 
 /// Removes from `dir` the staging folders (named `prefix`, pid, `-`, a random part) of packs

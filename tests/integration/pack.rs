@@ -2375,6 +2375,46 @@ fn a_version_dropped_from_the_index_is_not_packed_again_with_other_bytes() {
     );
 }
 
+/// A TMPDIR that is not there (or not writable): pack of a source tree (assembled into a
+/// temporary folder first) and `test` said "cannot create a temporary folder in
+/// /nonexistent: No such file or directory (os error 2) at path \"…/hookpack-assembled-…\""
+/// and exited 1, as if the recipes were at fault. It is the machine's failure (exit 3),
+/// named with the fix, TMPDIR, and nothing is written.
+#[test]
+fn a_missing_tmpdir_is_the_machines_failure_and_names_tmpdir() {
+    let sb = Sandbox::new();
+    sb.write(
+        "src/alpha/recipe.json",
+        serde_json::to_vec_pretty(&manifest("alpha")).unwrap(),
+    );
+    sb.write("src/alpha/README.md", "# alpha\n");
+    sb.write("src/alpha/src/main.ts", "process.exit(0);\n");
+    let missing = sb.join("no-such-tmp");
+    for args in [
+        &["pack", "--recipes-dir", "src", "--out-dir", "out"][..],
+        &["test", "src"],
+    ] {
+        let o = sb
+            .cmd()
+            .args(args)
+            .env("TMPDIR", &missing)
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(3), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!(
+                "error: cannot create a temporary folder in {}: No such file or directory (os \
+                 error 2); set TMPDIR to a folder this user may write",
+                missing.display()
+            )),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("at path"), "{args:?}: {err}");
+        assert!(!sb.join("out").exists());
+    }
+}
+
 /// Re-packing a published version with other contents is refused; the refusal said only the
 /// two digests and to bump the version, so a maintainer who thought nothing had changed
 /// could not tell what had. It names the files that differ from the published archive
