@@ -1555,6 +1555,21 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
         });
     }
 
+    // A failure below leaves no trace: folders created for OUT are removed again. Assembles
+    // into one OUT take turns (as packs do), from reading what OUT holds to the commit: one
+    // moving a recipe's folder out while another had moved it out and not yet put the new
+    // one in failed.
+    let new_folders = crate::fs::NewFolders::create(&opts.out_dir)
+        .map_err(|e| out_unwritable(e, &opts.out_dir))?;
+    // A folder this user may not open, or a file system without locks, takes no turn: the
+    // staging folder's creation says what is wrong with OUT, if anything is.
+    let _turn = match crate::profile::Lock::acquire_dir(&opts.out_dir, crate::profile::lock_wait())
+    {
+        Ok(lock) => Some(lock),
+        Err(e @ Error::LockTimeout { .. }) => return Err(e),
+        Err(_) => None,
+    };
+
     let ids: BTreeSet<String> = plans
         .iter()
         .map(|(dir, _)| {
@@ -1587,9 +1602,6 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
         }
     }
 
-    // A failure below leaves no trace: folders created for OUT are removed again.
-    let new_folders = crate::fs::NewFolders::create(&opts.out_dir)
-        .map_err(|e| out_unwritable(e, &opts.out_dir))?;
     // One left by an assemble that died (kill -9) holds what it had moved out of OUT.
     crate::pack::remove_dead_staging(&opts.out_dir, STAGING_PREFIX);
     let staging = tempfile::Builder::new()

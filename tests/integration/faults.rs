@@ -812,6 +812,84 @@ fn an_assemble_into_a_folder_this_user_may_not_write_names_the_fix() {
     }
 }
 
+/// Two assembles into one OUT at once: the second moved a recipe's folder out of OUT while
+/// the first had moved it out and not yet put the new one in, and failed with "cannot rename
+/// out/alpha: to …: No such file or directory" (exit 3). Assembles take turns, holding a
+/// lock on OUT as packs do. strace delays the first one's second rename (the new `alpha`
+/// going in) by 2 s, and the second starts meanwhile.
+#[cfg(target_os = "linux")]
+#[test]
+fn two_assembles_into_one_out_take_turns() {
+    let sb = Sandbox::new();
+    for id in ["alpha", "beta"] {
+        sb.write(
+            &format!("src/{id}/recipe.json"),
+            serde_json::to_vec_pretty(&manifest(id)).unwrap(),
+        );
+        sb.write(&format!("src/{id}/README.md"), "# test\n");
+        sb.write(&format!("src/{id}/src/main.ts"), "process.exit(0);\n");
+    }
+    let assemble = ["assemble", "--recipes-dir", "src", "--out-dir", "out"];
+    ok(&sb.cmd().args(assemble).output().unwrap());
+    let renames = "?rename,?renameat,?renameat2";
+    let slow = under_strace(
+        &sb,
+        &[
+            "-e",
+            &format!("trace={renames}"),
+            "-e",
+            &format!("inject={renames}:delay_enter=2000000:when=2"),
+        ],
+    )
+    .args(assemble)
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    // The first has moved `alpha` out once its staging folder holds `.old-alpha`.
+    let started = std::time::Instant::now();
+    let moved_out = || {
+        std::fs::read_dir(sb.join("out"))
+            .unwrap()
+            .flatten()
+            .any(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with(".hookpack-assemble-")
+                    && e.path().join(".old-alpha").exists()
+            })
+    };
+    while !moved_out() {
+        assert!(
+            started.elapsed().as_secs() < 30,
+            "the first assemble never moved alpha out"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let second = sb.cmd().args(assemble).output().unwrap();
+    let first = slow.wait_with_output().unwrap();
+    assert_eq!(
+        first.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    ok(&second);
+    assert_eq!(
+        names_in(&sb.join("out")),
+        [
+            "alpha/README.md",
+            "alpha/recipe.json",
+            "alpha/scripts/main.js",
+            "alpha/scripts/package.json",
+            "beta/README.md",
+            "beta/recipe.json",
+            "beta/scripts/main.js",
+            "beta/scripts/package.json",
+        ]
+    );
+}
+
 /// A catalog folder in a folder this user may enter but not list (mode 711, as many home
 /// folders are): pack locks OUT itself and stages inside it. It failed with "cannot open the
 /// folder to lock pub: Permission denied". Run as user nobody (setpriv), since root opens
