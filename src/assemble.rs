@@ -1536,7 +1536,10 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
             });
         }
     }
-    let warnings = validate_sources(&dirs, opts.layout.lib_dir.as_deref())?;
+    let mut warnings = validate_sources(&dirs, opts.layout.lib_dir.as_deref())?;
+    if opts.only.is_none() {
+        warnings.splice(0..0, crate::pack::hidden_recipes(&opts.layout.recipes_dir));
+    }
     let mut plans = Vec::new();
     let mut ts_errors = Vec::new();
     for (d, planned) in dirs

@@ -643,6 +643,34 @@ pub fn survey(dir: &Path, output: Option<&Path>) -> Result<Surveyed, crate::fs::
     Ok(out)
 }
 
+/// A warning for each hidden folder of `dir` that holds a `recipe.json`: hidden entries
+/// are never recipes (an id may not start with `.`, and `.git` is no recipe), so it is left
+/// out, as a recipe set aside by such a name should be; but one named so by mistake would
+/// be lost without a word.
+pub fn hidden_recipes(dir: &Path) -> Vec<Diagnostic> {
+    let Ok(entries) = crate::fs::read_dir_sorted(dir) else {
+        return Vec::new();
+    };
+    entries
+        .into_iter()
+        .filter(|e| {
+            e.file_name().to_string_lossy().starts_with('.')
+                && e.file_type().is_ok_and(|t| t.is_dir())
+                && e.path().join("recipe.json").exists()
+        })
+        .map(|e| {
+            Diagnostic::file_level(
+                &e.path(),
+                Severity::Warning,
+                "hidden-not-packed",
+                "hidden folders are never taken as recipes (an id may not start with `.`), so \
+                 this one is left out though it holds a recipe.json; to pack it, rename it to \
+                 its id",
+            )
+        })
+        .collect()
+}
+
 /// What [`survey`] found in a folder of recipes.
 #[derive(Debug, Default)]
 pub struct Surveyed {
@@ -839,6 +867,9 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
     let mut recipes = Vec::new();
     let mut problems = Vec::new();
     let mut warnings = assembled.warnings.clone();
+    if opts.only.is_none() {
+        warnings.splice(0..0, hidden_recipes(&opts.recipes_dir));
+    }
     let mut trees = Vec::new();
     // Each recipe is validated, and its listing checked as install would, on all cores.
     let pairs: Vec<(&PathBuf, &PathBuf)> = dirs.iter().zip(&sources).collect();

@@ -282,13 +282,14 @@ pub fn validate_recipes_folder(dir: &Path) -> Vec<Diagnostic> {
         Err(e) => return vec![fs_diagnostic(&e)],
     };
     let mut out = found.problems;
+    out.extend(crate::pack::hidden_recipes(dir));
     let recipes = found.recipes;
     if let Some(lib) = &found.lib {
         out.extend(recipe::check_tree(lib, false));
     }
     let lib = crate::assemble::Layout::recipes_dir(dir).lib_dir;
     check_recipes(&recipes, lib.as_deref(), &mut out);
-    if recipes.is_empty() && out.is_empty() {
+    if recipes.is_empty() && !out.iter().any(|d| d.severity == Severity::Error) {
         out.push(Diagnostic::file_level(dir, Severity::Error, "no-recipes", "no recipes found: expected recipe folders (each with a recipe.json), a `recipes/` folder, or a hooks-index.json"));
     }
     out

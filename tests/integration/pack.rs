@@ -1308,6 +1308,63 @@ fn an_asset_base_url_that_is_not_url_text_is_refused() {
     );
 }
 
+/// A recipe in a hidden folder (`.beta/recipe.json`; the reference refuses an id starting
+/// with `.`): validate, assemble and pack took no notice of it, exit 0 without a word, so a
+/// recipe named so was lost in silence. It is left out still (a folder renamed `.x` sets a
+/// recipe aside), with a `hidden-not-packed` warning naming it; a hidden folder holding no
+/// recipe.json (`.git`) gets none, and nor does `--only` another recipe.
+#[test]
+fn a_recipe_in_a_hidden_folder_is_left_out_with_a_warning() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "src/alpha", &manifest("alpha"));
+    write_recipe(&sb, "src/.beta", &manifest("beta"));
+    sb.write("src/.git/HEAD", "ref: refs/heads/main\n");
+    let want = "src/.beta: warning[hidden-not-packed]: hidden folders are never taken as \
+                recipes (an id may not start with `.`), so this one is left out though it holds \
+                a recipe.json; to pack it, rename it to its id";
+    let runs: [&[&str]; 3] = [
+        &["validate", "src"],
+        &["assemble", "--recipes-dir", "src", "--out-dir", "asm"],
+        &["pack", "--recipes-dir", "src", "--out-dir", "out"],
+    ];
+    for args in runs {
+        let o = sb.cmd().args(args).output().unwrap();
+        // validate prints its findings on stdout, the others on stderr.
+        let said = String::from_utf8_lossy(&o.stdout) + String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {said}");
+        assert_eq!(said.matches(want).count(), 1, "{args:?}: {said}");
+        assert!(!said.contains(".git"), "{args:?}: {said}");
+        if args[0] != "validate" {
+            let o = sb
+                .cmd()
+                .args(args)
+                .args(["--only", "alpha"])
+                .output()
+                .unwrap();
+            ok(&o);
+            assert!(!stderr(&o).contains("hidden-not-packed"), "{}", stderr(&o));
+        }
+    }
+    assert_eq!(
+        names_in(&sb.join("asm")),
+        [
+            "alpha/README.md",
+            "alpha/recipe.json",
+            "alpha/scripts/main.js"
+        ]
+    );
+    assert_eq!(names_in(&sb.join("out")), PACKED_ALPHA);
+    // With no other recipe, there are none: an error still, the warning besides.
+    std::fs::remove_dir_all(sb.join("src/alpha")).unwrap();
+    let o = sb.cmd().args(["validate", "src"]).output().unwrap();
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("src: error[no-recipes]") && said.contains(want),
+        "{said}"
+    );
+}
+
 /// The reference packer's own cases, against the CLI.
 #[test]
 fn reference_cases() {
