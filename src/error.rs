@@ -178,7 +178,7 @@ pub enum Error {
     },
     /// A version the index does not list would be packed with other bytes than the archive
     /// the catalog folder holds for it, or than its `SHA256SUMS` records.
-    #[error("{what}: {found}, though the index does not list it, and packing the sources now gives {now}; a version never gets other bytes than it was published with, so if it was (its entry taken out of the index), put the index back from your last pack (or the published one, with --merge) and bump `version` in {} to publish these sources; if it never was, move that archive out of the catalog folder and pack again", manifest.display())]
+    #[error("{what}: {found}, though the index does not list it, and packing the sources now gives {now}; a version never gets other bytes than it was published with, so if it was (its entry taken out of the index), put the index back from your last pack (or the published one, with --merge) and bump `version` in {} to publish these sources; if it never was, {unpublished} and pack again", manifest.display())]
     ArchiveExists {
         /// Recipe id and version (`tool-gate 0.2.0`).
         what: String,
@@ -189,6 +189,8 @@ pub enum Error {
         now: String,
         /// The recipe's `recipe.json`, where the version is bumped.
         manifest: PathBuf,
+        /// What to do when the version was never published.
+        unpublished: &'static str,
     },
     /// `--only` names a recipe that is not there.
     #[error("no recipe `{id}` in {}; {hint}", dir.display())]

@@ -1505,12 +1505,15 @@ fn merge_index(
                 // A version the index does not list may still have been published (an entry
                 // taken out by hand): its archive in OUT, or SHA256SUMS's line for it, says
                 // with which bytes, and those never change.
-                if let Some(found) = unlisted_archive(&opts.out_dir, &b.file, &b.sha256)? {
+                if let Some((found, unpublished)) =
+                    unlisted_archive(&opts.out_dir, &b.file, &b.sha256)?
+                {
                     return Err(Error::ArchiveExists {
                         what: format!("{id} {version}"),
                         found,
                         now: b.sha256.to_string(),
                         manifest: b.manifest.clone(),
+                        unpublished,
                     });
                 }
                 versions.push(version_entry(b, opts));
@@ -2043,26 +2046,33 @@ fn published_sums(out_dir: &Path) -> Vec<(String, String)> {
 
 /// For an archive `file` a pack would add as a new version, what OUT holds of it with other
 /// bytes than `now`: the file itself (left by a pack whose index entry was taken out since),
-/// or else a `SHA256SUMS` line recording it as published. Said as the error puts it.
-fn unlisted_archive(out_dir: &Path, file: &str, now: &Sha256) -> Result<Option<String>, Error> {
+/// or else a `SHA256SUMS` line recording it as published. Said as the error puts it, with
+/// what to do if the version was never published.
+fn unlisted_archive(
+    out_dir: &Path,
+    file: &str,
+    now: &Sha256,
+) -> Result<Option<(String, &'static str)>, Error> {
     let path = out_dir.join(file);
     if let Some(there) = digest_of_file(&path)? {
         return Ok((there != *now).then(|| {
-            format!(
+            let found = format!(
                 "{} is already in {} with sha256 {there}",
                 path.display(),
                 out_dir.display()
-            )
+            );
+            (found, "move that archive out of the catalog folder")
         }));
     }
     let recorded = published_sums(out_dir)
         .into_iter()
         .find(|(digest, name)| name == file && *digest != now.to_string());
     Ok(recorded.map(|(digest, _)| {
-        format!(
+        let found = format!(
             "{} lists {file} with sha256 {digest}",
             out_dir.join(SUMS_FILE).display()
-        )
+        );
+        (found, "remove that line from SHA256SUMS")
     }))
 }
 

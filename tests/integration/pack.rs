@@ -2411,6 +2411,10 @@ fn a_version_dropped_from_the_index_is_not_packed_again_with_other_bytes() {
         assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
         stderr_says(&o, &want);
         stderr_says(&o, "bump `version` in src/alpha/recipe.json");
+        stderr_says(
+            &o,
+            "if it never was, move that archive out of the catalog folder and pack again",
+        );
         assert_eq!(snapshot(&sb.join("out")), before);
     }
     // The archive gone too, SHA256SUMS still records what was published.
@@ -2421,6 +2425,10 @@ fn a_version_dropped_from_the_index_is_not_packed_again_with_other_bytes() {
     stderr_says(
         &o,
         &format!("alpha 0.1.0: out/SHA256SUMS lists hooks-alpha-0.1.0.tar.gz with sha256 {published_sha}"),
+    );
+    stderr_says(
+        &o,
+        "if it never was, remove that line from SHA256SUMS and pack again",
     );
     assert_eq!(snapshot(&sb.join("out")), before);
     // The published bytes again: packed, and listed again.
