@@ -789,6 +789,13 @@ fn parse_only(only: Option<String>) -> Result<Option<Id>, Error> {
 fn assemble_settings(a: AssembleArgs) -> Result<assemble::Options, Error> {
     let layout = match (a.hooks_dir, a.recipes_dir) {
         (Some(h), _) => {
+            if std::fs::symlink_metadata(&h).is_err() {
+                return Err(Error::FlagPathMissing {
+                    what: "--hooks-dir",
+                    path: h,
+                    fix: "give the folder holding `recipes/` and `lib/`",
+                });
+            }
             if !h.join("recipes").is_dir() && h.exists() {
                 return Err(Error::ArgInvalid {
                     what: "--hooks-dir",

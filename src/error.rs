@@ -210,6 +210,16 @@ pub enum Error {
         /// Which folder to give instead.
         fix: &'static str,
     },
+    /// A flag that takes a folder (`--hooks-dir`) names nothing that exists.
+    #[error("{what} {} does not exist; {fix}", path.display())]
+    FlagPathMissing {
+        /// The flag.
+        what: &'static str,
+        /// The path as given.
+        path: PathBuf,
+        /// Which folder to give.
+        fix: &'static str,
+    },
     /// A flag that takes a folder (`--assets-dir`) names something else.
     #[error("{what} {} is not a folder; {fix}", path.display())]
     FlagNotFolder {
@@ -628,6 +638,7 @@ impl Error {
             Error::RecipeNotFound { .. } => "recipe-not-found",
             Error::RecipesDirNotFolder { .. } => "recipes-dir-not-folder",
             Error::FlagNotFolder { .. } => "not-a-folder",
+            Error::FlagPathMissing { .. } => "path-missing",
             Error::NoRecipes { .. } => "no-recipes",
             Error::IndexIsRecipes { .. } => "index-is-recipes",
             Error::TestPathInsideRecipe { .. } => "test-path-inside-recipe",
@@ -731,6 +742,7 @@ impl Error {
             | Error::RecipeNotFound { .. }
             | Error::RecipesDirNotFolder { .. }
             | Error::FlagNotFolder { .. }
+            | Error::FlagPathMissing { .. }
             | Error::TestPathInsideRecipe { .. }
             | Error::IndexIsRecipes { .. }
             | Error::NoRecipes { .. }

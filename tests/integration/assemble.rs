@@ -120,6 +120,28 @@ fn this_repos_layout_assembles_and_runs() {
     assert_eq!(code, 0, "{r:#}");
 }
 
+/// A `--hooks-dir` that is not there: assemble said "cannot list nope/recipes: No such
+/// file or directory", a path the user never typed. It names the flag and the folder given
+/// (exit 1, as for any named input that is not there), and writes nothing.
+#[test]
+fn a_hooks_dir_that_is_not_there_is_named_as_given() {
+    let sb = Sandbox::new();
+    let o = sb
+        .cmd()
+        .args(["assemble", "--hooks-dir", "nope", "--out-dir", "out"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(
+            "error: --hooks-dir nope does not exist; give the folder holding `recipes/` and `lib/`"
+        ),
+        "{err}"
+    );
+    assert!(!sb.join("out").exists());
+}
+
 #[test]
 fn finclaw_layout_and_stale_files() {
     let sb = Sandbox::new();
