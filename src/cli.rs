@@ -789,7 +789,9 @@ fn parse_only(only: Option<String>) -> Result<Option<Id>, Error> {
 fn assemble_settings(a: AssembleArgs) -> Result<assemble::Options, Error> {
     let layout = match (a.hooks_dir, a.recipes_dir) {
         (Some(h), _) => {
-            if std::fs::symlink_metadata(&h).is_err() {
+            if std::fs::symlink_metadata(&h)
+                .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+            {
                 return Err(Error::FlagPathMissing {
                     what: "--hooks-dir",
                     path: h,
@@ -1617,6 +1619,16 @@ fn merge_argument(index: PathBuf) -> Result<PathBuf, Error> {
                   published-index.json URL`) and merge that file"
                 .into(),
         }),
+        Ok(Location::Path(path))
+            if std::fs::symlink_metadata(&path)
+                .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) =>
+        {
+            Err(Error::FlagPathMissing {
+                what: "--merge",
+                path,
+                fix: "give the published index, downloaded (a hooks-index.json file)",
+            })
+        }
         Ok(Location::Path(path)) => Ok(path),
         // `builtin:` names the catalog in the binary, which is no file: here it is a path.
         Ok(Location::Builtin(_)) => Ok(index),

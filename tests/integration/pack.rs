@@ -1365,6 +1365,28 @@ fn a_recipe_in_a_hidden_folder_is_left_out_with_a_warning() {
     );
 }
 
+/// A `--merge` index that is not there: pack said "cannot open nothere.json: No such file
+/// or directory", not which flag named it. It names the flag and what to give (exit 1,
+/// nothing written), as a path or a `file://` URL.
+#[test]
+fn a_merge_index_that_is_not_there_is_named_with_its_flag() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "src/alpha", &manifest("alpha"));
+    let url = format!("file://{}", sb.join("gone.json").display());
+    for (given, said) in [
+        ("nothere.json", "nothere.json".to_string()),
+        (url.as_str(), sb.join("gone.json").display().to_string()),
+    ] {
+        let o = pack(&sb, "src", "out", &["--merge", given]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        stderr_says(
+            &o,
+            &format!("error: --merge {said} does not exist; give the published index, downloaded (a hooks-index.json file)"),
+        );
+        assert!(!sb.join("out").exists());
+    }
+}
+
 /// The reference packer's own cases, against the CLI.
 #[test]
 fn reference_cases() {
