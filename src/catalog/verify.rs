@@ -597,16 +597,9 @@ fn check_tree(
         ctx.env_failed = true;
         ctx.error(archive_file, vp, "archive-unreadable", why);
     };
-    let dir = match tempfile::tempdir() {
+    let dir = match crate::fs::temp_folder("hookpack-verify-") {
         Ok(dir) => dir,
-        Err(e) => {
-            let why = format!(
-                "cannot make a temporary folder in {} to check its files in: {e}; set TMPDIR \
-                 to a folder with room for them",
-                std::env::temp_dir().display()
-            );
-            return machine_failed(ctx, why);
-        }
+        Err(e) => return machine_failed(ctx, e.to_string()),
     };
     let tree = dir.path().join(id);
     let mut back = ReadBack {
