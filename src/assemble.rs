@@ -1520,7 +1520,8 @@ fn out_unwritable(e: crate::fs::FsError, out: &Path) -> crate::fs::FsError {
         e.source,
         out = out.display()
     );
-    crate::fs::FsError::new(e.op, &e.path, std::io::Error::new(e.source.kind(), why))
+    let kind = e.source.kind();
+    e.with_source(std::io::Error::new(kind, why))
 }
 
 /// Assembles the recipes of `opts.layout` into `opts.out_dir`.

@@ -15,19 +15,19 @@ pub struct FsError {
     pub op: &'static str,
     /// The path the operation was applied to.
     pub path: PathBuf,
+    /// Where `path` was being moved to, for a rename: "cannot rename A to B: …".
+    pub to: Option<PathBuf>,
     /// The underlying error.
     pub source: io::Error,
 }
 
 impl fmt::Display for FsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "cannot {} {}: {}",
-            self.op,
-            self.path.display(),
-            self.source
-        )
+        write!(f, "cannot {} {}", self.op, self.path.display())?;
+        if let Some(to) = &self.to {
+            write!(f, " to {}", to.display())?;
+        }
+        write!(f, ": {}", self.source)
     }
 }
 
@@ -43,8 +43,15 @@ impl FsError {
         FsError {
             op,
             path: path.to_path_buf(),
+            to: None,
             source,
         }
+    }
+
+    /// The same failure with `source` as its cause (the op and paths kept), for a caller
+    /// that adds the fix or what was undone to the cause.
+    pub fn with_source(self, source: io::Error) -> Self {
+        FsError { source, ..self }
     }
 
     /// True when the failure says something about the input the user named (it does not
@@ -334,12 +341,9 @@ pub fn write_new(path: &Path, bytes: &[u8]) -> Result<(), FsError> {
 
 /// `std::fs::rename` with both paths in the error.
 pub fn rename(from: &Path, to: &Path) -> Result<(), FsError> {
-    fs::rename(from, to).map_err(|e| {
-        FsError::new(
-            "rename",
-            from,
-            io::Error::new(e.kind(), format!("to {}: {e}", to.display())),
-        )
+    fs::rename(from, to).map_err(|e| FsError {
+        to: Some(to.to_path_buf()),
+        ..FsError::new("rename", from, e)
     })
 }
 

@@ -2381,7 +2381,7 @@ impl<'a> Moved<'a> {
             failed.source.kind(),
             format!("{}; {outcome}", failed.source),
         );
-        crate::fs::FsError::new(failed.op, &failed.path, source)
+        failed.with_source(source)
     }
 }
 

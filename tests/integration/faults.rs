@@ -890,6 +890,44 @@ fn two_assembles_into_one_out_take_turns() {
     );
 }
 
+/// A rename assemble cannot make is named with both paths and reads as a sentence: it said
+/// "cannot rename out/alpha: to …/.old-alpha: …", the second path inside the cause. OUT is
+/// left as it was.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_failed_rename_names_both_paths_in_one_sentence() {
+    let sb = Sandbox::new();
+    sb.write(
+        "src/alpha/recipe.json",
+        serde_json::to_vec_pretty(&manifest("alpha")).unwrap(),
+    );
+    sb.write("src/alpha/README.md", "# test\n");
+    sb.write("src/alpha/src/main.ts", "process.exit(0);\n");
+    let assemble = ["assemble", "--recipes-dir", "src", "--out-dir", "out"];
+    ok(&sb.cmd().args(assemble).output().unwrap());
+    let before = snapshot(&sb.join("out"));
+    // The first rename moves the old `out/alpha` into the staging folder.
+    let renames = "?rename,?renameat,?renameat2";
+    let o = under_strace(
+        &sb,
+        &[
+            "-e",
+            &format!("trace={renames}"),
+            "-e",
+            &format!("inject={renames}:error=EIO:when=1"),
+        ],
+    )
+    .args(assemble)
+    .output()
+    .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("error: cannot rename out/alpha to "), "{err}");
+    assert!(err.contains("/.old-alpha: Input/output error"), "{err}");
+    assert!(!err.contains("alpha: to"), "{err}");
+    assert_eq!(snapshot(&sb.join("out")), before, "{err}");
+}
+
 /// A catalog folder in a folder this user may enter but not list (mode 711, as many home
 /// folders are): pack locks OUT itself and stages inside it. It failed with "cannot open the
 /// folder to lock pub: Permission denied". Run as user nobody (setpriv), since root opens
