@@ -546,12 +546,16 @@ fn build_archive(
 /// `--asset-base-url`: an absolute http(s) URL of a folder, to which archive names are
 /// appended; so no query, fragment or credentials.
 fn check_asset_base(base: &str) -> Result<(), String> {
-    catalog::check_url(base)?;
+    // Installers fetch the archives from it, so a file:// URL (which `catalog::check_url`
+    // takes, for an index read where it lies) names a folder on this machine only.
+    const TAKES: &str = "--asset-base-url takes the https:// (or http://) URL of the folder \
+                         the archives will be served from";
+    catalog::check_url_with(base, &["https", "http"], TAKES)?;
     let url = reqwest::Url::parse(base).map_err(|e| {
         format!("is not an absolute URL ({e}); write it like `https://host/catalog`")
     })?;
     if !matches!(url.scheme(), "https" | "http") {
-        return Err("must be an https:// (or http://) URL".into());
+        return Err(format!("uses the `{}:` scheme; {TAKES}", url.scheme()));
     }
     // The text goes into the index as given, so it must spell its host the plain way:
     // parsers that forgive `https:///host` or `https:host` are not the only readers.

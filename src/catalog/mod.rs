@@ -132,6 +132,16 @@ pub fn is_rfc3339(s: &str) -> bool {
 
 /// Why an archive URL in an index is unusable, if it is.
 pub fn check_url(url: &str) -> Result<(), String> {
+    check_url_with(
+        url,
+        &["https", "http", "file"],
+        "only https, http and file URLs (or paths relative to the index) are fetched",
+    )
+}
+
+/// Why `url` is unusable where only the (lowercase) `schemes` are, if it is; a URL with
+/// another scheme is told `accepted`, what the place it was given takes.
+pub(crate) fn check_url_with(url: &str, schemes: &[&str], accepted: &str) -> Result<(), String> {
     if url.trim().is_empty() {
         return Err("is empty".into());
     }
@@ -146,13 +156,14 @@ pub fn check_url(url: &str) -> Result<(), String> {
         if is_scheme {
             let lower = scheme.to_ascii_lowercase();
             let port = url[colon + 1..].starts_with(|c: char| c.is_ascii_digit());
-            if port && !matches!(lower.as_str(), "https" | "http" | "file") {
+            let known = schemes.contains(&lower.as_str());
+            if port && !known {
                 // `localhost:8080/hooks`: a host and port, which URL parsers read as the
                 // scheme `localhost:`.
                 return Err(format!("has no scheme (`{scheme}:` reads as one, but is a host and port); write `https://{url}` (or `http://{url}`)"));
             }
-            if !matches!(lower.as_str(), "https" | "http" | "file") {
-                return Err(format!("uses the `{scheme}:` scheme; only https, http and file URLs (or paths relative to the index) are fetched"));
+            if !known {
+                return Err(format!("uses the `{scheme}:` scheme; {accepted}"));
             }
             if !url[colon + 1..].starts_with("//") {
                 return Err(format!("must be written `{lower}://…`"));

@@ -1246,6 +1246,32 @@ fn asset_base_url_makes_absolute_urls() {
     );
 }
 
+/// An `--asset-base-url` with another scheme is told what the flag takes: `ftp://` was
+/// told "only https, http and file URLs … are fetched", and `file://` then refused as well.
+#[test]
+fn an_asset_base_url_with_another_scheme_is_told_what_the_flag_takes() {
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    for (bad, scheme) in [
+        ("ftp://x/y", "ftp"),
+        ("file:///srv/catalog", "file"),
+        ("FILE:///srv/catalog", "FILE"),
+        ("ftp:x", "ftp"),
+    ] {
+        let o = pack(&sb, "src", "out", &["--asset-base-url", bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
+        stderr_says(
+            &o,
+            &format!(
+                "error: URL `{bad}` uses the `{scheme}:` scheme; --asset-base-url takes the \
+                 https:// (or http://) URL of the folder the archives will be served from"
+            ),
+        );
+        assert!(!stderr(&o).contains("file URLs"), "{bad}: {}", stderr(&o));
+        assert!(!sb.join("out").exists(), "{bad}");
+    }
+}
+
 /// An `--asset-base-url` holding characters URL text may not hold as they are (a quote, a
 /// space, `<`, `{`, a control character, a `%` without two hex digits) is refused (exit 2),
 /// naming the character, its place and its percent-encoding, with OUT untouched; `%20` is a
