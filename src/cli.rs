@@ -298,7 +298,7 @@ struct PackArgs {
     /// Archive compression.
     #[arg(long, value_enum, default_value = "gzip")]
     compression: CompressionArg,
-    /// Keep every version this index lists as well as OUT/hooks-index.json's (a local file: a path or a file:// URL).
+    /// Keep every version this index lists as well as OUT/hooks-index.json's (a local file, or a catalog folder for its hooks-index.json: a path or a file:// URL).
     #[arg(long, value_name = "INDEX")]
     merge: Option<PathBuf>,
     /// Write nothing; exit 1 with the differences if OUT is not what the sources produce.
@@ -1603,8 +1603,9 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
     finish_outcomes(results, &profile, printer)
 }
 
-/// `--merge INDEX`: a local file, as a path or a `file://` URL. Its archives' URLs are kept
-/// as they are, so merging a published index takes a copy of it, not its URL.
+/// `--merge INDEX`: a local index file or catalog folder (its `hooks-index.json`, as
+/// `catalog verify` reads it), as a path or a `file://` URL. Its archives' URLs are kept as
+/// they are, so merging a published index takes a copy of it, not its URL.
 fn merge_argument(index: PathBuf) -> Result<PathBuf, Error> {
     use crate::fetch::Location;
     // A name that is not UTF-8 is no URL.
@@ -1619,17 +1620,19 @@ fn merge_argument(index: PathBuf) -> Result<PathBuf, Error> {
                   published-index.json URL`) and merge that file"
                 .into(),
         }),
-        Ok(Location::Path(path))
+        Ok(Location::Path(path)) => {
+            let path = crate::catalog::verify::index_file(path);
             if std::fs::symlink_metadata(&path)
-                .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) =>
-        {
-            Err(Error::FlagPathMissing {
-                what: "--merge",
-                path,
-                fix: "give the published index, downloaded (a hooks-index.json file)",
-            })
+                .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+            {
+                return Err(Error::FlagPathMissing {
+                    what: "--merge",
+                    path,
+                    fix: "give the published index, downloaded (a hooks-index.json file)",
+                });
+            }
+            Ok(path)
         }
-        Ok(Location::Path(path)) => Ok(path),
         // `builtin:` names the catalog in the binary, which is no file: here it is a path.
         Ok(Location::Builtin(_)) => Ok(index),
         // Another scheme, a `file://` URL of another host.

@@ -74,10 +74,15 @@ pub fn index_location(s: &str) -> Result<Location, FetchError> {
 
 /// The index at the local path `p`: a folder means its `hooks-index.json`.
 pub fn index_at(p: PathBuf) -> Location {
+    Location::Path(index_file(p))
+}
+
+/// The index file at the local path `p`: a folder's `hooks-index.json`, else `p` itself.
+pub fn index_file(p: PathBuf) -> PathBuf {
     if p.is_dir() {
-        Location::Path(p.join(super::INDEX_FILE))
+        p.join(super::INDEX_FILE)
     } else {
-        Location::Path(p)
+        p
     }
 }
 

@@ -1965,6 +1965,41 @@ fn merge_keeps_outs_own_index_and_refuses_conflicts() {
     }
 }
 
+/// `--merge DIR`, a catalog folder, merges its `hooks-index.json` as `catalog verify DIR`
+/// reads it; it was refused with "cannot read o2: is a folder, expected a file". A folder
+/// without an index is named with its flag, as a missing file is.
+#[test]
+fn merge_takes_a_catalog_folder_as_verify_does() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "src/alpha", &manifest("alpha"));
+    write_recipe(&sb, "s2/gamma", &manifest("gamma"));
+    assert!(pack(&sb, "s2", "o2", &[]).status.success());
+    let url = format!("file://{}", sb.join("o2").display());
+    for merge in ["o2", url.as_str()] {
+        let o = pack(&sb, "src", "out", &["--merge", merge]);
+        assert!(o.status.success(), "{merge}: {}", stderr(&o));
+        let index: Value =
+            serde_json::from_slice(&std::fs::read(sb.join("out/hooks-index.json")).unwrap())
+                .unwrap();
+        let ids: Vec<&str> = index["recipes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, ["alpha", "gamma"], "{merge}");
+    }
+    std::fs::create_dir(sb.join("empty")).unwrap();
+    let before = snapshot(&sb.join("out"));
+    let o = pack(&sb, "src", "out", &["--merge", "empty"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    stderr_says(
+        &o,
+        "error: --merge empty/hooks-index.json does not exist; give the published index",
+    );
+    assert_eq!(snapshot(&sb.join("out")), before);
+}
+
 /// Found by the maintainer-side hostile-input sweep: a merged entry whose relative URL
 /// names an archive in a folder beside the index (`old/hooks-alpha-0.1.0.tar.gz`) was
 /// looked for as `OUT/hooks-alpha-0.1.0.tar.gz`, by the last part of its URL alone: pack
