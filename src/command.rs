@@ -83,18 +83,53 @@ pub struct Words {
     /// The words, in order.
     pub words: Vec<Word>,
     /// Unquoted shell syntax beyond plain words: `;`, a line break, `|`, `&`, `<`, `>`, `(`,
-    /// `)`, `$`, or a backquote (the first one met; [`describe`] names it). Such a command is
-    /// more than "run this script", so only its first simple command is understood.
-    pub shell_syntax: Option<char>,
+    /// `)`, `$`, or a backquote (the first one met, as written: the whole operator, `&&`,
+    /// `2>&1`; [`describe`] names it). Such a command is more than "run this script", so
+    /// only its first simple command is understood.
+    pub shell_syntax: Option<String>,
 }
 
 /// Names a [`Words::shell_syntax`] character for a diagnostic, quoted; a line break is
 /// written `\n`, as a raw one would split the message in two.
-pub fn describe(c: char) -> String {
-    match c {
-        '\n' => "`\\n`, a line break".to_string(),
-        c => format!("`{c}`"),
+pub fn describe(syntax: &str) -> String {
+    match syntax {
+        "\n" => "`\\n`, a line break".to_string(),
+        s => format!("`{s}`"),
     }
+}
+
+/// The operator that starts at byte `i` of `command` (one of `;|&<>()$` or a backquote), as
+/// written: `&&`, not `&`. A redirection takes the file descriptor written against it
+/// (`before`, the word just before, when it is all digits and unquoted) and the one it
+/// duplicates: `2>&1`.
+fn operator_at(command: &str, i: usize, before: Option<&Word>) -> String {
+    const LONGER: [&str; 15] = [
+        "&>>", "<<<", "<<-", "&&", "||", "|&", ";;", ";&", ">>", ">&", ">|", "<<", "<&", "<>", "&>",
+    ];
+    let rest = &command[i..];
+    let op = LONGER
+        .into_iter()
+        .find(|op| rest.starts_with(op))
+        .unwrap_or(&rest[..1]);
+    let mut text = String::new();
+    let redirects = op.starts_with(['<', '>']);
+    if let Some(fd) = before.filter(|w| {
+        redirects
+            && !w.quoted
+            && w.end == i
+            && !w.text.is_empty()
+            && w.text.bytes().all(|b| b.is_ascii_digit())
+    }) {
+        text.push_str(&fd.text);
+    }
+    text.push_str(op);
+    if redirects && op.ends_with('&') {
+        let to = rest[op.len()..]
+            .find(|c: char| !(c.is_ascii_digit() || c == '-'))
+            .unwrap_or(rest.len() - op.len());
+        text.push_str(&rest[op.len()..op.len() + to]);
+    }
+    text
 }
 
 /// Why a command cannot be split.
@@ -129,7 +164,7 @@ pub fn split(command: &str) -> Result<Words, SplitError> {
             ' ' | '\t' | '\n' => {
                 // A line break ends the command as `;` does: `sh -lc` runs the next line too.
                 if c == '\n' {
-                    shell_syntax.get_or_insert(c);
+                    shell_syntax.get_or_insert_with(|| c.to_string());
                 }
                 if let Some(w) = current.take() {
                     words.push(w);
@@ -173,7 +208,7 @@ pub fn split(command: &str) -> Result<Words, SplitError> {
                             None => return Err(SplitError::Unterminated("double")),
                         },
                         Some((_, c @ ('$' | '`'))) => {
-                            shell_syntax.get_or_insert(c);
+                            shell_syntax.get_or_insert_with(|| c.to_string());
                             w.expansions.push(w.text.len());
                             w.text.push(c);
                         }
@@ -194,7 +229,7 @@ pub fn split(command: &str) -> Result<Words, SplitError> {
                 }
             }
             ';' | '|' | '&' | '<' | '>' | '(' | ')' | '$' | '`' => {
-                shell_syntax.get_or_insert(c);
+                shell_syntax.get_or_insert_with(|| operator_at(command, i, current.as_ref()));
                 if matches!(c, '$' | '`') {
                     let w = word(&mut current, i);
                     w.expansions.push(w.text.len());
@@ -938,10 +973,34 @@ mod tests {
     #[test]
     fn notices_shell_syntax() {
         assert_eq!(
-            split("node a.js | tee log").unwrap().shell_syntax,
-            Some('|')
+            split("node a.js | tee log")
+                .unwrap()
+                .shell_syntax
+                .as_deref(),
+            Some("|")
         );
-        assert_eq!(split("node $HOME/a.js").unwrap().shell_syntax, Some('$'));
+        assert_eq!(
+            split("node $HOME/a.js").unwrap().shell_syntax.as_deref(),
+            Some("$")
+        );
+        // Named as written: the whole operator, with the descriptors a redirection names.
+        for (command, syntax) in [
+            ("node a.js && b", "&&"),
+            ("node a.js&&b", "&&"),
+            ("node a.js 2>&1", "2>&1"),
+            ("node a.js 2>&- x", "2>&-"),
+            ("node a.js >&2", ">&2"),
+            ("node a.js '2'>x", ">"),
+            ("node a.js 10>x", "10>"),
+            ("node a.js <<<x", "<<<"),
+            ("(node a.js)", "("),
+        ] {
+            assert_eq!(
+                split(command).unwrap().shell_syntax.as_deref(),
+                Some(syntax),
+                "{command}"
+            );
+        }
         assert_eq!(split("node 'a;b.js'").unwrap().shell_syntax, None);
     }
 
@@ -949,10 +1008,11 @@ mod tests {
     fn an_unquoted_line_break_is_shell_syntax() {
         // `sh -lc` runs each line as its own command, exactly as after `;`.
         let w = split("node scripts/main.js\ntouch /tmp/PWNED").unwrap();
-        assert_eq!(w.shell_syntax, Some('\n'));
+        assert_eq!(w.shell_syntax.as_deref(), Some("\n"));
         assert_eq!(texts("node a.js\nb"), ["node", "a.js", "b"]);
-        assert_eq!(describe('\n'), "`\\n`, a line break");
-        assert_eq!(describe(';'), "`;`");
+        assert_eq!(describe("\n"), "`\\n`, a line break");
+        assert_eq!(describe(";"), "`;`");
+        assert_eq!(describe("&&"), "`&&`");
         // Inside quotes it is part of the word; after a backslash it is a continuation.
         for quoted in ["node 'a\nb.js'", "node \"a\nb.js\"", "node a.js 'x\ny'"] {
             assert_eq!(split(quoted).unwrap().shell_syntax, None, "{quoted:?}");

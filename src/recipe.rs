@@ -222,7 +222,7 @@ fn check_command(cmd: &str, p: &str, dir: Option<&Path>, f: &mut Findings) {
     };
     // Only the first simple command is understood: whatever follows `;`, `|`, `&&` or a
     // line break would run unhashed, unrewritten, from the host's working directory.
-    if let Some(c) = words.shell_syntax {
+    if let Some(c) = &words.shell_syntax {
         f.error(
             p,
             "command-shell-syntax",

@@ -804,6 +804,38 @@ fn with_command(cmd: &str) -> Value {
 
 const COMMAND: &str = "/hooks/PreToolUse/0/hooks/0/command";
 
+/// The shell syntax a recipe command uses is named as written: `&&` was named `` `&` ``,
+/// `2>&1` `` `>` ``, and so on for each operator of more than one character.
+#[test]
+fn shell_syntax_is_named_as_written() {
+    let sb = Sandbox::new();
+    for (cmd, named) in [
+        ("node scripts/a.js && node scripts/b.js", "`&&`"),
+        ("node scripts/a.js || true", "`||`"),
+        ("node scripts/a.js |& tee log", "`|&`"),
+        ("node scripts/a.js | tee log", "`|`"),
+        ("node scripts/a.js & wait", "`&`"),
+        ("node scripts/a.js ;; x", "`;;`"),
+        ("node scripts/a.js; x", "`;`"),
+        ("node scripts/a.js >> log", "`>>`"),
+        ("node scripts/a.js > log", "`>`"),
+        ("node scripts/a.js << EOF", "`<<`"),
+        ("node scripts/a.js 2>&1", "`2>&1`"),
+        ("node scripts/a.js 2>/dev/null", "`2>`"),
+        ("node scripts/a.js &> log", "`&>`"),
+        ("node scripts/a.js x2 > log", "`>`"),
+    ] {
+        write_recipe(&sb, "tool-gate", &with_command(cmd));
+        let (code, r) = validate_json(&sb, &["tool-gate"]);
+        assert_eq!(code, 1, "{cmd}: {r:#}");
+        let msg = r["diagnostics"][0]["message"].as_str().unwrap();
+        assert!(
+            msg.starts_with(&format!("the command uses shell syntax ({named}):")),
+            "{cmd}: {msg}"
+        );
+    }
+}
+
 /// An unquoted line break ends a command for `sh -lc` as `;` does, so it is shell syntax.
 /// In a recipe that is an error, saying why (install rewrites only the script path; the
 /// rest would run unhashed from the host's working directory) and what to do; it is named
