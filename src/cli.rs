@@ -1192,6 +1192,7 @@ fn run_test(dirs: Vec<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
         // `test` writes nothing of its own: what a problem stops is the cases.
         let untested = |e| match e {
             Error::RecipesInvalid { diagnostics } => Error::RecipesInvalidUntested { diagnostics },
+            Error::TypeScript { diagnostics } => Error::TypeScriptUntested { diagnostics },
             other => other,
         };
         let assembled =

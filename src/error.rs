@@ -284,6 +284,12 @@ pub enum Error {
         /// Each error as `file:line:col: message`.
         diagnostics: Vec<crate::diagnostic::Diagnostic>,
     },
+    /// TypeScript given to `test` failed to compile; no case was run.
+    #[error("errors in the TypeScript or JavaScript sources (above); no case was run")]
+    TypeScriptUntested {
+        /// Each error as `file:line:col: message`.
+        diagnostics: Vec<crate::diagnostic::Diagnostic>,
+    },
     /// Fetching an index or archive failed.
     #[error(transparent)]
     Fetch(#[from] crate::fetch::FetchError),
@@ -645,7 +651,7 @@ impl Error {
             Error::TimestampInvalid { .. } => "timestamp-invalid",
             Error::UrlInvalid { .. } => "url-invalid",
             Error::IndexNamesLocalFile { .. } => "index-names-local-file",
-            Error::TypeScript { .. } => "typescript",
+            Error::TypeScript { .. } | Error::TypeScriptUntested { .. } => "typescript",
             Error::Fetch(_) | Error::ArchiveNotInCatalog { .. } => "fetch",
             Error::ConfigInvalid { .. } => "config-invalid",
             Error::ProfileNameInvalid { .. } => "profile-name-invalid",
@@ -685,7 +691,8 @@ impl Error {
             | Error::RecipesInvalidUntested { diagnostics }
             | Error::IndexInvalid { diagnostics }
             | Error::IndexInvalidReadOnly { diagnostics }
-            | Error::TypeScript { diagnostics } => diagnostics,
+            | Error::TypeScript { diagnostics }
+            | Error::TypeScriptUntested { diagnostics } => diagnostics,
             _ => &[],
         }
     }
@@ -747,6 +754,7 @@ impl Error {
             | Error::IndexIsRecipes { .. }
             | Error::NoRecipes { .. }
             | Error::TypeScript { .. }
+            | Error::TypeScriptUntested { .. }
             | Error::PayloadInvalid { .. }
             | Error::RecipeNotInIndex { .. }
             | Error::IndexNamesLocalFile { .. }

@@ -301,3 +301,46 @@ fn two_scaffolded_recipes_install_side_by_side() {
         "{readme}"
     );
 }
+
+/// `test` of a scaffold whose TypeScript does not parse names the spot and says no case was
+/// run: it ended with assemble's "nothing was assembled", though `test` assembles nothing a
+/// user keeps. `assemble` keeps its own wording.
+#[test]
+fn test_of_a_recipe_whose_typescript_does_not_parse_says_no_case_was_run() {
+    let sb = Sandbox::new();
+    ok(&new_in(&sb, "x", "r"));
+    let main = sb.join("r/x/src/main.ts");
+    let source = std::fs::read_to_string(&main).unwrap();
+    let broken = source.replacen("const DENY_PATTERN =", "const DENY_PATTERN = =", 1);
+    assert_ne!(broken, source);
+    std::fs::write(&main, broken).unwrap();
+    let o = sb.cmd().args(["test", "r"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("r/x/src/main.ts:10:22: error[typescript]"),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "error: errors in the TypeScript or JavaScript sources (above); no case was run"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("assembled"), "{err}");
+    assert!(
+        o.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let o = sb
+        .cmd()
+        .args(["assemble", "--recipes-dir", "r", "--out-dir", "out"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("nothing was assembled"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
