@@ -263,6 +263,25 @@ impl FetchError {
     }
 }
 
+/// Whether `reference` (an index's `url`) is absolute, with a scheme of its own.
+fn has_scheme(reference: &str) -> bool {
+    reference
+        .split_once(':')
+        .is_some_and(|(s, _)| !s.contains('/') && s.len() > 1)
+}
+
+/// The path a relative `reference` names beside an index on disk: without its `?query`
+/// and `#fragment`, percent-decoded (`%2e%2e/` is `../`).
+fn local_path(reference: &str) -> String {
+    percent_decode(reference.split(['?', '#']).next().unwrap_or(reference))
+}
+
+/// The path, relative to an index on disk's folder (or from `/`), that `reference` names
+/// there, as [`Location::join`] reads it; `None` for a URL with a scheme of its own.
+pub(crate) fn relative_path(reference: &str) -> Option<String> {
+    (!has_scheme(reference)).then(|| local_path(reference))
+}
+
 fn percent_decode(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
@@ -347,10 +366,7 @@ impl Location {
                 why,
             });
         }
-        let has_scheme = reference
-            .split_once(':')
-            .is_some_and(|(s, _)| !s.contains('/') && s.len() > 1);
-        if has_scheme {
+        if has_scheme(reference) {
             return Location::parse(reference).map(|loc| self.lend_credentials(loc));
         }
         match self {
@@ -364,7 +380,7 @@ impl Location {
             }
             Location::Builtin(_) => Ok(Location::Builtin(percent_decode(reference))),
             Location::Path(base) => {
-                let rel = percent_decode(reference.split(['?', '#']).next().unwrap_or(reference));
+                let rel = local_path(reference);
                 let dir = base.parent().unwrap_or(Path::new("."));
                 Ok(Location::Path(if rel.starts_with('/') {
                     PathBuf::from(rel)

@@ -2115,6 +2115,17 @@ pub fn install_from(
         })?;
     let version = choose(entry, &spec.want, opts.cli_version.as_ref())?;
     let archive_loc = base.join(&version.url)?;
+    if let (Location::Path(_), Some(why)) = (base, crate::catalog::local_url_outside(&version.url))
+    {
+        // Nothing outside the catalog folder is read: the index may be anyone's.
+        return Err(Error::IndexUrlOutside {
+            index: index.to_string(),
+            id: spec.id.to_string(),
+            version: version.version.to_string(),
+            url: version.url.clone(),
+            why,
+        });
+    }
     if matches!(index, Location::Http(_)) && !matches!(archive_loc, Location::Http(_)) {
         // A remote index must not make hookpack read files or devices of this machine.
         return Err(Error::IndexNamesLocalFile {

@@ -139,6 +139,35 @@ pub fn check_url(url: &str) -> Result<(), String> {
     )
 }
 
+/// Why the archive URL `url` of an index on disk names a file outside the index's folder,
+/// if it does: a path from `/`, or one whose `..` climb above the folder (read as
+/// [`crate::fetch::Location::join`] reads it, so `%2e%2e/` is `../`). Followed, it reads
+/// any file of this machine. `install` and `catalog verify` refuse it alike.
+pub(crate) fn local_url_outside(url: &str) -> Option<&'static str> {
+    let path = crate::fetch::relative_path(url)?;
+    let mut depth = 0usize;
+    let climbs = path.split('/').any(|part| match part {
+        "" | "." => false,
+        ".." => match depth.checked_sub(1) {
+            Some(d) => {
+                depth = d;
+                false
+            }
+            None => true,
+        },
+        _ => {
+            depth += 1;
+            false
+        }
+    });
+    (path.starts_with('/') || climbs).then_some(
+        "resolves outside the catalog folder (the index's folder), where an index on disk \
+         names its archives: `hookpack pack` writes archive names only; move the archive into \
+         the catalog folder and give its name there as the `url` (or pack into the folder \
+         again)",
+    )
+}
+
 /// Why `url` is unusable where only the (lowercase) `schemes` are, if it is; a URL with
 /// another scheme is told `accepted`, what the place it was given takes.
 pub(crate) fn check_url_with(url: &str, schemes: &[&str], accepted: &str) -> Result<(), String> {

@@ -375,6 +375,15 @@ fn verify_archive(
             return (checked, FromAssets::No);
         }
     };
+    if let (Location::Path(_), Some(why)) = (index, super::local_url_outside(url)) {
+        ctx.error(
+            &index_file,
+            &pointer_push(vp, "url"),
+            "url-outside",
+            format!("url `{url}` {why}"),
+        );
+        return (checked, FromAssets::No);
+    }
     checked.location = loc.to_string();
     if matches!(index, Location::Http(_)) && !matches!(loc, Location::Http(_)) {
         ctx.error(

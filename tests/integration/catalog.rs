@@ -1485,3 +1485,56 @@ fn verify_that_cannot_read_back_a_kept_archive_fails_as_the_machine() {
     assert!(message.contains("set TMPDIR"), "{message}");
     assert!(!message.contains("upload"), "{message}");
 }
+
+/// A local index whose relative archive URL climbs out of the catalog folder
+/// (`../../etc/passwd`): verify opened `cat/../../etc/passwd` and said only `fetch-failed`
+/// (and passed an archive so placed). It is the index's error, at the URL's pointer, with
+/// the fix; nothing outside the folder is read. Read from a folder or from the file.
+#[test]
+fn a_local_index_url_that_climbs_out_of_the_catalog_is_the_indexs_error() {
+    let sb = Sandbox::new();
+    packed(&sb);
+    // A good archive where the URL leads: were it read, alpha would verify.
+    std::fs::copy(
+        sb.join("cat/hooks-alpha-0.1.0.tar.gz"),
+        sb.join("hooks-alpha-0.1.0.tar.gz"),
+    )
+    .unwrap();
+    for url in [
+        "../hooks-alpha-0.1.0.tar.gz",
+        "../../etc/passwd",
+        "old/../../hooks-alpha-0.1.0.tar.gz",
+        "%2e%2e/hooks-alpha-0.1.0.tar.gz",
+        "/etc/passwd",
+    ] {
+        edit_index(&sb, |i| i["recipes"][0]["versions"][0]["url"] = json!(url));
+        for index in ["cat", "cat/hooks-index.json"] {
+            let (code, r) = verify_json(&sb, index);
+            assert_eq!(code, 1, "{url}: {r:#}");
+            let errors: Vec<&Value> = r["diagnostics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|d| d["severity"] == "error")
+                .collect();
+            assert_eq!(errors.len(), 1, "{url}: {r:#}");
+            let d = errors[0];
+            assert_eq!(d["code"], "url-outside", "{url}: {r:#}");
+            assert_eq!(d["pointer"], "/recipes/0/versions/0/url", "{url}: {r:#}");
+            assert!(
+                d["file"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with("cat/hooks-index.json"),
+                "{url}: {r:#}"
+            );
+            let message = d["message"].as_str().unwrap();
+            assert!(
+                message.starts_with(&format!("url `{url}` resolves outside the catalog folder"))
+                    && message.contains("`hookpack pack` writes archive names only"),
+                "{url}: {message}"
+            );
+            assert_eq!(r["archives"][0]["ok"], false, "{url}: {r:#}");
+        }
+    }
+}
