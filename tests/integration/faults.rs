@@ -41,6 +41,23 @@ impl Drop for Mount {
     }
 }
 
+/// hookpack under strace, its renames given `inject` (`error=EIO:when=3+`,
+/// `delay_enter=2000000:when=2`). `?`: a name the architecture lacks (aarch64 has no
+/// rename) is no error.
+#[cfg(target_os = "linux")]
+fn failing_renames(sb: &Sandbox, inject: &str) -> Command {
+    const RENAMES: &str = "?rename,?renameat,?renameat2";
+    under_strace(
+        sb,
+        &[
+            "-e",
+            &format!("trace={RENAMES}"),
+            "-e",
+            &format!("inject={RENAMES}:{inject}"),
+        ],
+    )
+}
+
 const USER: &str =
     "{\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"true\"}]}]}}\n";
 
@@ -463,21 +480,11 @@ fn a_pack_whose_second_archive_cannot_move_in_takes_the_first_back() {
     sb.write("cat/notes.txt", "kept\n");
     let before = snapshot(&sb.join("cat"));
     // The commit's renames: alpha's archive, then zulu's (the second, failing).
-    // `?`: a name the architecture lacks (aarch64 has no rename) is no error.
-    let renames = "?rename,?renameat,?renameat2";
-    let o = under_strace(
-        &sb,
-        &[
-            "-e",
-            &format!("trace={renames}"),
-            "-e",
-            &format!("inject={renames}:error=EPERM:when=2"),
-        ],
-    )
-    .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
-    .env("TMPDIR", sb.path())
-    .output()
-    .unwrap();
+    let o = failing_renames(&sb, "error=EPERM:when=2")
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
+        .env("TMPDIR", sb.path())
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(3), "{err}");
     assert!(err.contains("hooks-zulu-0.1.0.tar.gz"), "{err}");
@@ -588,21 +595,11 @@ fn a_commit_whose_undo_fails_leaves_no_index_naming_a_missing_archive() {
     write_recipe(&sb, "src/beta", &manifest("beta"));
     // The commit's renames: beta's archive, the index, SHA256SUMS (the third, failing), then
     // the undo's putting back of the old index (failing too).
-    // `?`: a name the architecture lacks (aarch64 has no rename) is no error.
-    let renames = "?rename,?renameat,?renameat2";
-    let o = under_strace(
-        &sb,
-        &[
-            "-e",
-            &format!("trace={renames}"),
-            "-e",
-            &format!("inject={renames}:error=EIO:when=3+"),
-        ],
-    )
-    .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
-    .env("TMPDIR", sb.path())
-    .output()
-    .unwrap();
+    let o = failing_renames(&sb, "error=EIO:when=3+")
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
+        .env("TMPDIR", sb.path())
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(3), "{err}");
     assert!(err.contains("cannot replace cat/SHA256SUMS"), "{err}");
@@ -831,21 +828,12 @@ fn two_assembles_into_one_out_take_turns() {
     }
     let assemble = ["assemble", "--recipes-dir", "src", "--out-dir", "out"];
     ok(&sb.cmd().args(assemble).output().unwrap());
-    let renames = "?rename,?renameat,?renameat2";
-    let slow = under_strace(
-        &sb,
-        &[
-            "-e",
-            &format!("trace={renames}"),
-            "-e",
-            &format!("inject={renames}:delay_enter=2000000:when=2"),
-        ],
-    )
-    .args(assemble)
-    .stdout(std::process::Stdio::null())
-    .stderr(std::process::Stdio::piped())
-    .spawn()
-    .unwrap();
+    let slow = failing_renames(&sb, "delay_enter=2000000:when=2")
+        .args(assemble)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
     // The first has moved `alpha` out once its staging folder holds `.old-alpha`.
     let started = std::time::Instant::now();
     let moved_out = || {
@@ -907,19 +895,10 @@ fn a_failed_rename_names_both_paths_in_one_sentence() {
     ok(&sb.cmd().args(assemble).output().unwrap());
     let before = snapshot(&sb.join("out"));
     // The first rename moves the old `out/alpha` into the staging folder.
-    let renames = "?rename,?renameat,?renameat2";
-    let o = under_strace(
-        &sb,
-        &[
-            "-e",
-            &format!("trace={renames}"),
-            "-e",
-            &format!("inject={renames}:error=EIO:when=1"),
-        ],
-    )
-    .args(assemble)
-    .output()
-    .unwrap();
+    let o = failing_renames(&sb, "error=EIO:when=1")
+        .args(assemble)
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(3), "{err}");
     assert!(err.contains("error: cannot rename out/alpha to "), "{err}");
