@@ -176,6 +176,17 @@ pub fn manifest(id: &str) -> Value {
     })
 }
 
+/// Writes the TypeScript source tree of the recipe `id` (the [`manifest`], a README and
+/// `src/main.ts`, which exits 0) into `root/id`.
+pub fn write_ts_recipe(sb: &Sandbox, root: &str, id: &str) {
+    sb.write(
+        &format!("{root}/{id}/recipe.json"),
+        serde_json::to_vec_pretty(&manifest(id)).unwrap(),
+    );
+    sb.write(&format!("{root}/{id}/README.md"), format!("# {id}\n"));
+    sb.write(&format!("{root}/{id}/src/main.ts"), "process.exit(0);\n");
+}
+
 /// Writes an assembled-style recipe folder `rel` with `manifest`, a README and its script.
 pub fn write_recipe(sb: &Sandbox, rel: &str, manifest: &Value) -> PathBuf {
     sb.write(

@@ -223,12 +223,7 @@ fn pack_onto_a_full_disk_names_the_archive_and_the_users_file() {
     // It named `/tmp/hookpack-assembled-…/big/data.bin`, the assembled copy of a source
     // tree (gone by then, and on another file system than the one that was full).
     let sb = Sandbox::new();
-    sb.write(
-        "src/big/recipe.json",
-        serde_json::to_vec_pretty(&manifest("big")).unwrap(),
-    );
-    sb.write("src/big/README.md", "# big\n");
-    sb.write("src/big/src/main.ts", "process.exit(0);\n");
+    write_ts_recipe(&sb, "src", "big");
     // Bytes deflate cannot shrink (xorshift), so the archive outgrows the disk.
     let mut x = 0x9e37_79b9_7f4a_7c15u64;
     let noise: Vec<u8> = (0..8_000_000)
@@ -769,12 +764,7 @@ fn a_source_folder_that_cannot_be_read_is_the_machines_failure_not_a_missing_scr
 fn an_assemble_into_a_folder_this_user_may_not_write_names_the_fix() {
     use std::os::unix::fs::PermissionsExt;
     let sb = Sandbox::new();
-    sb.write(
-        "src/alpha/recipe.json",
-        serde_json::to_vec_pretty(&manifest("alpha")).unwrap(),
-    );
-    sb.write("src/alpha/README.md", "# alpha\n");
-    sb.write("src/alpha/src/main.ts", "process.exit(0);\n");
+    write_ts_recipe(&sb, "src", "alpha");
     sb.write("out/notes.txt", "kept\n");
     let bin = sb.join("hookpack");
     std::fs::copy(assert_cmd::cargo::cargo_bin("hookpack"), &bin).unwrap();
@@ -819,12 +809,7 @@ fn an_assemble_into_a_folder_this_user_may_not_write_names_the_fix() {
 fn two_assembles_into_one_out_take_turns() {
     let sb = Sandbox::new();
     for id in ["alpha", "beta"] {
-        sb.write(
-            &format!("src/{id}/recipe.json"),
-            serde_json::to_vec_pretty(&manifest(id)).unwrap(),
-        );
-        sb.write(&format!("src/{id}/README.md"), "# test\n");
-        sb.write(&format!("src/{id}/src/main.ts"), "process.exit(0);\n");
+        write_ts_recipe(&sb, "src", id);
     }
     let assemble = ["assemble", "--recipes-dir", "src", "--out-dir", "out"];
     ok(&sb.cmd().args(assemble).output().unwrap());
@@ -885,12 +870,7 @@ fn two_assembles_into_one_out_take_turns() {
 #[test]
 fn a_failed_rename_names_both_paths_in_one_sentence() {
     let sb = Sandbox::new();
-    sb.write(
-        "src/alpha/recipe.json",
-        serde_json::to_vec_pretty(&manifest("alpha")).unwrap(),
-    );
-    sb.write("src/alpha/README.md", "# test\n");
-    sb.write("src/alpha/src/main.ts", "process.exit(0);\n");
+    write_ts_recipe(&sb, "src", "alpha");
     let assemble = ["assemble", "--recipes-dir", "src", "--out-dir", "out"];
     ok(&sb.cmd().args(assemble).output().unwrap());
     let before = snapshot(&sb.join("out"));

@@ -2531,12 +2531,7 @@ fn a_version_dropped_from_the_index_is_not_packed_again_with_other_bytes() {
 #[test]
 fn a_missing_tmpdir_is_the_machines_failure_and_names_tmpdir() {
     let sb = Sandbox::new();
-    sb.write(
-        "src/alpha/recipe.json",
-        serde_json::to_vec_pretty(&manifest("alpha")).unwrap(),
-    );
-    sb.write("src/alpha/README.md", "# alpha\n");
-    sb.write("src/alpha/src/main.ts", "process.exit(0);\n");
+    write_ts_recipe(&sb, "src", "alpha");
     let missing = sb.join("no-such-tmp");
     for args in [
         &["pack", "--recipes-dir", "src", "--out-dir", "out"][..],
