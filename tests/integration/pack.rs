@@ -1930,15 +1930,7 @@ fn merge_keeps_outs_own_index_and_refuses_conflicts() {
     let o = pack(&sb, "src", "out", &["--merge", "o2/hooks-index.json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!stderr(&o).contains("index unchanged"), "{}", stderr(&o));
-    let index: Value =
-        serde_json::from_slice(&std::fs::read(sb.join("out/hooks-index.json")).unwrap()).unwrap();
-    let ids: Vec<&str> = index["recipes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["id"].as_str().unwrap())
-        .collect();
-    assert_eq!(ids, ["alpha", "beta", "gamma"]);
+    assert_eq!(index_ids(&sb, "out"), ["alpha", "beta", "gamma"]);
 
     // Two catalogs that disagree on a published version cannot be merged.
     sb.write("s3/alpha/data/rules.json", "{\"other\": 1}\n");
@@ -1965,6 +1957,14 @@ fn merge_keeps_outs_own_index_and_refuses_conflicts() {
     }
 }
 
+/// The ids the `hooks-index.json` in the catalog folder `out` lists, in its order.
+fn index_ids(sb: &Sandbox, out: &str) -> Vec<String> {
+    let index = read_json(&sb.join(out).join("hooks-index.json"));
+    (index["recipes"].as_array().unwrap().iter())
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
 /// `--merge DIR`, a catalog folder, merges its `hooks-index.json` as `catalog verify DIR`
 /// reads it; it was refused with "cannot read o2: is a folder, expected a file". A folder
 /// without an index is named with its flag, as a missing file is.
@@ -1978,16 +1978,7 @@ fn merge_takes_a_catalog_folder_as_verify_does() {
     for merge in ["o2", url.as_str()] {
         let o = pack(&sb, "src", "out", &["--merge", merge]);
         assert!(o.status.success(), "{merge}: {}", stderr(&o));
-        let index: Value =
-            serde_json::from_slice(&std::fs::read(sb.join("out/hooks-index.json")).unwrap())
-                .unwrap();
-        let ids: Vec<&str> = index["recipes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["id"].as_str().unwrap())
-            .collect();
-        assert_eq!(ids, ["alpha", "gamma"], "{merge}");
+        assert_eq!(index_ids(&sb, "out"), ["alpha", "gamma"], "{merge}");
     }
     std::fs::create_dir(sb.join("empty")).unwrap();
     let before = snapshot(&sb.join("out"));
