@@ -141,10 +141,19 @@ pub fn check_url(url: &str) -> Result<(), String> {
 
 /// Why the archive URL `url` of an index on disk names a file outside the index's folder,
 /// if it does: a path from `/`, or one whose `..` climb above the folder (read as
-/// [`crate::fetch::Location::join`] reads it, so `%2e%2e/` is `../`). Followed, it reads
-/// any file of this machine. `install` and `catalog verify` refuse it alike.
+/// [`crate::fetch::Location::join`] reads it, so `%2e%2e/` is `../`), or a `file://` URL
+/// (`/etc/passwd` spelt as a URL). Followed, it reads any file of this machine. `install`
+/// and `catalog verify` refuse it alike.
 pub(crate) fn local_url_outside(url: &str) -> Option<&'static str> {
-    let path = crate::fetch::relative_path(url)?;
+    let Some(path) = crate::fetch::relative_path(url) else {
+        let file = (url.split_once(':')).is_some_and(|(s, _)| s.eq_ignore_ascii_case("file"));
+        return file.then_some(
+            "is a file:// URL, which may name any file of this machine, where an index on \
+             disk names its archives in the catalog folder (the index's folder): `hookpack \
+             pack` writes archive names only; move the archive into the catalog folder and \
+             give its name there as the `url` (or pack into the folder again)",
+        );
+    };
     let mut depth = 0usize;
     let climbs = path.split('/').any(|part| match part {
         "" | "." => false,

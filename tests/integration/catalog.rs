@@ -1538,3 +1538,46 @@ fn a_local_index_url_that_climbs_out_of_the_catalog_is_the_indexs_error() {
         }
     }
 }
+
+/// A local index whose archive URL is a `file://` URL (`file:///etc/passwd`, what `/etc/passwd`
+/// is refused as, spelt as a URL): verify read the file wherever it was, and passed an
+/// archive placed outside the catalog folder. It is the index's `url-outside` error too.
+#[test]
+fn a_local_index_file_url_is_the_indexs_error() {
+    let sb = Sandbox::new();
+    packed(&sb);
+    std::fs::copy(
+        sb.join("cat/hooks-alpha-0.1.0.tar.gz"),
+        sb.join("hooks-alpha-0.1.0.tar.gz"),
+    )
+    .unwrap();
+    let outside = format!("file://{}", sb.join("hooks-alpha-0.1.0.tar.gz").display());
+    let inside = format!(
+        "FILE://{}",
+        sb.join("cat/hooks-alpha-0.1.0.tar.gz").display()
+    );
+    for url in [outside.as_str(), inside.as_str(), "file:///etc/passwd"] {
+        edit_index(&sb, |i| i["recipes"][0]["versions"][0]["url"] = json!(url));
+        let (code, r) = verify_json(&sb, "cat");
+        assert_eq!(code, 1, "{url}: {r:#}");
+        let errors: Vec<&Value> = r["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["severity"] == "error")
+            .collect();
+        assert_eq!(errors.len(), 1, "{url}: {r:#}");
+        assert_eq!(errors[0]["code"], "url-outside", "{url}: {r:#}");
+        assert_eq!(
+            errors[0]["pointer"], "/recipes/0/versions/0/url",
+            "{url}: {r:#}"
+        );
+        let message = errors[0]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with(&format!("url `{url}` is a file:// URL"))
+                && message.contains("`hookpack pack` writes archive names only"),
+            "{url}: {message}"
+        );
+        assert_eq!(r["archives"][0]["ok"], false, "{url}: {r:#}");
+    }
+}

@@ -5089,3 +5089,39 @@ fn a_local_index_url_that_climbs_out_of_the_catalog_is_refused() {
         assert!(!sb.join("p/hooks/demo").exists(), "{given}: {err}");
     }
 }
+
+/// An index on disk whose archive URL is a `file://` URL to a file outside its folder: install
+/// installed it, where the same file named `/abs/path` or `../x` is refused. Refused alike
+/// (exit 1, the profile untouched).
+#[test]
+fn a_local_index_file_url_is_refused() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    std::fs::copy(
+        sb.join("cat/hooks-demo-0.1.0.tar.gz"),
+        sb.join("hooks-demo-0.1.0.tar.gz"),
+    )
+    .unwrap();
+    let index_path = sb.join("cat/hooks-index.json");
+    let mut index = read_json(&index_path);
+    let url = format!("file://{}", sb.join("hooks-demo-0.1.0.tar.gz").display());
+    index["recipes"][0]["versions"][0]["url"] = json!(url);
+    sb.write(
+        "cat/hooks-index.json",
+        serde_json::to_vec_pretty(&index).unwrap(),
+    );
+    let o = sb
+        .cmd()
+        .args(["install", "demo", "--index", "cat", "--profile", "p"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "names the archive of demo 0.1.0 by `{url}`, which is a file:// URL"
+        )) && err.contains("`hookpack pack` writes archive names only"),
+        "{err}"
+    );
+    assert!(!sb.join("p/hooks/demo").exists(), "{err}");
+}
