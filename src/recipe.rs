@@ -388,7 +388,7 @@ fn script_state(dir: &Path, rel: &Path) -> ScriptState {
         here.push(part);
         let last = i + 1 == parts.len();
         match std::fs::symlink_metadata(&here) {
-            Err(e) if !is_absent(&e) => return ScriptState::Unreadable,
+            Err(e) if unsearchable(&e) => return ScriptState::Unreadable,
             Err(_) => {
                 return if is_source_tree_output(dir, rel) {
                     ScriptState::WillBeAssembled
@@ -442,13 +442,11 @@ fn is_source_tree_output(dir: &Path, rel: &Path) -> bool {
     matches!(assembled_from(dir, rel), Some((_, Source::Found)))
 }
 
-/// True when looking `path` up failed because it is not there (or a file stands where a
-/// folder on the way should be), not because a folder could not be searched.
-fn is_absent(e: &std::io::Error) -> bool {
-    matches!(
-        e.kind(),
-        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-    )
+/// True when looking a path up failed because a folder on the way could not be searched
+/// (permissions), which the tree's walk reports; any other failure (not there, a file where
+/// a folder should be, a name too long to exist) means no file is there.
+fn unsearchable(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::PermissionDenied
 }
 
 /// True when `path` is a regular file, or cannot be looked at (a folder on the way this
@@ -457,7 +455,7 @@ fn is_absent(e: &std::io::Error) -> bool {
 fn file_or_unreadable(path: &Path) -> bool {
     match std::fs::metadata(path) {
         Ok(m) => m.is_file(),
-        Err(e) => !is_absent(&e),
+        Err(e) => unsearchable(&e),
     }
 }
 

@@ -1467,3 +1467,30 @@ fn a_recipe_command_longer_than_one_argument_may_be_is_an_error() {
         "{message}"
     );
 }
+
+/// A handler's script whose name is longer than a file name may be (a component of 300
+/// bytes: looking it up fails with "File name too long", not "not found"): it was taken for
+/// a folder that could not be searched, and the recipe validated, packed, installed and
+/// verified clean with a handler whose script cannot exist. It is missing, in an assembled
+/// recipe and in a source tree alike.
+#[test]
+fn a_script_name_too_long_to_exist_is_missing() {
+    let sb = Sandbox::new();
+    let long = format!("node scripts/{}.js", "x".repeat(300));
+    let mut m = manifest("tool-gate");
+    m["hooks"]["PreToolUse"][0]["hooks"][0]["command"] = json!(long);
+    write_recipe(&sb, "tool-gate", &m);
+    let (code, r) = validate_json(&sb, &["tool-gate"]);
+    assert_eq!(code, 1, "{r:#}");
+    assert_finding(&r, "/hooks/PreToolUse/0/hooks/0/command", "script-missing");
+    write_ts_recipe(&sb, "recipes", "alpha");
+    let mut m = manifest("alpha");
+    m["hooks"]["PreToolUse"][0]["hooks"][0]["command"] = json!(long);
+    sb.write(
+        "recipes/alpha/recipe.json",
+        serde_json::to_vec_pretty(&m).unwrap(),
+    );
+    let (code, r) = validate_json(&sb, &["recipes"]);
+    assert_eq!(code, 1, "{r:#}");
+    assert_finding(&r, "/hooks/PreToolUse/0/hooks/0/command", "script-missing");
+}
