@@ -1510,7 +1510,7 @@ fn merge_index(
                 // taken out by hand): its archive in OUT, or SHA256SUMS's line for it, says
                 // with which bytes, and those never change.
                 if let Some((found, unpublished)) =
-                    unlisted_archive(&opts.out_dir, &b.file, &b.sha256)?
+                    unlisted_archive(&opts.out_dir, b, opts.mtime, same_contents)?
                 {
                     return Err(Error::ArchiveExists {
                         what: format!("{id} {version}"),
@@ -2048,15 +2048,34 @@ fn published_sums(out_dir: &Path) -> Vec<(String, String)> {
         .collect()
 }
 
-/// For an archive `file` a pack would add as a new version, what OUT holds of it with other
-/// bytes than `now`: the file itself (left by a pack whose index entry was taken out since),
-/// or else a `SHA256SUMS` line recording it as published. Said as the error puts it, with
-/// what to do if the version was never published.
+/// For the archive `b` a pack would add as a new version, what OUT holds of it with other
+/// bytes: the file itself (left by a pack whose index entry was taken out since), or the
+/// archive of that version compressed otherwise with other contents (its bytes always
+/// differ), or else a `SHA256SUMS` line recording it as published. Said as the error puts
+/// it, with what to do if the version was never published.
 fn unlisted_archive(
     out_dir: &Path,
-    file: &str,
-    now: &Sha256,
+    b: &Built,
+    mtime: u64,
+    same_contents: SameContents,
 ) -> Result<Option<(String, &'static str)>, Error> {
+    let (file, now) = (&b.file, &b.sha256);
+    let other = [Compression::Gzip, Compression::Zstd]
+        .map(|c| out_dir.join(archive_file_name(&b.recipe.id, &b.recipe.version, c)))
+        .into_iter()
+        .find(|path| !path.ends_with(file));
+    if let Some(path) = other {
+        if let Some(there) = digest_of_file(&path)? {
+            if !same_contents(b, &path, mtime)? {
+                let found = format!(
+                    "{} is already in {} with sha256 {there} and other contents",
+                    path.display(),
+                    out_dir.display()
+                );
+                return Ok(Some((found, "move that archive out of the catalog folder")));
+            }
+        }
+    }
     let path = out_dir.join(file);
     if let Some(there) = digest_of_file(&path)? {
         return Ok((there != *now).then(|| {

@@ -2651,3 +2651,44 @@ fn pack_into_the_current_folder_does_not_wait_for_itself() {
     ok(&o);
     assert_eq!(names_in(&sb.join("cat")), PACKED_ALPHA);
 }
+
+/// The same, packed again with the other compression: `--compression zstd` wrote
+/// hooks-alpha-0.1.0.tar.zst beside the published .tar.gz and listed 0.1.0 with the changed
+/// contents (only a version-unlisted warning for the .tar.gz), a re-publish the refusal
+/// missed because the file name differs. Refused as for the same name; the published
+/// contents compressed otherwise are fine.
+#[test]
+fn a_version_dropped_from_the_index_is_not_packed_again_with_the_other_compression() {
+    let sb = Sandbox::new();
+    let (index_path, mut index) = alpha_packed_at_0_1_and_0_2(&sb);
+    let published = sb.join("out/hooks-alpha-0.1.0.tar.gz");
+    let published_sha = hookpack::sha256::Sha256::of(&std::fs::read(&published).unwrap());
+    index["recipes"][0]["versions"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|v| v["version"] != "0.1.0");
+    write_index(&index_path, &index);
+    write_recipe(&sb, "src/alpha", &manifest("alpha"));
+    sb.write("src/alpha/scripts/main.js", "process.exit(1);\n");
+    let before = snapshot(&sb.join("out"));
+    for extra in [
+        &["--compression", "zstd", "--check"][..],
+        &["--compression", "zstd"],
+    ] {
+        let o = pack(&sb, "src", "out", extra);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        stderr_says(
+            &o,
+            &format!(
+                "alpha 0.1.0: out/hooks-alpha-0.1.0.tar.gz is already in out with sha256 \
+                 {published_sha} and other contents, though the index does not list it"
+            ),
+        );
+        stderr_says(&o, "bump `version` in src/alpha/recipe.json");
+        assert_eq!(snapshot(&sb.join("out")), before);
+    }
+    // The published contents, compressed with zstd: packed.
+    sb.write("src/alpha/scripts/main.js", "process.exit(0);\n");
+    ok(&pack(&sb, "src", "out", &["--compression", "zstd"]));
+    assert!(sb.join("out/hooks-alpha-0.1.0.tar.zst").exists());
+}
