@@ -357,6 +357,8 @@ pub struct Listing<'a> {
     limits: &'a Limits,
     top: Option<String>,
     count: usize,
+    /// How many of those counted are folders no entry has named (yet).
+    implied: usize,
     total: u64,
     seen_exact: HashMap<String, String>,
     seen_folded: HashMap<String, String>,
@@ -373,6 +375,7 @@ impl<'a> Listing<'a> {
             limits,
             top: expected_top.map(String::from),
             count: 0,
+            implied: 0,
             total: 0,
             seen_exact: HashMap::new(),
             seen_folded: HashMap::new(),
@@ -381,16 +384,22 @@ impl<'a> Listing<'a> {
         }
     }
 
-    /// Counts one more file or folder, refusing one past [`Limits::max_entries`] as
-    /// `what`.
-    fn count_one(&mut self, what: &'static str) -> Result<(), ArchiveError> {
+    /// Counts one more file or folder (`implied`: a folder a path implies and no entry
+    /// names), refusing one past [`Limits::max_entries`]: said as over the limit on entries
+    /// when the count is of entries alone, else on files and folders, whichever one
+    /// crossed it.
+    fn count_one(&mut self, implied: bool) -> Result<(), ArchiveError> {
         if self.count >= self.limits.max_entries {
             return Err(ArchiveError::LimitExceeded {
-                what,
+                what: match self.implied > 0 || implied {
+                    true => "files and folders, those its paths imply included",
+                    false => "entries",
+                },
                 limit: self.limits.max_entries as u64,
             });
         }
         self.count += 1;
+        self.implied += usize::from(implied);
         Ok(())
     }
 
@@ -474,7 +483,7 @@ impl<'a> Listing<'a> {
                 None => {
                     // A folder no entry names counts too: else 10,000 files each 23
                     // folders deep would make 230,000 folders from an archive of 700 KB.
-                    self.count_one("files and folders, those its paths imply included")?;
+                    self.count_one(true)?;
                     self.folders.insert(prefix.to_string(), spelt.to_string());
                 }
             }
@@ -486,9 +495,11 @@ impl<'a> Listing<'a> {
                     if let Some(e) = other_spelling(seen, rest) {
                         return Err(e);
                     }
+                    // Named now (one named before was refused above as the same path).
+                    self.implied = self.implied.saturating_sub(1);
                 }
                 None => {
-                    self.count_one("entries")?;
+                    self.count_one(false)?;
                     self.folders.insert(folded.clone(), rest.to_string());
                 }
             }
@@ -499,7 +510,7 @@ impl<'a> Listing<'a> {
                 how: "a folder is used as a file",
             });
         } else {
-            self.count_one("entries")?;
+            self.count_one(false)?;
             self.files.insert(folded.clone());
         }
         let shown = display();

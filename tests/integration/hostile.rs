@@ -1218,6 +1218,11 @@ fn archives_over_the_limits_are_refused() {
         ));
         vec![Seg::Bytes(head), Seg::Zeros(300 * MIB), Seg::Zeros(1024)]
     };
+    // `n` files each in a folder no entry names, after the demo's and `extra` more files.
+    let one_deep = |extra: usize, n: usize| {
+        let t = (0..extra).fold(Tar::demo(), |t, i| t.file(&format!("{TOP}/e{i}"), b""));
+        (0..n).fold(t, |t, i| t.file(&format!("{TOP}/d{i}/x"), b""))
+    };
     run_table(vec![
         case(
             "a folder entry with 300 MiB of data",
@@ -1232,6 +1237,19 @@ fn archives_over_the_limits_are_refused() {
         case(
             "440 files implying 9,680 folders",
             Payload::Tar(implied.end()),
+            "the limit on files and folders, those its paths imply included (10000)",
+        ),
+        // About 5,000 entries, each file in a folder no entry names: the limit is crossed
+        // at a file (with one file more before them, at a folder), which was said to be
+        // over "the limit on entries", of which the archive holds half.
+        case(
+            "5,000 files each in a folder no entry names",
+            Payload::Tar(one_deep(0, 5000).end()),
+            "the limit on files and folders, those its paths imply included (10000)",
+        ),
+        case(
+            "one file, then 5,000 each in a folder no entry names",
+            Payload::Tar(one_deep(1, 5000).end()),
             "the limit on files and folders, those its paths imply included (10000)",
         ),
         case(
