@@ -1442,9 +1442,11 @@ pub struct Interrupted {
 /// process is making, or `hooks.json` cannot be read: the receipts then stand as they are.
 pub fn interrupted_change(profile: &Profile) -> Option<Interrupted> {
     let j = read_journal(profile)?.ok()?;
-    // One a running process is making is not interrupted: recovery waits for it (the lock).
-    let maker = (j.staging.file_name()).and_then(|n| staging_pid(&n.to_string_lossy()));
-    if maker.is_some_and(|pid| pid != std::process::id() as i32 && process_alive(pid)) {
+    // One a running process is making is not interrupted: it holds the profile's lock,
+    // which recovery waits for. (Its staging folder's pid could be another process's, taken
+    // after a reboot.) The lock is only tried, never waited for.
+    if let Err(Error::LockTimeout { .. }) = Lock::acquire_shared(profile, std::time::Duration::ZERO)
+    {
         return None;
     }
     let committed = j.committed(file_digest(&profile.hooks_json()).ok()?);

@@ -1191,11 +1191,13 @@ fn list_and_update_dry_run_show_an_interrupted_change_as_recovery_leaves_it() {
     }
 }
 
-/// A change whose process still runs is not shown as interrupted (recovery waits for it):
-/// `list` shows the receipts as they are, with no note. (Its staging folder is named here
-/// after a running process, as the committing process names it after itself.)
+/// A change whose process still runs (it holds the profile's lock) is not shown as
+/// interrupted (recovery waits for it): `list` shows the receipts as they are, with no
+/// note. One whose staging folder names a live process that holds no lock (its pid taken
+/// by another process after a reboot) is interrupted: it was passed over as running, and
+/// `list` showed the half-made change's receipt with no note.
 #[test]
-fn list_shows_a_change_a_running_process_makes_as_it_is() {
+fn list_tells_a_change_under_way_by_the_lock_not_the_pid() {
     let sb = an_update_killed_before_its_commit();
     let mut running = std::process::Command::new("sleep")
         .arg("60")
@@ -1209,14 +1211,20 @@ fn list_shows_a_change_a_running_process_makes_as_it_is() {
     std::fs::rename(was, staging.join(&name)).unwrap();
     journal["staging"] = name.into();
     std::fs::write(&journal_path, journal.to_string()).unwrap();
-    let o = in_prof(&sb, &["list"]);
+    let reused = in_prof(&sb, &["list"]);
+    let held = std::fs::File::open(sb.join("prof/.hookpack.lock")).unwrap();
+    held.lock().unwrap();
+    let under_way = in_prof(&sb, &["list"]);
+    drop(held);
     running.kill().unwrap();
     running.wait().unwrap();
-    ok(&o);
-    let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("recipe  demo 0.2.0\n"), "{out}");
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!err.contains("interrupted"), "{err}");
+    for (o, version, note) in [(reused, "0.1.0", true), (under_way, "0.2.0", false)] {
+        ok(&o);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(out.contains(&format!("recipe  demo {version}\n")), "{out}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(err.contains("interrupted"), note, "{err}");
+    }
 }
 
 /// A journal recovery ignores (one that does not parse) changes nothing `list` shows: the
