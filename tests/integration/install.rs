@@ -5058,78 +5058,49 @@ fn an_index_is_fetched_once_per_command() {
     }
 }
 
-/// An index on disk whose relative archive URL climbs out of its folder: install read the
-/// archive there (`cat/../hooks-demo-0.1.0.tar.gz`) and installed it. It refuses it as
-/// `catalog verify` does, with the same words, and reads nothing outside (exit 1, the
-/// profile untouched), whether the index is given as a folder, a file or a file:// URL.
+/// An index on disk whose archive URL leads out of its folder: install read the archive
+/// there (`cat/../hooks-demo-0.1.0.tar.gz`, or a `file://` URL to it) and installed it. It
+/// refuses it as `catalog verify` does, with the same words, and reads nothing outside
+/// (exit 1, the profile untouched), whether the index is given as a folder, a file or a
+/// file:// URL.
 #[test]
-fn a_local_index_url_that_climbs_out_of_the_catalog_is_refused() {
+fn a_local_index_url_that_leads_out_of_the_catalog_is_refused() {
     let sb = Sandbox::new();
     catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
-    std::fs::copy(
-        sb.join("cat/hooks-demo-0.1.0.tar.gz"),
-        sb.join("hooks-demo-0.1.0.tar.gz"),
-    )
-    .unwrap();
+    let outside = sb.join("hooks-demo-0.1.0.tar.gz");
+    std::fs::copy(sb.join("cat/hooks-demo-0.1.0.tar.gz"), &outside).unwrap();
     let index_path = sb.join("cat/hooks-index.json");
-    let mut index = read_json(&index_path);
-    index["recipes"][0]["versions"][0]["url"] = json!("../hooks-demo-0.1.0.tar.gz");
-    sb.write(
-        "cat/hooks-index.json",
-        serde_json::to_vec_pretty(&index).unwrap(),
-    );
-    let url = format!("file://{}", index_path.display());
-    for given in ["cat", "cat/hooks-index.json", url.as_str()] {
-        let o = sb
-            .cmd()
-            .args(["install", "demo", "--index", given, "--profile", "p"])
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(1), "{given}: {err}");
-        assert!(
-            err.contains(
-                "names the archive of demo 0.1.0 by `../hooks-demo-0.1.0.tar.gz`, which \
-                 resolves outside the catalog folder"
-            ) && err.contains("`hookpack pack` writes archive names only"),
-            "{given}: {err}"
+    let listed = read_json(&index_path);
+    let file_url = format!("file://{}", outside.display());
+    let index_url = format!("file://{}", index_path.display());
+    for (url, why) in [
+        (
+            "../hooks-demo-0.1.0.tar.gz",
+            "resolves outside the catalog folder",
+        ),
+        (file_url.as_str(), "is a file:// URL"),
+    ] {
+        let mut index = listed.clone();
+        index["recipes"][0]["versions"][0]["url"] = json!(url);
+        sb.write(
+            "cat/hooks-index.json",
+            serde_json::to_vec_pretty(&index).unwrap(),
         );
-        assert!(!sb.join("p/hooks/demo").exists(), "{given}: {err}");
+        for given in ["cat", "cat/hooks-index.json", index_url.as_str()] {
+            let o = sb
+                .cmd()
+                .args(["install", "demo", "--index", given, "--profile", "p"])
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{given}: {err}");
+            assert!(
+                err.contains(&format!(
+                    "names the archive of demo 0.1.0 by `{url}`, which {why}"
+                )) && err.contains("`hookpack pack` writes archive names only"),
+                "{given}: {err}"
+            );
+            assert!(!sb.join("p/hooks/demo").exists(), "{given}: {err}");
+        }
     }
-}
-
-/// An index on disk whose archive URL is a `file://` URL to a file outside its folder: install
-/// installed it, where the same file named `/abs/path` or `../x` is refused. Refused alike
-/// (exit 1, the profile untouched).
-#[test]
-fn a_local_index_file_url_is_refused() {
-    let sb = Sandbox::new();
-    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
-    std::fs::copy(
-        sb.join("cat/hooks-demo-0.1.0.tar.gz"),
-        sb.join("hooks-demo-0.1.0.tar.gz"),
-    )
-    .unwrap();
-    let index_path = sb.join("cat/hooks-index.json");
-    let mut index = read_json(&index_path);
-    let url = format!("file://{}", sb.join("hooks-demo-0.1.0.tar.gz").display());
-    index["recipes"][0]["versions"][0]["url"] = json!(url);
-    sb.write(
-        "cat/hooks-index.json",
-        serde_json::to_vec_pretty(&index).unwrap(),
-    );
-    let o = sb
-        .cmd()
-        .args(["install", "demo", "--index", "cat", "--profile", "p"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains(&format!(
-            "names the archive of demo 0.1.0 by `{url}`, which is a file:// URL"
-        )) && err.contains("`hookpack pack` writes archive names only"),
-        "{err}"
-    );
-    assert!(!sb.join("p/hooks/demo").exists(), "{err}");
 }
