@@ -76,6 +76,14 @@ pub enum ArchiveError {
         /// What is wrong.
         why: &'static str,
     },
+    /// pax records that other tools would read otherwise than hookpack does.
+    #[error("entry `{path}` is refused: {why}, which tools read differently; `hookpack pack` and `tar --format=gnu` write archives without pax records")]
+    PaxRefused {
+        /// Entry path as hookpack reads it (lossy).
+        path: String,
+        /// What is wrong.
+        why: String,
+    },
     /// Two entries with the same (or the same-looking) path.
     #[error("entries `{first}` and `{second}` collide ({how})")]
     EntryCollision {
@@ -543,6 +551,53 @@ fn how_alike(first: &str, second: &str) -> &'static str {
     }
 }
 
+/// Refuses the pax records before an entry that GNU tar and Python's tarfile (which hosts
+/// and users extract with) read otherwise than the tar crate, so that what hookpack checks
+/// is what they unpack: a record that does not parse (the tar crate skips it; they stop), a
+/// key given twice (it takes the first, they the last), a `size` that is no decimal number
+/// (it falls back to the header's size, which moves where the next entry starts), a GNU
+/// sparse file (they rebuild it under the name its records give), and a `path` beside a GNU
+/// long name (it takes the long name).
+fn check_pax<R: Read>(item: &mut tar::Entry<'_, R>) -> Result<(), ArchiveError> {
+    let name = item.path_bytes().into_owned();
+    let Some(records) = item.pax_extensions().map_err(ArchiveError::Corrupt)? else {
+        return Ok(());
+    };
+    let refuse = |why: String| {
+        Err(ArchiveError::PaxRefused {
+            path: printable(&String::from_utf8_lossy(&name)),
+            why,
+        })
+    };
+    let text = |b: &[u8]| printable(&String::from_utf8_lossy(b));
+    let mut keys = HashSet::new();
+    for record in records {
+        let Ok(record) = record else {
+            return refuse("a pax record is malformed (its length or its `=` is wrong)".into());
+        };
+        let (key, value) = (record.key_bytes(), record.value_bytes());
+        if !keys.insert(key) {
+            return refuse(format!("the pax key `{}` is given twice", text(key)));
+        }
+        let number = std::str::from_utf8(value)
+            .ok()
+            .filter(|v| v.bytes().all(|b| b.is_ascii_digit()));
+        if key == b"size" && number.and_then(|v| v.parse::<u64>().ok()).is_none() {
+            return refuse(format!(
+                "the pax `size` `{}` is not a decimal number",
+                text(value)
+            ));
+        }
+        if key == b"path" && value != name {
+            return refuse("it has both a pax path and a GNU long name".into());
+        }
+        if key.starts_with(b"GNU.sparse.") {
+            return refuse("it is a GNU sparse file (pax `GNU.sparse.*` records)".into());
+        }
+    }
+    Ok(())
+}
+
 fn scan_tar<R: Read>(
     dec: &mut R,
     compression: Compression,
@@ -570,6 +625,7 @@ fn scan_tar<R: Read>(
     };
     for item in archive.entries().map_err(ArchiveError::Corrupt)? {
         let mut item = item.map_err(over_budget)?;
+        check_pax(&mut item)?;
         // This entry's data (a pax `size` record included), then what leads to the next.
         let data = item.size().div_ceil(512).saturating_mul(512);
         budget.left.set(data.saturating_add(MAX_BETWEEN_ENTRIES));

@@ -908,6 +908,65 @@ fn paths_that_could_land_outside_are_refused() {
     );
 }
 
+/// pax records the tar crate reads otherwise than GNU tar and Python's tarfile (which hosts
+/// and users extract with) are refused, so what hookpack checks is what they would unpack:
+/// a record that does not parse (the tar crate skipped it), a key given twice (it took the
+/// first, they take the last), a `size` that is no number (it fell back to the header's
+/// size, which moves where the next entry starts), a GNU sparse file (they rebuild it under
+/// the name its records give) and a path given twice over (it took the GNU long name).
+#[test]
+fn pax_records_other_tools_read_otherwise_are_refused() {
+    let innocent = format!("{TOP}/innocent");
+    let pax = |records: &[(&str, &[u8])]| tar(Tar::demo().pax(records).file(&innocent, b"x"));
+    let raw_pax = |data: &[u8]| {
+        tar(Tar::demo()
+            .entry(b"PaxHeaders/next", b'x', 0o644, data, b"")
+            .file(&innocent, b"x"))
+    };
+    let elsewhere = format!("{TOP}/elsewhere");
+    let long = format!("{TOP}/{}", "a".repeat(120));
+    run_table(vec![
+        case(
+            "pax record with a wrong length",
+            raw_pax(format!("99 path={TOP}/a\n").as_bytes()),
+            "a pax record is malformed",
+        ),
+        case(
+            "pax record with no `=`",
+            raw_pax(b"8 pathx\n"),
+            "a pax record is malformed",
+        ),
+        case(
+            "pax path given twice",
+            pax(&[
+                ("path", innocent.as_bytes()),
+                ("path", elsewhere.as_bytes()),
+            ]),
+            "the pax key `path` is given twice",
+        ),
+        case(
+            "pax size that is no number",
+            pax(&[("size", b"1x")]),
+            "the pax `size` `1x` is not a decimal number",
+        ),
+        case(
+            "GNU sparse file in pax records",
+            pax(&[
+                ("GNU.sparse.name", elsewhere.as_bytes()),
+                ("GNU.sparse.major", b"1"),
+            ]),
+            "GNU sparse file",
+        ),
+        case(
+            "pax path beside a GNU long name",
+            tar(Tar::demo()
+                .pax(&[("path", elsewhere.as_bytes())])
+                .file(&long, b"x")),
+            "a pax path and a GNU long name",
+        ),
+    ]);
+}
+
 #[test]
 fn colliding_entries_are_refused() {
     let evil = manifest("evil");
