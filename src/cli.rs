@@ -250,6 +250,9 @@ struct VerifyArgs {
     /// file name, instead of fetching them: check a catalog before uploading it.
     #[arg(long, value_name = "DIR")]
     assets_dir: Option<PathBuf>,
+    /// Archives checked at once, 1 or more [default: the number of CPUs].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    jobs: Option<u16>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -1041,8 +1044,9 @@ fn run_catalog_verify(v: &VerifyArgs, printer: &Printer) -> Result<ExitCode, Err
             });
         }
     }
-    let report =
-        catalog::verify::verify(&loc, &fetcher(a.ca_cert.clone())?, v.assets_dir.as_deref());
+    let jobs = v.jobs.map_or_else(crate::parallel::cores, usize::from);
+    let fetcher = fetcher(a.ca_cert.clone())?;
+    let report = catalog::verify::verify(&loc, &fetcher, v.assets_dir.as_deref(), jobs);
     match printer.format {
         Format::Json => {
             #[derive(serde::Serialize)]

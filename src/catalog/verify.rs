@@ -109,9 +109,47 @@ struct Ctx<'a> {
     fetcher: &'a Fetcher,
     /// Where archives named by absolute URL are read from instead (`--assets-dir`).
     assets: Option<&'a Path>,
+    /// A worker's context (one archive checked on its own thread) lists every problem and
+    /// notes here which of `diags` went through [`Ctx::listed`], for [`Ctx::merge`] to apply
+    /// the per-file cap in index order: the report is the same on any number of threads.
+    /// `None` in the main context.
+    capped: Option<Vec<usize>>,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
+    fn new(index_file: PathBuf, fetcher: &'a Fetcher, assets: Option<&'a Path>) -> Self {
+        Ctx {
+            index_file,
+            diags: Vec::new(),
+            per_file: BTreeMap::new(),
+            unlisted_errors: 0,
+            env_failed: false,
+            fetcher,
+            assets,
+            capped: None,
+        }
+    }
+
+    /// A context for checking one archive on another thread.
+    fn worker(index_file: PathBuf, fetcher: &'a Fetcher, assets: Option<&'a Path>) -> Self {
+        Ctx {
+            capped: Some(Vec::new()),
+            ..Ctx::new(index_file, fetcher, assets)
+        }
+    }
+
+    /// Adds what a [`Ctx::worker`] found, as if it had been found here.
+    fn merge(&mut self, part: Ctx) {
+        self.env_failed |= part.env_failed;
+        let mut capped = part.capped.unwrap_or_default().into_iter().peekable();
+        for (k, d) in part.diags.into_iter().enumerate() {
+            if capped.next_if_eq(&k).is_some() && !self.listed(&d.file, d.severity) {
+                continue;
+            }
+            self.diags.push(d);
+        }
+    }
+
     fn error(&mut self, file: &Path, pointer: &str, code: &'static str, msg: impl Into<String>) {
         if self.listed(file, Severity::Error) {
             self.diags.push(Diagnostic {
@@ -129,6 +167,10 @@ impl Ctx<'_> {
     /// True when a problem of `severity` about `file` is to be listed; when the file has
     /// had its share, it is counted instead.
     fn listed(&mut self, file: &Path, severity: Severity) -> bool {
+        if let Some(capped) = &mut self.capped {
+            capped.push(self.diags.len());
+            return true;
+        }
         let cap = self.per_file.entry(file.to_path_buf()).or_default();
         let listed = cap.admit(severity);
         if !listed && severity == Severity::Error {
@@ -174,18 +216,11 @@ impl Ctx<'_> {
 
 /// Verifies the catalog whose index is at `index`. With `assets`, an archive the index
 /// names by absolute URL (`pack --asset-base-url`) is read from that folder, by the URL's
-/// file name, instead of being fetched: a catalog can be checked before its upload.
-pub fn verify(index: &Location, fetcher: &Fetcher, assets: Option<&Path>) -> Report {
+/// file name, instead of being fetched: a catalog can be checked before its upload. Up to
+/// `jobs` archives are checked at once; the report is the same for any number.
+pub fn verify(index: &Location, fetcher: &Fetcher, assets: Option<&Path>, jobs: usize) -> Report {
     let index_file = PathBuf::from(index.to_string());
-    let mut ctx = Ctx {
-        index_file: index_file.clone(),
-        diags: Vec::new(),
-        per_file: BTreeMap::new(),
-        unlisted_errors: 0,
-        env_failed: false,
-        fetcher,
-        assets,
-    };
+    let mut ctx = Ctx::new(index_file.clone(), fetcher, assets);
     let mut archives = Vec::new();
     // A folder of recipe sources given for a catalog: say so, not that no index is there.
     if let Location::Path(p) = index {
@@ -218,50 +253,66 @@ pub fn verify(index: &Location, fetcher: &Fetcher, assets: Option<&Path>) -> Rep
     let Ok(doc) = serde_json::from_slice::<Value>(&bytes) else {
         return finish(index, archives, ctx);
     };
-    let mut sums_expected: BTreeMap<String, (String, String)> = BTreeMap::new();
-    let mut elsewhere = BTreeSet::new();
+    // Every archive listed, in index order.
+    let mut listed = Vec::new();
     for (i, r) in doc["recipes"].as_array().into_iter().flatten().enumerate() {
-        let rp = format!("/recipes/{i}");
         let Some(id) = r["id"].as_str() else { continue };
         for (j, v) in r["versions"].as_array().into_iter().flatten().enumerate() {
-            let vp = format!("{rp}/versions/{j}");
             let (Some(version), Some(url)) = (v["version"].as_str(), v["url"].as_str()) else {
                 continue;
             };
-            let (checked, from_assets) = verify_archive(&mut ctx, &base, id, version, url, v, &vp);
-            let name = url.rsplit('/').next().unwrap_or(url).to_string();
-            let sums_name = match from_assets {
-                // Read from the assets folder, it is checked against SHA256SUMS as a local
-                // one, by the name of the file read (the URL's `?query` is no part of it).
-                FromAssets::File(file) => Some(file),
-                // Reported as `asset-unnamed`: no line of SHA256SUMS can name it.
-                FromAssets::Unnamed => None,
-                // By its path from the index's folder, as pack lists it (`old/x.tar.gz`).
-                FromAssets::No if !url.contains("://") => {
-                    Some(crate::pack::archive_file(url).unwrap_or(name))
-                }
-                FromAssets::No => {
-                    // Named by absolute URL (`pack --asset-base-url`), its line in
-                    // SHA256SUMS names the file uploaded there.
-                    elsewhere.insert(name);
-                    None
-                }
-            };
-            match (sums_name, v["sha256"].as_str()) {
-                // An archive that could not be read is reported as such, once: pack leaves
-                // one OUT lacks out of SHA256SUMS, so "SHA256SUMS does not list it" would
-                // only repeat that, with advice (pack again) that cannot help while it is
-                // gone. Its line, if any, is checked once it can be read.
-                (Some(name), _) if checked.sha256.is_none() => {
-                    elsewhere.insert(name);
-                }
-                (Some(name), Some(sha)) => {
-                    sums_expected.insert(name, (sha.to_string(), vp.clone()));
-                }
-                _ => {}
-            }
-            archives.push(checked);
+            let vp = format!("/recipes/{i}/versions/{j}");
+            listed.push((id, version, url, v, vp));
         }
+    }
+    // Checked on `jobs` threads (fetching, hashing, opening and writing out each archive is
+    // independent of the others), then reported in index order.
+    let (file, assets) = (ctx.index_file.clone(), ctx.assets);
+    let check = |(id, version, url, v, vp): &(&str, &str, &str, &Value, String)| {
+        let mut part = Ctx::worker(file.clone(), fetcher, assets);
+        let (checked, from_assets) = verify_archive(&mut part, &base, id, version, url, v, vp);
+        (checked, from_assets, part)
+    };
+    let results = crate::parallel::map(&listed, jobs, check, |_| false);
+    let mut sums_expected: BTreeMap<String, (String, String)> = BTreeMap::new();
+    let mut elsewhere = BTreeSet::new();
+    for (task, result) in listed.iter().zip(results) {
+        // An archive no thread took (none could start) is checked here.
+        let (checked, from_assets, part) = result.unwrap_or_else(|| check(task));
+        ctx.merge(part);
+        let (_, _, url, v, vp) = task;
+        let name = url.rsplit('/').next().unwrap_or(url).to_string();
+        let sums_name = match from_assets {
+            // Read from the assets folder, it is checked against SHA256SUMS as a local
+            // one, by the name of the file read (the URL's `?query` is no part of it).
+            FromAssets::File(file) => Some(file),
+            // Reported as `asset-unnamed`: no line of SHA256SUMS can name it.
+            FromAssets::Unnamed => None,
+            // By its path from the index's folder, as pack lists it (`old/x.tar.gz`).
+            FromAssets::No if !url.contains("://") => {
+                Some(crate::pack::archive_file(url).unwrap_or(name))
+            }
+            FromAssets::No => {
+                // Named by absolute URL (`pack --asset-base-url`), its line in
+                // SHA256SUMS names the file uploaded there.
+                elsewhere.insert(name);
+                None
+            }
+        };
+        match (sums_name, v["sha256"].as_str()) {
+            // An archive that could not be read is reported as such, once: pack leaves
+            // one OUT lacks out of SHA256SUMS, so "SHA256SUMS does not list it" would
+            // only repeat that, with advice (pack again) that cannot help while it is
+            // gone. Its line, if any, is checked once it can be read.
+            (Some(name), _) if checked.sha256.is_none() => {
+                elsewhere.insert(name);
+            }
+            (Some(name), Some(sha)) => {
+                sums_expected.insert(name, (sha.to_string(), vp.clone()));
+            }
+            _ => {}
+        }
+        archives.push(checked);
     }
     verify_sums(&mut ctx, &base, &bytes, &sums_expected, &elsewhere);
     finish(index, archives, ctx)

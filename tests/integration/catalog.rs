@@ -1550,3 +1550,63 @@ fn a_local_index_url_that_leads_out_of_the_catalog_is_the_indexs_error() {
         }
     }
 }
+
+/// Verify checks archives on several threads and reports in index order: the report is the
+/// same for any `--jobs`, the per-file limit on listed problems included. Here 1,100 versions
+/// whose URLs lead out of the catalog make more errors about the index than are listed,
+/// among archives that pass and one that was tampered with.
+#[test]
+fn verify_reports_the_same_on_any_number_of_threads() {
+    let sb = Sandbox::new();
+    packed(&sb);
+    let beta = sb.join("cat/hooks-beta-0.1.0.tar.gz");
+    let mut bytes = std::fs::read(&beta).unwrap();
+    bytes.extend_from_slice(b"junk");
+    std::fs::write(&beta, &bytes).unwrap();
+    edit_index(&sb, |i| {
+        let versions = i["recipes"][0]["versions"].as_array_mut().unwrap();
+        let good = versions[0].clone();
+        for n in 0..1100 {
+            let mut v = good.clone();
+            v["version"] = json!(format!("0.0.{n}"));
+            v["url"] = json!(format!("../hooks-alpha-0.0.{n}.tar.gz"));
+            versions.push(v);
+        }
+    });
+    let report = |jobs: &str| {
+        let o = sb
+            .cmd()
+            .args([
+                "catalog", "verify", "--format", "json", "--jobs", jobs, "cat",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        serde_json::from_slice::<Value>(&o.stdout).unwrap()
+    };
+    let one = report("1");
+    assert_eq!(report("3"), one);
+    let archives = one["archives"].as_array().unwrap();
+    assert_eq!(archives.len(), 1102);
+    let ok = |k: usize| archives[k]["ok"].as_bool().unwrap();
+    assert!(
+        ok(0) && !ok(1) && !ok(1101),
+        "{:#}",
+        archives[..2].to_vec()[0]
+    );
+    assert_eq!(archives[1101]["id"], "beta");
+    let diags = one["diagnostics"].as_array().unwrap();
+    let outside = diags.iter().filter(|d| d["code"] == "url-outside").count();
+    assert_eq!(outside, 1000, "listed up to the limit, in index order");
+    let first = diags.iter().find(|d| d["code"] == "url-outside").unwrap();
+    assert_eq!(first["pointer"], "/recipes/0/versions/1/url");
+    let unlisted = diags.iter().find(|d| d["code"] == "problems-unlisted");
+    let message = unlisted.unwrap()["message"].as_str().unwrap();
+    assert!(message.starts_with("100 more error(s)"), "{message}");
+    assert!(codes(&one).contains(&"sha256-mismatch".to_string()));
+}
