@@ -371,12 +371,21 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
         let note = pin_note(&r.id, &r.version, r.pin.as_deref());
         let rp = receipt::path(profile, &r.id);
         let dir = profile.recipe_dir(&r.id);
-        if !handlers
-            .iter()
-            .any(|h| h.source == "profile" && h.recipe.as_deref() == Some(r.id.as_str()))
-            && !r.handlers.is_empty()
-        {
+        // Hosts run none of a handler deleted from hooks.json, and `install ID@VERSION` takes
+        // one missing as damage to repair: so is each, also beside the recipe's others.
+        let stamped: Vec<_> = (handlers.iter())
+            .filter(|h| h.source == "profile" && h.recipe.as_deref() == Some(r.id.as_str()))
+            .collect();
+        let missing: Vec<String> = (r.handlers.iter())
+            .filter(|rh| {
+                !(stamped.iter()).any(|h| h.event == rh.event && h.id.as_deref() == Some(&rh.id))
+            })
+            .map(|rh| format!("`{}` ({})", rh.id, rh.event))
+            .collect();
+        if stamped.is_empty() && !r.handlers.is_empty() {
             problem(&mut out, &hooks_file, "", "entries-missing", format!("`{}` is installed but hooks.json has none of its handlers; `hookpack install {}@{}` puts them back{note}", r.id, r.id, r.version));
+        } else if !missing.is_empty() {
+            problem(&mut out, &hooks_file, "", "entries-missing", format!("`{}` is installed but hooks.json lacks its handler(s) {}, which hosts therefore never run; `hookpack install {}@{}` puts them back{note}", r.id, missing.join(", "), r.id, r.version));
         }
         // A working copy linked in for development: the host runs it, but install, update
         // and remove refuse it, and its files differ from the receipt by design.

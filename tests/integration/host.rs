@@ -781,6 +781,42 @@ fn doctor_names_the_installed_version_to_restore() {
     assert_eq!(in_prof_output(&sb, &["doctor"]).status.code(), Some(0));
 }
 
+/// One handler of an installed recipe deleted from hooks.json (audit-log's SessionEnd, its
+/// other handler left): doctor said "no problems" while hosts never ran it and `install
+/// audit-log@VERSION` called it damage (`repair`, `entries-differ`). Found by a new-user
+/// walk-through of the README, which says doctor reports receipts whose entries are gone.
+#[test]
+fn doctor_reports_a_recipe_handler_deleted_from_hooks_json() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    install_at(&sb, "audit-log");
+    let hooks = sb.join("prof/hooks.json");
+    let mut doc: Value = serde_json::from_slice(&std::fs::read(&hooks).unwrap()).unwrap();
+    doc["hooks"].as_object_mut().unwrap().remove("SessionEnd");
+    std::fs::write(&hooks, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+    let o = in_prof_output(&sb, &["doctor", "--format", "json"]);
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(o.status.code(), Some(1), "{r}");
+    let problems = r["problems"].as_array().unwrap();
+    assert_eq!(problems.len(), 1, "{r}");
+    assert_eq!(problems[0]["code"], "entries-missing");
+    let message = problems[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("`audit-session-end` (SessionEnd)")
+            && message.contains("`hookpack install audit-log@0.2.0` puts")
+            && !message.contains("audit-tool-call"),
+        "{message}"
+    );
+    // The command it names puts the handler back, and doctor is then content.
+    install_at(&sb, "audit-log@0.2.0");
+    let back: Value = serde_json::from_slice(&std::fs::read(&hooks).unwrap()).unwrap();
+    assert_eq!(
+        back["hooks"]["SessionEnd"][0]["hooks"][0]["id"],
+        "audit-session-end"
+    );
+    assert_eq!(in_prof_output(&sb, &["doctor"]).status.code(), Some(0));
+}
+
 /// Installed within a range, the advice's `@VERSION` would replace the user's pin: it says
 /// so, and how to put the range back.
 #[test]
