@@ -1600,6 +1600,12 @@ fn merge_index(
     // `updated_at` moves when the result differs from the index in OUT (`own`), which is not
     // `old` under `--merge`; a size put right is no new entry, so it is not counted.
     let changed = own.is_none_or(|o| o.get("recipes") != Some(&Value::Array(recipes.clone())));
+    // `--check` writes nothing: its warnings say what a pack would put right.
+    let (was, so_lists) = if opts.check {
+        ("is", "`hookpack pack` would list")
+    } else {
+        ("was", "the index now lists")
+    };
     for fix in sizes {
         let entry = recipes
             .iter_mut()
@@ -1614,8 +1620,8 @@ fn merge_index(
             Severity::Warning,
             "size-repaired",
             format!(
-                "{} {} was listed with size {}, but its archive {} has {} bytes; its sha256 is \
-                 the index's, so the archive is the published one and the index now lists {}",
+                "{} {} {was} listed with size {}, but its archive {} has {} bytes; its sha256 \
+                 is the index's, so the archive is the published one and {so_lists} {}",
                 fix.id, fix.version, fix.listed, fix.file, fix.actual, fix.actual
             ),
         ));
@@ -1636,9 +1642,9 @@ fn merge_index(
             Severity::Warning,
             "min-cli-repaired",
             format!(
-                "{} {} was listed with min_cli {}, but its archive {} (the published one: its \
-                 sha256 is the index's) says {}, so the index now lists {}; a new min_cli \
-                 needs a new version",
+                "{} {} {was} listed with min_cli {}, but its archive {} (the published one: \
+                 its sha256 is the index's) says {}, so {so_lists} {}; a new min_cli needs a \
+                 new version",
                 fix.id, fix.version, fix.listed, fix.file, fix.actual, fix.actual
             ),
         ));

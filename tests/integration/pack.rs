@@ -2386,6 +2386,45 @@ fn a_min_cli_edited_in_the_index_is_put_back_as_the_published_archive_says() {
     ok(&o);
 }
 
+/// `pack --check` writes nothing, but its `size-repaired` and `min-cli-repaired` warnings
+/// said "so the index now lists 7929" of an index it left as it was (found by a new-user
+/// walk-through of the README): under `--check` they say what `hookpack pack` would list.
+#[test]
+fn check_says_what_pack_would_put_right_not_that_the_index_now_lists_it() {
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    ok(&pack(&sb, "src", "out", &[]));
+    let index_path = sb.join("out/hooks-index.json");
+    let size = std::fs::metadata(sb.join("out/hooks-alpha-0.1.0.tar.gz"))
+        .unwrap()
+        .len();
+    let mut index = read_json(&index_path);
+    index["recipes"][0]["min_cli"] = json!("0.14.0");
+    index["recipes"][0]["versions"][0]["min_cli"] = json!("0.14.0");
+    index["recipes"][0]["versions"][0]["size"] = json!(size + 1);
+    write_index(&index_path, &index);
+    let edited = std::fs::read(&index_path).unwrap();
+    let o = pack(&sb, "src", "out", &["--check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&index_path).unwrap(), edited);
+    stderr_says(
+        &o,
+        &format!(
+            "warning[size-repaired]: alpha 0.1.0 is listed with size {}, but its archive \
+             hooks-alpha-0.1.0.tar.gz has {size} bytes; its sha256 is the index's, so the \
+             archive is the published one and `hookpack pack` would list {size}",
+            size + 1
+        ),
+    );
+    stderr_says(
+        &o,
+        "warning[min-cli-repaired]: alpha 0.1.0 is listed with min_cli 0.14.0, but its \
+         archive hooks-alpha-0.1.0.tar.gz (the published one: its sha256 is the index's) says \
+         0.13.0, so `hookpack pack` would list 0.13.0",
+    );
+    assert!(!stderr(&o).contains("now lists"), "{}", stderr(&o));
+}
+
 /// alpha 0.1.0, then 0.2.0, packed into `out/`: the index's path and the index.
 fn alpha_packed_at_0_1_and_0_2(sb: &Sandbox) -> (std::path::PathBuf, Value) {
     let mut m = manifest("alpha");
