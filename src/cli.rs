@@ -231,7 +231,8 @@ enum CatalogCommand {
 
 #[derive(Debug, clap::Args)]
 struct CatalogArgs {
-    /// The index: a hooks-index.json path or URL, or a catalog folder.
+    /// The index: a hooks-index.json path or URL, a catalog folder, or `builtin:` (the
+    /// catalog built into hookpack).
     #[arg(value_name = "INDEX")]
     index: String,
     /// Extra CA certificate (PEM) to trust for https (SSL_CERT_FILE is honoured too).

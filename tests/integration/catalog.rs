@@ -1269,6 +1269,27 @@ fn duplicate_keys_past_the_listed_ones_are_counted() {
     );
 }
 
+/// The README's user flow starts with `catalog list builtin:`, which the help of INDEX did
+/// not name (only a path, a URL or a catalog folder).
+#[test]
+fn the_help_of_index_names_the_built_in_catalog() {
+    let sb = Sandbox::new();
+    for verb in ["list", "verify"] {
+        let o = sb.cmd().args(["catalog", verb, "--help"]).output().unwrap();
+        ok(&o);
+        let help = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            help.contains("or `builtin:` (the catalog built into"),
+            "{verb}: {help}"
+        );
+        ok(&sb
+            .cmd()
+            .args(["catalog", verb, "builtin:"])
+            .output()
+            .unwrap());
+    }
+}
+
 #[test]
 fn the_help_of_ca_cert_reads_as_install_s() {
     // catalog's said `[env: SSL_CERT_FILE is honoured too]`, which reads as clap's mark of
