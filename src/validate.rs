@@ -366,10 +366,19 @@ fn shared_handler_ids(dirs: &[PathBuf]) -> Vec<Diagnostic> {
                          another id (such as `{}-{id}`)",
                         r.id
                     );
+                    // At the id's line and column, as the recipe's other problems are: the
+                    // manifest loaded, so it is read and parses again.
+                    let file = dir.join("recipe.json");
+                    let at = crate::fs::read_limited(&file, MAX_DOCUMENT_BYTES)
+                        .ok()
+                        .and_then(|bytes| crate::json::parse(&bytes).ok())
+                        .map(|parsed| parsed.locations.locate(&pointer));
                     out.push(Diagnostic {
+                        line: at.map(|p| p.line),
+                        column: at.map(|p| p.column),
                         pointer,
                         ..Diagnostic::file_level(
-                            &dir.join("recipe.json"),
+                            &file,
                             Severity::Warning,
                             "handler-id-shared",
                             message,

@@ -1399,6 +1399,15 @@ fn handler_ids_two_recipes_share_on_an_event_are_warned_of() {
          does not run; give this handler another id (such as `beta-gate`)",
         "{report:#}"
     );
+    // At the id's line and column, as every other problem of a recipe.json (it had none).
+    let text = std::fs::read_to_string(sb.join("src/beta/recipe.json")).unwrap();
+    let (line, at) = (text.lines().enumerate())
+        .find_map(|(n, l)| l.find("\"id\": \"gate\"").map(|c| (n + 1, c + 7)))
+        .unwrap();
+    assert_eq!(
+        (d["line"].clone(), d["column"].clone()),
+        (json!(line), json!(at))
+    );
     let (code, _) = validate_json(&sb, &["--strict", "src"]);
     assert_eq!(code, 1);
 }
