@@ -335,7 +335,8 @@ impl From<FormatArg> for Format {
 
 #[derive(Debug, clap::Args)]
 struct ValidateArgs {
-    /// Recipe folders, folders of recipes, catalog folders, or JSON files.
+    /// Recipe folders, folders of recipes, FinClaw hooks folders, catalog folders, profile or
+    /// workspace folders (their hooks.json or .finclaw/hooks.json), or JSON files.
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
     /// Treat warnings as errors.

@@ -1503,3 +1503,36 @@ fn a_script_name_too_long_to_exist_is_missing() {
     assert_eq!(code, 1, "{r:#}");
     assert_finding(&r, "/hooks/PreToolUse/0/hooks/0/command", "script-missing");
 }
+
+/// The help of PATH named recipe, catalog and JSON paths only, while validate takes a profile
+/// or workspace folder for its `hooks.json` (or `.finclaw/hooks.json`) too, as the README
+/// says: the help names them, and each is checked.
+#[test]
+fn the_help_of_path_names_every_folder_validate_takes() {
+    let sb = Sandbox::new();
+    let o = sb.cmd().args(["validate", "--help"]).output().unwrap();
+    ok(&o);
+    let help = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        help.contains("FinClaw hooks folders")
+            && help.contains("profile or")
+            && help.contains("workspace folders (their hooks.json or .finclaw/hooks.json)"),
+        "{help}"
+    );
+    let bad = r#"{"hooks": {"PreToolUse": [{"matcher": "(", "hooks": []}]}}"#;
+    sb.write("prof/hooks.json", bad);
+    sb.write("ws/.finclaw/hooks.json", bad);
+    for (folder, file) in [
+        ("prof", "prof/hooks.json"),
+        ("ws", "ws/.finclaw/hooks.json"),
+    ] {
+        let o = sb.cmd().args(["validate", folder]).output().unwrap();
+        assert_eq!(o.status.code(), Some(1), "{folder}");
+        let said =
+            String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+        assert!(
+            said.contains(&format!("{file}:1:")) && said.contains("matcher-invalid"),
+            "{said}"
+        );
+    }
+}
