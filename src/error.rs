@@ -525,22 +525,26 @@ pub enum Error {
     /// Another version would replace or remove files of the recipe the user changed or added.
     #[error(
         "`{id}` {from} in {dir} has files you changed or added ({}), which {to} would replace or remove; \
-         `{id}` is left as it is: move them out of the folder to keep them (or drop them with \
-         `hookpack install {id}@{from}`, which puts the folder back as {from} installed it), \
-         then run the command again",
+         `{id}` is left as it is: move them out of the folder to keep them, then run the \
+         command again; or drop them with `hookpack install {id}@{from}`, which puts the folder \
+         back as {from} installed it{pin_note}",
         files.join(", ")
     )]
     LocalChanges {
         /// Recipe id.
         id: String,
-        /// The installed version.
-        from: String,
+        /// The installed version (boxed, as `to` and `pin_note` are: the variant stays
+        /// within clippy's size for an error).
+        from: Box<str>,
         /// The version that would replace it.
-        to: String,
+        to: Box<str>,
         /// The recipe's folder.
         dir: PathBuf,
         /// The files, relative to `dir`.
         files: Vec<String>,
+        /// What the advice's `install ID@FROM` does to the recipe's pin, and how to lift it
+        /// (empty when it is pinned to `from` already): else `update` leaves it at `from`.
+        pin_note: Box<str>,
     },
     /// `remove` would delete files of the recipe the user changed or added.
     #[error(

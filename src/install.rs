@@ -1788,9 +1788,10 @@ pub fn install_prepared(
         let files = local_changes(profile, r);
         if !files.is_empty() {
             return Err(Error::LocalChanges {
+                pin_note: crate::doctor::pin_note(&id, &r.version, r.pin.as_deref()).into(),
                 id: id.clone(),
-                from: r.version.clone(),
-                to,
+                from: r.version.as_str().into(),
+                to: to.into(),
                 dir: profile.recipe_dir(&id),
                 files,
             });

@@ -2315,6 +2315,35 @@ fn an_update_over_files_the_user_changed_is_refused() {
     assert_ne!(std::fs::read_to_string(&routes).unwrap(), mine);
 }
 
+/// The refusal's advice, `hookpack install turn-router@0.1.0`, pins the recipe to 0.1.0, so
+/// "then run the command again" (`update`) left it there ("pinned to 0.1.0 …; left as it
+/// is", exit 0) with no word of the pin in the advice (found by a new-user walk-through of
+/// the README). The advice says what the pin does and how to lift it, as doctor's does, and
+/// following it reaches 0.2.0.
+#[test]
+fn the_advice_over_changed_files_says_it_pins_and_how_to_get_on() {
+    let sb = Sandbox::new();
+    install_older_unpinned(&sb, "prof", "turn-router", "0.1.0");
+    change_turn_router(&sb);
+    let o = in_prof(&sb, &["update"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(
+            "move them out of the folder to keep them, then run the command again; or drop \
+             them with `hookpack install turn-router@0.1.0`, which puts the folder back as \
+             0.1.0 installed it (that pins `turn-router` to 0.1.0, where `update` then leaves \
+             it; a later `hookpack install turn-router` lifts the pin)"
+        ),
+        "{err}"
+    );
+    ok(&in_prof(&sb, &["install", "turn-router@0.1.0"]));
+    ok(&in_prof(&sb, &["install", "turn-router"]));
+    let receipt = read_json(&sb.join("prof/hooks/.receipts/turn-router.json"));
+    assert_eq!(receipt["version"], "0.2.0");
+    assert_eq!(receipt.get("pin"), None);
+}
+
 /// `update` in a profile with nothing installed (a misspelt `--profile`, say) said
 /// "everything is up to date", and `update --dry-run` said nothing at all.
 #[test]
