@@ -131,7 +131,8 @@ struct UpdateArgs {
     profile: ProfileArgs,
     #[command(flatten)]
     source: SourceArgs,
-    /// Write absolute script paths instead of ${FINCLAW_PROFILE_ROOT}/….
+    /// Write absolute script paths instead of ${FINCLAW_PROFILE_ROOT}/… into the recipes it
+    /// updates (one already current keeps its paths).
     #[arg(long)]
     absolute_paths: bool,
     /// Show what is outdated; write nothing.

@@ -663,6 +663,36 @@ fn update_keeps_the_path_style_each_recipe_was_installed_with() {
     );
 }
 
+/// `update --absolute-paths` writes absolute paths into the recipes it moves; one already
+/// current is left as it is, which the help did not say ("Write absolute script paths
+/// instead of ${FINCLAW_PROFILE_ROOT}/…", and then "everything is up to date", nothing
+/// written): the help says so.
+#[test]
+fn update_absolute_paths_is_for_the_recipes_it_updates_as_its_help_says() {
+    let sb = Sandbox::new();
+    let o = sb.cmd().args(["update", "--help"]).output().unwrap();
+    ok(&o);
+    let help = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        help.contains("into the recipes it")
+            && help.contains("updates (one already current keeps its paths)"),
+        "{help}"
+    );
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    ok(&in_profile(
+        &sb,
+        "p",
+        &["install", "demo", "--index", "cat"],
+    ));
+    let before = std::fs::read(sb.join("p/hooks.json")).unwrap();
+    ok(&in_profile(
+        &sb,
+        "p",
+        &["update", "--absolute-paths", "--index", "cat"],
+    ));
+    assert_eq!(std::fs::read(sb.join("p/hooks.json")).unwrap(), before);
+}
+
 #[test]
 fn profile_and_index_resolution() {
     let sb = Sandbox::new();
