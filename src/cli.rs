@@ -1274,7 +1274,8 @@ fn run_test(dirs: Vec<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
     }
     if results.is_empty() {
         printer.message(&printable(&format!(
-            "no fixture cases found (tests/*.json) in {}",
+            "warning: no fixture cases found (tests/*.json) in {}, so nothing was tested; add \
+             one (see the cases `hookpack new` writes)",
             without_cases.join(", ")
         )));
     } else {

@@ -186,11 +186,15 @@ pub fn terminal_safe(s: &str) -> String {
     escape_controls(s, &['\t', '\n'])
 }
 
-/// `s` with every control character except those in `keep` escaped.
+/// `s` with every control character except those in `keep` escaped, and the invisible
+/// characters that have no use inside text (zero-width space, word joiner, byte-order
+/// mark): `\u{feff}work` would read as `work`. The zero-width joiners, which emoji and
+/// several scripts need, are shown as they are.
 pub fn escape_controls(s: &str, keep: &[char]) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        if is_unsafe(c) && !keep.contains(&c) {
+        let invisible = matches!(c, '\u{200B}' | '\u{2060}' | '\u{FEFF}');
+        if (is_unsafe(c) || invisible) && !keep.contains(&c) {
             out.extend(c.escape_default());
         } else {
             out.push(c);

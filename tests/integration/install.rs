@@ -5034,19 +5034,24 @@ fn a_config_yaml_that_misplaces_the_index_url_is_refused() {
 /// the profile `\u{feff}work`, which reads as `work` everywhere it is shown: install
 /// created that second folder beside `work`, and `list` said the profile did not exist
 /// while `profiles/work` was there (found by the user-flow sweep). A zero-width character
-/// in a profile name is refused as a control character is, naming it.
+/// in a profile name is refused as a control character is, naming it. The name is shown
+/// with the character escaped (`\u{feff}work`): shown raw, it read as `work` in the
+/// refusal too (found by the README walkthrough).
 #[test]
 fn a_profile_name_with_a_byte_order_mark_or_zero_width_character_is_refused() {
     let sb = Sandbox::new();
-    for (name, needle) in [
-        ("\u{feff}work", "U+FEFF"),
-        ("wo\u{200b}rk", "U+200B"),
-        ("work\u{2060}", "U+2060"),
+    for (name, needle, shown) in [
+        ("\u{feff}work", "U+FEFF", "\\u{feff}work"),
+        ("wo\u{200b}rk", "U+200B", "wo\\u{200b}rk"),
+        ("work\u{2060}", "U+2060", "work\\u{2060}"),
     ] {
         let file = sb.write("finclaw-home/active-profile", format!("{name}\n"));
         let o = sb.cmd().args(["install", "tool-gate"]).output().unwrap();
         fails_saying(&o, 1, "is not a profile name");
         fails_saying(&o, 1, needle);
+        fails_saying(&o, 1, shown);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!err.contains(name), "shown raw: {err}");
         fails_saying(&o, 1, &file.display().to_string());
         let o = sb
             .cmd()
