@@ -4,8 +4,8 @@
 //! `unpack_in` is never used as the boundary. Refused: anything but regular files and
 //! folders (links, devices, fifos, global headers); absolute paths, `..`, `.`, empty
 //! components, backslashes, drive letters, NUL and control characters; two entries that
-//! collide exactly, by case or by Unicode normalisation; more than one top folder or a top
-//! folder other than the expected one; more entries (the folders their paths imply
+//! collide exactly, by case or by Unicode normalisation; a file whose name ends in `/`;
+//! more than one top folder or a top folder other than the expected one; more entries (the folders their paths imply
 //! included), deeper or longer paths, or more unpacked bytes than [`Limits`] allow
 //! (checked from the header, before the data is read, so a small archive that inflates to
 //! gigabytes is refused early); more than 1 MiB of headers, long names and pax records
@@ -416,6 +416,13 @@ impl<'a> Listing<'a> {
     pub fn add(&mut self, raw: &[u8], is_dir: bool, size: u64) -> Result<String, ArchiveError> {
         let limits = self.limits;
         let (entry_top, rest) = check_path(raw, limits)?;
+        if !is_dir && raw.ends_with(b"/") {
+            // GNU tar makes it a folder; so does Python's tarfile for a type NUL entry.
+            return Err(ArchiveError::EntryPathRefused {
+                path: String::from_utf8_lossy(raw).into_owned(),
+                why: "it is a file, but its name ends in `/`, which GNU tar makes a folder",
+            });
+        }
         // check_path refused control characters, so the name needs no escaping here.
         let display = || String::from_utf8_lossy(raw).into_owned();
         match &self.top {

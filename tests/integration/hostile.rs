@@ -967,6 +967,34 @@ fn pax_records_other_tools_read_otherwise_are_refused() {
     ]);
 }
 
+/// Headers the tar crate reads otherwise than GNU tar and Python's tarfile (which hosts and
+/// users extract with) are refused, so what hookpack checks is what they would unpack. Each
+/// case was unpacked by GNU tar 1.34 and Python 3.11 to see where they part: a file whose
+/// name ends in `/` (a folder to GNU tar, and to Python for type NUL).
+#[test]
+fn headers_other_tools_read_otherwise_are_refused() {
+    let x = format!("{TOP}/x");
+    let file =
+        |kind: u8, name: &str| tar(Tar::demo().entry(name.as_bytes(), kind, 0o644, b"hello", b""));
+    run_table(vec![
+        case(
+            "a file (type 0) whose name ends in /",
+            file(b'0', &format!("{x}/")),
+            "its name ends in `/`",
+        ),
+        case(
+            "an old-style file (type NUL) whose name ends in /",
+            file(0, &format!("{x}/")),
+            "its name ends in `/`",
+        ),
+        case(
+            "a contiguous file (type 7) whose name ends in /",
+            file(b'7', &format!("{x}/")),
+            "its name ends in `/`",
+        ),
+    ]);
+}
+
 #[test]
 fn colliding_entries_are_refused() {
     let evil = manifest("evil");
