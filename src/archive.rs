@@ -4,7 +4,8 @@
 //! `unpack_in` is never used as the boundary. Refused: anything but regular files and
 //! folders (links, devices, fifos, global headers); absolute paths, `..`, `.`, empty
 //! components, backslashes, drive letters, NUL and control characters; two entries that
-//! collide exactly, by case or by Unicode normalisation; a file whose name ends in `/`;
+//! collide exactly, by case or by Unicode normalisation; a file whose name ends in `/`, a
+//! folder with data;
 //! more than one top folder or a top folder other than the expected one; more entries (the folders their paths imply
 //! included), deeper or longer paths, or more unpacked bytes than [`Limits`] allow
 //! (checked from the header, before the data is read, so a small archive that inflates to
@@ -650,11 +651,18 @@ fn scan_tar<R: Read>(
                 });
             }
         };
-        // The entry's real size: a pax `size` record overrides the header's. A folder has
-        // none, but data the header claims for one is read to skip it, so it counts too:
-        // else a folder claiming 300 GiB, and as many zeros, would be inflated in full.
-        let size = if is_dir { 0 } else { item.size() };
-        let rest = listing.add(&raw, is_dir, item.size())?;
+        // The entry's real size: a pax `size` record overrides the header's. The tar crate
+        // skips data a folder claims; GNU tar and Python's tarfile read it as the entries
+        // that follow, so it is refused (from the header, before it is inflated).
+        let size = item.size();
+        if is_dir && size > 0 {
+            return Err(ArchiveError::EntryPathRefused {
+                path: printable(&String::from_utf8_lossy(&raw)),
+                why: "it is a folder with data, which GNU tar and Python's tarfile read as \
+                      the entries that follow",
+            });
+        }
+        let rest = listing.add(&raw, is_dir, size)?;
         let raw_mode = item.header().mode().map_err(ArchiveError::Corrupt)?;
         let mode = if is_dir || raw_mode & 0o111 != 0 {
             0o755

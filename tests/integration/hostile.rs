@@ -970,12 +970,24 @@ fn pax_records_other_tools_read_otherwise_are_refused() {
 /// Headers the tar crate reads otherwise than GNU tar and Python's tarfile (which hosts and
 /// users extract with) are refused, so what hookpack checks is what they would unpack. Each
 /// case was unpacked by GNU tar 1.34 and Python 3.11 to see where they part: a file whose
-/// name ends in `/` (a folder to GNU tar, and to Python for type NUL).
+/// name ends in `/` (a folder to GNU tar, and to Python for type NUL); a folder with data
+/// (they read its data as the entries that follow, where the tar crate skips it).
 #[test]
 fn headers_other_tools_read_otherwise_are_refused() {
     let x = format!("{TOP}/x");
     let file =
         |kind: u8, name: &str| tar(Tar::demo().entry(name.as_bytes(), kind, 0o644, b"hello", b""));
+    // An entry hidden as a folder's data.
+    let hidden = Tar::default().file(&format!("{TOP}/hidden"), b"boo").open();
+    let folder = |size: usize| {
+        header(
+            format!("{TOP}/d/").as_bytes(),
+            b'5',
+            0o755,
+            size as u64,
+            b"",
+        )
+    };
     run_table(vec![
         case(
             "a file (type 0) whose name ends in /",
@@ -991,6 +1003,19 @@ fn headers_other_tools_read_otherwise_are_refused() {
             "a contiguous file (type 7) whose name ends in /",
             file(b'7', &format!("{x}/")),
             "its name ends in `/`",
+        ),
+        case(
+            "a folder whose data is an entry",
+            tar(Tar::demo().raw(&folder(hidden.len())).raw(&hidden)),
+            "it is a folder with data",
+        ),
+        case(
+            "a folder given data by a pax size",
+            tar(Tar::demo()
+                .pax(&[("size", hidden.len().to_string().as_bytes())])
+                .raw(&folder(0))
+                .raw(&hidden)),
+            "it is a folder with data",
         ),
     ]);
 }
@@ -1293,7 +1318,8 @@ fn archives_over_the_limits_are_refused() {
     }
     // Found by the hostile-publisher sweep: a folder's data counted for nothing, so a folder
     // entry claiming 300 GiB, followed by as many zeros (a gzip of 300 MB, a zstd of 10 MB),
-    // had each pass inflate all of them to skip it.
+    // had each pass inflate all of them to skip it. A folder with data is refused from its
+    // header now.
     let folder_bomb = {
         let mut head = Tar::demo().open();
         head.extend(header(
@@ -1314,7 +1340,7 @@ fn archives_over_the_limits_are_refused() {
         case(
             "a folder entry with 300 MiB of data",
             Payload::Segs(folder_bomb),
-            "the limit on unpacked size in bytes",
+            "it is a folder with data",
         ),
         case(
             "10,001 entries",
