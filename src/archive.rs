@@ -5,9 +5,9 @@
 //! folders (links, devices, fifos, global headers); absolute paths, `..`, `.`, empty
 //! components, backslashes, drive letters, NUL and control characters; two entries that
 //! collide exactly, by case or by Unicode normalisation; a file whose name ends in `/`, a
-//! folder with data;
-//! more than one top folder or a top folder other than the expected one; more entries (the folders their paths imply
-//! included), deeper or longer paths, or more unpacked bytes than [`Limits`] allow
+//! folder with data; bytes in the ustar prefix field of a header without ustar magic;
+//! more than one top folder or a top folder other than the expected one; more entries
+//! (the folders their paths imply included), deeper or longer paths, or more unpacked bytes than [`Limits`] allow
 //! (checked from the header, before the data is read, so a small archive that inflates to
 //! gigabytes is refused early); more than 1 MiB of headers, long names and pax records
 //! before one entry; data after the end of the archive; truncated streams; header and gzip/zstd checksum failures; a zstd window
@@ -638,6 +638,16 @@ fn scan_tar<R: Read>(
         let data = item.size().div_ceil(512).saturating_mul(512);
         budget.left.set(data.saturating_add(MAX_BETWEEN_ENTRIES));
         let raw = item.path_bytes().into_owned();
+        // The tar crate reads the prefix only under ustar magic and version; GNU tar under
+        // ustar magic with any version, Python's tarfile under any magic (a GNU header's
+        // access and change times sit there).
+        if item.header().as_ustar().is_none() && item.header().as_bytes()[345] != 0 {
+            return Err(ArchiveError::EntryPathRefused {
+                path: printable(&String::from_utf8_lossy(&raw)),
+                why: "its header has bytes in the ustar prefix field without ustar magic and \
+                      version (`ustar\\0` `00`), which Python's tarfile puts before its name",
+            });
+        }
         let kind = item.header().entry_type();
         let is_dir = match kind {
             tar::EntryType::Regular | tar::EntryType::Continuous => false,

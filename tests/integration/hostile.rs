@@ -971,12 +971,22 @@ fn pax_records_other_tools_read_otherwise_are_refused() {
 /// users extract with) are refused, so what hookpack checks is what they would unpack. Each
 /// case was unpacked by GNU tar 1.34 and Python 3.11 to see where they part: a file whose
 /// name ends in `/` (a folder to GNU tar, and to Python for type NUL); a folder with data
-/// (they read its data as the entries that follow, where the tar crate skips it).
+/// (they read its data as the entries that follow, where the tar crate skips it); bytes in
+/// the ustar prefix field of a header without ustar magic and version (Python puts them
+/// before the name, GNU tar too when the magic is ustar's; the tar crate ignores them).
 #[test]
 fn headers_other_tools_read_otherwise_are_refused() {
     let x = format!("{TOP}/x");
     let file =
         |kind: u8, name: &str| tar(Tar::demo().entry(name.as_bytes(), kind, 0o644, b"hello", b""));
+    // `x` with `prefix` in the ustar prefix field and `magic` (with its version).
+    let prefixed = |magic: &[u8; 8]| {
+        let mut h = header(x.as_bytes(), b'0', 0o644, 5, b"");
+        h[257..265].copy_from_slice(magic);
+        h[345..345 + TOP.len()].copy_from_slice(TOP.as_bytes());
+        seal(&mut h);
+        tar(Tar::demo().raw(&h).raw(&padded(b"hello")))
+    };
     // An entry hidden as a folder's data.
     let hidden = Tar::default().file(&format!("{TOP}/hidden"), b"boo").open();
     let folder = |size: usize| {
@@ -1003,6 +1013,21 @@ fn headers_other_tools_read_otherwise_are_refused() {
             "a contiguous file (type 7) whose name ends in /",
             file(b'7', &format!("{x}/")),
             "its name ends in `/`",
+        ),
+        case(
+            "GNU magic, and bytes where ustar's prefix is",
+            prefixed(b"ustar  \0"),
+            "bytes in the ustar prefix field",
+        ),
+        case(
+            "no magic (old tar), and bytes where ustar's prefix is",
+            prefixed(&[0; 8]),
+            "bytes in the ustar prefix field",
+        ),
+        case(
+            "ustar magic with version NUL NUL, and a prefix",
+            prefixed(b"ustar\0\0\0"),
+            "bytes in the ustar prefix field",
         ),
         case(
             "a folder whose data is an entry",
