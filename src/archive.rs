@@ -5,7 +5,9 @@
 //! folders (links, devices, fifos, global headers); absolute paths, `..`, `.`, empty
 //! components, backslashes, drive letters, NUL and control characters; two entries that
 //! collide exactly, by case or by Unicode normalisation; a file whose name ends in `/`, a
-//! folder with data; bytes in the ustar prefix field of a header without ustar magic;
+//! folder with data; bytes in the ustar prefix field of a header without ustar magic; a
+//! number field in a header (the GNU long-name and pax headers before an entry included)
+//! that GNU tar or Python's tarfile read otherwise;
 //! more than one top folder or a top folder other than the expected one; more entries
 //! (the folders their paths imply included), deeper or longer paths, or more unpacked bytes than [`Limits`] allow
 //! (checked from the header, before the data is read, so a small archive that inflates to
@@ -84,6 +86,18 @@ pub enum ArchiveError {
         path: String,
         /// What is wrong.
         why: String,
+    },
+    /// A number in a header that other tools read otherwise than hookpack does.
+    #[error("entry `{path}` is refused: the `{field}` field of {header} is `{value}`, which GNU tar and Python's tarfile do not read as the octal number hookpack reads (Python's tarfile stops unpacking at a header it cannot read, without an error)")]
+    HeaderFieldRefused {
+        /// Entry path as hookpack reads it (lossy).
+        path: String,
+        /// Which field.
+        field: &'static str,
+        /// The entry's own header, or an extension header before it.
+        header: &'static str,
+        /// The field's bytes, escaped.
+        value: String,
     },
     /// Two entries with the same (or the same-looking) path.
     #[error("entries `{first}` and `{second}` collide ({how})")]
@@ -177,11 +191,17 @@ const MAX_BETWEEN_ENTRIES: u64 = 1024 * 1024;
 
 /// How many bytes the tar reader may still pull from the decompressed stream: the data of
 /// the entry it handed over last, then [`MAX_BETWEEN_ENTRIES`]. `tripped` says the budget
-/// ran out, so the tar crate's error can be told for what it is.
+/// ran out, so the tar crate's error can be told for what it is. While `keep` is set, what
+/// is read is kept (from the end of one entry's data to the next entry's header, within the
+/// budget), so that the headers the tar crate folds into an entry can be checked too.
 #[derive(Default)]
 struct Budget {
     left: std::cell::Cell<u64>,
     tripped: std::cell::Cell<bool>,
+    /// Bytes read so far.
+    read: std::cell::Cell<u64>,
+    keep: std::cell::Cell<bool>,
+    kept: std::cell::RefCell<Vec<u8>>,
 }
 
 /// The decompressed stream as the tar reader sees it, bounded by a [`Budget`].
@@ -202,6 +222,10 @@ impl<R: Read> Read for Budgeted<'_, R> {
         let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
         let n = self.inner.read(&mut buf[..want])?;
         self.budget.left.set(left - n as u64);
+        self.budget.read.set(self.budget.read.get() + n as u64);
+        if self.budget.keep.get() {
+            self.budget.kept.borrow_mut().extend_from_slice(&buf[..n]);
+        }
         Ok(n)
     }
 }
@@ -606,6 +630,81 @@ fn check_pax<R: Read>(item: &mut tar::Entry<'_, R>) -> Result<(), ArchiveError> 
     Ok(())
 }
 
+/// The number fields of a header (name, offset, length), which Python's tarfile reads in
+/// every header, GNU long-name and pax headers included.
+const NUMBER_FIELDS: [(&str, usize, usize); 8] = [
+    ("mode", 100, 8),
+    ("uid", 108, 8),
+    ("gid", 116, 8),
+    ("size", 124, 12),
+    ("mtime", 136, 12),
+    ("chksum", 148, 8),
+    ("devmajor", 329, 8),
+    ("devminor", 337, 8),
+];
+
+/// Whether GNU tar, Python's tarfile and the tar crate read the number field `name` alike:
+/// octal digits between spaces (C's), or blank, up to a NUL, after which all three stop
+/// reading (a blank size, mode or checksum the tar crate refuses itself); or base-256, of which the tar crate reads a size's last 8 bytes
+/// only. Python's tarfile stops unpacking, without an error, at a header it cannot read;
+/// GNU tar reads a leading `+` as base-64, the others as octal.
+fn number_read_alike(name: &str, field: &[u8]) -> bool {
+    match field[0] {
+        0x80 if name == "size" => field[1..field.len() - 8].iter().all(|&b| b == 0),
+        0x80 | 0xff => name != "size",
+        _ => {
+            let text = field.split(|&b| b == 0).next().unwrap_or_default();
+            let space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r');
+            let start = text.iter().position(|b| !space(b)).unwrap_or(text.len());
+            let end = text
+                .iter()
+                .rposition(|b| !space(b))
+                .map_or(start, |i| i + 1);
+            let digits = &text[start..end];
+            digits.iter().all(|b| (b'0'..=b'7').contains(b))
+        }
+    }
+}
+
+/// Checks the number fields of the headers read for the entry `path`: `kept` is the stream
+/// from `from` (the end of the data of the entry before it) up to and including its header
+/// at `header_at`, with the GNU long-name and pax headers (and their data) the tar crate
+/// folded into it between.
+fn check_headers(kept: &[u8], from: u64, header_at: u64, path: &[u8]) -> Result<(), ArchiveError> {
+    let lost = || ArchiveError::Corrupt(io::Error::other("its headers could not be followed"));
+    let mut at = from.div_ceil(512) * 512;
+    loop {
+        let start = usize::try_from(at - from).map_err(|_| lost())?;
+        let block = kept.get(start..start + 512).ok_or_else(lost)?;
+        let header = match at == header_at {
+            true => "its header",
+            false => "the GNU long name or pax header before it",
+        };
+        for (field, offset, len) in NUMBER_FIELDS {
+            let bytes = &block[offset..offset + len];
+            if !number_read_alike(field, bytes) {
+                return Err(ArchiveError::HeaderFieldRefused {
+                    path: printable(&String::from_utf8_lossy(path)),
+                    field,
+                    header,
+                    value: bytes.escape_ascii().to_string(),
+                });
+            }
+        }
+        if at == header_at {
+            return Ok(());
+        }
+        // An extension header: its data (a long name, pax records) comes before the next.
+        let size = tar::Header::from_byte_slice(block)
+            .entry_size()
+            .map_err(ArchiveError::Corrupt)?;
+        at = at.saturating_add(512 + size.div_ceil(512).saturating_mul(512));
+        if at > header_at {
+            return Err(lost());
+        }
+    }
+}
+
 fn scan_tar<R: Read>(
     dec: &mut R,
     compression: Compression,
@@ -615,6 +714,9 @@ fn scan_tar<R: Read>(
 ) -> Result<Summary, ArchiveError> {
     let budget = Budget::default();
     budget.left.set(MAX_BETWEEN_ENTRIES);
+    budget.keep.set(true);
+    // Where the entry before ended: its headers are kept from there.
+    let mut from = 0;
     let mut archive = tar::Archive::new(Budgeted {
         inner: &mut *dec,
         budget: &budget,
@@ -633,6 +735,9 @@ fn scan_tar<R: Read>(
     };
     for item in archive.entries().map_err(ArchiveError::Corrupt)? {
         let mut item = item.map_err(over_budget)?;
+        budget.keep.set(false);
+        let kept = budget.kept.take();
+        check_headers(&kept, from, item.raw_header_position(), &item.path_bytes())?;
         check_pax(&mut item)?;
         // This entry's data (a pax `size` record included), then what leads to the next.
         let data = item.size().div_ceil(512).saturating_mul(512);
@@ -689,6 +794,8 @@ fn scan_tar<R: Read>(
         // Drain what the visitor left, so truncation and checksum errors surface here.
         io::copy(&mut item, &mut io::sink()).map_err(ArchiveError::Corrupt)?;
         entries.push(entry);
+        from = budget.read.get();
+        budget.keep.set(true);
     }
     // After the end-of-archive blocks, only zero padding may follow, and not much of it
     // (tar pads to a 10 KiB record): a stream of zeros could otherwise inflate forever.

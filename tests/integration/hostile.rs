@@ -973,7 +973,11 @@ fn pax_records_other_tools_read_otherwise_are_refused() {
 /// name ends in `/` (a folder to GNU tar, and to Python for type NUL); a folder with data
 /// (they read its data as the entries that follow, where the tar crate skips it); bytes in
 /// the ustar prefix field of a header without ustar magic and version (Python puts them
-/// before the name, GNU tar too when the magic is ustar's; the tar crate ignores them).
+/// before the name, GNU tar too when the magic is ustar's; the tar crate ignores them); a
+/// number field, in the entry's header or in a GNU long name's or pax header before it,
+/// that is not octal digits between spaces (Python stops unpacking at the header, without
+/// an error; GNU tar reads a leading `+` as base-64, the tar crate as octal) or a base-256
+/// size whose first bytes the tar crate skips.
 #[test]
 fn headers_other_tools_read_otherwise_are_refused() {
     let x = format!("{TOP}/x");
@@ -987,6 +991,27 @@ fn headers_other_tools_read_otherwise_are_refused() {
         seal(&mut h);
         tar(Tar::demo().raw(&h).raw(&padded(b"hello")))
     };
+    // `x`, then `after`, with `bytes` at `at` in x's header (or in the GNU long-name or pax
+    // header before it).
+    let after = |t: Tar| t.file(&format!("{TOP}/after"), b"after");
+    let field = |at: usize, bytes: &[u8]| {
+        let mut h = header(x.as_bytes(), b'0', 0o644, 5, b"");
+        h[at..at + bytes.len()].copy_from_slice(bytes);
+        seal(&mut h);
+        tar(after(Tar::demo().raw(&h).raw(&padded(b"hello"))))
+    };
+    let extension = |kind: u8, data: &[u8], at: usize, bytes: &[u8]| {
+        let mut h = header(b"././@LongLink", kind, 0o644, data.len() as u64, b"");
+        h[at..at + bytes.len()].copy_from_slice(bytes);
+        seal(&mut h);
+        let t = Tar::demo().raw(&h).raw(&padded(data));
+        tar(after(
+            t.raw(&header(b"short", b'0', 0o644, 5, b""))
+                .raw(&padded(b"hello")),
+        ))
+    };
+    let long = format!("{x}\0");
+    let pax_path = format!("{} path={x}\n", x.len() + 9);
     // An entry hidden as a folder's data.
     let hidden = Tar::default().file(&format!("{TOP}/hidden"), b"boo").open();
     let folder = |size: usize| {
@@ -1030,6 +1055,51 @@ fn headers_other_tools_read_otherwise_are_refused() {
             "bytes in the ustar prefix field",
         ),
         case(
+            "a size with a leading + (base-64 to GNU tar)",
+            field(124, b"+5\0\0\0\0\0\0\0\0\0\0"),
+            "the `size` field of its header is `+5",
+        ),
+        case(
+            "a base-256 size with a byte the tar crate skips",
+            field(124, b"\x80\x01\0\0\0\0\0\0\0\0\0\x05"),
+            "the `size` field of its header is `\\x80\\x01",
+        ),
+        case(
+            "a mode with a leading +",
+            field(100, b"+755\0\0\0\0"),
+            "the `mode` field of its header is `+755",
+        ),
+        case(
+            "an mtime that is no number (Python stops there)",
+            field(136, b"zzzzzzzzzzz\0"),
+            "the `mtime` field of its header is `zzzzzzzzzzz\\x00`",
+        ),
+        case(
+            "a uid with digits after a space",
+            field(108, b"0000 17\0"),
+            "the `uid` field of its header is `0000 17",
+        ),
+        case(
+            "a gid in hexadecimal",
+            field(116, b"00000ff\0"),
+            "the `gid` field of its header",
+        ),
+        case(
+            "a devmajor that is no number (Python stops there)",
+            field(329, b"zzzzzzz\0"),
+            "the `devmajor` field of its header",
+        ),
+        case(
+            "a GNU long name whose mtime is no number (Python stops there)",
+            extension(b'L', long.as_bytes(), 136, b"zzzzzzzzzzz\0"),
+            "the `mtime` field of the GNU long name or pax header before it",
+        ),
+        case(
+            "a pax header whose uid is no number (Python stops there)",
+            extension(b'x', pax_path.as_bytes(), 108, b"zzzzzzz\0"),
+            "the `uid` field of the GNU long name or pax header before it",
+        ),
+        case(
             "a folder whose data is an entry",
             tar(Tar::demo().raw(&folder(hidden.len())).raw(&hidden)),
             "it is a folder with data",
@@ -1043,6 +1113,67 @@ fn headers_other_tools_read_otherwise_are_refused() {
             "it is a folder with data",
         ),
     ]);
+}
+
+/// The control for the table above: headers all three read alike install, with the file
+/// as written. Each was unpacked alike by GNU tar 1.34 and Python 3.11.
+#[test]
+fn headers_all_tools_read_alike_install() {
+    let w = World::new();
+    let x = format!("{TOP}/x");
+    // x, with `bytes` at `at` in its header.
+    let edited = |edits: &[(usize, &[u8])]| {
+        let mut h = header(x.as_bytes(), b'0', 0o644, 5, b"");
+        for (at, bytes) in edits {
+            h[*at..at + bytes.len()].copy_from_slice(bytes);
+        }
+        seal(&mut h);
+        Tar::demo().raw(&h).raw(&padded(b"hello")).end()
+    };
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("GNU magic", edited(&[(257, b"ustar  \0")])),
+        ("no magic (old tar)", edited(&[(257, &[0; 8])])),
+        ("type NUL", edited(&[(156, b"\0")])),
+        ("type 7 (contiguous)", edited(&[(156, b"7")])),
+        (
+            "ustar prefix",
+            edited(&[(0, &[0; 100]), (0, b"x"), (345, TOP.as_bytes())]),
+        ),
+        ("size between spaces", edited(&[(124, b"     5 \0    ")])),
+        ("size after a tab", edited(&[(124, b"\t00000000005")])),
+        (
+            "mode with a space and a NUL",
+            edited(&[(100, b"000644 \0")]),
+        ),
+        (
+            "empty uid, gid, mtime, devmajor and devminor",
+            edited(&[(108, &[0; 16]), (136, &[0; 12]), (329, &[0; 16])]),
+        ),
+        (
+            "base-256 uid and negative mtime, as GNU tar writes them",
+            edited(&[(108, b"\x80\0\0\0\x7f\xff\xff\xff"), (136, &[0xff; 12])]),
+        ),
+        (
+            "base-256 size",
+            edited(&[(124, b"\x80\0\0\0\0\0\0\0\0\0\0\x05")]),
+        ),
+        ("blank devmajor and devminor", edited(&[(329, &[b' '; 16])])),
+        (
+            "garbage after a field's NUL",
+            edited(&[(136, b"1\0zzzzzzzzzz")]),
+        ),
+    ];
+    for (name, bytes) in cases {
+        let _ = std::fs::remove_dir_all(w.sb.join(PROFILE));
+        w.sb.write(&format!("in/{name}.tar.gz"), gz(&bytes));
+        let out = w
+            .install_archive(&format!("in/{name}.tar.gz"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{name}: {out:?}");
+        let got = std::fs::read(w.sb.join("prof/hooks/demo/x")).unwrap();
+        assert_eq!(got, b"hello", "{name}");
+    }
 }
 
 #[test]
