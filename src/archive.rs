@@ -738,7 +738,6 @@ fn scan_tar<R: Read>(
         budget.keep.set(false);
         let kept = budget.kept.take();
         check_headers(&kept, from, item.raw_header_position(), &item.path_bytes())?;
-        check_pax(&mut item)?;
         // This entry's data (a pax `size` record included), then what leads to the next.
         let data = item.size().div_ceil(512).saturating_mul(512);
         budget.left.set(data.saturating_add(MAX_BETWEEN_ENTRIES));
@@ -766,6 +765,8 @@ fn scan_tar<R: Read>(
                 });
             }
         };
+        // After the type: a global pax header's own records are not the entry's.
+        check_pax(&mut item)?;
         // The entry's real size: a pax `size` record overrides the header's. The tar crate
         // skips data a folder claims; GNU tar and Python's tarfile read it as the entries
         // that follow, so it is refused (from the header, before it is inflated).
