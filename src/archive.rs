@@ -698,11 +698,41 @@ fn check_headers(kept: &[u8], from: u64, header_at: u64, path: &[u8]) -> Result<
         let size = tar::Header::from_byte_slice(block)
             .entry_size()
             .map_err(ArchiveError::Corrupt)?;
+        if block[156] == b'x' {
+            let data = usize::try_from(size)
+                .ok()
+                .and_then(|size| kept.get(start + 512..)?.get(..size))
+                .ok_or_else(lost)?;
+            check_pax_lengths(data, path)?;
+        }
         at = at.saturating_add(512 + size.div_ceil(512).saturating_mul(512));
         if at > header_at {
             return Err(lost());
         }
     }
+}
+
+/// Refuses a pax record whose length is not decimal digits alone: the tar crate reads a
+/// leading `+` as a sign and takes the record, where GNU tar and Python's tarfile skip it
+/// (Python all records after it too). Records are split as the tar crate splits them; any
+/// other fault in them is `check_pax`'s to refuse.
+fn check_pax_lengths(data: &[u8], path: &[u8]) -> Result<(), ArchiveError> {
+    for line in data
+        .split(|&b| b == b'\n')
+        .take_while(|line| !line.is_empty())
+    {
+        let length = line.split(|&b| b == b' ').next().unwrap_or_default();
+        if !length.iter().all(u8::is_ascii_digit) {
+            return Err(ArchiveError::PaxRefused {
+                path: printable(&String::from_utf8_lossy(path)),
+                why: format!(
+                    "a pax record's length `{}` is not decimal digits",
+                    printable(&String::from_utf8_lossy(length))
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn scan_tar<R: Read>(

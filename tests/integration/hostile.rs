@@ -913,7 +913,8 @@ fn paths_that_could_land_outside_are_refused() {
 /// a record that does not parse (the tar crate skipped it), a key given twice (it took the
 /// first, they take the last), a `size` that is no number (it fell back to the header's
 /// size, which moves where the next entry starts), a GNU sparse file (they rebuild it under
-/// the name its records give) and a path given twice over (it took the GNU long name).
+/// the name its records give), a path given twice over (it took the GNU long name) and a
+/// record length with a leading `+` (it read the record, they skip it).
 #[test]
 fn pax_records_other_tools_read_otherwise_are_refused() {
     let innocent = format!("{TOP}/innocent");
@@ -935,6 +936,13 @@ fn pax_records_other_tools_read_otherwise_are_refused() {
             "pax record with no `=`",
             raw_pax(b"8 pathx\n"),
             "a pax record is malformed",
+        ),
+        // GNU tar and Python skip the record (Python all after it too); the tar crate read
+        // the length as 30 and took the path.
+        case(
+            "pax record whose length has a leading +",
+            raw_pax(format!("+30 path={elsewhere}\n").as_bytes()),
+            "a pax record's length `+30` is not decimal digits",
         ),
         case(
             "pax path given twice",
