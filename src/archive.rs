@@ -4,8 +4,9 @@
 //! `unpack_in` is never used as the boundary. Refused: anything but regular files and
 //! folders (links, devices, fifos, global headers); absolute paths, `..`, `.`, empty
 //! components, backslashes, drive letters, NUL and control characters; two entries that
-//! collide exactly, by case or by Unicode normalisation; a file whose name ends in `/`, a
-//! folder with data; bytes in the ustar prefix field of a header without ustar magic; a
+//! collide exactly, by case or by Unicode normalisation; a file whose name ends in `/` (or,
+//! of type NUL, whose header's own name does, under a long name or pax path), a folder with
+//! data; bytes in the ustar prefix field of a header without ustar magic; a
 //! number field in a header (the GNU long-name and pax headers before an entry included)
 //! that GNU tar or Python's tarfile read otherwise;
 //! more than one top folder or a top folder other than the expected one; more entries
@@ -809,6 +810,17 @@ fn scan_tar<R: Read>(
             });
         }
         let rest = listing.add(&raw, is_dir, size)?;
+        // Python's tarfile makes a type NUL entry a folder by its header's own name, before
+        // a GNU long name or pax path replaces it (one ending in `/` was refused above).
+        let own_name = &item.header().as_old().name;
+        let own_name = own_name.split(|&b| b == 0).next().unwrap_or_default();
+        if item.header().as_bytes()[156] == 0 && own_name.ends_with(b"/") {
+            return Err(ArchiveError::EntryPathRefused {
+                path: printable(&String::from_utf8_lossy(&raw)),
+                why: "it is a file of type NUL, but its header's own name ends in `/`, which \
+                      Python's tarfile makes a folder",
+            });
+        }
         let raw_mode = item.header().mode().map_err(ArchiveError::Corrupt)?;
         let mode = if is_dir || raw_mode & 0o111 != 0 {
             0o755

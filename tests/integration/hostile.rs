@@ -978,7 +978,8 @@ fn pax_records_other_tools_read_otherwise_are_refused() {
 /// Headers the tar crate reads otherwise than GNU tar and Python's tarfile (which hosts and
 /// users extract with) are refused, so what hookpack checks is what they would unpack. Each
 /// case was unpacked by GNU tar 1.34 and Python 3.11 to see where they part: a file whose
-/// name ends in `/` (a folder to GNU tar, and to Python for type NUL); a folder with data
+/// name ends in `/` (a folder to GNU tar, and to Python for type NUL, by its header's own
+/// name even under a long name or pax path); a folder with data
 /// (they read its data as the entries that follow, where the tar crate skips it); bytes in
 /// the ustar prefix field of a header without ustar magic and version (Python puts them
 /// before the name, GNU tar too when the magic is ustar's; the tar crate ignores them); a
@@ -1020,6 +1021,13 @@ fn headers_other_tools_read_otherwise_are_refused() {
     };
     let long = format!("{x}\0");
     let pax_path = format!("{} path={x}\n", x.len() + 9);
+    // `x` named by a long name or pax path, over a type NUL header named `short/`.
+    let over_slash = |t: Tar| {
+        let t = t
+            .raw(&header(b"short/", 0, 0o644, 5, b""))
+            .raw(&padded(b"hello"));
+        tar(after(t))
+    };
     // An entry hidden as a folder's data.
     let hidden = Tar::default().file(&format!("{TOP}/hidden"), b"boo").open();
     let folder = |size: usize| {
@@ -1046,6 +1054,16 @@ fn headers_other_tools_read_otherwise_are_refused() {
             "a contiguous file (type 7) whose name ends in /",
             file(b'7', &format!("{x}/")),
             "its name ends in `/`",
+        ),
+        case(
+            "a long name over a type NUL header whose name ends in /",
+            over_slash(Tar::demo().entry(b"././@LongLink", b'L', 0o644, long.as_bytes(), b"")),
+            "its header's own name ends in `/`",
+        ),
+        case(
+            "a pax path over a type NUL header whose name ends in /",
+            over_slash(Tar::demo().pax(&[("path", x.as_bytes())])),
+            "its header's own name ends in `/`",
         ),
         case(
             "GNU magic, and bytes where ustar's prefix is",
