@@ -8,7 +8,8 @@
 //! of type NUL, whose header's own name does, under a long name or pax path), a folder with
 //! data; bytes in the ustar prefix field of a header without ustar magic; a
 //! number field in a header (the GNU long-name and pax headers before an entry included)
-//! that GNU tar or Python's tarfile read otherwise;
+//! that GNU tar or Python's tarfile read otherwise, or bytes after such a header's data in
+//! its last block;
 //! more than one top folder or a top folder other than the expected one; more entries
 //! (the folders their paths imply included), deeper or longer paths, or more unpacked bytes than [`Limits`] allow
 //! (checked from the header, before the data is read, so a small archive that inflates to
@@ -699,11 +700,23 @@ fn check_headers(kept: &[u8], from: u64, header_at: u64, path: &[u8]) -> Result<
         let size = tar::Header::from_byte_slice(block)
             .entry_size()
             .map_err(ArchiveError::Corrupt)?;
+        let (data, rest) = usize::try_from(size)
+            .ok()
+            .and_then(|size| {
+                let blocks = kept.get(start + 512..)?.get(..size.div_ceil(512) * 512)?;
+                Some(blocks.split_at(size))
+            })
+            .ok_or_else(lost)?;
+        // GNU tar and Python's tarfile read a long name on to a NUL past its size, Python
+        // pax records too; the tar crate stops at its size.
+        if rest.iter().any(|&b| b != 0) {
+            return Err(ArchiveError::EntryPathRefused {
+                path: printable(&String::from_utf8_lossy(path)),
+                why: "the GNU long name or pax header before it has bytes after its data in \
+                      its last block, which GNU tar or Python's tarfile read as more of it",
+            });
+        }
         if block[156] == b'x' {
-            let data = usize::try_from(size)
-                .ok()
-                .and_then(|size| kept.get(start + 512..)?.get(..size))
-                .ok_or_else(lost)?;
             check_pax_lengths(data, path)?;
         }
         at = at.saturating_add(512 + size.div_ceil(512).saturating_mul(512));

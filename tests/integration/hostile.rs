@@ -986,7 +986,9 @@ fn pax_records_other_tools_read_otherwise_are_refused() {
 /// number field, in the entry's header or in a GNU long name's or pax header before it,
 /// that is not octal digits between spaces (Python stops unpacking at the header, without
 /// an error; GNU tar reads a leading `+` as base-64, the tar crate as octal) or a base-256
-/// size whose first bytes the tar crate skips.
+/// size whose first bytes the tar crate skips; bytes after a GNU long name's or pax
+/// header's data in its last block (both read a long name on to a NUL there, Python pax
+/// records too).
 #[test]
 fn headers_other_tools_read_otherwise_are_refused() {
     let x = format!("{TOP}/x");
@@ -1028,6 +1030,12 @@ fn headers_other_tools_read_otherwise_are_refused() {
             .raw(&padded(b"hello"));
         tar(after(t))
     };
+    // An extension header of `kind` with `data`, then `rest` in its last block.
+    let trailing = |kind: u8, data: &[u8], rest: &[u8]| {
+        let h = header(b"././@LongLink", kind, 0o644, data.len() as u64, b"");
+        Tar::demo().raw(&h).raw(&padded(&[data, rest].concat()))
+    };
+    let mtime = b"11 mtime=1\n";
     // An entry hidden as a folder's data.
     let hidden = Tar::default().file(&format!("{TOP}/hidden"), b"boo").open();
     let folder = |size: usize| {
@@ -1064,6 +1072,24 @@ fn headers_other_tools_read_otherwise_are_refused() {
             "a pax path over a type NUL header whose name ends in /",
             over_slash(Tar::demo().pax(&[("path", x.as_bytes())])),
             "its header's own name ends in `/`",
+        ),
+        case(
+            "a long name without a NUL, and more of it after its size",
+            tar(after(
+                trailing(b'L', x.as_bytes(), b"y")
+                    .raw(&header(b"short", b'0', 0o644, 5, b""))
+                    .raw(&padded(b"hello")),
+            )),
+            "bytes after its data in its last block",
+        ),
+        case(
+            "a pax size record after the pax header's size",
+            tar(after(
+                trailing(b'x', mtime, b"10 size=0\n")
+                    .raw(&header(x.as_bytes(), b'0', 0o644, 5, b""))
+                    .raw(&padded(b"hello")),
+            )),
+            "bytes after its data in its last block",
         ),
         case(
             "GNU magic, and bytes where ustar's prefix is",
