@@ -6,17 +6,17 @@
 //! components, backslashes, drive letters, NUL and control characters; two entries that
 //! collide exactly, by case or by Unicode normalisation; a file whose name ends in `/` (or,
 //! of type NUL, whose header's own name does, under a long name or pax path), a folder with
-//! data; bytes in the ustar prefix field of a header without ustar magic; a
-//! number field in a header (the GNU long-name and pax headers before an entry included)
-//! that GNU tar or Python's tarfile read otherwise, or bytes after such a header's data in
-//! its last block;
-//! more than one top folder or a top folder other than the expected one; more entries
-//! (the folders their paths imply included), deeper or longer paths, or more unpacked bytes than [`Limits`] allow
-//! (checked from the header, before the data is read, so a small archive that inflates to
-//! gigabytes is refused early); more than 1 MiB of headers, long names and pax records
-//! before one entry; data after the end of the archive; truncated streams; header and gzip/zstd checksum failures; a zstd window
-//! over 128 MiB (said as such, before the decoder calls it a memory error). The format is
-//! told by magic bytes, never by the file name.
+//! data; bytes in the ustar prefix field of a header without ustar magic; a number field in
+//! a header (the GNU long-name and pax headers before an entry included) that GNU tar or
+//! Python's tarfile read otherwise, and bytes after a long name's or pax header's data in
+//! its last block; more than one top folder or a top folder other than the expected one;
+//! more entries (the folders their paths imply included), deeper or longer paths, or more
+//! unpacked bytes than [`Limits`] allow (checked from the header, before the data is read,
+//! so a small archive that inflates to gigabytes is refused early); more than 1 MiB of
+//! headers, long names and pax records before one entry; data after the end of the
+//! archive; truncated streams; header and gzip/zstd checksum failures; a zstd window over
+//! 128 MiB (said as such, before the decoder calls it a memory error). The format is told
+//! by magic bytes, never by the file name.
 
 use std::collections::{HashMap, HashSet};
 use std::io::{self, BufRead, BufReader, Read};
