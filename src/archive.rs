@@ -780,8 +780,13 @@ fn scan_tar<R: Read>(
     for item in archive.entries().map_err(ArchiveError::Corrupt)? {
         let mut item = item.map_err(over_budget)?;
         budget.keep.set(false);
-        let kept = budget.kept.take();
-        check_headers(&kept, from, item.raw_header_position(), &item.path_bytes())?;
+        check_headers(
+            &budget.kept.borrow(),
+            from,
+            item.raw_header_position(),
+            &item.path_bytes(),
+        )?;
+        budget.kept.borrow_mut().clear();
         // This entry's data (a pax `size` record included), then what leads to the next.
         let data = item.size().div_ceil(512).saturating_mul(512);
         budget.left.set(data.saturating_add(MAX_BETWEEN_ENTRIES));
