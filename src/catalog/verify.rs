@@ -206,8 +206,9 @@ impl<'a> Ctx<'a> {
         if archive && is_not_found(e) {
             msg.push_str(
                 "; the index lists it, so it must be there: upload (or copy back) the archive \
-                 `hookpack pack` wrote into its --out-dir, or pack into the catalog folder \
-                 again, which writes it anew from unchanged sources",
+                 `hookpack pack` wrote into its --out-dir, or, while the recipe's sources at that \
+                 version are still there unchanged, pack them into the catalog folder again, \
+                 which writes it anew (a version merged from another index has none here)",
             );
         }
         self.error(file, pointer, "fetch-failed", msg);

@@ -1459,8 +1459,9 @@ fn a_missing_archive_is_reported_with_the_fix() {
     packed(&sb);
     std::fs::remove_file(sb.join("cat/hooks-alpha-0.1.0.tar.gz")).unwrap();
     let fix = "; the index lists it, so it must be there: upload (or copy back) the archive \
-               `hookpack pack` wrote into its --out-dir, or pack into the catalog folder again, \
-               which writes it anew from unchanged sources";
+               `hookpack pack` wrote into its --out-dir, or, while the recipe's sources at that \
+               version are still there unchanged, pack them into the catalog folder again, \
+               which writes it anew (a version merged from another index has none here)";
     let server = HttpServer::serve(sb.join("cat"), Box::new(|_| None));
     for index in ["cat".to_string(), server.url("hooks-index.json")] {
         let (code, r) = verify_json(&sb, &index);
