@@ -5,7 +5,8 @@
 //! folders (links, devices, fifos, global headers); absolute paths, `..`, `.`, empty
 //! components, backslashes, drive letters, NUL and control characters; two entries that
 //! collide exactly, by case or by Unicode normalisation; a file whose name ends in `/` (or,
-//! of type NUL, whose header's own name does, under a long name or pax path), a folder with
+//! of type NUL, whose header's own name does, under a long name or pax path; one whose names
+//! both end in `/` and that has no data is a folder, as old tars write one), a folder with
 //! data; bytes in the ustar prefix field of a header without ustar magic; a number field in
 //! a header (the GNU long-name and pax headers before an entry included) that GNU tar or
 //! Python's tarfile read otherwise, and bytes after a long name's or pax header's data in
@@ -802,7 +803,20 @@ fn scan_tar<R: Read>(
             });
         }
         let kind = item.header().entry_type();
+        // Python's tarfile makes a type NUL entry a folder by its header's own name, before
+        // a GNU long name or pax path replaces it; GNU tar by the name it ends with.
+        let own_name = &item.header().as_old().name;
+        let own_slash = own_name
+            .split(|&b| b == 0)
+            .next()
+            .unwrap_or_default()
+            .ends_with(b"/");
+        let type_nul = item.header().as_bytes()[156] == 0;
+        // A folder as old tars (and `bsdtar --format v7`) write it: both names end in `/`
+        // and there is no data, so all of them make the same empty folder.
+        let v7_folder = type_nul && own_slash && raw.ends_with(b"/") && item.size() == 0;
         let is_dir = match kind {
+            tar::EntryType::Regular if v7_folder => true,
             tar::EntryType::Regular | tar::EntryType::Continuous => false,
             tar::EntryType::Directory => true,
             // Extension headers (GNU long names, pax) are folded into the next entry by
@@ -828,11 +842,9 @@ fn scan_tar<R: Read>(
             });
         }
         let rest = listing.add(&raw, is_dir, size)?;
-        // Python's tarfile makes a type NUL entry a folder by its header's own name, before
-        // a GNU long name or pax path replaces it (one ending in `/` was refused above).
-        let own_name = &item.header().as_old().name;
-        let own_name = own_name.split(|&b| b == 0).next().unwrap_or_default();
-        if item.header().as_bytes()[156] == 0 && own_name.ends_with(b"/") {
+        // Any other type NUL entry whose header's own name ends in `/` (a final name ending
+        // in `/` on a file was refused above).
+        if type_nul && own_slash && !is_dir {
             return Err(ArchiveError::EntryPathRefused {
                 path: printable(&String::from_utf8_lossy(&raw)),
                 why: "it is a file of type NUL, but its header's own name ends in `/`, which \

@@ -1228,6 +1228,50 @@ fn headers_all_tools_read_alike_install() {
     }
 }
 
+/// An archive as `bsdtar --format v7` (libarchive 3.6) writes it installs: no magic, every
+/// entry of type NUL, a folder told only by its name's final `/` (and no data). GNU tar
+/// 1.34 and Python 3.11 both unpack it to the tree it was made from.
+#[test]
+fn v7_folders_as_bsdtar_writes_them_install() {
+    let w = World::new();
+    let entry = |name: &str, mode: u32, data: &[u8]| {
+        let mut h = header(name.as_bytes(), 0, mode, data.len() as u64, b"");
+        h[257..265].fill(0);
+        seal(&mut h);
+        let mut bytes = h.to_vec();
+        bytes.extend(padded(data));
+        bytes
+    };
+    let mut t = Tar::default();
+    for (name, mode, data) in [
+        (format!("{TOP}/"), 0o755, &b""[..]),
+        (format!("{TOP}/README.md"), 0o644, b"# test\n"),
+        (format!("{TOP}/empty/"), 0o755, b""),
+        (format!("{TOP}/scripts/"), 0o755, b""),
+        (
+            format!("{TOP}/recipe.json"),
+            0o644,
+            &json_bytes(&manifest("demo")),
+        ),
+        (
+            format!("{TOP}/scripts/main.js"),
+            0o755,
+            b"process.exit(0);\n",
+        ),
+    ] {
+        t = t.raw(&entry(&name, mode, data));
+    }
+    w.sb.write("in/v7.tar.gz", gz(&t.end()));
+    let out = w.install_archive("in/v7.tar.gz").output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let installed = w.sb.join("prof/hooks/demo");
+    assert!(installed.join("empty").is_dir());
+    assert_eq!(
+        std::fs::read(installed.join("scripts/main.js")).unwrap(),
+        b"process.exit(0);\n"
+    );
+}
+
 #[test]
 fn colliding_entries_are_refused() {
     let evil = manifest("evil");
