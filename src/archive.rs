@@ -2,8 +2,9 @@
 //!
 //! Every entry is checked before anything is done with it, and the `tar` crate's
 //! `unpack_in` is never used as the boundary. Refused: anything but regular files and
-//! folders (links, devices, fifos, global headers); absolute paths, `..`, `.`, empty
-//! components, backslashes, drive letters, NUL and control characters; two entries that
+//! folders (links, devices, fifos, global headers); absolute paths, `..`, `.` (but for a
+//! leading `./`, which GNU tar and Python's tarfile drop alike), empty components,
+//! backslashes, drive letters, NUL and control characters; two entries that
 //! collide exactly, by case or by Unicode normalisation; a file whose name ends in `/` (or,
 //! of type NUL, whose header's own name does, under a long name or pax path; one whose names
 //! both end in `/` and that has no data is a folder, as old tars write one), a folder with
@@ -269,6 +270,13 @@ fn check_path<'r>(raw: &'r [u8], limits: &Limits) -> Result<(&'r str, &'r str), 
     if s.chars().any(|c| c.is_control()) {
         return Err(refuse("it contains a NUL or control character"));
     }
+    // `tar -czf x.tar.gz ./demo-0.1.0` starts every name with `./`, which GNU tar and
+    // Python's tarfile both unpack as if it were not there; `./` alone (what
+    // `tar -C demo-0.1.0 -czf x.tar.gz .` writes first) is still a `.` component.
+    let s = match s.strip_prefix("./") {
+        Some(rest) if !rest.is_empty() => rest,
+        _ => s,
+    };
     if s.contains('\\') {
         return Err(refuse("it contains a backslash"));
     }

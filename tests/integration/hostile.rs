@@ -1228,6 +1228,32 @@ fn headers_all_tools_read_alike_install() {
     }
 }
 
+/// An archive as `tar -czf demo.tar.gz ./demo-0.1.0` (GNU tar 1.34) writes it installs: each
+/// name starts with `./`, which GNU tar and Python 3.11 both unpack to `demo-0.1.0/`. What
+/// `tar -C demo-0.1.0 -czf demo.tar.gz .` writes (`./`, then the files beside it) is still
+/// refused: it has no top folder.
+#[test]
+fn a_leading_dot_slash_as_gnu_tar_writes_it_installs() {
+    let w = World::new();
+    let tar = Tar::default().recipe(&format!("./{TOP}"), &manifest("demo"));
+    w.sb.write("in/dot.tar.gz", gz(&tar.end()));
+    let out = w.install_archive("in/dot.tar.gz").output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        std::fs::read(w.sb.join("prof/hooks/demo/scripts/main.js")).unwrap(),
+        b"process.exit(0);\n"
+    );
+
+    let _ = std::fs::remove_dir_all(w.sb.join(PROFILE));
+    let tar = Tar::default()
+        .dir("./")
+        .file("./recipe.json", &json_bytes(&manifest("demo")));
+    w.sb.write("in/flat.tar.gz", gz(&tar.end()));
+    let out = w.install_archive("in/flat.tar.gz").output().unwrap();
+    assert!(!out.status.success(), "{out:?}");
+    assert!(!w.sb.join(PROFILE).join("hooks/demo").exists());
+}
+
 /// An archive as `bsdtar --format v7` (libarchive 3.6) writes it installs: no magic, every
 /// entry of type NUL, a folder told only by its name's final `/` (and no data). GNU tar
 /// 1.34 and Python 3.11 both unpack it to the tree it was made from.
