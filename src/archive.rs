@@ -2,10 +2,10 @@
 //!
 //! Every entry is checked before anything is done with it, and the `tar` crate's
 //! `unpack_in` is never used as the boundary. Refused: anything but regular files and
-//! folders (links, devices, fifos, global headers); absolute paths, `..`, `.` (but for a
-//! leading `./`, which GNU tar and Python's tarfile drop alike), empty components,
-//! backslashes, drive letters, NUL and control characters; two entries that
-//! collide exactly, by case or by Unicode normalisation; a file whose name ends in `/` (or,
+//! folders (links, devices, fifos, global pax headers but for `git archive`'s, which holds
+//! only a `comment`); absolute paths, `..`, `.` (but for a leading `./`, which GNU tar and
+//! Python's tarfile drop alike), empty components, backslashes, drive letters, NUL and
+//! control characters; two entries that collide exactly, by case or by Unicode normalisation; a file whose name ends in `/` (or,
 //! of type NUL, whose header's own name does, under a long name or pax path; one whose names
 //! both end in `/` and that has no data is a folder, as old tars write one), a folder with
 //! data; bytes in the ustar prefix field of a header without ustar magic; a number field in
@@ -192,6 +192,10 @@ const MAX_PADDING: usize = 1024 * 1024;
 /// this a long name claiming gigabytes of zeros (a few KiB compressed) would be held in
 /// memory before its length could be refused. Real ones are a few hundred bytes.
 const MAX_BETWEEN_ENTRIES: u64 = 1024 * 1024;
+
+/// Most bytes of records in a global pax header, which is read whole to check them;
+/// `git archive`'s is 52.
+const MAX_GLOBAL_PAX: u64 = 64 * 1024;
 
 /// How many bytes the tar reader may still pull from the decompressed stream: the data of
 /// the entry it handed over last, then [`MAX_BETWEEN_ENTRIES`]. `tripped` says the budget
@@ -641,6 +645,34 @@ fn check_pax<R: Read>(item: &mut tar::Entry<'_, R>) -> Result<(), ArchiveError> 
     Ok(())
 }
 
+/// Checks a global pax header's records (`data`, of the header named `name`): only
+/// `comment`, as `git archive` writes, is read alike, since GNU tar and Python's tarfile
+/// skip it; they apply any other record to the entries that follow, which the tar crate
+/// does not.
+fn check_global_pax(data: &[u8], name: &[u8]) -> Result<(), ArchiveError> {
+    check_pax_lengths(data, name)?;
+    let refuse = |why: String| {
+        Err(ArchiveError::PaxRefused {
+            path: printable(&String::from_utf8_lossy(name)),
+            why,
+        })
+    };
+    for record in tar::PaxExtensions::new(data) {
+        let Ok(record) = record else {
+            return refuse("a record of this global pax header is malformed".into());
+        };
+        if record.key_bytes() != b"comment" {
+            return refuse(format!(
+                "it is a global pax header with a `{}` record, which GNU tar and Python's \
+                 tarfile apply to the entries after it (only `comment`, as `git archive` \
+                 writes, is skipped by all)",
+                printable(&String::from_utf8_lossy(record.key_bytes()))
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The number fields of a header (name, offset, length), which Python's tarfile reads in
 /// every header, GNU long-name and pax headers included.
 const NUMBER_FIELDS: [(&str, usize, usize); 8] = [
@@ -769,13 +801,16 @@ fn scan_tar<R: Read>(
     budget.left.set(MAX_BETWEEN_ENTRIES);
     budget.keep.set(true);
     // Where the entry before ended: its headers are kept from there.
-    let mut from = 0;
+    let mut from: u64 = 0;
     let mut archive = tar::Archive::new(Budgeted {
         inner: &mut *dec,
         budget: &budget,
     });
     let mut listing = Listing::new(expected_top, limits);
     let mut entries = Vec::new();
+    // The name of a global pax header just read: its block's padding is checked with the
+    // next entry's headers, as Python's tarfile reads records on into it.
+    let mut global_before: Option<Vec<u8>> = None;
     let over_budget = |e: io::Error| {
         if budget.tripped.get() {
             ArchiveError::LimitExceeded {
@@ -789,6 +824,21 @@ fn scan_tar<R: Read>(
     for item in archive.entries().map_err(ArchiveError::Corrupt)? {
         let mut item = item.map_err(over_budget)?;
         budget.keep.set(false);
+        if let Some(name) = global_before.take() {
+            let pad = usize::try_from(from.div_ceil(512) * 512 - from).unwrap_or(usize::MAX);
+            let kept = budget.kept.borrow();
+            if kept
+                .get(..pad)
+                .is_none_or(|pad| pad.iter().any(|&b| b != 0))
+            {
+                return Err(ArchiveError::PaxRefused {
+                    path: printable(&String::from_utf8_lossy(&name)),
+                    why: "the global pax header has bytes after its records in its last \
+                          block, which Python's tarfile reads as more records"
+                        .into(),
+                });
+            }
+        }
         check_headers(
             &budget.kept.borrow(),
             from,
@@ -811,6 +861,30 @@ fn scan_tar<R: Read>(
             });
         }
         let kind = item.header().entry_type();
+        if kind == tar::EntryType::XGlobalHeader {
+            // A long name or pax header before it would be folded into it by the tar crate,
+            // and into the entry after it by GNU tar and Python's tarfile.
+            if item.raw_header_position() != from.div_ceil(512) * 512 {
+                return Err(ArchiveError::PaxRefused {
+                    path: printable(&String::from_utf8_lossy(&raw)),
+                    why: "it is a global pax header with a long name or pax header before it"
+                        .into(),
+                });
+            }
+            if item.size() > MAX_GLOBAL_PAX {
+                return Err(ArchiveError::LimitExceeded {
+                    what: "bytes of global pax records",
+                    limit: MAX_GLOBAL_PAX,
+                });
+            }
+            let mut data = Vec::new();
+            item.read_to_end(&mut data).map_err(ArchiveError::Corrupt)?;
+            check_global_pax(&data, &raw)?;
+            global_before = Some(raw);
+            from = budget.read.get();
+            budget.keep.set(true);
+            continue;
+        }
         // Python's tarfile makes a type NUL entry a folder by its header's own name, before
         // a GNU long name or pax path replaces it; GNU tar by the name it ends with.
         let own_name = &item.header().as_old().name;

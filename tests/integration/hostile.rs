@@ -1228,6 +1228,44 @@ fn headers_all_tools_read_alike_install() {
     }
 }
 
+/// An archive as `git archive --prefix=demo-0.1.0/ HEAD` (git 2.39, and so GitHub's release
+/// tarballs) writes it installs: a global pax header with one `comment` record (the commit),
+/// which GNU tar 1.34 and Python 3.11 both skip. A global header with any other record
+/// (which they would apply to the entries after it, where the tar crate ignores it), or
+/// with bytes after its records in its block (which Python reads as more records), is
+/// still refused.
+#[test]
+fn a_global_pax_comment_as_git_archive_writes_it_installs() {
+    let comment = b"52 comment=34da55acf6efdbc779ff8eccc9031ed0a687f074\n";
+    let global = |data: &[u8]| Tar::default().entry(b"pax_global_header", b'g', 0o666, data, b"");
+    let w = World::new();
+    let t = global(comment).recipe(TOP, &manifest("demo"));
+    w.sb.write("in/git.tar.gz", gz(&t.end()));
+    let out = w.install_archive("in/git.tar.gz").output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        std::fs::read(w.sb.join("prof/hooks/demo/scripts/main.js")).unwrap(),
+        b"process.exit(0);\n"
+    );
+
+    // The comment, then a `path` record past its size, in its block.
+    let mut header = global(comment).open();
+    let at = 512 + comment.len();
+    header[at..at + 13].copy_from_slice(b"13 path=evil\n");
+    run_table(vec![
+        case(
+            "a global pax header with a path",
+            tar(global(b"13 path=evil\n").recipe(TOP, &manifest("demo"))),
+            "global pax header",
+        ),
+        case(
+            "a global pax comment with a path after its size",
+            tar(Tar(header).recipe(TOP, &manifest("demo"))),
+            "global pax header",
+        ),
+    ]);
+}
+
 /// An archive as `tar -czf demo.tar.gz ./demo-0.1.0` (GNU tar 1.34) writes it installs: each
 /// name starts with `./`, which GNU tar and Python 3.11 both unpack to `demo-0.1.0/`. What
 /// `tar -C demo-0.1.0 -czf demo.tar.gz .` writes (`./`, then the files beside it) is still
