@@ -811,6 +811,8 @@ fn scan_tar<R: Read>(
     // The name of a global pax header just read: its block's padding is checked with the
     // next entry's headers, as Python's tarfile reads records on into it.
     let mut global_before: Option<Vec<u8>> = None;
+    // `git archive` writes one; more would go uncounted by the entry limit.
+    let mut global_seen = false;
     let over_budget = |e: io::Error| {
         if budget.tripped.get() {
             ArchiveError::LimitExceeded {
@@ -864,6 +866,12 @@ fn scan_tar<R: Read>(
         if kind == tar::EntryType::XGlobalHeader {
             // A long name or pax header before it would be folded into it by the tar crate,
             // and into the entry after it by GNU tar and Python's tarfile.
+            if std::mem::replace(&mut global_seen, true) {
+                return Err(ArchiveError::PaxRefused {
+                    path: printable(&String::from_utf8_lossy(&raw)),
+                    why: "it is a second global pax header".into(),
+                });
+            }
             if item.raw_header_position() != from.div_ceil(512) * 512 {
                 return Err(ArchiveError::PaxRefused {
                     path: printable(&String::from_utf8_lossy(&raw)),

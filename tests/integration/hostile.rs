@@ -1232,8 +1232,8 @@ fn headers_all_tools_read_alike_install() {
 /// tarballs) writes it installs: a global pax header with one `comment` record (the commit),
 /// which GNU tar 1.34 and Python 3.11 both skip. A global header with any other record
 /// (which they would apply to the entries after it, where the tar crate ignores it), or
-/// with bytes after its records in its block (which Python reads as more records), is
-/// still refused.
+/// with bytes after its records in its block (which Python reads as more records), or a
+/// second one, is still refused.
 #[test]
 fn a_global_pax_comment_as_git_archive_writes_it_installs() {
     let comment = b"52 comment=34da55acf6efdbc779ff8eccc9031ed0a687f074\n";
@@ -1262,6 +1262,13 @@ fn a_global_pax_comment_as_git_archive_writes_it_installs() {
             "a global pax comment with a path after its size",
             tar(Tar(header).recipe(TOP, &manifest("demo"))),
             "global pax header",
+        ),
+        case(
+            "two global pax comments",
+            tar(global(comment)
+                .raw(&global(comment).open())
+                .recipe(TOP, &manifest("demo"))),
+            "a second global pax header",
         ),
     ]);
 }
