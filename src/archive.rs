@@ -4,7 +4,7 @@
 //! `unpack_in` is never used as the boundary. Refused: anything but regular files and
 //! folders (links, devices, fifos, global pax headers but for `git archive`'s, which holds
 //! only a `comment`); absolute paths, `..`, `.` (but for a leading `./`, which GNU tar and
-//! Python's tarfile drop alike), empty components, backslashes, drive letters, NUL and
+//! Python's tarfile drop alike, and one folder `./`, skipped), empty components, backslashes, drive letters, NUL and
 //! control characters; two entries that collide exactly, by case or by Unicode normalisation; a file whose name ends in `/` (or,
 //! of type NUL, whose header's own name does, under a long name or pax path; one whose names
 //! both end in `/` and that has no data is a folder, as old tars write one), a folder with
@@ -813,6 +813,7 @@ fn scan_tar<R: Read>(
     let mut global_before: Option<Vec<u8>> = None;
     // `git archive` writes one; more would go uncounted by the entry limit.
     let mut global_seen = false;
+    let mut root_seen = false;
     let over_budget = |e: io::Error| {
         if budget.tripped.get() {
             ArchiveError::LimitExceeded {
@@ -930,6 +931,16 @@ fn scan_tar<R: Read>(
                 why: "it is a folder with data, which GNU tar and Python's tarfile read as \
                       the entries that follow",
             });
+        }
+        // `./`, which `tar -C dir .` and Python's `shutil.make_archive` write first, is the
+        // folder GNU tar and Python's tarfile unpack into; one is skipped (a second is a
+        // `.` component, as is a file named so).
+        if is_dir && !root_seen && matches!(raw.as_slice(), b"./" | b".") {
+            root_seen = true;
+            io::copy(&mut item, &mut io::sink()).map_err(ArchiveError::Corrupt)?;
+            from = budget.read.get();
+            budget.keep.set(true);
+            continue;
         }
         let rest = listing.add(&raw, is_dir, size)?;
         // Any other type NUL entry whose header's own name ends in `/` (a final name ending

@@ -1274,9 +1274,9 @@ fn a_global_pax_comment_as_git_archive_writes_it_installs() {
 }
 
 /// An archive as `tar -czf demo.tar.gz ./demo-0.1.0` (GNU tar 1.34) writes it installs: each
-/// name starts with `./`, which GNU tar and Python 3.11 both unpack to `demo-0.1.0/`. What
-/// `tar -C demo-0.1.0 -czf demo.tar.gz .` writes (`./`, then the files beside it) is still
-/// refused: it has no top folder.
+/// name starts with `./`, which GNU tar and Python 3.11 both unpack to `demo-0.1.0/`; so does
+/// one that starts with the folder `./` too. What `tar -C demo-0.1.0 -czf demo.tar.gz .`
+/// writes (`./`, then the files beside it) is still refused: it has no top folder.
 #[test]
 fn a_leading_dot_slash_as_gnu_tar_writes_it_installs() {
     let w = World::new();
@@ -1288,6 +1288,17 @@ fn a_leading_dot_slash_as_gnu_tar_writes_it_installs() {
         std::fs::read(w.sb.join("prof/hooks/demo/scripts/main.js")).unwrap(),
         b"process.exit(0);\n"
     );
+
+    // `tar -C dir -czf x.tar.gz .` and Python's `shutil.make_archive(x, "gztar", dir)`
+    // start with the folder `./`, which both unpack as the folder they unpack into.
+    let _ = std::fs::remove_dir_all(w.sb.join(PROFILE));
+    let tar = Tar::default()
+        .dir("./")
+        .recipe(&format!("./{TOP}"), &manifest("demo"));
+    w.sb.write("in/root.tar.gz", gz(&tar.end()));
+    let out = w.install_archive("in/root.tar.gz").output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(w.sb.join("prof/hooks/demo/recipe.json").is_file());
 
     let _ = std::fs::remove_dir_all(w.sb.join(PROFILE));
     let tar = Tar::default()
