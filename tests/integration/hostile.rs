@@ -1228,7 +1228,7 @@ fn headers_all_tools_read_alike_install() {
     }
 }
 
-/// An archive as `git archive --prefix=demo-0.1.0/ HEAD` (git 2.39, and so GitHub's release
+/// An archive as `git archive --prefix=demo-0.1.0/ HEAD` (git 2.47, and so GitHub's release
 /// tarballs) writes it installs: a global pax header with one `comment` record (the commit),
 /// which GNU tar 1.34 and Python 3.11 both skip. A global header with any other record
 /// (which they would apply to the entries after it, where the tar crate ignores it), or
