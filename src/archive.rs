@@ -243,6 +243,12 @@ pub fn printable(s: &str) -> String {
     crate::output::escape_controls(s, &[])
 }
 
+/// [`printable`] of bytes read from an archive (a name, a pax key), not UTF-8 as they may
+/// be.
+fn printable_bytes(b: &[u8]) -> String {
+    printable(&String::from_utf8_lossy(b))
+}
+
 fn kind_name(t: tar::EntryType) -> &'static str {
     match t {
         tar::EntryType::Symlink => "symbolic link",
@@ -261,7 +267,7 @@ fn check_path<'r>(raw: &'r [u8], limits: &Limits) -> Result<(&'r str, &'r str), 
     // The printable name is only made for a refusal: most paths pass, and escaping each
     // one cost more than the checks themselves.
     let refuse = |why| ArchiveError::EntryPathRefused {
-        path: printable(&String::from_utf8_lossy(raw)),
+        path: printable_bytes(raw),
         why,
     };
     let s = std::str::from_utf8(raw).map_err(|_| refuse("its name is not UTF-8"))?;
@@ -612,11 +618,10 @@ fn check_pax<R: Read>(item: &mut tar::Entry<'_, R>) -> Result<(), ArchiveError> 
     };
     let refuse = |why: String| {
         Err(ArchiveError::PaxRefused {
-            path: printable(&String::from_utf8_lossy(&name)),
+            path: printable_bytes(&name),
             why,
         })
     };
-    let text = |b: &[u8]| printable(&String::from_utf8_lossy(b));
     let mut keys = HashSet::new();
     for record in records {
         let Ok(record) = record else {
@@ -624,7 +629,10 @@ fn check_pax<R: Read>(item: &mut tar::Entry<'_, R>) -> Result<(), ArchiveError> 
         };
         let (key, value) = (record.key_bytes(), record.value_bytes());
         if !keys.insert(key) {
-            return refuse(format!("the pax key `{}` is given twice", text(key)));
+            return refuse(format!(
+                "the pax key `{}` is given twice",
+                printable_bytes(key)
+            ));
         }
         let number = std::str::from_utf8(value)
             .ok()
@@ -632,7 +640,7 @@ fn check_pax<R: Read>(item: &mut tar::Entry<'_, R>) -> Result<(), ArchiveError> 
         if key == b"size" && number.and_then(|v| v.parse::<u64>().ok()).is_none() {
             return refuse(format!(
                 "the pax `size` `{}` is not a decimal number",
-                text(value)
+                printable_bytes(value)
             ));
         }
         if key == b"path" && value != name {
@@ -653,7 +661,7 @@ fn check_global_pax(data: &[u8], name: &[u8]) -> Result<(), ArchiveError> {
     check_pax_lengths(data, name)?;
     let refuse = |why: String| {
         Err(ArchiveError::PaxRefused {
-            path: printable(&String::from_utf8_lossy(name)),
+            path: printable_bytes(name),
             why,
         })
     };
@@ -666,7 +674,7 @@ fn check_global_pax(data: &[u8], name: &[u8]) -> Result<(), ArchiveError> {
                 "it is a global pax header with a `{}` record, which GNU tar and Python's \
                  tarfile apply to the entries after it (only `comment`, as `git archive` \
                  writes, is skipped by all)",
-                printable(&String::from_utf8_lossy(record.key_bytes()))
+                printable_bytes(record.key_bytes())
             ));
         }
     }
@@ -727,7 +735,7 @@ fn check_headers(kept: &[u8], from: u64, header_at: u64, path: &[u8]) -> Result<
             let bytes = &block[offset..offset + len];
             if !number_read_alike(field, bytes) {
                 return Err(ArchiveError::HeaderFieldRefused {
-                    path: printable(&String::from_utf8_lossy(path)),
+                    path: printable_bytes(path),
                     field,
                     header,
                     value: bytes.escape_ascii().to_string(),
@@ -752,7 +760,7 @@ fn check_headers(kept: &[u8], from: u64, header_at: u64, path: &[u8]) -> Result<
         // pax records too; the tar crate stops at its size.
         if rest.iter().any(|&b| b != 0) {
             return Err(ArchiveError::EntryPathRefused {
-                path: printable(&String::from_utf8_lossy(path)),
+                path: printable_bytes(path),
                 why: "the GNU long name or pax header before it has bytes after its data in \
                       its last block, which GNU tar or Python's tarfile read as more of it",
             });
@@ -779,10 +787,10 @@ fn check_pax_lengths(data: &[u8], path: &[u8]) -> Result<(), ArchiveError> {
         let length = line.split(|&b| b == b' ').next().unwrap_or_default();
         if !length.iter().all(u8::is_ascii_digit) {
             return Err(ArchiveError::PaxRefused {
-                path: printable(&String::from_utf8_lossy(path)),
+                path: printable_bytes(path),
                 why: format!(
                     "a pax record's length `{}` is not decimal digits",
-                    printable(&String::from_utf8_lossy(length))
+                    printable_bytes(length)
                 ),
             });
         }
@@ -835,7 +843,7 @@ fn scan_tar<R: Read>(
                 .is_none_or(|pad| pad.iter().any(|&b| b != 0))
             {
                 return Err(ArchiveError::PaxRefused {
-                    path: printable(&String::from_utf8_lossy(&name)),
+                    path: printable_bytes(&name),
                     why: "the global pax header has bytes after its records in its last \
                           block, which Python's tarfile reads as more records"
                         .into(),
@@ -858,7 +866,7 @@ fn scan_tar<R: Read>(
         // access and change times sit there).
         if item.header().as_ustar().is_none() && item.header().as_bytes()[345] != 0 {
             return Err(ArchiveError::EntryPathRefused {
-                path: printable(&String::from_utf8_lossy(&raw)),
+                path: printable_bytes(&raw),
                 why: "its header has bytes in the ustar prefix field without ustar magic and \
                       version (`ustar\\0` `00`), which Python's tarfile puts before its name",
             });
@@ -869,13 +877,13 @@ fn scan_tar<R: Read>(
             // and into the entry after it by GNU tar and Python's tarfile.
             if std::mem::replace(&mut global_seen, true) {
                 return Err(ArchiveError::PaxRefused {
-                    path: printable(&String::from_utf8_lossy(&raw)),
+                    path: printable_bytes(&raw),
                     why: "it is a second global pax header".into(),
                 });
             }
             if item.raw_header_position() != from.div_ceil(512) * 512 {
                 return Err(ArchiveError::PaxRefused {
-                    path: printable(&String::from_utf8_lossy(&raw)),
+                    path: printable_bytes(&raw),
                     why: "it is a global pax header with a long name or pax header before it"
                         .into(),
                 });
@@ -914,7 +922,7 @@ fn scan_tar<R: Read>(
             // the tar crate; anything else is refused.
             other => {
                 return Err(ArchiveError::EntryTypeRefused {
-                    path: printable(&String::from_utf8_lossy(&raw)),
+                    path: printable_bytes(&raw),
                     kind: kind_name(other),
                 });
             }
@@ -927,7 +935,7 @@ fn scan_tar<R: Read>(
         let size = item.size();
         if is_dir && size > 0 {
             return Err(ArchiveError::EntryPathRefused {
-                path: printable(&String::from_utf8_lossy(&raw)),
+                path: printable_bytes(&raw),
                 why: "it is a folder with data, which GNU tar and Python's tarfile read as \
                       the entries that follow",
             });
@@ -947,7 +955,7 @@ fn scan_tar<R: Read>(
         // in `/` on a file was refused above).
         if type_nul && own_slash && !is_dir {
             return Err(ArchiveError::EntryPathRefused {
-                path: printable(&String::from_utf8_lossy(&raw)),
+                path: printable_bytes(&raw),
                 why: "it is a file of type NUL, but its header's own name ends in `/`, which \
                       Python's tarfile makes a folder",
             });
