@@ -5,8 +5,9 @@
 //! while its trust hash, taken again just before it starts, still matches. A timeout
 //! kills the whole group, grandchildren included, and so does the handler's exit: nothing a
 //! handler started in its group outlives it. A process it moved to a session of its own is
-//! out of reach; the handler's pipes are waited for until the timeout only, so such a
-//! process cannot hold `run` up. Output is captured up to a cap. A process that ignores
+//! out of reach of that; the handler's pipes are waited for until the timeout only, so such
+//! a process cannot hold `run` up, and on Linux it is killed at the timeout if it is still
+//! the handler's descendant or still holds one of its pipes. Output is captured up to a cap. A process that ignores
 //! SIGCHLD cannot read its handlers' exit codes (the kernel reaps them): the CLI takes the
 //! default disposition back first, and a host embedding this must not ignore it.
 //!
@@ -26,6 +27,9 @@ use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+#[cfg(target_os = "linux")]
+mod strays;
 
 /// Most bytes of stdout or stderr kept from one handler.
 pub const OUTPUT_CAP: usize = 1024 * 1024;
@@ -128,7 +132,7 @@ fn kill_group(pgid: u32) {
     }
 }
 
-#[cfg(unix)]
+#[cfg(all(unix, not(target_os = "linux")))]
 fn kill_process(pid: u32) {
     // SAFETY: kill(2) on one process; no memory is touched.
     unsafe {
@@ -207,12 +211,21 @@ pub fn spawn(s: &Spawn) -> std::io::Result<RawOutput> {
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd.spawn()?;
     let pid = child.id();
+    #[cfg(target_os = "linux")]
+    let pipe_inodes: Vec<u64> = [
+        child.stdin.as_ref().and_then(strays::pipe_inode),
+        child.stdout.as_ref().and_then(strays::pipe_inode),
+        child.stderr.as_ref().and_then(strays::pipe_inode),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     let timeout = s.timeout.min(MAX_WAIT);
     let deadline = start + timeout;
     // The pipes are served by threads that report when they are done. A process the
     // handler started in a session of its own is out of reach of the group kill and may
     // hold them open for as long as it lives: they are waited for until the deadline only,
-    // then left behind.
+    // then (on Linux) the processes holding them are killed.
     let (done, pipes_done) = std::sync::mpsc::channel::<()>();
     let mut pipes = 0;
     let stdin_bytes = s.stdin.to_vec();
@@ -256,8 +269,11 @@ pub fn spawn(s: &Spawn) -> std::io::Result<RawOutput> {
     let timed_out = !wait_exited(&mut child, pid, timeout);
     if timed_out {
         // The handler itself first: it may have moved to another process group (that of
-        // `run`, say), out of reach of the group kill.
-        #[cfg(unix)]
+        // `run`, say), out of reach of the group kill. On Linux, with everything it started
+        // in other groups and sessions.
+        #[cfg(target_os = "linux")]
+        strays::kill_tree(pid);
+        #[cfg(all(unix, not(target_os = "linux")))]
         kill_process(pid);
         #[cfg(not(unix))]
         let _ = child.kill();
@@ -279,6 +295,12 @@ pub fn spawn(s: &Spawn) -> std::io::Result<RawOutput> {
         }
     }
     let held_open = closed < pipes;
+    // A process the handler started in a session of its own, still holding a pipe at the
+    // deadline (the handler may have exited long ago: it is no descendant any more).
+    #[cfg(target_os = "linux")]
+    if held_open {
+        strays::kill_holders(&pipe_inodes);
+    }
     let taken = |b: &std::sync::Mutex<Vec<u8>>| {
         std::mem::take(&mut *b.lock().unwrap_or_else(|e| e.into_inner()))
     };
@@ -416,8 +438,13 @@ pub fn interpret(event: Event, out: &RawOutput, deny_on_failure: bool) -> Decisi
             Some(code) => format!(
                 "exited {code}, but a process it started outside its process group still held \
                  its output open when the timeout ran out ({:.1}s); its answer is not used, and \
-                 that process was left running",
-                out.duration.as_secs_f64()
+                 that process was {}",
+                out.duration.as_secs_f64(),
+                if cfg!(target_os = "linux") {
+                    "killed"
+                } else {
+                    "left running"
+                }
             ),
         });
     }

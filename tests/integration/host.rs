@@ -111,7 +111,8 @@ fn a_timeout_kills_the_handler_and_its_grandchild() {
 
 /// A handler that starts a process in a session of its own (out of reach of the group
 /// kill) which keeps stdout open: `run` waited for that process to close it, past the
-/// timeout, for as long as it lived (a daemon: for ever).
+/// timeout, for as long as it lived (a daemon: for ever). Then it stopped waiting at the
+/// timeout but left that process running; now it kills it.
 #[cfg(target_os = "linux")]
 #[test]
 fn a_process_that_leaves_the_group_holding_the_output_cannot_hang_run() {
@@ -139,12 +140,7 @@ fn a_process_that_leaves_the_group_holding_the_output_cannot_hang_run() {
         &["--include-untrusted"],
     );
     let took = start.elapsed();
-    if let Ok(p) = std::fs::read_to_string(&pid) {
-        // SAFETY: kill(2) on the pid the test's own escaped process wrote.
-        unsafe {
-            libc::kill(p.trim().parse().unwrap(), libc::SIGKILL);
-        }
-    }
+    let survived = kill_survivor(&pid);
     assert!(
         took < std::time::Duration::from_secs(10),
         "run took {took:?}"
@@ -152,8 +148,63 @@ fn a_process_that_leaves_the_group_holding_the_output_cannot_hang_run() {
     assert_eq!(d["handlers"][0]["state"], "timed out", "{d:#}");
     assert_eq!(d["handlers"][0]["exit"], 0, "{d:#}");
     let failure = d["handlers"][0]["decision"]["failure"].as_str().unwrap();
-    assert!(failure.contains("still held its output open"), "{failure}");
+    assert!(
+        failure.contains("still held its output open") && failure.contains("was killed"),
+        "{failure}"
+    );
     assert_eq!(d["outcome"]["verdict"], "deny", "{d:#}");
+    assert_eq!(
+        survived, None,
+        "the process holding the output survived run"
+    );
+}
+
+/// Reads the pid a test's escaped process wrote to `file`; when that process is still
+/// alive (after a moment for a kill to land), kills it and returns its pid.
+#[cfg(target_os = "linux")]
+fn kill_survivor(file: &Path) -> Option<u32> {
+    let pid: u32 = std::fs::read_to_string(file).ok()?.trim().parse().ok()?;
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    if !alive(pid) {
+        return None;
+    }
+    // SAFETY: kill(2) on the pid the test's own escaped process wrote.
+    unsafe {
+        libc::kill(pid as i32, libc::SIGKILL);
+    }
+    Some(pid)
+}
+
+/// A handler that starts a process in a session of its own, its stdin, stdout and stderr
+/// on /dev/null, and then outlives its timeout: the timeout killed the handler and its
+/// process group, and left that process running for as long as it lived.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_timeout_kills_what_the_handler_started_in_a_session_of_its_own() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let pid = sb.join("pid");
+    sb.write(
+        "ws/detach.py",
+        format!(
+            "import os, time\nif os.fork() == 0:\n    os.setsid()\n    fd = os.open('/dev/null', os.O_RDWR)\n    for n in (0, 1, 2):\n        os.dup2(fd, n)\n    open({p:?}, 'w').write(str(os.getpid()))\n    time.sleep(60)\n    os._exit(0)\ntime.sleep(60)\n",
+            p = pid.display().to_string()
+        ),
+    );
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [{"id": "detacher", "type": "command", "command": "python3 detach.py", "timeout": 2, "failurePolicy": "deny"}]}),
+    );
+    let d = run(
+        &sb,
+        "PreToolUse",
+        json!({"tool_name": "exec"}),
+        &["--include-untrusted"],
+    );
+    let survived = kill_survivor(&pid);
+    assert!(pid.exists(), "the handler never started its process: {d:#}");
+    assert_eq!(d["handlers"][0]["state"], "timed out", "{d:#}");
+    assert_eq!(survived, None, "the detached process survived the timeout");
 }
 
 /// A handler that moves itself out of its process group (into the group of `run` itself,
