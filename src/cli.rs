@@ -1542,6 +1542,9 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
             why: "it applies only with --archive; an index carries each archive's digest".into(),
         });
     }
+    if a.dry_run {
+        note_interrupted(&profile, printer);
+    }
     if let Some(archive) = a.archive {
         let sha = a
             .sha256
@@ -1660,6 +1663,9 @@ fn run_remove(a: RemoveArgs, printer: &Printer) -> Result<ExitCode, Error> {
         .iter()
         .map(|s| Id::parse(s))
         .collect::<Result<_, _>>()?;
+    if a.dry_run {
+        note_interrupted(&profile, printer);
+    }
     let results = ids
         .iter()
         .map(|id| install::remove(&profile, id.as_str(), a.dry_run))
@@ -1680,8 +1686,8 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
     };
     if !a.dry_run {
         install::recover_interrupted(&profile)?;
-    } else if let Some(c) = install::interrupted_change(&profile) {
-        printer.message(&printable(&interrupted_note(&c)));
+    } else {
+        note_interrupted(&profile, printer);
     }
     // After recovery, or (a dry run) as recovery will leave them.
     let receipts = || install::receipts_after_recovery(&profile).map(|(r, _)| r);
@@ -1949,8 +1955,8 @@ fn workspace_of(flag: Option<PathBuf>, printer: &Printer) -> PathBuf {
     workspace
 }
 
-/// What `list` and `update --dry-run`, which show a change a crash interrupted as recovery
-/// will leave it, say of it.
+/// What `list` and the dry runs of `install`, `remove` and `update`, which show a change a
+/// crash interrupted as recovery will leave it, say of it.
 fn interrupted_note(c: &install::Interrupted) -> String {
     let (will, shown) = if c.committed {
         ("finish", "finished")
@@ -1962,6 +1968,14 @@ fn interrupted_note(c: &install::Interrupted) -> String {
          `hookpack doctor --fix`, will {will} it (shown here as {shown})",
         c.id
     )
+}
+
+/// Says, for a dry run (which recovers nothing), that a change a crash interrupted is
+/// planned from as recovery will leave it.
+fn note_interrupted(profile: &crate::profile::Profile, printer: &Printer) {
+    if let Some(c) = install::interrupted_change(profile) {
+        printer.message(&printable(&interrupted_note(&c)));
+    }
 }
 
 fn run_list(a: ListArgs, printer: &Printer) -> Result<ExitCode, Error> {

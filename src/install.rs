@@ -1486,6 +1486,25 @@ pub fn folder_after_recovery(
     }
 }
 
+/// The receipt of `id` and its folder (None: there is none), as a change or remove plans
+/// from them: a real run has recovered an interrupted change first; a dry run, which
+/// changes nothing, plans from what that recovery will leave.
+fn receipt_and_folder(
+    profile: &Profile,
+    id: &str,
+    dry_run: bool,
+) -> Result<(Option<Receipt>, Option<PathBuf>), Error> {
+    let change = if dry_run {
+        interrupted_change(profile)
+    } else {
+        None
+    };
+    Ok(match change.filter(|c| c.id == id) {
+        Some(c) => (c.receipt, c.folder),
+        None => (receipt::read(profile, id)?, Some(profile.recipe_dir(id))),
+    })
+}
+
 /// The profile's receipts as recovery will leave them (those of [`receipt::all`], with
 /// the one of an [`interrupted_change`] as recovery keeps it), and that change.
 pub fn receipts_after_recovery(
@@ -1714,7 +1733,7 @@ pub fn install_prepared(
     }
     let (doc, old_bytes) = read_hooks_json(&profile.hooks_json())?;
     let hooks = rewrite_commands(&prepared.recipe, profile, opts.absolute_paths);
-    let previous = receipt::read(profile, &id)?;
+    let (previous, folder) = receipt_and_folder(profile, &id, opts.dry_run)?;
     not_a_file_of_the_user(profile, &id, "installing")?;
     let merged = crate::merge::merge(
         &doc,
@@ -1768,7 +1787,11 @@ pub fn install_prepared(
     let mut repair = None;
     let action = match (&from, &previous) {
         (Some(v), Some(r)) if *v == to && r.sha256 == prepared.sha256 => {
-            if !crate::doctor::tree_drift(&profile.recipe_dir(&id), r).is_empty() {
+            let drift = match &folder {
+                Some(dir) => crate::doctor::tree_drift(dir, r),
+                None => crate::doctor::tree_drift(&profile.recipe_dir(&id), r),
+            };
+            if !drift.is_empty() {
                 repair = Some("files-differ");
             } else if old_bytes.is_none() || new_doc != doc {
                 repair = Some("entries-differ");
@@ -1784,8 +1807,8 @@ pub fn install_prepared(
     };
     // Another version replaces the folder whole: files the user edited there would be gone
     // without a word. (`repair`, the same version again, is asked for.)
-    if let (Some(r), "update") = (&previous, action) {
-        let files = local_changes(profile, r);
+    if let (Some(r), "update", Some(dir)) = (&previous, action, &folder) {
+        let files = local_changes_in(dir, r);
         if !files.is_empty() {
             return Err(Error::LocalChanges {
                 pin_note: crate::doctor::pin_note(&id, &r.version, r.pin.as_deref()).into(),
@@ -1799,13 +1822,12 @@ pub fn install_prepared(
     }
     // Without a receipt nothing says what hookpack put there: every file the install would
     // replace or remove is taken as the user's.
-    if previous.is_none() {
-        let dir = profile.recipe_dir(&id);
-        let files = unreceipted_files(&dir, &prepared.files);
+    if let (None, Some(dir)) = (&previous, &folder) {
+        let files = unreceipted_files(dir, &prepared.files);
         if !files.is_empty() {
             // Against another version, its own changes would be named too: the version the
             // folder holds tells the user's apart.
-            let held = held_version(&dir).filter(|v| *v != to);
+            let held = held_version(dir).filter(|v| *v != to);
             let fix = match held {
                 Some(v) => format!(
                     "its recipe.json says {v}: install `{id}@{v}` first, which names the files \
@@ -1816,9 +1838,9 @@ pub fn install_prepared(
                     .to_string(),
             };
             return Err(Error::UnreceiptedFiles {
+                dir: profile.recipe_dir(&id),
                 id,
                 to,
-                dir,
                 files,
                 fix,
             });
@@ -2210,7 +2232,7 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
         recover(profile)?;
     }
     let (doc, old_bytes) = read_hooks_json(&profile.hooks_json())?;
-    let previous = receipt::read(profile, id)?;
+    let (previous, folder) = receipt_and_folder(profile, id, dry_run)?;
     let (new_doc, removed, handover) = crate::merge::unmerge_handing_over(
         &doc,
         id,
@@ -2223,7 +2245,10 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
     let tree = profile.recipe_dir(id);
     not_a_file_of_the_user(profile, id, "removing")?;
     if removed == 0 && previous.is_none() {
-        if std::fs::symlink_metadata(&tree).is_ok() {
+        if folder
+            .as_ref()
+            .is_some_and(|f| std::fs::symlink_metadata(f).is_ok())
+        {
             return Err(Error::RemoveNotInstalledFolder {
                 id: id.to_string(),
                 dir: tree,
@@ -2239,8 +2264,8 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
         });
     }
     // What the user changed or added there is theirs: remove deletes only what it installed.
-    if let Some(r) = &previous {
-        let files = local_changes(profile, r);
+    if let (Some(r), Some(dir)) = (&previous, &folder) {
+        let files = local_changes_in(dir, r);
         if !files.is_empty() {
             return Err(Error::RemoveLocalChanges {
                 id: id.to_string(),
@@ -2284,14 +2309,15 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
     // and the outcome lists all it holds, so `--dry-run` shows it first.
     let (files, warnings) = match &previous {
         Some(r) => (r.files.iter().map(|f| f.path.clone()).collect(), Vec::new()),
-        None if tree.is_dir() => {
-            let mut held: Vec<String> = walkdir::WalkDir::new(&tree)
+        None if folder.as_deref().is_some_and(Path::is_dir) => {
+            let dir = folder.as_deref().unwrap_or(&tree);
+            let mut held: Vec<String> = walkdir::WalkDir::new(dir)
                 .min_depth(1)
                 .into_iter()
                 .filter_map(Result::ok)
                 .filter(|e| !e.file_type().is_dir())
                 .filter_map(|e| {
-                    let rel = e.path().strip_prefix(&tree).ok()?.to_string_lossy();
+                    let rel = e.path().strip_prefix(dir).ok()?.to_string_lossy();
                     Some(rel.replace('\\', "/"))
                 })
                 .collect();

@@ -1205,6 +1205,25 @@ fn list_and_update_dry_run_show_an_interrupted_change_as_recovery_leaves_it() {
             report[0].get("local_changes").is_none(),
             "{change}: {report:#}"
         );
+        // `install --dry-run` and `remove --dry-run` plan from there too: as they will
+        // once recovery is done.
+        let plans = [
+            &["install", "demo", "--index", "cat", "--dry-run"][..],
+            &["install", "demo@0.1.0", "--index", "old", "--dry-run"],
+            &["remove", "demo", "--dry-run"],
+        ];
+        let planned: Vec<_> = plans
+            .iter()
+            .map(|args| {
+                let o = in_prof(&sb, args);
+                let err = String::from_utf8_lossy(&o.stderr);
+                assert_eq!(err.matches(&note).count(), 1, "{change} {args:?}: {err}");
+                (
+                    o.status.code(),
+                    String::from_utf8_lossy(&o.stdout).into_owned(),
+                )
+            })
+            .collect();
         assert_eq!(sandbox_state(&sb.join("prof")), before, "{change}");
         assert!(!lock.exists(), "{change}");
         // Recovery does what the note said, and leaves what they showed.
@@ -1218,6 +1237,14 @@ fn list_and_update_dry_run_show_an_interrupted_change_as_recovery_leaves_it() {
         assert_eq!(receipt["version"], "0.1.0", "{change}");
         let tree = read_json(&sb.join("prof/hooks/demo/recipe.json"));
         assert_eq!(tree["version"], "0.1.0", "{change}");
+        for (args, planned) in plans.iter().zip(planned) {
+            let o = in_prof(&sb, args);
+            let now = (
+                o.status.code(),
+                String::from_utf8_lossy(&o.stdout).into_owned(),
+            );
+            assert_eq!(planned, now, "{change} {args:?}");
+        }
     }
 }
 
