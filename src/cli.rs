@@ -1606,6 +1606,9 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
             .unwrap_or_default(),
         profile.root.display()
     )));
+    if let Some(warning) = crate::fetch::plain_http_warning(&index) {
+        printer.message(&printable(&warning));
+    }
     // Fetched once: every recipe named comes from one snapshot of it.
     let loaded = install::load_index_from(&fetcher, &index)?;
     let results = specs
@@ -1719,6 +1722,9 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
     let mut failed: Option<Error> = None;
     let mut unread = Vec::new();
     for (index, ids) in install::update_sources(&profile, flag, default, &a.ids)? {
+        if let Some(warning) = crate::fetch::plain_http_warning(&index) {
+            printer.message(&printable(&warning));
+        }
         // Fetched once: the updates below install from the snapshot compared with.
         let compared = match install::load_index_from(&fetcher, &index).and_then(|loaded| {
             let compared = install::outdated_in(&profile, &index, &loaded.0, &ids, cli.as_ref())?;

@@ -68,6 +68,40 @@ fn status_note(status: u16) -> &'static str {
     }
 }
 
+/// The warning for an index fetched over plain HTTP from another machine: anyone on the
+/// way may change it, and with it the sha256s every archive is checked against, so
+/// nothing vouches for what gets installed. None for HTTPS, a file, the built-in catalog
+/// and this machine's own addresses (`localhost`, 127.0.0.0/8, `::1`), where no one is on
+/// the way.
+pub fn plain_http_warning(index: &Location) -> Option<String> {
+    let Location::Http(url) = index else {
+        return None;
+    };
+    if url.scheme() != "http" {
+        return None;
+    }
+    // An IPv6 address is written in brackets.
+    let host = url
+        .host_str()?
+        .trim_start_matches('[')
+        .trim_end_matches(']');
+    let this_machine = match host.parse::<std::net::IpAddr>() {
+        Ok(ip) => ip.is_loopback(),
+        Err(_) => {
+            let name = host.trim_end_matches('.').to_ascii_lowercase();
+            name == "localhost" || name.ends_with(".localhost")
+        }
+    };
+    (!this_machine).then(|| {
+        format!(
+            "warning: the index {} is fetched over plain HTTP: anyone on the way can change it, \
+             and the sha256s it gives are what every archive is checked against; use its \
+             https:// URL",
+            shown_url(url.as_str())
+        )
+    })
+}
+
 /// `url` as it may be shown: a password in it (`https://user:password@host/…`, for a
 /// private index) becomes `***`, and so do a user name given alone (a token) and the value
 /// of a query parameter named like a secret (`?token=…`, a signed URL's
@@ -911,6 +945,42 @@ mod pace_tests {
 #[cfg(test)]
 mod shown_url_tests {
     use super::*;
+
+    #[test]
+    fn plain_http_is_warned_of_unless_it_stays_on_this_machine() {
+        let warned = |u: &str| plain_http_warning(&Location::parse(u).unwrap()).is_some();
+        for u in [
+            "http://hooks.example.com/hooks-index.json",
+            "http://192.0.2.1:8080/i.json",
+            "http://[2001:db8::1]/i.json",
+            "HTTP://Example.COM/i.json",
+            "http://localhost.example.com/i.json",
+        ] {
+            assert!(warned(u), "{u}");
+        }
+        for u in [
+            "https://hooks.example.com/hooks-index.json",
+            "http://127.0.0.1:8080/i.json",
+            "http://127.8.9.10/i.json",
+            "http://[::1]:9/i.json",
+            "http://localhost/i.json",
+            "http://LocalHost./i.json",
+            "http://a.localhost/i.json",
+            "/tmp/catalog/hooks-index.json",
+            "file:///tmp/catalog/hooks-index.json",
+        ] {
+            assert!(!warned(u), "{u}");
+        }
+        let said = plain_http_warning(
+            &Location::parse("http://me:pw@hooks.example.com/hooks-index.json").unwrap(),
+        )
+        .unwrap();
+        assert!(
+            said.contains("http://me:***@hooks.example.com/hooks-index.json")
+                && !said.contains("pw"),
+            "{said}"
+        );
+    }
 
     #[test]
     fn secrets_in_the_query_are_hidden_and_the_rest_kept() {

@@ -371,17 +371,59 @@ fn version_choice_follows_min_cli_pins_and_ranges() {
     assert_eq!(installed("p2"), "0.2.0");
 }
 
+/// An index fetched over plain HTTP from another machine can be changed by anyone on the
+/// way, digests included: install and update said nothing of it.
+#[test]
+fn an_index_over_plain_http_from_another_machine_is_warned_of() {
+    let sb = Sandbox::new();
+    // A documentation address (TEST-NET-1): nothing answers, so each run fails (exit 3)
+    // after the warning, at once or after the short timeout.
+    let index = "http://192.0.2.1:9/hooks-index.json";
+    let warning = format!(
+        "warning: the index {index} is fetched over plain HTTP: anyone on the way can change \
+         it, and the sha256s it gives are what every archive is checked against; use its \
+         https:// URL"
+    );
+    for args in [
+        &["install", "demo", "--profile", "p", "--index", index][..],
+        &["update", "--profile", "p", "--index", index],
+    ] {
+        if args[0] == "update" {
+            // Something installed to compare.
+            catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+            ok(&in_profile(
+                &sb,
+                "p",
+                &["install", "demo", "--index", "cat"],
+            ));
+        }
+        let o = sb
+            .cmd()
+            .env("HOOKPACK_HTTP_TIMEOUT", "0.2")
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(err.matches(&warning).count(), 1, "{args:?}: {err}");
+        assert_eq!(o.status.code(), Some(3), "{args:?}: {err}");
+    }
+}
+
 #[test]
 fn install_update_remove_over_http() {
     let sb = Sandbox::new();
     catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
     let server = HttpServer::serve(sb.join("cat"), Box::new(|_| None));
     let index = server.url("hooks-index.json");
-    ok(&sb
+    let o = sb
         .cmd()
         .args(["install", "demo", "--profile", "p", "--index", &index])
         .output()
-        .unwrap());
+        .unwrap();
+    ok(&o);
+    // Plain HTTP to this machine: no one is on the way.
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("plain HTTP"), "{err}");
     let receipt = read_json(&sb.join("p/hooks/.receipts/demo.json"));
     assert_eq!(
         receipt["archive_url"],
