@@ -75,6 +75,11 @@ pub struct RawOutput {
     /// in time (`exit` is its code) but a process it started outside its process group
     /// still held its stdin, stdout or stderr open at the deadline.
     pub timed_out: bool,
+    /// True when a process holding the handler's stdin, stdout or stderr at the deadline
+    /// still held it after `run` tried to kill it (or could not be found, as another
+    /// user's process cannot): it was left running.
+    #[serde(skip)]
+    pub left_running: bool,
     /// Captured stdout: its first [`OUTPUT_CAP`] bytes, and one more if there was more.
     #[serde(skip)]
     pub stdout: Vec<u8>,
@@ -286,27 +291,34 @@ pub fn spawn(s: &Spawn) -> std::io::Result<RawOutput> {
     let status = child.wait().ok();
     // After a timeout, what the kill closes closes at once; a short grace lets the readers
     // see it.
-    let until = deadline.max(Instant::now() + Duration::from_millis(200));
     let mut closed = 0;
-    while closed < pipes {
-        match pipes_done.recv_timeout(until.saturating_duration_since(Instant::now())) {
-            Ok(()) => closed += 1,
-            Err(_) => break,
+    let mut wait_pipes = |until: Instant| {
+        while closed < pipes {
+            match pipes_done.recv_timeout(until.saturating_duration_since(Instant::now())) {
+                Ok(()) => closed += 1,
+                Err(_) => break,
+            }
         }
-    }
-    let held_open = closed < pipes;
+        closed < pipes
+    };
+    let held_open = wait_pipes(deadline.max(Instant::now() + Duration::from_millis(200)));
     // A process the handler started in a session of its own, still holding a pipe at the
-    // deadline (the handler may have exited long ago: it is no descendant any more).
+    // deadline (the handler may have exited long ago: it is no descendant any more). Once
+    // the last holder is dead, the readers see the pipes close.
     #[cfg(target_os = "linux")]
-    if held_open {
+    let left_running = held_open && {
         strays::kill_holders(&pipe_inodes);
-    }
+        wait_pipes(Instant::now() + Duration::from_millis(500))
+    };
+    #[cfg(not(target_os = "linux"))]
+    let left_running = held_open;
     let taken = |b: &std::sync::Mutex<Vec<u8>>| {
         std::mem::take(&mut *b.lock().unwrap_or_else(|e| e.into_inner()))
     };
     Ok(RawOutput {
         exit: status.and_then(|s| s.code()).filter(|_| !timed_out),
         timed_out: timed_out || held_open,
+        left_running,
         stdout: taken(&stdout),
         stderr: taken(&stderr),
         duration: start.elapsed(),
@@ -440,10 +452,10 @@ pub fn interpret(event: Event, out: &RawOutput, deny_on_failure: bool) -> Decisi
                  its output open when the timeout ran out ({:.1}s); its answer is not used, and \
                  that process was {}",
                 out.duration.as_secs_f64(),
-                if cfg!(target_os = "linux") {
-                    "killed"
-                } else {
+                if out.left_running {
                     "left running"
+                } else {
+                    "killed"
                 }
             ),
         });
@@ -681,6 +693,7 @@ mod tests {
         RawOutput {
             exit,
             timed_out: false,
+            left_running: false,
             stdout: stdout.into(),
             stderr: stderr.into(),
             duration: Duration::ZERO,
