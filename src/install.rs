@@ -1787,11 +1787,9 @@ pub fn install_prepared(
     let mut repair = None;
     let action = match (&from, &previous) {
         (Some(v), Some(r)) if *v == to && r.sha256 == prepared.sha256 => {
-            let drift = match &folder {
-                Some(dir) => crate::doctor::tree_drift(dir, r),
-                None => crate::doctor::tree_drift(&profile.recipe_dir(&id), r),
-            };
-            if !drift.is_empty() {
+            let recipe_dir = profile.recipe_dir(&id);
+            let dir = folder.as_deref().unwrap_or(&recipe_dir);
+            if !crate::doctor::tree_drift(dir, r).is_empty() {
                 repair = Some("files-differ");
             } else if old_bytes.is_none() || new_doc != doc {
                 repair = Some("entries-differ");

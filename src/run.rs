@@ -7,9 +7,10 @@
 //! handler started in its group outlives it. A process it moved to a session of its own is
 //! out of reach of that; the handler's pipes are waited for until the timeout only, so such
 //! a process cannot hold `run` up, and on Linux it is killed at the timeout if it is still
-//! the handler's descendant or still holds one of its pipes. Output is captured up to a cap. A process that ignores
-//! SIGCHLD cannot read its handlers' exit codes (the kernel reaps them): the CLI takes the
-//! default disposition back first, and a host embedding this must not ignore it.
+//! the handler's descendant or still holds one of its pipes. Output is captured up to a
+//! cap. A process that ignores SIGCHLD cannot read its handlers' exit codes (the kernel
+//! reaps them): the CLI takes the default disposition back first, and a host embedding
+//! this must not ignore it.
 //!
 //! Answers: exit 0 with nothing on stdout is no decision; exit 0 with one JSON object is a
 //! decision; text that looks like JSON but does not parse is a failure, and so are a
