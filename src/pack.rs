@@ -19,6 +19,7 @@ use crate::catalog::{self, CatalogRecipe, INDEX_FILE};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::error::Error;
 use crate::id::Id;
+use crate::json;
 use crate::recipe::{self, Recipe, TreeEntry};
 use crate::sha256::Sha256;
 use crate::version::Version;
@@ -1122,6 +1123,9 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         &mut warnings,
     )?;
     warnings.extend(unlisted_since(&opts.out_dir, &new_index));
+    // Once the command is done, OUT's index holds these bytes, or under --check its own.
+    let written = (!opts.check).then_some(index_bytes.as_slice());
+    place_warnings(&mut warnings, (&index_path, written), &new_index);
 
     if opts.check {
         let differences = compare(opts, &built, &index_bytes, &sums)?;
@@ -1224,6 +1228,100 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         differences: Vec::new(),
         warnings,
     })
+}
+
+/// The pointer to `field` of `version` of the recipe `id` among an index's `recipes`;
+/// empty (the whole index) when it does not list that version.
+fn version_pointer(recipes: &[Value], id: &str, version: &str, field: &str) -> String {
+    recipes
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r["id"] == id)
+        .find_map(|(i, r)| {
+            let versions = r["versions"].as_array()?;
+            let j = versions.iter().position(|v| v["version"] == version)?;
+            Some(json::pointer_push(
+                &format!("/recipes/{i}/versions/{j}"),
+                field,
+            ))
+        })
+        .unwrap_or_default()
+}
+
+/// Gives each warning at a spot in a JSON document (a pointer but no line) that spot's
+/// line and column, as `validate` places its findings: in the recipe.json as it is, and
+/// in OUT's index as it is once pack is done, `index` (the bytes written, or `None` under
+/// `--check`: the file as OUT holds it). A pointer into `new_index`, the index pack
+/// writes or would write, is moved to the same recipe and version in the index placed in,
+/// which may list them elsewhere (under `--check`, before a recipe or version packed now);
+/// a spot that index does not have is left as it was, pointer alone.
+fn place_warnings(
+    warnings: &mut [Diagnostic],
+    (index_path, index): (&Path, Option<&[u8]>),
+    new_index: &Value,
+) {
+    let mut documents: BTreeMap<PathBuf, Option<json::Parsed>> = BTreeMap::new();
+    for w in warnings {
+        if w.line.is_some() || w.pointer.is_empty() {
+            continue;
+        }
+        let is_index = w.file == index_path;
+        let doc =
+            documents
+                .entry(w.file.clone())
+                .or_insert_with(|| match index.filter(|_| is_index) {
+                    Some(bytes) => json::parse(bytes).ok(),
+                    None => crate::fs::read_limited(&w.file, crate::validate::MAX_DOCUMENT_BYTES)
+                        .ok()
+                        .and_then(|bytes| json::parse(&bytes).ok()),
+                });
+        let Some(doc) = doc else {
+            continue;
+        };
+        let pointer = if is_index {
+            same_spot(new_index, &doc.value, &w.pointer)
+        } else {
+            Some(w.pointer.clone())
+        };
+        let Some(pointer) = pointer.filter(|p| doc.value.pointer(p).is_some()) else {
+            continue;
+        };
+        let at = doc.locations.locate(&pointer);
+        w.line = Some(at.line);
+        w.column = Some(at.column);
+        w.pointer = pointer;
+    }
+}
+
+/// `pointer` into the index `from`, moved to the same recipe (by id) and version in the
+/// index `to`; `None` when `to` does not list them.
+fn same_spot(from: &Value, to: &Value, pointer: &str) -> Option<String> {
+    let tokens: Vec<&str> = pointer.split('/').skip(1).collect();
+    let ["recipes", i, rest @ ..] = tokens.as_slice() else {
+        return Some(pointer.to_string());
+    };
+    let recipe = from["recipes"].get(i.parse::<usize>().ok()?)?;
+    let id = recipe["id"].as_str()?;
+    let to_recipes = to["recipes"].as_array()?;
+    let ti = to_recipes.iter().position(|r| r["id"] == id)?;
+    let mut out = format!("/recipes/{ti}");
+    let rest = match rest {
+        ["versions", j, rest @ ..] => {
+            let version = recipe["versions"].get(j.parse::<usize>().ok()?)?["version"].as_str()?;
+            let tj = to_recipes[ti]["versions"]
+                .as_array()?
+                .iter()
+                .position(|v| v["version"] == version)?;
+            out.push_str(&format!("/versions/{tj}"));
+            rest
+        }
+        rest => rest,
+    };
+    for token in rest {
+        out.push('/');
+        out.push_str(token);
+    }
+    Some(out)
 }
 
 /// `diagnostics` of the recipe folder `dir`, with paths in `dir` (a temporary folder a
@@ -1422,6 +1520,8 @@ fn merge_index(
     let mut statuses = Vec::new();
     let mut sizes: Vec<SizeFix> = Vec::new();
     let mut min_clis: Vec<MinCliFix> = Vec::new();
+    // (id, version, url) of each published URL kept though --asset-base-url differs.
+    let mut kept_urls: Vec<(String, String, String)> = Vec::new();
     for b in built.iter_mut() {
         let id = b.recipe.id.to_string();
         let version = b.recipe.version.to_string();
@@ -1469,12 +1569,7 @@ fn merge_index(
                 }
                 if let (Some(base), Some(url)) = (&opts.asset_base_url, existing["url"].as_str()) {
                     if !url.starts_with(&format!("{}/", base.trim_end_matches('/'))) {
-                        warnings.push(Diagnostic::file_level(
-                            &opts.out_dir.join(INDEX_FILE),
-                            Severity::Warning,
-                            "published-url-kept",
-                            format!("{id} {version} keeps its published URL `{url}`: --asset-base-url applies only to versions packed now, since a published entry never changes"),
-                        ));
+                        kept_urls.push((id.clone(), version.clone(), url.to_string()));
                     }
                 }
                 // The archive is the published one (its sha256 is the index's), so a `size`
@@ -1606,6 +1701,22 @@ fn merge_index(
     } else {
         ("was", "the index now lists")
     };
+    let index_path = opts.out_dir.join(INDEX_FILE);
+    for (id, version, url) in kept_urls {
+        warnings.push(Diagnostic {
+            pointer: version_pointer(&recipes, &id, &version, "url"),
+            ..Diagnostic::file_level(
+                &index_path,
+                Severity::Warning,
+                "published-url-kept",
+                format!(
+                    "{id} {version} keeps its published URL `{url}`: --asset-base-url \
+                     applies only to versions packed now, since a published entry never \
+                     changes"
+                ),
+            )
+        });
+    }
     for fix in sizes {
         let entry = recipes
             .iter_mut()
@@ -1615,16 +1726,20 @@ fn merge_index(
         if let Some(entry) = entry {
             entry["size"] = Value::from(fix.actual);
         }
-        warnings.push(Diagnostic::file_level(
-            &opts.out_dir.join(INDEX_FILE),
-            Severity::Warning,
-            "size-repaired",
-            format!(
-                "{} {} {was} listed with size {}, but its archive {} has {} bytes; its sha256 \
-                 is the index's, so the archive is the published one and {so_lists} {}",
-                fix.id, fix.version, fix.listed, fix.file, fix.actual, fix.actual
-            ),
-        ));
+        warnings.push(Diagnostic {
+            pointer: version_pointer(&recipes, &fix.id, &fix.version, "size"),
+            ..Diagnostic::file_level(
+                &index_path,
+                Severity::Warning,
+                "size-repaired",
+                format!(
+                    "{} {} {was} listed with size {}, but its archive {} has {} bytes; its \
+                     sha256 is the index's, so the archive is the published one and \
+                     {so_lists} {}",
+                    fix.id, fix.version, fix.listed, fix.file, fix.actual, fix.actual
+                ),
+            )
+        });
     }
     // Likewise a `min_cli`, at the recipe's level too when the version is its `latest`.
     for fix in min_clis {
@@ -1637,17 +1752,20 @@ fn merge_index(
                 v["min_cli"] = Value::String(fix.actual.clone());
             }
         }
-        warnings.push(Diagnostic::file_level(
-            &opts.out_dir.join(INDEX_FILE),
-            Severity::Warning,
-            "min-cli-repaired",
-            format!(
-                "{} {} {was} listed with min_cli {}, but its archive {} (the published one: \
-                 its sha256 is the index's) says {}, so {so_lists} {}; a new min_cli needs a \
-                 new version",
-                fix.id, fix.version, fix.listed, fix.file, fix.actual, fix.actual
-            ),
-        ));
+        warnings.push(Diagnostic {
+            pointer: version_pointer(&recipes, &fix.id, &fix.version, "min_cli"),
+            ..Diagnostic::file_level(
+                &index_path,
+                Severity::Warning,
+                "min-cli-repaired",
+                format!(
+                    "{} {} {was} listed with min_cli {}, but its archive {} (the published \
+                     one: its sha256 is the index's) says {}, so {so_lists} {}; a new min_cli \
+                     needs a new version",
+                    fix.id, fix.version, fix.listed, fix.file, fix.actual, fix.actual
+                ),
+            )
+        });
     }
     // A `latest` below the newest version listed stays (pack keeps a published entry, and
     // such a `latest` holds a version back), but `catalog verify` fails on it: said here,
@@ -1666,7 +1784,7 @@ fn merge_index(
                 warnings.push(Diagnostic {
                     pointer: format!("/recipes/{i}/latest"),
                     ..Diagnostic::file_level(
-                        &opts.out_dir.join(INDEX_FILE),
+                        &index_path,
                         Severity::Warning,
                         "latest-not-newest",
                         format!(
@@ -1970,8 +2088,13 @@ fn sums_file(
     missing: &mut Vec<Diagnostic>,
 ) -> Result<Vec<u8>, Error> {
     let mut lines: BTreeMap<String, String> = BTreeMap::new();
-    for r in index["recipes"].as_array().into_iter().flatten() {
-        for v in r["versions"].as_array().into_iter().flatten() {
+    for (i, r) in index["recipes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        for (j, v) in r["versions"].as_array().into_iter().flatten().enumerate() {
             let (Some(url), Some(sha)) = (v["url"].as_str(), v["sha256"].as_str()) else {
                 continue;
             };
@@ -2013,16 +2136,20 @@ fn sums_file(
                 }
             }
             if !url.contains("://") {
-                missing.push(Diagnostic::file_level(
-                    &out_dir.join(INDEX_FILE),
-                    Severity::Warning,
-                    "archive-missing",
-                    format!(
-                        "the index lists `{url}` (sha256 {sha}), which is not in {}; copy it \
-                         back from where the catalog is served, or `catalog verify` will fail",
-                        out_dir.display()
-                    ),
-                ));
+                missing.push(Diagnostic {
+                    pointer: format!("/recipes/{i}/versions/{j}/url"),
+                    ..Diagnostic::file_level(
+                        &out_dir.join(INDEX_FILE),
+                        Severity::Warning,
+                        "archive-missing",
+                        format!(
+                            "the index lists `{url}` (sha256 {sha}), which is not in {}; copy \
+                             it back from where the catalog is served, or `catalog verify` \
+                             will fail",
+                            out_dir.display()
+                        ),
+                    )
+                });
             }
         }
     }

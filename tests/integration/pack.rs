@@ -925,7 +925,7 @@ fn a_wrong_size_in_the_index_is_set_from_the_intact_archive() {
         stderr_says(
             &o,
             &format!(
-                "out/hooks-index.json: warning[size-repaired]: alpha 0.1.0 was listed with size \
+                "out/hooks-index.json:16:19: warning[size-repaired]: alpha 0.1.0 was listed with size \
                  {wrong}, but its archive hooks-alpha-0.1.0.tar.gz has {size} bytes"
             ),
         );
@@ -2326,7 +2326,7 @@ fn a_version_packed_below_the_newest_is_published_with_a_warning() {
     ok(&o);
     stderr_says(
         &o,
-        "src/alpha/recipe.json: warning[version-below-latest]: alpha 0.1.5 is older than \
+        "src/alpha/recipe.json:4:14: warning[version-below-latest]: alpha 0.1.5 is older than \
          0.2.0, the newest version out/hooks-index.json lists, so `install alpha` and \
          `update` still take 0.2.0 (0.1.5 serves pins such as `alpha@0.1.5`); to publish \
          these sources as the newest, bump `version` here above 0.2.0 (at /version)",
@@ -2370,7 +2370,7 @@ fn a_min_cli_edited_in_the_index_is_put_back_as_the_published_archive_says() {
     ok(&o);
     stderr_says(
         &o,
-        "out/hooks-index.json: warning[min-cli-repaired]: alpha 0.1.0 was listed with min_cli \
+        "out/hooks-index.json:17:22: warning[min-cli-repaired]: alpha 0.1.0 was listed with min_cli \
          0.14.0, but its archive hooks-alpha-0.1.0.tar.gz (the published one: its sha256 is \
          the index's) says 0.13.0, so the index now lists 0.13.0; a new min_cli needs a new \
          version",
@@ -2448,7 +2448,8 @@ fn a_latest_below_the_newest_version_is_kept_with_a_warning() {
     let (index_path, mut index) = alpha_packed_at_0_1_and_0_2(&sb);
     index["recipes"][0]["latest"] = json!("0.1.0");
     write_index(&index_path, &index);
-    let want = "out/hooks-index.json: warning[latest-not-newest]: alpha's `latest` is 0.1.0 but \
+    let want =
+        "out/hooks-index.json:9:17: warning[latest-not-newest]: alpha's `latest` is 0.1.0 but \
                 0.2.0 is listed too, so `install alpha` takes 0.1.0 and `catalog verify` fails; \
                 pack keeps a published recipe's entry as it is, so set `latest` to 0.2.0 here \
                 unless it is held back on purpose (at /recipes/0/latest)";
@@ -2730,4 +2731,128 @@ fn a_version_dropped_from_the_index_is_not_packed_again_with_the_other_compressi
     sb.write("src/alpha/scripts/main.js", "process.exit(0);\n");
     ok(&pack(&sb, "src", "out", &["--compression", "zstd"]));
     assert!(sb.join("out/hooks-alpha-0.1.0.tar.zst").exists());
+}
+
+/// The `file:line:col` `validate` names for its finding `code` in `file`, run from the
+/// sandbox, and the pointer it gives.
+fn validate_place(sb: &Sandbox, file: &str, code: &str) -> (String, String) {
+    let (_, v) = validate_json(sb, &[file]);
+    let d = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == code)
+        .unwrap_or_else(|| panic!("validate found no {code}: {v:#}"));
+    let place = format!("{file}:{}:{}", d["line"], d["column"]);
+    (place, d["pointer"].as_str().unwrap().to_string())
+}
+
+/// pack's warnings about a spot in a recipe.json said only its pointer (`(at /version)`),
+/// where `validate` names the spot as `file:line:col`: the line and column of the value in
+/// the recipe.json as written, under `--check` too.
+#[test]
+fn a_warning_at_a_spot_in_a_recipe_json_names_its_line_and_column() {
+    let sb = Sandbox::new();
+    let mut m = manifest("alpha");
+    m["version"] = json!("0.2.0");
+    write_recipe(&sb, "src/alpha", &m);
+    ok(&pack(&sb, "src", "out", &[]));
+    m["version"] = json!("0.1.5");
+    let text = serde_json::to_string_pretty(&m)
+        .unwrap()
+        .replace("  \"version\": ", "     \"version\":   ");
+    sb.write("src/alpha/recipe.json", &text);
+    let line = text
+        .lines()
+        .position(|l| l.contains("\"version\""))
+        .unwrap()
+        + 1;
+    let want =
+        format!("src/alpha/recipe.json:{line}:19: warning[version-below-latest]: alpha 0.1.5");
+    for extra in [&["--check"][..], &[]] {
+        let o = pack(&sb, "src", "out", extra);
+        assert_eq!(o.status.code(), Some(extra.len() as i32), "{}", stderr(&o));
+        stderr_says(&o, &want);
+    }
+}
+
+/// pack's warnings about a spot in the index (a `latest` below the newest version, a
+/// `size` put right) said only a pointer into the index pack would write; they name the
+/// spot as `file:line:col`, as `validate` does: in the index pack wrote, and under
+/// `--check` in the index as OUT holds it, where the entry may sit elsewhere (here a new
+/// recipe sorts before it, and a new version before the one whose size is wrong) and the
+/// pointer is the one there.
+#[test]
+fn a_warning_at_a_spot_in_the_index_names_its_line_and_column() {
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    ok(&pack(&sb, "src", "out", &[]));
+    let mut m = manifest("alpha");
+    m["version"] = json!("0.2.0");
+    write_recipe(&sb, "src/alpha", &m);
+    ok(&pack(&sb, "src", "out", &[]));
+    let index_path = sb.join("out/hooks-index.json");
+    let size = std::fs::metadata(sb.join("out/hooks-beta-0.1.0.tar.gz"))
+        .unwrap()
+        .len();
+    let wrong = size + 1234;
+    let mut index = read_json(&index_path);
+    assert_eq!(index["recipes"][0]["id"], "alpha");
+    index["recipes"][0]["latest"] = json!("0.1.0");
+    index["recipes"][1]["versions"][0]["size"] = json!(wrong);
+    write_index(&index_path, &index);
+    write_recipe(&sb, "src/aaa", &manifest("aaa"));
+    let mut m = manifest("beta");
+    m["version"] = json!("0.2.0");
+    write_recipe(&sb, "src/beta", &m);
+
+    let o = pack(&sb, "src", "out", &["--check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let (place, pointer) = validate_place(&sb, "out/hooks-index.json", "latest-not-newest");
+    assert_eq!(pointer, "/recipes/0/latest");
+    stderr_says(&o, &format!("{place}: warning[latest-not-newest]: alpha's"));
+    stderr_says(&o, "(at /recipes/0/latest)");
+    // The wrong size is written once, on its own line.
+    let text = std::fs::read_to_string(&index_path).unwrap();
+    let (n, l) = text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains(&format!("\"size\": {wrong}")))
+        .unwrap();
+    let col = l.find(&wrong.to_string()).unwrap() + 1;
+    stderr_says(
+        &o,
+        &format!(
+            "out/hooks-index.json:{}:{col}: warning[size-repaired]: beta 0.1.0 is listed",
+            n + 1
+        ),
+    );
+    stderr_says(&o, "(at /recipes/1/versions/0/size)");
+
+    let o = pack(&sb, "src", "out", &[]);
+    ok(&o);
+    let (place, pointer) = validate_place(&sb, "out/hooks-index.json", "latest-not-newest");
+    assert_eq!(pointer, "/recipes/1/latest");
+    stderr_says(&o, &format!("{place}: warning[latest-not-newest]: alpha's"));
+    stderr_says(&o, "(at /recipes/1/latest)");
+    let text = std::fs::read_to_string(&index_path).unwrap();
+    let index = read_json(&index_path);
+    assert_eq!(index["recipes"][2]["versions"][1]["size"], json!(size));
+    let said = stderr(&o);
+    let spot = said
+        .lines()
+        .find(|l| l.contains("warning[size-repaired]"))
+        .and_then(|l| l.strip_prefix("out/hooks-index.json:"))
+        .and_then(|l| l.split_once(": warning"))
+        .unwrap_or_else(|| panic!("{said}"))
+        .0;
+    let (n, col) = spot.split_once(':').unwrap();
+    let (n, col): (usize, usize) = (n.parse().unwrap(), col.parse().unwrap());
+    let line = text.lines().nth(n - 1).unwrap();
+    assert!(
+        line[col - 1..].starts_with(&format!("{size}")),
+        "{spot}: {line}"
+    );
+    assert!(line.trim_start().starts_with("\"size\""), "{spot}: {line}");
+    stderr_says(&o, "(at /recipes/2/versions/1/size)");
 }
