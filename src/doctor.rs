@@ -104,6 +104,43 @@ pub(crate) fn pin_note(id: &str, version: &str, pin: Option<&str>) -> String {
     }
 }
 
+/// The command that installs the version `r` records again, which is how doctor's findings
+/// are put right, and what to say of it: for a recipe installed from an index, `hookpack
+/// install ID@VERSION` with its [`pin_note`]; for one installed with `--archive` (its
+/// receipt names no index), which the index in use need not list at all, that archive
+/// again, checked against the digest the receipt records. `install --archive` records no
+/// pin, so that command changes none.
+pub(crate) fn reinstall(r: &receipt::Receipt) -> (String, String) {
+    if r.index_url.is_some() {
+        return (
+            format!("hookpack install {}@{}", r.id, r.version),
+            pin_note(&r.id, &r.version, r.pin.as_deref()),
+        );
+    }
+    let location = crate::fetch::Location::parse(&r.archive_url);
+    let shown = match &location {
+        Ok(crate::fetch::Location::Path(_)) => r.archive_url.clone(),
+        _ => crate::fetch::shown_url(&r.archive_url),
+    };
+    let command = format!(
+        "hookpack install --archive {} --sha256 {}",
+        crate::command::shell_quote(&shown),
+        r.sha256
+    );
+    let note = match &location {
+        // Receipts of releases before the path was recorded absolute name it as given.
+        Ok(crate::fetch::Location::Path(p)) if p.is_relative() => {
+            " (the archive it was installed from, named as it was given to install: relative \
+             to the folder install ran in)"
+        }
+        Ok(crate::fetch::Location::Path(p)) if !p.is_file() => {
+            " (the archive it was installed from, no longer there: give --archive a copy of it)"
+        }
+        _ => "",
+    };
+    (command, note.to_string())
+}
+
 /// What to say of a profile folder that does not exist (`list` says it too).
 pub fn profile_missing(profile: &Profile) -> String {
     format!(
@@ -355,20 +392,17 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
                 if !profile.recipe_dir(r).is_dir() {
                     // The installed version, as the receipt's own finding names it: `install
                     // ID` alone would take the newest instead of restoring it.
-                    let (spec, note) = match receipts.iter().find(|x| x.id == *r) {
-                        Some(x) => (
-                            format!("{r}@{}", x.version),
-                            pin_note(r, &x.version, x.pin.as_deref()),
-                        ),
-                        None => (r.clone(), String::new()),
+                    let (command, note) = match receipts.iter().find(|x| x.id == *r) {
+                        Some(x) => reinstall(x),
+                        None => (format!("hookpack install {r}"), String::new()),
                     };
-                    problem(&mut out, &h.file, &h.pointer, "recipe-folder-missing", format!("stamped by recipe `{r}`, whose folder {} is gone; `hookpack install {spec}` restores it{note}, `hookpack remove {r}` drops it", profile.recipe_dir(r).display()));
+                    problem(&mut out, &h.file, &h.pointer, "recipe-folder-missing", format!("stamped by recipe `{r}`, whose folder {} is gone; `{command}` restores it{note}, `hookpack remove {r}` drops it", profile.recipe_dir(r).display()));
                 }
             }
         }
     }
     for r in &receipts {
-        let note = pin_note(&r.id, &r.version, r.pin.as_deref());
+        let (command, note) = reinstall(r);
         let rp = receipt::path(profile, &r.id);
         let dir = profile.recipe_dir(&r.id);
         // Hosts run none of a handler deleted from hooks.json, and `install ID@VERSION` takes
@@ -383,9 +417,9 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
             .map(|rh| format!("`{}` ({})", rh.id, rh.event))
             .collect();
         if stamped.is_empty() && !r.handlers.is_empty() {
-            problem(&mut out, &hooks_file, "", "entries-missing", format!("`{}` is installed but hooks.json has none of its handlers; `hookpack install {}@{}` puts them back{note}", r.id, r.id, r.version));
+            problem(&mut out, &hooks_file, "", "entries-missing", format!("`{}` is installed but hooks.json has none of its handlers; `{command}` puts them back{note}", r.id));
         } else if !missing.is_empty() {
-            problem(&mut out, &hooks_file, "", "entries-missing", format!("`{}` is installed but hooks.json lacks its handler(s) {}, which hosts therefore never run; `hookpack install {}@{}` puts them back{note}", r.id, missing.join(", "), r.id, r.version));
+            problem(&mut out, &hooks_file, "", "entries-missing", format!("`{}` is installed but hooks.json lacks its handler(s) {}, which hosts therefore never run; `{command}` puts them back{note}", r.id, missing.join(", ")));
         }
         // A working copy linked in for development: the host runs it, but install, update
         // and remove refuse it, and its files differ from the receipt by design.
@@ -397,9 +431,9 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
                 format!(
                     "`{}` is installed here as a symbolic link{target}, which `hookpack \
                      install`, `update` and `remove` refuse to go through; to hand it back to \
-                     hookpack, remove the link (what it points to stays) and run `hookpack \
-                     install {}@{}`{note}",
-                    r.id, r.id, r.version
+                     hookpack, remove the link (what it points to stays) and run \
+                     `{command}`{note}",
+                    r.id
                 ),
             ));
             continue;
@@ -411,12 +445,10 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
                 "",
                 "recipe-folder-missing",
                 format!(
-                    "`{}` has a receipt but its folder {} is gone; `hookpack install {}@{}` \
-                     restores it{note}",
+                    "`{}` has a receipt but its folder {} is gone; `{command}` restores \
+                     it{note}",
                     r.id,
                     dir.display(),
-                    r.id,
-                    r.version
                 ),
             );
             continue;
@@ -504,7 +536,7 @@ fn belongs_here(key: &str, profile: &Profile, workspace: &Path) -> bool {
 pub(crate) fn tree_drift(dir: &Path, r: &receipt::Receipt) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let mut seen = BTreeSet::new();
-    let note = pin_note(&r.id, &r.version, r.pin.as_deref());
+    let (command, note) = reinstall(r);
     for f in &r.files {
         let p = dir.join(&f.path);
         seen.insert(f.path.clone());
@@ -517,9 +549,8 @@ pub(crate) fn tree_drift(dir: &Path, r: &receipt::Receipt) -> Vec<Diagnostic> {
                 "",
                 "tree-modified",
                 format!(
-                    "differs from what `{}` {} installed; `hookpack install {}@{}` restores \
-                     it{note}",
-                    r.id, r.version, r.id, r.version
+                    "differs from what `{}` {} installed; `{command}` restores it{note}",
+                    r.id, r.version
                 ),
             ),
             // Something else took the file's place (a folder, a fifo, a link), or it cannot
@@ -531,8 +562,8 @@ pub(crate) fn tree_drift(dir: &Path, r: &receipt::Receipt) -> Vec<Diagnostic> {
                 "tree-modified",
                 format!(
                     "is no longer the file `{}` {} installed there (it is no regular file, or \
-                     cannot be read); `hookpack install {}@{}` restores it{note}",
-                    r.id, r.version, r.id, r.version
+                     cannot be read); `{command}` restores it{note}",
+                    r.id, r.version
                 ),
             ),
             _ => problem(
@@ -541,9 +572,8 @@ pub(crate) fn tree_drift(dir: &Path, r: &receipt::Receipt) -> Vec<Diagnostic> {
                 "",
                 "tree-file-missing",
                 format!(
-                    "installed by `{}` {} and now missing; `hookpack install {}@{}` restores \
-                     it{note}",
-                    r.id, r.version, r.id, r.version
+                    "installed by `{}` {} and now missing; `{command}` restores it{note}",
+                    r.id, r.version
                 ),
             ),
         }
@@ -572,8 +602,8 @@ pub(crate) fn tree_drift(dir: &Path, r: &receipt::Receipt) -> Vec<Diagnostic> {
                 "tree-extra-file",
                 format!(
                     "not part of `{}` {} as installed; move it out of the folder, which \
-                     `hookpack install {}@{}` puts back as installed, without it{note}",
-                    r.id, r.version, r.id, r.version
+                     `{command}` puts back as installed, without it{note}",
+                    r.id, r.version
                 ),
             );
         }

@@ -5237,3 +5237,111 @@ fn a_local_index_url_that_leads_out_of_the_catalog_is_refused() {
         }
     }
 }
+
+/// doctor's advice for a recipe installed with `install --archive FILE` named `install
+/// ID@VERSION`, which looks in the index in use, and that need not list it (here the
+/// built-in catalog, which has no `demo` at all). The receipt says how it was installed (no
+/// index; the archive by absolute path, and its digest): the advice names that archive
+/// with its digest, a command that restores the recipe, from any folder; an archive no
+/// longer there is said to be gone; a receipt of an earlier release (no `index_url` key,
+/// the archive as given, relative) still reads, and the advice says what the path is
+/// relative to.
+#[test]
+fn doctor_advises_the_archive_a_recipe_was_installed_from() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "src/demo", &manifest("demo"));
+    pack_src_into_cat(&sb);
+    let archive = sb.join("cat/hooks-demo-0.1.0.tar.gz");
+    let sha = hookpack::sha256::Sha256::of(&std::fs::read(&archive).unwrap()).to_string();
+    let rel = "cat/hooks-demo-0.1.0.tar.gz";
+    ok(&in_prof(
+        &sb,
+        &["install", "--archive", rel, "--sha256", &sha],
+    ));
+    let said = |o: &std::process::Output| {
+        String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
+    };
+    let command = format!(
+        "hookpack install --archive {} --sha256 {sha}",
+        archive.display()
+    );
+    let main_js = sb.join("prof/hooks/demo/scripts/main.js");
+    std::fs::write(&main_js, "// changed\n").unwrap();
+    let o = in_prof(&sb, &["doctor"]);
+    assert_eq!(o.status.code(), Some(1), "{}", said(&o));
+    assert!(
+        said(&o).contains(&format!("`{command}` restores it")),
+        "{}",
+        said(&o)
+    );
+    assert!(!said(&o).contains("demo@"), "{}", said(&o));
+    // The folder gone, and the handlers taken out of hooks.json: the same command.
+    std::fs::remove_dir_all(sb.join("prof/hooks/demo")).unwrap();
+    std::fs::write(sb.join("prof/hooks.json"), "{\"hooks\": {}}\n").unwrap();
+    let o = in_prof(&sb, &["doctor"]);
+    assert_eq!(o.status.code(), Some(1), "{}", said(&o));
+    assert!(said(&o).contains("recipe-folder-missing"), "{}", said(&o));
+    assert!(said(&o).contains("entries-missing"), "{}", said(&o));
+    assert_eq!(
+        said(&o).matches(&format!("`{command}`")).count(),
+        2,
+        "{}",
+        said(&o)
+    );
+    assert!(!said(&o).contains("demo@"), "{}", said(&o));
+    // Run as advised, from another folder, it restores the recipe: doctor is content.
+    std::fs::create_dir_all(sb.join("elsewhere")).unwrap();
+    let o = sb
+        .cmd()
+        .current_dir(sb.join("elsewhere"))
+        .args([
+            "install",
+            "--archive",
+            archive.to_str().unwrap(),
+            "--sha256",
+            &sha,
+        ])
+        .args(["--profile", sb.join("prof").to_str().unwrap()])
+        .output()
+        .unwrap();
+    ok(&o);
+    assert_eq!(std::fs::read(&main_js).unwrap(), b"process.exit(0);\n");
+    ok(&in_prof(&sb, &["doctor"]));
+
+    // The archive moved away: the advice says it is no longer there.
+    std::fs::write(&main_js, "// changed\n").unwrap();
+    std::fs::rename(&archive, sb.join("moved.tar.gz")).unwrap();
+    let o = in_prof(&sb, &["doctor"]);
+    assert!(
+        said(&o).contains(&format!(
+            "`{command}` restores it (the archive it was installed from, no longer there: give \
+             --archive a copy of it)"
+        )),
+        "{}",
+        said(&o)
+    );
+    std::fs::rename(sb.join("moved.tar.gz"), &archive).unwrap();
+
+    // A receipt as an earlier release wrote it still reads.
+    let receipt = sb.join("prof/hooks/.receipts/demo.json");
+    let mut r = read_json(&receipt);
+    r.as_object_mut().unwrap().remove("index_url");
+    r["archive_url"] = json!(rel);
+    std::fs::write(&receipt, serde_json::to_vec_pretty(&r).unwrap()).unwrap();
+    let o = in_prof(&sb, &["doctor"]);
+    assert_eq!(o.status.code(), Some(1), "{}", said(&o));
+    assert!(
+        said(&o).contains(&format!(
+            "`hookpack install --archive {rel} --sha256 {sha}` restores it (the archive it was \
+             installed from, named as it was given to install: relative to the folder install \
+             ran in)"
+        )),
+        "{}",
+        said(&o)
+    );
+    ok(&in_prof(
+        &sb,
+        &["install", "--archive", rel, "--sha256", &sha],
+    ));
+    ok(&in_prof(&sb, &["doctor"]));
+}
