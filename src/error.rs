@@ -526,14 +526,16 @@ pub enum Error {
     #[error(
         "`{id}` {from} in {dir} has files you changed or added ({}), which {to} would replace or remove; \
          `{id}` is left as it is: move them out of the folder to keep them, then run the \
-         command again; or drop them with `hookpack install {id}@{from}`, which puts the folder \
-         back as {from} installed it{pin_note}",
-        files.join(", ")
+         command again; or drop them with `{command}`, which puts the folder back as {from} \
+         installed it{note}",
+        files.join(", "),
+        command = .restore.0,
+        note = .restore.1,
     )]
     LocalChanges {
         /// Recipe id.
         id: String,
-        /// The installed version (boxed, as `to` and `pin_note` are: the variant stays
+        /// The installed version (boxed, as `to` and `restore` are: the variant stays
         /// within clippy's size for an error).
         from: Box<str>,
         /// The version that would replace it.
@@ -542,17 +544,22 @@ pub enum Error {
         dir: PathBuf,
         /// The files, relative to `dir`.
         files: Vec<String>,
-        /// What the advice's `install ID@FROM` does to the recipe's pin, and how to lift it
-        /// (empty when it is pinned to `from` already): else `update` leaves it at `from`.
-        pin_note: Box<str>,
+        /// The command that installs `from` again as it was installed (doctor's advice):
+        /// `hookpack install ID@FROM`, or for a recipe installed with `--archive`, that
+        /// archive with its digest; and what it does besides: what `install ID@FROM` does to
+        /// the recipe's pin, and how to lift it (empty when it is pinned to `from` already,
+        /// else `update` leaves it at `from`), or whether the archive is still there.
+        restore: Box<(String, String)>,
     },
     /// `remove` would delete files of the recipe the user changed or added.
     #[error(
         "`{id}` {version} in {dir} has files you changed or added ({}), which remove would \
          delete; nothing was changed: move them out of the folder to keep them (or drop them \
-         with `hookpack install {id}@{version}`, which puts the folder back as installed), then \
-         run `hookpack remove {id}` again",
-        files.join(", ")
+         with `{command}`{note}, which puts the folder back as installed), then run \
+         `hookpack remove {id}` again",
+        files.join(", "),
+        command = .restore.0,
+        note = .restore.1,
     )]
     RemoveLocalChanges {
         /// Recipe id.
@@ -563,6 +570,11 @@ pub enum Error {
         dir: PathBuf,
         /// The files, relative to `dir`.
         files: Vec<String>,
+        /// The command that installs `version` again as it was installed: `hookpack
+        /// install ID@VERSION`, or for a recipe installed with `--archive`, that archive
+        /// with its digest; and, for an archive, whether it is still there (boxed: the
+        /// variant stays within clippy's size for an error).
+        restore: Box<(String, String)>,
     },
     /// `remove` of a folder hookpack did not install: no receipt, no stamped handler.
     #[error(

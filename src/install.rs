@@ -1809,7 +1809,7 @@ pub fn install_prepared(
         let files = local_changes_in(dir, r);
         if !files.is_empty() {
             return Err(Error::LocalChanges {
-                pin_note: crate::doctor::pin_note(&id, &r.version, r.pin.as_deref()).into(),
+                restore: Box::new(crate::doctor::reinstall(r)),
                 id: id.clone(),
                 from: r.version.as_str().into(),
                 to: to.into(),
@@ -2265,11 +2265,21 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
     if let (Some(r), Some(dir)) = (&previous, &folder) {
         let files = local_changes_in(dir, r);
         if !files.is_empty() {
+            // What the restore does to a pin does not matter: the recipe goes next.
+            let (restore, note) = crate::doctor::reinstall(r);
             return Err(Error::RemoveLocalChanges {
                 id: id.to_string(),
                 version: r.version.clone(),
                 dir: tree,
                 files,
+                restore: Box::new((
+                    restore,
+                    if r.index_url.is_some() {
+                        String::new()
+                    } else {
+                        note
+                    },
+                )),
             });
         }
     }

@@ -5345,3 +5345,79 @@ fn doctor_advises_the_archive_a_recipe_was_installed_from() {
     ));
     ok(&in_prof(&sb, &["doctor"]));
 }
+
+/// Over files the user changed in a recipe installed with `install --archive`, another
+/// version's refusal advised `install ID@VERSION` to drop them: that looks in the index in
+/// use, which need not list the recipe (the built-in catalog has no `demo`), and the advice
+/// said it would pin it; so did remove's refusal. They name the archive the recipe was
+/// installed from, with its digest, as doctor's advice does; followed, it drops the
+/// changes, and the new version then installs.
+#[test]
+fn the_advice_over_changed_files_of_an_archive_install_names_that_archive() {
+    let sb = Sandbox::new();
+    let mut m = manifest("demo");
+    write_recipe(&sb, "src/demo", &m);
+    pack_src_into_cat(&sb);
+    m["version"] = json!("0.2.0");
+    write_recipe(&sb, "src/demo", &m);
+    sb.write("src/demo/scripts/main.js", "// 0.2.0\nprocess.exit(0);\n");
+    pack_src_into_cat(&sb);
+    let archive = sb.join("cat/hooks-demo-0.1.0.tar.gz");
+    let sha = hookpack::sha256::Sha256::of(&std::fs::read(&archive).unwrap()).to_string();
+    ok(&in_prof(
+        &sb,
+        &[
+            "install",
+            "--archive",
+            "cat/hooks-demo-0.1.0.tar.gz",
+            "--sha256",
+            &sha,
+        ],
+    ));
+    let main_js = sb.join("prof/hooks/demo/scripts/main.js");
+    std::fs::write(&main_js, "// mine\n").unwrap();
+    let o = in_prof(
+        &sb,
+        &["install", "--archive", "cat/hooks-demo-0.2.0.tar.gz"],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "or drop them with `hookpack install --archive {} --sha256 {sha}`, which puts the \
+             folder back as 0.1.0 installed it",
+            archive.display()
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("demo@") && !err.contains("pins"), "{err}");
+    // So does remove's refusal over them.
+    let o = in_prof(&sb, &["remove", "demo"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "(or drop them with `hookpack install --archive {} --sha256 {sha}`, which puts the \
+             folder back as installed)",
+            archive.display()
+        )),
+        "{err}"
+    );
+    ok(&in_prof(
+        &sb,
+        &[
+            "install",
+            "--archive",
+            archive.to_str().unwrap(),
+            "--sha256",
+            &sha,
+        ],
+    ));
+    assert_eq!(std::fs::read(&main_js).unwrap(), b"process.exit(0);\n");
+    ok(&in_prof(
+        &sb,
+        &["install", "--archive", "cat/hooks-demo-0.2.0.tar.gz"],
+    ));
+    let receipt = read_json(&sb.join("prof/hooks/.receipts/demo.json"));
+    assert_eq!(receipt["version"], "0.2.0");
+}
