@@ -18,8 +18,9 @@ use crate::id::Id;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::{Component, Path, PathBuf};
 
-/// Start of the name of assemble's staging folder in OUT, followed by the pid of the
-/// assemble that made it (so a later one can tell one whose assemble died) and a random part.
+/// Start of the name of assemble's staging folder in OUT, followed by the assemble that
+/// made it (its [`crate::leftover::Maker::tag`], so a later one can tell one whose assemble
+/// died) and a random part.
 const STAGING_PREFIX: &str = ".hookpack-assemble-";
 
 /// Where the recipes and the shared helpers are.
@@ -1609,7 +1610,10 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
     // One left by an assemble that died (kill -9) holds what it had moved out of OUT.
     crate::pack::remove_dead_staging(&opts.out_dir, STAGING_PREFIX);
     let staging = tempfile::Builder::new()
-        .prefix(&format!("{STAGING_PREFIX}{}-", std::process::id()))
+        .prefix(&format!(
+            "{STAGING_PREFIX}{}-",
+            crate::leftover::Maker::tag()
+        ))
         .tempdir_in(&opts.out_dir)
         .map_err(|e| {
             let e = crate::fs::FsError::new("write in", &opts.out_dir, crate::fs::plain(e));

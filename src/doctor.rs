@@ -182,7 +182,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
         true => crate::profile::Lock::acquire_shared(profile, crate::profile::lock_wait())?,
         false => None,
     };
-    // Those of trust file writes, beside it (their pid is no process: no write is going on).
+    // Those of trust file writes, beside it (their maker is gone: no write is going on).
     for path in crate::pack::dead_temporary_files(&profile.home) {
         if fix {
             crate::fs::remove_file(&path)?;

@@ -23,6 +23,7 @@ use crate::command::{self, Target};
 use crate::error::Error;
 use crate::fetch::{Fetcher, Location};
 use crate::hooks_json::Group;
+use crate::leftover::Maker;
 use crate::profile::{lock_wait, Lock, Profile};
 use crate::receipt::{self, FileRecord, HandlerRecord, Receipt};
 use crate::recipe::Recipe;
@@ -333,7 +334,7 @@ impl Staging {
         loop {
             let created = crate::fs::NewFolders::create(&parent)?;
             match tempfile::Builder::new()
-                .prefix(&format!("{}-", std::process::id()))
+                .prefix(&format!("{}-", Maker::tag()))
                 .tempdir_in(&parent)
             {
                 Ok(dir) => {
@@ -1242,30 +1243,23 @@ fn staging_root(profile: &Profile) -> Result<PathBuf, Error> {
     })
 }
 
-/// The staging folders in `<profile>/.hookpack-staging` (named `<pid>-…` by the process
-/// that made them), with that pid. Anything else there is not hookpack's, and is left
-/// alone.
-pub fn staging_folders(profile: &Profile) -> Result<Vec<(PathBuf, i32)>, Error> {
+/// The staging folders in `<profile>/.hookpack-staging` (named `<pid>-<start>-…` or
+/// `<pid>-…` by the process that made them), with that process. Anything else there is
+/// not hookpack's, and is left alone.
+pub fn staging_folders(profile: &Profile) -> Result<Vec<(PathBuf, Maker)>, Error> {
     let staging = staging_root(profile)?;
     if !staging.is_dir() {
         return Ok(Vec::new());
     }
     let mut out = Vec::new();
     for e in crate::fs::read_dir_sorted(&staging)? {
-        let pid = staging_pid(&e.file_name().to_string_lossy());
+        let maker = Maker::of(&e.file_name().to_string_lossy());
         let is_dir = std::fs::symlink_metadata(e.path()).is_ok_and(|m| m.is_dir());
-        if let Some(pid) = pid.filter(|_| is_dir) {
-            out.push((e.path(), pid));
+        if let Some(maker) = maker.filter(|_| is_dir) {
+            out.push((e.path(), maker));
         }
     }
     Ok(out)
-}
-
-/// The pid of the process that made the staging folder named `name` (`<pid>-…`).
-fn staging_pid(name: &str) -> Option<i32> {
-    name.split_once('-')
-        .filter(|(pid, _)| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
-        .and_then(|(pid, _)| pid.parse::<i32>().ok())
 }
 
 /// The temporary files that writes of the journal, receipts, `hooks.json` and its backup
@@ -1397,8 +1391,8 @@ pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
         }
     }
     let staging = profile.staging_dir();
-    for (path, pid) in staging_folders(profile)? {
-        if pid != std::process::id() as i32 && !process_alive(pid) {
+    for (path, maker) in staging_folders(profile)? {
+        if !maker.alive() {
             crate::fs::remove_dir_all(&path)?;
             notes.push(format!("removed staging leftovers {}", path.display()));
         }
@@ -1531,21 +1525,6 @@ pub fn recover_interrupted(profile: &Profile) -> Result<(), Error> {
     }
     let _lock = Lock::acquire(profile, lock_wait())?;
     recover(profile).map(drop)
-}
-
-/// Whether a process of this pid runs (or may: one of another user counts as running).
-pub(crate) fn process_alive(pid: i32) -> bool {
-    #[cfg(unix)]
-    {
-        // SAFETY: kill with signal 0 only checks whether the process exists.
-        let r = unsafe { libc::kill(pid, 0) };
-        r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = pid;
-        true
-    }
 }
 
 /// Hooks a crash test can use to stop the process at numbered points of a commit.

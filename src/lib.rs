@@ -22,6 +22,7 @@ pub mod hooks_json;
 pub mod id;
 pub mod install;
 pub mod json;
+pub mod leftover;
 pub mod list;
 pub mod merge;
 pub mod output;

@@ -20,6 +20,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::error::Error;
 use crate::id::Id;
 use crate::json;
+use crate::leftover::Maker;
 use crate::recipe::{self, Recipe, TreeEntry};
 use crate::sha256::Sha256;
 use crate::version::Version;
@@ -46,12 +47,12 @@ const ZSTD_HASH_LOG: u32 = 20;
 /// Up to this size zstd picks parameters for small inputs, whose tables are smaller still
 /// (2^19 entries at most at level 10), and sizes its window to the input; they are kept.
 const ZSTD_SMALL: u32 = 256 * 1024;
-/// Start of the name of pack's staging folders, followed by the pid of the pack that made
-/// it (so a later pack can tell one whose pack died) and a random part.
+/// Start of the name of pack's staging folders, followed by the pack that made it (its
+/// [`Maker::tag`], so a later pack can tell one whose pack died) and a random part.
 const STAGING_PREFIX: &str = ".hookpack-pack-";
-/// Start of the name of [`write_atomic`]'s temporary files, followed by the pid of the
-/// process writing it (so a crash's leftover can be told from a write in progress) and a
-/// random part.
+/// Start of the name of [`write_atomic`]'s temporary files, followed by the process
+/// writing it (its [`Maker::tag`], so a crash's leftover can be told from a write in
+/// progress) and a random part.
 const TEMP_PREFIX: &str = ".hookpack-tmp-";
 /// Name of the checksum file written beside the index.
 pub const SUMS_FILE: &str = "SHA256SUMS";
@@ -994,7 +995,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
     crate::fs::create_dir_all(&staging_dirs[0])?;
     let staging_in = |dir: &Path| {
         tempfile::Builder::new()
-            .prefix(&format!("{STAGING_PREFIX}{}-", std::process::id()))
+            .prefix(&format!("{STAGING_PREFIX}{}-", Maker::tag()))
             .tempdir_in(dir)
             .map_err(|e| {
                 crate::fs::FsError::new("create staging folder in", dir, crate::fs::plain(e))
@@ -2390,7 +2391,7 @@ pub fn write_atomic_mode(path: &Path, bytes: &[u8], mode: u32) -> Result<(), Err
         _ => Path::new("."),
     };
     let mut tmp = tempfile::Builder::new()
-        .prefix(&format!("{TEMP_PREFIX}{}-", std::process::id()))
+        .prefix(&format!("{TEMP_PREFIX}{}-", Maker::tag()))
         .tempfile_in(dir)
         .map_err(|e| crate::fs::FsError::new("create a temporary file in", dir, e))?;
     // Errors name `path`, the file the user knows: the temporary copy is an implementation
@@ -2418,7 +2419,7 @@ pub fn write_atomic_mode(path: &Path, bytes: &[u8], mode: u32) -> Result<(), Err
 }
 
 /// The temporary files [`write_atomic`] left in `dir` when its process died (a crash,
-/// kill -9) before the rename: regular files named so whose pid is no running process.
+/// kill -9) before the rename: regular files named so whose maker no longer runs.
 /// Call under the lock the writes into `dir` take, so that none is a write in progress.
 pub fn dead_temporary_files(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -2429,13 +2430,10 @@ pub fn dead_temporary_files(dir: &Path) -> Vec<PathBuf> {
         .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
         .filter(|e| {
             let name = e.file_name();
-            let pid = (name.to_str())
+            (name.to_str())
                 .and_then(|n| n.strip_prefix(TEMP_PREFIX))
-                .and_then(|rest| rest.split_once('-'))
-                .and_then(|(pid, _)| pid.parse::<i32>().ok());
-            pid.is_some_and(|pid| {
-                pid > 0 && pid as u32 != std::process::id() && !crate::install::process_alive(pid)
-            })
+                .and_then(Maker::of)
+                .is_some_and(|maker| !maker.alive())
         })
         .map(|e| e.path())
         .collect();
@@ -2579,7 +2577,7 @@ fn keep_copy(file: &Path, kept: &Path, meta: &std::fs::Metadata) -> io::Result<(
     copy.sync_all()
 }
 
-/// Removes from `dir` the staging folders (named `prefix`, pid, `-`, a random part) of packs
+/// Removes from `dir` the staging folders (named `prefix`, maker, `-`, a random part) of packs
 /// or assembles that died before their commit (a crash, kill -9), which a pack into OUT may
 /// find in OUT or beside it; those of running processes, those a pack or assemble holds
 /// (one whose pid means nothing here), and any this cannot tell, are left alone.
@@ -2589,21 +2587,15 @@ pub(crate) fn remove_dead_staging(dir: &Path, prefix: &str) {
     };
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(pid) = name
+        let Some(maker) = name
             .to_str()
             .and_then(|n| n.strip_prefix(prefix))
-            .and_then(|rest| rest.split_once('-'))
-            .and_then(|(pid, _)| pid.parse::<i32>().ok())
+            .and_then(Maker::of)
         else {
             continue;
         };
         let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-        if is_dir
-            && pid > 0
-            && pid as u32 != std::process::id()
-            && !crate::install::process_alive(pid)
-            && !held(&entry.path())
-        {
+        if is_dir && !maker.alive() && !held(&entry.path()) {
             let _ = std::fs::remove_dir_all(entry.path());
         }
     }

@@ -69,7 +69,7 @@ pub fn create(id: &Id, parent: &Path) -> Result<Scaffolded, Error> {
         });
     }
     crate::fs::create_dir_all(parent)?;
-    let staging = parent.join(format!(".{id}.new-{}", std::process::id()));
+    let staging = parent.join(format!(".{id}.new-{}", crate::leftover::Maker::tag()));
     if std::fs::symlink_metadata(&staging).is_ok() {
         crate::fs::remove_dir_all(&staging)?;
     }

@@ -18,6 +18,8 @@ mod host;
 mod hostile;
 #[path = "integration/install.rs"]
 mod install;
+#[path = "integration/leftovers.rs"]
+mod leftovers;
 #[path = "integration/new.rs"]
 mod new;
 #[path = "integration/nginx.rs"]

@@ -1,0 +1,188 @@
+//! Leftovers (staging folders and temporary files) of a process that died are removed by
+//! the next command that writes there; those of a process that still runs are left alone.
+//! A pid alone does not tell them apart once another process has taken it over: on Linux a
+//! leftover's name also holds its maker's start time (`<pid>-<start>-…`), and a process of
+//! that pid that started at another time did not make it.
+
+use crate::common::*;
+use std::path::Path;
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+/// When the process `pid` started, in clock ticks since boot: field 22 of
+/// `/proc/<pid>/stat`, counted after the `)` that ends its command name.
+fn start_time(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let (_, fields) = stat.rsplit_once(')').unwrap();
+    fields.split_whitespace().nth(19).unwrap().parse().unwrap()
+}
+
+/// A process that runs until dropped: one that holds a pid a leftover names.
+struct Running(Child);
+
+impl Running {
+    fn sleep() -> Running {
+        Running(Command::new("sleep").arg("600").spawn().unwrap())
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Plants a folder (holding a file) or a file at `at`.
+fn plant(sb: &Sandbox, at: &str, folder: bool) {
+    match folder {
+        true => sb.write(&format!("{at}/partial"), "partial\n"),
+        false => sb.write(at, "partial\n"),
+    };
+}
+
+/// A leftover named for a live process that started after its maker (the maker died and
+/// its pid went to `sleep`) was taken for a running process's: install, pack, assemble and
+/// `doctor --fix` left it for good. They remove it now, as one of a pid that names no
+/// process; one named for that process with its own start time, and one named in the
+/// form older versions write (`<pid>-…`, no start time), whose maker cannot be told from
+/// the pid's new owner, are left alone.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_leftover_whose_pid_another_process_took_is_removed() {
+    let sb = Sandbox::new();
+    write_ts_recipe(&sb, "src", "alpha");
+    pack_src_into_cat(&sb);
+    let other = Running::sleep();
+    let pid = other.0.id();
+    let start = start_time(pid);
+    let reused = format!("{pid}-{}", start - 1);
+    let its_own = format!("{pid}-{start}");
+    let old_form = pid.to_string();
+    // (where, with the maker's tag for `{}`, whether it is a folder)
+    let places = [
+        ("prof/.hookpack-staging/{}-a", true),
+        ("prof/.hookpack-tmp-{}-b", false),
+        ("prof/hooks/.receipts/.hookpack-tmp-{}-c", false),
+        ("finclaw-home/.hookpack-tmp-{}-d", false),
+        (".hookpack-pack-{}-e", true),
+        ("cat/.hookpack-pack-{}-f", true),
+        ("out/.hookpack-assemble-{}-g", true),
+    ];
+    let named = |place: &str, tag: &str| place.replace("{}", tag);
+    for (place, folder) in places {
+        for tag in [&reused, &its_own, &old_form] {
+            plant(&sb, &named(place, tag), folder);
+        }
+    }
+    let run = |args: &[&str]| {
+        let o = sb.cmd().args(args).output().unwrap();
+        ok(&o);
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    run(&["assemble", "--recipes-dir", "src", "--out-dir", "out"]);
+    run(&["pack", "--recipes-dir", "src", "--out-dir", "cat"]);
+    let said = run(&["install", "alpha", "--index", "cat", "--profile", "prof"]);
+    assert!(sb.join("prof/hooks/alpha/recipe.json").is_file(), "{said}");
+    let fixed = sb
+        .cmd()
+        .args(["doctor", "--fix", "--profile", "prof", "--format", "json"])
+        .output()
+        .unwrap();
+    let fixed = String::from_utf8_lossy(&fixed.stdout);
+    let mut wrong = Vec::new();
+    for (place, _) in places {
+        let gone = named(place, &reused);
+        if sb.join(&gone).exists() {
+            wrong.push(format!("{gone} left, taken for the live pid {pid}'s"));
+        }
+        for kept in [named(place, &its_own), named(place, &old_form)] {
+            if !sb.join(&kept).exists() {
+                wrong.push(format!("{kept} removed"));
+            }
+        }
+    }
+    drop(other);
+    assert!(wrong.is_empty(), "{wrong:#?}\n{said}\n{fixed}");
+}
+
+/// An install waiting for its archive (its staging folder made, the profile not yet
+/// locked) while `doctor --fix` recovers the profile: the install's staging folder, named
+/// for it with its start time, is left alone, and the install then lands.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_staging_folder_of_a_running_install_is_left_alone() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let sb = Sandbox::new();
+    write_ts_recipe(&sb, "src", "alpha");
+    pack_src_into_cat(&sb);
+    /// Lets the server answer, also when the test fails first.
+    struct Release(Arc<AtomicBool>);
+    impl Drop for Release {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+    let asked = Arc::new(AtomicBool::new(false));
+    let release = Arc::new(AtomicBool::new(false));
+    let (a, r) = (asked.clone(), release.clone());
+    let server = HttpServer::serve(
+        sb.join("cat"),
+        Box::new(move |path| {
+            if path.ends_with(".tar.gz") {
+                a.store(true, Ordering::SeqCst);
+                let waited = Instant::now();
+                while !r.load(Ordering::SeqCst) && waited.elapsed() < Duration::from_secs(60) {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+            }
+            None
+        }),
+    );
+    let index = server.url("hooks-index.json");
+    let release = Release(release);
+    let install = sb
+        .std_cmd()
+        .args(["install", "alpha", "--index", &index, "--profile", "prof"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !asked.load(Ordering::SeqCst) {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the install never asked for the archive"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let staging: Vec<_> = std::fs::read_dir(sb.join("prof/.hookpack-staging"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    let tag = format!("{}-{}-", install.id(), start_time(install.id()));
+    assert!(
+        staging.len() == 1 && staging[0].starts_with(&tag),
+        "{staging:?}, wanted one starting {tag}"
+    );
+    let fixed = sb
+        .cmd()
+        .args(["doctor", "--fix", "--profile", "prof", "--format", "json"])
+        .output()
+        .unwrap();
+    let fixed = String::from_utf8_lossy(&fixed.stdout).into_owned();
+    let still = sb.join("prof/.hookpack-staging").join(&staging[0]);
+    let kept = still.is_dir();
+    drop(release);
+    let o = install.wait_with_output().unwrap();
+    assert!(
+        kept,
+        "{} removed under the install\n{fixed}",
+        still.display()
+    );
+    assert!(!fixed.contains("staging leftovers"), "{fixed}");
+    ok(&o);
+    assert!(Path::new(&sb.join("prof/hooks/alpha/recipe.json")).is_file());
+}
