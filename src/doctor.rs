@@ -236,7 +236,8 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
     }
     match crate::install::staging_folders(profile) {
         Ok(folders) => {
-            for (path, _) in folders {
+            // One whose maker still runs is an install under way, not a leftover.
+            for (path, _) in folders.into_iter().filter(|(_, maker)| !maker.alive()) {
                 problem(&mut out, &path, "", "staging-leftover", "a staging folder of an install that did not finish; `hookpack doctor --fix` removes it".into());
             }
         }

@@ -167,6 +167,13 @@ fn the_staging_folder_of_a_running_install_is_left_alone() {
         staging.len() == 1 && staging[0].starts_with(&tag),
         "{staging:?}, wanted one starting {tag}"
     );
+    // Plain doctor does not report the running install's folder as a leftover either.
+    let report = sb
+        .cmd()
+        .args(["doctor", "--profile", "prof", "--format", "json"])
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&report.stdout).into_owned();
     let fixed = sb
         .cmd()
         .args(["doctor", "--fix", "--profile", "prof", "--format", "json"])
@@ -183,6 +190,7 @@ fn the_staging_folder_of_a_running_install_is_left_alone() {
         still.display()
     );
     assert!(!fixed.contains("staging leftovers"), "{fixed}");
+    assert!(!report.contains("staging-leftover"), "{report}");
     ok(&o);
     assert!(Path::new(&sb.join("prof/hooks/alpha/recipe.json")).is_file());
 }
