@@ -69,6 +69,7 @@ pub fn create(id: &Id, parent: &Path) -> Result<Scaffolded, Error> {
         });
     }
     crate::fs::create_dir_all(parent)?;
+    remove_dead_staging(parent, id.as_str());
     let staging = parent.join(format!(".{id}.new-{}", crate::leftover::Maker::tag()));
     if std::fs::symlink_metadata(&staging).is_ok() {
         crate::fs::remove_dir_all(&staging)?;
@@ -94,6 +95,29 @@ pub fn create(id: &Id, parent: &Path) -> Result<Scaffolded, Error> {
             .map(|(name, _)| name.to_string())
             .collect(),
     })
+}
+
+/// Removes from `parent` the staging folders of `new` runs of `id` that were killed before
+/// they could (`.<id>.new-<pid>-<start>`, or `.<id>.new-<pid>` from older versions), whose
+/// makers no longer run; a running one's is left alone. Best effort: one that cannot be
+/// removed stays, as it would have.
+fn remove_dead_staging(parent: &Path, id: &str) {
+    let prefix = format!(".{id}.new-");
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(&prefix)) else {
+            continue;
+        };
+        // The maker's tag ends these names; `Maker::of` reads it before a part that follows.
+        let dead = crate::leftover::Maker::of(&format!("{rest}-")).is_some_and(|m| !m.alive());
+        let folder = entry.file_type().is_ok_and(|t| t.is_dir());
+        if dead && folder {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// The recipe folder (one holding a `recipe.json`) that `parent` is or lies inside, if

@@ -194,3 +194,32 @@ fn the_staging_folder_of_a_running_install_is_left_alone() {
     ok(&o);
     assert!(Path::new(&sb.join("prof/hooks/alpha/recipe.json")).is_file());
 }
+
+/// `hookpack new` stages a recipe in `.<id>.new-<pid>-<start>` beside where it goes; one
+/// that a killed `new` left was never removed (only a later `new` of the same pid, which the
+/// start time now rules out, would have reused it), and `pack` warns of it as a hidden
+/// recipe folder ever after. A later `new` of that id removes those of makers that are gone,
+/// and leaves a running maker's.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_killed_new_s_staging_folder_goes_with_the_next_new_of_that_id() {
+    let sb = Sandbox::new();
+    let other = Running::sleep();
+    let pid = other.0.id();
+    let start = start_time(pid);
+    let gone = format!("recipes/.my-gate.new-{pid}-{}", start - 1);
+    let running = format!("recipes/.my-gate.new-{pid}-{start}");
+    let other_id = format!("recipes/.your-gate.new-{pid}-{}", start - 1);
+    for at in [&gone, &running, &other_id] {
+        plant(&sb, at, true);
+    }
+    ok(&sb
+        .cmd()
+        .args(["new", "my-gate", "--dir", "recipes"])
+        .output()
+        .unwrap());
+    assert!(!sb.join(&gone).exists(), "{gone} is still there");
+    assert!(sb.join(&running).is_dir(), "{running} was removed");
+    assert!(sb.join(&other_id).is_dir(), "{other_id} was removed");
+    assert!(sb.join("recipes/my-gate/recipe.json").is_file());
+}
