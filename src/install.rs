@@ -1766,9 +1766,11 @@ pub fn install_prepared(
     let mut repair = None;
     let action = match (&from, &previous) {
         (Some(v), Some(r)) if *v == to && r.sha256 == prepared.sha256 => {
-            let recipe_dir = profile.recipe_dir(&id);
-            let dir = folder.as_deref().unwrap_or(&recipe_dir);
-            if !crate::doctor::tree_drift(dir, r).is_empty() {
+            // No folder (recovery of an interrupted change leaves none): every file is gone.
+            if folder
+                .as_deref()
+                .is_none_or(|dir| !crate::doctor::tree_drift(dir, r).is_empty())
+            {
                 repair = Some("files-differ");
             } else if old_bytes.is_none() || new_doc != doc {
                 repair = Some("entries-differ");

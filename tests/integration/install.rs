@@ -1290,6 +1290,57 @@ fn list_and_update_dry_run_show_an_interrupted_change_as_recovery_leaves_it() {
     }
 }
 
+/// A repair a crash interrupted (of `demo`, whose folder the user had deleted) is undone by
+/// recovery, which leaves the receipt and no folder: `install --dry-run` checked the
+/// repair's half-made folder for drift instead, and said "nothing to do" where the real
+/// run, recovering first, repairs.
+#[test]
+fn install_dry_run_plans_a_repair_when_recovery_leaves_no_folder() {
+    for point in ["3", "4", "5", "6"] {
+        let sb = Sandbox::new();
+        old_and_new_catalogs(&sb);
+        ok(&in_prof(&sb, &["install", "demo", "--index", "old"]));
+        std::fs::remove_dir_all(sb.join("prof/hooks/demo")).unwrap();
+        let o = sb
+            .cmd()
+            .env("HOOKPACK_TEST_CRASH_AT", point)
+            .args(["install", "demo", "--index", "old", "--profile", "prof"])
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "{point}: the crash hook did not fire");
+        let plan = || {
+            let o = in_prof(
+                &sb,
+                &[
+                    "install",
+                    "demo",
+                    "--index",
+                    "old",
+                    "--dry-run",
+                    "--format",
+                    "json",
+                ],
+            );
+            ok(&o);
+            one_json_document(&o)[0].clone()
+        };
+        let planned = plan();
+        assert_eq!(planned["action"], "repair", "{point}: {planned:#}");
+        assert_eq!(planned["reason"], "files-differ", "{point}: {planned:#}");
+        // What recovery leaves (doctor still reports the missing folder), and what the plan
+        // then is.
+        let _ = std::fs::remove_file(sb.join("prof/.hookpack.lock"));
+        let o = in_prof(&sb, &["doctor", "--fix"]);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            out.contains("rolled back the interrupted change of `demo`"),
+            "{point}: {out}"
+        );
+        assert!(!sb.join("prof/hooks/demo").exists(), "{point}");
+        assert_eq!(plan(), planned, "{point}");
+    }
+}
+
 /// A change whose process still runs (it holds the profile's lock) is not shown as
 /// interrupted (recovery waits for it): `list` shows the receipts as they are, with no
 /// note. One whose staging folder names a live process that holds no lock (its pid taken
