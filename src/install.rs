@@ -2233,8 +2233,11 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
                 dir: tree,
             });
         }
-        // Another receipt that cannot be read only costs the hint.
-        let receipts = receipt::all(profile).unwrap_or_default();
+        // Another receipt that cannot be read only costs the hint. A dry run names those
+        // recovery leaves: not the receipt of a first install it undoes.
+        let receipts = receipts_after_recovery(profile)
+            .map(|(r, _)| r)
+            .unwrap_or_default();
         return Err(Error::NotInstalled {
             id: id.to_string(),
             profile: profile.root.clone(),

@@ -1341,6 +1341,29 @@ fn install_dry_run_plans_a_repair_when_recovery_leaves_no_folder() {
     }
 }
 
+/// `remove --dry-run` after a first install a crash interrupted before its commit point
+/// (recovery undoes it: `demo` is not installed) suggested the very name it was given:
+/// "`demo` is not installed …; did you mean `demo`?", from the interrupted change's
+/// receipt, which recovery deletes.
+#[test]
+fn remove_dry_run_after_an_interrupted_first_install_suggests_no_name() {
+    for point in ["4", "5"] {
+        let sb = Sandbox::new();
+        old_and_new_catalogs(&sb);
+        let o = sb
+            .cmd()
+            .env("HOOKPACK_TEST_CRASH_AT", point)
+            .args(["install", "demo", "--index", "old", "--profile", "prof"])
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "{point}: the crash hook did not fire");
+        let o = in_prof(&sb, &["remove", "demo", "--dry-run"]);
+        fails_saying(&o, 1, "`demo` is not installed in");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!err.contains("did you mean"), "{point}: {err}");
+    }
+}
+
 /// A change whose process still runs (it holds the profile's lock) is not shown as
 /// interrupted (recovery waits for it): `list` shows the receipts as they are, with no
 /// note. One whose staging folder names a live process that holds no lock (its pid taken
