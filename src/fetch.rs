@@ -71,8 +71,8 @@ fn status_note(status: u16) -> &'static str {
 /// The warning for an index fetched over plain HTTP from another machine: anyone on the
 /// way may change it, and with it the sha256s every archive is checked against, so
 /// nothing vouches for what gets installed. None for HTTPS, a file, the built-in catalog
-/// and this machine's own addresses (`localhost`, 127.0.0.0/8, `::1`), where no one is on
-/// the way.
+/// and this machine's own addresses (`localhost`, 127.0.0.0/8, also as `::ffff:127.x.y.z`,
+/// and `::1`), where no one is on the way.
 pub fn plain_http_warning(index: &Location) -> Option<String> {
     let Location::Http(url) = index else {
         return None;
@@ -86,7 +86,8 @@ pub fn plain_http_warning(index: &Location) -> Option<String> {
         .trim_start_matches('[')
         .trim_end_matches(']');
     let this_machine = match host.parse::<std::net::IpAddr>() {
-        Ok(ip) => ip.is_loopback(),
+        // `::ffff:127.0.0.1` is the IPv4 loopback.
+        Ok(ip) => ip.to_canonical().is_loopback(),
         Err(_) => {
             let name = host.trim_end_matches('.').to_ascii_lowercase();
             name == "localhost" || name.ends_with(".localhost")
@@ -966,6 +967,11 @@ mod shown_url_tests {
             "http://localhost/i.json",
             "http://LocalHost./i.json",
             "http://a.localhost/i.json",
+            "http://127.0.0.1./i.json",
+            "http://0x7f.1/i.json",
+            // IPv4-mapped: the IPv4 loopback over an IPv6 socket.
+            "http://[::ffff:127.0.0.1]/i.json",
+            "http://[::ffff:7f00:2]:8080/i.json",
             "/tmp/catalog/hooks-index.json",
             "file:///tmp/catalog/hooks-index.json",
         ] {
