@@ -7,7 +7,8 @@
 //! handler started in its group outlives it. A process it moved to a session of its own is
 //! out of reach of that; the handler's pipes are waited for until the timeout only, so such
 //! a process cannot hold `run` up, and on Linux it is killed at the timeout if it is still
-//! the handler's descendant or still holds one of its pipes. Output is captured up to a
+//! the handler's descendant or, started since the handler, still holds one of its pipes
+//! (an older one did not come from the handler). Output is captured up to a
 //! cap. A process that ignores SIGCHLD cannot read its handlers' exit codes (the kernel
 //! reaps them): the CLI takes the default disposition back first, and a host embedding
 //! this must not ignore it.
@@ -78,7 +79,8 @@ pub struct RawOutput {
     pub timed_out: bool,
     /// True when a process holding the handler's stdin, stdout or stderr at the deadline
     /// still held it after `run` tried to kill it (or could not be found, as another
-    /// user's process cannot): it was left running.
+    /// user's process cannot, or was older than the handler, so not from it): it was left
+    /// running.
     #[serde(skip)]
     pub left_running: bool,
     /// Captured stdout: its first [`OUTPUT_CAP`] bytes, and one more if there was more.
@@ -217,6 +219,10 @@ pub fn spawn(s: &Spawn) -> std::io::Result<RawOutput> {
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd.spawn()?;
     let pid = child.id();
+    // Read while the handler runs (it is not reaped before the end, so the pid stays its
+    // own): a process holding its pipes that is older did not come from it.
+    #[cfg(target_os = "linux")]
+    let started = strays::start_time(pid);
     #[cfg(target_os = "linux")]
     let pipe_inodes: Vec<u64> = [
         child.stdin.as_ref().and_then(strays::pipe_inode),
@@ -305,10 +311,13 @@ pub fn spawn(s: &Spawn) -> std::io::Result<RawOutput> {
     let held_open = wait_pipes(deadline.max(Instant::now() + Duration::from_millis(200)));
     // A process the handler started in a session of its own, still holding a pipe at the
     // deadline (the handler may have exited long ago: it is no descendant any more). Once
-    // the last holder is dead, the readers see the pipes close.
+    // the last holder is dead, the readers see the pipes close. Without the handler's
+    // start time, what came from it is not told apart: nothing is killed.
     #[cfg(target_os = "linux")]
     let left_running = held_open && {
-        strays::kill_holders(&pipe_inodes);
+        if let Some(since) = started {
+            strays::kill_holders(&pipe_inodes, since);
+        }
         wait_pipes(Instant::now() + Duration::from_millis(500))
     };
     #[cfg(not(target_os = "linux"))]

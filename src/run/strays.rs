@@ -3,8 +3,11 @@
 //!
 //! A process that moved to a session of its own is not hit by the group kill. At a
 //! handler's timeout its whole tree of descendants goes, whatever their groups; at the
-//! deadline, so does every process still holding one of the handler's pipes (it got that
-//! pipe from the handler, even if the process between them has exited since). Each set is
+//! deadline, so does every process started since the handler that still holds one of its
+//! pipes (it got that pipe from the handler, even if the process between them has exited
+//! since). One older than the handler did not come from it, though it may hold a pipe the
+//! handler handed it over a socket (an ssh ControlMaster serving the handler's `ssh`, the
+//! user's `systemd --user` running `systemd-run --pipe`): it is left alone. Each set is
 //! stopped first, so none of them can fork a process the scan has not seen, and killed
 //! once no new member turns up. Out of reach still: a process that left the tree (its
 //! parent exited) and holds none of the pipes.
@@ -41,8 +44,9 @@ pub fn kill_tree(root: u32) {
     });
 }
 
-/// Kills every other process that holds an end of one of the pipes with these inodes.
-pub fn kill_holders(inodes: &[u64]) {
+/// Kills every other process started at `since` (a [`start_time`]) or later that holds
+/// an end of one of the pipes with these inodes.
+pub fn kill_holders(inodes: &[u64], since: u64) {
     if inodes.is_empty() {
         return;
     }
@@ -50,7 +54,9 @@ pub fn kill_holders(inodes: &[u64]) {
     let me = std::process::id();
     kill_all(|| {
         pids()
-            .filter(|&pid| pid != me && holds(pid, &names))
+            .filter(|&pid| {
+                pid != me && start_time(pid).is_some_and(|t| t >= since) && holds(pid, &names)
+            })
             .collect()
     });
 }
@@ -105,14 +111,28 @@ fn children() -> HashMap<u32, Vec<u32>> {
     map
 }
 
-/// The parent id of `pid`: the second field after the command name, which is in
-/// parentheses and may itself hold `)` and blanks, so the fields are read after the last
-/// `)`.
+/// The parent id of `pid`.
 fn parent(pid: u32) -> Option<u32> {
+    stat_field(pid, 4)
+}
+
+/// When `pid` started, in clock ticks since boot: of two processes, the one started
+/// later has the greater (or, within one tick, the same) number.
+pub fn start_time(pid: u32) -> Option<u64> {
+    stat_field(pid, 22)
+}
+
+/// Field `n` (counted from 1, as proc(5) does) of `/proc/PID/stat`. The command name, the
+/// second, is in parentheses and may itself hold `)` and blanks, so the fields from the
+/// third on are read after the last `)`.
+fn stat_field<T: std::str::FromStr>(pid: u32, n: usize) -> Option<T> {
     let stat = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
     let end = stat.iter().rposition(|&b| b == b')')?;
     let rest = std::str::from_utf8(&stat[end + 1..]).ok()?;
-    rest.split_ascii_whitespace().nth(1)?.parse().ok()
+    rest.split_ascii_whitespace()
+        .nth(n.checked_sub(3)?)?
+        .parse()
+        .ok()
 }
 
 /// True when one of `pid`'s open files is one of the pipes named (as `/proc` links name
