@@ -963,6 +963,12 @@ mod shown_url_tests {
             // dns` and no entry), and whoever answers picks the machine.
             "http://a.localhost/i.json",
             "http://hooks.LOCALHOST./i.json",
+            // The host is what follows the `@`.
+            "http://localhost@hooks.example.com/i.json",
+            "http://127.0.0.1:80@hooks.example.com/i.json",
+            // A Cyrillic `о`: another name.
+            "http://l\u{43e}calhost/i.json",
+            "http://[::ffff:192.0.2.1]/i.json",
         ] {
             assert!(warned(u), "{u}");
         }
@@ -978,6 +984,10 @@ mod shown_url_tests {
             // IPv4-mapped: the IPv4 loopback over an IPv6 socket.
             "http://[::ffff:127.0.0.1]/i.json",
             "http://[::ffff:7f00:2]:8080/i.json",
+            "http://hooks.example.com@localhost/i.json",
+            // Full-width letters, which IDNA maps to `localhost`, as the client does.
+            "http://\u{ff4c}\u{ff4f}\u{ff43}\u{ff41}\u{ff4c}\u{ff48}\u{ff4f}\u{ff53}\u{ff54}/i.json",
+            "http://2130706433/i.json",
             "/tmp/catalog/hooks-index.json",
             "file:///tmp/catalog/hooks-index.json",
         ] {
