@@ -6,11 +6,11 @@
 //! deadline, so does every process started since the handler that still holds one of its
 //! pipes (it got that pipe from the handler, even if the process between them has exited
 //! since). One older than the handler did not come from it, though it may hold a pipe the
-//! handler handed it over a socket (an ssh ControlMaster serving the handler's `ssh`, the
-//! user's `systemd --user` running `systemd-run --pipe`): it is left alone. Each set is
-//! stopped first, so none of them can fork a process the scan has not seen, and killed
-//! once no new member turns up. Out of reach still: a process that left the tree (its
-//! parent exited) and holds none of the pipes.
+//! handler handed it over a socket (as an ssh client hands its stdio to a ControlMaster
+//! the user started earlier): it is left alone. Each set is stopped first, so none of
+//! them can fork a process the scan has not seen, and killed once no new member turns up.
+//! Out of reach still: a process that left the tree (its parent exited) and holds none of
+//! the pipes.
 
 use std::collections::{BTreeSet, HashMap};
 use std::os::fd::AsRawFd;

@@ -208,9 +208,9 @@ fn a_timeout_kills_what_the_handler_started_in_a_session_of_its_own() {
 }
 
 /// A process that was running before the handler started, and that the handler handed its
-/// stdout to (as an ssh ControlMaster is handed a client's stderr over its socket, or
-/// `systemd --user` the pipes of `systemd-run --pipe`), did not come from the handler: at
-/// the deadline `run` stopped and killed it, with whatever else of the user's it served.
+/// stdout to (as an ssh client hands its stdio to a ControlMaster the user started earlier,
+/// over its socket), did not come from the handler: at the deadline `run` stopped and
+/// killed it, with whatever else of the user's it served.
 /// It is left running, and said to be.
 #[cfg(target_os = "linux")]
 #[test]
