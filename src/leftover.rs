@@ -83,9 +83,17 @@ fn process_alive(pid: i32) -> bool {
     }
 }
 
-/// When the process `pid` started, from `/proc/<pid>/stat`; None where that cannot be read.
-fn start_time(pid: i32) -> Option<u64> {
-    stat_start(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+/// When the process `pid` started, in clock ticks since boot, from `/proc/<pid>/stat`
+/// (of two processes, the one started later has the greater number, or within one tick
+/// the same); None where that cannot be read.
+pub(crate) fn start_time(pid: i32) -> Option<u64> {
+    proc_stat_field(pid, 22)
+}
+
+/// Field `n` (counted from 1, as proc(5) does) of `/proc/<pid>/stat`.
+pub(crate) fn proc_stat_field<T: std::str::FromStr>(pid: i32, n: usize) -> Option<T> {
+    let stat = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
+    stat_field(&String::from_utf8_lossy(&stat), n)
 }
 
 /// This process's start time, from `/proc/self/stat`, when that file is of this process's
@@ -98,15 +106,20 @@ fn own_start_time() -> Option<u64> {
     let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
     let pid = stat.split_once(' ')?.0;
     (pid == std::process::id().to_string())
-        .then(|| stat_start(&stat))
+        .then(|| stat_field(&stat, 22))
         .flatten()
 }
 
-/// Field 22 (starttime) of a `/proc/<pid>/stat` line, counted after the `)` that ends the
-/// command name (which may hold spaces and parentheses itself).
-fn stat_start(stat: &str) -> Option<u64> {
+/// Field `n` (from 1) of a `/proc/<pid>/stat` line. The command name, the second, is in
+/// parentheses and may itself hold `)` and blanks, so the fields from the third on are
+/// counted after the last `)`.
+fn stat_field<T: std::str::FromStr>(stat: &str, n: usize) -> Option<T> {
     let (_, fields) = stat.rsplit_once(')')?;
-    fields.split_whitespace().nth(19)?.parse().ok()
+    fields
+        .split_whitespace()
+        .nth(n.checked_sub(3)?)?
+        .parse()
+        .ok()
 }
 
 #[cfg(test)]
@@ -137,8 +150,9 @@ mod tests {
     fn the_start_time_is_field_22_after_the_command_name() {
         let stat = "4242 (a) b (c) 1 2) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 \
                     987654 2203648 200 18446744073709551615";
-        assert_eq!(stat_start(stat), Some(987654));
-        assert_eq!(stat_start("4242 (x) S 1 2"), None);
+        assert_eq!(stat_field::<u64>(stat, 22), Some(987654));
+        assert_eq!(stat_field::<u64>(stat, 4), Some(1));
+        assert_eq!(stat_field::<u64>("4242 (x) S 1 2", 22), None);
     }
 
     #[cfg(target_os = "linux")]

@@ -113,26 +113,12 @@ fn children() -> HashMap<u32, Vec<u32>> {
 
 /// The parent id of `pid`.
 fn parent(pid: u32) -> Option<u32> {
-    stat_field(pid, 4)
+    crate::leftover::proc_stat_field(i32::try_from(pid).ok()?, 4)
 }
 
-/// When `pid` started, in clock ticks since boot: of two processes, the one started
-/// later has the greater (or, within one tick, the same) number.
+/// When `pid` started (see [`crate::leftover::start_time`]).
 pub fn start_time(pid: u32) -> Option<u64> {
-    stat_field(pid, 22)
-}
-
-/// Field `n` (counted from 1, as proc(5) does) of `/proc/PID/stat`. The command name, the
-/// second, is in parentheses and may itself hold `)` and blanks, so the fields from the
-/// third on are read after the last `)`.
-fn stat_field<T: std::str::FromStr>(pid: u32, n: usize) -> Option<T> {
-    let stat = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
-    let end = stat.iter().rposition(|&b| b == b')')?;
-    let rest = std::str::from_utf8(&stat[end + 1..]).ok()?;
-    rest.split_ascii_whitespace()
-        .nth(n.checked_sub(3)?)?
-        .parse()
-        .ok()
+    crate::leftover::start_time(i32::try_from(pid).ok()?)
 }
 
 /// True when one of `pid`'s open files is one of the pipes named (as `/proc` links name
