@@ -110,10 +110,24 @@ pub(crate) fn pin_note(id: &str, version: &str, pin: Option<&str>) -> String {
 /// receipt names no index), which the index in use need not list at all, that archive
 /// again, checked against the digest the receipt records. `install --archive` records no
 /// pin, so that command changes none.
-pub(crate) fn reinstall(r: &receipt::Receipt) -> (String, String) {
-    if r.index_url.is_some() {
+pub(crate) fn reinstall(profile: &Profile, r: &receipt::Receipt) -> (String, String) {
+    if let Some(index) = &r.index_url {
+        // From another index than the one `install` reads by default (an `--index` given
+        // then): named, or `install` would look in the default one, which need not list it.
+        let default = profile.resolve_index(None).ok();
+        let flag = match default {
+            Some((d, _))
+                if crate::install::same_index(index, &crate::install::recorded_index(&d)) =>
+            {
+                String::new()
+            }
+            _ => format!(
+                " --index {}",
+                crate::command::shell_quote(&crate::fetch::shown_url(index))
+            ),
+        };
         return (
-            format!("hookpack install {}@{}", r.id, r.version),
+            format!("hookpack install {}@{}{flag}", r.id, r.version),
             pin_note(&r.id, &r.version, r.pin.as_deref()),
         );
     }
@@ -394,7 +408,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
                     // The installed version, as the receipt's own finding names it: `install
                     // ID` alone would take the newest instead of restoring it.
                     let (command, note) = match receipts.iter().find(|x| x.id == *r) {
-                        Some(x) => reinstall(x),
+                        Some(x) => reinstall(profile, x),
                         None => (format!("hookpack install {r}"), String::new()),
                     };
                     problem(&mut out, &h.file, &h.pointer, "recipe-folder-missing", format!("stamped by recipe `{r}`, whose folder {} is gone; `{command}` restores it{note}, `hookpack remove {r}` drops it", profile.recipe_dir(r).display()));
@@ -403,7 +417,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
         }
     }
     for r in &receipts {
-        let (command, note) = reinstall(r);
+        let (command, note) = reinstall(profile, r);
         let rp = receipt::path(profile, &r.id);
         let dir = profile.recipe_dir(&r.id);
         // Hosts run none of a handler deleted from hooks.json, and `install ID@VERSION` takes
@@ -454,7 +468,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
             );
             continue;
         }
-        out.extend(tree_drift(&dir, r));
+        out.extend(tree_drift(profile, &dir, r));
     }
     // Trust entries for handlers that no longer exist.
     let live: BTreeSet<&str> = handlers.iter().map(|h| h.key.as_str()).collect();
@@ -534,10 +548,10 @@ fn belongs_here(key: &str, profile: &Profile, workspace: &Path) -> bool {
 
 /// Differences between an installed tree and its receipt (`install` of the same version
 /// writes the tree again when there are any).
-pub(crate) fn tree_drift(dir: &Path, r: &receipt::Receipt) -> Vec<Diagnostic> {
+pub(crate) fn tree_drift(profile: &Profile, dir: &Path, r: &receipt::Receipt) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let mut seen = BTreeSet::new();
-    let (command, note) = reinstall(r);
+    let (command, note) = reinstall(profile, r);
     for f in &r.files {
         let p = dir.join(&f.path);
         seen.insert(f.path.clone());

@@ -1769,7 +1769,7 @@ pub fn install_prepared(
             // No folder (recovery of an interrupted change leaves none): every file is gone.
             if folder
                 .as_deref()
-                .is_none_or(|dir| !crate::doctor::tree_drift(dir, r).is_empty())
+                .is_none_or(|dir| !crate::doctor::tree_drift(profile, dir, r).is_empty())
             {
                 repair = Some("files-differ");
             } else if old_bytes.is_none() || new_doc != doc {
@@ -1790,7 +1790,7 @@ pub fn install_prepared(
         let files = local_changes_in(dir, r);
         if !files.is_empty() {
             return Err(Error::LocalChanges {
-                restore: Box::new(crate::doctor::reinstall(r)),
+                restore: Box::new(crate::doctor::reinstall(profile, r)),
                 id: id.clone(),
                 from: r.version.as_str().into(),
                 to: to.into(),
@@ -2021,7 +2021,7 @@ pub fn other_bytes(id: &str, version: &str, listed: &str, installed: &str) -> St
 /// An index location as a receipt records it: a path absolute, so that `update` finds it
 /// again from any folder; a URL as given, password included (`update` fetches with it; it
 /// is never printed).
-fn recorded_index(index: &Location) -> String {
+pub(crate) fn recorded_index(index: &Location) -> String {
     match index {
         Location::Path(p) => std::path::absolute(p)
             .unwrap_or_else(|_| p.clone())
@@ -2035,7 +2035,7 @@ fn recorded_index(index: &Location) -> String {
 /// Whether two index locations a receipt records are one index: the same text, or two
 /// paths to one file (a link to its folder, a `..`: the path recorded is absolute, not
 /// resolved).
-fn same_index(was: &str, now: &str) -> bool {
+pub(crate) fn same_index(was: &str, now: &str) -> bool {
     use crate::fetch::Location;
     if was == now {
         return true;
@@ -2250,7 +2250,7 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
         let files = local_changes_in(dir, r);
         if !files.is_empty() {
             // What the restore does to a pin does not matter: the recipe goes next.
-            let (restore, note) = crate::doctor::reinstall(r);
+            let (restore, note) = crate::doctor::reinstall(profile, r);
             return Err(Error::RemoveLocalChanges {
                 id: id.to_string(),
                 version: r.version.clone(),

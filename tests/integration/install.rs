@@ -2447,7 +2447,7 @@ fn an_update_over_files_the_user_changed_is_refused() {
         assert!(
             err.contains("has files you changed or added (notes.txt, routes.json)")
                 && err.contains("move them out")
-                && err.contains("`hookpack install turn-router@0.1.0`"),
+                && err.contains("`hookpack install turn-router@0.1.0 --index "),
             "{args:?}: {err}"
         );
         assert_eq!(snapshot(&sb.join("prof")), before, "{args:?} wrote");
@@ -2501,16 +2501,27 @@ fn the_advice_over_changed_files_says_it_pins_and_how_to_get_on() {
     let o = in_prof(&sb, &["update"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
+    // It came from `older-index`, not the default index: the advice names it.
+    let index = sb.join("older-index/hooks-index.json");
     assert!(
-        err.contains(
+        err.contains(&format!(
             "move them out of the folder to keep them, then run the command again; or drop \
-             them with `hookpack install turn-router@0.1.0`, which puts the folder back as \
-             0.1.0 installed it (that pins `turn-router` to 0.1.0, where `update` then leaves \
-             it; a later `hookpack install turn-router` lifts the pin)"
-        ),
+             them with `hookpack install turn-router@0.1.0 --index {}`, which puts the folder \
+             back as 0.1.0 installed it (that pins `turn-router` to 0.1.0, where `update` then \
+             leaves it; a later `hookpack install turn-router` lifts the pin)",
+            index.display()
+        )),
         "{err}"
     );
-    ok(&in_prof(&sb, &["install", "turn-router@0.1.0"]));
+    ok(&in_prof(
+        &sb,
+        &[
+            "install",
+            "turn-router@0.1.0",
+            "--index",
+            index.to_str().unwrap(),
+        ],
+    ));
     ok(&in_prof(&sb, &["install", "turn-router"]));
     let receipt = read_json(&sb.join("prof/hooks/.receipts/turn-router.json"));
     assert_eq!(receipt["version"], "0.2.0");
@@ -3165,9 +3176,12 @@ fn doctor_names_one_way_to_restore_a_deleted_recipe_folder() {
     let o = in_prof(&sb, &["doctor"]);
     assert_eq!(o.status.code(), Some(1), "{o:?}");
     let said = String::from_utf8_lossy(&o.stdout);
+    let restore = format!(
+        "`hookpack install demo@0.1.0 --index {}` restores it",
+        sb.join("cat/hooks-index.json").display()
+    );
     assert!(
-        said.contains("`hookpack install demo@0.1.0` restores it")
-            && !said.contains("`hookpack install demo` restores it"),
+        said.matches(&restore).count() == 2 && !said.contains("`hookpack install demo "),
         "{said}"
     );
     ok(&in_prof(&sb, &["install", "demo@0.1.0", "--index", "cat"]));
@@ -5310,6 +5324,46 @@ fn a_local_index_url_that_leads_out_of_the_catalog_is_refused() {
             assert!(!sb.join("p/hooks/demo").exists(), "{given}: {err}");
         }
     }
+}
+
+/// A recipe installed from an index other than the one `install` reads by default (a
+/// catalog folder given with `--index`): doctor advised `install demo@0.1.0`, which reads the
+/// default index, the built-in catalog, which has no `demo`. The advice names the index the
+/// recipe came from; for one from the default index it stays as it was.
+#[test]
+fn doctor_advises_the_index_a_recipe_was_installed_from() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "src/demo", &manifest("demo"));
+    pack_src_into_cat(&sb);
+    ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
+    ok(&in_prof(&sb, &["install", "tool-gate"]));
+    let said = |o: &std::process::Output| {
+        String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
+    };
+    let main_js = sb.join("prof/hooks/demo/scripts/main.js");
+    std::fs::write(&main_js, "// changed\n").unwrap();
+    std::fs::write(sb.join("prof/hooks/tool-gate/README.md"), "changed\n").unwrap();
+    let o = in_prof(&sb, &["doctor"]);
+    assert_eq!(o.status.code(), Some(1), "{}", said(&o));
+    let text = said(&o);
+    let index = sb.join("cat/hooks-index.json");
+    let command = format!("hookpack install demo@0.1.0 --index {}", index.display());
+    assert!(text.contains(&format!("`{command}` restores it")), "{text}");
+    let tool_gate = text.find("`hookpack install tool-gate@").expect(&text);
+    let advice = &text[tool_gate + 1..];
+    let advice = &advice[..advice.find('`').unwrap()];
+    assert!(!advice.contains("--index"), "{advice}");
+    // Run as advised, from another folder, it restores the recipe.
+    std::fs::create_dir_all(sb.join("elsewhere")).unwrap();
+    let words: Vec<&str> = command.split(' ').skip(1).collect();
+    ok(&sb
+        .cmd()
+        .current_dir(sb.join("elsewhere"))
+        .args(&words)
+        .args(["--profile", sb.join("prof").to_str().unwrap()])
+        .output()
+        .unwrap());
+    assert_eq!(std::fs::read(&main_js).unwrap(), b"process.exit(0);\n");
 }
 
 /// doctor's advice for a recipe installed with `install --archive FILE` named `install
