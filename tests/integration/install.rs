@@ -18,6 +18,23 @@ fn in_prof(sb: &Sandbox, args: &[&str]) -> std::process::Output {
     in_profile(sb, "prof", args)
 }
 
+/// Runs hookpack with `args` on the profile folder `prof`, stopped by the crash hook at
+/// step `point` of its commit, and checks that the hook fired.
+fn crashed_at(sb: &Sandbox, point: &str, args: &[&str]) -> std::process::Output {
+    let o = sb
+        .cmd()
+        .env("HOOKPACK_TEST_CRASH_AT", point)
+        .args(args)
+        .args(["--profile", "prof"])
+        .output()
+        .unwrap();
+    assert!(
+        !o.status.success(),
+        "{args:?} at {point}: the crash hook did not fire"
+    );
+    o
+}
+
 /// Runs hookpack with `args` on the profile folder `profile`, whatever it exits.
 fn in_profile(sb: &Sandbox, profile: &str, args: &[&str]) -> std::process::Output {
     sb.cmd()
@@ -1080,13 +1097,7 @@ fn a_journal_staging_the_new_folder_as_earlier_releases_did_is_undone() {
     let sb = Sandbox::new();
     old_and_new_catalogs(&sb);
     ok(&in_prof(&sb, &["install", "demo", "--index", "old"]));
-    let o = sb
-        .cmd()
-        .env("HOOKPACK_TEST_CRASH_AT", "1")
-        .args(["install", "demo", "--index", "cat", "--profile", "prof"])
-        .output()
-        .unwrap();
-    assert!(!o.status.success(), "the crash hook did not fire");
+    crashed_at(&sb, "1", &["install", "demo", "--index", "cat"]);
     let journal_path = sb.join("prof/.hookpack-journal.json");
     let mut journal = read_json(&journal_path);
     assert_eq!(journal["new_tree_in_new"], true, "{journal:#}");
@@ -1120,13 +1131,7 @@ fn a_remove_that_dies_after_its_commit_still_drops_the_trust() {
         catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
         ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
         ok(&in_prof(&sb, &["trust", "--all"]));
-        let o = sb
-            .cmd()
-            .env("HOOKPACK_TEST_CRASH_AT", point)
-            .args(["remove", "demo", "--profile", "prof"])
-            .output()
-            .unwrap();
-        assert!(!o.status.success(), "{point}: the crash hook did not fire");
+        crashed_at(&sb, point, &["remove", "demo"]);
         ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
         let listed = list_json(&sb);
         let handlers = listed["handlers"].as_array().unwrap();
@@ -1144,13 +1149,7 @@ fn an_update_killed_before_its_commit() -> Sandbox {
     let sb = Sandbox::new();
     old_and_new_catalogs(&sb);
     ok(&in_prof(&sb, &["install", "demo", "--index", "old"]));
-    let o = sb
-        .cmd()
-        .env("HOOKPACK_TEST_CRASH_AT", "4")
-        .args(["update", "--index", "cat", "--profile", "prof"])
-        .output()
-        .unwrap();
-    assert!(!o.status.success(), "the crash hook did not fire");
+    crashed_at(&sb, "4", &["update", "--index", "cat"]);
     sb
 }
 
@@ -1198,14 +1197,7 @@ fn list_and_update_dry_run_show_an_interrupted_change_as_recovery_leaves_it() {
             "remove" => &["remove", "demo"],
             _ => &["install", "demo", "--index", "old"],
         };
-        let o = sb
-            .cmd()
-            .env("HOOKPACK_TEST_CRASH_AT", point)
-            .args(args)
-            .args(["--profile", "prof"])
-            .output()
-            .unwrap();
-        assert!(!o.status.success(), "{change}: the crash hook did not fire");
+        crashed_at(&sb, point, args);
         // They take no lock: none is made.
         let lock = sb.join("prof/.hookpack.lock");
         std::fs::remove_file(&lock).unwrap();
@@ -1301,13 +1293,7 @@ fn install_dry_run_plans_a_repair_when_recovery_leaves_no_folder() {
         old_and_new_catalogs(&sb);
         ok(&in_prof(&sb, &["install", "demo", "--index", "old"]));
         std::fs::remove_dir_all(sb.join("prof/hooks/demo")).unwrap();
-        let o = sb
-            .cmd()
-            .env("HOOKPACK_TEST_CRASH_AT", point)
-            .args(["install", "demo", "--index", "old", "--profile", "prof"])
-            .output()
-            .unwrap();
-        assert!(!o.status.success(), "{point}: the crash hook did not fire");
+        crashed_at(&sb, point, &["install", "demo", "--index", "old"]);
         let plan = || {
             let o = in_prof(
                 &sb,
@@ -1350,13 +1336,7 @@ fn remove_dry_run_after_an_interrupted_first_install_suggests_no_name() {
     for point in ["4", "5"] {
         let sb = Sandbox::new();
         old_and_new_catalogs(&sb);
-        let o = sb
-            .cmd()
-            .env("HOOKPACK_TEST_CRASH_AT", point)
-            .args(["install", "demo", "--index", "old", "--profile", "prof"])
-            .output()
-            .unwrap();
-        assert!(!o.status.success(), "{point}: the crash hook did not fire");
+        crashed_at(&sb, point, &["install", "demo", "--index", "old"]);
         let o = in_prof(&sb, &["remove", "demo", "--dry-run"]);
         fails_saying(&o, 1, "`demo` is not installed in");
         let err = String::from_utf8_lossy(&o.stderr);
@@ -1602,13 +1582,7 @@ fn a_recovery_that_died_after_putting_the_old_folder_back_is_finished() {
         old_and_new_catalogs(&sb);
         ok(&in_prof(&sb, &["install", "demo", "--index", "old"]));
         let receipt = std::fs::read(sb.join("prof/hooks/.receipts/demo.json")).unwrap();
-        let o = sb
-            .cmd()
-            .env("HOOKPACK_TEST_CRASH_AT", "3")
-            .args(["install", "demo", "--index", "cat", "--profile", "prof"])
-            .output()
-            .unwrap();
-        assert!(!o.status.success(), "the crash hook did not fire");
+        crashed_at(&sb, "3", &["install", "demo", "--index", "cat"]);
         let staging = std::fs::read_dir(sb.join("prof/.hookpack-staging"))
             .unwrap()
             .next()
