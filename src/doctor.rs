@@ -80,8 +80,10 @@ fn problem(out: &mut Vec<Diagnostic>, file: &Path, pointer: &str, code: &'static
 
 /// What following a repair advice `hookpack install ID@VERSION` does besides: the
 /// `@VERSION` records a pin (README, the user flow), which `update` then keeps. Empty when
-/// the recipe is pinned to that version already.
-pub(crate) fn pin_note(id: &str, version: &str, pin: Option<&str>) -> String {
+/// the recipe is pinned to that version already. `index` is the advice's ` --index URL`
+/// (or nothing): the command that lifts the pin or puts the user's back reads the same
+/// index, since the default one need not list the recipe.
+pub(crate) fn pin_note(id: &str, version: &str, pin: Option<&str>, index: &str) -> String {
     // `=0.1.0` is that one version too, written as a range.
     let exact = |p: &str| {
         let p = p.trim().strip_prefix('=').unwrap_or(p);
@@ -93,13 +95,13 @@ pub(crate) fn pin_note(id: &str, version: &str, pin: Option<&str>) -> String {
         // Quoted as the shell needs it: a range such as `>=0.1, <0.3` holds a redirection
         // and a space.
         Some(p) => format!(
-            " (that pins `{id}` to {version} in place of `{p}`; `hookpack install {}` \
+            " (that pins `{id}` to {version} in place of `{p}`; `hookpack install {}{index}` \
              then records your pin again, and takes the newest version it allows)",
             crate::command::shell_quote(&format!("{id}@{p}"))
         ),
         None => format!(
             " (that pins `{id}` to {version}, where `update` then leaves it; a later \
-             `hookpack install {id}` lifts the pin)"
+             `hookpack install {id}{index}` lifts the pin)"
         ),
     }
 }
@@ -128,7 +130,7 @@ pub(crate) fn reinstall(profile: &Profile, r: &receipt::Receipt) -> (String, Str
         };
         return (
             format!("hookpack install {}@{}{flag}", r.id, r.version),
-            pin_note(&r.id, &r.version, r.pin.as_deref()),
+            pin_note(&r.id, &r.version, r.pin.as_deref(), &flag),
         );
     }
     let location = crate::fetch::Location::parse(&r.archive_url);
@@ -399,7 +401,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
                     // `install ID` alone takes the newest, refused over files another
                     // version put there: name the one the folder holds.
                     let (spec, note) = match crate::install::held_version(&profile.recipe_dir(r)) {
-                        Some(v) => (format!("{r}@{v}"), pin_note(r, &v.to_string(), None)),
+                        Some(v) => (format!("{r}@{v}"), pin_note(r, &v.to_string(), None, "")),
                         None => (r.clone(), String::new()),
                     };
                     problem(&mut out, &h.file, &h.pointer, "receipt-missing", format!("stamped by recipe `{r}`, which has no install receipt; reinstall it with `hookpack install {spec}`{note}, or drop it with `hookpack remove {r}`"));

@@ -419,7 +419,7 @@ pub enum Error {
         fix: String,
     },
     /// The index a recipe was installed from lists other bytes for the installed version.
-    #[error("{}, and nothing was changed; ask its maintainer, or to take the new bytes anyway, `hookpack remove {id}`, then `hookpack install {id}@{version}`{}", crate::install::other_bytes(.id, .version, .listed, .installed), crate::doctor::pin_note(.id, .version, None))]
+    #[error("{}, and nothing was changed; ask its maintainer, or to take the new bytes anyway, `hookpack remove {id}`, then `hookpack install {id}@{version}`{}", crate::install::other_bytes(.id, .version, .listed, .installed), crate::doctor::pin_note(.id, .version, None, ""))]
     VersionBytesChanged {
         /// Recipe id.
         id: String,

@@ -2480,9 +2480,9 @@ fn the_advice_over_changed_files_says_it_pins_and_how_to_get_on() {
     assert!(
         err.contains(&format!(
             "move them out of the folder to keep them, then run the command again; or drop \
-             them with `hookpack install turn-router@0.1.0 --index {}`, which puts the folder \
+             them with `hookpack install turn-router@0.1.0 --index {0}`, which puts the folder \
              back as 0.1.0 installed it (that pins `turn-router` to 0.1.0, where `update` then \
-             leaves it; a later `hookpack install turn-router` lifts the pin)",
+             leaves it; a later `hookpack install turn-router --index {0}` lifts the pin)",
             index.display()
         )),
         "{err}"
@@ -2496,7 +2496,10 @@ fn the_advice_over_changed_files_says_it_pins_and_how_to_get_on() {
             index.to_str().unwrap(),
         ],
     ));
-    ok(&in_prof(&sb, &["install", "turn-router"]));
+    ok(&in_prof(
+        &sb,
+        &["install", "turn-router", "--index", index.to_str().unwrap()],
+    ));
     let receipt = read_json(&sb.join("prof/hooks/.receipts/turn-router.json"));
     assert_eq!(receipt["version"], "0.2.0");
     assert_eq!(receipt.get("pin"), None);
@@ -5338,6 +5341,60 @@ fn doctor_advises_the_index_a_recipe_was_installed_from() {
         .output()
         .unwrap());
     assert_eq!(std::fs::read(&main_js).unwrap(), b"process.exit(0);\n");
+}
+
+/// The restore advice for a recipe from a non-default index named `--index`, but the note
+/// on the pin it records said "a later `hookpack install demo` lifts the pin", which reads
+/// the default index (the built-in catalog, which has no `demo`) and failed; with a pin of
+/// the user's, "`hookpack install demo@^0.1` then records your pin again" failed alike.
+/// Both commands name the index now, and each, run as printed, does what the note says.
+#[test]
+fn doctor_s_note_on_the_pin_names_the_index_a_recipe_was_installed_from() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "src/demo", &manifest("demo"));
+    pack_src_into_cat(&sb);
+    let index = sb.join("cat/hooks-index.json");
+    let main_js = sb.join("prof/hooks/demo/scripts/main.js");
+    let receipt = sb.join("prof/hooks/.receipts/demo.json");
+    std::fs::create_dir_all(sb.join("elsewhere")).unwrap();
+    // Runs `command` (printed by doctor, in backquotes, its words shell-quoted when they
+    // need it and none holding a space) from another folder.
+    let run_as_printed = |command: &str| {
+        let words: Vec<&str> = (command.split(' ').skip(1))
+            .map(|w| w.trim_matches('\''))
+            .collect();
+        ok(&sb
+            .cmd()
+            .current_dir(sb.join("elsewhere"))
+            .args(&words)
+            .args(["--profile", sb.join("prof").to_str().unwrap()])
+            .output()
+            .unwrap());
+    };
+    for (installed_as, after) in [("demo", "demo"), ("demo@^0.1", "'demo@^0.1'")] {
+        ok(&in_prof(&sb, &["install", installed_as, "--index", "cat"]));
+        std::fs::write(&main_js, "// changed\n").unwrap();
+        let o = in_prof(&sb, &["doctor"]);
+        assert_eq!(o.status.code(), Some(1), "{o:?}");
+        let said = String::from_utf8_lossy(&o.stdout).into_owned();
+        let restore = format!("hookpack install demo@0.1.0 --index {}", index.display());
+        let then = format!("hookpack install {after} --index {}", index.display());
+        assert!(
+            said.contains(&format!("`{restore}` restores it"))
+                && said.contains(&format!("`{then}`")),
+            "{installed_as}: {said}"
+        );
+        run_as_printed(&restore);
+        assert_eq!(std::fs::read(&main_js).unwrap(), b"process.exit(0);\n");
+        assert_eq!(read_json(&receipt)["pin"], "0.1.0", "{installed_as}");
+        run_as_printed(&then);
+        let pin = &read_json(&receipt)["pin"];
+        match installed_as {
+            "demo" => assert!(pin.is_null(), "the pin was not lifted: {pin}"),
+            _ => assert_eq!(pin, "^0.1", "the pin was not put back"),
+        }
+        ok(&in_prof(&sb, &["remove", "demo"]));
+    }
 }
 
 /// doctor's advice for a recipe installed with `install --archive FILE` named `install
