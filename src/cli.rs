@@ -1850,10 +1850,18 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
                     ),
                     install::UpdateState::Pinned => {
                         let pin = o.pin.clone().unwrap_or_default();
+                        // The index compared with, named when `install` would read another.
+                        let flag = source_of.get(&o.id).map_or(String::new(), |&i| {
+                            crate::doctor::index_flag(
+                                &profile,
+                                &install::recorded_index(&loaded_indexes[i].0),
+                            )
+                        });
                         format!(
                             "{id} {installed}: pinned to {pin} (installed as `{id}@{pin}`), \
-                             newest {newest}; left as it is. `hookpack install {id}` takes the \
-                             newest and lifts the pin, `hookpack install {id}@REQ` pins another",
+                             newest {newest}; left as it is. `hookpack install {id}{flag}` takes \
+                             the newest and lifts the pin, `hookpack install {id}@REQ{flag}` pins \
+                             another",
                             id = o.id,
                             installed = o.installed,
                             newest = o.newest.clone().unwrap_or_default(),

@@ -106,6 +106,21 @@ pub(crate) fn pin_note(id: &str, version: &str, pin: Option<&str>, index: &str) 
     }
 }
 
+/// What a command `hookpack install ID…` for a recipe of `index` (a location as receipts
+/// record it) adds: ` --index URL` when that is another index than the one `install` reads
+/// by default (an `--index` given then), which need not list the recipe; else nothing.
+pub(crate) fn index_flag(profile: &Profile, index: &str) -> String {
+    match profile.resolve_index(None) {
+        Ok((d, _)) if crate::install::same_index(index, &crate::install::recorded_index(&d)) => {
+            String::new()
+        }
+        _ => format!(
+            " --index {}",
+            crate::command::shell_quote(&crate::fetch::shown_url(index))
+        ),
+    }
+}
+
 /// The command that installs the version `r` records again, which is how doctor's findings
 /// are put right, and what to say of it: for a recipe installed from an index, `hookpack
 /// install ID@VERSION` with its [`pin_note`]; for one installed with `--archive` (its
@@ -114,20 +129,7 @@ pub(crate) fn pin_note(id: &str, version: &str, pin: Option<&str>, index: &str) 
 /// pin, so that command changes none.
 pub(crate) fn reinstall(profile: &Profile, r: &receipt::Receipt) -> (String, String) {
     if let Some(index) = &r.index_url {
-        // From another index than the one `install` reads by default (an `--index` given
-        // then): named, or `install` would look in the default one, which need not list it.
-        let default = profile.resolve_index(None).ok();
-        let flag = match default {
-            Some((d, _))
-                if crate::install::same_index(index, &crate::install::recorded_index(&d)) =>
-            {
-                String::new()
-            }
-            _ => format!(
-                " --index {}",
-                crate::command::shell_quote(&crate::fetch::shown_url(index))
-            ),
-        };
+        let flag = index_flag(profile, index);
         return (
             format!("hookpack install {}@{}{flag}", r.id, r.version),
             pin_note(&r.id, &r.version, r.pin.as_deref(), &flag),

@@ -3795,14 +3795,16 @@ fn an_exact_pin_stays_on_update() {
     assert_eq!(read_json(&receipt)["version"], "0.1.0");
     assert_eq!(read_json(&receipt)["pin"], "0.1.0");
     let before = snapshot(&sb.join("prof"));
+    // From `cat`, not the default index: the commands name it.
+    let index = sb.join("cat/hooks-index.json");
     for args in [&["update"][..], &["update", "demo"]] {
         let o = in_prof(&sb, args);
         ok(&o);
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(
             err.contains("demo 0.1.0: pinned to 0.1.0 (installed as `demo@0.1.0`), newest 0.2.0; left as it is")
-                && err.contains("`hookpack install demo` takes the newest")
-                && err.contains("`hookpack install demo@REQ` pins another"),
+                && err.contains(&format!("`hookpack install demo --index {}` takes the newest", index.display()))
+                && err.contains(&format!("`hookpack install demo@REQ --index {}` pins another", index.display())),
             "{args:?}: {err}"
         );
         assert!(!err.contains("up to date"), "{err}");
@@ -5395,6 +5397,46 @@ fn doctor_s_note_on_the_pin_names_the_index_a_recipe_was_installed_from() {
         }
         ok(&in_prof(&sb, &["remove", "demo"]));
     }
+}
+
+/// `update` of a recipe pinned from another index than the default said "`hookpack install
+/// demo` takes the newest and lifts the pin", which reads the default index (the built-in
+/// catalog, which has no `demo`: "has no recipe `demo`"). It names the index it compared
+/// with, and the command, run as printed from another folder, lifts the pin.
+#[test]
+fn update_s_advice_on_a_pin_names_the_index_it_compared_with() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0"), ("0.2.0", "0.13.0")]);
+    ok(&in_prof(&sb, &["install", "demo@0.1.0", "--index", "cat"]));
+    ok(&in_prof(&sb, &["install", "tool-gate@0.1.0"]));
+    let o = in_prof(&sb, &["update"]);
+    ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    let index = sb.join("cat/hooks-index.json");
+    let command = format!("hookpack install demo --index {}", index.display());
+    assert!(
+        err.contains(&format!("`{command}` takes the newest and lifts the pin"))
+            && err.contains(&format!(
+                "`hookpack install demo@REQ --index {}` pins another",
+                index.display()
+            ))
+            && err.contains("`hookpack install tool-gate` takes the newest"),
+        "{err}"
+    );
+    std::fs::create_dir_all(sb.join("elsewhere")).unwrap();
+    let words: Vec<&str> = command.split(' ').skip(1).collect();
+    ok(&sb
+        .cmd()
+        .current_dir(sb.join("elsewhere"))
+        .args(&words)
+        .args(["--profile", sb.join("prof").to_str().unwrap()])
+        .output()
+        .unwrap());
+    let receipt = read_json(&sb.join("prof/hooks/.receipts/demo.json"));
+    assert_eq!(
+        (&receipt["version"], receipt.get("pin")),
+        (&json!("0.2.0"), None)
+    );
 }
 
 /// doctor's advice for a recipe installed with `install --archive FILE` named `install
