@@ -419,10 +419,13 @@ pub enum Error {
         fix: String,
     },
     /// The index a recipe was installed from lists other bytes for the installed version.
-    #[error("{}, and nothing was changed; ask its maintainer, or to take the new bytes anyway, `hookpack remove {id}`, then `hookpack install {id}@{version}`{}", crate::install::other_bytes(.id, .version, .listed, .installed), crate::doctor::pin_note(.id, .version, None, ""))]
+    #[error("{}, and nothing was changed; ask its maintainer, or to take the new bytes anyway, `hookpack remove {id}`, then `hookpack install {id}@{version}{index}`{}", crate::install::other_bytes(.id, .version, .listed, .installed), crate::doctor::pin_note(.id, .version, None, .index))]
     VersionBytesChanged {
         /// Recipe id.
         id: String,
+        /// ` --index URL` naming that index when `install` reads another by default (which
+        /// need not list the recipe), else empty.
+        index: String,
         /// The version installed.
         version: String,
         /// The digest the index lists now.

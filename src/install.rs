@@ -1744,10 +1744,10 @@ pub fn install_prepared(
         .filter(|r| r.version == to && r.sha256 != prepared.sha256)
     {
         let same = (r.index_url.as_deref())
-            .zip(prepared.index_url.as_deref())
-            .is_some_and(|(was, now)| same_index(was, now));
-        if same {
+            .filter(|was| (prepared.index_url.as_deref()).is_some_and(|now| same_index(was, now)));
+        if let Some(index) = same {
             return Err(Error::VersionBytesChanged {
+                index: crate::doctor::index_flag(profile, index),
                 id,
                 version: to,
                 listed: prepared.sha256.to_string(),

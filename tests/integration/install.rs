@@ -4644,6 +4644,47 @@ fn a_journal_that_is_a_folder_is_named_with_the_fix() {
     }
 }
 
+/// The refusal of other bytes for the installed version, of a recipe from another index
+/// than the default, said to take them with `hookpack install shrec@0.1.0`, which reads the
+/// default index (the built-in catalog: "has no recipe `shrec`"). Its commands name the
+/// index, and run as printed, from another folder, they take the new bytes.
+#[test]
+fn the_advice_to_take_other_bytes_names_the_index() {
+    let sb = Sandbox::new();
+    let index = sh_recipe_catalog(&sb);
+    ok(&in_profile(
+        &sb,
+        "p",
+        &["install", "shrec", "--index", "cat"],
+    ));
+    sb.write("src/shrec/scripts/main.sh", "echo changed; exit 0\n");
+    std::fs::remove_dir_all(sb.join("cat")).unwrap();
+    pack_src_into_cat(&sb);
+    let o = in_profile(&sb, "p", &["install", "shrec", "--index", "cat"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let install = format!("hookpack install shrec@0.1.0 --index {}", index.display());
+    assert!(
+        err.contains(&format!("`hookpack remove shrec`, then `{install}`")),
+        "{err}"
+    );
+    std::fs::create_dir_all(sb.join("elsewhere")).unwrap();
+    for command in ["hookpack remove shrec", &install] {
+        let words: Vec<&str> = command.split(' ').skip(1).collect();
+        ok(&sb
+            .cmd()
+            .current_dir(sb.join("elsewhere"))
+            .args(&words)
+            .args(["--profile", sb.join("p").to_str().unwrap()])
+            .output()
+            .unwrap());
+    }
+    assert_eq!(
+        std::fs::read_to_string(sb.join("p/hooks/shrec/scripts/main.sh")).unwrap(),
+        "echo changed; exit 0\n"
+    );
+}
+
 /// A published version never changes: the index a recipe was installed from listing other
 /// bytes for the installed version was republished or altered, and `install` took them in
 /// silence, as `update shrec 0.1.0 -> 0.1.0`. It is refused now, naming both digests and the
@@ -4676,12 +4717,14 @@ fn other_bytes_for_the_installed_version_from_its_index_are_refused() {
         ),
         "{err}"
     );
+    // From `cat`, not the default index: the commands name it.
     assert!(
-        err.contains(
-            "`hookpack remove shrec`, then `hookpack install shrec@0.1.0` (that pins `shrec` \
-             to 0.1.0, where `update` then leaves it; a later `hookpack install shrec` lifts \
-             the pin)"
-        ),
+        err.contains(&format!(
+            "`hookpack remove shrec`, then `hookpack install shrec@0.1.0 --index {0}` (that \
+             pins `shrec` to 0.1.0, where `update` then leaves it; a later `hookpack install \
+             shrec --index {0}` lifts the pin)",
+            index.display()
+        )),
         "{err}"
     );
     assert_eq!(sandbox_state(&sb.join("p")), before);
