@@ -665,16 +665,32 @@ pub fn hidden_recipes(dir: &Path) -> Vec<Diagnostic> {
                 && e.path().join("recipe.json").exists()
         })
         .map(|e| {
-            Diagnostic::file_level(
-                &e.path(),
-                Severity::Warning,
-                "hidden-not-packed",
-                "hidden folders are never taken as recipes (an id may not start with `.`), so \
-                 this one is left out though it holds a recipe.json; to pack it, rename it to \
-                 its id",
-            )
+            let why = match new_left_by_killed(&e.file_name().to_string_lossy()) {
+                // Renamed into place, it would publish a recipe `new` never finished.
+                Some(id) => format!(
+                    "a staging folder of `hookpack new {id}` that was killed before it \
+                     finished, so it is left out; delete it, or make the recipe again with \
+                     `hookpack new {id} --dir {}`, which removes it",
+                    crate::command::shell_quote(&dir.display().to_string())
+                ),
+                None => "hidden folders are never taken as recipes (an id may not start with \
+                         `.`), so this one is left out though it holds a recipe.json; to pack \
+                         it, rename it to its id"
+                    .to_string(),
+            };
+            Diagnostic::file_level(&e.path(), Severity::Warning, "hidden-not-packed", why)
         })
         .collect()
+}
+
+/// The id of a folder named as `hookpack new` stages a recipe (`.<id>.new-<pid>-<start>`)
+/// whose maker is gone, as a killed `new` leaves it.
+fn new_left_by_killed(name: &str) -> Option<&str> {
+    let (id, tag) = name.strip_prefix('.')?.split_once(".new-")?;
+    crate::id::Id::parse(id).ok()?;
+    // The maker's tag ends these names; `Maker::of` reads it before a part that follows.
+    let maker = crate::leftover::Maker::of(&format!("{tag}-"))?;
+    (!maker.alive()).then_some(id)
 }
 
 /// What [`survey`] found in a folder of recipes.

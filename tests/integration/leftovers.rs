@@ -223,3 +223,36 @@ fn a_killed_new_s_staging_folder_goes_with_the_next_new_of_that_id() {
     assert!(sb.join(&other_id).is_dir(), "{other_id} was removed");
     assert!(sb.join("recipes/my-gate/recipe.json").is_file());
 }
+
+/// What a killed `hookpack new` left (`.<id>.new-<pid>-<start>`, holding a `recipe.json`
+/// once `new` had written it) got validate's and pack's warning for a recipe set aside
+/// under a hidden name, "to pack it, rename it to its id": that would publish a recipe
+/// `new` never finished. It is named as that leftover now, with the command that removes
+/// it, which does; a hidden recipe folder of another name keeps the old warning.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_killed_new_s_staging_folder_is_named_as_such_with_its_fix() {
+    let sb = Sandbox::new();
+    let other = Running::sleep();
+    let pid = other.0.id();
+    let gone = format!(".my-gate.new-{pid}-{}", start_time(pid) - 1);
+    sb.write(&format!("recipes/{gone}/recipe.json"), "{}\n");
+    sb.write("recipes/.set-aside/recipe.json", "{}\n");
+    let o = sb.cmd().args(["validate", "recipes"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stdout);
+    let fix = "`hookpack new my-gate --dir recipes`";
+    assert!(
+        err.contains(&format!("recipes/{gone}: warning[hidden-not-packed]: "))
+            && err.contains("a staging folder of `hookpack new my-gate` that was killed")
+            && err.contains(fix),
+        "{err}"
+    );
+    assert_eq!(err.matches("rename it to its id").count(), 1, "{err}");
+    assert!(
+        err.contains("recipes/.set-aside: warning[hidden-not-packed]"),
+        "{err}"
+    );
+    let words: Vec<&str> = fix.trim_matches('`').split(' ').skip(1).collect();
+    ok(&sb.cmd().args(&words).output().unwrap());
+    assert!(!sb.join(&format!("recipes/{gone}")).exists());
+}
