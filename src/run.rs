@@ -74,7 +74,7 @@ pub struct RawOutput {
     /// Exit code; `None` when killed by a signal (including the timeout).
     pub exit: Option<i32>,
     /// True when the timeout fired: the handler was killed (`exit` is `None`), or it exited
-    /// in time (`exit` is its code) but a process it started outside its process group
+    /// in time (`exit` is its code) but a process outside its process group
     /// still held its stdin, stdout or stderr open at the deadline.
     pub timed_out: bool,
     /// True when a process holding the handler's stdin, stdout or stderr at the deadline
@@ -455,14 +455,21 @@ pub fn interpret(event: Event, out: &RawOutput, deny_on_failure: bool) -> Decisi
         )
     };
     if out.timed_out {
-        return fail(match out.exit {
-            None => format!("timed out after {:.1}s", out.duration.as_secs_f64()),
-            Some(code) => format!(
-                "exited {code}, but a process it started outside its process group still held \
-                 its output open when the timeout ran out ({:.1}s); its answer is not used, and \
-                 that process was {}",
+        // Not "a process it started": one left running may be older than the handler,
+        // handed its output (README, run).
+        return fail(match (out.exit, out.left_running) {
+            (None, false) => format!("timed out after {:.1}s", out.duration.as_secs_f64()),
+            (None, true) => format!(
+                "timed out after {:.1}s; a process outside its process group still held its \
+                 output open, and was left running",
+                out.duration.as_secs_f64()
+            ),
+            (Some(code), left_running) => format!(
+                "exited {code}, but a process outside its process group still held its output \
+                 open when the timeout ran out ({:.1}s); its answer is not used, and that \
+                 process was {}",
                 out.duration.as_secs_f64(),
-                if out.left_running {
+                if left_running {
                     "left running"
                 } else {
                     "killed"

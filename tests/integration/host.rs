@@ -263,6 +263,69 @@ fn a_process_older_than_the_handler_holding_its_output_is_not_killed() {
     );
 }
 
+/// The same, from a handler that outlives its timeout: the failure said only "timed out",
+/// not that a process holding its output was left running; and where the handler exited, it
+/// called that process "a process it started", which this one, older, is not.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_timed_out_handler_says_an_older_holder_of_its_output_was_left_running() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    for outlives in [true, false] {
+        let (handler_pid, got) = (sb.join("handler-pid"), sb.join("got"));
+        let _ = std::fs::remove_file(&handler_pid);
+        let _ = std::fs::remove_file(&got);
+        sb.write(
+            "bystander.py",
+            format!(
+                "import os, time\nwhile not os.path.exists({h:?}) or not open({h:?}).read().strip():\n    time.sleep(0.02)\nfd = os.open('/proc/%s/fd/1' % open({h:?}).read().strip(), os.O_WRONLY)\nopen({g:?}, 'w').close()\ntime.sleep(60)\n",
+                h = handler_pid.display().to_string(),
+                g = got.display().to_string()
+            ),
+        );
+        let mut bystander = std::process::Command::new("python3")
+            .arg(sb.join("bystander.py"))
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Older by more than the clock tick start times are counted in.
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        profile_with(
+            &sb,
+            json!({"PreToolUse": [{"id": "handing", "type": "command", "command": format!(
+                "echo $$ > {h}; while [ ! -e {g} ]; do sleep 0.05; done{then}",
+                h = handler_pid.display(),
+                g = got.display(),
+                then = if outlives { "; sleep 30" } else { "" }
+            ), "timeout": 2}]}),
+        );
+        let d = run(
+            &sb,
+            "PreToolUse",
+            json!({"tool_name": "exec"}),
+            &["--include-untrusted"],
+        );
+        let survived = bystander.try_wait().unwrap().is_none();
+        let _ = bystander.kill();
+        let _ = bystander.wait();
+        assert!(got.exists(), "the bystander never took the output: {d:#}");
+        assert!(
+            survived,
+            "run killed a process older than the handler: {d:#}"
+        );
+        assert_eq!(d["handlers"][0]["state"], "timed out", "{d:#}");
+        let failure = d["handlers"][0]["decision"]["failure"].as_str().unwrap();
+        assert!(
+            failure.contains("still held its output open")
+                && failure.contains("left running")
+                && !failure.contains("it started"),
+            "outlives {outlives}: {failure}"
+        );
+    }
+}
+
 /// A handler that moves itself out of its process group (into the group of `run` itself,
 /// which it may join: one session) is out of reach of the group kill: `run` waited for it
 /// past its timeout, for as long as it lived.
