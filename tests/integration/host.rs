@@ -235,6 +235,9 @@ fn a_process_older_than_the_handler_holding_its_output_is_not_killed() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
+    // Older by more than the clock tick start times are counted in (10 ms): one started in
+    // the handler's own tick counts as the handler's.
+    std::thread::sleep(std::time::Duration::from_millis(100));
     profile_with(
         &sb,
         json!({"PreToolUse": [{"id": "handing", "type": "command", "command": format!(
