@@ -1385,7 +1385,11 @@ fn print_outcome(o: &install::Outcome, printer: &Printer) -> Result<(), Error> {
             };
             format!("repair  {} {to} ({what})", o.id)
         }
-        ("remove", from, _) => format!("remove  {} {}", o.id, from.clone().unwrap_or_default()),
+        // No receipt, no version known: none is shown.
+        ("remove", from, _) => match from {
+            Some(v) => format!("remove  {} {v}", o.id),
+            None => format!("remove  {}", o.id),
+        },
         _ => format!("{} {}", o.action, o.id),
     };
     let prefix = if o.dry_run { "would " } else { "" };

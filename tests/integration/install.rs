@@ -4253,6 +4253,15 @@ fn remove_without_a_receipt_says_the_whole_folder_goes_and_lists_it() {
     for f in ["mine.json", "recipe.json", "scripts/main.js"] {
         assert!(out.contains(&format!("\n  file {f}\n")), "{f}: {out}");
     }
+    // No version is known: none is shown (it was an empty one, `turn-router   (`).
+    let folder = sb.join("p/hooks/turn-router");
+    assert!(
+        out.starts_with(&format!(
+            "would remove  turn-router  ({})\n",
+            folder.display()
+        )),
+        "{out}"
+    );
     assert!(
         err.contains(
             "warning: `turn-router` has no install receipt, so hookpack cannot tell the \
