@@ -62,10 +62,11 @@ impl Report {
         (total > 0).then(|| {
             format!(
                 "{total} handler{} will not run until {} trusted ({}); `hookpack list` names \
-                 them, `hookpack trust --all` trusts them",
+                 {them}, `hookpack trust --all` trusts {them}",
                 if total == 1 { "" } else { "s" },
                 if total == 1 { "it is" } else { "they are" },
-                parts.join(", ")
+                parts.join(", "),
+                them = if total == 1 { "it" } else { "them" },
             )
         })
     }

@@ -3811,7 +3811,7 @@ fn doctor_names_handlers_that_hosts_skip_until_trusted() {
     assert!(
         err.contains(
             "note: 1 handler will not run until it is trusted (1 never trusted); `hookpack \
-             list` names them, `hookpack trust --all` trusts them"
+             list` names it, `hookpack trust --all` trusts it"
         ),
         "{err}"
     );
