@@ -407,7 +407,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
                         Some(v) => (format!("{r}@{v}"), pin_note(r, &v.to_string(), None, "")),
                         None => (r.clone(), String::new()),
                     };
-                    problem(&mut out, &h.file, &h.pointer, "receipt-missing", format!("stamped by recipe `{r}`, which has no install receipt; reinstall it with `hookpack install {spec}`{note}, or drop it with `hookpack remove {r}`"));
+                    problem(&mut out, &h.file, &h.pointer, "receipt-missing", format!("stamped by recipe `{r}`, which has no install receipt; reinstall it with `hookpack install {spec}`{note}, adding the `--index` it came from if that is not the default (with no receipt, hookpack cannot tell where it came from; for one installed from an archive, `hookpack install --archive FILE --sha256 HEX`), or drop it with `hookpack remove {r}`"));
                 }
                 if !profile.recipe_dir(r).is_dir() {
                     // The installed version, as the receipt's own finding names it: `install

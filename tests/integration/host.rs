@@ -947,7 +947,13 @@ fn doctor_names_the_installed_version_to_restore() {
     let said =
         String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
     assert!(
-        said.contains("receipt-missing") && said.contains("`hookpack install tool-gate@0.1.0`"),
+        said.contains("receipt-missing")
+            && said.contains("`hookpack install tool-gate@0.1.0`")
+            && said.contains(
+                "adding the `--index` it came from if that is not the default (with no \
+                 receipt, hookpack cannot tell where it came from; for one installed from an \
+                 archive, `hookpack install --archive FILE --sha256 HEX`)"
+            ),
         "{said}"
     );
     install_at(&sb, "tool-gate@0.1.0");
