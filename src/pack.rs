@@ -665,7 +665,7 @@ pub fn hidden_recipes(dir: &Path) -> Vec<Diagnostic> {
                 && e.path().join("recipe.json").exists()
         })
         .map(|e| {
-            let why = match new_left_by_killed(&e.file_name().to_string_lossy()) {
+            let why = match crate::scaffold::left_by_killed_new(&e.file_name().to_string_lossy()) {
                 // Renamed into place, it would publish a recipe `new` never finished.
                 Some(id) => format!(
                     "a staging folder of `hookpack new {id}` that was killed before it \
@@ -681,16 +681,6 @@ pub fn hidden_recipes(dir: &Path) -> Vec<Diagnostic> {
             Diagnostic::file_level(&e.path(), Severity::Warning, "hidden-not-packed", why)
         })
         .collect()
-}
-
-/// The id of a folder named as `hookpack new` stages a recipe (`.<id>.new-<pid>-<start>`)
-/// whose maker is gone, as a killed `new` leaves it.
-fn new_left_by_killed(name: &str) -> Option<&str> {
-    let (id, tag) = name.strip_prefix('.')?.split_once(".new-")?;
-    crate::id::Id::parse(id).ok()?;
-    // The maker's tag ends these names; `Maker::of` reads it before a part that follows.
-    let maker = crate::leftover::Maker::of(&format!("{tag}-"))?;
-    (!maker.alive()).then_some(id)
 }
 
 /// What [`survey`] found in a folder of recipes.

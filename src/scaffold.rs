@@ -102,22 +102,27 @@ pub fn create(id: &Id, parent: &Path) -> Result<Scaffolded, Error> {
 /// makers no longer run; a running one's is left alone. Best effort: one that cannot be
 /// removed stays, as it would have.
 fn remove_dead_staging(parent: &Path, id: &str) {
-    let prefix = format!(".{id}.new-");
     let Ok(entries) = std::fs::read_dir(parent) else {
         return;
     };
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(&prefix)) else {
-            continue;
-        };
-        // The maker's tag ends these names; `Maker::of` reads it before a part that follows.
-        let dead = crate::leftover::Maker::of(&format!("{rest}-")).is_some_and(|m| !m.alive());
+        let dead = name.to_str().and_then(left_by_killed_new) == Some(id);
         let folder = entry.file_type().is_ok_and(|t| t.is_dir());
         if dead && folder {
             let _ = std::fs::remove_dir_all(entry.path());
         }
     }
+}
+
+/// The id of a folder named as `new` stages a recipe (`.<id>.new-<pid>-<start>`, or
+/// `.<id>.new-<pid>` from older versions) whose maker is gone, as a killed `new` leaves it.
+pub(crate) fn left_by_killed_new(name: &str) -> Option<&str> {
+    let (id, tag) = name.strip_prefix('.')?.split_once(".new-")?;
+    crate::id::Id::parse(id).ok()?;
+    // The maker's tag ends these names; `Maker::of` reads it before a part that follows.
+    let maker = crate::leftover::Maker::of(&format!("{tag}-"))?;
+    (!maker.alive()).then_some(id)
 }
 
 /// The recipe folder (one holding a `recipe.json`) that `parent` is or lies inside, if
