@@ -18,6 +18,23 @@ fn in_prof(sb: &Sandbox, args: &[&str]) -> std::process::Output {
     in_profile(sb, "prof", args)
 }
 
+/// Runs `command` as advice prints it (`hookpack …`, its words shell-quoted where they need
+/// it and none holding a space) from another folder, on the profile `prof`, and checks that
+/// it succeeds.
+fn run_as_printed(sb: &Sandbox, command: &str) {
+    std::fs::create_dir_all(sb.join("elsewhere")).unwrap();
+    let words: Vec<&str> = (command.split(' ').skip(1))
+        .map(|w| w.trim_matches('\''))
+        .collect();
+    ok(&sb
+        .cmd()
+        .current_dir(sb.join("elsewhere"))
+        .args(&words)
+        .args(["--profile", sb.join("prof").to_str().unwrap()])
+        .output()
+        .unwrap());
+}
+
 /// Runs hookpack with `args` on the profile folder `prof`, stopped by the crash hook at
 /// step `point` of its commit, and checks that the hook fired.
 fn crashed_at(sb: &Sandbox, point: &str, args: &[&str]) -> std::process::Output {
@@ -5385,15 +5402,7 @@ fn doctor_advises_the_index_a_recipe_was_installed_from() {
     let advice = &advice[..advice.find('`').unwrap()];
     assert!(!advice.contains("--index"), "{advice}");
     // Run as advised, from another folder, it restores the recipe.
-    std::fs::create_dir_all(sb.join("elsewhere")).unwrap();
-    let words: Vec<&str> = command.split(' ').skip(1).collect();
-    ok(&sb
-        .cmd()
-        .current_dir(sb.join("elsewhere"))
-        .args(&words)
-        .args(["--profile", sb.join("prof").to_str().unwrap()])
-        .output()
-        .unwrap());
+    run_as_printed(&sb, &command);
     assert_eq!(std::fs::read(&main_js).unwrap(), b"process.exit(0);\n");
 }
 
@@ -5410,21 +5419,6 @@ fn doctor_s_note_on_the_pin_names_the_index_a_recipe_was_installed_from() {
     let index = sb.join("cat/hooks-index.json");
     let main_js = sb.join("prof/hooks/demo/scripts/main.js");
     let receipt = sb.join("prof/hooks/.receipts/demo.json");
-    std::fs::create_dir_all(sb.join("elsewhere")).unwrap();
-    // Runs `command` (printed by doctor, in backquotes, its words shell-quoted when they
-    // need it and none holding a space) from another folder.
-    let run_as_printed = |command: &str| {
-        let words: Vec<&str> = (command.split(' ').skip(1))
-            .map(|w| w.trim_matches('\''))
-            .collect();
-        ok(&sb
-            .cmd()
-            .current_dir(sb.join("elsewhere"))
-            .args(&words)
-            .args(["--profile", sb.join("prof").to_str().unwrap()])
-            .output()
-            .unwrap());
-    };
     for (installed_as, after) in [("demo", "demo"), ("demo@^0.1", "'demo@^0.1'")] {
         ok(&in_prof(&sb, &["install", installed_as, "--index", "cat"]));
         std::fs::write(&main_js, "// changed\n").unwrap();
@@ -5438,10 +5432,10 @@ fn doctor_s_note_on_the_pin_names_the_index_a_recipe_was_installed_from() {
                 && said.contains(&format!("`{then}`")),
             "{installed_as}: {said}"
         );
-        run_as_printed(&restore);
+        run_as_printed(&sb, &restore);
         assert_eq!(std::fs::read(&main_js).unwrap(), b"process.exit(0);\n");
         assert_eq!(read_json(&receipt)["pin"], "0.1.0", "{installed_as}");
-        run_as_printed(&then);
+        run_as_printed(&sb, &then);
         let pin = &read_json(&receipt)["pin"];
         match installed_as {
             "demo" => assert!(pin.is_null(), "the pin was not lifted: {pin}"),
@@ -5475,15 +5469,7 @@ fn update_s_advice_on_a_pin_names_the_index_it_compared_with() {
             && err.contains("`hookpack install tool-gate` takes the newest"),
         "{err}"
     );
-    std::fs::create_dir_all(sb.join("elsewhere")).unwrap();
-    let words: Vec<&str> = command.split(' ').skip(1).collect();
-    ok(&sb
-        .cmd()
-        .current_dir(sb.join("elsewhere"))
-        .args(&words)
-        .args(["--profile", sb.join("prof").to_str().unwrap()])
-        .output()
-        .unwrap());
+    run_as_printed(&sb, &command);
     let receipt = read_json(&sb.join("prof/hooks/.receipts/demo.json"));
     assert_eq!(
         (&receipt["version"], receipt.get("pin")),
@@ -5543,21 +5529,7 @@ fn doctor_advises_the_archive_a_recipe_was_installed_from() {
     );
     assert!(!said(&o).contains("demo@"), "{}", said(&o));
     // Run as advised, from another folder, it restores the recipe: doctor is content.
-    std::fs::create_dir_all(sb.join("elsewhere")).unwrap();
-    let o = sb
-        .cmd()
-        .current_dir(sb.join("elsewhere"))
-        .args([
-            "install",
-            "--archive",
-            archive.to_str().unwrap(),
-            "--sha256",
-            &sha,
-        ])
-        .args(["--profile", sb.join("prof").to_str().unwrap()])
-        .output()
-        .unwrap();
-    ok(&o);
+    run_as_printed(&sb, &command);
     assert_eq!(std::fs::read(&main_js).unwrap(), b"process.exit(0);\n");
     ok(&in_prof(&sb, &["doctor"]));
 
