@@ -2306,6 +2306,17 @@ fn the_help_of_merge_says_both_indexes_stay_listed() {
     assert!(line.contains("as well as OUT/hooks-index.json"), "{line}");
 }
 
+/// Packs `alpha` 0.2.0 from `src` into `out`, and returns its manifest with the version
+/// lowered to 0.1.5 (a slip of the bump), not yet written.
+fn alpha_published_then_lowered(sb: &Sandbox) -> Value {
+    let mut m = manifest("alpha");
+    m["version"] = json!("0.2.0");
+    write_recipe(sb, "src/alpha", &m);
+    ok(&pack(sb, "src", "out", &[]));
+    m["version"] = json!("0.1.5");
+    m
+}
+
 /// A version packed below the newest one the index lists (a slip of the bump, `0.1.5`
 /// after `0.2.0`) is published, but `install ID` and `update` go on taking the newest:
 /// pack says so, naming the recipe.json to bump, and still succeeds (a backport for those
@@ -2313,11 +2324,7 @@ fn the_help_of_merge_says_both_indexes_stay_listed() {
 #[test]
 fn a_version_packed_below_the_newest_is_published_with_a_warning() {
     let sb = Sandbox::new();
-    let mut m = manifest("alpha");
-    m["version"] = json!("0.2.0");
-    write_recipe(&sb, "src/alpha", &m);
-    ok(&pack(&sb, "src", "out", &[]));
-    m["version"] = json!("0.1.5");
+    let mut m = alpha_published_then_lowered(&sb);
     write_recipe(&sb, "src/alpha", &m);
     let o = pack(&sb, "src", "out", &["--check"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
@@ -2753,11 +2760,7 @@ fn validate_place(sb: &Sandbox, file: &str, code: &str) -> (String, String) {
 #[test]
 fn a_warning_at_a_spot_in_a_recipe_json_names_its_line_and_column() {
     let sb = Sandbox::new();
-    let mut m = manifest("alpha");
-    m["version"] = json!("0.2.0");
-    write_recipe(&sb, "src/alpha", &m);
-    ok(&pack(&sb, "src", "out", &[]));
-    m["version"] = json!("0.1.5");
+    let m = alpha_published_then_lowered(&sb);
     let text = serde_json::to_string_pretty(&m)
         .unwrap()
         .replace("  \"version\": ", "     \"version\":   ");
