@@ -401,9 +401,10 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     };
     let quiet = cli.quiet;
     let format = format_of(&cli.command);
+    let flag = advice_flag(&cli.command);
     let result = match check_environment() {
         Err(e) => Err(e),
-        Ok(()) => run_command(cli.command, quiet),
+        Ok(()) => run_command(cli.command, quiet, &flag),
     };
     match result {
         Ok(code) => code,
@@ -411,13 +412,17 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             let code = e.exit_code();
             if !matches!(e, Error::BrokenPipe) {
                 for d in e.diagnostics() {
-                    Printer::new(Format::Text, false).diagnostic_to_stderr(d);
+                    Printer::new(Format::Text, false)
+                        .naming_profile(&flag)
+                        .diagnostic_to_stderr(d);
                 }
-                report_error(&e);
+                report_error(&e, &Printer::new(Format::Text, quiet).naming_profile(&flag));
                 // Only while stdout is empty: an error once a report has begun is one
                 // writing it, and a second document would not parse as one.
                 if format == Format::Json && !crate::output::wrote_stdout() {
-                    let _ = Printer::new(Format::Json, quiet).json(&error_report(&e));
+                    let _ = Printer::new(Format::Json, quiet)
+                        .naming_profile(&flag)
+                        .json(&error_report(&e));
                 }
             }
             code
@@ -592,7 +597,27 @@ fn check_environment() -> Result<(), Error> {
 }
 
 /// Runs one parsed command.
-fn run_command(command: Command, quiet: bool) -> Result<ExitCode, Error> {
+/// The ` --profile DIR` that the advice of `command` carries: the folder it was given with
+/// `--profile`, else nothing (advice run as printed then finds the same profile it did).
+fn advice_flag(command: &Command) -> String {
+    let given = match command {
+        Command::Install(a) => &a.profile,
+        Command::Remove(a) => &a.profile,
+        Command::Update(a) => &a.profile,
+        Command::List(a) => &a.profile,
+        Command::Trust(a) | Command::Revoke(a) => &a.profile,
+        Command::Run(a) => &a.profile,
+        Command::Doctor(a) => &a.profile,
+        _ => return String::new(),
+    };
+    given
+        .profile
+        .as_deref()
+        .map(crate::output::profile_flag)
+        .unwrap_or_default()
+}
+
+fn run_command(command: Command, quiet: bool, flag: &str) -> Result<ExitCode, Error> {
     match command {
         Command::Validate(a) => {
             let printer = Printer::new(a.format.into(), quiet);
@@ -619,35 +644,35 @@ fn run_command(command: Command, quiet: bool) -> Result<ExitCode, Error> {
             pack_settings(a).and_then(|o| run_pack(&o, &printer))
         }
         Command::Install(a) => {
-            let printer = Printer::new(a.format.into(), quiet);
+            let printer = Printer::new(a.format.into(), quiet).naming_profile(flag);
             run_install(a, &printer)
         }
         Command::Remove(a) => {
-            let printer = Printer::new(a.format.into(), quiet);
+            let printer = Printer::new(a.format.into(), quiet).naming_profile(flag);
             run_remove(a, &printer)
         }
         Command::Update(a) => {
-            let printer = Printer::new(a.format.into(), quiet);
+            let printer = Printer::new(a.format.into(), quiet).naming_profile(flag);
             run_update(a, &printer)
         }
         Command::List(a) => {
-            let printer = Printer::new(a.format.into(), quiet);
+            let printer = Printer::new(a.format.into(), quiet).naming_profile(flag);
             run_list(a, &printer)
         }
         Command::Trust(a) => {
-            let printer = Printer::new(a.format.into(), quiet);
+            let printer = Printer::new(a.format.into(), quiet).naming_profile(flag);
             run_trust(a, false, &printer)
         }
         Command::Revoke(a) => {
-            let printer = Printer::new(a.format.into(), quiet);
+            let printer = Printer::new(a.format.into(), quiet).naming_profile(flag);
             run_trust(a, true, &printer)
         }
         Command::Run(a) => {
-            let printer = Printer::new(a.format.into(), quiet);
+            let printer = Printer::new(a.format.into(), quiet).naming_profile(flag);
             run_run(a, &printer)
         }
         Command::Doctor(a) => {
-            let printer = Printer::new(a.format.into(), quiet);
+            let printer = Printer::new(a.format.into(), quiet).naming_profile(flag);
             run_doctor(a, &printer)
         }
         Command::Test(a) => {
@@ -666,12 +691,12 @@ fn run_command(command: Command, quiet: bool) -> Result<ExitCode, Error> {
 }
 
 /// Prints `error: …` and a `caused by:` line per source.
-pub fn report_error(e: &(dyn std::error::Error + 'static)) {
+pub fn report_error(e: &(dyn std::error::Error + 'static), printer: &Printer) {
     let lines = error_lines(e);
     for (i, line) in lines.iter().enumerate() {
         // Messages quote names from archives, indexes and files: never let them drive the
         // terminal.
-        let line = printable(line);
+        let line = printable(&printer.advice(line));
         if i == 0 {
             eprintln!("error: {line}");
         } else {
@@ -1438,7 +1463,7 @@ fn finish_outcomes(
                 for d in e.diagnostics() {
                     printer.diagnostic_to_stderr(d);
                 }
-                report_error(&e);
+                report_error(&e, printer);
                 if code as i32 > worst as i32 {
                     worst = code;
                     worst_error = Some(e);
@@ -1739,7 +1764,7 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
                 compared
             }
             Err(e) => {
-                report_error(&e);
+                report_error(&e, printer);
                 if from_receipts {
                     printer.message(&printable(&format!(
                         "note: {} came from the index {index} (as recorded when installed); `--index` compares with another",

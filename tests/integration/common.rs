@@ -420,3 +420,9 @@ pub fn install_older_unpinned(
     std::fs::write(&index, full).unwrap();
     o
 }
+
+/// The ` --profile DIR` that advice carries after a command given `--profile rel` (the
+/// sandbox's paths need no quoting).
+pub fn profile_flag(sb: &Sandbox, rel: &str) -> String {
+    format!(" --profile {}", sb.join(rel).display())
+}

@@ -859,6 +859,7 @@ fn install_at(sb: &Sandbox, spec: &str) {
 #[test]
 fn doctor_names_the_installed_version_to_restore() {
     let sb = Sandbox::new();
+    let p = profile_flag(&sb, "prof");
     std::fs::create_dir_all(sb.join("ws")).unwrap();
     install_at(&sb, "tool-gate@0.1.0");
     let main_js = sb.join("prof/hooks/tool-gate/scripts/main.js");
@@ -869,7 +870,9 @@ fn doctor_names_the_installed_version_to_restore() {
         String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{said}");
     assert!(
-        said.contains("`hookpack install tool-gate@0.1.0` restores it"),
+        said.contains(&format!(
+            "`hookpack install tool-gate@0.1.0{p}` restores it"
+        )),
         "{said}"
     );
     // Pinned to that version already, the advice changes no pin, and says none; so for
@@ -893,12 +896,12 @@ fn doctor_names_the_installed_version_to_restore() {
         String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
     assert!(
         said.contains("receipt-missing")
-            && said.contains("`hookpack install tool-gate@0.1.0`")
-            && said.contains(
+            && said.contains(&format!("`hookpack install tool-gate@0.1.0{p}`"))
+            && said.contains(&format!(
                 "adding the `--index` it came from if that is not the default (with no \
                  receipt, hookpack cannot tell where it came from; for one installed from an \
-                 archive, `hookpack install --archive FILE --sha256 HEX`)"
-            ),
+                 archive, `hookpack install --archive FILE --sha256 HEX{p}`)"
+            )),
         "{said}"
     );
     install_at(&sb, "tool-gate@0.1.0");
@@ -912,6 +915,7 @@ fn doctor_names_the_installed_version_to_restore() {
 #[test]
 fn doctor_reports_a_recipe_handler_deleted_from_hooks_json() {
     let sb = Sandbox::new();
+    let p = profile_flag(&sb, "prof");
     std::fs::create_dir_all(sb.join("ws")).unwrap();
     install_at(&sb, "audit-log");
     let hooks = sb.join("prof/hooks.json");
@@ -927,7 +931,7 @@ fn doctor_reports_a_recipe_handler_deleted_from_hooks_json() {
     let message = problems[0]["message"].as_str().unwrap();
     assert!(
         message.contains("`audit-session-end` (SessionEnd)")
-            && message.contains("`hookpack install audit-log@0.2.0` puts")
+            && message.contains(&format!("`hookpack install audit-log@0.2.0{p}` puts"))
             && !message.contains("audit-tool-call"),
         "{message}"
     );
@@ -946,6 +950,7 @@ fn doctor_reports_a_recipe_handler_deleted_from_hooks_json() {
 #[test]
 fn doctor_says_its_advice_replaces_a_range_pin() {
     let sb = Sandbox::new();
+    let p = profile_flag(&sb, "prof");
     std::fs::create_dir_all(sb.join("ws")).unwrap();
     install_at(&sb, "tool-gate@^0.1");
     std::fs::write(sb.join("prof/hooks/tool-gate/scripts/main.js"), "//\n").unwrap();
@@ -954,11 +959,11 @@ fn doctor_says_its_advice_replaces_a_range_pin() {
         String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{said}");
     assert!(
-        said.contains(
-            "`hookpack install tool-gate@0.1.0` restores it (that pins `tool-gate` to 0.1.0 \
-             in place of `^0.1`; `hookpack install 'tool-gate@^0.1'` then records your pin \
+        said.contains(&format!(
+            "`hookpack install tool-gate@0.1.0{p}` restores it (that pins `tool-gate` to 0.1.0 \
+             in place of `^0.1`; `hookpack install 'tool-gate@^0.1'{p}` then records your pin \
              again, and takes the newest version it allows)"
-        ),
+        )),
         "{said}"
     );
 }
@@ -968,6 +973,7 @@ fn doctor_says_its_advice_replaces_a_range_pin() {
 #[test]
 fn doctor_quotes_the_range_pin_it_puts_back() {
     let sb = Sandbox::new();
+    let p = profile_flag(&sb, "prof");
     std::fs::create_dir_all(sb.join("ws")).unwrap();
     install_at(&sb, "tool-gate@>=0.1, <0.2");
     std::fs::write(sb.join("prof/hooks/tool-gate/scripts/main.js"), "//\n").unwrap();
@@ -975,7 +981,9 @@ fn doctor_quotes_the_range_pin_it_puts_back() {
     let said =
         String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
     assert!(
-        said.contains("`hookpack install 'tool-gate@>=0.1, <0.2'` then records your pin again"),
+        said.contains(&format!(
+            "`hookpack install 'tool-gate@>=0.1, <0.2'{p}` then records your pin again"
+        )),
         "{said}"
     );
 }
@@ -985,6 +993,7 @@ fn doctor_quotes_the_range_pin_it_puts_back() {
 #[test]
 fn install_repairs_what_doctor_reports_and_trust_comes_back() {
     let sb = Sandbox::new();
+    let p = profile_flag(&sb, "prof");
     std::fs::create_dir_all(sb.join("ws")).unwrap();
     ok(&sb
         .cmd()
@@ -1016,11 +1025,15 @@ fn install_repairs_what_doctor_reports_and_trust_comes_back() {
         String::from_utf8_lossy(&o.stderr)
     );
     assert!(
-        said.contains("`hookpack install tool-gate@0.2.1` restores it"),
+        said.contains(&format!(
+            "`hookpack install tool-gate@0.2.1{p}` restores it"
+        )),
         "{said}"
     );
     assert!(
-        said.contains("`hookpack install audit-log@0.2.0` restores it"),
+        said.contains(&format!(
+            "`hookpack install audit-log@0.2.0{p}` restores it"
+        )),
         "{said}"
     );
     // Installed without a pin, the `@VERSION` of the advice would pin them: it says so.
@@ -1028,7 +1041,7 @@ fn install_repairs_what_doctor_reports_and_trust_comes_back() {
         assert!(
             said.contains(&format!(
                 "(that pins `{id}` to {v}, where `update` then leaves it; a later `hookpack \
-                 install {id}` lifts the pin)"
+                 install {id}{p}` lifts the pin)"
             )),
             "{said}"
         );
@@ -1078,6 +1091,7 @@ fn install_repairs_what_doctor_reports_and_trust_comes_back() {
 #[test]
 fn an_update_that_changes_trusted_handlers_says_so() {
     let sb = Sandbox::new();
+    let p = profile_flag(&sb, "prof");
     std::fs::create_dir_all(sb.join("ws")).unwrap();
     // Installed when 0.1.0 was the newest: `install tool-gate@0.1.0` would pin it, and
     // `update` would leave it.
@@ -1094,7 +1108,7 @@ fn an_update_that_changes_trusted_handlers_says_so() {
     let said = String::from_utf8_lossy(&o.stderr);
     assert!(
         said.contains("handler(s) of tool-gate that you trusted changed with this version")
-            && said.contains("`hookpack trust --recipe tool-gate`"),
+            && said.contains(&format!("`hookpack trust --recipe tool-gate{p}`")),
         "{said}"
     );
     in_prof(&sb, &["trust", "--recipe", "tool-gate"]);
@@ -1607,6 +1621,7 @@ fn trust_and_revoke_of_a_recipe_with_no_handlers_is_refused() {
 #[test]
 fn trust_of_a_recipe_id_or_a_misspelt_handler_id_names_what_was_meant() {
     let sb = with_tool_gate();
+    let p = profile_flag(&sb, "prof");
     for verb in ["trust", "revoke"] {
         let o = in_prof_output(&sb, &[verb, "tool-gate"]);
         assert_eq!(o.status.code(), Some(1), "{verb}: {o:?}");
@@ -1625,7 +1640,7 @@ fn trust_of_a_recipe_id_or_a_misspelt_handler_id_names_what_was_meant() {
         let o = in_prof_output(&sb, &[verb, "zzz"]);
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(
-            err.contains("no handler with id `zzz` in the profile or workspace hooks.json; `hookpack list` shows them"),
+            err.contains(&format!("no handler with id `zzz` in the profile or workspace hooks.json; `hookpack list{p}` shows them")),
             "{verb}: {err}"
         );
     }
@@ -1705,6 +1720,7 @@ fn run_text_shows_a_handler_s_stderr_line_by_line() {
 #[test]
 fn remove_with_an_unreadable_trust_file_is_refused_and_changes_nothing() {
     let sb = Sandbox::new();
+    let p = profile_flag(&sb, "prof");
     std::fs::create_dir_all(sb.join("ws")).unwrap();
     install_and_trust_tool_gate(&sb, "prof");
     let trust = sb.join("finclaw-home/hooks-trust.json");
@@ -1726,7 +1742,7 @@ fn remove_with_an_unreadable_trust_file_is_refused_and_changes_nothing() {
         assert!(
             err.contains(&format!("the trust file {}", trust.display()))
                 && err.contains("nothing was changed")
-                && err.contains("then run `hookpack remove tool-gate` again"),
+                && err.contains(&format!("then run `hookpack remove tool-gate{p}` again")),
             "{dry:?} {err}"
         );
         assert_eq!(crate::pack::snapshot(&sb.join("prof")), before, "{dry:?}");
@@ -3601,6 +3617,7 @@ fn a_payload_given_as_json_text_is_told_to_pipe_it() {
 #[test]
 fn run_advises_the_trust_command_that_takes_the_skipped_handler() {
     let sb = with_tool_gate();
+    let p = profile_flag(&sb, "prof");
     let o = in_prof_with_stdin(
         &sb,
         &["run", "PreToolUse", "--payload", "-"],
@@ -3609,7 +3626,7 @@ fn run_advises_the_trust_command_that_takes_the_skipped_handler() {
     ok(&o);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
-        out.contains("[skipped: untrusted (trust it with `hookpack trust gate-mutating`, or pass --include-untrusted)]"),
+        out.contains(&format!("[skipped: untrusted (trust it with `hookpack trust gate-mutating{p}`, or pass --include-untrusted)]")),
         "{out}"
     );
     // A hand-written handler without an id is trusted with --all.
@@ -3626,7 +3643,7 @@ fn run_advises_the_trust_command_that_takes_the_skipped_handler() {
     ok(&o);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
-        out.contains("[skipped: untrusted (trust it with `hookpack trust --all`, or pass --include-untrusted)]"),
+        out.contains(&format!("[skipped: untrusted (trust it with `hookpack trust --all{p}`, or pass --include-untrusted)]")),
         "{out}"
     );
 }
@@ -3740,6 +3757,7 @@ fn a_refused_handler_is_printed_in_the_columns_of_the_others() {
 #[test]
 fn doctor_names_handlers_that_hosts_skip_until_trusted() {
     let sb = Sandbox::new();
+    let p = profile_flag(&sb, "prof");
     std::fs::create_dir_all(sb.join("ws")).unwrap();
     let install = |sb: &Sandbox, spec: &str| {
         ok(&(sb.cmd())
@@ -3760,10 +3778,10 @@ fn doctor_names_handlers_that_hosts_skip_until_trusted() {
     };
     let (err, statuses) = doctor(&sb);
     assert!(
-        err.contains(
+        err.contains(&format!(
             "note: 1 handler will not run until it is trusted (1 never trusted); `hookpack \
-             list` names it, `hookpack trust --all` trusts it"
-        ),
+             list{p}` names it, `hookpack trust --all{p}` trusts it"
+        )),
         "{err}"
     );
     assert_eq!(statuses, ["untrusted \"tool-gate\""]);
@@ -4270,6 +4288,7 @@ fn run_reads_exit_codes_when_started_with_sigchld_ignored() {
 #[test]
 fn trusting_a_profile_handler_s_id_leaves_a_workspace_handler_of_that_id_untrusted() {
     let sb = with_tool_gate();
+    let p = profile_flag(&sb, "prof");
     sb.write("ws/evil.sh", "echo ran > ran-evil.txt\n");
     sb.write(
         "ws/.finclaw/hooks.json",
@@ -4292,7 +4311,7 @@ fn trusting_a_profile_handler_s_id_leaves_a_workspace_handler_of_that_id_untrust
         "{out}"
     );
     assert!(
-        lines[1].contains(".finclaw/hooks.json#PreToolUse#id:gate-mutating): the profile has a handler with id `gate-mutating` too, and a handler id takes the profile's; trust this workspace handler with `hookpack trust --all`, or give it an id of its own"),
+        lines[1].contains(&format!(".finclaw/hooks.json#PreToolUse#id:gate-mutating): the profile has a handler with id `gate-mutating` too, and a handler id takes the profile's; trust this workspace handler with `hookpack trust --all{p}`, or give it an id of its own")),
         "{out}"
     );
     let (doc, _) = list_workspace_handlers(
@@ -4312,7 +4331,7 @@ fn trusting_a_profile_handler_s_id_leaves_a_workspace_handler_of_that_id_untrust
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(!sb.join("ws/ran-evil.txt").exists(), "{out}");
     assert!(
-        out.contains("[skipped: untrusted (trust it with `hookpack trust --all`, or pass --include-untrusted)]"),
+        out.contains(&format!("[skipped: untrusted (trust it with `hookpack trust --all{p}`, or pass --include-untrusted)]")),
         "{out}"
     );
     // Revoking by id takes both: it only ever takes trust away.

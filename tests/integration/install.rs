@@ -19,8 +19,8 @@ fn in_prof(sb: &Sandbox, args: &[&str]) -> std::process::Output {
 }
 
 /// Runs `command` as advice prints it (`hookpack …`, its words shell-quoted where they need
-/// it and none holding a space) from another folder, on the profile `prof`, and checks that
-/// it succeeds.
+/// it and none holding a space; the `--profile` of the command that printed it included)
+/// from another folder, and checks that it succeeds.
 fn run_as_printed(sb: &Sandbox, command: &str) {
     std::fs::create_dir_all(sb.join("elsewhere")).unwrap();
     let words: Vec<&str> = (command.split(' ').skip(1))
@@ -30,7 +30,6 @@ fn run_as_printed(sb: &Sandbox, command: &str) {
         .cmd()
         .current_dir(sb.join("elsewhere"))
         .args(&words)
-        .args(["--profile", sb.join("prof").to_str().unwrap()])
         .output()
         .unwrap());
 }
@@ -1205,6 +1204,7 @@ fn list_and_update_dry_run_show_an_interrupted_change_as_recovery_leaves_it() {
         ("install", "6", "finish it", "completed"),
     ] {
         let sb = Sandbox::new();
+        let p = profile_flag(&sb, "prof");
         old_and_new_catalogs(&sb);
         if change != "install" {
             ok(&in_prof(&sb, &["install", "demo", "--index", "old"]));
@@ -1221,7 +1221,7 @@ fn list_and_update_dry_run_show_an_interrupted_change_as_recovery_leaves_it() {
         let before = sandbox_state(&sb.join("prof"));
         let note = format!(
             "note: a change of `demo` was interrupted; the next command that writes the \
-             profile, or `hookpack doctor --fix`, will {will}"
+             profile, or `hookpack doctor --fix{p}`, will {will}"
         );
         let said = |o: &std::process::Output| {
             ok(o);
@@ -2116,6 +2116,7 @@ fn a_profile_path_node_cannot_load_from_is_refused() {
 #[test]
 fn an_unreadable_receipt_is_reported_with_a_way_out() {
     let sb = Sandbox::new();
+    let p = profile_flag(&sb, "p");
     sb.write("p/hooks.json", USER_DOC);
     ok(&in_profile(
         &sb,
@@ -2132,7 +2133,7 @@ fn an_unreadable_receipt_is_reported_with_a_way_out() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
         err.contains("audit-log.json: not a readable receipt")
-            && err.contains("delete it, then `hookpack install audit-log`"),
+            && err.contains(&format!("delete it, then `hookpack install audit-log{p}`")),
         "{err}"
     );
     assert_eq!(snapshot(&sb.join("p")), before);
@@ -2487,6 +2488,7 @@ fn an_update_over_files_the_user_changed_is_refused() {
 #[test]
 fn the_advice_over_changed_files_says_it_pins_and_how_to_get_on() {
     let sb = Sandbox::new();
+    let p = profile_flag(&sb, "prof");
     install_older_unpinned(&sb, "prof", "turn-router", "0.1.0");
     change_turn_router(&sb);
     let o = in_prof(&sb, &["update"]);
@@ -2497,9 +2499,9 @@ fn the_advice_over_changed_files_says_it_pins_and_how_to_get_on() {
     assert!(
         err.contains(&format!(
             "move them out of the folder to keep them, then run the command again; or drop \
-             them with `hookpack install turn-router@0.1.0 --index {0}`, which puts the folder \
+             them with `hookpack install turn-router@0.1.0 --index {0}{p}`, which puts the folder \
              back as 0.1.0 installed it (that pins `turn-router` to 0.1.0, where `update` then \
-             leaves it; a later `hookpack install turn-router --index {0}` lifts the pin)",
+             leaves it; a later `hookpack install turn-router --index {0}{p}` lifts the pin)",
             index.display()
         )),
         "{err}"
@@ -3164,6 +3166,7 @@ fn a_hard_linked_hooks_json_is_not_rewritten() {
 #[test]
 fn doctor_names_one_way_to_restore_a_deleted_recipe_folder() {
     let sb = Sandbox::new();
+    let p = profile_flag(&sb, "prof");
     catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0"), ("0.2.0", "0.13.0")]);
     ok(&in_prof(&sb, &["install", "demo@0.1.0", "--index", "cat"]));
     std::fs::remove_dir_all(sb.join("prof/hooks/demo")).unwrap();
@@ -3171,7 +3174,7 @@ fn doctor_names_one_way_to_restore_a_deleted_recipe_folder() {
     assert_eq!(o.status.code(), Some(1), "{o:?}");
     let said = String::from_utf8_lossy(&o.stdout);
     let restore = format!(
-        "`hookpack install demo@0.1.0 --index {}` restores it",
+        "`hookpack install demo@0.1.0 --index {}{p}` restores it",
         sb.join("cat/hooks-index.json").display()
     );
     assert!(
@@ -3807,6 +3810,7 @@ fn pinned_catalog(sb: &Sandbox) -> std::path::PathBuf {
 #[test]
 fn an_exact_pin_stays_on_update() {
     let sb = Sandbox::new();
+    let p = profile_flag(&sb, "prof");
     let receipt = pinned_catalog(&sb);
     ok(&in_prof(&sb, &["install", "demo@0.1.0", "--index", "cat"]));
     assert_eq!(read_json(&receipt)["version"], "0.1.0");
@@ -3820,8 +3824,8 @@ fn an_exact_pin_stays_on_update() {
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(
             err.contains("demo 0.1.0: pinned to 0.1.0 (installed as `demo@0.1.0`), newest 0.2.0; left as it is")
-                && err.contains(&format!("`hookpack install demo --index {}` takes the newest", index.display()))
-                && err.contains(&format!("`hookpack install demo@REQ --index {}` pins another", index.display())),
+                && err.contains(&format!("`hookpack install demo --index {}{p}` takes the newest", index.display()))
+                && err.contains(&format!("`hookpack install demo@REQ --index {}{p}` pins another", index.display())),
             "{args:?}: {err}"
         );
         assert!(!err.contains("up to date"), "{err}");
@@ -3974,6 +3978,7 @@ fn a_receipt_without_a_pin_updates_as_before() {
 #[test]
 fn an_unparsable_pin_in_a_receipt_is_reported_with_a_way_out() {
     let sb = Sandbox::new();
+    let p = profile_flag(&sb, "prof");
     let receipt = pinned_catalog(&sb);
     ok(&in_prof(&sb, &["install", "demo@0.1.0", "--index", "cat"]));
     let mut r = read_json(&receipt);
@@ -3986,7 +3991,7 @@ fn an_unparsable_pin_in_a_receipt_is_reported_with_a_way_out() {
         assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
         assert!(
             err.contains("demo.json: not a readable receipt: its pin `banana` is not")
-                && err.contains("delete it, then `hookpack install demo`"),
+                && err.contains(&format!("delete it, then `hookpack install demo{p}`")),
             "{args:?}: {err}"
         );
         assert_eq!(snapshot(&sb.join("prof")), before, "{args:?} wrote");
@@ -4496,6 +4501,7 @@ fn a_lock_file_that_is_a_folder_is_refused_naming_the_fix() {
 #[test]
 fn an_unusable_index_url_in_a_receipt_is_reported_with_a_way_out() {
     let sb = Sandbox::new();
+    let p = profile_flag(&sb, "prof");
     ok(&in_prof(&sb, &["install", "tool-gate"]));
     let receipt = sb.join("prof/hooks/.receipts/tool-gate.json");
     let mut r = read_json(&receipt);
@@ -4508,7 +4514,7 @@ fn an_unusable_index_url_in_a_receipt_is_reported_with_a_way_out() {
         assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
         assert!(
             err.contains("tool-gate.json: not a readable receipt: its index `ftp://")
-                && err.contains("delete it, then `hookpack install tool-gate`"),
+                && err.contains(&format!("delete it, then `hookpack install tool-gate{p}`")),
             "{args:?}: {err}"
         );
         assert_eq!(snapshot(&sb.join("prof")), before, "{args:?} wrote");
@@ -4677,6 +4683,7 @@ fn a_journal_that_is_a_folder_is_named_with_the_fix() {
 #[test]
 fn the_advice_to_take_other_bytes_names_the_index() {
     let sb = Sandbox::new();
+    let p = profile_flag(&sb, "p");
     let index = sh_recipe_catalog(&sb);
     ok(&in_profile(
         &sb,
@@ -4689,19 +4696,23 @@ fn the_advice_to_take_other_bytes_names_the_index() {
     let o = in_profile(&sb, "p", &["install", "shrec", "--index", "cat"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    let install = format!("hookpack install shrec@0.1.0 --index {}", index.display());
+    let remove = format!("hookpack remove shrec{p}");
+    let install = format!(
+        "hookpack install shrec@0.1.0 --index {}{p}",
+        index.display()
+    );
     assert!(
-        err.contains(&format!("`hookpack remove shrec`, then `{install}`")),
+        err.contains(&format!("`{remove}`, then `{install}`")),
         "{err}"
     );
+    // Run as printed, from another folder, they act on the profile `p`.
     std::fs::create_dir_all(sb.join("elsewhere")).unwrap();
-    for command in ["hookpack remove shrec", &install] {
+    for command in [&remove, &install] {
         let words: Vec<&str> = command.split(' ').skip(1).collect();
         ok(&sb
             .cmd()
             .current_dir(sb.join("elsewhere"))
             .args(&words)
-            .args(["--profile", sb.join("p").to_str().unwrap()])
             .output()
             .unwrap());
     }
@@ -4719,6 +4730,7 @@ fn the_advice_to_take_other_bytes_names_the_index() {
 #[test]
 fn other_bytes_for_the_installed_version_from_its_index_are_refused() {
     let sb = Sandbox::new();
+    let p = profile_flag(&sb, "p");
     let index = sh_recipe_catalog(&sb);
     let install = |extra: &[&str]| {
         sb.cmd()
@@ -4746,9 +4758,9 @@ fn other_bytes_for_the_installed_version_from_its_index_are_refused() {
     // From `cat`, not the default index: the commands name it.
     assert!(
         err.contains(&format!(
-            "`hookpack remove shrec`, then `hookpack install shrec@0.1.0 --index {0}` (that \
+            "`hookpack remove shrec{p}`, then `hookpack install shrec@0.1.0 --index {0}{p}` (that \
              pins `shrec` to 0.1.0, where `update` then leaves it; a later `hookpack install \
-             shrec --index {0}` lifts the pin)",
+             shrec --index {0}{p}` lifts the pin)",
             index.display()
         )),
         "{err}"
@@ -4885,6 +4897,7 @@ fn the_help_of_profile_names_every_fallback() {
 #[test]
 fn an_archive_given_as_an_id_is_told_to_use_archive() {
     let sb = Sandbox::new();
+    let p = profile_flag(&sb, "prof");
     sb.write("dl/hooks-demo-0.1.0.tar.gz", "not read");
     for spec in [
         "dl/hooks-demo-0.1.0.tar.gz",
@@ -4896,7 +4909,7 @@ fn an_archive_given_as_an_id_is_told_to_use_archive() {
         assert_eq!(o.status.code(), Some(2), "{spec}: {err}");
         assert!(
             err.contains(&format!(
-                "error: ID `{spec}` is invalid: it names an archive, not a recipe id; install an archive with `hookpack install --archive {spec} --sha256 HEX`"
+                "error: ID `{spec}` is invalid: it names an archive, not a recipe id; install an archive with `hookpack install --archive {spec} --sha256 HEX{p}`"
             )),
             "{spec}: {err}"
         );
@@ -5012,6 +5025,7 @@ fn a_truncated_archive_on_the_server_is_a_size_mismatch() {
 #[test]
 fn an_archive_the_server_lacks_is_said_to_be_missing_from_the_catalog() {
     let sb = Sandbox::new();
+    let p = profile_flag(&sb, "p");
     catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0"), ("0.2.0", "0.13.0")]);
     std::fs::remove_file(sb.join("cat/hooks-demo-0.2.0.tar.gz")).unwrap();
     let server = HttpServer::serve(sb.join("cat"), Box::new(|_| None));
@@ -5024,7 +5038,7 @@ fn an_archive_the_server_lacks_is_said_to_be_missing_from_the_catalog() {
         err.contains(&format!(
             "error: {url} answered HTTP 404: the index lists it for demo 0.2.0, but the catalog \
              does not hold it; its maintainer finds such archives with `hookpack catalog \
-             verify`, and `hookpack install demo@VERSION` takes another version"
+             verify`, and `hookpack install demo@VERSION{p}` takes another version"
         )),
         "{err}"
     );
@@ -5395,7 +5409,8 @@ fn doctor_advises_the_index_a_recipe_was_installed_from() {
     assert_eq!(o.status.code(), Some(1), "{}", said(&o));
     let text = said(&o);
     let index = sb.join("cat/hooks-index.json");
-    let command = format!("hookpack install demo@0.1.0 --index {}", index.display());
+    let p = profile_flag(&sb, "prof");
+    let command = format!("hookpack install demo@0.1.0 --index {}{p}", index.display());
     assert!(text.contains(&format!("`{command}` restores it")), "{text}");
     let tool_gate = text.find("`hookpack install tool-gate@").expect(&text);
     let advice = &text[tool_gate + 1..];
@@ -5404,6 +5419,59 @@ fn doctor_advises_the_index_a_recipe_was_installed_from() {
     // Run as advised, from another folder, it restores the recipe.
     run_as_printed(&sb, &command);
     assert_eq!(std::fs::read(&main_js).unwrap(), b"process.exit(0);\n");
+}
+
+/// Advice named no profile: after a command given `--profile DIR`, the printed `hookpack
+/// install ID@VERSION` (or `doctor --fix`, `remove ID`), run as printed, acted on the profile
+/// hookpack finds by itself (`default` under $FINCLAW_HOME), not on DIR. Every command in
+/// advice now carries `--profile DIR`, absolute and quoted for a shell; run by `sh` as
+/// printed, from another folder, this one restores DIR's recipe and makes no other
+/// profile. The JSON report says the same.
+#[test]
+fn advice_after_a_profile_flag_names_that_profile_and_runs_from_a_shell() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "src/demo", &manifest("demo"));
+    pack_src_into_cat(&sb);
+    ok(&in_profile(
+        &sb,
+        "my prof",
+        &["install", "demo", "--index", "cat"],
+    ));
+    let main_js = sb.join("my prof/hooks/demo/scripts/main.js");
+    std::fs::write(&main_js, "// changed\n").unwrap();
+    let o = in_profile(&sb, "my prof", &["doctor"]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let said = String::from_utf8_lossy(&o.stdout);
+    let command = format!(
+        "hookpack install demo@0.1.0 --index {} --profile '{}'",
+        sb.join("cat/hooks-index.json").display(),
+        sb.join("my prof").display()
+    );
+    assert!(said.contains(&format!("`{command}` restores it")), "{said}");
+    let o = in_profile(&sb, "my prof", &["doctor", "--format", "json"]);
+    let report = one_json_document(&o);
+    let message = report["problems"][0]["message"].as_str().unwrap();
+    assert!(message.contains(&format!("`{command}`")), "{report}");
+    // Typed into a shell as printed, from another folder.
+    std::fs::create_dir_all(sb.join("elsewhere")).unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("hookpack");
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    ok(&std::process::Command::new("sh")
+        .args(["-c", &command])
+        .current_dir(sb.join("elsewhere"))
+        .env("PATH", path)
+        .env("FINCLAW_HOME", sb.join("finclaw-home"))
+        .env_remove("FINCLAW_PROFILE")
+        .env_remove("HOOKPACK_INDEX_URL")
+        .output()
+        .unwrap());
+    assert_eq!(std::fs::read(&main_js).unwrap(), b"process.exit(0);\n");
+    ok(&in_profile(&sb, "my prof", &["doctor"]));
+    assert!(!sb.join("finclaw-home/profiles").exists());
 }
 
 /// The restore advice for a recipe from a non-default index named `--index`, but the note
@@ -5425,8 +5493,9 @@ fn doctor_s_note_on_the_pin_names_the_index_a_recipe_was_installed_from() {
         let o = in_prof(&sb, &["doctor"]);
         assert_eq!(o.status.code(), Some(1), "{o:?}");
         let said = String::from_utf8_lossy(&o.stdout).into_owned();
-        let restore = format!("hookpack install demo@0.1.0 --index {}", index.display());
-        let then = format!("hookpack install {after} --index {}", index.display());
+        let p = profile_flag(&sb, "prof");
+        let restore = format!("hookpack install demo@0.1.0 --index {}{p}", index.display());
+        let then = format!("hookpack install {after} --index {}{p}", index.display());
         assert!(
             said.contains(&format!("`{restore}` restores it"))
                 && said.contains(&format!("`{then}`")),
@@ -5452,6 +5521,7 @@ fn doctor_s_note_on_the_pin_names_the_index_a_recipe_was_installed_from() {
 #[test]
 fn update_s_advice_on_a_pin_names_the_index_it_compared_with() {
     let sb = Sandbox::new();
+    let p = profile_flag(&sb, "prof");
     catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0"), ("0.2.0", "0.13.0")]);
     ok(&in_prof(&sb, &["install", "demo@0.1.0", "--index", "cat"]));
     ok(&in_prof(&sb, &["install", "tool-gate@0.1.0"]));
@@ -5459,14 +5529,14 @@ fn update_s_advice_on_a_pin_names_the_index_it_compared_with() {
     ok(&o);
     let err = String::from_utf8_lossy(&o.stderr);
     let index = sb.join("cat/hooks-index.json");
-    let command = format!("hookpack install demo --index {}", index.display());
+    let command = format!("hookpack install demo --index {}{p}", index.display());
     assert!(
         err.contains(&format!("`{command}` takes the newest and lifts the pin"))
             && err.contains(&format!(
-                "`hookpack install demo@REQ --index {}` pins another",
+                "`hookpack install demo@REQ --index {}{p}` pins another",
                 index.display()
             ))
-            && err.contains("`hookpack install tool-gate` takes the newest"),
+            && err.contains(&format!("`hookpack install tool-gate{p}` takes the newest")),
         "{err}"
     );
     run_as_printed(&sb, &command);
@@ -5488,6 +5558,7 @@ fn update_s_advice_on_a_pin_names_the_index_it_compared_with() {
 #[test]
 fn doctor_advises_the_archive_a_recipe_was_installed_from() {
     let sb = Sandbox::new();
+    let p = profile_flag(&sb, "prof");
     write_recipe(&sb, "src/demo", &manifest("demo"));
     pack_src_into_cat(&sb);
     let archive = sb.join("cat/hooks-demo-0.1.0.tar.gz");
@@ -5501,7 +5572,7 @@ fn doctor_advises_the_archive_a_recipe_was_installed_from() {
         String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
     };
     let command = format!(
-        "hookpack install --archive {} --sha256 {sha}",
+        "hookpack install --archive {} --sha256 {sha}{p}",
         archive.display()
     );
     let main_js = sb.join("prof/hooks/demo/scripts/main.js");
@@ -5557,7 +5628,7 @@ fn doctor_advises_the_archive_a_recipe_was_installed_from() {
     assert_eq!(o.status.code(), Some(1), "{}", said(&o));
     assert!(
         said(&o).contains(&format!(
-            "`hookpack install --archive {rel} --sha256 {sha}` restores it (the archive it was \
+            "`hookpack install --archive {rel} --sha256 {sha}{p}` restores it (the archive it was \
              installed from, named as it was given to install: relative to the folder install \
              ran in)"
         )),
@@ -5580,6 +5651,7 @@ fn doctor_advises_the_archive_a_recipe_was_installed_from() {
 #[test]
 fn the_advice_over_changed_files_of_an_archive_install_names_that_archive() {
     let sb = Sandbox::new();
+    let p = profile_flag(&sb, "prof");
     let mut m = manifest("demo");
     write_recipe(&sb, "src/demo", &m);
     pack_src_into_cat(&sb);
@@ -5609,7 +5681,7 @@ fn the_advice_over_changed_files_of_an_archive_install_names_that_archive() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
         err.contains(&format!(
-            "or drop them with `hookpack install --archive {} --sha256 {sha}`, which puts the \
+            "or drop them with `hookpack install --archive {} --sha256 {sha}{p}`, which puts the \
              folder back as 0.1.0 installed it",
             archive.display()
         )),
@@ -5622,7 +5694,7 @@ fn the_advice_over_changed_files_of_an_archive_install_names_that_archive() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
         err.contains(&format!(
-            "(or drop them with `hookpack install --archive {} --sha256 {sha}`, which puts the \
+            "(or drop them with `hookpack install --archive {} --sha256 {sha}{p}`, which puts the \
              folder back as installed)",
             archive.display()
         )),
