@@ -1,6 +1,7 @@
 //! Command-line parsing. Raw clap structs are turned into typed settings here and never
 //! reach the rest of the library.
 
+use crate::advice::Advice;
 use crate::archive::printable;
 use crate::diagnostic::Severity;
 use crate::error::{Error, ExitCode};
@@ -401,10 +402,10 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     };
     let quiet = cli.quiet;
     let format = format_of(&cli.command);
-    let flag = advice_flag(&cli.command);
+    let advice = advice_of(&cli.command);
     let result = match check_environment() {
         Err(e) => Err(e),
-        Ok(()) => run_command(cli.command, quiet, &flag),
+        Ok(()) => run_command(cli.command, quiet, &advice),
     };
     match result {
         Ok(code) => code,
@@ -413,15 +414,15 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             if !matches!(e, Error::BrokenPipe) {
                 for d in e.diagnostics() {
                     Printer::new(Format::Text, false)
-                        .naming_profile(&flag)
+                        .advising(&advice)
                         .diagnostic_to_stderr(d);
                 }
-                report_error(&e, &Printer::new(Format::Text, quiet).naming_profile(&flag));
+                report_error(&e, &Printer::new(Format::Text, quiet).advising(&advice));
                 // Only while stdout is empty: an error once a report has begun is one
                 // writing it, and a second document would not parse as one.
                 if format == Format::Json && !crate::output::wrote_stdout() {
                     let _ = Printer::new(Format::Json, quiet)
-                        .naming_profile(&flag)
+                        .advising(&advice)
                         .json(&error_report(&e));
                 }
             }
@@ -597,27 +598,24 @@ fn check_environment() -> Result<(), Error> {
 }
 
 /// Runs one parsed command.
-/// The ` --profile DIR` that the advice of `command` carries: the folder it was given with
-/// `--profile`, else nothing (advice run as printed then finds the same profile it did).
-fn advice_flag(command: &Command) -> String {
-    let given = match command {
-        Command::Install(a) => &a.profile,
-        Command::Remove(a) => &a.profile,
-        Command::Update(a) => &a.profile,
-        Command::List(a) => &a.profile,
-        Command::Trust(a) | Command::Revoke(a) => &a.profile,
-        Command::Run(a) => &a.profile,
-        Command::Doctor(a) => &a.profile,
-        _ => return String::new(),
+/// What the advice `command` prints must carry: the `--profile` and `--workspace` folders
+/// it was given (advice run as printed then acts on them; without, it finds the same ones
+/// the command did).
+fn advice_of(command: &Command) -> Advice {
+    let (profile, workspace) = match command {
+        Command::Install(a) => (&a.profile, None),
+        Command::Remove(a) => (&a.profile, None),
+        Command::Update(a) => (&a.profile, None),
+        Command::List(a) => (&a.profile, a.workspace.as_deref()),
+        Command::Trust(a) | Command::Revoke(a) => (&a.profile, a.workspace.as_deref()),
+        Command::Run(a) => (&a.profile, a.workspace.as_deref()),
+        Command::Doctor(a) => (&a.profile, a.workspace.as_deref()),
+        _ => return Advice::default(),
     };
-    given
-        .profile
-        .as_deref()
-        .map(crate::output::profile_flag)
-        .unwrap_or_default()
+    Advice::new(profile.profile.as_deref(), workspace)
 }
 
-fn run_command(command: Command, quiet: bool, flag: &str) -> Result<ExitCode, Error> {
+fn run_command(command: Command, quiet: bool, advice: &Advice) -> Result<ExitCode, Error> {
     match command {
         Command::Validate(a) => {
             let printer = Printer::new(a.format.into(), quiet);
@@ -644,35 +642,35 @@ fn run_command(command: Command, quiet: bool, flag: &str) -> Result<ExitCode, Er
             pack_settings(a).and_then(|o| run_pack(&o, &printer))
         }
         Command::Install(a) => {
-            let printer = Printer::new(a.format.into(), quiet).naming_profile(flag);
+            let printer = Printer::new(a.format.into(), quiet).advising(advice);
             run_install(a, &printer)
         }
         Command::Remove(a) => {
-            let printer = Printer::new(a.format.into(), quiet).naming_profile(flag);
+            let printer = Printer::new(a.format.into(), quiet).advising(advice);
             run_remove(a, &printer)
         }
         Command::Update(a) => {
-            let printer = Printer::new(a.format.into(), quiet).naming_profile(flag);
+            let printer = Printer::new(a.format.into(), quiet).advising(advice);
             run_update(a, &printer)
         }
         Command::List(a) => {
-            let printer = Printer::new(a.format.into(), quiet).naming_profile(flag);
+            let printer = Printer::new(a.format.into(), quiet).advising(advice);
             run_list(a, &printer)
         }
         Command::Trust(a) => {
-            let printer = Printer::new(a.format.into(), quiet).naming_profile(flag);
+            let printer = Printer::new(a.format.into(), quiet).advising(advice);
             run_trust(a, false, &printer)
         }
         Command::Revoke(a) => {
-            let printer = Printer::new(a.format.into(), quiet).naming_profile(flag);
+            let printer = Printer::new(a.format.into(), quiet).advising(advice);
             run_trust(a, true, &printer)
         }
         Command::Run(a) => {
-            let printer = Printer::new(a.format.into(), quiet).naming_profile(flag);
+            let printer = Printer::new(a.format.into(), quiet).advising(advice);
             run_run(a, &printer)
         }
         Command::Doctor(a) => {
-            let printer = Printer::new(a.format.into(), quiet).naming_profile(flag);
+            let printer = Printer::new(a.format.into(), quiet).advising(advice);
             run_doctor(a, &printer)
         }
         Command::Test(a) => {

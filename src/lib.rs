@@ -5,6 +5,7 @@
 //! maps errors to exit codes. A host written in Rust can depend on this crate and call the
 //! validators and formats directly.
 
+pub mod advice;
 pub mod archive;
 pub mod assemble;
 pub mod catalog;

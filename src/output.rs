@@ -1,6 +1,7 @@
 //! The one printer: data to stdout, messages to stderr, in text, JSON or GitHub
 //! annotations; colour only on a terminal and never under `NO_COLOR`.
 
+use crate::advice::Advice;
 use crate::diagnostic::{Diagnostic, Severity};
 use serde::{Serialize, Serializer};
 use std::io::{self, IsTerminal, Write};
@@ -61,111 +62,8 @@ pub struct Printer {
     /// Colour on stdout, and on stderr: each is decided by whether it is a terminal.
     color: bool,
     color_err: bool,
-    /// ` --profile DIR` when the command was given one, for the advice it prints (see
-    /// [`name_profile`]); else empty.
-    profile_flag: String,
-}
-
-/// The verbs whose commands act on a profile, and so take `--profile`.
-const PROFILE_VERBS: [&str; 8] = [
-    "install", "update", "remove", "list", "trust", "revoke", "run", "doctor",
-];
-
-/// The keys of report objects whose strings are messages for people (and may hold advice),
-/// not data.
-const MESSAGE_KEYS: [&str; 5] = ["message", "causes", "warnings", "notes", "error"];
-
-/// ` --profile DIR` (absolute, quoted for a shell) for the advice of a command given
-/// `--profile DIR`. A path holding control characters (a line break) is written `$'…'`,
-/// with them escaped, so that the advice stays on its line and reads back as the path.
-pub fn profile_flag(dir: &Path) -> String {
-    let abs = crate::fs::absolute(dir);
-    let abs = abs.to_string_lossy();
-    if !abs.chars().any(char::is_control) {
-        return format!(" --profile {}", crate::command::shell_quote(&abs));
-    }
-    let mut quoted = String::from("$'");
-    for c in abs.chars() {
-        match c {
-            '\\' | '\'' => {
-                quoted.push('\\');
-                quoted.push(c);
-            }
-            '\n' => quoted.push_str("\\n"),
-            '\t' => quoted.push_str("\\t"),
-            c if c.is_control() => {
-                let mut utf8 = [0u8; 4];
-                for b in c.encode_utf8(&mut utf8).bytes() {
-                    quoted.push_str(&format!("\\x{b:02x}"));
-                }
-            }
-            c => quoted.push(c),
-        }
-    }
-    quoted.push('\'');
-    format!(" --profile {quoted}")
-}
-
-/// `text` with `flag` (a [`profile_flag`]) added to each command quoted in backquotes that
-/// acts on a profile (`hookpack doctor --fix`, `hookpack install ID@VERSION`) and names none.
-///
-/// Advice is written for the profile hookpack finds by itself (`$FINCLAW_PROFILE`, the
-/// `active-profile` file, `default`); run as printed after a command given `--profile DIR`,
-/// it would act on that one instead of DIR. Done here, where every message leaves, so that
-/// no piece of advice can miss it.
-pub fn name_profile(text: &str, flag: &str) -> String {
-    if flag.is_empty() || !text.contains("`hookpack ") {
-        return text.to_string();
-    }
-    let mut out = String::with_capacity(text.len() + flag.len());
-    let mut rest = text;
-    while let Some(open) = rest.find('`') {
-        let Some(len) = rest[open + 1..].find('`') else {
-            break;
-        };
-        let quoted = &rest[open + 1..open + 1 + len];
-        out.push_str(&rest[..=open]);
-        out.push_str(quoted);
-        if acts_on_profile(quoted) {
-            out.push_str(flag);
-        }
-        out.push('`');
-        rest = &rest[open + 2 + len..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// Whether `command` is a hookpack command acting on a profile that names none.
-fn acts_on_profile(command: &str) -> bool {
-    let mut words = command.split_whitespace();
-    words.next() == Some("hookpack")
-        && words
-            .next()
-            .is_some_and(|verb| PROFILE_VERBS.contains(&verb))
-        && !command
-            .split_whitespace()
-            .any(|w| w == "--profile" || w.starts_with("--profile="))
-}
-
-/// [`name_profile`] over every string under a [`MESSAGE_KEYS`] key of `value` (the key's
-/// own string, or the strings of its list); objects under such a key are walked as any other.
-fn name_profile_in(value: &mut serde_json::Value, flag: &str, in_message: bool) {
-    use serde_json::Value;
-    match value {
-        Value::String(s) if in_message => *s = name_profile(s, flag),
-        Value::Array(items) => {
-            for v in items {
-                name_profile_in(v, flag, in_message && v.is_string());
-            }
-        }
-        Value::Object(map) => {
-            for (k, v) in map.iter_mut() {
-                name_profile_in(v, flag, MESSAGE_KEYS.contains(&k.as_str()));
-            }
-        }
-        _ => {}
-    }
+    /// What the advice this printer prints must add (see [`crate::advice`]).
+    advice: Advice,
 }
 
 impl Printer {
@@ -178,22 +76,22 @@ impl Printer {
             quiet,
             color: wanted && io::stdout().is_terminal(),
             color_err: wanted && io::stderr().is_terminal(),
-            profile_flag: String::new(),
+            advice: Advice::default(),
         }
     }
 
-    /// This printer, adding `flag` (a [`profile_flag`], or empty) to the advice it prints.
-    pub fn naming_profile(mut self, flag: &str) -> Self {
-        self.profile_flag = flag.to_string();
+    /// This printer, completing the advice it prints with `advice`.
+    pub fn advising(mut self, advice: &Advice) -> Self {
+        self.advice = advice.clone();
         self
     }
 
-    /// `text` with its advice naming the profile (see [`name_profile`]).
+    /// `text` with its advice completed (see [`crate::advice`]).
     pub fn advice(&self, text: &str) -> String {
-        name_profile(text, &self.profile_flag)
+        self.advice.complete(text)
     }
 
-    /// `d` with its advice naming the profile.
+    /// `d` with its advice completed.
     fn advised(&self, d: &Diagnostic) -> Diagnostic {
         Diagnostic {
             message: self.advice(&d.message),
@@ -220,11 +118,11 @@ impl Printer {
     pub fn json<T: Serialize>(&self, value: &T) -> io::Result<()> {
         let mut doc = Vec::new();
         let mut ser = serde_json::Serializer::with_formatter(&mut doc, TerminalSafeJson::new());
-        if self.profile_flag.is_empty() {
+        if self.advice.is_empty() {
             value.serialize(&mut ser).map_err(io::Error::other)?;
         } else {
             let mut value = serde_json::to_value(value).map_err(io::Error::other)?;
-            name_profile_in(&mut value, &self.profile_flag, false);
+            self.advice.complete_json(&mut value);
             value.serialize(&mut ser).map_err(io::Error::other)?;
         }
         doc.push(b'\n');
@@ -465,80 +363,6 @@ pub fn github_annotation(d: &Diagnostic) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn advice_names_the_profile_it_was_given_for() {
-        let flag = profile_flag(Path::new("/p/my demo"));
-        assert_eq!(flag, " --profile '/p/my demo'");
-        for (text, want) in [
-            // Each command acting on a profile, wherever it stands in the text.
-            (
-                "interrupted; `hookpack doctor --fix` finishes it",
-                "interrupted; `hookpack doctor --fix --profile '/p/my demo'` finishes it",
-            ),
-            (
-                "`hookpack remove a`, then `hookpack install a@0.1.0 --index x`",
-                "`hookpack remove a --profile '/p/my demo'`, then \
-                 `hookpack install a@0.1.0 --index x --profile '/p/my demo'`",
-            ),
-            (
-                "`hookpack list` names them, `hookpack trust --all` trusts them",
-                "`hookpack list --profile '/p/my demo'` names them, \
-                 `hookpack trust --all --profile '/p/my demo'` trusts them",
-            ),
-            // Commands that take no profile, one naming its own, and other quotes: as they are.
-            (
-                "`hookpack catalog verify` finds it; `hookpack test dir` runs it",
-                "`hookpack catalog verify` finds it; `hookpack test dir` runs it",
-            ),
-            (
-                "`hookpack install a --profile q` and `hookpack run X --profile=q`",
-                "`hookpack install a --profile q` and `hookpack run X --profile=q`",
-            ),
-            (
-                "the handler `node main.js` failed",
-                "the handler `node main.js` failed",
-            ),
-            // An unclosed quote is left alone.
-            ("odd `hookpack doctor", "odd `hookpack doctor"),
-            ("", ""),
-        ] {
-            assert_eq!(name_profile(text, &flag), want, "{text}");
-        }
-        // Control characters are escaped, so the advice stays on one line.
-        assert_eq!(
-            profile_flag(Path::new("/p/a\nb'c\\d\u{1b}")),
-            r" --profile $'/p/a\nb\'c\\d\x1b'"
-        );
-        // Without `--profile`, advice is left as it is.
-        assert_eq!(name_profile("`hookpack doctor`", ""), "`hookpack doctor`");
-    }
-
-    #[test]
-    fn json_reports_name_the_profile_in_messages_only() {
-        let mut v = serde_json::json!({
-            "message": "run `hookpack doctor`",
-            "causes": ["`hookpack list` shows them"],
-            "command": "`hookpack list`",
-            "diagnostics": [{"message": "`hookpack remove a` drops it", "file": "`hookpack run`"}],
-            "warnings": ["`hookpack update a`"],
-            "error": {"message": "`hookpack doctor`", "kind": "`hookpack list`"},
-            "outdated": [{"error": "`hookpack install a`"}],
-        });
-        name_profile_in(&mut v, " --profile /p", false);
-        assert_eq!(
-            v,
-            serde_json::json!({
-                "message": "run `hookpack doctor --profile /p`",
-                "causes": ["`hookpack list --profile /p` shows them"],
-                "command": "`hookpack list`",
-                "diagnostics": [{"message": "`hookpack remove a --profile /p` drops it", "file": "`hookpack run`"}],
-                "warnings": ["`hookpack update a --profile /p`"],
-                "error": {"message": "`hookpack doctor --profile /p`", "kind": "`hookpack list`"},
-                "outdated": [{"error": "`hookpack install a --profile /p`"}],
-            })
-        );
-    }
 
     #[test]
     fn paths_that_are_not_utf8_serialize_as_display_shows_them() {

@@ -1622,6 +1622,7 @@ fn trust_and_revoke_of_a_recipe_with_no_handlers_is_refused() {
 fn trust_of_a_recipe_id_or_a_misspelt_handler_id_names_what_was_meant() {
     let sb = with_tool_gate();
     let p = profile_flag(&sb, "prof");
+    let w = format!(" --workspace {}", sb.join("ws").display());
     for verb in ["trust", "revoke"] {
         let o = in_prof_output(&sb, &[verb, "tool-gate"]);
         assert_eq!(o.status.code(), Some(1), "{verb}: {o:?}");
@@ -1640,7 +1641,7 @@ fn trust_of_a_recipe_id_or_a_misspelt_handler_id_names_what_was_meant() {
         let o = in_prof_output(&sb, &[verb, "zzz"]);
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(
-            err.contains(&format!("no handler with id `zzz` in the profile or workspace hooks.json; `hookpack list{p}` shows them")),
+            err.contains(&format!("no handler with id `zzz` in the profile or workspace hooks.json; `hookpack list{p}{w}` shows them")),
             "{verb}: {err}"
         );
     }
@@ -3618,6 +3619,7 @@ fn a_payload_given_as_json_text_is_told_to_pipe_it() {
 fn run_advises_the_trust_command_that_takes_the_skipped_handler() {
     let sb = with_tool_gate();
     let p = profile_flag(&sb, "prof");
+    let w = format!(" --workspace {}", sb.join("ws").display());
     let o = in_prof_with_stdin(
         &sb,
         &["run", "PreToolUse", "--payload", "-"],
@@ -3626,7 +3628,7 @@ fn run_advises_the_trust_command_that_takes_the_skipped_handler() {
     ok(&o);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
-        out.contains(&format!("[skipped: untrusted (trust it with `hookpack trust gate-mutating{p}`, or pass --include-untrusted)]")),
+        out.contains(&format!("[skipped: untrusted (trust it with `hookpack trust gate-mutating{p}{w}`, or pass --include-untrusted)]")),
         "{out}"
     );
     // A hand-written handler without an id is trusted with --all.
@@ -3643,7 +3645,7 @@ fn run_advises_the_trust_command_that_takes_the_skipped_handler() {
     ok(&o);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
-        out.contains(&format!("[skipped: untrusted (trust it with `hookpack trust --all{p}`, or pass --include-untrusted)]")),
+        out.contains(&format!("[skipped: untrusted (trust it with `hookpack trust --all{p}{w}`, or pass --include-untrusted)]")),
         "{out}"
     );
 }
@@ -3758,6 +3760,7 @@ fn a_refused_handler_is_printed_in_the_columns_of_the_others() {
 fn doctor_names_handlers_that_hosts_skip_until_trusted() {
     let sb = Sandbox::new();
     let p = profile_flag(&sb, "prof");
+    let w = format!(" --workspace {}", sb.join("ws").display());
     std::fs::create_dir_all(sb.join("ws")).unwrap();
     let install = |sb: &Sandbox, spec: &str| {
         ok(&(sb.cmd())
@@ -3780,7 +3783,7 @@ fn doctor_names_handlers_that_hosts_skip_until_trusted() {
     assert!(
         err.contains(&format!(
             "note: 1 handler will not run until it is trusted (1 never trusted); `hookpack \
-             list{p}` names it, `hookpack trust --all{p}` trusts it"
+             list{p}{w}` names it, `hookpack trust --all{p}{w}` trusts it"
         )),
         "{err}"
     );
@@ -4280,6 +4283,52 @@ fn run_reads_exit_codes_when_started_with_sigchld_ignored() {
     assert_eq!(d["outcome"]["verdict"], "deny", "{d:#}");
 }
 
+/// `run --workspace ws` advised "trust it with `hookpack trust ID`" for a workspace
+/// handler it skipped: typed in another folder, that command read that folder's
+/// `.finclaw/hooks.json`, not ws's, and refused (or, with `--all`, trusted that folder's
+/// handlers). Advice now carries the `--workspace` (and `--profile`) it was given; run as
+/// printed from elsewhere it trusts the handler `run` skipped, which then runs.
+#[test]
+fn run_s_trust_advice_names_the_workspace_it_was_given() {
+    let sb = Sandbox::new();
+    sb.write("ws/mark.sh", "echo ran > ran.txt\n");
+    sb.write(
+        "ws/.finclaw/hooks.json",
+        json!({"hooks": {"PreToolUse": [{"hooks": [
+            {"id": "ws-mark", "type": "command", "command": "sh mark.sh"}
+        ]}]}})
+        .to_string(),
+    );
+    std::fs::create_dir_all(sb.join("prof")).unwrap();
+    let run = || in_prof_with_stdin(&sb, &["run", "PreToolUse", "--payload", "-"], "{}");
+    let o = run();
+    ok(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let command = format!(
+        "hookpack trust ws-mark --profile {} --workspace {}",
+        sb.join("prof").display(),
+        sb.join("ws").display()
+    );
+    assert!(
+        out.contains(&format!("(trust it with `{command}`")),
+        "{out}"
+    );
+    assert!(!sb.join("ws/ran.txt").exists());
+    std::fs::create_dir_all(sb.join("elsewhere")).unwrap();
+    let words: Vec<&str> = command.split(' ').skip(1).collect();
+    ok(&sb
+        .cmd()
+        .current_dir(sb.join("elsewhere"))
+        .args(&words)
+        .output()
+        .unwrap());
+    ok(&run());
+    assert!(
+        sb.join("ws/ran.txt").exists(),
+        "the trusted handler did not run"
+    );
+}
+
 /// `trust ID` took every handler with that id, a cloned repository's too: following run's
 /// advice for the profile's `gate-mutating` (`hookpack trust gate-mutating`) from a
 /// workspace whose `.finclaw/hooks.json` has a handler of that id trusted the repository's
@@ -4289,6 +4338,7 @@ fn run_reads_exit_codes_when_started_with_sigchld_ignored() {
 fn trusting_a_profile_handler_s_id_leaves_a_workspace_handler_of_that_id_untrusted() {
     let sb = with_tool_gate();
     let p = profile_flag(&sb, "prof");
+    let w = format!(" --workspace {}", sb.join("ws").display());
     sb.write("ws/evil.sh", "echo ran > ran-evil.txt\n");
     sb.write(
         "ws/.finclaw/hooks.json",
@@ -4311,7 +4361,7 @@ fn trusting_a_profile_handler_s_id_leaves_a_workspace_handler_of_that_id_untrust
         "{out}"
     );
     assert!(
-        lines[1].contains(&format!(".finclaw/hooks.json#PreToolUse#id:gate-mutating): the profile has a handler with id `gate-mutating` too, and a handler id takes the profile's; trust this workspace handler with `hookpack trust --all{p}`, or give it an id of its own")),
+        lines[1].contains(&format!(".finclaw/hooks.json#PreToolUse#id:gate-mutating): the profile has a handler with id `gate-mutating` too, and a handler id takes the profile's; trust this workspace handler with `hookpack trust --all{p}{w}`, or give it an id of its own")),
         "{out}"
     );
     let (doc, _) = list_workspace_handlers(
@@ -4331,7 +4381,7 @@ fn trusting_a_profile_handler_s_id_leaves_a_workspace_handler_of_that_id_untrust
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(!sb.join("ws/ran-evil.txt").exists(), "{out}");
     assert!(
-        out.contains(&format!("[skipped: untrusted (trust it with `hookpack trust --all{p}`, or pass --include-untrusted)]")),
+        out.contains(&format!("[skipped: untrusted (trust it with `hookpack trust --all{p}{w}`, or pass --include-untrusted)]")),
         "{out}"
     );
     // Revoking by id takes both: it only ever takes trust away.
