@@ -24,8 +24,14 @@ const PROFILE_VERBS: [&str; 8] = [
 const WORKSPACE_VERBS: [&str; 5] = ["list", "trust", "revoke", "run", "doctor"];
 
 /// The keys of report objects whose strings are messages for people (and may hold advice),
-/// not data.
-const MESSAGE_KEYS: [&str; 5] = ["message", "causes", "warnings", "notes", "error"];
+/// not data: `state` is why `run` skipped a handler, `result` why `trust` refused one.
+const MESSAGE_KEYS: [&str; 7] = [
+    "message", "causes", "warnings", "notes", "error", "state", "result",
+];
+
+/// The keys of report objects whose values a handler wrote (`run`'s rewritten tool input):
+/// shown as written, whatever keys they hold.
+const HANDLER_KEYS: [&str; 1] = ["updated_input"];
 
 /// The options advice must carry: empty for a command given neither `--profile` nor
 /// `--workspace`.
@@ -84,7 +90,7 @@ impl Advice {
 
     /// [`Advice::complete`] over every string under a [`MESSAGE_KEYS`] key of `value` (the
     /// key's own string, or the strings of its list); an object under such a key is walked
-    /// as any other.
+    /// as any other, and what is under a [`HANDLER_KEYS`] key not at all.
     pub fn complete_json(&self, value: &mut Value) {
         self.complete_in(value, false);
     }
@@ -100,7 +106,9 @@ impl Advice {
             }
             Value::Object(map) => {
                 for (k, v) in map.iter_mut() {
-                    self.complete_in(v, MESSAGE_KEYS.contains(&k.as_str()));
+                    if !HANDLER_KEYS.contains(&k.as_str()) {
+                        self.complete_in(v, MESSAGE_KEYS.contains(&k.as_str()));
+                    }
                 }
             }
             _ => {}

@@ -1423,12 +1423,12 @@ fn print_outcome(o: &install::Outcome, printer: &Printer) -> Result<(), Error> {
     )))?;
     if o.dry_run {
         for f in &o.files {
-            printer.data(&printable(&format!("  file {f}")))?;
+            printer.data_as_written(&printable(&format!("  file {f}")))?;
         }
         if !o.hooks_json_diff.is_empty() {
             printer.data("  hooks.json:")?;
             for l in &o.hooks_json_diff {
-                printer.data(&printable(&format!("    {l}")))?;
+                printer.data_as_written(&printable(&format!("    {l}")))?;
             }
         }
     }
@@ -2056,7 +2056,7 @@ fn run_list(a: ListArgs, printer: &Printer) -> Result<ExitCode, Error> {
                 } else {
                     format!("invalid: {}", h.problems.join("; "))
                 };
-                printer.data(&printable(&format!(
+                printer.data_as_written(&printable(&format!(
                     "{:<9} {:<17} {:<24} {:<20} {:<14} {}  [{status}]",
                     h.source,
                     h.event,
@@ -2255,7 +2255,7 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
                 });
             // One line each: a line break in a command, a reason or a handler's output is
             // shown escaped, so none can start a line that reads as another handler's.
-            printer.data(&printable(&format!(
+            printer.data_as_written(&printable(&format!(
                 "{event}: {verdict}{}",
                 o.reason
                     .as_ref()
@@ -2263,16 +2263,16 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
                     .unwrap_or_default()
             )))?;
             if let Some(m) = &o.updated_model {
-                printer.data(&printable(&format!("  updatedModel: {m}")))?;
+                printer.data_as_written(&printable(&format!("  updatedModel: {m}")))?;
             }
             if let Some(p) = &o.updated_prompt {
-                printer.data(&printable(&format!("  prompt rewritten: {p}")))?;
+                printer.data_as_written(&printable(&format!("  prompt rewritten: {p}")))?;
             }
             if let Some(i) = &o.updated_input {
-                printer.data(&printable(&format!("  updatedInput: {i}")))?;
+                printer.data_as_written(&printable(&format!("  updatedInput: {i}")))?;
             }
             if let Some(c) = &o.additional_context {
-                printer.data(&printable(&format!("  additionalContext: {c}")))?;
+                printer.data_as_written(&printable(&format!("  additionalContext: {c}")))?;
             }
             for t in &d.handlers {
                 let timing =
@@ -2301,17 +2301,17 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
                         }
                     })
                     .unwrap_or_default();
-                printer.data(&printable(&format!(
+                printer.data_as_written(&printable(&format!(
                     "  {} {} [{}]{timing}{decision}",
                     t.source,
                     t.id.clone().unwrap_or_else(|| t.command.clone()),
-                    t.state
+                    printer.advice(&t.state)
                 )))?;
                 // Line by line, each escaped: a stack trace stays readable, and no line of
                 // the handler's can drive the terminal or pass for one of hookpack's.
                 for (i, line) in t.stderr.trim().lines().enumerate() {
                     let label = if i == 0 { "stderr:" } else { "       " };
-                    printer.data(&format!("    {label} {}", printable(line)))?;
+                    printer.data_as_written(&format!("    {label} {}", printable(line)))?;
                 }
             }
             if d.handlers.is_empty() {

@@ -100,11 +100,17 @@ impl Printer {
     }
 
     /// Writes a line of data to stdout, with terminal control characters escaped (see
-    /// [`terminal_safe`]).
+    /// [`terminal_safe`]) and its advice completed.
     pub fn data(&self, line: &str) -> io::Result<()> {
+        self.data_as_written(&self.advice(line))
+    }
+
+    /// [`Printer::data`] for a line holding what a hooks.json or a handler wrote (a command,
+    /// a handler's answer or stderr): a `hookpack …` it quotes is theirs, shown as written.
+    pub fn data_as_written(&self, line: &str) -> io::Result<()> {
         WROTE_STDOUT.store(true, Ordering::Relaxed);
         let mut out = io::stdout().lock();
-        writeln!(out, "{}", terminal_safe(&self.advice(line)))
+        writeln!(out, "{}", terminal_safe(line))
     }
 
     /// Writes `value` as pretty JSON to stdout, its strings as they are (JSON escapes the

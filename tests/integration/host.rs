@@ -4502,3 +4502,67 @@ fn a_recipe_runs_its_script_with_one_of_the_nine_interpreters() {
         "{out}"
     );
 }
+
+/// After `--profile`, hookpack's own advice names it in text and JSON alike, while what a
+/// handler wrote (its command, reason, tool input, stderr) is shown as written, even where
+/// it quotes a `hookpack …` command (found by review: `list` and `run` added the flag to
+/// handlers' commands and output, and JSON advice under `state` and `result` named none).
+#[test]
+fn advice_names_the_profile_and_handlers_text_stays_as_written() {
+    let sb = Sandbox::new();
+    let p = profile_flag(&sb, "prof");
+    let answer = r#"{"hookSpecificOutput":{"permissionDecision":"allow","permissionDecisionReason":"see `hookpack list`","updatedInput":{"message":"run `hookpack doctor` later"}}}"#;
+    let command = format!("echo '{answer}'; echo 'try `hookpack remove x`' >&2");
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [{"id": "speaks", "type": "command", "command": command}]}),
+    );
+    sb.write(
+        "ws/.finclaw/hooks.json",
+        json!({"hooks": {"PreToolUse": [{"hooks": [{"id": "speaks", "type": "command", "command": "true"}]}]}})
+            .to_string(),
+    );
+    let text = |args: &[&str]| String::from_utf8(in_prof_output(&sb, args).stdout).unwrap();
+    let listed = text(&["list"]);
+    assert!(listed.contains(&command), "{listed}");
+    let d = run(
+        &sb,
+        "PreToolUse",
+        json!({"tool_name": "exec"}),
+        &["--include-untrusted"],
+    );
+    assert_eq!(d["outcome"]["reason"], "see `hookpack list`");
+    assert_eq!(
+        d["outcome"]["updated_input"]["message"],
+        "run `hookpack doctor` later"
+    );
+    assert_eq!(d["handlers"][0]["command"], command.as_str());
+    let ran = text(&[
+        "run",
+        "PreToolUse",
+        "--payload",
+        "payload.json",
+        "--include-untrusted",
+    ]);
+    for written in [
+        "allow (see `hookpack list`)",
+        r#"updatedInput: {"message":"run `hookpack doctor` later"}"#,
+        "stderr: try `hookpack remove x`",
+    ] {
+        assert!(ran.contains(written), "{written} in {ran}");
+    }
+    // Skipped untrusted, the trace says what trusts it, on this profile.
+    let d = run(&sb, "PreToolUse", json!({"tool_name": "exec"}), &[]);
+    assert_eq!(
+        d["handlers"][0]["state"],
+        format!("skipped: untrusted (trust it with `hookpack trust speaks{p}`, or pass --include-untrusted)")
+    );
+    // The workspace's `speaks` is shadowed by the profile's: the refusal's way on names it.
+    let o = in_prof_output(&sb, &["trust", "speaks", "--format", "json"]);
+    let changes: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let refusal = changes[1]["result"].as_str().unwrap();
+    assert!(
+        refusal.contains(&format!("`hookpack trust --all{p}`")),
+        "{refusal}"
+    );
+}
