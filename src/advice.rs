@@ -59,20 +59,23 @@ impl Advice {
         self.profile.is_empty() && self.workspace.is_empty()
     }
 
-    /// `text` with each command it quotes in backquotes given the options it lacks.
+    /// `text` with each command it quotes in backquotes given the options it lacks. A command
+    /// is found by a backquote opening `hookpack `, not by pairing every backquote: a path the
+    /// text names before it (the profile's own) may hold one.
     pub fn complete(&self, text: &str) -> String {
-        if self.is_empty() || !text.contains("`hookpack ") {
+        if self.is_empty() {
             return text.to_string();
         }
         let mut out = String::with_capacity(text.len() + self.profile.len());
         let mut rest = text;
-        while let Some(open) = rest.find('`') {
-            let Some(len) = rest[open + 1..].find('`') else {
+        while let Some(open) = rest.find("`hookpack ") {
+            let start = open + 1;
+            let Some(len) = rest[start..].find('`') else {
                 break;
             };
-            let quoted = &rest[open + 1..open + 1 + len];
-            out.push_str(&rest[..=open]);
-            out.push_str(quoted);
+            let end = start + len;
+            let quoted = &rest[start..end];
+            out.push_str(&rest[..end]);
             if let Some(verb) = hookpack_verb(quoted) {
                 if PROFILE_VERBS.contains(&verb) && !names(quoted, "--profile") {
                     out.push_str(&self.profile);
@@ -82,7 +85,7 @@ impl Advice {
                 }
             }
             out.push('`');
-            rest = &rest[open + 2 + len..];
+            rest = &rest[end + 1..];
         }
         out.push_str(rest);
         out
@@ -195,6 +198,11 @@ mod tests {
             ),
             // An unclosed quote is left alone.
             ("odd `hookpack doctor", "odd `hookpack doctor"),
+            // A backquote in a path before the advice does not hide it.
+            (
+                "/p/a`b is gone; `hookpack doctor` finds why",
+                "/p/a`b is gone; `hookpack doctor --profile '/p/my demo'` finds why",
+            ),
             ("", ""),
         ] {
             assert_eq!(a.complete(text), want, "{text}");

@@ -4566,3 +4566,21 @@ fn advice_names_the_profile_and_handlers_text_stays_as_written() {
         "{refusal}"
     );
 }
+
+/// A backquote in the profile's path does not hide the advice after it from `--profile`
+/// (found by review: the path's backquote paired with the advice's opening one, and
+/// `hookpack install ID` was printed naming no profile).
+#[test]
+fn advice_after_a_path_with_a_backquote_names_the_profile() {
+    let sb = Sandbox::new();
+    let gone = sb.join("p`x");
+    let o = sb
+        .cmd()
+        .args(["doctor", "--profile", "p`x"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let out = String::from_utf8(o.stdout).unwrap();
+    let advice = format!("`hookpack install ID --profile '{}'`", gone.display());
+    assert!(out.contains(&advice), "{advice} in {out}");
+}
