@@ -4511,6 +4511,7 @@ fn a_recipe_runs_its_script_with_one_of_the_nine_interpreters() {
 fn advice_names_the_profile_and_handlers_text_stays_as_written() {
     let sb = Sandbox::new();
     let p = profile_flag(&sb, "prof");
+    let w = format!(" --workspace {}", sb.join("ws").display());
     let answer = r#"{"hookSpecificOutput":{"permissionDecision":"allow","permissionDecisionReason":"see `hookpack list`","updatedInput":{"message":"run `hookpack doctor` later"}}}"#;
     let command = format!("echo '{answer}'; echo 'try `hookpack remove x`' >&2");
     profile_with(
@@ -4551,18 +4552,18 @@ fn advice_names_the_profile_and_handlers_text_stays_as_written() {
     ] {
         assert!(ran.contains(written), "{written} in {ran}");
     }
-    // Skipped untrusted, the trace says what trusts it, on this profile.
+    // Skipped untrusted, the trace says what trusts it, on this profile and workspace.
     let d = run(&sb, "PreToolUse", json!({"tool_name": "exec"}), &[]);
     assert_eq!(
         d["handlers"][0]["state"],
-        format!("skipped: untrusted (trust it with `hookpack trust speaks{p}`, or pass --include-untrusted)")
+        format!("skipped: untrusted (trust it with `hookpack trust speaks{p}{w}`, or pass --include-untrusted)")
     );
     // The workspace's `speaks` is shadowed by the profile's: the refusal's way on names it.
     let o = in_prof_output(&sb, &["trust", "speaks", "--format", "json"]);
     let changes: Value = serde_json::from_slice(&o.stdout).unwrap();
     let refusal = changes[1]["result"].as_str().unwrap();
     assert!(
-        refusal.contains(&format!("`hookpack trust --all{p}`")),
+        refusal.contains(&format!("`hookpack trust --all{p}{w}`")),
         "{refusal}"
     );
 }
