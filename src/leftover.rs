@@ -113,7 +113,7 @@ fn own_start_time() -> Option<u64> {
 /// Field `n` (from 1) of a `/proc/<pid>/stat` line. The command name, the second, is in
 /// parentheses and may itself hold `)` and blanks, so the fields from the third on are
 /// counted after the last `)`.
-fn stat_field<T: std::str::FromStr>(stat: &str, n: usize) -> Option<T> {
+pub(crate) fn stat_field<T: std::str::FromStr>(stat: &str, n: usize) -> Option<T> {
     let (_, fields) = stat.rsplit_once(')')?;
     fields
         .split_whitespace()

@@ -11,9 +11,13 @@
 //! them can fork a process the scan has not seen, and killed once no new member turns up.
 //! Out of reach still: a process that left the tree (its parent exited) and holds none of
 //! the pipes.
+//!
+//! A pid read in `/proc` may be given to another process once the one the scan saw exits.
+//! So each process found is signalled through a pidfd opened while its start time is
+//! still the one the scan read with its pid: never an unrelated process that came after.
 
-use std::collections::{BTreeSet, HashMap};
-use std::os::fd::AsRawFd;
+use std::collections::{BTreeMap, HashMap};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
 /// Rounds of scanning for new members before the set found so far is killed: each round
 /// stops the members it found, and a stopped process forks no more.
@@ -27,15 +31,25 @@ pub fn pipe_inode(fd: &impl AsRawFd) -> Option<u64> {
         .map(|m| m.ino())
 }
 
+/// Processes found by a scan: each pid with the start time read with it.
+type Found = BTreeMap<u32, u64>;
+
 /// Kills `root` and all its descendants, whatever their process groups and sessions.
 pub fn kill_tree(root: u32) {
     kill_all(|| {
-        let children = children();
-        let mut found = BTreeSet::from([root]);
+        let processes = processes();
+        let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
+        for (&pid, &(parent, _)) in &processes {
+            children.entry(parent).or_default().push(pid);
+        }
+        let mut found = Found::new();
         let mut todo = vec![root];
         while let Some(pid) = todo.pop() {
+            if let Some(&(_, start)) = processes.get(&pid) {
+                found.insert(pid, start);
+            }
             for &child in children.get(&pid).into_iter().flatten() {
-                if found.insert(child) {
+                if !found.contains_key(&child) {
                     todo.push(child);
                 }
             }
@@ -54,39 +68,83 @@ pub fn kill_holders(inodes: &[u64], since: u64) {
     let me = std::process::id();
     kill_all(|| {
         pids()
-            .filter(|&pid| {
-                pid != me && start_time(pid).is_some_and(|t| t >= since) && holds(pid, &names)
-            })
+            .filter(|&pid| pid != me)
+            .filter_map(|pid| Some((pid, start_time(pid).filter(|&t| t >= since)?)))
+            .filter(|&(pid, _)| holds(pid, &names))
             .collect()
     });
 }
 
 /// Stops what `scan` finds until a scan finds nothing new, then kills them all.
-fn kill_all(scan: impl Fn() -> BTreeSet<u32>) {
-    let mut stopped = BTreeSet::new();
+fn kill_all(scan: impl Fn() -> Found) {
+    let mut stopped: BTreeMap<u32, Option<Target>> = BTreeMap::new();
     for _ in 0..ROUNDS {
-        let new: Vec<u32> = scan().difference(&stopped).copied().collect();
+        let found = scan();
+        let new: Vec<(u32, u64)> = (found.into_iter())
+            .filter(|(pid, _)| !stopped.contains_key(pid))
+            .collect();
         if new.is_empty() {
             break;
         }
-        for pid in new {
-            signal(pid, libc::SIGSTOP);
-            stopped.insert(pid);
+        for (pid, start) in new {
+            let target = Target::open(pid, start);
+            if let Some(t) = &target {
+                t.signal(libc::SIGSTOP);
+            }
+            stopped.insert(pid, target);
         }
     }
-    for &pid in &stopped {
-        signal(pid, libc::SIGKILL);
+    for t in stopped.values().flatten() {
+        t.signal(libc::SIGKILL);
     }
 }
 
-fn signal(pid: u32, sig: libc::c_int) {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return;
-    };
-    if pid > 0 {
-        // SAFETY: kill(2) on one process; no memory is touched.
-        unsafe {
-            libc::kill(pid, sig);
+/// One process to signal: the one with this pid that started at the time a scan read.
+#[derive(Debug)]
+struct Target {
+    pid: libc::pid_t,
+    /// A pidfd of it, which keeps naming it after it exits; None on kernels before 5.3.
+    fd: Option<OwnedFd>,
+}
+
+impl Target {
+    /// The process `pid` if it is still the one that started at `start`; None if it has
+    /// exited, or its pid went to another process since.
+    fn open(pid: u32, start: u64) -> Option<Target> {
+        let pid = libc::pid_t::try_from(pid).ok().filter(|&p| p > 0)?;
+        // SAFETY: pidfd_open(2) takes two integers and returns a new descriptor or -1.
+        let raw = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+        let fd = if raw >= 0 {
+            let raw = libc::c_int::try_from(raw).ok()?;
+            // SAFETY: the descriptor was just returned by pidfd_open and is owned by no one.
+            Some(unsafe { OwnedFd::from_raw_fd(raw) })
+        } else if std::io::Error::last_os_error().raw_os_error() == Some(libc::ENOSYS) {
+            None
+        } else {
+            return None;
+        };
+        // Opened first, checked after: the pidfd names the process that had the pid then,
+        // and the start time says whether that is the one the scan saw.
+        (crate::leftover::start_time(pid) == Some(start)).then_some(Target { pid, fd })
+    }
+
+    fn signal(&self, sig: libc::c_int) {
+        match &self.fd {
+            // SAFETY: pidfd_send_signal(2) on a descriptor this value owns; no memory is
+            // passed (the siginfo pointer is null).
+            Some(fd) => unsafe {
+                libc::syscall(
+                    libc::SYS_pidfd_send_signal,
+                    fd.as_raw_fd(),
+                    sig,
+                    std::ptr::null::<libc::siginfo_t>(),
+                    0,
+                );
+            },
+            // SAFETY: kill(2) on one process; no memory is touched.
+            None => unsafe {
+                libc::kill(self.pid, sig);
+            },
         }
     }
 }
@@ -100,20 +158,21 @@ fn pids() -> impl Iterator<Item = u32> {
         .filter_map(|e| e.file_name().to_str()?.parse().ok())
 }
 
-/// Each process's children, from the parent id in `/proc/PID/stat`.
-fn children() -> HashMap<u32, Vec<u32>> {
-    let mut map: HashMap<u32, Vec<u32>> = HashMap::new();
-    for pid in pids() {
-        if let Some(parent) = parent(pid) {
-            map.entry(parent).or_default().push(pid);
-        }
-    }
-    map
+/// Each process's parent id and start time, from `/proc/PID/stat`.
+fn processes() -> HashMap<u32, (u32, u64)> {
+    pids()
+        .filter_map(|pid| Some((pid, parent_and_start(pid)?)))
+        .collect()
 }
 
-/// The parent id of `pid`.
-fn parent(pid: u32) -> Option<u32> {
-    crate::leftover::proc_stat_field(i32::try_from(pid).ok()?, 4)
+/// The parent id of `pid` and when it started, from one read of `/proc/PID/stat`.
+fn parent_and_start(pid: u32) -> Option<(u32, u64)> {
+    let stat = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
+    let stat = String::from_utf8_lossy(&stat);
+    Some((
+        crate::leftover::stat_field(&stat, 4)?,
+        crate::leftover::stat_field(&stat, 22)?,
+    ))
 }
 
 /// When `pid` started (see [`crate::leftover::start_time`]).
@@ -133,4 +192,32 @@ fn holds(pid: u32, names: &[String]) -> bool {
             .and_then(|target| target.to_str().map(|t| names.iter().any(|n| n == t)))
             .unwrap_or(false)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::ExitStatusExt as _;
+
+    #[test]
+    fn a_process_is_signalled_only_while_it_started_when_the_scan_read() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("start sleep");
+        let pid = child.id();
+        let start = start_time(pid).expect("the child's start time");
+        // Another start time is another process that had the pid: left alone.
+        assert!(Target::open(pid, start + 1).is_none());
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the child was signalled"
+        );
+        let target = Target::open(pid, start).expect("the child, as the scan saw it");
+        target.signal(libc::SIGKILL);
+        let status = child.wait().unwrap();
+        assert_eq!(status.signal(), Some(libc::SIGKILL));
+        // Gone (reaped): no process to open, whatever the start time.
+        assert!(Target::open(pid, start).is_none());
+    }
 }
