@@ -61,21 +61,33 @@ impl Advice {
 
     /// `text` with each command it quotes in backquotes given the options it lacks. A command
     /// is found by a backquote opening `hookpack `, not by pairing every backquote: a path the
-    /// text names before it (the profile's own) may hold one.
+    /// text names before it (the profile's own) may hold one. Only a backquote at the start
+    /// of the text or after a blank or `(` opens one, as in all of hookpack's advice: a path
+    /// or a handler's command that a message quotes (`…/`hookpack list x`/hooks.json`,
+    /// `s/`hookpack doctor`.js`) is the user's, and shown as written. A command ends at the
+    /// first backquote outside the single quotes a path or a pin in it is quoted in (an
+    /// archive `'/a`b/x.tar.gz'`).
     pub fn complete(&self, text: &str) -> String {
         if self.is_empty() {
             return text.to_string();
         }
         let mut out = String::with_capacity(text.len() + self.profile.len());
-        let mut rest = text;
-        while let Some(open) = rest.find("`hookpack ") {
-            let start = open + 1;
-            let Some(len) = rest[start..].find('`') else {
+        // `text[..copied]` is in `out`; the next command is looked for from `from`.
+        let (mut copied, mut from) = (0, 0);
+        while let Some(found) = text[from..].find("`hookpack ") {
+            let open = from + found;
+            from = open + 1;
+            let opens =
+                (text[..open].chars().next_back()).is_none_or(|c| c.is_whitespace() || c == '(');
+            if !opens {
+                continue;
+            }
+            let Some(len) = command_len(&text[open + 1..]) else {
                 break;
             };
-            let end = start + len;
-            let quoted = &rest[start..end];
-            out.push_str(&rest[..end]);
+            let end = open + 1 + len;
+            let quoted = &text[open + 1..end];
+            out.push_str(&text[copied..end]);
             if let Some(verb) = hookpack_verb(quoted) {
                 if PROFILE_VERBS.contains(&verb) && !names(quoted, "--profile") {
                     out.push_str(&self.profile);
@@ -84,10 +96,10 @@ impl Advice {
                     out.push_str(&self.workspace);
                 }
             }
-            out.push('`');
-            rest = &rest[end + 1..];
+            copied = end;
+            from = end + 1;
         }
-        out.push_str(rest);
+        out.push_str(&text[copied..]);
         out
     }
 
@@ -117,6 +129,31 @@ impl Advice {
             _ => {}
         }
     }
+}
+
+/// The length of the command `s` starts with, up to the backquote that closes it: the first
+/// one outside single quotes (`'…'`, `$'…'`, as [`crate::command::shell_quote`] and
+/// [`option`] write a path), or, where those quotes never close, the first one.
+fn command_len(s: &str) -> Option<usize> {
+    // `Some(escapes)`: inside single quotes, `$'…'` ones when `escapes`.
+    let mut quote: Option<bool> = None;
+    let mut chars = s.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match (quote, c) {
+            (None, '`') => return Some(i),
+            (None | Some(true), '\\') => {
+                chars.next();
+            }
+            (None, '$') if chars.peek().is_some_and(|&(_, q)| q == '\'') => {
+                chars.next();
+                quote = Some(true);
+            }
+            (None, '\'') => quote = Some(false),
+            (Some(_), '\'') => quote = None,
+            _ => {}
+        }
+    }
+    s.find('`')
 }
 
 /// The verb of `command` when it is a hookpack command (`hookpack VERB …`).
@@ -202,6 +239,22 @@ mod tests {
             (
                 "/p/a`b is gone; `hookpack doctor` finds why",
                 "/p/a`b is gone; `hookpack doctor --profile '/p/my demo'` finds why",
+            ),
+            // A command quoted inside a path or a word is the user's, not advice.
+            (
+                "/w/`hookpack list x`/hooks.json: `s/`hookpack doctor`.js` (`hookpack doctor`)",
+                "/w/`hookpack list x`/hooks.json: `s/`hookpack doctor`.js` \
+                 (`hookpack doctor --profile '/p/my demo'`)",
+            ),
+            // A backquote in a quoted path is the path's; the option goes after the command.
+            (
+                "`hookpack install --archive '/a`b/x.tar.gz' --sha256 0` restores it",
+                "`hookpack install --archive '/a`b/x.tar.gz' --sha256 0 --profile '/p/my demo'` \
+                 restores it",
+            ),
+            (
+                "`hookpack install --archive $'/a\\'`b' --index 'it'\\''s`'`",
+                "`hookpack install --archive $'/a\\'`b' --index 'it'\\''s`' --profile '/p/my demo'`",
             ),
             ("", ""),
         ] {

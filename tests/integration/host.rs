@@ -4329,6 +4329,87 @@ fn run_s_trust_advice_names_the_workspace_it_was_given() {
     );
 }
 
+/// What a workspace's hooks.json wrote, quoted in a message, took the advice's options as
+/// if it were advice: in a workspace folder named `` `hookpack list x` `` with a handler
+/// whose script path holds `` `hookpack list y` ``, `trust`'s line showed the trust key
+/// `…/`hookpack list x --profile … --workspace …`/.finclaw/hooks.json#…`, and `doctor`,
+/// `run` and `trust` (text and JSON) a script path and a command's path that are in no
+/// file. A backquote opens advice only at the start of a message or after a blank or `(`,
+/// as all of hookpack's does; paths and commands are shown as written, and the advice
+/// beside them still carries the options.
+#[test]
+fn a_hookpack_command_quoted_in_a_workspace_s_paths_is_shown_as_written() {
+    let sb = Sandbox::new();
+    let ws_rel = "ws/`hookpack list x`";
+    let ws = sb.join(ws_rel);
+    std::fs::create_dir_all(sb.join("prof")).unwrap();
+    sb.write(&format!("{ws_rel}/s/a.js"), "process.exit(0);\n");
+    sb.write(
+        &format!("{ws_rel}/.finclaw/hooks.json"),
+        json!({"hooks": {"PreToolUse": [{"hooks": [
+            {"id": "plain", "type": "command", "command": "node s/a.js"},
+            {"id": "gone", "type": "command", "command": "node 's/`hookpack list y`.js'"},
+            {"id": "shexp", "type": "command", "command": "node \"s/`hookpack doctor z`.js\""}
+        ]}]}})
+        .to_string(),
+    );
+    let p = profile_flag(&sb, "prof");
+    let w = format!(" --workspace '{}'", ws.display());
+    let key = format!("{}/.finclaw/hooks.json#PreToolUse#id:gone", ws.display());
+    let missing = format!(
+        "the command runs {}/s/`hookpack list y`.js, which",
+        ws.display()
+    );
+    let unknown = "its command names its script with `s/`hookpack doctor z`.js`, which";
+    let hookpack = |args: &[&str]| {
+        sb.cmd()
+            .args(args)
+            .args(["--profile", "prof", "--workspace", ws_rel])
+            .output()
+            .unwrap()
+    };
+    let said = |o: &std::process::Output| {
+        String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
+    };
+    let o = hookpack(&["trust", "gone", "shexp"]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let out = said(&o);
+    assert!(
+        out.contains(&format!("({key}): its script is missing")) && out.contains(unknown),
+        "{out}"
+    );
+    let o = hookpack(&["trust", "shexp", "--format", "json"]);
+    let report = one_json_document(&o);
+    assert!(
+        report[0]["result"].as_str().unwrap().contains(unknown),
+        "{report:#}"
+    );
+    let o = hookpack(&["doctor"]);
+    let out = said(&o);
+    assert!(
+        out.contains(&missing)
+            && out.contains(unknown)
+            && out.contains(&format!("`hookpack trust --all{p}{w}` trusts it")),
+        "{out}"
+    );
+    let o = hookpack(&["doctor", "--format", "json"]);
+    let messages = one_json_document(&o)["problems"].to_string();
+    assert!(
+        messages.contains(&missing) && messages.contains(unknown),
+        "{messages}"
+    );
+    let o = hookpack(&["run", "PreToolUse"]);
+    ok(&o);
+    let out = said(&o);
+    assert!(
+        out.contains(&missing) && out.contains(&format!("`hookpack trust plain{p}{w}`")),
+        "{out}"
+    );
+    let o = hookpack(&["run", "PreToolUse", "--format", "json"]);
+    let states = one_json_document(&o)["handlers"].to_string();
+    assert!(states.contains(&missing), "{states}");
+}
+
 /// `trust ID` took every handler with that id, a cloned repository's too: following run's
 /// advice for the profile's `gate-mutating` (`hookpack trust gate-mutating`) from a
 /// workspace whose `.finclaw/hooks.json` has a handler of that id trusted the repository's

@@ -5474,6 +5474,67 @@ fn advice_after_a_profile_flag_names_that_profile_and_runs_from_a_shell() {
     assert!(!sb.join("finclaw-home/profiles").exists());
 }
 
+/// A recipe installed from a catalog folder or an archive whose path holds a backquote
+/// (`cat`x`): doctor's restore advice quotes that path for a shell, and the advice's
+/// `--profile` was put at the path's backquote, as if the advice ended there:
+/// `hookpack install demo@0.1.0 --index '/…/cat --profile /…/prof`x/hooks-index.json'`,
+/// which names another index and no profile. A backquote inside a quoted word is the
+/// path's; the option goes after the command, which run as printed from another folder
+/// restores the recipe.
+#[test]
+fn advice_quoting_a_path_with_a_backquote_gets_its_profile_after_the_path() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "src/demo", &manifest("demo"));
+    ok(&sb
+        .cmd()
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat`x"])
+        .output()
+        .unwrap());
+    let archive = sb.join("cat`x/hooks-demo-0.1.0.tar.gz");
+    let sha = read_json(&sb.join("cat`x/hooks-index.json"))["recipes"][0]["versions"][0]["sha256"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    ok(&in_prof(&sb, &["install", "demo", "--index", "cat`x"]));
+    let archive_text = archive.display().to_string();
+    ok(&in_profile(
+        &sb,
+        "prof2",
+        &["install", "--archive", &archive_text, "--sha256", &sha],
+    ));
+    let index = sb.join("cat`x/hooks-index.json");
+    for (prof, restore) in [
+        (
+            "prof",
+            format!(
+                "hookpack install demo@0.1.0 --index '{}'{}",
+                index.display(),
+                profile_flag(&sb, "prof")
+            ),
+        ),
+        (
+            "prof2",
+            format!(
+                "hookpack install --archive '{archive_text}' --sha256 {sha}{}",
+                profile_flag(&sb, "prof2")
+            ),
+        ),
+    ] {
+        let main_js = sb.join(prof).join("hooks/demo/scripts/main.js");
+        std::fs::write(&main_js, "// changed\n").unwrap();
+        let o = in_profile(&sb, prof, &["doctor"]);
+        assert_eq!(o.status.code(), Some(1), "{o:?}");
+        let said = String::from_utf8_lossy(&o.stdout);
+        assert!(said.contains(&format!("`{restore}` restores it")), "{said}");
+        let o = in_profile(&sb, prof, &["doctor", "--format", "json"]);
+        let report = one_json_document(&o);
+        let message = report["problems"][0]["message"].as_str().unwrap();
+        assert!(message.contains(&format!("`{restore}`")), "{report}");
+        run_as_printed(&sb, &restore);
+        assert_eq!(std::fs::read(&main_js).unwrap(), b"process.exit(0);\n");
+    }
+}
+
 /// The restore advice for a recipe from a non-default index named `--index`, but the note
 /// on the pin it records said "a later `hookpack install demo` lifts the pin", which reads
 /// the default index (the built-in catalog, which has no `demo`) and failed; with a pin of
