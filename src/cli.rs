@@ -2096,12 +2096,13 @@ fn run_trust(a: TrustArgs, revoke: bool, printer: &Printer) -> Result<ExitCode, 
             for c in &changes {
                 // One line per handler: the key holds the hooks.json path, which may hold
                 // a line break; the result may quote a command. A refusal's reason, of any
-                // length, goes at the end, so the handler stays in its columns.
+                // length, goes at the end, so the handler stays in its columns. The id and
+                // key are the hooks.json's, shown as written; only the reason holds advice.
                 let (word, why) = match c.result.strip_prefix("refused: ") {
-                    Some(why) => ("refused", format!(": {why}")),
+                    Some(why) => ("refused", format!(": {}", printer.advice(why))),
                     None => (c.result.as_str(), String::new()),
                 };
-                printer.data(&printable(&format!(
+                printer.data_as_written(&printable(&format!(
                     "{word:<10} {} {} {}  ({}){why}",
                     c.event,
                     c.id.clone().unwrap_or_else(|| "-".into()),

@@ -4336,7 +4336,8 @@ fn run_s_trust_advice_names_the_workspace_it_was_given() {
 /// `run` and `trust` (text and JSON) a script path and a command's path that are in no
 /// file. A backquote opens advice only at the start of a message or after a blank or `(`,
 /// as all of hookpack's does; paths and commands are shown as written, and the advice
-/// beside them still carries the options.
+/// beside them still carries the options. `trust`'s line completes only its refusal's
+/// reason: a handler id, even an invalid one holding a `hookpack …`, stays as written.
 #[test]
 fn a_hookpack_command_quoted_in_a_workspace_s_paths_is_shown_as_written() {
     let sb = Sandbox::new();
@@ -4349,7 +4350,8 @@ fn a_hookpack_command_quoted_in_a_workspace_s_paths_is_shown_as_written() {
         json!({"hooks": {"PreToolUse": [{"hooks": [
             {"id": "plain", "type": "command", "command": "node s/a.js"},
             {"id": "gone", "type": "command", "command": "node 's/`hookpack list y`.js'"},
-            {"id": "shexp", "type": "command", "command": "node \"s/`hookpack doctor z`.js\""}
+            {"id": "shexp", "type": "command", "command": "node \"s/`hookpack doctor z`.js\""},
+            {"id": "`hookpack list v`", "type": "command", "command": "true"}
         ]}]}})
         .to_string(),
     );
@@ -4408,6 +4410,15 @@ fn a_hookpack_command_quoted_in_a_workspace_s_paths_is_shown_as_written() {
     let o = hookpack(&["run", "PreToolUse", "--format", "json"]);
     let states = one_json_document(&o)["handlers"].to_string();
     assert!(states.contains(&missing), "{states}");
+    // trust's line shows a handler's id, however invalid, as written.
+    let o = hookpack(&["trust", "--all"]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let out = said(&o);
+    assert!(
+        out.contains("refused    PreToolUse `hookpack list v` ")
+            && out.contains("#PreToolUse#id:`hookpack list v`): invalid"),
+        "{out}"
+    );
 }
 
 /// `trust ID` took every handler with that id, a cloned repository's too: following run's
