@@ -103,9 +103,9 @@ impl Advice {
         out
     }
 
-    /// [`Advice::complete`] over every string under a [`MESSAGE_KEYS`] key of `value` (the
+    /// [`Advice::complete`] over every string under a message key of `value` (`message`, `causes`, …: the
     /// key's own string, or the strings of its list); an object under such a key is walked
-    /// as any other, and what is under a [`HANDLER_KEYS`] key not at all.
+    /// as any other, and what a handler wrote (`updated_input`) not at all.
     pub fn complete_json(&self, value: &mut Value) {
         self.complete_in(value, false);
     }

@@ -426,3 +426,19 @@ pub fn install_older_unpinned(
 pub fn profile_flag(sb: &Sandbox, rel: &str) -> String {
     format!(" --profile {}", sb.join(rel).display())
 }
+
+/// Runs `command` as advice prints it (`hookpack …`, its words shell-quoted where they need
+/// it and none holding a space; the `--profile` of the command that printed it included)
+/// from another folder, and checks that it succeeds.
+pub fn run_as_printed(sb: &Sandbox, command: &str) {
+    std::fs::create_dir_all(sb.join("elsewhere")).unwrap();
+    let words: Vec<&str> = (command.split(' ').skip(1))
+        .map(|w| w.trim_matches('\''))
+        .collect();
+    ok(&sb
+        .cmd()
+        .current_dir(sb.join("elsewhere"))
+        .args(&words)
+        .output()
+        .unwrap());
+}

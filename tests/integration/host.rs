@@ -4314,14 +4314,7 @@ fn run_s_trust_advice_names_the_workspace_it_was_given() {
         "{out}"
     );
     assert!(!sb.join("ws/ran.txt").exists());
-    std::fs::create_dir_all(sb.join("elsewhere")).unwrap();
-    let words: Vec<&str> = command.split(' ').skip(1).collect();
-    ok(&sb
-        .cmd()
-        .current_dir(sb.join("elsewhere"))
-        .args(&words)
-        .output()
-        .unwrap());
+    run_as_printed(&sb, &command);
     ok(&run());
     assert!(
         sb.join("ws/ran.txt").exists(),

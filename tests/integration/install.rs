@@ -18,22 +18,6 @@ fn in_prof(sb: &Sandbox, args: &[&str]) -> std::process::Output {
     in_profile(sb, "prof", args)
 }
 
-/// Runs `command` as advice prints it (`hookpack …`, its words shell-quoted where they need
-/// it and none holding a space; the `--profile` of the command that printed it included)
-/// from another folder, and checks that it succeeds.
-fn run_as_printed(sb: &Sandbox, command: &str) {
-    std::fs::create_dir_all(sb.join("elsewhere")).unwrap();
-    let words: Vec<&str> = (command.split(' ').skip(1))
-        .map(|w| w.trim_matches('\''))
-        .collect();
-    ok(&sb
-        .cmd()
-        .current_dir(sb.join("elsewhere"))
-        .args(&words)
-        .output()
-        .unwrap());
-}
-
 /// Runs hookpack with `args` on the profile folder `prof`, stopped by the crash hook at
 /// step `point` of its commit, and checks that the hook fired.
 fn crashed_at(sb: &Sandbox, point: &str, args: &[&str]) -> std::process::Output {
@@ -4706,15 +4690,8 @@ fn the_advice_to_take_other_bytes_names_the_index() {
         "{err}"
     );
     // Run as printed, from another folder, they act on the profile `p`.
-    std::fs::create_dir_all(sb.join("elsewhere")).unwrap();
     for command in [&remove, &install] {
-        let words: Vec<&str> = command.split(' ').skip(1).collect();
-        ok(&sb
-            .cmd()
-            .current_dir(sb.join("elsewhere"))
-            .args(&words)
-            .output()
-            .unwrap());
+        run_as_printed(&sb, command);
     }
     assert_eq!(
         std::fs::read_to_string(sb.join("p/hooks/shrec/scripts/main.sh")).unwrap(),
