@@ -157,7 +157,7 @@ struct ListArgs {
 }
 
 #[derive(Debug, clap::Args)]
-#[command(group = clap::ArgGroup::new("which").required(true).args(["ids", "recipe", "all"]))]
+#[command(group = clap::ArgGroup::new("which").required(true).args(["ids", "recipe", "all", "key"]))]
 struct TrustArgs {
     /// Handler ids.
     #[arg(value_name = "HANDLER_ID")]
@@ -168,6 +168,10 @@ struct TrustArgs {
     /// Every handler of the profile and workspace.
     #[arg(long)]
     all: bool,
+    /// The handler with this trust key (as `trust`, `run` and `list --format json` show it):
+    /// one without an id. Repeatable.
+    #[arg(long, value_name = "KEY")]
+    key: Vec<String>,
     #[command(flatten)]
     profile: ProfileArgs,
     /// Workspace whose .finclaw/hooks.json is included [default: the current folder].
@@ -2085,6 +2089,8 @@ fn run_trust(a: TrustArgs, revoke: bool, printer: &Printer) -> Result<ExitCode, 
         crate::trust::Selection::All
     } else if let Some(r) = a.recipe {
         crate::trust::Selection::Recipe(Id::parse(&r)?.to_string())
+    } else if !a.key.is_empty() {
+        crate::trust::Selection::Keys(a.key)
     } else {
         crate::trust::Selection::Ids(a.ids)
     };

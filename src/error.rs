@@ -513,6 +513,16 @@ pub enum Error {
         /// The profile folder does not exist (most likely a misspelt `--profile`).
         profile_missing: bool,
     },
+    /// No handler has this trust key.
+    #[error(
+        "no handler with trust key `{key}` in the profile or workspace hooks.json (a handler \
+         changed since the key was printed, or another workspace is meant: give its \
+         --workspace); `hookpack list --format json` shows each handler's key"
+    )]
+    HandlerKeyNotFound {
+        /// The key.
+        key: String,
+    },
     /// No handler has this id.
     #[error("no handler with id `{id}` in the profile or workspace hooks.json; {}", match .meant {
         Some(HandlerMeant::Recipe) => format!("`{id}` is a recipe: give `--recipe {id}` for its handlers"),
@@ -707,6 +717,7 @@ impl Error {
             Error::HooksJsonShape { .. } => "hooks-json-shape",
             Error::NotInstalled { .. } => "not-installed",
             Error::HandlerNotFound { .. } => "handler-not-found",
+            Error::HandlerKeyNotFound { .. } => "handler-key-not-found",
             Error::LocalChanges { .. } => "local-changes",
             Error::RemoveLocalChanges { .. } => "remove-local-changes",
             Error::RemoveNotInstalledFolder { .. } => "remove-not-installed-folder",
@@ -805,6 +816,7 @@ impl Error {
             | Error::HooksJsonShape { .. }
             | Error::NotInstalled { .. }
             | Error::HandlerNotFound { .. }
+            | Error::HandlerKeyNotFound { .. }
             | Error::RecipeHandlersNotFound { .. }
             | Error::LocalChanges { .. }
             | Error::RemoveLocalChanges { .. }

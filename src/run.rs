@@ -1050,12 +1050,14 @@ fn not_trusted_now(
         ),
         // `hookpack trust` alone is a usage error: name what takes this handler.
         _ => format!(
-            "{} (trust it with `hookpack trust {}`, or pass --include-untrusted)",
+            "{} (trust it with `{}`, or pass --include-untrusted)",
             status.word(),
-            // A workspace handler whose id the profile has too is taken by `--all` alone.
-            h.id.as_deref()
-                .filter(|_| !crate::trust::shadowed(h, handlers))
-                .unwrap_or("--all")
+            // One without an id, or a workspace handler whose id the profile has too, is
+            // named by its trust key: `--all` would trust every other handler as well.
+            match h.id.as_deref() {
+                Some(id) if !crate::trust::shadowed(h, handlers) => format!("hookpack trust {id}"),
+                _ => crate::trust::trust_command(&h.key),
+            }
         ),
     })
 }

@@ -1418,6 +1418,9 @@ mod tests {
 pub enum Selection {
     /// Handlers with these ids.
     Ids(Vec<String>),
+    /// Handlers with these trust keys (see [`key`]): the way to name one without an id, or
+    /// a workspace handler whose id the profile has too.
+    Keys(Vec<String>),
     /// The profile's handlers stamped with this recipe id.
     Recipe(String),
     /// Every handler.
@@ -1446,7 +1449,13 @@ fn selected(h: &crate::list::Listed, sel: &Selection) -> bool {
         // workspace (a repository's) is not the recipe's, and is trusted by its id.
         Selection::Recipe(r) => h.source == "profile" && h.recipe.as_deref() == Some(r.as_str()),
         Selection::Ids(ids) => h.id.as_ref().is_some_and(|id| ids.contains(id)),
+        Selection::Keys(keys) => keys.contains(&h.key),
     }
+}
+
+/// The command that trusts the one handler with trust key `key` (see [`key`]).
+pub fn trust_command(key: &str) -> String {
+    format!("hookpack trust --key {}", crate::command::shell_quote(key))
 }
 
 /// Whether `h` is a workspace handler whose id a profile handler has too. A handler id
@@ -1546,9 +1555,10 @@ pub fn apply(
             c.result = match (h.status, clash) {
                 _ if by_id && shadowed(h, &handlers) => format!(
                     "refused: the profile has a handler with id `{}` too, and a handler id \
-                     takes the profile's; trust this workspace handler with `hookpack trust \
-                     --all`, or give it an id of its own",
-                    h.id.as_deref().unwrap_or_default()
+                     takes the profile's; trust this workspace handler with `{}`, or give it an \
+                     id of its own",
+                    h.id.as_deref().unwrap_or_default(),
+                    trust_command(&h.key)
                 ),
                 (Status::Invalid, _) => format!("refused: invalid ({})", h.problems.join("; ")),
                 (Status::ScriptMissing, _) => "refused: its script is missing".into(),
@@ -1589,6 +1599,11 @@ pub fn apply(
                 )
                 .map(String::from),
             });
+        }
+    }
+    if let Selection::Keys(keys) = sel {
+        if let Some(key) = keys.iter().find(|k| !handlers.iter().any(|h| &&h.key == k)) {
+            return Err(Error::HandlerKeyNotFound { key: key.clone() });
         }
     }
     if let Selection::Ids(ids) = sel {

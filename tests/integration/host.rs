@@ -3631,7 +3631,7 @@ fn run_advises_the_trust_command_that_takes_the_skipped_handler() {
         out.contains(&format!("[skipped: untrusted (trust it with `hookpack trust gate-mutating{p}{w}`, or pass --include-untrusted)]")),
         "{out}"
     );
-    // A hand-written handler without an id is trusted with --all.
+    // A hand-written handler without an id is named by its trust key.
     sb.write(
         "ws/.finclaw/hooks.json",
         json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}})
@@ -3644,10 +3644,24 @@ fn run_advises_the_trust_command_that_takes_the_skipped_handler() {
         .unwrap();
     ok(&o);
     let out = String::from_utf8_lossy(&o.stdout);
+    let key = format!(
+        "{}#Stop#command:{}",
+        sb.join("ws/.finclaw/hooks.json").display(),
+        hookpack::sha256::Sha256::of(b"true")
+    );
+    let command = format!("hookpack trust --key '{key}'{p}{w}");
     assert!(
-        out.contains(&format!("[skipped: untrusted (trust it with `hookpack trust --all{p}{w}`, or pass --include-untrusted)]")),
+        out.contains(&format!(
+            "[skipped: untrusted (trust it with `{command}`, or pass --include-untrusted)]"
+        )),
         "{out}"
     );
+    // Run as printed, it trusts that handler (and no other), which then runs.
+    run_as_printed(&sb, &command);
+    let o = in_prof_output(&sb, &["run", "Stop"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("[ran]"), "{out}");
+    assert!(!out.contains("skipped"), "{out}");
 }
 
 /// A repair (the installed version written again) that puts back a script the user had
@@ -4283,6 +4297,57 @@ fn run_reads_exit_codes_when_started_with_sigchld_ignored() {
     assert_eq!(d["outcome"]["verdict"], "deny", "{d:#}");
 }
 
+/// A handler without an id could be trusted only with `--all`, which trusts every other
+/// handler of the profile and workspace as well (and `run` advised just that). `trust --key
+/// KEY` takes the one handler with that trust key; a key no handler has is refused, naming
+/// it, and the trust file is left as it was.
+#[test]
+fn trust_by_key_takes_that_handler_alone() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("prof")).unwrap();
+    sb.write(
+        "ws/.finclaw/hooks.json",
+        json!({"hooks": {"Stop": [{"hooks": [
+            {"type": "command", "command": "sh a.sh"},
+            {"type": "command", "command": "sh b.sh"}
+        ]}]}})
+        .to_string(),
+    );
+    sb.write("ws/a.sh", "echo a > a.txt\n");
+    sb.write("ws/b.sh", "echo b > b.txt\n");
+    let key = |command: &str| {
+        format!(
+            "{}#Stop#command:{}",
+            sb.join("ws/.finclaw/hooks.json").display(),
+            hookpack::sha256::Sha256::of(command.as_bytes())
+        )
+    };
+    let o = in_prof_output(&sb, &["trust", "--key", &key("sh a.sh")]);
+    ok(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(out.starts_with("trusted "), "{out}");
+    ok(&in_prof_output(&sb, &["run", "Stop"]));
+    assert!(sb.join("ws/a.txt").exists());
+    assert!(
+        !sb.join("ws/b.txt").exists(),
+        "the other handler was trusted too"
+    );
+    let trust = sb.join("finclaw-home/hooks-trust.json");
+    let before = std::fs::read(&trust).unwrap();
+    let o = in_prof_output(&sb, &["trust", "--key", "nope", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert_eq!(
+        one_json_document(&o)["error"]["kind"],
+        "handler-key-not-found"
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("no handler with trust key `nope`"),
+        "{o:?}"
+    );
+    assert_eq!(std::fs::read(&trust).unwrap(), before);
+}
+
 /// `run --workspace ws` advised "trust it with `hookpack trust ID`" for a workspace
 /// handler it skipped: typed in another folder, that command read that folder's
 /// `.finclaw/hooks.json`, not ws's, and refused (or, with `--all`, trusted that folder's
@@ -4432,6 +4497,10 @@ fn trusting_a_profile_handler_s_id_leaves_a_workspace_handler_of_that_id_untrust
         ]}]}})
         .to_string(),
     );
+    let key = format!(
+        "{}#PreToolUse#id:gate-mutating",
+        sb.join("ws/.finclaw/hooks.json").display()
+    );
     let o = in_prof_output(&sb, &["trust", "gate-mutating"]);
     assert_eq!(o.status.code(), Some(1), "{o:?}");
     let out = String::from_utf8_lossy(&o.stdout);
@@ -4446,7 +4515,7 @@ fn trusting_a_profile_handler_s_id_leaves_a_workspace_handler_of_that_id_untrust
         "{out}"
     );
     assert!(
-        lines[1].contains(&format!(".finclaw/hooks.json#PreToolUse#id:gate-mutating): the profile has a handler with id `gate-mutating` too, and a handler id takes the profile's; trust this workspace handler with `hookpack trust --all{p}{w}`, or give it an id of its own")),
+        lines[1].contains(&format!(".finclaw/hooks.json#PreToolUse#id:gate-mutating): the profile has a handler with id `gate-mutating` too, and a handler id takes the profile's; trust this workspace handler with `hookpack trust --key '{key}'{p}{w}`, or give it an id of its own")),
         "{out}"
     );
     let (doc, _) = list_workspace_handlers(
@@ -4466,7 +4535,7 @@ fn trusting_a_profile_handler_s_id_leaves_a_workspace_handler_of_that_id_untrust
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(!sb.join("ws/ran-evil.txt").exists(), "{out}");
     assert!(
-        out.contains(&format!("[skipped: untrusted (trust it with `hookpack trust --all{p}{w}`, or pass --include-untrusted)]")),
+        out.contains(&format!("[skipped: untrusted (trust it with `hookpack trust --key '{key}'{p}{w}`, or pass --include-untrusted)]")),
         "{out}"
     );
     // Revoking by id takes both: it only ever takes trust away.
@@ -4648,7 +4717,10 @@ fn advice_names_the_profile_and_handlers_text_stays_as_written() {
     let changes: Value = serde_json::from_slice(&o.stdout).unwrap();
     let refusal = changes[1]["result"].as_str().unwrap();
     assert!(
-        refusal.contains(&format!("`hookpack trust --all{p}{w}`")),
+        refusal.contains(&format!(
+            "`hookpack trust --key '{}#PreToolUse#id:speaks'{p}{w}`",
+            sb.join("ws/.finclaw/hooks.json").display()
+        )),
         "{refusal}"
     );
 }
