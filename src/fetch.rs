@@ -86,8 +86,9 @@ pub fn plain_http_warning(index: &Location) -> Option<String> {
         .trim_start_matches('[')
         .trim_end_matches(']');
     let this_machine = match host.parse::<std::net::IpAddr>() {
-        // `::ffff:127.0.0.1` is the IPv4 loopback.
-        Ok(ip) => ip.to_canonical().is_loopback(),
+        // `::ffff:127.0.0.1` is the IPv4 loopback; a connection to the unspecified address
+        // (`0.0.0.0`, `::`) goes to this machine on Linux and macOS.
+        Ok(ip) => ip.to_canonical().is_loopback() || ip.to_canonical().is_unspecified(),
         // `localhost` alone: a name below it (`hooks.localhost`) is asked of DNS by a
         // resolver that does not know it (glibc's, with `hosts: files dns`), and whoever
         // answers picks the machine.
@@ -988,6 +989,9 @@ mod shown_url_tests {
             // Full-width letters, which IDNA maps to `localhost`, as the client does.
             "http://\u{ff4c}\u{ff4f}\u{ff43}\u{ff41}\u{ff4c}\u{ff48}\u{ff4f}\u{ff53}\u{ff54}/i.json",
             "http://2130706433/i.json",
+            // The unspecified address: Linux and macOS connect to this machine.
+            "http://0.0.0.0:8080/i.json",
+            "http://[::]/i.json",
             "/tmp/catalog/hooks-index.json",
             "file:///tmp/catalog/hooks-index.json",
         ] {
