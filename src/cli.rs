@@ -601,7 +601,6 @@ fn check_environment() -> Result<(), Error> {
     Ok(())
 }
 
-/// Runs one parsed command.
 /// What the advice `command` prints must carry: the `--profile` and `--workspace` folders
 /// it was given (advice run as printed then acts on them; without, it finds the same ones
 /// the command did).
@@ -619,6 +618,7 @@ fn advice_of(command: &Command) -> Advice {
     Advice::new(profile.profile.as_deref(), workspace)
 }
 
+/// Runs one parsed command, its advice completed with `advice`.
 fn run_command(command: Command, quiet: bool, advice: &Advice) -> Result<ExitCode, Error> {
     match command {
         Command::Validate(a) => {
