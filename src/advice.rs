@@ -8,8 +8,10 @@
 //! (restore nothing there, remove a recipe from another); after `--workspace DIR`, on the
 //! handlers of the folder it is typed in. Each such command gets the options it lacks,
 //! absolute and quoted for a shell, where messages leave (the printer and the error
-//! report), so no piece of advice can miss them. Only messages are completed: data
-//! (handler commands, paths) is never touched.
+//! report), so no piece of advice can miss them. Lines and JSON values that show what
+//! handlers and hooks.json files wrote (commands, answers, stderr, trust keys) are left as
+//! written. The completion goes by form: text a user wrote in advice's form that a message
+//! quotes (a handler id given as `hookpack list x`) is completed too, on display only.
 
 use serde_json::Value;
 use std::path::Path;
