@@ -173,17 +173,22 @@ fn names(command: &str, name: &str) -> bool {
         .any(|w| w == name || w.strip_prefix(name).is_some_and(|v| v.starts_with('=')))
 }
 
-/// ` NAME DIR`, DIR absolute and quoted for a shell. A path holding control characters (a
-/// line break) is written `$'…'`, with them escaped, so that the advice stays on its line
-/// and reads back as the path.
+/// ` NAME DIR`, DIR absolute and quoted for a shell (see [`quote_on_one_line`]).
 fn option(name: &str, dir: &Path) -> String {
     let abs = crate::fs::absolute(dir);
-    let abs = abs.to_string_lossy();
-    if !abs.chars().any(char::is_control) {
-        return format!(" {name} {}", crate::command::shell_quote(&abs));
+    format!(" {name} {}", quote_on_one_line(&abs.to_string_lossy()))
+}
+
+/// `s` quoted for a shell, to be printed inside a line of advice: as
+/// [`crate::command::shell_quote`] does, but a text holding control characters (a line
+/// break) is written `$'…'`, with them escaped, so that the advice stays on its line and
+/// reads back as `s` (in bash, zsh and ksh).
+pub fn quote_on_one_line(s: &str) -> String {
+    if !s.chars().any(char::is_control) {
+        return crate::command::shell_quote(s);
     }
     let mut quoted = String::from("$'");
-    for c in abs.chars() {
+    for c in s.chars() {
         match c {
             '\\' | '\'' => {
                 quoted.push('\\');
@@ -201,7 +206,7 @@ fn option(name: &str, dir: &Path) -> String {
         }
     }
     quoted.push('\'');
-    format!(" {name} {quoted}")
+    quoted
 }
 
 #[cfg(test)]

@@ -1453,9 +1453,13 @@ fn selected(h: &crate::list::Listed, sel: &Selection) -> bool {
     }
 }
 
-/// The command that trusts the one handler with trust key `key` (see [`key`]).
+/// The command that trusts the one handler with trust key `key` (see [`key`]), on one line
+/// whatever the key's path holds.
 pub fn trust_command(key: &str) -> String {
-    format!("hookpack trust --key {}", crate::command::shell_quote(key))
+    format!(
+        "hookpack trust --key {}",
+        crate::advice::quote_on_one_line(key)
+    )
 }
 
 /// Whether `h` is a workspace handler whose id a profile handler has too. A handler id

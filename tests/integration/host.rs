@@ -2527,6 +2527,53 @@ fn list_text_keeps_each_entry_on_one_line() {
     );
 }
 
+/// `run`'s advice for a handler without an id names its trust key, which holds the profile
+/// path; with a line break there, the key was quoted as it is and the advice printed
+/// escaped (`\n`), so it could not be pasted back. Both the key and the `--profile` are
+/// written `$'…'` now: the advice stays on its line, and bash, run as printed, trusts the
+/// handler.
+#[test]
+fn trust_advice_with_a_line_break_in_the_profile_path_runs_as_printed() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    sb.write(
+        "p\nq/hooks.json",
+        json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}})
+            .to_string(),
+    );
+    let profile = sb.join("p\nq");
+    let run = || {
+        sb.cmd()
+            .args(["run", "Stop", "--profile", profile.to_str().unwrap()])
+            .current_dir(sb.join("ws"))
+            .output()
+            .unwrap()
+    };
+    let o = run();
+    ok(&o);
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(out.lines().count(), 2, "{out}");
+    let start = out.find("`hookpack trust --key $'").expect(&out) + 1;
+    let command = &out[start..start + out[start..].find("`,").expect(&out)];
+    assert!(command.contains("--profile $'"), "{command}");
+    let bin = assert_cmd::cargo::cargo_bin("hookpack");
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    ok(&std::process::Command::new("bash")
+        .args(["-c", command])
+        .current_dir(sb.path())
+        .env("PATH", path)
+        .env("FINCLAW_HOME", sb.join("finclaw-home"))
+        .env_remove("FINCLAW_PROFILE")
+        .output()
+        .unwrap());
+    let out = String::from_utf8(run().stdout).unwrap();
+    assert!(out.contains("[ran]"), "{out}");
+}
+
 /// `list` shows each entry on one line, but the other verbs printed a profile path holding
 /// a line break (`--profile $'p\nq'`) as it is: the outcome lines of install and remove
 /// (`(path)`), the trust key of each `trust` and `revoke` line, `run`'s trace line of a
