@@ -75,9 +75,12 @@ pub fn kill_holders(inodes: &[u64], since: u64) {
     });
 }
 
-/// Stops what `scan` finds until a scan finds nothing new, then kills them all.
+/// Stops what `scan` finds until a scan finds nothing new, then kills them all. Each is
+/// opened for one signal at a time and checked again at the kill: a stopped process cannot
+/// exit by itself, and a descriptor held for each member until then would run out on a
+/// large tree (1024 by default), leaving the rest neither stopped nor killed.
 fn kill_all(scan: impl Fn() -> Found) {
-    let mut stopped: BTreeMap<u32, Option<Target>> = BTreeMap::new();
+    let mut stopped = Found::new();
     for _ in 0..ROUNDS {
         let found = scan();
         let new: Vec<(u32, u64)> = (found.into_iter())
@@ -87,15 +90,16 @@ fn kill_all(scan: impl Fn() -> Found) {
             break;
         }
         for (pid, start) in new {
-            let target = Target::open(pid, start);
-            if let Some(t) = &target {
+            if let Some(t) = Target::open(pid, start) {
                 t.signal(libc::SIGSTOP);
             }
-            stopped.insert(pid, target);
+            stopped.insert(pid, start);
         }
     }
-    for t in stopped.values().flatten() {
-        t.signal(libc::SIGKILL);
+    for (&pid, &start) in &stopped {
+        if let Some(t) = Target::open(pid, start) {
+            t.signal(libc::SIGKILL);
+        }
     }
 }
 
@@ -219,5 +223,95 @@ mod tests {
         assert_eq!(status.signal(), Some(libc::SIGKILL));
         // Gone (reaped): no process to open, whatever the start time.
         assert!(Target::open(pid, start).is_none());
+    }
+
+    /// Each process found held a pidfd from its stop to the kill, so a tree larger than the
+    /// descriptors left (1024 by default) ran out of them: past that, pidfd_open failed and
+    /// the rest were neither stopped nor killed, and kept forking. Run in a process of its
+    /// own, since the descriptor limit is the whole process's.
+    #[test]
+    fn a_tree_larger_than_the_descriptors_left_is_killed_whole() {
+        const CHILD: &str = "HOOKPACK_TEST_STRAYS_FEW_FDS";
+        let name = "run::strays::tests::a_tree_larger_than_the_descriptors_left_is_killed_whole";
+        if std::env::var_os(CHILD).is_none() {
+            let o = std::process::Command::new(std::env::current_exe().unwrap())
+                .args([name, "--exact", "--test-threads=1", "--nocapture"])
+                .env(CHILD, "1")
+                .output()
+                .unwrap();
+            let out = String::from_utf8_lossy(&o.stdout);
+            assert!(
+                o.status.success(),
+                "{out}{}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            assert!(out.contains("1 passed"), "{out}");
+            return;
+        }
+        let mut shell = std::process::Command::new("sh")
+            .args(["-c", "for i in $(seq 20); do sleep 60 & done; wait"])
+            .spawn()
+            .expect("start sh");
+        let root = shell.id();
+        let tree = || -> Vec<(u32, u64)> {
+            let all = processes();
+            let mut found = vec![];
+            let mut todo = vec![root];
+            while let Some(pid) = todo.pop() {
+                if let Some(&(_, start)) = all.get(&pid) {
+                    found.push((pid, start));
+                }
+                todo.extend(all.iter().filter(|(_, &(p, _))| p == pid).map(|(&c, _)| c));
+            }
+            found
+        };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while tree().len() < 21 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the sleeps did not start"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let members = tree();
+        // Room for the scan's own reads and a few descriptors more, not one per process:
+        // no descriptor above the highest open now, and the free ones below it taken but 4.
+        let highest = std::fs::read_dir("/proc/self/fd")
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u64>().ok())
+            .max()
+            .unwrap();
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit and setrlimit read and write the one struct given.
+        unsafe {
+            assert_eq!(libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit), 0);
+            limit.rlim_cur = highest + 1;
+            assert_eq!(libc::setrlimit(libc::RLIMIT_NOFILE, &limit), 0);
+        }
+        let mut filler: Vec<std::fs::File> =
+            std::iter::from_fn(|| std::fs::File::open("/dev/null").ok()).collect();
+        filler.truncate(filler.len().saturating_sub(4));
+        kill_tree(root);
+        assert_eq!(shell.wait().unwrap().signal(), Some(libc::SIGKILL));
+        let alive = |&&(pid, start): &&(u32, u64)| {
+            parent_and_start(pid).is_some_and(|(_, s)| s == start)
+                && !std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+                    s.rsplit_once(')')
+                        .is_some_and(|(_, f)| f.trim_start().starts_with('Z'))
+                })
+        };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while members.iter().any(|m| alive(&m)) && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let left: Vec<_> = members.iter().filter(alive).collect();
+        for &&(pid, _) in &left {
+            // SAFETY: kill(2) on a sleep this test started; no memory is touched.
+            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+        }
+        assert!(left.is_empty(), "left running: {left:?}");
     }
 }
