@@ -107,7 +107,8 @@ fn kill_all(scan: impl Fn() -> Found) {
 #[derive(Debug)]
 struct Target {
     pid: libc::pid_t,
-    /// A pidfd of it, which keeps naming it after it exits; None on kernels before 5.3.
+    /// A pidfd of it, which keeps naming it after it exits; None where pidfd_open fails
+    /// (kernels before 5.3, seccomp filters that refuse it).
     fd: Option<OwnedFd>,
 }
 
@@ -122,10 +123,12 @@ impl Target {
             let raw = libc::c_int::try_from(raw).ok()?;
             // SAFETY: the descriptor was just returned by pidfd_open and is owned by no one.
             Some(unsafe { OwnedFd::from_raw_fd(raw) })
-        } else if std::io::Error::last_os_error().raw_os_error() == Some(libc::ENOSYS) {
-            None
-        } else {
+        } else if std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH) {
             return None;
+        } else {
+            // No pidfd to be had (a kernel before 5.3, a seccomp filter refusing the call):
+            // kill(2) on the pid, once its start time is checked below.
+            None
         };
         // Opened first, checked after: the pidfd names the process that had the pid then,
         // and the start time says whether that is the one the scan saw.
@@ -223,6 +226,66 @@ mod tests {
         assert_eq!(status.signal(), Some(libc::SIGKILL));
         // Gone (reaped): no process to open, whatever the start time.
         assert!(Target::open(pid, start).is_none());
+    }
+
+    /// pidfd_open refused by a seccomp filter (as container runtimes' profiles from before
+    /// pidfd_open refuse it, with EPERM) left the process unsignalled, where kill(2) still
+    /// reaches it: only ENOSYS fell back to it. Run in a thread of its own, as each test is:
+    /// the filter is the thread's.
+    #[test]
+    fn a_process_is_signalled_where_pidfd_open_is_refused() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("start sleep");
+        let pid = child.id();
+        let start = start_time(pid).expect("the child's start time");
+        let nr = u32::try_from(libc::SYS_pidfd_open).unwrap();
+        let errno = u32::try_from(libc::EPERM).unwrap();
+        let filter = [
+            // The syscall number, at offset 0 of struct seccomp_data.
+            bpf(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, 0, 0, 0),
+            bpf(libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K, 0, 1, nr),
+            bpf(
+                libc::BPF_RET | libc::BPF_K,
+                0,
+                0,
+                libc::SECCOMP_RET_ERRNO | errno,
+            ),
+            bpf(libc::BPF_RET | libc::BPF_K, 0, 0, libc::SECCOMP_RET_ALLOW),
+        ];
+        let prog = libc::sock_fprog {
+            len: u16::try_from(filter.len()).unwrap(),
+            filter: filter.as_ptr().cast_mut(),
+        };
+        // SAFETY: prctl(2) reads the filter program, which outlives the call.
+        unsafe {
+            assert_eq!(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+            assert_eq!(
+                libc::prctl(libc::PR_SET_SECCOMP, libc::SECCOMP_MODE_FILTER, &prog),
+                0,
+                "{}",
+                std::io::Error::last_os_error()
+            );
+        }
+        let target = Target::open(pid, start);
+        if let Some(t) = &target {
+            t.signal(libc::SIGKILL);
+        } else {
+            let _ = child.kill();
+        }
+        let status = child.wait().unwrap();
+        assert!(target.is_some(), "not opened where pidfd_open is refused");
+        assert_eq!(status.signal(), Some(libc::SIGKILL));
+    }
+
+    fn bpf(code: u32, jt: u8, jf: u8, k: u32) -> libc::sock_filter {
+        libc::sock_filter {
+            code: u16::try_from(code).unwrap(),
+            jt,
+            jf,
+            k,
+        }
     }
 
     /// Each process found held a pidfd from its stop to the kill, so a tree larger than the
