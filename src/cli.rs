@@ -169,7 +169,7 @@ struct TrustArgs {
     #[arg(long)]
     all: bool,
     /// The handler with this trust key (as `trust`, `run` and `list --format json` show it):
-    /// one without an id. Repeatable.
+    /// one without an id, or a workspace handler whose id the profile has too. Repeatable.
     #[arg(long, value_name = "KEY")]
     key: Vec<String>,
     #[command(flatten)]
