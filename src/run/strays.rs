@@ -15,6 +15,8 @@
 //! A pid read in `/proc` may be given to another process once the one the scan saw exits.
 //! So each process found is signalled through a pidfd opened while its start time is
 //! still the one the scan read with its pid: never an unrelated process that came after.
+//! Where no pidfd can be opened (a kernel before 5.3, a seccomp filter), kill(2) follows
+//! that check, which narrows the window but cannot close it.
 
 use std::collections::{BTreeMap, HashMap};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
