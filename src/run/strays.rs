@@ -18,7 +18,7 @@
 //! Where no pidfd can be opened (a kernel before 5.3, a seccomp filter), kill(2) follows
 //! that check, which narrows the window but cannot close it.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
 /// Rounds of scanning for new members before the set found so far is killed: each round
@@ -82,11 +82,13 @@ pub fn kill_holders(inodes: &[u64], since: u64) {
 /// exit by itself, and a descriptor held for each member until then would run out on a
 /// large tree (1024 by default), leaving the rest neither stopped nor killed.
 fn kill_all(scan: impl Fn() -> Found) {
-    let mut stopped = Found::new();
+    // By pid and start time: a member that exited before it was stopped may leave its pid
+    // to a new one, which is another process to stop.
+    let mut stopped: BTreeSet<(u32, u64)> = BTreeSet::new();
     for _ in 0..ROUNDS {
         let found = scan();
         let new: Vec<(u32, u64)> = (found.into_iter())
-            .filter(|(pid, _)| !stopped.contains_key(pid))
+            .filter(|member| !stopped.contains(member))
             .collect();
         if new.is_empty() {
             break;
@@ -95,10 +97,10 @@ fn kill_all(scan: impl Fn() -> Found) {
             if let Some(t) = Target::open(pid, start) {
                 t.signal(libc::SIGSTOP);
             }
-            stopped.insert(pid, start);
+            stopped.insert((pid, start));
         }
     }
-    for (&pid, &start) in &stopped {
+    for &(pid, start) in &stopped {
         if let Some(t) = Target::open(pid, start) {
             t.signal(libc::SIGKILL);
         }
