@@ -326,7 +326,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
                         line: Some(at.line),
                         column: Some(at.column),
                         pointer: e.pointer,
-                        ..Diagnostic::file_level(&file, Severity::Error, "hooks-json-shape", format!("{}: hosts skip what it holds, and install, update and remove will not rewrite the file; fix it by hand (`hookpack validate {}` shows every problem)", e.why, file.display()))
+                        ..Diagnostic::file_level(&file, Severity::Error, "hooks-json-shape", format!("{}: hosts skip what it holds, and install, update and remove will not rewrite the file; fix it by hand (`hookpack validate {}` shows every problem)", e.why, crate::advice::quote_on_one_line(&file.to_string_lossy())))
                     });
                     unreadable.insert(file.display().to_string());
                 }

@@ -131,7 +131,7 @@ fn handlers_in(
                 } else {
                     &e.pointer
                 },
-                file.display()
+                crate::advice::quote_on_one_line(&file.to_string_lossy())
             ),
         });
     }

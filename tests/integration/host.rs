@@ -2574,6 +2574,46 @@ fn trust_advice_with_a_line_break_in_the_profile_path_runs_as_printed() {
     assert!(out.contains("[ran]"), "{out}");
 }
 
+/// The advice over a hooks.json hosts cannot walk named `hookpack validate PATH` with the
+/// path as it is: one holding a blank or a `'` (`Bob's p`) could not be pasted back. It is
+/// quoted for a shell now, and run as printed it validates that file.
+#[test]
+fn validate_advice_quotes_the_hooks_json_path() {
+    let sb = Sandbox::new();
+    sb.write("Bob's p/hooks.json", r#"{"hooks": []}"#);
+    let o = sb
+        .cmd()
+        .args(["list", "--profile", "Bob's p"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let start = err.find("`hookpack validate ").expect(&err) + 1;
+    let command = &err[start..start + err[start..].find('`').unwrap()];
+    let file = sb.join("Bob's p/hooks.json");
+    let quoted = format!("'{}'", file.display().to_string().replace('\'', r"'\''"));
+    assert_eq!(command, format!("hookpack validate {quoted}"));
+    let bin = assert_cmd::cargo::cargo_bin("hookpack");
+    let o = std::process::Command::new("sh")
+        .args(["-c", command])
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                bin.parent().unwrap().display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .output()
+        .unwrap();
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains(&format!("{}:1:11: error[hooks-not-object]", file.display())),
+        "{out}"
+    );
+}
+
 /// `list` shows each entry on one line, but the other verbs printed a profile path holding
 /// a line break (`--profile $'p\nq'`) as it is: the outcome lines of install and remove
 /// (`(path)`), the trust key of each `trust` and `revoke` line, `run`'s trace line of a
