@@ -166,11 +166,14 @@ fn hookpack_verb(command: &str) -> Option<&str> {
         .flatten()
 }
 
-/// Whether `command` gives the option `name` already.
+/// Whether `command` gives the option `name` already: as a word of its own, not inside a
+/// quoted path that happens to hold it (a folder named `a --profile b`).
 fn names(command: &str, name: &str) -> bool {
-    command
-        .split_whitespace()
-        .any(|w| w == name || w.strip_prefix(name).is_some_and(|v| v.starts_with('=')))
+    let given = |w: &str| w == name || w.strip_prefix(name).is_some_and(|v| v.starts_with('='));
+    match crate::command::split(command) {
+        Ok(words) => words.words.iter().any(|w| !w.quoted && given(&w.text)),
+        Err(_) => command.split_whitespace().any(given),
+    }
 }
 
 /// ` NAME DIR`, DIR absolute and quoted for a shell (see [`quote_on_one_line`]).
@@ -262,6 +265,12 @@ mod tests {
             (
                 "`hookpack install --archive $'/a\\'`b' --index 'it'\\''s`'`",
                 "`hookpack install --archive $'/a\\'`b' --index 'it'\\''s`' --profile '/p/my demo'`",
+            ),
+            // An option inside a quoted path is the path's: the command still lacks it.
+            (
+                "`hookpack trust --key '/w/a --profile b/hooks.json#Stop#id:x'`",
+                "`hookpack trust --key '/w/a --profile b/hooks.json#Stop#id:x' \
+                 --profile '/p/my demo'`",
             ),
             ("", ""),
         ] {
