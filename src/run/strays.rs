@@ -14,7 +14,8 @@
 //!
 //! A pid read in `/proc` may be given to another process once the one the scan saw exits.
 //! So each process found is signalled through a pidfd opened while its start time is
-//! still the one the scan read with its pid: never an unrelated process that came after.
+//! still the one the scan read with its pid: not an unrelated process that came after
+//! (unless it started within the same clock tick, the start time's unit).
 //! Where no pidfd can be opened (a kernel before 5.3, a seccomp filter), kill(2) follows
 //! that check, which narrows the window but cannot close it.
 
