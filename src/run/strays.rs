@@ -211,14 +211,20 @@ mod tests {
     use super::*;
     use std::os::unix::process::ExitStatusExt as _;
 
-    #[test]
-    fn a_process_is_signalled_only_while_it_started_when_the_scan_read() {
-        let mut child = std::process::Command::new("sleep")
+    /// A `sleep 30` child, its pid and start time.
+    fn sleeping() -> (std::process::Child, u32, u64) {
+        let child = std::process::Command::new("sleep")
             .arg("30")
             .spawn()
             .expect("start sleep");
         let pid = child.id();
         let start = start_time(pid).expect("the child's start time");
+        (child, pid, start)
+    }
+
+    #[test]
+    fn a_process_is_signalled_only_while_it_started_when_the_scan_read() {
+        let (mut child, pid, start) = sleeping();
         // Another start time is another process that had the pid: left alone.
         assert!(Target::open(pid, start + 1).is_none());
         assert!(
@@ -239,12 +245,7 @@ mod tests {
     /// the filter is the thread's.
     #[test]
     fn a_process_is_signalled_where_pidfd_open_is_refused() {
-        let mut child = std::process::Command::new("sleep")
-            .arg("30")
-            .spawn()
-            .expect("start sleep");
-        let pid = child.id();
-        let start = start_time(pid).expect("the child's start time");
+        let (mut child, pid, start) = sleeping();
         let nr = u32::try_from(libc::SYS_pidfd_open).unwrap();
         let errno = u32::try_from(libc::EPERM).unwrap();
         let filter = [

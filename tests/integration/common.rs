@@ -442,3 +442,8 @@ pub fn run_as_printed(sb: &Sandbox, command: &str) {
         .output()
         .unwrap());
 }
+
+/// The ` --workspace DIR` that advice carries after a command given `--workspace rel`.
+pub fn workspace_flag(sb: &Sandbox, rel: &str) -> String {
+    format!(" --workspace {}", sb.join(rel).display())
+}

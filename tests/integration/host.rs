@@ -1622,7 +1622,7 @@ fn trust_and_revoke_of_a_recipe_with_no_handlers_is_refused() {
 fn trust_of_a_recipe_id_or_a_misspelt_handler_id_names_what_was_meant() {
     let sb = with_tool_gate();
     let p = profile_flag(&sb, "prof");
-    let w = format!(" --workspace {}", sb.join("ws").display());
+    let w = workspace_flag(&sb, "ws");
     for verb in ["trust", "revoke"] {
         let o = in_prof_output(&sb, &[verb, "tool-gate"]);
         assert_eq!(o.status.code(), Some(1), "{verb}: {o:?}");
@@ -3706,7 +3706,7 @@ fn a_payload_given_as_json_text_is_told_to_pipe_it() {
 fn run_advises_the_trust_command_that_takes_the_skipped_handler() {
     let sb = with_tool_gate();
     let p = profile_flag(&sb, "prof");
-    let w = format!(" --workspace {}", sb.join("ws").display());
+    let w = workspace_flag(&sb, "ws");
     let o = in_prof_with_stdin(
         &sb,
         &["run", "PreToolUse", "--payload", "-"],
@@ -3861,7 +3861,7 @@ fn a_refused_handler_is_printed_in_the_columns_of_the_others() {
 fn doctor_names_handlers_that_hosts_skip_until_trusted() {
     let sb = Sandbox::new();
     let p = profile_flag(&sb, "prof");
-    let w = format!(" --workspace {}", sb.join("ws").display());
+    let w = workspace_flag(&sb, "ws");
     std::fs::create_dir_all(sb.join("ws")).unwrap();
     let install = |sb: &Sandbox, spec: &str| {
         ok(&(sb.cmd())
@@ -4575,7 +4575,7 @@ fn a_hookpack_command_quoted_in_a_workspace_s_paths_is_shown_as_written() {
 fn trusting_a_profile_handler_s_id_leaves_a_workspace_handler_of_that_id_untrusted() {
     let sb = with_tool_gate();
     let p = profile_flag(&sb, "prof");
-    let w = format!(" --workspace {}", sb.join("ws").display());
+    let w = workspace_flag(&sb, "ws");
     sb.write("ws/evil.sh", "echo ran > ran-evil.txt\n");
     sb.write(
         "ws/.finclaw/hooks.json",
@@ -4752,7 +4752,7 @@ fn a_recipe_runs_its_script_with_one_of_the_nine_interpreters() {
 fn advice_names_the_profile_and_handlers_text_stays_as_written() {
     let sb = Sandbox::new();
     let p = profile_flag(&sb, "prof");
-    let w = format!(" --workspace {}", sb.join("ws").display());
+    let w = workspace_flag(&sb, "ws");
     let answer = r#"{"hookSpecificOutput":{"permissionDecision":"allow","permissionDecisionReason":"see `hookpack list`","updatedInput":{"message":"run `hookpack doctor` later"}}}"#;
     let command = format!("echo '{answer}'; echo 'try `hookpack remove x`' >&2");
     profile_with(
