@@ -39,7 +39,26 @@ impl Sandbox {
 
     /// The same as [`Sandbox::cmd`], as a `std` command (to spawn several at once).
     pub fn std_cmd(&self) -> std::process::Command {
-        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("hookpack"));
+        self.in_sandbox(assert_cmd::cargo::cargo_bin("hookpack"))
+    }
+
+    /// `shell -c command` (advice as a user would paste it), in the sandbox's environment
+    /// with the hookpack under test first on PATH.
+    pub fn shell(&self, shell: &str, command: &str) -> std::process::Command {
+        let bin = assert_cmd::cargo::cargo_bin("hookpack");
+        let path = format!(
+            "{}:{}",
+            bin.parent().unwrap().display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let mut c = self.in_sandbox(shell);
+        c.args(["-c", command]).env("PATH", path);
+        c
+    }
+
+    /// `program`, run inside the sandbox with a clean hookpack environment.
+    fn in_sandbox(&self, program: impl AsRef<std::ffi::OsStr>) -> std::process::Command {
+        let mut c = std::process::Command::new(program);
         c.current_dir(self.path())
             .env("FINCLAW_HOME", self.join("finclaw-home"))
             .env_remove("FINCLAW_PROFILE")

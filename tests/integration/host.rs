@@ -2556,20 +2556,7 @@ fn trust_advice_with_a_line_break_in_the_profile_path_runs_as_printed() {
     let start = out.find("`hookpack trust --key $'").expect(&out) + 1;
     let command = &out[start..start + out[start..].find("`,").expect(&out)];
     assert!(command.contains("--profile $'"), "{command}");
-    let bin = assert_cmd::cargo::cargo_bin("hookpack");
-    let path = format!(
-        "{}:{}",
-        bin.parent().unwrap().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    ok(&std::process::Command::new("bash")
-        .args(["-c", command])
-        .current_dir(sb.path())
-        .env("PATH", path)
-        .env("FINCLAW_HOME", sb.join("finclaw-home"))
-        .env_remove("FINCLAW_PROFILE")
-        .output()
-        .unwrap());
+    ok(&sb.shell("bash", command).output().unwrap());
     let out = String::from_utf8(run().stdout).unwrap();
     assert!(out.contains("[ran]"), "{out}");
 }
@@ -2593,19 +2580,7 @@ fn validate_advice_quotes_the_hooks_json_path() {
     let file = sb.join("Bob's p/hooks.json");
     let quoted = format!("'{}'", file.display().to_string().replace('\'', r"'\''"));
     assert_eq!(command, format!("hookpack validate {quoted}"));
-    let bin = assert_cmd::cargo::cargo_bin("hookpack");
-    let o = std::process::Command::new("sh")
-        .args(["-c", command])
-        .env(
-            "PATH",
-            format!(
-                "{}:{}",
-                bin.parent().unwrap().display(),
-                std::env::var("PATH").unwrap_or_default()
-            ),
-        )
-        .output()
-        .unwrap();
+    let o = sb.shell("sh", command).output().unwrap();
     let out = String::from_utf8(o.stdout).unwrap();
     assert_eq!(o.status.code(), Some(1), "{out}");
     assert!(

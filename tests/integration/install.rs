@@ -5431,19 +5431,8 @@ fn advice_after_a_profile_flag_names_that_profile_and_runs_from_a_shell() {
     assert!(message.contains(&format!("`{command}`")), "{report}");
     // Typed into a shell as printed, from another folder.
     std::fs::create_dir_all(sb.join("elsewhere")).unwrap();
-    let bin = assert_cmd::cargo::cargo_bin("hookpack");
-    let path = format!(
-        "{}:{}",
-        bin.parent().unwrap().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    ok(&std::process::Command::new("sh")
-        .args(["-c", &command])
+    ok(&(sb.shell("sh", &command))
         .current_dir(sb.join("elsewhere"))
-        .env("PATH", path)
-        .env("FINCLAW_HOME", sb.join("finclaw-home"))
-        .env_remove("FINCLAW_PROFILE")
-        .env_remove("HOOKPACK_INDEX_URL")
         .output()
         .unwrap());
     assert_eq!(std::fs::read(&main_js).unwrap(), b"process.exit(0);\n");
