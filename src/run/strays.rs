@@ -346,7 +346,10 @@ mod tests {
         }
         let members = tree();
         // Room for the scan's own reads and a few descriptors more, not one per process:
-        // no descriptor above the highest open now, and the free ones below it taken but 4.
+        // the limit ROOM above the highest open now, and every free one taken but ROOM.
+        // (Made above the highest, not left below it: with only 0, 1 and 2 open, as in CI,
+        // the one free below it was the one this read_dir held, and the scan read nothing.)
+        const ROOM: usize = 6;
         let highest = std::fs::read_dir("/proc/self/fd")
             .unwrap()
             .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u64>().ok())
@@ -359,14 +362,16 @@ mod tests {
         // SAFETY: getrlimit and setrlimit read and write the one struct given.
         unsafe {
             assert_eq!(libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit), 0);
-            limit.rlim_cur = highest + 1;
+            limit.rlim_cur = highest + 1 + ROOM as u64;
             assert_eq!(libc::setrlimit(libc::RLIMIT_NOFILE, &limit), 0);
         }
         let mut filler: Vec<std::fs::File> =
             std::iter::from_fn(|| std::fs::File::open("/dev/null").ok()).collect();
-        filler.truncate(filler.len().saturating_sub(4));
+        assert!(filler.len() >= ROOM, "{} descriptors taken", filler.len());
+        filler.truncate(filler.len() - ROOM);
+        assert!(members.len() > ROOM, "a tree no larger than the room left");
         kill_tree(root);
-        assert_eq!(shell.wait().unwrap().signal(), Some(libc::SIGKILL));
+        drop(filler);
         let alive = |&&(pid, start): &&(u32, u64)| {
             parent_and_start(pid).is_some_and(|(_, s)| s == start)
                 && !std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
@@ -383,6 +388,9 @@ mod tests {
             // SAFETY: kill(2) on a sleep this test started; no memory is touched.
             unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
         }
+        // Waited for only now: a shell stopped and never killed would not end till then.
+        let status = shell.wait().unwrap();
         assert!(left.is_empty(), "left running: {left:?}");
+        assert_eq!(status.signal(), Some(libc::SIGKILL));
     }
 }
