@@ -194,6 +194,11 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
         let _lock = crate::profile::Lock::acquire(profile, crate::profile::lock_wait())?;
         fixed.extend(crate::install::recover(profile)?);
     }
+    // A change a crash interrupted (none once recovered): its staging folder is what
+    // recovery works from, not a leftover, and its recipe's folder, receipt and handlers
+    // are checked once recovery has finished or undone it, not half way.
+    let pending = crate::install::interrupted_change(profile);
+    let in_pending = |id: &str| pending.as_ref().is_some_and(|c| c.id == id);
     // Held while the handlers are read and the trust entries left dangling are dropped, so
     // no install lands in between (its new handlers' trust would go). Shared: a read-only
     // profile is no obstacle.
@@ -222,7 +227,18 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
             crate::install::JOURNAL_FOLDER_WHY.to_string(),
         );
     } else if profile.journal().exists() {
-        problem(&mut out, &profile.journal(), "", "interrupted-commit", "an install or remove was interrupted; `hookpack doctor --fix` (or any install/remove) finishes or undoes it".into());
+        let why = match &pending {
+            Some(c) => format!(
+                "a change of `{id}` was interrupted; `hookpack doctor --fix` (or the next \
+                 install, update or remove) will {will} it; `{id}` is checked once that is done",
+                id = c.id,
+                will = if c.committed { "finish" } else { "undo" },
+            ),
+            None => "an install, update or remove was interrupted; `hookpack doctor --fix` (or \
+                     the next install, update or remove) finishes or undoes it"
+                .into(),
+        };
+        problem(&mut out, &profile.journal(), "", "interrupted-commit", why);
     }
     // What stands where a lock file goes stops every change it guards.
     for (lock, whose, stops) in [
@@ -256,8 +272,13 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
     match crate::install::staging_folders(profile) {
         Ok(folders) => {
             // One whose maker still runs is an install under way, not a leftover.
-            for (path, _) in folders.into_iter().filter(|(_, maker)| !maker.alive()) {
-                problem(&mut out, &path, "", "staging-leftover", "a staging folder of an install that did not finish; `hookpack doctor --fix` removes it".into());
+            let of_pending = |path: &Path| {
+                (pending.as_ref()).is_some_and(|c| c.staging.file_name() == path.file_name())
+            };
+            for (path, _) in
+                (folders.into_iter()).filter(|(path, maker)| !maker.alive() && !of_pending(path))
+            {
+                problem(&mut out, &path, "", "staging-leftover", "a staging folder of an install, update or remove that did not finish; `hookpack doctor --fix` removes it".into());
             }
         }
         Err(Error::ConfigInvalid { path, why }) => {
@@ -349,7 +370,9 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
         .map(|s| s.to_string_lossy().into_owned())
         .collect();
     let hooks_file = profile.hooks_json();
-    for h in &handlers {
+    for h in (handlers.iter())
+        .filter(|h| !(h.source == "profile" && h.recipe.as_deref().is_some_and(in_pending)))
+    {
         match h.status {
             Status::Invalid => problem(
                 &mut out,
@@ -421,7 +444,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
             }
         }
     }
-    for r in &receipts {
+    for r in receipts.iter().filter(|r| !in_pending(&r.id)) {
         let (command, note) = reinstall(profile, r);
         let rp = receipt::path(profile, &r.id);
         let dir = profile.recipe_dir(&r.id);

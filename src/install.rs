@@ -1428,6 +1428,8 @@ pub struct Interrupted {
     /// Where the recipe folder recovery leaves is now (in staging, for one it moves back);
     /// None when it leaves none.
     pub folder: Option<PathBuf>,
+    /// The change's staging folder, which recovery takes what it moves back from.
+    pub staging: PathBuf,
 }
 
 /// The change a crash interrupted, as [`recover`] will leave it, read without the lock and
@@ -1464,6 +1466,7 @@ pub fn interrupted_change(profile: &Profile) -> Option<Interrupted> {
         committed,
         receipt,
         folder,
+        staging: j.staging,
     })
 }
 

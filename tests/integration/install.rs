@@ -1283,6 +1283,81 @@ fn list_and_update_dry_run_show_an_interrupted_change_as_recovery_leaves_it() {
     }
 }
 
+/// `doctor` on a profile a crash left in the middle of a change named only an interrupted
+/// install or remove, and checked the rest as the crash left it: the change's own staging
+/// folder (holding the installed version's folder, which the undo moves back) was called a
+/// leftover that `doctor --fix` removes, and the recipe's folder half moved, its receipt
+/// or handlers not yet written got `recipe-folder-missing`, `entries-missing` and
+/// `tree-modified`, advising an `install ID@VERSION` that fights the recovery. It now names
+/// the change, says whether recovery finishes or undoes it, and checks that recipe after.
+#[test]
+fn doctor_names_an_interrupted_change_and_checks_its_recipe_after_recovery() {
+    for change in ["install", "update", "remove"] {
+        for point in 1..=7 {
+            let sb = Sandbox::new();
+            let p = profile_flag(&sb, "prof");
+            old_and_new_catalogs(&sb);
+            if change != "install" {
+                ok(&in_prof(&sb, &["install", "demo", "--index", "old"]));
+            }
+            let args: &[&str] = match change {
+                "update" => &["update", "--index", "cat"],
+                "remove" => &["remove", "demo"],
+                _ => &["install", "demo", "--index", "old"],
+            };
+            crashed_at(&sb, &point.to_string(), args);
+            let journal = sb.join("prof/.hookpack-journal.json").exists();
+            let o = in_prof(&sb, &["doctor", "--format", "json"]);
+            let report = one_json_document(&o);
+            let problems = report["problems"].as_array().unwrap();
+            let codes: Vec<&str> = problems
+                .iter()
+                .map(|d| d["code"].as_str().unwrap())
+                .collect();
+            let what = format!("{change} killed at {point}");
+            let will = if journal {
+                assert_eq!(codes, ["interrupted-commit"], "{what}: {report:#}");
+                let message = problems[0]["message"].as_str().unwrap();
+                let will = ["undo", "finish"]
+                    .into_iter()
+                    .find(|w| message.contains(&format!("will {w} it")))
+                    .unwrap_or_else(|| panic!("{what}: {message}"));
+                assert!(
+                    message.starts_with(&format!(
+                        "a change of `demo` was interrupted; `hookpack doctor --fix{p}` (or the \
+                         next install, update or remove) will {will} it"
+                    )),
+                    "{what}: {message}"
+                );
+                Some(will)
+            } else {
+                // Past the journal's removal, what is left is a staging folder only.
+                assert!(!codes.is_empty(), "{what}: {report:#}");
+                assert!(
+                    codes.iter().all(|c| *c == "staging-leftover"),
+                    "{what}: {report:#}"
+                );
+                None
+            };
+            assert_eq!(o.status.code(), Some(1), "{what}");
+            let o = in_prof(&sb, &["doctor", "--fix"]);
+            let out = String::from_utf8_lossy(&o.stdout);
+            match will {
+                Some("undo") => assert!(
+                    out.contains("rolled back the interrupted change of `demo`"),
+                    "{what}: {out}"
+                ),
+                Some(_) => assert!(
+                    out.contains("completed the interrupted change of `demo`"),
+                    "{what}: {out}"
+                ),
+                None => assert!(out.contains("removed staging leftovers"), "{what}: {out}"),
+            }
+            ok(&in_prof(&sb, &["doctor"]));
+        }
+    }
+}
+
 /// A repair a crash interrupted (of `demo`, whose folder the user had deleted) is undone by
 /// recovery, which leaves the receipt and no folder: `install --dry-run` checked the
 /// repair's half-made folder for drift instead, and said "nothing to do" where the real
