@@ -2001,16 +2001,23 @@ fn workspace_of(flag: Option<PathBuf>, printer: &Printer) -> PathBuf {
 }
 
 /// What `list` and the dry runs of `install`, `remove` and `update`, which show a change a
-/// crash interrupted as recovery will leave it, say of it.
-fn interrupted_note(c: &install::Interrupted) -> String {
+/// crash interrupted as recovery will leave it, say of it (`list`, `for_list`, shows the
+/// recipe so, and its handlers as their files are now).
+fn interrupted_note(c: &install::Interrupted, for_list: bool) -> String {
     let (will, shown) = if c.committed {
         ("finish", "finished")
     } else {
         ("undo", "undone")
     };
+    let shown = match for_list {
+        false => format!("shown here as {shown}"),
+        true => {
+            format!("its recipe is shown here as {shown}, its handlers as their files are now")
+        }
+    };
     format!(
         "note: a change of `{}` was interrupted; the next command that writes the profile, or \
-         `hookpack doctor --fix`, will {will} it (shown here as {shown})",
+         `hookpack doctor --fix`, will {will} it ({shown})",
         c.id
     )
 }
@@ -2019,7 +2026,7 @@ fn interrupted_note(c: &install::Interrupted) -> String {
 /// planned from as recovery will leave it.
 fn note_interrupted(profile: &crate::profile::Profile, printer: &Printer) {
     if let Some(c) = install::interrupted_change(profile) {
-        printer.message(&printable(&interrupted_note(&c)));
+        printer.message(&printable(&interrupted_note(&c, false)));
     }
 }
 
@@ -2028,7 +2035,7 @@ fn run_list(a: ListArgs, printer: &Printer) -> Result<ExitCode, Error> {
     let workspace = workspace_of(a.workspace, printer);
     let listing = crate::list::collect(&profile, &workspace)?;
     if let Some(c) = &listing.interrupted {
-        printer.message(&printable(&interrupted_note(c)));
+        printer.message(&printable(&interrupted_note(c, true)));
     }
     match printer.format {
         Format::Json => printer.json(&listing)?,
@@ -2236,6 +2243,17 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
             include_untrusted: a.include_untrusted,
         },
     )?;
+    // Its handlers ran as the crash left their files, as a host's would, which recovery
+    // will change.
+    if let Some(c) = install::interrupted_change(&profile) {
+        printer.message(&printable(&format!(
+            "note: a change of `{}` was interrupted, so its handlers ran as their files are \
+             now, half way; the next command that writes the profile, or `hookpack doctor \
+             --fix`, will {} it",
+            c.id,
+            if c.committed { "finish" } else { "undo" }
+        )));
+    }
     match printer.format {
         Format::Json => printer.json(&d)?,
         _ => {

@@ -199,6 +199,9 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
     // are checked once recovery has finished or undone it, not half way.
     let pending = crate::install::interrupted_change(profile);
     let in_pending = |id: &str| pending.as_ref().is_some_and(|c| c.id == id);
+    let of_pending = |h: &&crate::list::Listed| {
+        h.source == "profile" && h.recipe.as_deref().is_some_and(in_pending)
+    };
     // Held while the handlers are read and the trust entries left dangling are dropped, so
     // no install lands in between (its new handlers' trust would go). Shared: a read-only
     // profile is no obstacle.
@@ -272,11 +275,11 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
     match crate::install::staging_folders(profile) {
         Ok(folders) => {
             // One whose maker still runs is an install under way, not a leftover.
-            let of_pending = |path: &Path| {
+            let pending_staging = |path: &Path| {
                 (pending.as_ref()).is_some_and(|c| c.staging.file_name() == path.file_name())
             };
-            for (path, _) in
-                (folders.into_iter()).filter(|(path, maker)| !maker.alive() && !of_pending(path))
+            for (path, _) in (folders.into_iter())
+                .filter(|(path, maker)| !maker.alive() && !pending_staging(path))
             {
                 problem(&mut out, &path, "", "staging-leftover", "a staging folder of an install, update or remove that did not finish; `hookpack doctor --fix` removes it".into());
             }
@@ -370,9 +373,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
         .map(|s| s.to_string_lossy().into_owned())
         .collect();
     let hooks_file = profile.hooks_json();
-    for h in (handlers.iter())
-        .filter(|h| !(h.source == "profile" && h.recipe.as_deref().is_some_and(in_pending)))
-    {
+    for h in handlers.iter().filter(|h| !of_pending(h)) {
         match h.status {
             Status::Invalid => problem(
                 &mut out,
@@ -531,6 +532,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
     let awaiting_trust = (handlers.iter())
         .filter(|_| trust_readable)
         .filter(|h| matches!(h.status, Status::Untrusted | Status::Modified))
+        .filter(|h| !of_pending(h))
         .map(|h| AwaitingTrust {
             key: h.key.clone(),
             status: h.status,

@@ -1531,6 +1531,9 @@ pub fn apply(
     let workspace = crate::fs::absolute(workspace);
     let handlers = crate::list::all_handlers(profile, &workspace, &file)?;
     let env = crate::list::env_of(profile, &workspace);
+    // A change a crash interrupted has its recipe's files half way: a hash taken now could
+    // be of files recovery replaces, leaving the handler changed since trusted after it.
+    let pending = crate::install::interrupted_change(profile);
     let mut changes = Vec::new();
     for h in handlers.iter().filter(|h| selected(h, sel)) {
         let mut c = Change {
@@ -1556,7 +1559,15 @@ pub fn apply(
                     && o.hash != h.hash
             });
             let by_id = matches!(sel, Selection::Ids(_));
+            let interrupted = (pending.as_ref())
+                .filter(|p| h.source == "profile" && h.recipe.as_deref() == Some(p.id.as_str()));
             c.result = match (h.status, clash) {
+                _ if interrupted.is_some() => format!(
+                    "refused: a change of `{}` was interrupted, and its files are not yet those \
+                     recovery leaves; run `hookpack doctor --fix` (it finishes or undoes the \
+                     change), then trust it",
+                    h.recipe.as_deref().unwrap_or_default()
+                ),
                 _ if by_id && shadowed(h, &handlers) => format!(
                     "refused: the profile has a handler with id `{}` too, and a handler id \
                      takes the profile's; trust this workspace handler with `{}`, or give it an \

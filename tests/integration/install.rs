@@ -1358,6 +1358,90 @@ fn doctor_names_an_interrupted_change_and_checks_its_recipe_after_recovery() {
     }
 }
 
+/// In a profile a crash left mid-change, `trust` hashed the recipe's files as they were
+/// half way (the new version's, which an undo replaces; or none, `script is missing`,
+/// while a remove had the folder aside), so a trusted gate came out of recovery changed
+/// since trusted and skipped by hosts. It refuses that recipe's handlers until `doctor
+/// --fix`; `doctor` counts none of them as awaiting trust, and `run` says its handlers ran
+/// half way.
+#[test]
+fn trust_refuses_the_handlers_of_an_interrupted_change_until_recovery() {
+    for (change, point) in [("update", "4"), ("remove", "3"), ("install", "6")] {
+        let sb = Sandbox::new();
+        let p = profile_flag(&sb, "prof");
+        old_and_new_catalogs(&sb);
+        let mine = json!({"hooks": {"Stop": [{"hooks": [
+            {"type": "command", "command": "echo mine", "id": "mine"}
+        ]}]}});
+        sb.write("prof/hooks.json", serde_json::to_vec_pretty(&mine).unwrap());
+        if change != "install" {
+            ok(&in_prof(&sb, &["install", "demo", "--index", "old"]));
+            ok(&in_prof(&sb, &["trust", "--all"]));
+        }
+        let args: &[&str] = match change {
+            "update" => &["update", "--index", "cat"],
+            "remove" => &["remove", "demo"],
+            _ => &["install", "demo", "--index", "old"],
+        };
+        crashed_at(&sb, point, args);
+        let trust_file = sb.join("finclaw-home/hooks-trust.json");
+        let before = std::fs::read(&trust_file).ok();
+        let o = in_prof(&sb, &["trust", "--all"]);
+        assert_eq!(o.status.code(), Some(1), "{change}: {o:?}");
+        let out = String::from_utf8_lossy(&o.stdout);
+        let refusal = format!(
+            "): a change of `demo` was interrupted, and its files are not yet those \
+             recovery leaves; run `hookpack doctor --fix{p}` (it finishes or undoes the \
+             change), then trust it"
+        );
+        assert!(out.contains(&refusal), "{change}: {out}");
+        // The user's own handler is trusted all the same; demo's entry is as it was.
+        assert!(
+            (out.lines()).any(|l| l.contains(" Stop mine ") && !l.starts_with("refused")),
+            "{change}: {out}"
+        );
+        let after: Value = read_json(&trust_file);
+        let demo_entries = |doc: Option<&Value>| -> Vec<(String, Value)> {
+            doc.and_then(|d| d["handlers"].as_object())
+                .into_iter()
+                .flatten()
+                .filter(|(k, _)| k.contains("#PreToolUse#"))
+                .map(|(k, v)| (k.clone(), v["hash"].clone()))
+                .collect()
+        };
+        let before: Option<Value> = before.map(|b| serde_json::from_slice(&b).unwrap());
+        assert_eq!(
+            demo_entries(before.as_ref()),
+            demo_entries(Some(&after)),
+            "{change}"
+        );
+        let o = in_prof(&sb, &["doctor", "--format", "json"]);
+        let report = one_json_document(&o);
+        assert_eq!(report["awaiting_trust"], json!([]), "{change}: {report:#}");
+        let o = sb
+            .cmd()
+            .args(["run", "PreToolUse", "--payload", "-", "--profile", "prof"])
+            .write_stdin(r#"{"tool_name": "exec", "tool_input": {"command": "ls"}}"#)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("note: a change of `demo` was interrupted, so its handlers ran as their files are now"),
+            "{change}: {err}"
+        );
+        ok(&in_prof(&sb, &["doctor", "--fix"]));
+        let o = in_prof(&sb, &["trust", "--all"]);
+        ok(&o);
+        let o = in_prof(&sb, &["doctor", "--format", "json"]);
+        ok(&o);
+        assert_eq!(
+            one_json_document(&o)["awaiting_trust"],
+            json!([]),
+            "{change}"
+        );
+    }
+}
+
 /// A repair a crash interrupted (of `demo`, whose folder the user had deleted) is undone by
 /// recovery, which leaves the receipt and no folder: `install --dry-run` checked the
 /// repair's half-made folder for drift instead, and said "nothing to do" where the real
