@@ -1573,9 +1573,7 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
             why: "it applies only with --archive; an index carries each archive's digest".into(),
         });
     }
-    if a.dry_run {
-        note_interrupted(&profile, printer);
-    }
+    recover_first(&profile, a.dry_run, printer)?;
     if let Some(archive) = a.archive {
         let sha = a
             .sha256
@@ -1697,9 +1695,7 @@ fn run_remove(a: RemoveArgs, printer: &Printer) -> Result<ExitCode, Error> {
         .iter()
         .map(|s| Id::parse(s))
         .collect::<Result<_, _>>()?;
-    if a.dry_run {
-        note_interrupted(&profile, printer);
-    }
+    recover_first(&profile, a.dry_run, printer)?;
     let results = ids
         .iter()
         .map(|id| install::remove(&profile, id.as_str(), a.dry_run))
@@ -1718,11 +1714,7 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
         Some(f) => Some(catalog::verify::index_argument("--index", f)?),
         None => None,
     };
-    if !a.dry_run {
-        install::recover_interrupted(&profile)?;
-    } else {
-        note_interrupted(&profile, printer);
-    }
+    recover_first(&profile, a.dry_run, printer)?;
     // After recovery, or (a dry run) as recovery will leave them.
     let receipts = || install::receipts_after_recovery(&profile).map(|(r, _)| r);
     if a.ids.is_empty() && receipts()?.is_empty() {
@@ -2022,12 +2014,24 @@ fn interrupted_note(c: &install::Interrupted, for_list: bool) -> String {
     )
 }
 
-/// Says, for a dry run (which recovers nothing), that a change a crash interrupted is
-/// planned from as recovery will leave it.
-fn note_interrupted(profile: &crate::profile::Profile, printer: &Printer) {
-    if let Some(c) = install::interrupted_change(profile) {
-        printer.message(&printable(&interrupted_note(&c, false)));
+/// Before `install`, `update` or `remove`: finishes or undoes a change a crash interrupted,
+/// saying so; or, for a dry run (which recovers nothing), says that it is planned from as
+/// recovery will leave it.
+fn recover_first(
+    profile: &crate::profile::Profile,
+    dry_run: bool,
+    printer: &Printer,
+) -> Result<(), Error> {
+    if dry_run {
+        if let Some(c) = install::interrupted_change(profile) {
+            printer.message(&printable(&interrupted_note(&c, false)));
+        }
+        return Ok(());
     }
+    for note in install::recover_interrupted(profile)? {
+        printer.message(&printable(&format!("note: {note}")));
+    }
+    Ok(())
 }
 
 fn run_list(a: ListArgs, printer: &Printer) -> Result<ExitCode, Error> {

@@ -1518,16 +1518,18 @@ pub fn receipts_after_recovery(
     Ok((receipts, change))
 }
 
-/// Finishes or undoes a change a crash interrupted, under the profile lock, for a command
-/// that reads the receipts before it decides what to change (`update`): one written by the
-/// interrupted change names a version whose entries `hooks.json` may not hold. A profile
-/// with no journal and no staging folder is left as it is (no lock file is made).
-pub fn recover_interrupted(profile: &Profile) -> Result<(), Error> {
+/// Finishes or undoes a change a crash interrupted, under the profile lock, before a
+/// command changes the profile, and says what it did: `update` reads the receipts before
+/// it decides what to change, and one written by the interrupted change names a version
+/// whose entries `hooks.json` may not hold; `install` and `remove` would recover silently
+/// under their own lock. A profile with no journal and no staging folder is left as it is
+/// (no lock file is made).
+pub fn recover_interrupted(profile: &Profile) -> Result<Vec<String>, Error> {
     if !interrupted(profile) {
-        return Ok(());
+        return Ok(Vec::new());
     }
     let _lock = Lock::acquire(profile, lock_wait())?;
-    recover(profile).map(drop)
+    recover(profile)
 }
 
 /// Hooks a crash test can use to stop the process at numbered points of a commit.

@@ -1442,6 +1442,50 @@ fn trust_refuses_the_handlers_of_an_interrupted_change_until_recovery() {
     }
 }
 
+/// `install`, `update` and `remove` finished or undid a change a crash interrupted without
+/// a word (only `doctor --fix` said so), so an `install` of one recipe could take another's
+/// upgrade back unseen. They say what recovery did, on stderr, before their own outcome.
+#[test]
+fn the_next_change_says_what_recovery_of_an_interrupted_one_did() {
+    for (change, point, next, did) in [
+        (
+            "update",
+            "4",
+            &["install", "demo", "--index", "cat"][..],
+            "rolled back",
+        ),
+        ("install", "6", &["remove", "demo"][..], "completed"),
+        (
+            "remove",
+            "3",
+            &["update", "--index", "cat"][..],
+            "rolled back",
+        ),
+    ] {
+        let sb = Sandbox::new();
+        old_and_new_catalogs(&sb);
+        if change != "install" {
+            ok(&in_prof(&sb, &["install", "demo", "--index", "old"]));
+        }
+        let args: &[&str] = match change {
+            "update" => &["update", "--index", "cat"],
+            "remove" => &["remove", "demo"],
+            _ => &["install", "demo", "--index", "old"],
+        };
+        crashed_at(&sb, point, args);
+        let o = in_prof(&sb, next);
+        ok(&o);
+        let err = String::from_utf8_lossy(&o.stderr);
+        let note = format!("note: {did} the interrupted change of `demo`\n");
+        assert_eq!(
+            err.matches(&note).count(),
+            1,
+            "{change} then {next:?}: {err}"
+        );
+        ok(&in_prof(&sb, &["doctor"]));
+    }
+}
+
 /// A repair a crash interrupted (of `demo`, whose folder the user had deleted) is undone by
 /// recovery, which leaves the receipt and no folder: `install --dry-run` checked the
 /// repair's half-made folder for drift instead, and said "nothing to do" where the real
