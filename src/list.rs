@@ -73,9 +73,26 @@ pub struct Listing {
     pub recipes: Vec<Installed>,
     /// Handlers, in host order.
     pub handlers: Vec<Listed>,
-    /// A change a crash interrupted, which `recipes` shows as recovery will leave it.
-    #[serde(skip)]
+    /// A change a crash interrupted, which `recipes` shows as recovery will leave it (its
+    /// handlers are as their files are now); shown as `{"id": ID, "recovery": "finish" |
+    /// "undo"}`, or null.
+    #[serde(serialize_with = "interrupted_text")]
     pub interrupted: Option<crate::install::Interrupted>,
+}
+
+/// An interrupted change as `list --format json` shows it: the recipe and what recovery
+/// will do.
+fn interrupted_text<S: serde::Serializer>(
+    c: &Option<crate::install::Interrupted>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    let shown = c.as_ref().map(|c| {
+        serde_json::json!({
+            "id": c.id,
+            "recovery": if c.committed { "finish" } else { "undo" },
+        })
+    });
+    serde::Serialize::serialize(&shown, s)
 }
 
 /// The handlers of one `hooks.json`, if it exists, with their trust status. A file whose

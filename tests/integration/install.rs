@@ -1224,6 +1224,12 @@ fn list_and_update_dry_run_show_an_interrupted_change_as_recovery_leaves_it() {
             listed["recipes"][0]["version"], "0.1.0",
             "{change}: {listed:#}"
         );
+        let what = will.trim_end_matches(" it");
+        assert_eq!(
+            listed["interrupted"],
+            json!({"id": "demo", "recovery": what}),
+            "{change}"
+        );
         assert_eq!(listed["recipes"][0]["folder_present"], true, "{change}");
         let dry_run = ["update", "--dry-run", "--index", "cat"];
         let out = said(&in_prof(&sb, &dry_run));
