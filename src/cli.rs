@@ -1573,7 +1573,6 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
             why: "it applies only with --archive; an index carries each archive's digest".into(),
         });
     }
-    recover_first(&profile, a.dry_run, printer)?;
     if let Some(archive) = a.archive {
         let sha = a
             .sha256
@@ -1597,6 +1596,8 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
                 "warning: installing {archive} without --sha256: nothing vouches for these bytes; pass the digest the publisher gives"
             )));
         }
+        // Once the arguments are sound: a usage error writes nothing.
+        recover_first(&profile, a.dry_run, printer)?;
         return finish_outcomes(
             vec![install::install_archive(
                 &profile, &fetcher, &loc, sha, &opts,
@@ -1640,6 +1641,7 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
     }
     // Fetched once: every recipe named comes from one snapshot of it.
     let loaded = install::load_index_from(&fetcher, &index)?;
+    recover_first(&profile, a.dry_run, printer)?;
     let results = specs
         .iter()
         .map(|s| install::install_from(&profile, &fetcher, &index, &loaded, s, &opts))
@@ -2247,13 +2249,16 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
             include_untrusted: a.include_untrusted,
         },
     )?;
-    // Its handlers ran as the crash left their files, as a host's would, which recovery
-    // will change.
-    if let Some(c) = install::interrupted_change(&profile) {
+    // Its handlers were taken as the crash left their files, as a host's would be, which
+    // recovery will change; their trust waits for it.
+    let taken = |id: &str| {
+        (d.handlers.iter()).any(|t| t.source == "profile" && t.recipe.as_deref() == Some(id))
+    };
+    if let Some(c) = install::interrupted_change(&profile).filter(|c| taken(&c.id)) {
         printer.message(&printable(&format!(
-            "note: a change of `{}` was interrupted, so its handlers ran as their files are \
-             now, half way; the next command that writes the profile, or `hookpack doctor \
-             --fix`, will {} it",
+            "note: a change of `{}` was interrupted, so its handlers here are as their files \
+             are now, half way; the next command that writes the profile, or `hookpack doctor \
+             --fix`, will {} it (trust them after that)",
             c.id,
             if c.committed { "finish" } else { "undo" }
         )));

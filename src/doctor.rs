@@ -503,6 +503,8 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
     let live: BTreeSet<&str> = handlers.iter().map(|h| h.key.as_str()).collect();
     let dangling: Vec<String> = (trust.handlers.keys())
         .filter(|_| trust_readable)
+        // Those recovery of an interrupted change drops itself are that change's.
+        .filter(|k| !(pending.as_ref()).is_some_and(|c| c.forget_trust.contains(k)))
         .filter(|k| {
             let file = crate::trust::split_key(k).map_or("", |(file, _)| file);
             !unreadable.contains(file)

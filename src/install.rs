@@ -1430,6 +1430,8 @@ pub struct Interrupted {
     pub folder: Option<PathBuf>,
     /// The change's staging folder, which recovery takes what it moves back from.
     pub staging: PathBuf,
+    /// The trust entries recovery drops when it finishes the change (a remove's).
+    pub forget_trust: Vec<String>,
 }
 
 /// The change a crash interrupted, as [`recover`] will leave it, read without the lock and
@@ -1467,6 +1469,11 @@ pub fn interrupted_change(profile: &Profile) -> Option<Interrupted> {
         receipt,
         folder,
         staging: j.staging,
+        forget_trust: if committed {
+            j.forget_trust
+        } else {
+            Vec::new()
+        },
     })
 }
 

@@ -1562,6 +1562,8 @@ pub fn apply(
             let interrupted = (pending.as_ref())
                 .filter(|p| h.source == "profile" && h.recipe.as_deref() == Some(p.id.as_str()));
             c.result = match (h.status, clash) {
+                // Nothing is written for it: no hash of half-way files is taken.
+                (Status::Trusted, _) if interrupted.is_some() => "unchanged".into(),
                 _ if interrupted.is_some() => format!(
                     "refused: a change of `{}` was interrupted, and its files are not yet those \
                      recovery leaves; run `hookpack doctor --fix` (it finishes or undoes the \

@@ -1305,6 +1305,8 @@ fn doctor_names_an_interrupted_change_and_checks_its_recipe_after_recovery() {
             old_and_new_catalogs(&sb);
             if change != "install" {
                 ok(&in_prof(&sb, &["install", "demo", "--index", "old"]));
+                // A remove's entries dangle past its commit; recovery drops them.
+                ok(&in_prof(&sb, &["trust", "--all"]));
             }
             let args: &[&str] = match change {
                 "update" => &["update", "--index", "cat"],
@@ -1432,10 +1434,20 @@ fn trust_refuses_the_handlers_of_an_interrupted_change_until_recovery() {
             .unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(
-            err.contains("note: a change of `demo` was interrupted, so its handlers ran as their files are now"),
+            err.contains("note: a change of `demo` was interrupted, so its handlers here are as their files are now"),
             "{change}: {err}"
         );
         ok(&in_prof(&sb, &["doctor", "--fix"]));
+        // Trusted before the crash, trusted after recovery: nothing awaits trust.
+        if change != "install" {
+            let o = in_prof(&sb, &["doctor", "--format", "json"]);
+            ok(&o);
+            assert_eq!(
+                one_json_document(&o)["awaiting_trust"],
+                json!([]),
+                "{change}"
+            );
+        }
         let o = in_prof(&sb, &["trust", "--all"]);
         ok(&o);
         let o = in_prof(&sb, &["doctor", "--format", "json"]);
@@ -1479,6 +1491,22 @@ fn the_next_change_says_what_recovery_of_an_interrupted_one_did() {
             _ => &["install", "demo", "--index", "old"],
         };
         crashed_at(&sb, point, args);
+        // A usage error or an index that cannot be read changes nothing, recovery included.
+        for refused in [
+            &["install", "Bad!!"][..],
+            &["install", "demo", "--index", "gone"],
+        ] {
+            let o = in_prof(&sb, refused);
+            assert!(!o.status.success(), "{change} then {refused:?}");
+            assert!(
+                !String::from_utf8_lossy(&o.stderr).contains("note:"),
+                "{o:?}"
+            );
+            assert!(
+                sb.join("prof/.hookpack-journal.json").exists(),
+                "{change} {refused:?}"
+            );
+        }
         let o = in_prof(&sb, next);
         ok(&o);
         let err = String::from_utf8_lossy(&o.stderr);
