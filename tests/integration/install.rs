@@ -83,6 +83,25 @@ fn old_and_new_catalogs(sb: &Sandbox) {
     catalog_with_versions(sb, "demo", &[("0.2.0", "0.13.0")]);
 }
 
+/// Leaves `demo` in profile `prof` as a crash at step `point` left its `change` (`install`
+/// of 0.1.0, `update` from 0.1.0 to 0.2.0, or `remove` of 0.1.0), its handlers trusted
+/// before when `trusted` (and there was an install before).
+fn interrupted_demo(sb: &Sandbox, change: &str, point: &str, trusted: bool) {
+    old_and_new_catalogs(sb);
+    if change != "install" {
+        ok(&in_prof(sb, &["install", "demo", "--index", "old"]));
+        if trusted {
+            ok(&in_prof(sb, &["trust", "--all"]));
+        }
+    }
+    let args: &[&str] = match change {
+        "update" => &["update", "--index", "cat"],
+        "remove" => &["remove", "demo"],
+        _ => &["install", "demo", "--index", "old"],
+    };
+    crashed_at(sb, point, args);
+}
+
 #[test]
 fn built_in_catalog_installs_offline_and_the_handler_runs() {
     let sb = Sandbox::new();
@@ -1189,16 +1208,7 @@ fn list_and_update_dry_run_show_an_interrupted_change_as_recovery_leaves_it() {
     ] {
         let sb = Sandbox::new();
         let p = profile_flag(&sb, "prof");
-        old_and_new_catalogs(&sb);
-        if change != "install" {
-            ok(&in_prof(&sb, &["install", "demo", "--index", "old"]));
-        }
-        let args: &[&str] = match change {
-            "update" => &["update", "--index", "cat"],
-            "remove" => &["remove", "demo"],
-            _ => &["install", "demo", "--index", "old"],
-        };
-        crashed_at(&sb, point, args);
+        interrupted_demo(&sb, change, point, false);
         // They take no lock: none is made.
         let lock = sb.join("prof/.hookpack.lock");
         std::fs::remove_file(&lock).unwrap();
@@ -1302,18 +1312,8 @@ fn doctor_names_an_interrupted_change_and_checks_its_recipe_after_recovery() {
         for point in 1..=7 {
             let sb = Sandbox::new();
             let p = profile_flag(&sb, "prof");
-            old_and_new_catalogs(&sb);
-            if change != "install" {
-                ok(&in_prof(&sb, &["install", "demo", "--index", "old"]));
-                // A remove's entries dangle past its commit; recovery drops them.
-                ok(&in_prof(&sb, &["trust", "--all"]));
-            }
-            let args: &[&str] = match change {
-                "update" => &["update", "--index", "cat"],
-                "remove" => &["remove", "demo"],
-                _ => &["install", "demo", "--index", "old"],
-            };
-            crashed_at(&sb, &point.to_string(), args);
+            // Trusted: a remove's entries dangle past its commit; recovery drops them.
+            interrupted_demo(&sb, change, &point.to_string(), true);
             let journal = sb.join("prof/.hookpack-journal.json").exists();
             let o = in_prof(&sb, &["doctor", "--format", "json"]);
             let report = one_json_document(&o);
@@ -1370,28 +1370,18 @@ fn doctor_names_an_interrupted_change_and_checks_its_recipe_after_recovery() {
 /// half way (the new version's, which an undo replaces; or none, `script is missing`,
 /// while a remove had the folder aside), so a trusted gate came out of recovery changed
 /// since trusted and skipped by hosts. It refuses that recipe's handlers until `doctor
-/// --fix`; `doctor` counts none of them as awaiting trust, and `run` says its handlers ran
-/// half way.
+/// --fix`; `doctor` counts none of them as awaiting trust, and `run` says its handlers are
+/// as their files are, half way.
 #[test]
 fn trust_refuses_the_handlers_of_an_interrupted_change_until_recovery() {
     for (change, point) in [("update", "4"), ("remove", "3"), ("install", "6")] {
         let sb = Sandbox::new();
         let p = profile_flag(&sb, "prof");
-        old_and_new_catalogs(&sb);
         let mine = json!({"hooks": {"Stop": [{"hooks": [
             {"type": "command", "command": "echo mine", "id": "mine"}
         ]}]}});
         sb.write("prof/hooks.json", serde_json::to_vec_pretty(&mine).unwrap());
-        if change != "install" {
-            ok(&in_prof(&sb, &["install", "demo", "--index", "old"]));
-            ok(&in_prof(&sb, &["trust", "--all"]));
-        }
-        let args: &[&str] = match change {
-            "update" => &["update", "--index", "cat"],
-            "remove" => &["remove", "demo"],
-            _ => &["install", "demo", "--index", "old"],
-        };
-        crashed_at(&sb, point, args);
+        interrupted_demo(&sb, change, point, true);
         let trust_file = sb.join("finclaw-home/hooks-trust.json");
         let before = std::fs::read(&trust_file).ok();
         let o = in_prof(&sb, &["trust", "--all"]);
@@ -1481,16 +1471,7 @@ fn the_next_change_says_what_recovery_of_an_interrupted_one_did() {
         ),
     ] {
         let sb = Sandbox::new();
-        old_and_new_catalogs(&sb);
-        if change != "install" {
-            ok(&in_prof(&sb, &["install", "demo", "--index", "old"]));
-        }
-        let args: &[&str] = match change {
-            "update" => &["update", "--index", "cat"],
-            "remove" => &["remove", "demo"],
-            _ => &["install", "demo", "--index", "old"],
-        };
-        crashed_at(&sb, point, args);
+        interrupted_demo(&sb, change, point, false);
         // A usage error or an index that cannot be read changes nothing, recovery included.
         for refused in [
             &["install", "Bad!!"][..],
