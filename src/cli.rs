@@ -2260,7 +2260,7 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
              are now, half way; the next command that writes the profile, or `hookpack doctor \
              --fix`, will {} it (trust them after that)",
             c.id,
-            if c.committed { "finish" } else { "undo" }
+            c.recovery()
         )));
     }
     match printer.format {

@@ -235,7 +235,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
                 "a change of `{id}` was interrupted; `hookpack doctor --fix` (or the next \
                  install, update or remove) will {will} it; `{id}` is checked once that is done",
                 id = c.id,
-                will = if c.committed { "finish" } else { "undo" },
+                will = c.recovery(),
             ),
             None => "an install, update or remove was interrupted; `hookpack doctor --fix` (or \
                      the next install, update or remove) finishes or undoes it"

@@ -1434,6 +1434,17 @@ pub struct Interrupted {
     pub forget_trust: Vec<String>,
 }
 
+impl Interrupted {
+    /// What recovery will do with it: `finish` (past its commit point) or `undo`.
+    pub fn recovery(&self) -> &'static str {
+        if self.committed {
+            "finish"
+        } else {
+            "undo"
+        }
+    }
+}
+
 /// The change a crash interrupted, as [`recover`] will leave it, read without the lock and
 /// without writing anything. None when there is no journal, or one recovery ignores (or
 /// that holds a receipt hookpack would not read back), or one of a change a running

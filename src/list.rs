@@ -89,7 +89,7 @@ fn interrupted_text<S: serde::Serializer>(
     let shown = c.as_ref().map(|c| {
         serde_json::json!({
             "id": c.id,
-            "recovery": if c.committed { "finish" } else { "undo" },
+            "recovery": c.recovery(),
         })
     });
     serde::Serialize::serialize(&shown, s)

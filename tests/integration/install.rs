@@ -1416,37 +1416,29 @@ fn trust_refuses_the_handlers_of_an_interrupted_change_until_recovery() {
         let o = in_prof(&sb, &["doctor", "--format", "json"]);
         let report = one_json_document(&o);
         assert_eq!(report["awaiting_trust"], json!([]), "{change}: {report:#}");
-        let o = sb
-            .cmd()
-            .args(["run", "PreToolUse", "--payload", "-", "--profile", "prof"])
-            .write_stdin(r#"{"tool_name": "exec", "tool_input": {"command": "ls"}}"#)
-            .output()
-            .unwrap();
+        sb.write(
+            "payload.json",
+            r#"{"tool_name": "exec", "tool_input": {"command": "ls"}}"#,
+        );
+        let o = in_prof(&sb, &["run", "PreToolUse", "--payload", "payload.json"]);
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(
             err.contains("note: a change of `demo` was interrupted, so its handlers here are as their files are now"),
             "{change}: {err}"
         );
         ok(&in_prof(&sb, &["doctor", "--fix"]));
-        // Trusted before the crash, trusted after recovery: nothing awaits trust.
-        if change != "install" {
+        let nothing_awaits_trust = || {
             let o = in_prof(&sb, &["doctor", "--format", "json"]);
             ok(&o);
-            assert_eq!(
-                one_json_document(&o)["awaiting_trust"],
-                json!([]),
-                "{change}"
-            );
+            let report = one_json_document(&o);
+            assert_eq!(report["awaiting_trust"], json!([]), "{change}");
+        };
+        // Trusted before the crash, trusted after recovery.
+        if change != "install" {
+            nothing_awaits_trust();
         }
-        let o = in_prof(&sb, &["trust", "--all"]);
-        ok(&o);
-        let o = in_prof(&sb, &["doctor", "--format", "json"]);
-        ok(&o);
-        assert_eq!(
-            one_json_document(&o)["awaiting_trust"],
-            json!([]),
-            "{change}"
-        );
+        ok(&in_prof(&sb, &["trust", "--all"]));
+        nothing_awaits_trust();
     }
 }
 
