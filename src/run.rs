@@ -901,6 +901,8 @@ pub fn dispatch(
         },
     ));
     let hash_env = crate::list::env_of(profile, &workspace);
+    // The recipe a crash left half changed, whose handlers `trust` refuses until recovery.
+    let interrupted = crate::install::interrupted_change(profile).map(|c| c.id);
     let mut traces = Vec::new();
     let mut decisions = Vec::new();
     for h in handlers.iter().filter(|h| h.event == event.name()) {
@@ -940,7 +942,7 @@ pub fn dispatch(
         } else if !event.is_spawned() {
             skip(format!("hosts never spawn {event} handlers"), &mut trace);
         } else if let Some(why) = (!opts.include_untrusted)
-            .then(|| not_trusted_now(h, &handlers, &trust, &hash_env))
+            .then(|| not_trusted_now(h, &handlers, &trust, &hash_env, interrupted.as_deref()))
             .flatten()
         {
             skip(why, &mut trace);
@@ -1004,12 +1006,14 @@ pub fn dispatch(
 
 /// Why `h` may not run now, if it may not. Hosts hash a handler's script again before each
 /// spawn (seeds/004): one trusted when the dispatch began may have changed since (an earlier
-/// handler may have rewritten it), and is then `modified` and skipped.
+/// handler may have rewritten it), and is then `modified` and skipped. `interrupted` is the
+/// recipe a crash left half changed: its handlers are trusted only after recovery.
 fn not_trusted_now(
     h: &crate::list::Listed,
     handlers: &[crate::list::Listed],
     trust: &crate::trust::TrustFile,
     env: &crate::trust::Env,
+    interrupted: Option<&str>,
 ) -> Option<String> {
     use crate::trust::Status;
     let (status, script) = match h.status {
@@ -1029,7 +1033,17 @@ fn not_trusted_now(
         }
         other => (other, h.script.clone()),
     };
+    let recovering =
+        h.source == "profile" && h.recipe.is_some() && h.recipe.as_deref() == interrupted;
     (status != Status::Trusted).then(|| match (status, &script) {
+        // Its files are half way: `hookpack trust` refuses it, and a missing script is
+        // most likely one recovery puts back.
+        _ if recovering => format!(
+            "{} (a change of its recipe `{}` was interrupted; run `hookpack doctor --fix`, \
+             then trust it, or pass --include-untrusted)",
+            status.word(),
+            h.recipe.as_deref().unwrap_or_default()
+        ),
         // `hookpack trust` refuses it, and run it would fail: the file is what is wanted.
         (Status::ScriptMissing, crate::trust::Script::Missing(p)) => format!(
             "{} (the command runs {}, which {}; restore it or correct the command's path, \

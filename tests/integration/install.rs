@@ -1426,6 +1426,21 @@ fn trust_refuses_the_handlers_of_an_interrupted_change_until_recovery() {
             err.contains("note: a change of `demo` was interrupted, so its handlers here are as their files are now"),
             "{change}: {err}"
         );
+        // A skipped demo handler is not sent to `trust`, which refuses it until recovery.
+        let out = String::from_utf8_lossy(&o.stdout);
+        let skipped: Vec<&str> = (out.lines())
+            .filter(|l| l.contains("skipped") && !l.contains(" mine "))
+            .collect();
+        assert!(!skipped.is_empty(), "{change}: {out}");
+        for line in skipped {
+            assert!(
+                line.contains(&format!(
+                    "a change of its recipe `demo` was interrupted; run `hookpack doctor \
+                     --fix{p}`, then trust it, or pass --include-untrusted)"
+                )),
+                "{change}: {line}"
+            );
+        }
         ok(&in_prof(&sb, &["doctor", "--fix"]));
         let nothing_awaits_trust = || {
             let o = in_prof(&sb, &["doctor", "--format", "json"]);
