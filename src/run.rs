@@ -83,6 +83,11 @@ pub struct RawOutput {
     /// running.
     #[serde(skip)]
     pub left_running: bool,
+    /// True when the timeout fired but `/proc` could not be read (Linux: no descriptor
+    /// left, a `hidepid` mount), so only the handler's process group was killed: what it
+    /// started in other groups or sessions was not looked for.
+    #[serde(skip)]
+    pub tree_unseen: bool,
     /// Captured stdout: its first [`OUTPUT_CAP`] bytes, and one more if there was more.
     #[serde(skip)]
     pub stdout: Vec<u8>,
@@ -279,12 +284,14 @@ pub fn spawn(s: &Spawn) -> std::io::Result<RawOutput> {
         }
     }
     let timed_out = !wait_exited(&mut child, pid, timeout);
+    // The handler itself first: it may have moved to another process group (that of `run`,
+    // say), out of reach of the group kill. On Linux, with everything it started in other
+    // groups and sessions, unless `/proc` cannot be read to find them.
+    #[cfg(target_os = "linux")]
+    let tree_unseen = timed_out && !strays::kill_tree(pid);
+    #[cfg(not(target_os = "linux"))]
+    let tree_unseen = false;
     if timed_out {
-        // The handler itself first: it may have moved to another process group (that of
-        // `run`, say), out of reach of the group kill. On Linux, with everything it started
-        // in other groups and sessions.
-        #[cfg(target_os = "linux")]
-        strays::kill_tree(pid);
         #[cfg(all(unix, not(target_os = "linux")))]
         kill_process(pid);
         #[cfg(not(unix))]
@@ -329,6 +336,7 @@ pub fn spawn(s: &Spawn) -> std::io::Result<RawOutput> {
         exit: status.and_then(|s| s.code()).filter(|_| !timed_out),
         timed_out: timed_out || held_open,
         left_running,
+        tree_unseen,
         stdout: taken(&stdout),
         stderr: taken(&stderr),
         duration: start.elapsed(),
@@ -457,11 +465,17 @@ pub fn interpret(event: Event, out: &RawOutput, deny_on_failure: bool) -> Decisi
     if out.timed_out {
         // Not "a process it started": one left running may be older than the handler,
         // handed its output (README, run).
+        let unseen = if out.tree_unseen {
+            "; /proc could not be read, so only its process group was killed: what it \
+             started in another group or session may still be running"
+        } else {
+            ""
+        };
         return fail(match (out.exit, out.left_running) {
-            (None, false) => format!("timed out after {:.1}s", out.duration.as_secs_f64()),
+            (None, false) => format!("timed out after {:.1}s{unseen}", out.duration.as_secs_f64()),
             (None, true) => format!(
                 "timed out after {:.1}s; a process outside its process group still held its \
-                 output open, and was left running",
+                 output open, and was left running{unseen}",
                 out.duration.as_secs_f64()
             ),
             (Some(code), left_running) => format!(
@@ -711,6 +725,7 @@ mod tests {
             exit,
             timed_out: false,
             left_running: false,
+            tree_unseen: false,
             stdout: stdout.into(),
             stderr: stderr.into(),
             duration: Duration::ZERO,
@@ -759,6 +774,23 @@ mod tests {
         assert!(interpret(Event::Stop, &raw(Some(0), reject, ""), false)
             .failure
             .is_some());
+    }
+
+    /// A timeout's kill that could not read `/proc` killed the group alone, and said
+    /// nothing of what it could not look for.
+    #[test]
+    fn a_timeout_that_could_not_look_for_strays_says_so() {
+        let mut out = raw(None, "", "");
+        out.timed_out = true;
+        out.duration = Duration::from_secs(2);
+        let said = |out: &RawOutput| interpret(Event::Stop, out, false).failure.unwrap();
+        assert_eq!(said(&out), "timed out after 2.0s");
+        out.tree_unseen = true;
+        assert_eq!(
+            said(&out),
+            "timed out after 2.0s; /proc could not be read, so only its process group was \
+             killed: what it started in another group or session may still be running"
+        );
     }
 
     #[test]

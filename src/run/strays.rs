@@ -38,9 +38,13 @@ pub fn pipe_inode(fd: &impl AsRawFd) -> Option<u64> {
 type Found = BTreeMap<u32, u64>;
 
 /// Kills `root` and all its descendants, whatever their process groups and sessions.
-pub fn kill_tree(root: u32) {
+/// False when no scan of `/proc` saw `root` (not yet reaped, so there to see): `/proc`
+/// could not be read (no descriptor left, a `hidepid` mount), and nothing was killed.
+pub fn kill_tree(root: u32) -> bool {
+    let seen = std::cell::Cell::new(false);
     kill_all(|| {
         let processes = processes();
+        seen.set(seen.get() || processes.contains_key(&root));
         let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
         for (&pid, &(parent, _)) in &processes {
             children.entry(parent).or_default().push(pid);
@@ -59,6 +63,7 @@ pub fn kill_tree(root: u32) {
         }
         found
     });
+    seen.get()
 }
 
 /// Kills every other process started at `since` (a [`start_time`]) or later that holds
@@ -368,9 +373,22 @@ mod tests {
         let mut filler: Vec<std::fs::File> =
             std::iter::from_fn(|| std::fs::File::open("/dev/null").ok()).collect();
         assert!(filler.len() >= ROOM, "{} descriptors taken", filler.len());
+        // With none left, `/proc` cannot be read: nothing is found, and that is said.
+        let unseen = kill_tree(root);
         filler.truncate(filler.len() - ROOM);
+        // (Checked once there is room to read `/proc` again; a failure must not leave the
+        // tree running.)
+        let untouched = (members.iter()).all(|&(pid, start)| start_time(pid) == Some(start));
+        if unseen || !untouched {
+            for &(pid, _) in &members {
+                // SAFETY: kill(2) on the shell and sleeps this test started.
+                unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+            }
+        }
+        assert!(!unseen, "a tree found with no descriptor left");
+        assert!(untouched, "a process was signalled with no descriptor left");
         assert!(members.len() > ROOM, "a tree no larger than the room left");
-        kill_tree(root);
+        assert!(kill_tree(root), "the tree was not found");
         drop(filler);
         let alive = |&&(pid, start): &&(u32, u64)| {
             parent_and_start(pid).is_some_and(|(_, s)| s == start)
