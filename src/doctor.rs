@@ -237,9 +237,17 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
                 id = c.id,
                 will = c.recovery(),
             ),
-            None => "an install, update or remove was interrupted; `hookpack doctor --fix` (or \
-                     the next install, update or remove) finishes or undoes it"
-                .into(),
+            None => match crate::install::unusable_journal(profile) {
+                Some(why) => format!(
+                    "hookpack cannot use this journal of an interrupted change ({why}); \
+                     `hookpack doctor --fix` (or the next install, update or remove) deletes \
+                     it, finishing or undoing nothing; run `hookpack doctor` after that to see \
+                     what the change left"
+                ),
+                None => "an install, update or remove was interrupted; `hookpack doctor --fix` \
+                         (or the next install, update or remove) finishes or undoes it"
+                    .into(),
+            },
         };
         problem(&mut out, &profile.journal(), "", "interrupted-commit", why);
     }

@@ -1276,9 +1276,9 @@ pub const JOURNAL_FOLDER_WHY: &str = "it is a folder, where hookpack writes the 
     each change to the profile; move it elsewhere, then run the command again";
 
 /// The profile's journal, when there is one to act on: the journal, its staging folder
-/// taken as the one of that name in the profile's staging folder, or (`Err`) the note of
-/// why recovery ignores it and removes it: it cannot be parsed, or it names what hookpack
-/// never writes. None when no file can be read there (none, or not a file).
+/// taken as the one of that name in the profile's staging folder, or (`Err`) why recovery
+/// ignores it and removes it: it cannot be read or parsed, or it names what hookpack never
+/// writes. None when no file can be read there (none, or not a file).
 fn read_journal(profile: &Profile) -> Option<Result<Journal, String>> {
     let jpath = profile.journal();
     let read = match crate::fs::open_regular(&jpath) {
@@ -1297,12 +1297,7 @@ fn read_journal(profile: &Profile) -> Option<Result<Journal, String>> {
         read.and_then(|bytes| serde_json::from_slice::<Journal>(&bytes).map_err(|e| e.to_string()));
     let mut j = match parsed {
         Ok(j) => j,
-        Err(e) => {
-            return Some(Err(format!(
-                "ignored an unreadable journal {}: {e}",
-                jpath.display()
-            )))
-        }
+        Err(e) => return Some(Err(format!("it cannot be read: {e}"))),
     };
     // Only the staging folder's name is taken from the journal (it is always directly in
     // the profile's staging folder), so a profile reached or moved elsewhere still
@@ -1318,13 +1313,17 @@ fn read_journal(profile: &Profile) -> Option<Result<Journal, String>> {
             Some(Ok(j))
         }
         _ => Some(Err(format!(
-            "ignored the journal {}: it names `{}` and the staging folder {}, which hookpack \
-             never writes",
-            jpath.display(),
+            "it names `{}` and the staging folder {}, which hookpack never writes",
             j.id,
             j.staging.display()
         ))),
     }
+}
+
+/// Why recovery will ignore the profile's journal (and delete it, undoing nothing), when
+/// there is one it will ignore.
+pub fn unusable_journal(profile: &Profile) -> Option<String> {
+    read_journal(profile)?.err()
 }
 
 /// Finishes or undoes a commit that a crash interrupted, and removes staging folders left
@@ -1383,7 +1382,7 @@ pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
                     done = Some(j.staging);
                 }
             }
-            Err(ignored) => notes.push(ignored),
+            Err(why) => notes.push(format!("ignored the journal {}: {why}", jpath.display())),
         }
         std::fs::remove_file(&jpath).map_err(|e| crate::fs::FsError::new("remove", &jpath, e))?;
         if let Some(done) = done.filter(|d| d.exists()) {

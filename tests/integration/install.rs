@@ -1457,6 +1457,58 @@ fn trust_refuses_the_handlers_of_an_interrupted_change_until_recovery() {
     }
 }
 
+/// A journal hookpack cannot use (damaged, or naming what hookpack never writes) was
+/// reported as a change that `doctor --fix` "finishes or undoes", which it does not: it
+/// deletes the journal and undoes nothing. `doctor` says that, and why the journal is
+/// not used; `--fix` says it ignored it.
+#[test]
+fn doctor_says_a_journal_it_cannot_use_is_removed_undoing_nothing() {
+    for (journal, why) in [
+        (
+            "{\"id\": \"demo\", \"stag",
+            "it cannot be read: EOF while parsing",
+        ),
+        (
+            "{\"id\": \"../x\", \"staging\": \"/tmp/1-x\", \"hooks_before\": null, \
+             \"hooks_after\": \"0000000000000000000000000000000000000000000000000000000000000000\", \
+             \"old_receipt\": null, \"new_receipt\": null}",
+            "it names `../x` and the staging folder /tmp/1-x, which hookpack never writes",
+        ),
+    ] {
+        let sb = Sandbox::new();
+        let p = profile_flag(&sb, "prof");
+        ok(&in_prof(&sb, &["install", "tool-gate"]));
+        sb.write("prof/.hookpack-journal.json", journal);
+        let o = in_prof(&sb, &["doctor", "--format", "json"]);
+        assert_eq!(o.status.code(), Some(1), "{o:?}");
+        let report = one_json_document(&o);
+        let problem = &report["problems"][0];
+        assert_eq!(problem["code"], "interrupted-commit", "{report:#}");
+        let message = problem["message"].as_str().unwrap();
+        assert!(
+            message.starts_with(&format!(
+                "hookpack cannot use this journal of an interrupted change ({why}"
+            )),
+            "{message}"
+        );
+        assert!(
+            message.ends_with(&format!(
+                "; `hookpack doctor --fix{p}` (or the next install, update or remove) deletes \
+                 it, finishing or undoing nothing; run `hookpack doctor{p}` after that to see \
+                 what the change left"
+            )),
+            "{message}"
+        );
+        let o = in_prof(&sb, &["doctor", "--fix"]);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            out.contains("fixed: ignored the journal ") && out.contains(why),
+            "{out}"
+        );
+        ok(&in_prof(&sb, &["doctor"]));
+    }
+}
+
 /// `install`, `update` and `remove` finished or undid a change a crash interrupted without
 /// a word (only `doctor --fix` said so), so an `install` of one recipe could take another's
 /// upgrade back unseen. They say what recovery did, on stderr, before their own outcome.
@@ -4596,7 +4648,9 @@ fn a_journal_that_is_a_fifo_is_ignored_not_waited_for() {
         // `doctor --fix` says what it did; install and remove recover without a word.
         if args[0] == "doctor" {
             assert!(
-                said.contains("ignored an unreadable journal") && said.contains("is a fifo"),
+                said.contains("ignored the journal")
+                    && said.contains("it cannot be read: ")
+                    && said.contains("is a fifo"),
                 "{args:?}: {said}"
             );
         }
