@@ -2105,14 +2105,26 @@ fn sums_file(
             let (Some(url), Some(sha)) = (v["url"].as_str(), v["sha256"].as_str()) else {
                 continue;
             };
-            let name = archive_file(url);
-            // A merged entry may name anything; the index and the sums have their own line.
-            if name
-                .as_deref()
-                .is_some_and(|n| n == INDEX_FILE || n == SUMS_FILE)
-            {
+            let pointer = format!("/recipes/{i}/versions/{j}/url");
+            // Kept from an index on disk or `--merge`d: one that leaves the folder is no
+            // file of it (`catalog verify` of the folder and `install` from it refuse it).
+            if let Some(why) = crate::catalog::local_url_outside(url) {
+                missing.push(Diagnostic {
+                    pointer,
+                    ..Diagnostic::file_level(
+                        &out_dir.join(INDEX_FILE),
+                        Severity::Warning,
+                        "url-outside",
+                        format!(
+                            "url `{url}` {why}; until then `catalog verify` of {} and \
+                             `install` from it refuse this version",
+                            out_dir.display()
+                        ),
+                    )
+                });
                 continue;
             }
+            let name = archive_file(url);
             if let Some(name) = name.as_deref() {
                 refuse_links_to(out_dir, name)?;
                 let kept = (!built.contains(name))
@@ -2144,7 +2156,7 @@ fn sums_file(
             }
             if !url.contains("://") {
                 missing.push(Diagnostic {
-                    pointer: format!("/recipes/{i}/versions/{j}/url"),
+                    pointer,
                     ..Diagnostic::file_level(
                         &out_dir.join(INDEX_FILE),
                         Severity::Warning,

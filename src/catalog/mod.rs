@@ -139,6 +139,19 @@ pub fn check_url(url: &str) -> Result<(), String> {
     )
 }
 
+/// What of the catalog's own files a relative archive URL resolves to (`index` or
+/// `SHA256SUMS`), if it names one: no archive has those names beside the index.
+fn names_catalog_file(url: &str) -> Option<&'static str> {
+    if crate::fetch::relative_path(url).is_none() {
+        return None;
+    }
+    match crate::pack::archive_file(url)?.as_str() {
+        INDEX_FILE => Some("index"),
+        crate::pack::SUMS_FILE => Some("SHA256SUMS"),
+        _ => None,
+    }
+}
+
 /// Why the archive URL `url` of an index on disk names a file outside the index's folder,
 /// if it does: a path from `/`, or one whose `..` climb above the folder (read as
 /// [`crate::fetch::Location::join`] reads it, so `%2e%2e/` is `../`), or a `file://` URL
@@ -442,6 +455,15 @@ pub fn check_document(value: &Value, f: &mut Findings) {
                         &pointer_push(&vp, "url"),
                         "url-invalid",
                         format!("url `{url}` {why}"),
+                    );
+                } else if let Some(what) = names_catalog_file(url) {
+                    f.error(
+                        &pointer_push(&vp, "url"),
+                        "url-not-archive",
+                        format!(
+                            "url `{url}` names the catalog's {what}, not an archive; give the \
+                             URL of the version's archive"
+                        ),
                     );
                 } else if let Some(first) = urls.get(url) {
                     f.error(

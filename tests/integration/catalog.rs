@@ -1086,6 +1086,80 @@ fn an_archive_listed_for_two_versions_is_refused() {
     assert_eq!(crate::pack::snapshot(&sb.join("cat")), before);
 }
 
+/// Found by the maintainer-side hostile-input sweep: a version whose `url` named the
+/// catalog's own index (or `SHA256SUMS`) passed `validate`, `pack` and `pack --check`,
+/// which left that entry out of `SHA256SUMS` as the index's own line; only `catalog
+/// verify` failed it, on size and digest. No archive has that name: it is an error.
+#[test]
+fn an_index_naming_its_own_files_as_archives_is_refused() {
+    for url in ["hooks-index.json", "SHA256SUMS", "old/../hooks-index.json"] {
+        let sb = Sandbox::new();
+        packed(&sb);
+        edit_index(&sb, |index| {
+            let mut other = index["recipes"][0]["versions"][0].clone();
+            other["version"] = json!("0.0.9");
+            other["url"] = json!(url);
+            (index["recipes"][0]["versions"].as_array_mut().unwrap()).push(other);
+        });
+        let pointer = "/recipes/0/versions/1/url";
+        let (code, v) = validate_json(&sb, &["cat/hooks-index.json"]);
+        assert_eq!(code, 1, "{url}: {v:#}");
+        assert_finding(&v, pointer, "url-not-archive");
+        let (code, r) = verify_json(&sb, "cat");
+        assert_eq!(code, 1, "{url}: {r:#}");
+        assert_finding(&r, pointer, "url-not-archive");
+        let before = crate::pack::snapshot(&sb.join("cat"));
+        for check in [&[][..], &["--check"]] {
+            let o = pack_src_with(&sb, check);
+            let err = String::from_utf8_lossy(&o.stderr).into_owned();
+            assert_eq!(o.status.code(), Some(1), "{url} {check:?}: {err}");
+            assert!(
+                err.contains(&format!(
+                    "error[url-not-archive]: url `{url}` names the catalog's {}, not an \
+                     archive; give the URL of the version's archive",
+                    if url == "SHA256SUMS" {
+                        "SHA256SUMS"
+                    } else {
+                        "index"
+                    }
+                )),
+                "{url}: {err}"
+            );
+            assert_eq!(crate::pack::snapshot(&sb.join("cat")), before, "{url}");
+        }
+    }
+}
+
+/// Found by the maintainer-side hostile-input sweep: a kept version whose `url` leaves the
+/// catalog folder (`../x`, `/abs`, `file:///…`), from `--merge` or a hand-edited index, was
+/// packed with a warning to copy the file "into" OUT, which cannot be done (or, for a
+/// `file://` URL, with none), though `catalog verify` of OUT and `install` from it refuse
+/// it. It is warned of as `url-outside`, with what verify and install will say.
+#[test]
+fn a_kept_url_outside_the_catalog_folder_is_warned_of_as_verify_reports_it() {
+    for url in ["../../etc/passwd", "/etc/passwd", "file:///etc/passwd"] {
+        let sb = Sandbox::new();
+        packed(&sb);
+        edit_index(&sb, |index| {
+            let mut other = index["recipes"][0]["versions"][0].clone();
+            other["version"] = json!("0.0.9");
+            other["url"] = json!(url);
+            (index["recipes"][0]["versions"].as_array_mut().unwrap()).push(other);
+        });
+        for check in [&[][..], &["--check"]] {
+            let o = pack_src_with(&sb, check);
+            let err = String::from_utf8_lossy(&o.stderr).into_owned();
+            ok(&o);
+            assert!(err.contains("warning[url-outside]: url `"), "{url}: {err}");
+            assert!(err.contains(&format!("url `{url}` ")), "{url}: {err}");
+            assert!(!err.contains("archive-missing"), "{url}: {err}");
+        }
+        let (code, r) = verify_json(&sb, "cat");
+        assert_eq!(code, 1, "{url}: {r:#}");
+        assert_finding(&r, "/recipes/0/versions/1/url", "url-outside");
+    }
+}
+
 /// The index of `packed`, served from a loopback server after `edit`; returns the server
 /// (kept alive by the caller) and the index URL.
 fn served_index(sb: &Sandbox, edit: impl FnOnce(&mut String)) -> (HttpServer, String) {
