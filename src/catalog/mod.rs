@@ -142,9 +142,7 @@ pub fn check_url(url: &str) -> Result<(), String> {
 /// What of the catalog's own files a relative archive URL resolves to (`index` or
 /// `SHA256SUMS`), if it names one: no archive has those names beside the index.
 fn names_catalog_file(url: &str) -> Option<&'static str> {
-    if crate::fetch::relative_path(url).is_none() {
-        return None;
-    }
+    crate::fetch::relative_path(url)?;
     match crate::pack::archive_file(url)?.as_str() {
         INDEX_FILE => Some("index"),
         crate::pack::SUMS_FILE => Some("SHA256SUMS"),
