@@ -654,6 +654,19 @@ pub enum Error {
     /// Writing output failed.
     #[error("cannot write output: {0}")]
     Output(std::io::Error),
+    /// A change to a profile failed, and recovering from that failed too: the profile is
+    /// half way through the change until recovery runs again.
+    #[error("{source}; {doing} the change of `{id}` failed too ({why}), so the profile is half way through it: once the cause is put right (room on the disk, permissions), run `hookpack doctor --fix`, which finishes or undoes it, as the next install, update or remove will")]
+    ChangeLeftHalfWay {
+        /// The recipe the change was of.
+        id: String,
+        /// `undoing` (before the commit point) or `finishing`.
+        doing: &'static str,
+        /// Why recovery failed.
+        why: String,
+        /// What made the change fail.
+        source: Box<Error>,
+    },
 }
 
 impl Error {
@@ -662,6 +675,7 @@ impl Error {
     pub fn kind(&self) -> &'static str {
         match self {
             Error::Fs(_) => "fs",
+            Error::ChangeLeftHalfWay { .. } => "change-left-half-way",
             Error::IdInvalid(_) => "id-invalid",
             Error::ScaffoldTargetExists { .. } => "scaffold-target-exists",
             Error::WorkspaceNotFolder { .. } => "workspace-not-folder",
@@ -772,7 +786,8 @@ impl Error {
             Error::ConfigInvalid { .. }
             | Error::ProfileNameInvalid { .. }
             | Error::HomeUnknown { .. } => ExitCode::Invalid,
-            Error::RemoveTrustUnreadable { source, .. } => source.exit_code(),
+            Error::RemoveTrustUnreadable { source, .. }
+            | Error::ChangeLeftHalfWay { source, .. } => source.exit_code(),
             Error::ScaffoldTargetExists { .. }
             | Error::ScaffoldDirNotFolder { .. }
             | Error::ScaffoldInsideRecipe { .. }

@@ -1607,9 +1607,20 @@ fn commit(
         Err(e) => (e, false),
     };
     let journal_left = profile.journal().exists();
-    if journal_left && (recover(profile).is_err() || profile.journal().exists()) {
-        staging.dir.disable_cleanup(true);
-        return Err(e);
+    if journal_left {
+        let recovered = recover(profile);
+        if recovered.is_err() || profile.journal().exists() {
+            staging.dir.disable_cleanup(true);
+            return Err(Error::ChangeLeftHalfWay {
+                id: id.to_string(),
+                doing: if committed { "finishing" } else { "undoing" },
+                why: match recovered {
+                    Err(r) => r.to_string(),
+                    Ok(_) => format!("{} is still there", profile.journal().display()),
+                },
+                source: Box::new(e),
+            });
+        }
     }
     if !committed || (journal_left && same_hooks) {
         return Err(e);

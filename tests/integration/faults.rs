@@ -1011,3 +1011,60 @@ fn a_failed_commit_puts_back_a_copied_file_with_its_own_time() {
     let mtime = std::fs::metadata(&index).unwrap().modified().unwrap();
     assert_eq!(mtime, old, "{err}");
 }
+
+/// Found by the user-side hostile-input sweep: a `remove` that ran out of room writing
+/// `hooks.json` could not undo itself either (putting the receipt back needs room too), and
+/// said only "No space left", with the journal, the staging folder and no receipt left.
+/// It says the profile is half way through the change and what finishes or undoes it; once
+/// there is room, `doctor --fix` puts the profile back as it was.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_change_that_cannot_undo_itself_says_the_profile_is_half_way() {
+    use std::io::Write as _;
+    let mut half_way = 0;
+    for free in [4096u64, 6144] {
+        let sb = Sandbox::new();
+        let _m = Mount::tmpfs(&sb.join("prof"), "256k");
+        let hp = |args: &[&str]| sb.cmd().args(args).args(["--profile", "prof"]).output();
+        ok(&hp(&["install", "tool-gate"]).unwrap());
+        let state = || {
+            let mut prof = sandbox_state(&sb.join("prof"));
+            prof.remove("filler");
+            prof
+        };
+        let before = state();
+        let filler = sb.join("prof/filler");
+        let mut f = std::fs::File::create(&filler).unwrap();
+        while f.write(&[0u8; 4096]).is_ok_and(|n| n > 0) {}
+        let len = f.metadata().unwrap().len();
+        f.set_len(len - free).unwrap();
+        drop(f);
+        let o = hp(&["remove", "tool-gate"]).unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(3), "{free}: {err}");
+        if sb.join("prof/.hookpack-journal.json").exists() {
+            half_way += 1;
+            assert!(err.contains("No space left"), "{free}: {err}");
+            assert!(
+                err.contains("undoing the change of `tool-gate` failed too (cannot write /"),
+                "{free}: {err}"
+            );
+            assert!(
+                err.contains(&format!(
+                    "so the profile is half way through it: once the cause is put right (room \
+                     on the disk, permissions), run `hookpack doctor --fix --profile {}`",
+                    sb.join("prof").display()
+                )),
+                "{free}: {err}"
+            );
+        }
+        std::fs::remove_file(&filler).unwrap();
+        ok(&hp(&["doctor", "--fix"]).unwrap());
+        assert_eq!(state(), before, "{free}: {err}");
+        ok(&hp(&["doctor"]).unwrap());
+    }
+    assert!(
+        half_way > 0,
+        "no remove was left half way: the test no longer tests that"
+    );
+}
