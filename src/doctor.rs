@@ -371,6 +371,16 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
             Err(e) => return Err(e),
         }
     }
+    // Readable, but not to be rewritten (a second name, a number that would lose digits):
+    // every install, update and remove stops on it.
+    let hooks = profile.hooks_json();
+    if !unreadable.contains(&hooks.display().to_string()) {
+        if let Err(Error::HooksJsonRefused { path, why }) = crate::install::read_hooks_json(&hooks)
+        {
+            let why = format!("install, update and remove refuse to rewrite it: {why}");
+            problem(&mut out, &path, "", "hooks-json-refused", why);
+        }
+    }
     let (receipts, unreadable_receipts) = receipt::all_readable(profile)?;
     for (path, why) in &unreadable_receipts {
         problem(&mut out, path, "", "receipt-unreadable", why.clone());

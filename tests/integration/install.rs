@@ -1457,6 +1457,60 @@ fn trust_refuses_the_handlers_of_an_interrupted_change_until_recovery() {
     }
 }
 
+/// Found by the user-side hostile-input sweep: `doctor` said "no problems" (exit 0) of a
+/// profile `hooks.json` that install, update and remove refuse to rewrite: a link to
+/// nothing, a file with a second name, a number that cannot be written back as it is. A
+/// link to nothing is a link, as one to a file is; the others are `hooks-json-refused`.
+#[test]
+fn doctor_reports_a_hooks_json_that_install_refuses_to_rewrite() {
+    for (kind, code, says) in [
+        (
+            "dangling",
+            "hooks-json-unreadable",
+            "it is a symbolic link to nothing (",
+        ),
+        (
+            "hard link",
+            "hooks-json-refused",
+            "install, update and remove refuse to rewrite it: it has 2 names (hard links",
+        ),
+        (
+            "big number",
+            "hooks-json-refused",
+            "install, update and remove refuse to rewrite it: the number \
+             `12345678901234567890123` at 1:20 (/n) would be written back as",
+        ),
+    ] {
+        let sb = Sandbox::new();
+        std::fs::create_dir_all(sb.join("prof")).unwrap();
+        let hooks = sb.join("prof/hooks.json");
+        match kind {
+            "dangling" => std::os::unix::fs::symlink(sb.join("nothing.json"), &hooks).unwrap(),
+            "hard link" => {
+                sb.write("prof/hooks.json", "{\"hooks\": {}}\n");
+                std::fs::hard_link(&hooks, sb.join("other-name.json")).unwrap();
+            }
+            _ => {
+                sb.write(
+                    "prof/hooks.json",
+                    "{\"hooks\": {}, \"n\": 12345678901234567890123}\n",
+                );
+            }
+        }
+        let o = in_prof(&sb, &["doctor", "--format", "json"]);
+        assert_eq!(o.status.code(), Some(1), "{kind}: {o:?}");
+        let report = one_json_document(&o);
+        let found = (report["problems"].as_array().unwrap().iter())
+            .find(|d| d["code"] == code)
+            .unwrap_or_else(|| panic!("{kind}: {report:#}"));
+        let message = found["message"].as_str().unwrap();
+        assert!(message.contains(says), "{kind}: {message}");
+        // As install says.
+        let o = in_prof(&sb, &["install", "tool-gate"]);
+        assert_eq!(o.status.code(), Some(1), "{kind}: {o:?}");
+    }
+}
+
 /// A journal hookpack cannot use (damaged, or naming what hookpack never writes) was
 /// reported as a change that `doctor --fix` "finishes or undoes", which it does not: it
 /// deletes the journal and undoes nothing. `doctor` says that, and why the journal is
