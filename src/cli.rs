@@ -240,7 +240,7 @@ struct CatalogArgs {
     /// The index: a hooks-index.json path or URL, a catalog folder, or `builtin:` (the
     /// catalog built into hookpack).
     #[arg(value_name = "INDEX")]
-    index: String,
+    index: std::ffi::OsString,
     /// Extra CA certificate (PEM) to trust for https (SSL_CERT_FILE is honoured too).
     #[arg(long, value_name = "FILE")]
     ca_cert: Option<PathBuf>,
@@ -1654,11 +1654,13 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
 /// they are, so merging a published index takes a copy of it, not its URL.
 fn merge_argument(index: PathBuf) -> Result<PathBuf, Error> {
     use crate::fetch::Location;
-    // A name that is not UTF-8 is no URL.
-    let Some(text) = index.to_str() else {
-        return Ok(index);
+    // A name that is not UTF-8 is no URL: a path.
+    let location = match index.to_str() {
+        Some(text) => Location::parse(text),
+        None => Ok(Location::Path(index.clone())),
     };
-    match Location::parse(text) {
+    let text = index.to_string_lossy();
+    match location {
         Ok(Location::Http(_)) => Err(Error::ArgInvalid {
             what: "--merge",
             value: text.to_string(),
@@ -1713,7 +1715,7 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
     }
     let fetcher = fetcher(a.source.ca_cert)?;
     let flag = match a.source.index.as_deref() {
-        Some(f) => Some(catalog::verify::index_argument("--index", f)?),
+        Some(f) => Some(catalog::verify::index_argument("--index", f.as_ref())?),
         None => None,
     };
     recover_first(&profile, a.dry_run, printer)?;

@@ -313,7 +313,7 @@ impl Profile {
     pub fn resolve_index(&self, flag: Option<&str>) -> Result<(Location, IndexSource), Error> {
         if let Some(f) = flag {
             return Ok((
-                crate::catalog::verify::index_argument("--index", f)?,
+                crate::catalog::verify::index_argument("--index", f.as_ref())?,
                 IndexSource::Flag,
             ));
         }

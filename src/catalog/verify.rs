@@ -88,7 +88,14 @@ pub fn index_file(p: PathBuf) -> PathBuf {
 
 /// [`index_location`] for a command-line argument (`what`, e.g. `--index`): a value of the
 /// wrong form is a usage error (exit 2).
-pub fn index_argument(what: &'static str, s: &str) -> Result<Location, crate::error::Error> {
+pub fn index_argument(
+    what: &'static str,
+    s: &std::ffi::OsStr,
+) -> Result<Location, crate::error::Error> {
+    // A name that is not UTF-8 is no URL: a path, as `pack --out-dir` took it.
+    let Some(s) = s.to_str() else {
+        return Ok(index_at(PathBuf::from(s)));
+    };
     index_location(s).map_err(|e| crate::error::Error::ArgInvalid {
         what,
         value: String::new(),

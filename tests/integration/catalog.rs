@@ -1160,6 +1160,47 @@ fn a_kept_url_outside_the_catalog_folder_is_warned_of_as_verify_reports_it() {
     }
 }
 
+/// Found by the maintainer-side hostile-input sweep: `pack` wrote a catalog folder whose
+/// name is not UTF-8, but `catalog list` and `catalog verify` refused that name as a usage
+/// error that named no argument, and `--merge` read the folder as the index file itself.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_catalog_folder_whose_name_is_not_utf8_is_listed_verified_and_merged() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let sb = Sandbox::new();
+    for id in ["alpha", "beta"] {
+        write_recipe(&sb, &format!("src/{id}"), &manifest(id));
+    }
+    let name = std::ffi::OsStr::from_bytes(b"cat\xff");
+    let pack = |out: &std::ffi::OsStr, extra: &[&std::ffi::OsStr]| {
+        sb.cmd()
+            .args(["pack", "--recipes-dir", "src", "--out-dir"])
+            .arg(out)
+            .args(["--updated-at", "2026-11-29T00:00:00Z"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    ok(&pack(name, &[]));
+    for verb in ["list", "verify"] {
+        ok(&sb.cmd().args(["catalog", verb]).arg(name).output().unwrap());
+    }
+    let mut file = name.to_os_string();
+    file.push("/hooks-index.json");
+    ok(&sb
+        .cmd()
+        .args(["catalog", "list"])
+        .arg(&file)
+        .output()
+        .unwrap());
+    let o = pack("merged".as_ref(), &["--merge".as_ref(), name]);
+    ok(&o);
+    assert_eq!(
+        std::fs::read(sb.join("merged/hooks-index.json")).unwrap(),
+        std::fs::read(sb.path().join(name).join("hooks-index.json")).unwrap()
+    );
+}
+
 /// The index of `packed`, served from a loopback server after `edit`; returns the server
 /// (kept alive by the caller) and the index URL.
 fn served_index(sb: &Sandbox, edit: impl FnOnce(&mut String)) -> (HttpServer, String) {
