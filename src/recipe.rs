@@ -831,9 +831,20 @@ fn file_facts(m: &std::fs::Metadata) -> (u64, bool, u64) {
     (m.len(), false, 1)
 }
 
-/// Validates a whole recipe folder: manifest and tree.
+/// Validates a whole recipe folder: manifest and tree, and that each of its files can be
+/// opened, as pack must.
 pub fn validate_folder(dir: &Path) -> Vec<Diagnostic> {
-    validate_folder_tree(dir, true).0
+    let (mut out, tree, _) = validate_folder_tree(dir, true);
+    for e in tree.iter().filter(|e| e.size.is_some()) {
+        let named = |out: &[Diagnostic]| out.iter().any(|d| d.file == e.path);
+        if let Err(err) = std::fs::File::open(&e.path) {
+            if !named(&out) {
+                let err = crate::fs::FsError::new("open", &e.path, err);
+                out.push(crate::validate::fs_diagnostic(&err));
+            }
+        }
+    }
+    out
 }
 
 /// Validates a whole recipe folder, also returning what its tree holds and the manifest's

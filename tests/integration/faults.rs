@@ -1068,3 +1068,38 @@ fn a_change_that_cannot_undo_itself_says_the_profile_is_half_way() {
         "no remove was left half way: the test no longer tests that"
     );
 }
+
+/// Found by the maintainer-side hostile-input sweep: a data file of a recipe this user may
+/// not read passed `validate` (0 errors, exit 0), and `pack` then failed on it (exit 3).
+/// `validate` names it as it names an unreadable folder: an `io-error`, exit 3.
+#[cfg(target_os = "linux")]
+#[test]
+fn validate_names_a_file_of_a_recipe_that_cannot_be_read() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    write_recipe(&sb, "src/alpha", &manifest("alpha"));
+    sb.write("src/alpha/rules.json", "{}\n");
+    let bin = sb.join("hookpack");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("hookpack"), &bin).unwrap();
+    std::fs::set_permissions(sb.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let rules = sb.join("src/alpha/rules.json");
+    std::fs::set_permissions(&rules, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let o = hookpack_as_nobody(&sb, &bin, &["validate", "src"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(3), "{out}");
+    assert!(
+        out.contains(
+            "src/alpha/rules.json: error[io-error]: cannot open: permission denied; check the \
+             file's permissions"
+        ),
+        "{out}"
+    );
+    // Readable again, it validates.
+    std::fs::set_permissions(&rules, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let o = hookpack_as_nobody(&sb, &bin, &["validate", "src"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+}
