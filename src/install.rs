@@ -1729,6 +1729,32 @@ fn finish_commit(
     Ok(not_forgotten)
 }
 
+/// The warning of a first install over handlers stamped with its id `stamped` (event,
+/// handler id, command) that no receipt records.
+fn unrecorded_stamps(id: &str, stamped: &[(String, Option<String>, String)]) -> String {
+    const SHOWN: usize = 5;
+    let mut named: Vec<String> = (stamped.iter().take(SHOWN))
+        .map(|(event, hid, command)| match hid {
+            Some(hid) => format!("{event} {hid}"),
+            None => format!("{event} `{command}`"),
+        })
+        .collect();
+    if stamped.len() > SHOWN {
+        named.push(format!("and {} more", stamped.len() - SHOWN));
+    }
+    let (n, it, is) = match stamped.len() {
+        1 => ("1 handler".to_string(), "it", "is"),
+        n => (format!("{n} handlers"), "they", "are"),
+    };
+    format!(
+        "hooks.json held {n} stamped `\"recipe\": \"{id}\"` that no receipt of this profile \
+         records ({}), copied from another profile or left by a lost receipt; taken as \
+         hookpack's, {it} {is} replaced by {id}'s own handlers; the file as it was is kept as \
+         hooks.json.bak, from which a handler of yours goes back without its `recipe` field",
+        named.join(", ")
+    )
+}
+
 /// Installs a prepared recipe into the profile (or describes it, for a dry run); the
 /// receipt records `pin` (see [`Spec::pin`]), whatever the one before recorded.
 pub fn install_prepared(
@@ -1796,6 +1822,14 @@ pub fn install_prepared(
              {}); they replace it",
             prepared.archive_url, prepared.sha256, r.sha256
         ));
+    }
+    // Without a receipt, handlers stamped with the id are taken as hookpack's and replaced:
+    // named, as they may be the user's (copied from another profile).
+    if previous.is_none() {
+        let stamped = crate::merge::stamped_handlers(&doc, &id);
+        if !stamped.is_empty() {
+            warnings.push(unrecorded_stamps(&id, &stamped));
+        }
     }
     // The same archive again: what is left to do is what `doctor` reports, files edited,
     // added or deleted in the installed tree, or the recipe's hooks.json entries changed

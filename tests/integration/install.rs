@@ -1511,6 +1511,44 @@ fn doctor_reports_a_hooks_json_that_install_refuses_to_rewrite() {
     }
 }
 
+/// Found by the user-side hostile-input sweep: a first install replaced handlers stamped
+/// `"recipe": ID` that no receipt recorded (copied from another profile, or left by a lost
+/// receipt) without a word, on events the recipe does not use too. They are taken as
+/// hookpack's, as before, but the install (and its dry run) names them.
+#[test]
+fn a_first_install_names_the_stamped_handlers_no_receipt_recorded() {
+    let sb = Sandbox::new();
+    let p = profile_flag(&sb, "prof");
+    sb.write(
+        "prof/hooks.json",
+        r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "sh my-start.sh", "id": "my-start", "recipe": "audit-log"}]}]}}"#,
+    );
+    let said = format!(
+        "hooks.json held 1 handler stamped `\"recipe\": \"audit-log\"` that no receipt of \
+         this profile records (SessionStart my-start), copied from another profile or left \
+         by a lost receipt; taken as hookpack's, it is replaced by audit-log's own handlers; \
+         the file as it was is kept as hooks.json.bak, from which a handler of yours goes \
+         back without its `recipe` field"
+    );
+    for dry in [true, false] {
+        let args: &[&str] = if dry {
+            &["install", "audit-log", "--dry-run"]
+        } else {
+            &["install", "audit-log"]
+        };
+        let o = in_prof(&sb, args);
+        ok(&o);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(&said), "dry {dry}: {err}");
+    }
+    // Installed now: a reinstall names nothing.
+    let o = in_prof(&sb, &["install", "audit-log"]);
+    assert!(
+        !String::from_utf8_lossy(&o.stderr).contains("no receipt"),
+        "{o:?}{p}"
+    );
+}
+
 /// A journal hookpack cannot use (damaged, or naming what hookpack never writes) was
 /// reported as a change that `doctor --fix` "finishes or undoes", which it does not: it
 /// deletes the journal and undoes nothing. `doctor` says that, and why the journal is
