@@ -1518,18 +1518,15 @@ fn doctor_reports_a_hooks_json_that_install_refuses_to_rewrite() {
 #[test]
 fn a_first_install_names_the_stamped_handlers_no_receipt_recorded() {
     let sb = Sandbox::new();
-    let p = profile_flag(&sb, "prof");
     sb.write(
         "prof/hooks.json",
         r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "sh my-start.sh", "id": "my-start", "recipe": "audit-log"}]}]}}"#,
     );
-    let said = format!(
-        "hooks.json held 1 handler stamped `\"recipe\": \"audit-log\"` that no receipt of \
+    let said = "hooks.json held 1 handler stamped `\"recipe\": \"audit-log\"` that no receipt of \
          this profile records (SessionStart my-start), copied from another profile or left \
          by a lost receipt; taken as hookpack's, it is replaced by audit-log's own handlers; \
          the file as it was is kept as hooks.json.bak, from which a handler of yours goes \
-         back without its `recipe` field"
-    );
+         back without its `recipe` field";
     for dry in [true, false] {
         let args: &[&str] = if dry {
             &["install", "audit-log", "--dry-run"]
@@ -1539,13 +1536,14 @@ fn a_first_install_names_the_stamped_handlers_no_receipt_recorded() {
         let o = in_prof(&sb, args);
         ok(&o);
         let err = String::from_utf8_lossy(&o.stderr);
-        assert!(err.contains(&said), "dry {dry}: {err}");
+        assert!(err.contains(said), "dry {dry}: {err}");
     }
     // Installed now: a reinstall names nothing.
     let o = in_prof(&sb, &["install", "audit-log"]);
+    ok(&o);
     assert!(
         !String::from_utf8_lossy(&o.stderr).contains("no receipt"),
-        "{o:?}{p}"
+        "{o:?}"
     );
 }
 
