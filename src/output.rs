@@ -261,6 +261,24 @@ pub(crate) fn is_unsafe(c: char) -> bool {
         )
 }
 
+/// The first character of one-line text (a recipe's `name` or `summary`) that would
+/// reorder or break it where it is shown, named with its place (counted in characters
+/// from 1): `the bidirectional control U+202E at character 5`.
+pub(crate) fn unsafe_in_line(text: &str) -> Option<String> {
+    let (i, c) = text.chars().enumerate().find(|&(_, c)| is_unsafe(c))?;
+    let what = match c {
+        '\u{2028}' => "the line separator",
+        '\u{2029}' => "the paragraph separator",
+        c if c.is_control() => "the control character",
+        _ => "the bidirectional control",
+    };
+    Some(format!(
+        "{what} U+{:04X} at character {}",
+        u32::from(c),
+        i + 1
+    ))
+}
+
 /// serde_json's pretty layout, writing each character of a string that [`is_unsafe`] but
 /// that JSON need not escape (DEL, C1 controls, bidirectional controls, line separators)
 /// as a `\uXXXX` escape.

@@ -2125,6 +2125,14 @@ fn sums_file(
                 continue;
             }
             let name = archive_file(url);
+            // (Relative URLs naming these are refused with the index; an absolute one is
+            // taken by its last part.) The index and the sums have their own line.
+            if name
+                .as_deref()
+                .is_some_and(|n| n == INDEX_FILE || n == SUMS_FILE)
+            {
+                continue;
+            }
             if let Some(name) = name.as_deref() {
                 refuse_links_to(out_dir, name)?;
                 let kept = (!built.contains(name))

@@ -156,6 +156,15 @@ pub fn check_manifest(value: &Value, dir: Option<&Path>, f: &mut Findings) {
             ),
         }
     }
+    for key in ["name", "summary"] {
+        if let Some(why) = (obj.get(key).and_then(Value::as_str)).and_then(unsafe_text) {
+            f.error(
+                &format!("/{key}"),
+                "text-unsafe",
+                format!("`{key}` holds {why}"),
+            );
+        }
+    }
     match obj.get("summary") {
         Some(Value::String(s)) if !s.trim().is_empty() => {}
         Some(Value::String(_)) => f.error(
@@ -829,6 +838,16 @@ fn file_facts(m: &std::fs::Metadata) -> (u64, bool, u64) {
 #[cfg(not(unix))]
 fn file_facts(m: &std::fs::Metadata) -> (u64, bool, u64) {
     (m.len(), false, 1)
+}
+
+/// Why one-line text of a manifest or index (`name`, `summary`) may not be shown as it is:
+/// a character that reorders or breaks it, which hosts and catalog pages would show so.
+pub(crate) fn unsafe_text(text: &str) -> Option<String> {
+    crate::output::unsafe_in_line(text).map(|c| {
+        format!(
+            "{c}, which would show the text reordered or broken wherever it is listed; remove it"
+        )
+    })
 }
 
 /// Validates a whole recipe folder: manifest and tree, and that each of its files can be

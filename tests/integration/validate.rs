@@ -1536,3 +1536,59 @@ fn the_help_of_path_names_every_folder_validate_takes() {
         );
     }
 }
+
+/// Found by the maintainer-side hostile-input sweep: a recipe's `name` or `summary` with a
+/// control character, a bidirectional override or a line separator validated, and pack
+/// wrote it into the index as it was, for every host and catalog page to show reordered or
+/// broken. Each is an error, naming the character and where it is; in an index too.
+#[test]
+fn a_name_or_summary_with_characters_that_reorder_or_break_text_is_refused() {
+    for (field, text, said) in [
+        (
+            "summary",
+            "Gate\u{202E}lmth.exe",
+            "the bidirectional control U+202E at character 5",
+        ),
+        (
+            "name",
+            "Tool\ngate",
+            "the control character U+000A at character 5",
+        ),
+        (
+            "summary",
+            "one\u{2028}two",
+            "the line separator U+2028 at character 4",
+        ),
+    ] {
+        let sb = Sandbox::new();
+        let mut m = manifest("alpha");
+        m[field] = json!(text);
+        write_recipe(&sb, "alpha", &m);
+        let (code, report) = validate_json(&sb, &["alpha"]);
+        assert_eq!(code, 1, "{report:#}");
+        assert_finding(&report, &format!("/{field}"), "text-unsafe");
+        let found = report.to_string();
+        assert!(
+            found.contains(&format!("`{field}` holds {said}")),
+            "{found}"
+        );
+    }
+    // In an index, as a hand-edited one may hold them.
+    let sb = Sandbox::new();
+    write_recipe(&sb, "src/alpha", &manifest("alpha"));
+    ok(&sb
+        .cmd()
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
+        .output()
+        .unwrap());
+    let path = sb.join("cat/hooks-index.json");
+    let mut index: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    index["recipes"][0]["summary"] = json!("a\u{202E}b");
+    sb.write(
+        "cat/hooks-index.json",
+        serde_json::to_vec_pretty(&index).unwrap(),
+    );
+    let (code, report) = validate_json(&sb, &["cat/hooks-index.json"]);
+    assert_eq!(code, 1, "{report:#}");
+    assert_finding(&report, "/recipes/0/summary", "text-unsafe");
+}
