@@ -1729,29 +1729,25 @@ fn finish_commit(
     Ok(not_forgotten)
 }
 
-/// The warning of a first install over handlers stamped with its id `stamped` (event,
-/// handler id, command) that no receipt records.
-fn unrecorded_stamps(id: &str, stamped: &[(String, Option<String>, String)]) -> String {
-    const SHOWN: usize = 5;
-    let mut named: Vec<String> = (stamped.iter().take(SHOWN))
-        .map(|(event, hid, command)| match hid {
-            Some(hid) => format!("{event} {hid}"),
-            None => format!("{event} `{command}`"),
-        })
-        .collect();
-    if stamped.len() > SHOWN {
-        named.push(format!("and {} more", stamped.len() - SHOWN));
-    }
-    let (n, it, is) = match stamped.len() {
-        1 => ("1 handler".to_string(), "it", "is"),
-        n => (format!("{n} handlers"), "they", "are"),
+/// The warning of a first install over handlers stamped with its id that no receipt
+/// records: each as a group of its own (`stamped`: event, group), in full, since a later
+/// change in the same command replaces `hooks.json.bak` too.
+fn unrecorded_stamps(id: &str, stamped: &[(String, Value)], dry_run: bool) -> String {
+    let (n, they, replaced) = match (stamped.len(), dry_run) {
+        (1, false) => ("1 handler".to_string(), "it", "is replaced"),
+        (1, true) => ("1 handler".to_string(), "it", "would be replaced"),
+        (n, false) => (format!("{n} handlers"), "they", "are replaced"),
+        (n, true) => (format!("{n} handlers"), "they", "would be replaced"),
     };
+    let groups: Vec<String> = (stamped.iter())
+        .map(|(event, group)| format!("{event}: {group}"))
+        .collect();
     format!(
         "hooks.json held {n} stamped `\"recipe\": \"{id}\"` that no receipt of this profile \
-         records ({}), copied from another profile or left by a lost receipt; taken as \
-         hookpack's, {it} {is} replaced by {id}'s own handlers; the file as it was is kept as \
-         hooks.json.bak, from which a handler of yours goes back without its `recipe` field",
-        named.join(", ")
+         records, copied from another profile or left by a lost receipt; taken as hookpack's, \
+         {they} {replaced} by {id}'s own handlers. To keep one as yours, add its group back \
+         under its event without the `recipe` field: {}",
+        groups.join("; ")
     )
 }
 
@@ -1826,9 +1822,9 @@ pub fn install_prepared(
     // Without a receipt, handlers stamped with the id are taken as hookpack's and replaced:
     // named, as they may be the user's (copied from another profile).
     if previous.is_none() {
-        let stamped = crate::merge::stamped_handlers(&doc, &id);
+        let stamped = crate::merge::stamped_groups(&doc, &id);
         if !stamped.is_empty() {
-            warnings.push(unrecorded_stamps(&id, &stamped));
+            warnings.push(unrecorded_stamps(&id, &stamped, opts.dry_run));
         }
     }
     // The same archive again: what is left to do is what `doctor` reports, files edited,

@@ -513,6 +513,37 @@ pub fn merge(
     })
 }
 
+/// Each handler stamped with `id` as a group of its own (its group's `matcher`, if any, and
+/// the handler): (event, group), for a user to put one back by hand.
+pub fn stamped_groups(doc: &Value, id: &str) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    for (event, groups) in doc
+        .get("hooks")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        for g in groups.as_array().into_iter().flatten() {
+            for h in g
+                .get("hooks")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                if stamped(h, id) {
+                    let mut group = Map::new();
+                    if let Some(m) = g.get("matcher") {
+                        group.insert("matcher".into(), m.clone());
+                    }
+                    group.insert("hooks".into(), Value::Array(vec![h.clone()]));
+                    out.push((event.clone(), Value::Object(group)));
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Handlers stamped with `id`: (event, handler id, command).
 pub fn stamped_handlers(doc: &Value, id: &str) -> Vec<(String, Option<String>, String)> {
     handlers(doc)

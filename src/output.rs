@@ -261,11 +261,15 @@ pub(crate) fn is_unsafe(c: char) -> bool {
         )
 }
 
-/// The first character of one-line text (a recipe's `name` or `summary`) that would
-/// reorder or break it where it is shown, named with its place (counted in characters
+/// The first character of one-line text (a recipe's `name` or `summary`) that breaks it or
+/// reorders what is around it where it is listed (a control character, a bidirectional
+/// override, embedding or isolate, a line or paragraph separator; not the marks LRM, RLM
+/// and ALM, which right-to-left text needs), named with its place (counted in characters
 /// from 1): `the bidirectional control U+202E at character 5`.
 pub(crate) fn unsafe_in_line(text: &str) -> Option<String> {
-    let (i, c) = text.chars().enumerate().find(|&(_, c)| is_unsafe(c))?;
+    let (i, c) = text.chars().enumerate().find(|&(_, c)| {
+        c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}')
+    })?;
     let what = match c {
         '\u{2028}' => "the line separator",
         '\u{2029}' => "the paragraph separator",

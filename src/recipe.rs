@@ -156,15 +156,7 @@ pub fn check_manifest(value: &Value, dir: Option<&Path>, f: &mut Findings) {
             ),
         }
     }
-    for key in ["name", "summary"] {
-        if let Some(why) = (obj.get(key).and_then(Value::as_str)).and_then(unsafe_text) {
-            f.error(
-                &format!("/{key}"),
-                "text-unsafe",
-                format!("`{key}` holds {why}"),
-            );
-        }
-    }
+    check_one_line_text(obj, "", f);
     match obj.get("summary") {
         Some(Value::String(s)) if !s.trim().is_empty() => {}
         Some(Value::String(_)) => f.error(
@@ -840,14 +832,29 @@ fn file_facts(m: &std::fs::Metadata) -> (u64, bool, u64) {
     (m.len(), false, 1)
 }
 
-/// Why one-line text of a manifest or index (`name`, `summary`) may not be shown as it is:
-/// a character that reorders or breaks it, which hosts and catalog pages would show so.
-pub(crate) fn unsafe_text(text: &str) -> Option<String> {
-    crate::output::unsafe_in_line(text).map(|c| {
-        format!(
-            "{c}, which would show the text reordered or broken wherever it is listed; remove it"
-        )
-    })
+/// Warns of a `name` or `summary` (of a manifest, or an index's recipe at `at`) holding a
+/// character that breaks it or reorders what is around it where it is listed. Output
+/// escapes them; a warning, so an index or archive holding one still installs.
+pub(crate) fn check_one_line_text(
+    obj: &serde_json::Map<String, Value>,
+    at: &str,
+    f: &mut Findings,
+) {
+    for key in ["name", "summary"] {
+        let Some(c) =
+            (obj.get(key).and_then(Value::as_str)).and_then(crate::output::unsafe_in_line)
+        else {
+            continue;
+        };
+        f.warn(
+            &crate::json::pointer_push(at, key),
+            "text-unsafe",
+            format!(
+                "`{key}` holds {c}, which catalogs and hosts may show as a line break, as \
+                 text reordered, or not at all; remove it"
+            ),
+        );
+    }
 }
 
 /// Validates a whole recipe folder: manifest and tree, and that each of its files can be

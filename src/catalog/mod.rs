@@ -394,17 +394,7 @@ pub fn check_document(value: &Value, f: &mut Findings) {
                 }
             }
         }
-        for key in ["name", "summary"] {
-            if let Some(why) =
-                (robj.get(key).and_then(Value::as_str)).and_then(crate::recipe::unsafe_text)
-            {
-                f.error(
-                    &pointer_push(&rp, key),
-                    "text-unsafe",
-                    format!("`{key}` holds {why}"),
-                );
-            }
-        }
+        crate::recipe::check_one_line_text(robj, &rp, f);
         if let Some(s) = robj.get("summary") {
             if !s.is_string() {
                 f.error(

@@ -1514,29 +1514,39 @@ fn doctor_reports_a_hooks_json_that_install_refuses_to_rewrite() {
 /// Found by the user-side hostile-input sweep: a first install replaced handlers stamped
 /// `"recipe": ID` that no receipt recorded (copied from another profile, or left by a lost
 /// receipt) without a word, on events the recipe does not use too. They are taken as
-/// hookpack's, as before, but the install (and its dry run) names them.
+/// hookpack's, as before, but the install (and its dry run) names them in full: in one
+/// command installing two recipes, the second's commit replaces `hooks.json.bak` too.
 #[test]
 fn a_first_install_names_the_stamped_handlers_no_receipt_recorded() {
     let sb = Sandbox::new();
+    let mine = r#"{"type": "command", "command": "sh my-start.sh", "id": "my-start", "recipe": "audit-log"}"#;
     sb.write(
         "prof/hooks.json",
-        r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "sh my-start.sh", "id": "my-start", "recipe": "audit-log"}]}]}}"#,
+        format!(
+            r#"{{"hooks": {{"SessionStart": [{{"matcher": "startup", "hooks": [{mine}]}}]}}}}"#
+        ),
     );
-    let said = "hooks.json held 1 handler stamped `\"recipe\": \"audit-log\"` that no receipt of \
-         this profile records (SessionStart my-start), copied from another profile or left \
-         by a lost receipt; taken as hookpack's, it is replaced by audit-log's own handlers; \
-         the file as it was is kept as hooks.json.bak, from which a handler of yours goes \
-         back without its `recipe` field";
-    for dry in [true, false] {
-        let args: &[&str] = if dry {
-            &["install", "audit-log", "--dry-run"]
-        } else {
-            &["install", "audit-log"]
-        };
+    let said = |replaced: &str| {
+        format!(
+            "hooks.json held 1 handler stamped `\"recipe\": \"audit-log\"` that no receipt of \
+             this profile records, copied from another profile or left by a lost receipt; \
+             taken as hookpack's, it {replaced} by audit-log's own handlers. To keep one as \
+             yours, add its group back under its event without the `recipe` field: \
+             SessionStart: {{\"matcher\":\"startup\",\"hooks\":[{{\"type\":\"command\",\
+             \"command\":\"sh my-start.sh\",\"id\":\"my-start\",\"recipe\":\"audit-log\"}}]}}"
+        )
+    };
+    for (args, replaced) in [
+        (
+            &["install", "audit-log", "--dry-run"][..],
+            "would be replaced",
+        ),
+        (&["install", "audit-log", "tool-gate"], "is replaced"),
+    ] {
         let o = in_prof(&sb, args);
         ok(&o);
         let err = String::from_utf8_lossy(&o.stderr);
-        assert!(err.contains(said), "dry {dry}: {err}");
+        assert!(err.contains(&said(replaced)), "{args:?}: {err}");
     }
     // Installed now: a reinstall names nothing.
     let o = in_prof(&sb, &["install", "audit-log"]);
