@@ -940,7 +940,7 @@ fn read_hooks_json_to(path: &Path, rewrite: bool) -> Result<(Value, Option<Vec<u
     match std::fs::symlink_metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((serde_json::json!({"hooks": {}}), None)),
         Err(e) => return Err(crate::fs::FsError::new("inspect", path, e).into()),
-        Ok(m) if m.file_type().is_symlink() && !path.exists() => return Err(refused(format!(
+        Ok(m) if m.file_type().is_symlink() && std::fs::metadata(path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) => return Err(refused(format!(
             "it is a symbolic link to nothing ({}), which hookpack neither reads nor writes through; remove the link (install then writes a new file) or put the file it should be in its place",
             std::fs::read_link(path).map(|t| t.display().to_string()).unwrap_or_default()
         ))),

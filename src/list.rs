@@ -125,8 +125,8 @@ fn handlers_in(
     trust: &crate::trust::TrustFile,
     whole: bool,
 ) -> Result<Vec<Listed>, Error> {
-    // (A link to nothing is a link: refused below as one to a file is.)
-    if std::fs::symlink_metadata(file).is_err() {
+    // No file, or a link to nothing: what a host reads as no file.
+    if !file.exists() {
         return Ok(Vec::new());
     }
     let (doc, bytes) = crate::install::read_hooks_json_to_list(file)?;

@@ -1459,15 +1459,16 @@ fn trust_refuses_the_handlers_of_an_interrupted_change_until_recovery() {
 
 /// Found by the user-side hostile-input sweep: `doctor` said "no problems" (exit 0) of a
 /// profile `hooks.json` that install, update and remove refuse to rewrite: a link to
-/// nothing, a file with a second name, a number that cannot be written back as it is. A
-/// link to nothing is a link, as one to a file is; the others are `hooks-json-refused`.
+/// nothing, a file with a second name, a number that cannot be written back as it is. Each
+/// is `hooks-json-refused`; `list` reads a link to nothing as no file, as a host does.
 #[test]
 fn doctor_reports_a_hooks_json_that_install_refuses_to_rewrite() {
     for (kind, code, says) in [
         (
             "dangling",
-            "hooks-json-unreadable",
-            "it is a symbolic link to nothing (",
+            "hooks-json-refused",
+            "install, update and remove refuse to rewrite it: it is a symbolic link to nothing \
+             (",
         ),
         (
             "hard link",
@@ -1508,6 +1509,7 @@ fn doctor_reports_a_hooks_json_that_install_refuses_to_rewrite() {
         // As install says.
         let o = in_prof(&sb, &["install", "tool-gate"]);
         assert_eq!(o.status.code(), Some(1), "{kind}: {o:?}");
+        ok(&in_prof(&sb, &["list"]));
     }
 }
 
