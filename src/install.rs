@@ -1615,9 +1615,14 @@ fn commit(
         let recovered = recover(profile);
         if recovered.is_err() || profile.journal().exists() {
             staging.dir.disable_cleanup(true);
+            // What recovery tried, as it judges it: by what hooks.json holds now.
+            let finishing = match (read_journal(profile), file_digest(&profile.hooks_json())) {
+                (Some(Ok(j)), Ok(now)) => j.committed(now),
+                _ => committed,
+            };
             return Err(Error::ChangeLeftHalfWay {
                 id: id.to_string(),
-                doing: if committed { "finishing" } else { "undoing" },
+                doing: if finishing { "finishing" } else { "undoing" },
                 why: match recovered {
                     Err(r) => r.to_string(),
                     Ok(_) => format!("{} is still there", profile.journal().display()),
