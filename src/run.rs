@@ -1065,19 +1065,34 @@ fn not_trusted_now(
         }
         other => (other, h.script.clone()),
     };
-    let recovering =
-        h.source == "profile" && h.recipe.is_some() && h.recipe.as_deref() == interrupted;
-    (status != Status::Trusted).then(|| match (status, &script) {
-        // Its files are half way: `hookpack trust` refuses it, and a missing script is
-        // most likely one recovery puts back.
-        _ if recovering => format!(
-            "{} (a change of its recipe `{}` was interrupted; run `hookpack doctor --fix`, \
-             then trust it, or pass --include-untrusted)",
+    // `hookpack trust` alone is a usage error: name what takes this handler. One without an
+    // id, or a workspace handler whose id the profile has too, is named by its trust key:
+    // `--all` would trust every other handler as well.
+    let trust = || match h.id.as_deref() {
+        Some(id) if !crate::trust::shadowed(h, handlers) => format!("hookpack trust {id}"),
+        _ => crate::trust::trust_command(&h.key),
+    };
+    // Its files are half way, and `hookpack trust` refuses it until recovery (which may
+    // also put back a script that is missing now).
+    let recovering = (h.source == "profile")
+        .then_some(h.recipe.as_deref())
+        .flatten()
+        .filter(|r| Some(*r) == interrupted);
+    (status != Status::Trusted).then(|| match (status, &script, recovering) {
+        // `hookpack trust` refuses it: only the shell knows the file it runs.
+        (Status::ScriptUnknown, _, _) => format!(
+            "{} (only the shell knows the file it runs, so `hookpack trust` refuses it; \
+             write the script path out, or pass --include-untrusted)",
+            status.word()
+        ),
+        (_, _, Some(recipe)) => format!(
+            "{} (a change of its recipe `{recipe}` was interrupted: run `hookpack doctor \
+             --fix` first, then trust it with `{}`, or pass --include-untrusted)",
             status.word(),
-            h.recipe.as_deref().unwrap_or_default()
+            trust()
         ),
         // `hookpack trust` refuses it, and run it would fail: the file is what is wanted.
-        (Status::ScriptMissing, crate::trust::Script::Missing(p)) => format!(
+        (Status::ScriptMissing, crate::trust::Script::Missing(p), None) => format!(
             "{} (the command runs {}, which {}; restore it or correct the command's path, \
              then trust it)",
             status.word(),
@@ -1088,22 +1103,10 @@ fn not_trusted_now(
                 "does not exist"
             }
         ),
-        // `hookpack trust` refuses it: only the shell knows the file it runs.
-        (Status::ScriptUnknown, _) => format!(
-            "{} (only the shell knows the file it runs, so `hookpack trust` refuses it; \
-             write the script path out, or pass --include-untrusted)",
-            status.word()
-        ),
-        // `hookpack trust` alone is a usage error: name what takes this handler.
         _ => format!(
             "{} (trust it with `{}`, or pass --include-untrusted)",
             status.word(),
-            // One without an id, or a workspace handler whose id the profile has too, is
-            // named by its trust key: `--all` would trust every other handler as well.
-            match h.id.as_deref() {
-                Some(id) if !crate::trust::shadowed(h, handlers) => format!("hookpack trust {id}"),
-                _ => crate::trust::trust_command(&h.key),
-            }
+            trust()
         ),
     })
 }

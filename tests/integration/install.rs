@@ -1435,8 +1435,9 @@ fn trust_refuses_the_handlers_of_an_interrupted_change_until_recovery() {
         for line in skipped {
             assert!(
                 line.contains(&format!(
-                    "a change of its recipe `demo` was interrupted; run `hookpack doctor \
-                     --fix{p}`, then trust it, or pass --include-untrusted)"
+                    "a change of its recipe `demo` was interrupted: run `hookpack doctor \
+                     --fix{p}` first, then trust it with `hookpack trust gate{p}`, or pass \
+                     --include-untrusted)"
                 )),
                 "{change}: {line}"
             );
