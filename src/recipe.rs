@@ -862,7 +862,9 @@ pub(crate) fn check_one_line_text(
 pub fn validate_folder(dir: &Path) -> Vec<Diagnostic> {
     let (mut out, tree, _) = validate_folder_tree(dir, true);
     for e in tree.iter().filter(|e| e.size.is_some()) {
-        let named = |out: &[Diagnostic]| out.iter().any(|d| d.file == e.path);
+        let named = |out: &[Diagnostic]| {
+            (out.iter()).any(|d| d.file == e.path && d.code == crate::validate::IO_ERROR)
+        };
         if let Err(err) = std::fs::File::open(&e.path) {
             if !named(&out) {
                 let err = crate::fs::FsError::new("open", &e.path, err);

@@ -84,7 +84,7 @@ pub struct RawOutput {
     #[serde(skip)]
     pub left_running: bool,
     /// True when the timeout fired but `/proc` could not be read (Linux: no descriptor
-    /// left, a `hidepid` mount), so only the handler's process group was killed: what it
+    /// left, no `/proc` mounted), so only the handler's process group was killed: what it
     /// started in other groups or sessions was not looked for.
     #[serde(skip)]
     pub tree_unseen: bool,

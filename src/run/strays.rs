@@ -39,7 +39,7 @@ type Found = BTreeMap<u32, u64>;
 
 /// Kills `root` and all its descendants, whatever their process groups and sessions.
 /// False when no scan of `/proc` saw `root` (not yet reaped, so there to see): `/proc`
-/// could not be read (no descriptor left, a `hidepid` mount), and nothing was killed.
+/// could not be read (no descriptor left, no `/proc` mounted), and nothing was killed.
 pub fn kill_tree(root: u32) -> bool {
     let seen = std::cell::Cell::new(false);
     kill_all(|| {
@@ -374,18 +374,18 @@ mod tests {
             std::iter::from_fn(|| std::fs::File::open("/dev/null").ok()).collect();
         assert!(filler.len() >= ROOM, "{} descriptors taken", filler.len());
         // With none left, `/proc` cannot be read: nothing is found, and that is said.
-        let unseen = kill_tree(root);
+        let seen = kill_tree(root);
         filler.truncate(filler.len() - ROOM);
         // (Checked once there is room to read `/proc` again; a failure must not leave the
         // tree running.)
         let untouched = (members.iter()).all(|&(pid, start)| start_time(pid) == Some(start));
-        if unseen || !untouched {
+        if seen || !untouched {
             for &(pid, _) in &members {
                 // SAFETY: kill(2) on the shell and sleeps this test started.
                 unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
             }
         }
-        assert!(!unseen, "a tree found with no descriptor left");
+        assert!(!seen, "a tree found with no descriptor left");
         assert!(untouched, "a process was signalled with no descriptor left");
         assert!(members.len() > ROOM, "a tree no larger than the room left");
         assert!(kill_tree(root), "the tree was not found");
