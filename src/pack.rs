@@ -15,7 +15,7 @@
 //! succeeded, archives before the index, so a reader never sees an index naming an archive
 //! that is not there.
 
-use crate::catalog::{self, CatalogRecipe, INDEX_FILE};
+use crate::catalog::{self, archive_file, CatalogRecipe, INDEX_FILE};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::error::Error;
 use crate::id::Id;
@@ -54,8 +54,7 @@ const STAGING_PREFIX: &str = ".hookpack-pack-";
 /// writing it (its [`Maker::tag`], so a crash's leftover can be told from a write in
 /// progress) and a random part.
 const TEMP_PREFIX: &str = ".hookpack-tmp-";
-/// Name of the checksum file written beside the index.
-pub const SUMS_FILE: &str = "SHA256SUMS";
+pub use crate::catalog::SUMS_FILE;
 
 /// Archive compression.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -2004,39 +2003,6 @@ fn kept_size_fix(id: &str, v: &Value, opts: &Options) -> Result<Option<SizeFix>,
 /// The name in OUT of the archive an index entry lists: see [`archive_file`].
 fn archive_name(existing: &Value) -> Option<String> {
     archive_file(existing["url"].as_str()?)
-}
-
-/// The path, relative to the catalog folder, of the archive an index names by `url`: a
-/// relative URL as the file it resolves to (beside the index, or in a folder beside it:
-/// `old/x.tar.gz`, whose last part alone would be another file, `a/../x.tar.gz` that is
-/// `x.tar.gz`), an absolute one (`--asset-base-url`) by its last part, the file uploaded
-/// there. `None` when that could name something else than a file in the folder (a folder,
-/// one above it, an absolute path, a `?query`, escapes, text no URL holds).
-pub(crate) fn archive_file(url: &str) -> Option<String> {
-    crate::catalog::check_url(url).ok()?;
-    let path = if url.contains("://") {
-        url.rsplit('/').next().unwrap_or(url)
-    } else {
-        url
-    };
-    let last = path.rsplit('/').next().unwrap_or(path);
-    if matches!(last, "" | "." | "..")
-        || path.starts_with('/')
-        || path.contains(['\\', ':', '?', '#', '%'])
-    {
-        return None;
-    }
-    let mut parts: Vec<&str> = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            part => parts.push(part),
-        }
-    }
-    Some(parts.join("/"))
 }
 
 /// The archive of an index entry as it sits in `OUT`, when it is there with the digest the

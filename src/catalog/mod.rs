@@ -24,6 +24,9 @@ pub const SCHEMA: &str = "hooks.catalog.v1";
 /// File name of the index in a catalog folder.
 pub const INDEX_FILE: &str = "hooks-index.json";
 
+/// Name of the checksum file written beside the index.
+pub const SUMS_FILE: &str = "SHA256SUMS";
+
 /// The rule for a `latest` older than a listed version: a warning here, an error in
 /// `catalog verify`.
 const LATEST_NOT_NEWEST: &str = "latest-not-newest";
@@ -139,13 +142,46 @@ pub fn check_url(url: &str) -> Result<(), String> {
     )
 }
 
+/// The path, relative to the catalog folder, of the archive an index names by `url`: a
+/// relative URL as the file it resolves to (beside the index, or in a folder beside it:
+/// `old/x.tar.gz`, whose last part alone would be another file, `a/../x.tar.gz` that is
+/// `x.tar.gz`), an absolute one (`--asset-base-url`) by its last part, the file uploaded
+/// there. `None` when that could name something else than a file in the folder (a folder,
+/// one above it, an absolute path, a `?query`, escapes, text no URL holds).
+pub(crate) fn archive_file(url: &str) -> Option<String> {
+    check_url(url).ok()?;
+    let path = if url.contains("://") {
+        url.rsplit('/').next().unwrap_or(url)
+    } else {
+        url
+    };
+    let last = path.rsplit('/').next().unwrap_or(path);
+    if matches!(last, "" | "." | "..")
+        || path.starts_with('/')
+        || path.contains(['\\', ':', '?', '#', '%'])
+    {
+        return None;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            part => parts.push(part),
+        }
+    }
+    Some(parts.join("/"))
+}
+
 /// What of the catalog's own files a relative archive URL resolves to (`index` or
 /// `SHA256SUMS`), if it names one: no archive has those names beside the index.
 fn names_catalog_file(url: &str) -> Option<&'static str> {
     crate::fetch::relative_path(url)?;
-    match crate::pack::archive_file(url)?.as_str() {
+    match archive_file(url)?.as_str() {
         INDEX_FILE => Some("index"),
-        crate::pack::SUMS_FILE => Some("SHA256SUMS"),
+        SUMS_FILE => Some("SHA256SUMS"),
         _ => None,
     }
 }

@@ -298,7 +298,7 @@ pub fn verify(index: &Location, fetcher: &Fetcher, assets: Option<&Path>, jobs: 
             FromAssets::Unnamed => None,
             // By its path from the index's folder, as pack lists it (`old/x.tar.gz`).
             FromAssets::No if !url.contains("://") => {
-                Some(crate::pack::archive_file(url).unwrap_or(name))
+                Some(super::archive_file(url).unwrap_or(name))
             }
             FromAssets::No => {
                 // Named by absolute URL (`pack --asset-base-url`), its line in
@@ -726,7 +726,7 @@ fn verify_sums(
     expected: &BTreeMap<String, (String, String)>,
     elsewhere: &BTreeSet<String>,
 ) {
-    let sums_loc = match index.join(crate::pack::SUMS_FILE) {
+    let sums_loc = match index.join(super::SUMS_FILE) {
         Ok(l) => l,
         Err(_) => return,
     };
