@@ -791,6 +791,13 @@ fn run_validate(s: &ValidateSettings, printer: &Printer) -> Result<ExitCode, Err
 
 fn run_new(id: &str, dir: Option<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
     let id = Id::parse(id)?;
+    if let Some(product) = id.names_product() {
+        return Err(Error::ArgInvalid {
+            what: "ID",
+            value: id.to_string(),
+            why: crate::recipe::product_id_why(&id, product),
+        });
+    }
     let parent = dir.unwrap_or_else(|| {
         if std::path::Path::new("recipes").is_dir() {
             PathBuf::from("recipes")

@@ -51,6 +51,17 @@ impl Id {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// The judgment product this id is named after (one of its words is the product's
+    /// name), which seeds/004 forbids for recipe ids: the official recipes name those
+    /// products as their configured backend.
+    pub fn names_product(&self) -> Option<&'static str> {
+        self.0.split('-').find_map(|word| match word {
+            "typesafe" => Some("TypeSafe"),
+            "jev" => Some("Jev"),
+            _ => None,
+        })
+    }
 }
 
 impl FromStr for Id {

@@ -89,7 +89,12 @@ pub fn check_manifest(value: &Value, dir: Option<&Path>, f: &mut Findings) {
     }
     let id = match obj.get("id") {
         Some(Value::String(s)) => match Id::parse(s) {
-            Ok(id) => Some(id),
+            Ok(id) => {
+                if let Some(product) = id.names_product() {
+                    f.error("/id", "recipe-id-product", product_id_why(&id, product));
+                }
+                Some(id)
+            }
             Err(e) => {
                 f.error("/id", "recipe-id-invalid", e.to_string());
                 None
@@ -830,6 +835,15 @@ fn file_facts(m: &std::fs::Metadata) -> (u64, bool, u64) {
 #[cfg(not(unix))]
 fn file_facts(m: &std::fs::Metadata) -> (u64, bool, u64) {
     (m.len(), false, 1)
+}
+
+/// Why `id`, named after the judgment product `product`, is no recipe id.
+pub(crate) fn product_id_why(id: &Id, product: &str) -> String {
+    format!(
+        "recipe id `{id}` is named after the judgment product {product}, which seeds/004 \
+         forbids for recipe ids (the official recipes name it as their backend); name the \
+         recipe after what it does, e.g. `tool-gate`"
+    )
 }
 
 /// Warns of a `name` or `summary` (of a manifest, or an index's recipe at `at`) holding a

@@ -1601,3 +1601,30 @@ fn a_name_or_summary_with_characters_that_reorder_or_break_text_is_warned_of() {
     assert_eq!(code, 0, "{report:#}");
     assert_finding(&report, "/recipes/0/summary", "text-unsafe");
 }
+
+/// Found by the host-side hostile-input sweep: seeds/004 says recipe ids must not be named
+/// after TypeSafe, Jev or other judgment products, but `new typesafe` scaffolded one and
+/// `validate` passed it. Both refuse an id with such a word.
+#[test]
+fn a_recipe_id_named_after_a_judgment_product_is_refused() {
+    for (id, product) in [("typesafe", "TypeSafe"), ("mcp-jev-gate", "Jev")] {
+        let sb = Sandbox::new();
+        write_recipe(&sb, id, &manifest(id));
+        let (code, report) = validate_json(&sb, &[id]);
+        assert_eq!(code, 1, "{report:#}");
+        assert_finding(&report, "/id", "recipe-id-product");
+        assert!(
+            report.to_string().contains(&format!(
+                "recipe id `{id}` is named after the judgment product {product}"
+            )),
+            "{report:#}"
+        );
+        let o = sb.cmd().args(["new", id, "--dir", "t"]).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{o:?}");
+        assert!(!sb.join("t").exists());
+    }
+    // A word that only holds the name is no product's name.
+    let sb = Sandbox::new();
+    write_recipe(&sb, "jevons-gate", &manifest("jevons-gate"));
+    assert_eq!(validate_json(&sb, &["jevons-gate"]).0, 0);
+}
