@@ -2263,6 +2263,12 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
     let taken = |id: &str| {
         (d.handlers.iter()).any(|t| t.source == "profile" && t.recipe.as_deref() == Some(id))
     };
+    if !d.turn_cut.is_empty() {
+        printer.message(&format!(
+            "note: the payload's `turn` was cut as hosts cut it before sending: {}",
+            d.turn_cut.join(", ")
+        ));
+    }
     if let Some(c) = install::interrupted_change(&profile).filter(|c| taken(&c.id)) {
         printer.message(&printable(&format!(
             "note: a change of `{}` was interrupted, so its handlers here are as their files \

@@ -80,6 +80,14 @@ impl Event {
         )
     }
 
+    /// Events whose stdin holds the bounded `turn` object (seeds/004).
+    pub fn has_turn(self) -> bool {
+        matches!(
+            self,
+            Event::UserPromptSubmit | Event::PreToolUse | Event::PostToolUse | Event::Stop
+        )
+    }
+
     /// Hosts list and hash these, but never spawn their handlers.
     pub fn is_spawned(self) -> bool {
         !matches!(

@@ -366,6 +366,90 @@ pub fn common_fields(event: Event, cwd: &Path) -> Map<String, Value> {
     m
 }
 
+/// Caps of the `turn` object hosts send (seeds/004): bytes of `user_text` and
+/// `assistant_text`, tools kept (the newest), bytes of each tool's summary.
+const TURN_TEXT_BYTES: usize = 8192;
+const TURN_TOOLS: usize = 32;
+const TURN_SUMMARY_BYTES: usize = 1024;
+
+/// The stdin a host sends for `event` in `cwd`: the common fields, then `payload`'s, then
+/// the event's name; on the events that carry one, a `turn` (the payload's, cut to the
+/// hosts' caps, or an empty one: the prompt as `user_text` on UserPromptSubmit). Also
+/// says what was cut, if anything.
+pub fn host_stdin(
+    event: Event,
+    cwd: &Path,
+    payload: &Map<String, Value>,
+) -> (Map<String, Value>, Vec<String>) {
+    let mut m = common_fields(event, cwd);
+    for (k, v) in payload {
+        m.insert(k.clone(), v.clone());
+    }
+    m.insert("hook_event_name".into(), json!(event.name()));
+    let mut cut = Vec::new();
+    if event.has_turn() {
+        match m.get_mut("turn") {
+            Some(Value::Object(turn)) => cap_turn(turn, &mut cut),
+            Some(_) => {}
+            None => {
+                let prompt = (event == Event::UserPromptSubmit)
+                    .then(|| m.get("prompt").and_then(Value::as_str))
+                    .flatten()
+                    .unwrap_or_default();
+                let turn = json!({"user_text": prompt, "assistant_text": null, "tools": []});
+                m.insert("turn".into(), turn);
+            }
+        }
+    }
+    (m, cut)
+}
+
+/// Cuts `turn` to the hosts' caps, noting each cut in `cut`.
+fn cap_turn(turn: &mut Map<String, Value>, cut: &mut Vec<String>) {
+    for key in ["user_text", "assistant_text"] {
+        if let Some(Value::String(s)) = turn.get_mut(key) {
+            if cut_to(s, TURN_TEXT_BYTES) {
+                cut.push(format!("`turn.{key}` to {TURN_TEXT_BYTES} bytes"));
+            }
+        }
+    }
+    if let Some(Value::Array(tools)) = turn.get_mut("tools") {
+        if tools.len() > TURN_TOOLS {
+            let dropped = tools.len() - TURN_TOOLS;
+            tools.drain(..dropped);
+            cut.push(format!(
+                "`turn.tools` to the newest {TURN_TOOLS} ({dropped} dropped)"
+            ));
+        }
+        let mut summaries = 0;
+        for tool in tools.iter_mut().filter_map(Value::as_object_mut) {
+            for key in ["input_summary", "result_summary"] {
+                if let Some(Value::String(s)) = tool.get_mut(key) {
+                    summaries += usize::from(cut_to(s, TURN_SUMMARY_BYTES));
+                }
+            }
+        }
+        if summaries > 0 {
+            cut.push(format!(
+                "{summaries} tool summaries to {TURN_SUMMARY_BYTES} bytes"
+            ));
+        }
+    }
+}
+
+/// Cuts `s` to at most `bytes` bytes, at a character boundary; whether it was longer.
+fn cut_to(s: &mut String, bytes: usize) -> bool {
+    if s.len() <= bytes {
+        return false;
+    }
+    let mut end = bytes;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s.truncate(end);
+    true
+}
+
 fn expand(s: &str, tmp: &Path) -> String {
     s.replace("{tmp}", &tmp.display().to_string())
 }
@@ -419,15 +503,11 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
     let tmp_path = tmp.path().to_path_buf();
     let stdin: Vec<u8> = match &case.payload {
         Value::String(s) if s.starts_with("@raw:") => s.as_bytes()["@raw:".len()..].to_vec(),
-        Value::Object(p) => {
-            let mut m = common_fields(event, &tmp_path);
-            for (k, v) in p {
-                m.insert(k.clone(), v.clone());
-            }
-            serde_json::to_vec(&Value::Object(m)).unwrap_or_default()
-        }
+        Value::Object(p) => serde_json::to_vec(&Value::Object(host_stdin(event, &tmp_path, p).0))
+            .unwrap_or_default(),
         Value::Null => {
-            serde_json::to_vec(&Value::Object(common_fields(event, &tmp_path))).unwrap_or_default()
+            let m = host_stdin(event, &tmp_path, &Map::new()).0;
+            serde_json::to_vec(&Value::Object(m)).unwrap_or_default()
         }
         other => {
             result.mismatches.push(format!(

@@ -886,6 +886,8 @@ pub struct Dispatch {
     pub outcome: Decision,
     /// Every handler considered, in host order.
     pub handlers: Vec<Trace>,
+    /// What of the payload's `turn` was cut to the hosts' caps before it was sent.
+    pub turn_cut: Vec<String>,
 }
 
 /// Dispatches `payload` for `event` through the profile's and workspace's handlers, the
@@ -909,11 +911,7 @@ pub fn dispatch(
     let workspace = crate::fs::absolute(workspace);
     let trust = crate::trust::TrustFile::read(&profile.trust_file())?;
     let handlers = crate::list::all_handlers(profile, &workspace, &trust)?;
-    let mut stdin_doc = crate::fixture::common_fields(event, &workspace);
-    for (k, v) in payload {
-        stdin_doc.insert(k.clone(), v.clone());
-    }
-    stdin_doc.insert("hook_event_name".into(), Value::String(event.name().into()));
+    let (stdin_doc, cut) = crate::fixture::host_stdin(event, &workspace, payload);
     let stdin = serde_json::to_vec(&Value::Object(stdin_doc.clone())).unwrap_or_default();
     let match_string = stdin_doc
         .get("tool_name")
@@ -1033,6 +1031,7 @@ pub fn dispatch(
         match_string,
         outcome: combine(&decisions),
         handlers: traces,
+        turn_cut: cut,
     })
 }
 

@@ -533,6 +533,76 @@ fn secrets_are_stripped_and_host_variables_set() {
     }
 }
 
+/// Found by the host-side hostile-input sweep: `run` sent no `turn` on the events hosts
+/// send one on (seeds/004: UserPromptSubmit, PreToolUse, PostToolUse, Stop), and passed a
+/// payload's `turn` on past the hosts' caps (8192 bytes of text, 32 tools, 1024 bytes a
+/// summary), so a handler reading it saw a stdin no host sends. `run` and `test` send
+/// what a host does, and `run` says what it cut.
+#[test]
+fn the_turn_object_is_sent_and_cut_as_hosts_do() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let handler = json!([{"id": "t", "type": "command", "command": "cat > stdin.json"}]);
+    profile_with(
+        &sb,
+        json!({"Stop": handler, "UserPromptSubmit": handler, "SessionEnd": handler}),
+    );
+    let stdin = || -> Value {
+        serde_json::from_slice(&std::fs::read(sb.join("ws/stdin.json")).unwrap()).unwrap()
+    };
+    run(&sb, "Stop", json!({}), &["--include-untrusted"]);
+    assert_eq!(
+        stdin()["turn"],
+        json!({"user_text": "", "assistant_text": null, "tools": []})
+    );
+    run(
+        &sb,
+        "UserPromptSubmit",
+        json!({"prompt": "hi"}),
+        &["--include-untrusted"],
+    );
+    assert_eq!(stdin()["turn"]["user_text"], "hi");
+    run(&sb, "SessionEnd", json!({}), &["--include-untrusted"]);
+    assert!(stdin().get("turn").is_none(), "{}", stdin());
+
+    // Over the caps: the text cut at a character boundary, the oldest tools dropped.
+    let tools: Vec<Value> = (0..40)
+        .map(|i| json!({"name": format!("t{i}"), "input_summary": "é".repeat(600), "result_summary": "ok"}))
+        .collect();
+    let payload = json!({"turn": {"user_text": "x".repeat(9000), "assistant_text": "é".repeat(5000), "tools": tools}});
+    sb.write("payload.json", payload.to_string());
+    let o = sb
+        .cmd()
+        .args([
+            "run",
+            "Stop",
+            "--payload",
+            "payload.json",
+            "--profile",
+            "prof",
+        ])
+        .args(["--workspace", "ws", "--include-untrusted"])
+        .output()
+        .unwrap();
+    ok(&o);
+    let turn = stdin()["turn"].clone();
+    assert_eq!(turn["user_text"].as_str().unwrap().len(), 8192);
+    assert_eq!(turn["assistant_text"].as_str().unwrap().len(), 8192);
+    let tools = turn["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 32);
+    assert_eq!(tools[0]["name"], "t8");
+    assert_eq!(tools[0]["input_summary"].as_str().unwrap().len(), 1024);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(
+            "note: the payload's `turn` was cut as hosts cut it before sending: `turn.user_text` \
+             to 8192 bytes, `turn.assistant_text` to 8192 bytes, `turn.tools` to the newest 32 \
+             (8 dropped), 32 tool summaries to 1024 bytes"
+        ),
+        "{err}"
+    );
+}
+
 #[test]
 fn trust_lifecycle_and_matchers() {
     let sb = Sandbox::new();
