@@ -430,6 +430,11 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                         .json(&error_report(&e));
                 }
             }
+            // Its temporary folders are gone now: end as the signal would have.
+            #[cfg(unix)]
+            if matches!(e, Error::Interrupted { .. }) {
+                crate::run::interrupt::reraise();
+            }
             code
         }
     }

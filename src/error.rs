@@ -654,6 +654,13 @@ pub enum Error {
     /// Writing output failed.
     #[error("cannot write output: {0}")]
     Output(std::io::Error),
+    /// A signal interrupted `run` or `test` while a handler ran: the handlers running were
+    /// killed.
+    #[error("interrupted by {}; the handler that was running was killed, as its timeout would have killed it", crate::run::signal_name(*signal))]
+    Interrupted {
+        /// The signal.
+        signal: i32,
+    },
     /// A change to a profile failed, and recovering from that failed too: the profile is
     /// half way through the change until recovery runs again.
     #[error("{source}; {doing} the change of `{id}` failed too ({why}), so the profile is half way through it: once the cause is put right (room on the disk, permissions), run `hookpack doctor --fix`, which finishes or undoes it, as the next install, update or remove will")]
@@ -676,6 +683,7 @@ impl Error {
         match self {
             Error::Fs(_) => "fs",
             Error::ChangeLeftHalfWay { .. } => "change-left-half-way",
+            Error::Interrupted { .. } => "interrupted",
             Error::IdInvalid(_) => "id-invalid",
             Error::ScaffoldTargetExists { .. } => "scaffold-target-exists",
             Error::WorkspaceNotFolder { .. } => "workspace-not-folder",
@@ -760,7 +768,7 @@ impl Error {
     pub fn exit_code(&self) -> ExitCode {
         match self {
             Error::Fs(e) if e.is_input_problem() => ExitCode::Invalid,
-            Error::Fs(_) | Error::Output(_) => ExitCode::Environment,
+            Error::Fs(_) | Error::Output(_) | Error::Interrupted { .. } => ExitCode::Environment,
             Error::ArchiveWrite { .. }
             | Error::ArchiveRefused {
                 source: crate::archive::ArchiveError::Write { .. },

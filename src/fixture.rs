@@ -556,6 +556,7 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
             env: &env,
             timeout: Duration::from_secs(h.effective_timeout()),
         });
+        run::check_interrupted()?;
         let (decision, exit, ms, stderr) = match spawned {
             Ok(out) => (
                 run::interpret(event, &out, deny_on_failure),

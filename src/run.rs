@@ -30,8 +30,31 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+#[cfg(unix)]
+pub mod interrupt;
 #[cfg(target_os = "linux")]
 mod strays;
+
+/// A signal's name for messages (`SIGINT`).
+pub fn signal_name(sig: i32) -> &'static str {
+    #[cfg(unix)]
+    return interrupt::name(sig);
+    #[cfg(not(unix))]
+    {
+        let _ = sig;
+        "a signal"
+    }
+}
+
+/// The error to stop with when a signal interrupted the command (its running handlers are
+/// killed already).
+pub fn check_interrupted() -> Result<(), crate::error::Error> {
+    #[cfg(unix)]
+    if let Some(signal) = interrupt::interrupted() {
+        return Err(crate::error::Error::Interrupted { signal });
+    }
+    Ok(())
+}
 
 /// Most bytes of stdout or stderr kept from one handler.
 pub const OUTPUT_CAP: usize = 1024 * 1024;
@@ -224,6 +247,9 @@ pub fn spawn(s: &Spawn) -> std::io::Result<RawOutput> {
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd.spawn()?;
     let pid = child.id();
+    // Killed with its group should the command be interrupted.
+    #[cfg(unix)]
+    let interruptible = interrupt::guard(pid);
     // Read while the handler runs (it is not reaped before the end, so the pid stays its
     // own): a process holding its pipes that is older did not come from it.
     #[cfg(target_os = "linux")]
@@ -302,6 +328,9 @@ pub fn spawn(s: &Spawn) -> std::io::Result<RawOutput> {
     // reused.
     #[cfg(unix)]
     kill_group(pid);
+    // Before the reaping frees its group id for another process.
+    #[cfg(unix)]
+    drop(interruptible);
     let status = child.wait().ok();
     // After a timeout, what the kill closes closes at once; a short grace lets the readers
     // see it.
@@ -999,6 +1028,7 @@ pub fn dispatch(
                 env: &env,
                 timeout: Duration::from_secs(timeout),
             });
+            check_interrupted()?;
             let deny_on_failure =
                 h.handler.get("failurePolicy").and_then(Value::as_str) == Some("deny");
             let (decision, out) = match spawned {

@@ -533,6 +533,133 @@ fn secrets_are_stripped_and_host_variables_set() {
     }
 }
 
+/// The pids of the processes whose command line holds `marker`.
+fn processes_with(marker: &str) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(marker))
+        })
+        .collect()
+}
+
+/// Found by the host-side hostile-input sweep: a Ctrl-C (or SIGTERM, SIGHUP) of `run`
+/// ended hookpack but not its handler, which runs in a process group of its own, out of
+/// the terminal's reach: it ran on for as long as it liked. The handler is killed, `run`
+/// says so, and ends by the same signal.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_interrupted_run_kills_the_handler_it_was_running() {
+    use std::os::unix::process::ExitStatusExt as _;
+    for (sig, name) in [(libc::SIGINT, "SIGINT"), (libc::SIGTERM, "SIGTERM")] {
+        let sb = Sandbox::new();
+        std::fs::create_dir_all(sb.join("ws")).unwrap();
+        let marker = format!("987.{}{sig}", std::process::id());
+        profile_with(
+            &sb,
+            json!({"PreToolUse": [{"id": "slow", "type": "command", "command": format!("sleep {marker}"), "timeout": 600}]}),
+        );
+        sb.write("payload.json", r#"{"tool_name": "exec"}"#);
+        let child = sb
+            .std_cmd()
+            .args([
+                "run",
+                "PreToolUse",
+                "--payload",
+                "payload.json",
+                "--profile",
+                "prof",
+            ])
+            .args(["--workspace", "ws", "--include-untrusted"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while processes_with(&marker).is_empty() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the handler did not start"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        // SAFETY: kill(2) on the hookpack this test started.
+        unsafe { libc::kill(child.id() as i32, sig) };
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.signal(), Some(sig), "{err}");
+        assert!(
+            err.contains(&format!(
+                "error: interrupted by {name}; the handler that was running was killed"
+            )),
+            "{err}"
+        );
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while !processes_with(&marker).is_empty() {
+            if std::time::Instant::now() > deadline {
+                for pid in processes_with(&marker) {
+                    // SAFETY: kill(2) on the sleep this test started.
+                    unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+                }
+                panic!("{name}: the handler was left running");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+}
+
+/// The same for `test`: the case's handler is killed, and the temporary folders of the
+/// assembled recipe and of the case are removed before it ends by the signal.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_interrupted_test_kills_its_handler_and_removes_its_folders() {
+    use std::os::unix::process::ExitStatusExt as _;
+    let sb = Sandbox::new();
+    let mut m = manifest("slow");
+    m["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"] = json!(600);
+    write_recipe(&sb, "slow", &m);
+    sb.write("slow/scripts/main.js", "setTimeout(() => {}, 600000);\n");
+    sb.write(
+        "slow/tests/waits.json",
+        r#"{"name": "waits", "event": "PreToolUse", "payload": {"tool_name": "exec"}, "expect": {"decision": "none"}}"#,
+    );
+    std::fs::create_dir_all(sb.join("tmp")).unwrap();
+    let marker = sb.join("slow/scripts/main.js").display().to_string();
+    let child = sb
+        .std_cmd()
+        .args(["test", "slow"])
+        .env("TMPDIR", sb.join("tmp"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while processes_with(&marker).is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the handler did not start"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: kill(2) on the hookpack this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.signal(), Some(libc::SIGTERM), "{err}");
+    assert!(err.contains("error: interrupted by SIGTERM"), "{err}");
+    assert!(
+        processes_with(&marker).is_empty(),
+        "the handler was left running"
+    );
+    assert_eq!(
+        std::fs::read_dir(sb.join("tmp")).unwrap().count(),
+        0,
+        "temporary folders left"
+    );
+}
+
 /// Found by the host-side hostile-input sweep: `run` sent no `turn` on the events hosts
 /// send one on (seeds/004: UserPromptSubmit, PreToolUse, PostToolUse, Stop), and passed a
 /// payload's `turn` on past the hosts' caps (8192 bytes of text, 32 tools, 1024 bytes a

@@ -1,0 +1,115 @@
+//! Handlers running when `run` or `test` is interrupted (Ctrl-C, SIGTERM, SIGHUP).
+//!
+//! Each handler runs in a process group of its own, which a terminal's Ctrl-C does not
+//! reach: without this, an interrupted `run` left its handler running. While a handler
+//! runs, its group is registered here; a signal then kills every registered group (as its
+//! timeout would) and is recorded, so the command returns [`crate::error::Error::Interrupted`]
+//! once the handler is reaped, its temporary folders are removed on the way out, and
+//! [`reraise`] ends the process by the same signal. A signal while no handler runs ends
+//! the process at once, as it did before.
+
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Once;
+
+/// How many handlers may run at once and still be killed on a signal (one at a time is
+/// what `run` and `test` do).
+const SLOTS: usize = 16;
+
+/// The process groups of the handlers running now; 0 is a free slot.
+static RUNNING: [AtomicI32; SLOTS] = [const { AtomicI32::new(0) }; SLOTS];
+/// The signal that interrupted the command; 0 until one did.
+static SIGNAL: AtomicI32 = AtomicI32::new(0);
+static INSTALL: Once = Once::new();
+
+/// The signals that interrupt a command.
+const SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+
+/// A running handler's process group, killed if a signal interrupts the command while
+/// this is held. Drop it before the handler is reaped: its group id is then free for
+/// another process to take.
+pub struct Guard(Option<usize>);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        if let Some(i) = self.0 {
+            RUNNING[i].store(0, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Registers the process group `pgid` of a handler that is running now.
+pub fn guard(pgid: u32) -> Guard {
+    INSTALL.call_once(install);
+    let Some(pgid) = i32::try_from(pgid).ok().filter(|&p| p > 0) else {
+        return Guard(None);
+    };
+    let free = RUNNING.iter().position(|slot| {
+        slot.compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+    });
+    Guard(free)
+}
+
+/// The signal that interrupted the command, if one did.
+pub fn interrupted() -> Option<i32> {
+    Some(SIGNAL.load(Ordering::SeqCst)).filter(|&s| s != 0)
+}
+
+/// Ends the process by the signal that interrupted the command (as it would have ended
+/// without hookpack's handling), if one did; returns otherwise.
+pub fn reraise() {
+    if let Some(sig) = interrupted() {
+        // SAFETY: signal(2) restores the default disposition, and raise(3) sends the
+        // signal to this process; no memory is touched.
+        unsafe {
+            libc::signal(sig, libc::SIG_DFL);
+            libc::raise(sig);
+        }
+    }
+}
+
+/// The signal's name, for messages.
+pub fn name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGINT => "SIGINT",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGHUP => "SIGHUP",
+        _ => "a signal",
+    }
+}
+
+fn install() {
+    for sig in SIGNALS {
+        let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        // SAFETY: signal(2) installs `on_signal`, which only does async-signal-safe work
+        // (atomics, kill, signal, raise). A signal this process was started ignoring (as
+        // under nohup) stays ignored.
+        unsafe {
+            if libc::signal(sig, handler) == libc::SIG_IGN {
+                libc::signal(sig, libc::SIG_IGN);
+            }
+        }
+    }
+}
+
+extern "C" fn on_signal(sig: libc::c_int) {
+    let mut killed = false;
+    for slot in &RUNNING {
+        let pgid = slot.load(Ordering::SeqCst);
+        if pgid > 0 {
+            // SAFETY: kill(2) on a registered handler's process group.
+            unsafe { libc::kill(-pgid, libc::SIGKILL) };
+            killed = true;
+        }
+    }
+    if killed {
+        SIGNAL.store(sig, Ordering::SeqCst);
+    } else {
+        // Nothing to stop first: end now, as without this handler.
+        // SAFETY: signal(2) and raise(3) are async-signal-safe.
+        unsafe {
+            libc::signal(sig, libc::SIG_DFL);
+            libc::raise(sig);
+        }
+    }
+}
