@@ -2,7 +2,10 @@
 //! (profile `hooks.json`, then `<workspace>/.finclaw/hooks.json`), with what is wrong with
 //! the ones a host would skip.
 
-use crate::diagnostic::{Findings, Severity};
+use crate::diagnostic::{Diagnostic, Findings, Severity};
+
+/// The codes of the problems of a command hosts load but cannot start.
+const UNSTARTABLE: [&str; 2] = ["command-nul", "command-too-long"];
 use crate::error::Error;
 use crate::profile::Profile;
 use serde::Serialize;
@@ -47,6 +50,9 @@ pub struct Listed {
     pub command: String,
     /// What a host would reject it for; empty when valid.
     pub problems: Vec<String>,
+    /// Its only problems are in its command, which a host loads but cannot start (a NUL
+    /// byte, past the kernel's argument size): run, it fails to start.
+    pub unstartable: bool,
     /// Trust status.
     pub status: crate::trust::Status,
     /// The trust hash as the handler stands now.
@@ -183,7 +189,7 @@ fn handlers_in(
                     crate::json::pointer_push("/hooks", event)
                 );
                 let gp = format!("{}/{gi}", crate::json::pointer_push("/hooks", event));
-                let mut mine: Vec<String> = problems
+                let found: Vec<&Diagnostic> = problems
                     .iter()
                     .filter(|d| {
                         d.pointer == pointer
@@ -191,8 +197,10 @@ fn handlers_in(
                             || d.pointer == format!("{gp}/matcher")
                             || d.pointer == crate::json::pointer_push("/hooks", event)
                     })
-                    .map(|d| d.message.clone())
                     .collect();
+                let unstartable =
+                    !found.is_empty() && (found.iter()).all(|d| UNSTARTABLE.contains(&d.code));
+                let mut mine: Vec<String> = found.iter().map(|d| d.message.clone()).collect();
                 let subject = crate::trust::Subject {
                     event,
                     matcher: matcher.as_deref(),
@@ -237,6 +245,8 @@ fn handlers_in(
                         .and_then(Value::as_str)
                         .unwrap_or_default()
                         .to_string(),
+                    // (Not when its script cannot be hashed either.)
+                    unstartable: unstartable && mine.len() == found.len(),
                     problems: mine,
                 });
             }

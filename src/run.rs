@@ -977,7 +977,8 @@ pub fn dispatch(
             stderr: String::new(),
         };
         let skip = |why: String, trace: &mut Trace| trace.state = format!("skipped: {why}");
-        if !h.problems.is_empty() {
+        // One hosts load but cannot start fails to start when run, as a host's would.
+        if !(h.problems.is_empty() || h.unstartable && opts.include_untrusted) {
             skip(format!("invalid ({})", h.problems.join("; ")), &mut trace);
         } else if event.is_tool_event()
             && !crate::hooks_json::compile_matcher(h.matcher.as_deref())

@@ -533,6 +533,39 @@ fn secrets_are_stripped_and_host_variables_set() {
     }
 }
 
+/// Found by the host-side hostile-input sweep: a handler whose command holds a NUL byte
+/// or is past the kernel's argument size, which hosts load but cannot start, was skipped as
+/// invalid even under `--include-untrusted`, so a PermissionRequest gave no decision where
+/// a host's spawn failure denies (seeds/004). It fails to start, as on a host.
+#[test]
+fn a_command_hosts_cannot_start_fails_to_start_and_denies_a_permission_request() {
+    for command in [
+        format!("true #{}", "x".repeat(140_000)),
+        "true \u{0}x".to_string(),
+    ] {
+        let sb = Sandbox::new();
+        std::fs::create_dir_all(sb.join("ws")).unwrap();
+        profile_with(
+            &sb,
+            json!({"PermissionRequest": [{"id": "a", "type": "command", "command": command}]}),
+        );
+        let d = run(
+            &sb,
+            "PermissionRequest",
+            json!({"tool_name": "exec"}),
+            &["--include-untrusted"],
+        );
+        assert_eq!(d["outcome"]["verdict"], "deny", "{d:#}");
+        assert_eq!(d["handlers"][0]["state"], "not started", "{d:#}");
+        // Untrusted (trust refuses it), it is skipped as invalid.
+        let d = run(&sb, "PermissionRequest", json!({"tool_name": "exec"}), &[]);
+        assert!(
+            (d["handlers"][0]["state"].as_str().unwrap()).starts_with("skipped: invalid"),
+            "{d:#}"
+        );
+    }
+}
+
 /// The pids of the processes whose command line holds `marker`.
 fn processes_with(marker: &str) -> Vec<u32> {
     std::fs::read_dir("/proc")
@@ -2326,9 +2359,10 @@ fn an_async_handler_that_cannot_start_fails_alone() {
     }
 }
 
-/// A command holding a NUL byte cannot be started by any shell. `trust` recorded it and
-/// `run` only failed at the start; it is invalid, so trust refuses it (nothing written)
-/// and run skips it, as hosts skip a handler they reject.
+/// A command holding a NUL byte cannot be started by any shell. `trust` recorded it; it is
+/// invalid, so trust refuses it (nothing written). Run under `--include-untrusted`, it fails
+/// to start, as on a host, which loads it (only unknown fields and bad regexes make hosts
+/// skip a handler) and cannot start it.
 #[test]
 fn a_command_holding_a_nul_byte_is_never_trusted_or_started() {
     let sb = Sandbox::new();
@@ -2355,17 +2389,17 @@ fn a_command_holding_a_nul_byte_is_never_trusted_or_started() {
         json!({"tool_name": "exec"}),
         &["--include-untrusted"],
     );
-    let state = d["handlers"][0]["state"].as_str().unwrap();
-    assert!(state.starts_with("skipped: invalid"), "{d:#}");
-    assert_eq!(d["outcome"], json!({}), "{d:#}");
+    assert_eq!(d["handlers"][0]["state"], "not started", "{d:#}");
+    assert!(d["outcome"]["verdict"].is_null(), "{d:#}");
 }
 
 /// A command longer than Linux gives one argument (MAX_ARG_STRLEN, 131072 bytes with the
 /// NUL; `$SHELL -lc COMMAND` passes it as one) passed `validate` and `trust`, then every
 /// run failed with "Argument list too long (os error 7)", which denies under
-/// `failurePolicy: deny`. It is invalid, as a NUL is: trust refuses it, run skips it
-/// naming the cause, doctor and validate report it at the command with the fix. One byte
-/// shorter, it runs.
+/// `failurePolicy: deny`. It is invalid, as a NUL is: trust refuses it, doctor and
+/// validate report it at the command with the fix; run under `--include-untrusted` fails
+/// to start it, naming the cause, as a host would (so it denies here). One byte shorter,
+/// it runs.
 #[cfg(target_os = "linux")]
 #[test]
 fn a_command_longer_than_one_argument_may_be_is_invalid() {
@@ -2397,12 +2431,13 @@ fn a_command_longer_than_one_argument_may_be_is_invalid() {
     );
     assert_eq!(d["handlers"][0]["state"], "ran", "{d:#}");
     assert_eq!(d["handlers"][0]["exit"], 0, "{d:#}");
-    let state = d["handlers"][1]["state"].as_str().unwrap();
+    assert_eq!(d["handlers"][1]["state"], "not started", "{d:#}");
+    assert_eq!(d["outcome"]["verdict"], "deny", "{d:#}");
+    let failure = d["handlers"][1]["decision"]["failure"].as_str().unwrap();
     assert!(
-        state.starts_with("skipped: invalid") && state.contains("move"),
-        "{state}"
+        failure.contains("Argument list too long") && failure.contains("131071"),
+        "{failure}"
     );
-    assert_eq!(d["outcome"], json!({}), "{d:#}");
     let o = in_prof_output(&sb, &["doctor", "--format", "json"]);
     let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
     let problems: Vec<_> = doc["problems"]
