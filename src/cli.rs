@@ -2202,7 +2202,15 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
                         .into(),
                 });
             } else {
-                crate::fs::read_limited(path, LIMIT)?
+                crate::fs::read_limited(path, LIMIT).map_err(|e| match e.source.kind() {
+                    std::io::ErrorKind::NotFound => Error::PayloadInvalid {
+                        source_name: src.to_string(),
+                        why: "no file has that name; --payload takes a file holding the JSON \
+                              object, or - to read it from stdin"
+                            .into(),
+                    },
+                    _ => e.into(),
+                })?
             };
             if bytes.starts_with(b"\xEF\xBB\xBF") {
                 // A host's JSON.parse refuses it too, so it stays refused, but said as such.
@@ -2221,9 +2229,10 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
                     return Err(Error::PayloadInvalid {
                         source_name: src.to_string(),
                         why: format!(
-                            "key `{}` appears twice (lines {} and {}), and only the last would \
+                            "key `{}` appears twice, {}, and only the last would \
                              be sent; keep one",
-                            d.key, d.first.line, d.again.line
+                            d.key,
+                            d.spots()
                         ),
                     });
                 }

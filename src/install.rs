@@ -971,8 +971,9 @@ fn read_hooks_json_to(path: &Path, rewrite: bool) -> Result<(Value, Option<Vec<u
     })?;
     if let Some(d) = parsed.duplicates.first() {
         return Err(refused(format!(
-            "key `{}` appears twice (lines {} and {}): hosts keep one of them",
-            d.key, d.first.line, d.again.line
+            "key `{}` appears twice, {}: hosts keep one of them",
+            d.key,
+            d.spots()
         )));
     }
     // Reading it is fine (hosts round such a number too), rewriting it would change a value

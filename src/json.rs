@@ -132,6 +132,22 @@ pub struct DuplicateKey {
     pub again: Position,
 }
 
+impl DuplicateKey {
+    /// Where the key is given twice: `at 2:5 and 3:5 (in /hooks)`, the object named by its
+    /// pointer (`/` for the document).
+    pub fn spots(&self) -> String {
+        let object = if self.object_pointer.is_empty() {
+            "/"
+        } else {
+            &self.object_pointer
+        };
+        format!(
+            "at {}:{} and {}:{} (in {object})",
+            self.first.line, self.first.column, self.again.line, self.again.column
+        )
+    }
+}
+
 /// A parsed document.
 #[derive(Debug, Clone)]
 pub struct Parsed {

@@ -814,10 +814,11 @@ impl TrustFile {
             return Err(Error::ConfigInvalid {
                 path: path.to_path_buf(),
                 why: format!(
-                    "key `{}` appears twice (lines {} and {}), and only the last would be \
+                    "key `{}` appears twice, {}, and only the last would be \
                      read, the first dropped unsaid; delete the entry that is wrong (or both, \
                      and trust again)",
-                    d.key, d.first.line, d.again.line
+                    d.key,
+                    d.spots()
                 ),
             });
         }

@@ -3165,7 +3165,8 @@ fn a_trust_file_with_a_key_given_twice_is_refused() {
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
         assert!(
-            err.contains("hooks-trust.json") && err.contains("appears twice (lines 2 and 3)"),
+            err.contains("hooks-trust.json")
+                && err.contains("appears twice, at 2:1 and 3:1 (in /handlers)"),
             "{args:?}: {err}"
         );
     }
@@ -3279,7 +3280,7 @@ fn a_payload_with_a_key_given_twice_is_refused() {
     fails_saying(
         &o,
         1,
-        "payload twice.json: key `tool_input` appears twice (lines 2 and 3)",
+        "payload twice.json: key `tool_input` appears twice, at 2:2 and 3:2 (in /),",
     );
     assert!(
         o.stdout.is_empty(),
@@ -3901,9 +3902,15 @@ fn a_payload_given_as_json_text_is_told_to_pipe_it() {
         )),
         "{err}"
     );
-    // A missing file of another name is still said as such.
+    // A missing file of another name is said to be missing, and named as the payload
+    // (found by the host-side hostile-input sweep: it said only `cannot open nosuch.json`).
     let o = in_prof_output(&sb, &["run", "Stop", "--payload", "nosuch.json"]);
-    fails_saying(&o, 1, "cannot open nosuch.json: No such file or directory");
+    fails_saying(
+        &o,
+        1,
+        "payload nosuch.json: no file has that name; --payload takes a file holding the JSON \
+         object, or - to read it from stdin",
+    );
 }
 
 /// `run` skipping an untrusted handler advised "run `hookpack trust`", which alone is a
