@@ -136,18 +136,21 @@ pub struct Merged {
 /// Every handler object of a document: (event, handler), in document order; parts of the
 /// wrong shape are skipped.
 fn handlers(doc: &Value) -> impl Iterator<Item = (&String, &Value)> {
+    in_groups(doc).map(|(event, _, h)| (event, h))
+}
+
+/// Every handler of the document with its event and the group holding it.
+fn in_groups(doc: &Value) -> impl Iterator<Item = (&String, &Value, &Value)> {
     doc.get("hooks")
         .and_then(Value::as_object)
         .into_iter()
         .flatten()
         .flat_map(|(event, groups)| {
-            groups
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|g| g.get("hooks").and_then(Value::as_array))
-                .flatten()
-                .map(move |h| (event, h))
+            groups.as_array().into_iter().flatten().flat_map(move |g| {
+                (g.get("hooks").and_then(Value::as_array).into_iter())
+                    .flatten()
+                    .map(move |h| (event, g, h))
+            })
         })
 }
 
@@ -516,32 +519,17 @@ pub fn merge(
 /// Each handler stamped with `id` as a group of its own (its group's `matcher`, if any, and
 /// the handler): (event, group), for a user to put one back by hand.
 pub fn stamped_groups(doc: &Value, id: &str) -> Vec<(String, Value)> {
-    let mut out = Vec::new();
-    for (event, groups) in doc
-        .get("hooks")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
-        for g in groups.as_array().into_iter().flatten() {
-            for h in g
-                .get("hooks")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                if stamped(h, id) {
-                    let mut group = Map::new();
-                    if let Some(m) = g.get("matcher") {
-                        group.insert("matcher".into(), m.clone());
-                    }
-                    group.insert("hooks".into(), Value::Array(vec![h.clone()]));
-                    out.push((event.clone(), Value::Object(group)));
-                }
+    in_groups(doc)
+        .filter(|(_, _, h)| stamped(h, id))
+        .map(|(event, g, h)| {
+            let mut group = Map::new();
+            if let Some(m) = g.get("matcher") {
+                group.insert("matcher".into(), m.clone());
             }
-        }
-    }
-    out
+            group.insert("hooks".into(), Value::Array(vec![h.clone()]));
+            (event.clone(), Value::Object(group))
+        })
+        .collect()
 }
 
 /// Handlers stamped with `id`: (event, handler id, command).

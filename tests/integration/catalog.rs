@@ -1086,6 +1086,18 @@ fn an_archive_listed_for_two_versions_is_refused() {
     assert_eq!(crate::pack::snapshot(&sb.join("cat")), before);
 }
 
+/// `packed`, its index then listing a version 0.0.9 of the first recipe at `url` (the
+/// archive of its published version, by digest).
+fn packed_with_a_version_at(sb: &Sandbox, url: &str) {
+    packed(sb);
+    edit_index(sb, |index| {
+        let mut other = index["recipes"][0]["versions"][0].clone();
+        other["version"] = json!("0.0.9");
+        other["url"] = json!(url);
+        (index["recipes"][0]["versions"].as_array_mut().unwrap()).push(other);
+    });
+}
+
 /// Found by the maintainer-side hostile-input sweep: a version whose `url` named the
 /// catalog's own index (or `SHA256SUMS`) passed `validate`, `pack` and `pack --check`,
 /// which left that entry out of `SHA256SUMS` as the index's own line; only `catalog
@@ -1094,13 +1106,7 @@ fn an_archive_listed_for_two_versions_is_refused() {
 fn an_index_naming_its_own_files_as_archives_is_refused() {
     for url in ["hooks-index.json", "SHA256SUMS", "old/../hooks-index.json"] {
         let sb = Sandbox::new();
-        packed(&sb);
-        edit_index(&sb, |index| {
-            let mut other = index["recipes"][0]["versions"][0].clone();
-            other["version"] = json!("0.0.9");
-            other["url"] = json!(url);
-            (index["recipes"][0]["versions"].as_array_mut().unwrap()).push(other);
-        });
+        packed_with_a_version_at(&sb, url);
         let pointer = "/recipes/0/versions/1/url";
         let (code, v) = validate_json(&sb, &["cat/hooks-index.json"]);
         assert_eq!(code, 1, "{url}: {v:#}");
@@ -1139,13 +1145,7 @@ fn an_index_naming_its_own_files_as_archives_is_refused() {
 fn a_kept_url_outside_the_catalog_folder_is_warned_of_as_verify_reports_it() {
     for url in ["../../etc/passwd", "/etc/passwd", "file:///etc/passwd"] {
         let sb = Sandbox::new();
-        packed(&sb);
-        edit_index(&sb, |index| {
-            let mut other = index["recipes"][0]["versions"][0].clone();
-            other["version"] = json!("0.0.9");
-            other["url"] = json!(url);
-            (index["recipes"][0]["versions"].as_array_mut().unwrap()).push(other);
-        });
+        packed_with_a_version_at(&sb, url);
         for check in [&[][..], &["--check"]] {
             let o = pack_src_with(&sb, check);
             let err = String::from_utf8_lossy(&o.stderr).into_owned();

@@ -566,6 +566,18 @@ fn a_command_hosts_cannot_start_fails_to_start_and_denies_a_permission_request()
     }
 }
 
+/// Waits up to `secs` seconds for a process whose command line holds `marker`.
+fn wait_for_process(marker: &str, secs: u64) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while processes_with(marker).is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the handler did not start"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 /// The pids of the processes whose command line holds `marker`.
 fn processes_with(marker: &str) -> Vec<u32> {
     std::fs::read_dir("/proc")
@@ -610,14 +622,7 @@ fn an_interrupted_run_kills_the_handler_it_was_running() {
             .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap();
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while processes_with(&marker).is_empty() {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "the handler did not start"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
+        wait_for_process(&marker, 10);
         // SAFETY: kill(2) on the hookpack this test started.
         unsafe { libc::kill(child.id() as i32, sig) };
         let o = child.wait_with_output().unwrap();
@@ -668,14 +673,7 @@ fn an_interrupted_test_kills_its_handler_and_removes_its_folders() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while processes_with(&marker).is_empty() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the handler did not start"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    wait_for_process(&marker, 20);
     // SAFETY: kill(2) on the hookpack this test started.
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let o = child.wait_with_output().unwrap();
