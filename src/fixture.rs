@@ -396,8 +396,13 @@ pub fn host_stdin(
                     .then(|| m.get("prompt").and_then(Value::as_str))
                     .flatten()
                     .unwrap_or_default();
-                let turn = json!({"user_text": prompt, "assistant_text": null, "tools": []});
-                m.insert("turn".into(), turn);
+                let mut turn = Map::new();
+                turn.insert("user_text".into(), json!(prompt));
+                turn.insert("assistant_text".into(), Value::Null);
+                turn.insert("tools".into(), json!([]));
+                // (A prompt past the cap is cut in it as hosts cut it.)
+                cap_turn(&mut turn, &mut cut);
+                m.insert("turn".into(), Value::Object(turn));
             }
         }
     }

@@ -52,6 +52,7 @@ pub struct Listed {
     pub problems: Vec<String>,
     /// Its only problems are in its command, which a host loads but cannot start (a NUL
     /// byte, past the kernel's argument size): run, it fails to start.
+    #[serde(skip)]
     pub unstartable: bool,
     /// Trust status.
     pub status: crate::trust::Status,
@@ -131,8 +132,12 @@ fn handlers_in(
     trust: &crate::trust::TrustFile,
     whole: bool,
 ) -> Result<Vec<Listed>, Error> {
-    // No file, or a link to nothing: what a host reads as no file.
-    if !file.exists() {
+    // No file, or a link to nothing: what a host reads as no file (a link it cannot
+    // follow for another reason is refused below, as any link is).
+    if std::fs::metadata(file).is_err_and(|e| {
+        use std::io::ErrorKind::{NotADirectory, NotFound};
+        matches!(e.kind(), NotFound | NotADirectory)
+    }) {
         return Ok(Vec::new());
     }
     let (doc, bytes) = crate::install::read_hooks_json_to_list(file)?;

@@ -90,8 +90,9 @@ pub fn check_manifest(value: &Value, dir: Option<&Path>, f: &mut Findings) {
     let id = match obj.get("id") {
         Some(Value::String(s)) => match Id::parse(s) {
             Ok(id) => {
+                // A warning: an archive published with such an id still installs.
                 if let Some(product) = id.names_product() {
-                    f.error("/id", "recipe-id-product", product_id_why(&id, product));
+                    f.warn("/id", "recipe-id-product", product_id_why(&id, product));
                 }
                 Some(id)
             }

@@ -203,7 +203,24 @@ fn wait_exited(_child: &mut std::process::Child, pid: u32, timeout: Duration) ->
         }
         let _ = tx.send(());
     });
-    rx.recv_timeout(timeout).is_ok()
+    // In slices, so an interrupt is acted on at once (as a timeout).
+    let deadline = Instant::now() + timeout;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left.min(Duration::from_millis(50))) {
+            Ok(()) => return true,
+            Err(_) if left.is_zero() || interrupted() => return false,
+            Err(_) => {}
+        }
+    }
+}
+
+/// Whether a signal interrupted the command (see [`interrupt`]).
+fn interrupted() -> bool {
+    #[cfg(unix)]
+    return interrupt::interrupted().is_some();
+    #[cfg(not(unix))]
+    false
 }
 
 #[cfg(not(unix))]
@@ -245,6 +262,8 @@ pub fn spawn(s: &Spawn) -> std::io::Result<RawOutput> {
     let start = Instant::now();
     let mut cmd = handler_command(s.command, s.cwd, s.env);
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    #[cfg(unix)]
+    interrupt::install();
     let mut child = cmd.spawn()?;
     let pid = child.id();
     // Killed with its group should the command be interrupted.
@@ -337,9 +356,12 @@ pub fn spawn(s: &Spawn) -> std::io::Result<RawOutput> {
     let mut closed = 0;
     let mut wait_pipes = |until: Instant| {
         while closed < pipes {
-            match pipes_done.recv_timeout(until.saturating_duration_since(Instant::now())) {
+            let left = until.saturating_duration_since(Instant::now());
+            match pipes_done.recv_timeout(left.min(Duration::from_millis(50))) {
                 Ok(()) => closed += 1,
-                Err(_) => break,
+                // An interrupt ends the wait as its deadline would.
+                Err(_) if left.is_zero() || interrupted() => break,
+                Err(_) => {}
             }
         }
         closed < pipes

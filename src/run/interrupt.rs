@@ -37,9 +37,15 @@ impl Drop for Guard {
     }
 }
 
-/// Registers the process group `pgid` of a handler that is running now.
+/// Installs the signal handlers, once; call before the first handler starts.
+pub fn install() {
+    INSTALL.call_once(install_handlers);
+}
+
+/// Registers the process group `pgid` of a handler that is running now (its leader's pid,
+/// not yet reaped).
 pub fn guard(pgid: u32) -> Guard {
-    INSTALL.call_once(install);
+    install();
     let Some(pgid) = i32::try_from(pgid).ok().filter(|&p| p > 0) else {
         return Guard(None);
     };
@@ -78,7 +84,7 @@ pub fn name(sig: i32) -> &'static str {
     }
 }
 
-fn install() {
+fn install_handlers() {
     for sig in SIGNALS {
         let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
         // SAFETY: signal(2) installs `on_signal`, which only does async-signal-safe work
@@ -93,19 +99,28 @@ fn install() {
 }
 
 extern "C" fn on_signal(sig: libc::c_int) {
+    // Recorded before any kill, so the thread that sees a handler die sees why; a second
+    // signal (or one while no handler runs) ends the process at once.
+    let first = SIGNAL
+        .compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst)
+        .is_ok();
     let mut killed = false;
-    for slot in &RUNNING {
-        let pgid = slot.load(Ordering::SeqCst);
-        if pgid > 0 {
-            // SAFETY: kill(2) on a registered handler's process group.
-            unsafe { libc::kill(-pgid, libc::SIGKILL) };
-            killed = true;
+    if first {
+        for slot in &RUNNING {
+            let pgid = slot.load(Ordering::SeqCst);
+            if pgid > 0 {
+                // SAFETY: kill(2) on a registered handler's process group, and on its
+                // leader, which may have left the group (it is not reaped while
+                // registered, so the pid is still its own).
+                unsafe {
+                    libc::kill(-pgid, libc::SIGKILL);
+                    libc::kill(pgid, libc::SIGKILL);
+                }
+                killed = true;
+            }
         }
     }
-    if killed {
-        SIGNAL.store(sig, Ordering::SeqCst);
-    } else {
-        // Nothing to stop first: end now, as without this handler.
+    if !killed {
         // SAFETY: signal(2) and raise(3) are async-signal-safe.
         unsafe {
             libc::signal(sig, libc::SIG_DFL);

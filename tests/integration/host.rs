@@ -598,13 +598,25 @@ fn processes_with(marker: &str) -> Vec<u32> {
 #[test]
 fn an_interrupted_run_kills_the_handler_it_was_running() {
     use std::os::unix::process::ExitStatusExt as _;
-    for (sig, name) in [(libc::SIGINT, "SIGINT"), (libc::SIGTERM, "SIGTERM")] {
+    // The last also starts a process in a session of its own, out of the group's reach,
+    // holding the handler's output (the review found the interrupt waited out the timeout
+    // for such a one).
+    for (sig, name, escapes) in [
+        (libc::SIGINT, "SIGINT", false),
+        (libc::SIGTERM, "SIGTERM", false),
+        (libc::SIGINT, "SIGINT", true),
+    ] {
         let sb = Sandbox::new();
         std::fs::create_dir_all(sb.join("ws")).unwrap();
-        let marker = format!("987.{}{sig}", std::process::id());
+        let marker = format!("987.{}{sig}{}", std::process::id(), u8::from(escapes));
+        let command = if escapes {
+            format!("python3 -c 'import os, time; os.setsid(); time.sleep(600)' {marker}")
+        } else {
+            format!("sleep {marker}")
+        };
         profile_with(
             &sb,
-            json!({"PreToolUse": [{"id": "slow", "type": "command", "command": format!("sleep {marker}"), "timeout": 600}]}),
+            json!({"PreToolUse": [{"id": "slow", "type": "command", "command": command, "timeout": 600}]}),
         );
         sb.write("payload.json", r#"{"tool_name": "exec"}"#);
         let child = sb
@@ -720,6 +732,16 @@ fn the_turn_object_is_sent_and_cut_as_hosts_do() {
         &["--include-untrusted"],
     );
     assert_eq!(stdin()["turn"]["user_text"], "hi");
+    // The prompt is sent whole; in the turn it is cut as hosts cut it (found by review).
+    let long = "p".repeat(9000);
+    run(
+        &sb,
+        "UserPromptSubmit",
+        json!({"prompt": long}),
+        &["--include-untrusted"],
+    );
+    assert_eq!(stdin()["prompt"].as_str().unwrap().len(), 9000);
+    assert_eq!(stdin()["turn"]["user_text"].as_str().unwrap().len(), 8192);
     run(&sb, "SessionEnd", json!({}), &["--include-untrusted"]);
     assert!(stdin().get("turn").is_none(), "{}", stdin());
 
