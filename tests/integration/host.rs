@@ -566,6 +566,41 @@ fn a_command_hosts_cannot_start_fails_to_start_and_denies_a_permission_request()
     }
 }
 
+/// `cmd` to start with SIGINT, SIGTERM and SIGHUP at their defaults, as from a terminal:
+/// tests run as a background job inherit SIGINT ignored, which hookpack keeps ignored.
+#[cfg(target_os = "linux")]
+fn with_default_signals(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    use std::os::unix::process::CommandExt as _;
+    // SAFETY: only signal(2), which is async-signal-safe, runs between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                libc::signal(sig, libc::SIG_DFL);
+            }
+            Ok(())
+        })
+    }
+}
+
+/// `child`'s output once it ends, if within `secs` seconds; else it and the processes
+/// whose command line holds `marker` are killed, and the test fails.
+#[cfg(target_os = "linux")]
+fn output_within(mut child: std::process::Child, secs: u64, marker: &str) -> std::process::Output {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            for pid in processes_with(marker) {
+                // SAFETY: kill(2) on a process this test started.
+                unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+            }
+            panic!("hookpack did not end within {secs} s of the signal");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
 /// Waits up to `secs` seconds for a process whose command line holds `marker`.
 fn wait_for_process(marker: &str, secs: u64) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
@@ -619,8 +654,7 @@ fn an_interrupted_run_kills_the_handler_it_was_running() {
             json!({"PreToolUse": [{"id": "slow", "type": "command", "command": command, "timeout": 600}]}),
         );
         sb.write("payload.json", r#"{"tool_name": "exec"}"#);
-        let child = sb
-            .std_cmd()
+        let child = with_default_signals(&mut sb.std_cmd())
             .args([
                 "run",
                 "PreToolUse",
@@ -637,7 +671,7 @@ fn an_interrupted_run_kills_the_handler_it_was_running() {
         wait_for_process(&marker, 10);
         // SAFETY: kill(2) on the hookpack this test started.
         unsafe { libc::kill(child.id() as i32, sig) };
-        let o = child.wait_with_output().unwrap();
+        let o = output_within(child, 10, &marker);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.signal(), Some(sig), "{err}");
         assert!(
@@ -677,8 +711,7 @@ fn an_interrupted_test_kills_its_handler_and_removes_its_folders() {
     );
     std::fs::create_dir_all(sb.join("tmp")).unwrap();
     let marker = sb.join("slow/scripts/main.js").display().to_string();
-    let child = sb
-        .std_cmd()
+    let child = with_default_signals(&mut sb.std_cmd())
         .args(["test", "slow"])
         .env("TMPDIR", sb.join("tmp"))
         .stdout(std::process::Stdio::piped())
@@ -688,7 +721,7 @@ fn an_interrupted_test_kills_its_handler_and_removes_its_folders() {
     wait_for_process(&marker, 20);
     // SAFETY: kill(2) on the hookpack this test started.
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    let o = child.wait_with_output().unwrap();
+    let o = output_within(child, 10, &marker);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.signal(), Some(libc::SIGTERM), "{err}");
     assert!(err.contains("error: interrupted by SIGTERM"), "{err}");
