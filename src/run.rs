@@ -983,7 +983,7 @@ pub fn dispatch(
     ));
     let hash_env = crate::list::env_of(profile, &workspace);
     // The recipe a crash left half changed, whose handlers `trust` refuses until recovery.
-    let interrupted = crate::install::interrupted_change(profile).map(|c| c.id);
+    let half_changed = crate::install::interrupted_change(profile).map(|c| c.id);
     let mut traces = Vec::new();
     let mut decisions = Vec::new();
     for h in handlers.iter().filter(|h| h.event == event.name()) {
@@ -1024,7 +1024,7 @@ pub fn dispatch(
         } else if !event.is_spawned() {
             skip(format!("hosts never spawn {event} handlers"), &mut trace);
         } else if let Some(why) = (!opts.include_untrusted)
-            .then(|| not_trusted_now(h, &handlers, &trust, &hash_env, interrupted.as_deref()))
+            .then(|| not_trusted_now(h, &handlers, &trust, &hash_env, half_changed.as_deref()))
             .flatten()
         {
             skip(why, &mut trace);

@@ -2,11 +2,13 @@
 //!
 //! Each handler runs in a process group of its own, which a terminal's Ctrl-C does not
 //! reach: without this, an interrupted `run` left its handler running. While a handler
-//! runs, its group is registered here; a signal then kills every registered group (as its
-//! timeout would) and is recorded, so the command returns [`crate::error::Error::Interrupted`]
-//! once the handler is reaped, its temporary folders are removed on the way out, and
-//! [`reraise`] ends the process by the same signal. A signal while no handler runs ends
-//! the process at once, as it did before.
+//! runs, its group is registered here; a signal is recorded, then kills every registered
+//! group and its leader. The thread waiting for the handler sees the signal and goes on as
+//! at a timeout (killing what the handler started elsewhere), so the command returns
+//! [`crate::error::Error::Interrupted`] once the handler is reaped, its temporary folders
+//! are removed on the way out, and [`reraise`] ends the process by the same signal. A
+//! signal while no handler runs, or a second one, ends the process at once, as it did
+//! before; one the process was started ignoring (nohup, a background job) stays ignored.
 
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Once;
