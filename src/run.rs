@@ -203,24 +203,21 @@ fn wait_exited(_child: &mut std::process::Child, pid: u32, timeout: Duration) ->
         }
         let _ = tx.send(());
     });
-    // In slices, so an interrupt is acted on at once (as a timeout).
-    let deadline = Instant::now() + timeout;
+    recv_until(&rx, Instant::now() + timeout).is_some()
+}
+
+/// The next message on `rx` if one comes before `until` and no signal interrupts the
+/// command first: the wait is in short slices, so an interrupt ends it at once, as its
+/// deadline would.
+fn recv_until<T>(rx: &std::sync::mpsc::Receiver<T>, until: Instant) -> Option<T> {
     loop {
-        let left = deadline.saturating_duration_since(Instant::now());
+        let left = until.saturating_duration_since(Instant::now());
         match rx.recv_timeout(left.min(Duration::from_millis(50))) {
-            Ok(()) => return true,
-            Err(_) if left.is_zero() || interrupted() => return false,
+            Ok(m) => return Some(m),
+            Err(_) if left.is_zero() || check_interrupted().is_err() => return None,
             Err(_) => {}
         }
     }
-}
-
-/// Whether a signal interrupted the command (see [`interrupt`]).
-fn interrupted() -> bool {
-    #[cfg(unix)]
-    return interrupt::interrupted().is_some();
-    #[cfg(not(unix))]
-    false
 }
 
 #[cfg(not(unix))]
@@ -355,14 +352,8 @@ pub fn spawn(s: &Spawn) -> std::io::Result<RawOutput> {
     // see it.
     let mut closed = 0;
     let mut wait_pipes = |until: Instant| {
-        while closed < pipes {
-            let left = until.saturating_duration_since(Instant::now());
-            match pipes_done.recv_timeout(left.min(Duration::from_millis(50))) {
-                Ok(()) => closed += 1,
-                // An interrupt ends the wait as its deadline would.
-                Err(_) if left.is_zero() || interrupted() => break,
-                Err(_) => {}
-            }
+        while closed < pipes && recv_until(&pipes_done, until).is_some() {
+            closed += 1;
         }
         closed < pipes
     };
