@@ -52,8 +52,24 @@ const DECISIONS: [&str; 8] = [
     "none", "allow", "deny", "ask", "block", "reject", "route", "failure",
 ];
 
+/// The outcomes hosts can read from handlers of `event` (seeds/004): a permission
+/// verdict only before a tool runs, a block on tool events and prompts, a reject on Stop,
+/// a route on prompts; any handler can give none or fail.
+fn decisions_on(event: Event) -> &'static [&'static str] {
+    match event {
+        Event::PreToolUse | Event::PermissionRequest => {
+            &["none", "allow", "deny", "ask", "block", "failure"]
+        }
+        Event::PostToolUse => &["none", "block", "failure"],
+        Event::UserPromptSubmit => &["none", "block", "route", "failure"],
+        Event::Stop => &["none", "reject", "failure"],
+        _ => &["none", "failure"],
+    }
+}
+
 /// Problems in a fixture case file found without running it: JSON that is not a case
-/// (at its line:column), a key given twice, an unknown event or decision, an exit code no
+/// (at its line:column), a key given twice, an unknown event or decision, one the event
+/// never gives (or an `updated_model` or `reason_contains` it cannot), an exit code no
 /// process gives, a payload that is neither an object nor `"@raw:…"`, an `env` value that
 /// is not a string, an `env` name or value no environment carries (a name empty or
 /// holding `=` or NUL, a value holding NUL), and (when `recipe` is given) a `handler` the
@@ -103,6 +119,48 @@ fn check_case(case: &Case, recipe: Option<&Recipe>, f: &mut Findings) {
                 "unknown decision `{}`; expect one of {}",
                 case.expect.decision,
                 DECISIONS.join(", ")
+            ),
+        );
+    }
+    let decision = case.expect.decision.as_str();
+    if let Some(event) = event.filter(|_| DECISIONS.contains(&decision)) {
+        let possible = decisions_on(event);
+        if !possible.contains(&decision) {
+            f.error(
+                "/expect/decision",
+                "case-decision-impossible",
+                format!(
+                    "{event} never gives `{decision}`: its outcomes are {}; expect one of \
+                     them, or set `event` to one that gives `{decision}`",
+                    possible.join(", ")
+                ),
+            );
+        }
+        if case.expect.updated_model.is_some() && event != Event::UserPromptSubmit {
+            f.error(
+                "/expect/updated_model",
+                "case-decision-impossible",
+                format!(
+                    "only UserPromptSubmit routes to a model, so no {event} case can give \
+                     `updated_model`; leave it out, or set `event` to UserPromptSubmit"
+                ),
+            );
+        }
+    }
+    // Only a verdict or a failure carries a reason; an empty text is in every reason.
+    if matches!(decision, "none" | "route")
+        && case
+            .expect
+            .reason_contains
+            .as_ref()
+            .is_some_and(|r| !r.is_empty())
+    {
+        f.error(
+            "/expect/reason_contains",
+            "case-decision-impossible",
+            format!(
+                "a `{decision}` outcome has no reason, so `reason_contains` can never \
+                 match; leave it out, or expect a decision that gives a reason"
             ),
         );
     }
@@ -221,6 +279,24 @@ fn load_case(file: &Path, recipe: Option<&Recipe>) -> Result<(Case, Locations), 
         crate::json::parse(&bytes).map_err(|e| crate::validate::syntax_diagnostic(file, &e))?;
     let mut f = Findings::new(file, Some(&parsed.locations));
     crate::validate::report_duplicates(&parsed, &mut f);
+    // serde reads a struct from an array too (its fields in order), so a case, its
+    // `expect` or its `file_contains` written as an array would be taken; and its message
+    // for one that does not fit names Rust types.
+    if let Some((pointer, what)) = not_an_object(&parsed.value) {
+        f.error(
+            pointer,
+            "case-invalid",
+            format!(
+                "not a fixture case: {what} must be a JSON object, found {}; the README \
+                 (`test`) shows the fields of a case",
+                crate::hooks_json::type_name(parsed.value.pointer(pointer).unwrap_or(&Value::Null))
+            ),
+        );
+        return Err(Refused {
+            name: None,
+            diagnostics: f.finish(),
+        });
+    }
     match serde_json::from_slice::<Case>(&bytes) {
         Ok(case) => {
             check_case(&case, recipe, &mut f);
@@ -265,11 +341,34 @@ fn load_case(file: &Path, recipe: Option<&Recipe>) -> Result<(Case, Locations), 
 }
 
 /// serde_json's message without the ` at line L column C` it appends (the diagnostic
-/// carries the place).
+/// carries the place), in JSON's words rather than Rust's (`expected i32` is an integer).
 fn serde_message(e: &serde_json::Error) -> String {
     let text = e.to_string();
     let suffix = format!(" at line {} column {}", e.line(), e.column());
-    text.strip_suffix(&suffix).unwrap_or(&text).to_string()
+    let text = text.strip_suffix(&suffix).unwrap_or(&text);
+    text.replace("expected i32", "expected an integer")
+        .replace("expected a map", "expected an object")
+        .replace("invalid type: sequence", "invalid type: array")
+        .replace("invalid type: map", "invalid type: object")
+}
+
+/// The first of a case, its `expect` and its `file_contains` (when given) that is not a
+/// JSON object: its pointer and what it is, in the words of an error message.
+fn not_an_object(case: &Value) -> Option<(&'static str, &'static str)> {
+    let parts = [
+        ("", "a case"),
+        ("/expect", "`expect`"),
+        ("/expect/file_contains", "`file_contains`"),
+    ];
+    parts
+        .into_iter()
+        .find(|(pointer, _)| match case.pointer(pointer) {
+            // A missing part is for serde to name (`missing field`); `file_contains` may be
+            // `null`, as any optional field may.
+            Some(Value::Null) => *pointer != "/expect/file_contains",
+            None => false,
+            Some(v) => !v.is_object(),
+        })
 }
 
 /// A problem of a case file as a line of `test`'s report: `file:line:col: message`.

@@ -168,7 +168,8 @@ fn matcher_problem(matcher: &str) -> Option<String> {
     problem
 }
 
-fn type_name(v: &Value) -> &'static str {
+/// A JSON value's kind as a message names it: `null`, `a string`, `an array`…
+pub(crate) fn type_name(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -625,10 +626,12 @@ fn timeout_not_integer(t: &Value) -> String {
         _ => t.to_string(),
     };
     let fix = match t.as_f64() {
+        // Not quoted: serde_json reads such an integer as a float, whose form (`1e+20`)
+        // is not what the file holds.
         Some(x) if x >= PAST_U64 => {
             return format!(
-                "`timeout` {shown} is too large for hookpack to read as a whole number of seconds \
-                 (at most {}); write the seconds a handler may take, e.g. 30",
+                "`timeout` is larger than {}, the most seconds hookpack can read; write the \
+                 seconds a handler may take, e.g. 30",
                 u64::MAX
             )
         }
@@ -712,10 +715,16 @@ mod tests {
 
     /// An integer past the largest hookpack reads (2^64 and up) is read as a float: the
     /// message said "write 18446744073709551616, without a fraction or exponent" of
-    /// `18446744073709551616` written so, and "round it" of `99999999999999999999`.
+    /// `18446744073709551616` written so, and "round it" of `99999999999999999999`; then it
+    /// quoted `100000000000000000000` as `1e+20`.
     #[test]
     fn a_timeout_too_large_to_read_says_so() {
-        for written in ["18446744073709551616", "99999999999999999999", "1e30"] {
+        for written in [
+            "18446744073709551616",
+            "99999999999999999999",
+            "100000000000000000000",
+            "1e30",
+        ] {
             let doc = format!(
                 r#"{{"hooks":{{"Stop":[{{"hooks":[{{"type":"command","command":"x","timeout":{written}}}]}}]}}}}"#
             );
@@ -726,7 +735,11 @@ mod tests {
                 !message.contains("write 1") && !message.contains("round it"),
                 "{written}: {message}"
             );
-            assert!(message.contains("too large"), "{written}: {message}");
+            // Said without the float form serde_json reads it in (`1e+20`).
+            assert!(
+                message.contains("larger than 18446744073709551615") && !message.contains("e+"),
+                "{written}: {message}"
+            );
         }
     }
 

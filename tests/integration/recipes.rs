@@ -424,11 +424,17 @@ fn a_case_that_runs_no_handler_names_the_spot_to_change() {
     let sb = Sandbox::new();
     raw_payload_recipe(&sb);
     let case = |file: &str, event: &str, payload: &str| {
+        // A decision the event can give: a PostToolUse handler blocks, never denies.
+        let decision = if event == "PostToolUse" {
+            "block"
+        } else {
+            "deny"
+        };
         sb.write(
             &format!("recipes/rawrec/tests/{file}.json"),
             format!(
                 "{{\"name\": \"{file}\", \"event\": \"{event}\",\n  \"payload\": {payload},\n  \
-                 \"expect\": {{\"decision\": \"deny\"}}}}\n"
+                 \"expect\": {{\"decision\": \"{decision}\"}}}}\n"
             ),
         );
     };
@@ -753,6 +759,118 @@ fn a_case_expecting_what_no_handler_gives_fails_without_running() {
             "case-exit-invalid",
             "case-exit-invalid",
             "case-payload-invalid"
+        ],
+        "{r:#}"
+    );
+}
+
+/// A case written as an array ran as a case (serde reads a struct from its fields in
+/// order), and so did an `expect` or a `file_contains` written so; a string `exit` was
+/// reported as "expected i32". A case expecting what its event never gives (`reject` on
+/// PreToolUse, an `updated_model` off UserPromptSubmit, a reason from `none`) ran, and
+/// failed with "expected reject, got none". Each is now refused at its place before
+/// anything runs, by `test` and by `validate`.
+#[test]
+fn cases_of_the_wrong_shape_or_expecting_the_impossible_fail_without_running() {
+    let sb = Sandbox::new();
+    scaffold_demo(&sb);
+    let payload = r#"{"tool_name": "exec", "tool_input": {"command": "ls"}}"#;
+    let cases = [
+        (
+            "array",
+            format!(r#"["array", "PreToolUse", {payload}, {{}}, null, {{"decision": "none"}}]"#),
+        ),
+        (
+            "expect-array",
+            format!(
+                r#"{{"name": "e", "event": "PreToolUse", "payload": {payload}, "expect": ["none"]}}"#
+            ),
+        ),
+        (
+            "file-array",
+            format!(
+                r#"{{"name": "f", "event": "PreToolUse", "payload": {payload}, "expect": {{"decision": "none", "file_contains": ["a", "b"]}}}}"#
+            ),
+        ),
+        (
+            "exit-string",
+            format!(
+                r#"{{"name": "x", "event": "PreToolUse", "payload": {payload}, "expect": {{"decision": "none", "exit": "0"}}}}"#
+            ),
+        ),
+        (
+            "reject",
+            format!(
+                r#"{{"name": "r", "event": "PreToolUse", "payload": {payload}, "expect": {{"decision": "reject"}}}}"#
+            ),
+        ),
+        (
+            "model",
+            format!(
+                r#"{{"name": "m", "event": "PreToolUse", "payload": {payload}, "expect": {{"decision": "none", "updated_model": "m"}}}}"#
+            ),
+        ),
+        (
+            "reason",
+            format!(
+                r#"{{"name": "n", "event": "PreToolUse", "payload": {payload}, "expect": {{"decision": "none", "reason_contains": "why"}}}}"#
+            ),
+        ),
+    ];
+    for (name, text) in &cases {
+        sb.write(&format!("recipes/demo/tests/{name}.json"), text);
+    }
+    let o = sb
+        .cmd()
+        .args(["test", "recipes/demo", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let doc = one_json_document(&o);
+    let want = [
+        ("array.json", "1:1: not a fixture case: a case must be a JSON object, found an array"),
+        ("expect-array.json", "`expect` must be a JSON object, found an array"),
+        ("file-array.json", "`file_contains` must be a JSON object, found an array"),
+        ("exit-string.json", "invalid type: string \"0\", expected an integer"),
+        ("reject.json", "PreToolUse never gives `reject`: its outcomes are none, allow, deny, ask, block, failure"),
+        ("model.json", "only UserPromptSubmit routes to a model"),
+        ("reason.json", "a `none` outcome has no reason"),
+    ];
+    for (file, text) in want {
+        let case = doc["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["file"] == file)
+            .unwrap_or_else(|| panic!("{file}: {doc:#}"));
+        assert_eq!(case["passed"], false, "{case:#}");
+        assert_eq!(case["handlers"], serde_json::json!([]), "{case:#}");
+        let said = case["mismatches"][0].as_str().unwrap_or_default();
+        assert!(
+            said.starts_with(&format!("recipes/demo/tests/{file}:")) && said.contains(text),
+            "{file}: {case:#}"
+        );
+        assert!(!said.contains("struct") && !said.contains("i32"), "{said}");
+    }
+    assert_eq!(
+        (doc["passed"].as_u64(), doc["failed"].as_u64()),
+        (Some(2), Some(7))
+    );
+
+    let (code, r) = validate_json(&sb, &["recipes/demo"]);
+    assert_eq!(code, 1, "{r:#}");
+    let mut codes: Vec<_> = findings(&r).into_iter().map(|(_, c)| c).collect();
+    codes.sort();
+    assert_eq!(
+        codes,
+        [
+            "case-decision-impossible",
+            "case-decision-impossible",
+            "case-decision-impossible",
+            "case-invalid",
+            "case-invalid",
+            "case-invalid",
+            "case-invalid"
         ],
         "{r:#}"
     );
