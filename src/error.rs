@@ -448,7 +448,11 @@ pub enum Error {
         actual: String,
     },
     /// The archive's size is not the index's.
-    #[error("size mismatch for {id}: the index says {expected} bytes, the download is {}; nothing was extracted{whence}", actual.map(|a| a.to_string()).unwrap_or_else(|| "larger".into()))]
+    #[error("size mismatch for {id}: the index says {expected} bytes, {}; nothing was extracted{whence}", match (actual, announced) {
+        (Some(a), _) => format!("the download is {a}"),
+        (None, Some(n)) => format!("the server announces {n} (its Content-Length), so nothing was downloaded"),
+        (None, None) => "the download is larger".to_string(),
+    })]
     SizeMismatch {
         /// Recipe id.
         id: String,
@@ -458,6 +462,8 @@ pub enum Error {
         expected: u64,
         /// Received, when known.
         actual: Option<u64>,
+        /// The length the server announced, when it was past `expected` before any byte.
+        announced: Option<u64>,
     },
     /// The archive was refused while reading it.
     #[error("refused the archive {location}")]

@@ -257,13 +257,19 @@ pub enum FetchError {
         /// Which bound was hit, with the setting that changes it.
         why: String,
     },
-    /// More bytes than allowed.
-    #[error("{location} is larger than the {limit}-byte limit")]
+    /// More bytes than allowed: announced so before the body (`Content-Length`), or found
+    /// while reading it.
+    #[error("{location} {}", match announced {
+        Some(n) => format!("is announced as {n} bytes (its Content-Length), more than the {limit}-byte limit; nothing was read"),
+        None => format!("is larger than the {limit}-byte limit"),
+    })]
     TooLarge {
         /// Where from.
         location: String,
         /// The cap.
         limit: u64,
+        /// The length the server announced, when that is what went past the cap.
+        announced: Option<u64>,
     },
     /// A local file could not be read or written.
     #[error(transparent)]
@@ -667,6 +673,7 @@ impl Fetcher {
                                 return Err(FetchError::TooLarge {
                                     location: shown_url(url.as_str()),
                                     limit,
+                                    announced: len,
                                 });
                             }
                             let answered = answered_url(url, resp.url());
@@ -788,6 +795,7 @@ impl Fetcher {
                 return Err(FetchError::TooLarge {
                     location: loc.to_string(),
                     limit,
+                    announced: None,
                 });
             }
             hasher.update(&buf[..n]);

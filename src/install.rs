@@ -553,12 +553,13 @@ pub fn prepare(
             Err(crate::fetch::FetchError::Body { source, .. }) if sink.write_failed => {
                 return Err(crate::fs::FsError::new("write", &archive_path, source).into());
             }
-            Err(crate::fetch::FetchError::TooLarge { .. }) if promise.size.is_some() => {
+            Err(crate::fetch::FetchError::TooLarge { announced, .. }) if promise.size.is_some() => {
                 return Err(Error::SizeMismatch {
                     id: label,
                     whence,
                     expected: limit,
                     actual: None,
+                    announced,
                 });
             }
             Err(e) => {
@@ -592,6 +593,7 @@ pub fn prepare(
                     whence,
                     expected,
                     actual: Some(size),
+                    announced: None,
                 });
             }
         }

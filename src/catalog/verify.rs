@@ -514,12 +514,18 @@ fn verify_archive(
     };
     let (actual, len, mut spool) = match got {
         Ok(got) => got,
-        Err(FetchError::TooLarge { .. }) if entry["size"].is_u64() => {
+        Err(FetchError::TooLarge { announced, .. }) if entry["size"].is_u64() => {
+            let is = match announced {
+                Some(n) => format!(
+                    "is announced as {n} bytes (its Content-Length, so nothing was read), more"
+                ),
+                None => "is larger".to_string(),
+            };
             ctx.error(
                 &archive_file,
                 vp,
                 "size-mismatch",
-                format!("the archive is larger than the index's size of {} bytes, and than the {MAX_ARCHIVE_BYTES} bytes catalog verify reads; {reupload}: a published version's bytes never change", entry["size"]),
+                format!("the archive {is} than the index's size of {} bytes, and than the {MAX_ARCHIVE_BYTES} bytes catalog verify reads; {reupload}: a published version's bytes never change", entry["size"]),
             );
             return (checked, from_assets);
         }
@@ -753,9 +759,35 @@ fn verify_sums(
     // Names listed with two digests: reported once, as such, and not compared again.
     let mut conflicting = BTreeSet::new();
     for (n, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
+        // `sha256sum -c` passes over comment lines too.
+        if line.trim().is_empty() || line.starts_with('#') {
             continue;
         }
+        // It takes a line starting with a byte order mark for no checksum line, with a
+        // warning, and leaves the file it names unchecked; the line is still read here,
+        // so its digest is compared too.
+        let line = if let Some(rest) = line.strip_prefix('\u{FEFF}') {
+            // (A comment behind the mark leaves nothing unchecked.)
+            if rest.trim().is_empty() || rest.starts_with('#') {
+                continue;
+            }
+            ctx.error(
+                &sums_file,
+                "",
+                "sums-malformed",
+                format!(
+                    "line {} starts with a byte order mark (U+FEFF), so `sha256sum -c` takes it \
+                     for no checksum line and leaves {} unchecked; save SHA256SUMS without the \
+                     mark (`hookpack pack` writes none)",
+                    n + 1,
+                    rest.split_once("  ")
+                        .map_or("the file it names", |(_, name)| name)
+                ),
+            );
+            rest
+        } else {
+            line
+        };
         // `sha256sum -c` also reads `sha256sum --tag` lines (`SHA256 (name) = <sha256>`),
         // upper-case digests and names written `./name`.
         let tagged = (line.strip_prefix("SHA256 ("))

@@ -494,6 +494,35 @@ fn sha256sums_is_read_as_sha256sum_reads_it() {
     assert!(said.contains("warning[sums-unlisted]"), "{said}");
 }
 
+/// A `#` comment line in SHA256SUMS, which `sha256sum -c` passes over, was a
+/// `sums-malformed` error. A line starting with a byte order mark, which `sha256sum -c`
+/// takes for no checksum line (leaving its file unchecked), was "line 1 is not
+/// `<sha256>  <file>`", and its file "not listed" besides. The comment now passes; the mark
+/// is one error naming the file it leaves unchecked.
+#[test]
+fn sha256sums_comments_pass_and_a_byte_order_mark_is_named() {
+    let sb = Sandbox::new();
+    packed(&sb);
+    let sums = std::fs::read_to_string(sb.join("cat/SHA256SUMS")).unwrap();
+    let commented = format!("# published by hand\n{sums}# end\n");
+    std::fs::write(sb.join("cat/SHA256SUMS"), &commented).unwrap();
+    let (code, r) = verify_json(&sb, "cat");
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(codes(&r), Vec::<String>::new(), "{r:#}");
+
+    std::fs::write(sb.join("cat/SHA256SUMS"), format!("\u{FEFF}{sums}")).unwrap();
+    let (code, r) = verify_json(&sb, "cat");
+    assert_eq!(code, 1, "{r:#}");
+    assert_eq!(codes(&r), ["sums-malformed"], "{r:#}");
+    let first = sums.lines().next().unwrap().split_once("  ").unwrap().1;
+    let message = r["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("line 1 starts with a byte order mark")
+            && message.contains(&format!("leaves {first} unchecked")),
+        "{message}"
+    );
+}
+
 /// The diagnostics of a catalog whose files disagree say how to make them agree.
 #[test]
 fn mismatches_say_how_to_fix_them() {

@@ -2380,7 +2380,7 @@ fn http_faults_are_refused() {
             "/hooks-index.json",
             http_response("200 OK", "Content-Length: 100000000\r\n", b"{}"),
             1,
-            "is larger than the 67108864-byte limit",
+            "is announced as 100000000 bytes (its Content-Length), more than the 67108864-byte limit",
         ),
         (
             "not HTTP at all",

@@ -3664,10 +3664,95 @@ fn a_password_is_hidden_when_an_index_is_refused_as_too_large() {
     let o = in_prof(&sb, &["install", "demo", "--index", &index]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("larger than"), "{err}");
+    assert!(
+        err.contains("is announced as 100000000000 bytes (its Content-Length), more than the"),
+        "{err}"
+    );
     assert!(err.contains("me:***@"), "{err}");
     assert!(!err.contains("s3cret"), "{err}");
     assert!(!sb.join("prof/hooks/demo").exists());
+}
+
+/// A server announcing an archive longer than the index's `size` was reported as "the
+/// download is larger", though not one byte had been downloaded: the error now gives the
+/// announced length, and says nothing was downloaded.
+#[test]
+fn an_archive_announced_longer_than_the_index_says_is_named_so() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    let index: Value =
+        serde_json::from_slice(&std::fs::read(sb.join("cat/hooks-index.json")).unwrap()).unwrap();
+    let size = index["recipes"][0]["versions"][0]["size"].as_u64().unwrap();
+    let announced = size + 1000;
+    let server = HttpServer::serve(
+        sb.join("cat"),
+        Box::new(move |path| {
+            (path == "/hooks-demo-0.1.0.tar.gz").then(|| {
+                format!(
+                    "HTTP/1.1 200 OK\r\nContent-Length: {announced}\r\nConnection: close\r\n\r\nx"
+                )
+                .into_bytes()
+            })
+        }),
+    );
+    let o = in_prof(
+        &sb,
+        &[
+            "install",
+            "demo",
+            "--index",
+            &server.url("hooks-index.json"),
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "the index says {size} bytes, the server announces {announced} (its Content-Length), so nothing was downloaded"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("the download is larger"), "{err}");
+    assert!(!sb.join("prof/hooks/demo").exists());
+
+    // `catalog verify` reads up to 256 MiB to tell a wrong `size` from a wrong archive; a
+    // length announced past that is named too.
+    let past = 300u64 << 20;
+    let server = HttpServer::serve(
+        sb.join("cat"),
+        Box::new(move |path| {
+            (path == "/hooks-demo-0.1.0.tar.gz").then(|| {
+                format!("HTTP/1.1 200 OK\r\nContent-Length: {past}\r\nConnection: close\r\n\r\nx")
+                    .into_bytes()
+            })
+        }),
+    );
+    let o = sb
+        .cmd()
+        .args([
+            "catalog",
+            "verify",
+            "--format",
+            "json",
+            &server.url("hooks-index.json"),
+        ])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(o.status.code(), Some(1), "{report:#}");
+    let said = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "size-mismatch")
+        .and_then(|d| d["message"].as_str())
+        .unwrap_or_else(|| panic!("{report:#}"));
+    assert!(
+        said.starts_with(&format!(
+            "the archive is announced as {past} bytes (its Content-Length, so nothing was read), more than the index's size of {size} bytes"
+        )),
+        "{said}"
+    );
 }
 
 /// A token in the index URL's query (`?token=…`, a signed URL's `X-Amz-Signature=…`) was
