@@ -1230,7 +1230,13 @@ fn run_test(dirs: Vec<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
     // Recipes that have no case: nothing of them is tested, and the run's outcome cannot
     // say so.
     let mut without_cases = Vec::new();
+    // A Ctrl-C between handlers (while assembling, between cases) stops at the next check,
+    // so the temporary folders go too; printing the report is outside, so a stuck stdout
+    // cannot hold it.
+    #[cfg(unix)]
+    let deferred = crate::run::interrupt::defer();
     for dir in &dirs {
+        crate::run::check_interrupted()?;
         let parent = dir
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
@@ -1252,6 +1258,9 @@ fn run_test(dirs: Vec<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
         }
         results.extend(ran);
     }
+    crate::run::check_interrupted()?;
+    #[cfg(unix)]
+    drop(deferred);
     let passed = results.iter().filter(|r| r.passed).count();
     let failed = results.len() - passed;
     match printer.format {

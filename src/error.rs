@@ -660,12 +660,18 @@ pub enum Error {
     /// Writing output failed.
     #[error("cannot write output: {0}")]
     Output(std::io::Error),
-    /// A signal interrupted `run` or `test` while a handler ran: the handlers running were
-    /// killed.
-    #[error("interrupted by {}; the handler that was running was killed, as its timeout would have killed it", crate::run::signal_name(*signal))]
+    /// A signal interrupted `run` or `test`: the handlers running were killed, or it came
+    /// between handlers (`test`, which stops there).
+    #[error("interrupted by {}; {}", crate::run::signal_name(*signal), if *killed {
+        "the handler that was running was killed, as its timeout would have killed it"
+    } else {
+        "no handler was running, and none was started after it"
+    })]
     Interrupted {
         /// The signal.
         signal: i32,
+        /// Whether a running handler was killed.
+        killed: bool,
     },
     /// A change to a profile failed, and recovering from that failed too: the profile is
     /// half way through the change until recovery runs again.

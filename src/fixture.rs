@@ -653,6 +653,7 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
         // The case runs in its own folder, so a relative recipe folder would not do.
         let command = absolute_command(&h.command, &crate::fs::absolute(dir));
         let deny_on_failure = h.failure_policy.as_deref() == Some("deny");
+        run::check_interrupted()?;
         let spawned = run::spawn(&run::Spawn {
             command: &command,
             cwd: &tmp_path,
@@ -1095,6 +1096,7 @@ pub fn run_recipe(
     let (files, problems) = case_files(&tests)?;
     out.extend(problems.iter().map(|d| not_a_case(recipe, &tests, d)));
     for p in files {
+        crate::run::check_interrupted()?;
         out.push(run_case(assembled, recipe, &p)?);
     }
     // Reading order, as the folder lists them.

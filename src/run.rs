@@ -51,7 +51,10 @@ pub fn signal_name(sig: i32) -> &'static str {
 pub fn check_interrupted() -> Result<(), crate::error::Error> {
     #[cfg(unix)]
     if let Some(signal) = interrupt::interrupted() {
-        return Err(crate::error::Error::Interrupted { signal });
+        return Err(crate::error::Error::Interrupted {
+            signal,
+            killed: interrupt::killed(),
+        });
     }
     Ok(())
 }
@@ -334,6 +337,10 @@ pub fn spawn(s: &Spawn) -> std::io::Result<RawOutput> {
     #[cfg(not(target_os = "linux"))]
     let tree_unseen = false;
     if timed_out {
+        #[cfg(unix)]
+        if interrupt::interrupted().is_some() {
+            interrupt::note_killed();
+        }
         #[cfg(all(unix, not(target_os = "linux")))]
         kill_process(pid);
         #[cfg(not(unix))]

@@ -7,10 +7,13 @@
 //! at a timeout (killing what the handler started elsewhere), so the command returns
 //! [`crate::error::Error::Interrupted`] once the handler is reaped, its temporary folders
 //! are removed on the way out, and [`reraise`] ends the process by the same signal. A
-//! signal while no handler runs, or a second one, ends the process at once, as it did
-//! before; one the process was started ignoring (nohup, a background job) stays ignored.
+//! signal while no handler runs ends the process at once, unless the command [`defer`]s
+//! it (`test`, between its handlers, with temporary folders to remove): then it is only
+//! recorded, and the command stops at its next [`crate::run::check_interrupted`]. A second
+//! signal ends the process at once; one the process was started ignoring (nohup, a
+//! background job) stays ignored.
 
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::sync::Once;
 
 /// How many handlers may run at once and still be killed on a signal (one at a time is
@@ -22,6 +25,11 @@ static RUNNING: [AtomicI32; SLOTS] = [const { AtomicI32::new(0) }; SLOTS];
 /// The signal that interrupted the command; 0 until one did.
 static SIGNAL: AtomicI32 = AtomicI32::new(0);
 static INSTALL: Once = Once::new();
+/// Whether the signal found a handler running, and it was killed.
+static KILLED: AtomicBool = AtomicBool::new(false);
+/// How many [`Deferred`] are held: while any is, a first signal with no handler running is
+/// only recorded.
+static DEFERRING: AtomicUsize = AtomicUsize::new(0);
 
 /// The signals that interrupt a command.
 const SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
@@ -37,6 +45,24 @@ impl Drop for Guard {
             RUNNING[i].store(0, Ordering::SeqCst);
         }
     }
+}
+
+/// While held, a first signal that finds no handler running is recorded, not acted on:
+/// the command checks for it between handlers and stops there, removing its temporary
+/// folders. Hold it only where the command reaches such a check soon (no blocking read).
+pub struct Deferred(());
+
+impl Drop for Deferred {
+    fn drop(&mut self) {
+        DEFERRING.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Defers a signal that finds no handler running until [`Deferred`] is dropped (see there).
+pub fn defer() -> Deferred {
+    install();
+    DEFERRING.fetch_add(1, Ordering::SeqCst);
+    Deferred(())
 }
 
 /// Installs the signal handlers, once; call before the first handler starts.
@@ -61,6 +87,18 @@ pub fn guard(pgid: u32) -> Guard {
 /// The signal that interrupted the command, if one did.
 pub fn interrupted() -> Option<i32> {
     Some(SIGNAL.load(Ordering::SeqCst)).filter(|&s| s != 0)
+}
+
+/// Whether the interrupt killed a running handler (else it came between handlers).
+pub fn killed() -> bool {
+    KILLED.load(Ordering::SeqCst)
+}
+
+/// Records that a handler was killed because of the interrupt: one that started just as a
+/// deferred signal came, before its group was registered, is killed by the thread waiting
+/// for it instead.
+pub fn note_killed() {
+    KILLED.store(true, Ordering::SeqCst);
 }
 
 /// Ends the process by the signal that interrupted the command (as it would have ended
@@ -102,7 +140,7 @@ fn install_handlers() {
 
 extern "C" fn on_signal(sig: libc::c_int) {
     // Recorded before any kill, so the thread that sees a handler die sees why; a second
-    // signal (or one while no handler runs) ends the process at once.
+    // signal (or one while no handler runs, unless deferred) ends the process at once.
     let first = SIGNAL
         .compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst)
         .is_ok();
@@ -111,6 +149,9 @@ extern "C" fn on_signal(sig: libc::c_int) {
         for slot in &RUNNING {
             let pgid = slot.load(Ordering::SeqCst);
             if pgid > 0 {
+                // Before the kill, as the signal is: the thread that sees the handler die
+                // reads both.
+                KILLED.store(true, Ordering::SeqCst);
                 // SAFETY: kill(2) on a registered handler's process group, and on its
                 // leader, which may have left the group (it is not reaped while
                 // registered, so the pid is still its own).
@@ -122,7 +163,8 @@ extern "C" fn on_signal(sig: libc::c_int) {
             }
         }
     }
-    if !killed {
+    let deferred = first && DEFERRING.load(Ordering::SeqCst) > 0;
+    if !killed && !deferred {
         // SAFETY: signal(2) and raise(3) are async-signal-safe.
         unsafe {
             libc::signal(sig, libc::SIG_DFL);

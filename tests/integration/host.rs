@@ -736,6 +736,77 @@ fn an_interrupted_test_kills_its_handler_and_removes_its_folders() {
     );
 }
 
+/// A signal to `test` while no handler ran (here, while it assembled the second recipe)
+/// ended it at once, leaving that recipe's temporary folder behind. It is now recorded,
+/// and `test` stops before the next handler, removing its folders, and ends by the signal.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_test_interrupted_between_handlers_removes_its_folders() {
+    use std::os::unix::process::ExitStatusExt as _;
+    let sb = Sandbox::new();
+    write_recipe(&sb, "first", &manifest("first"));
+    sb.write(
+        "first/scripts/main.js",
+        "import('node:fs').then((fs) => fs.writeFileSync(process.env.MARK, 'ran'));\n",
+    );
+    let mark = sb.join("first-ran");
+    sb.write(
+        "first/tests/marks.json",
+        serde_json::to_vec(&json!({
+            "name": "marks", "event": "PreToolUse", "payload": {"tool_name": "exec"},
+            "env": {"MARK": mark}, "expect": {"decision": "none"}
+        }))
+        .unwrap(),
+    );
+    // TypeScript that takes a while to compile: the signal comes while it does.
+    write_ts_recipe(&sb, ".", "big");
+    let mut main = String::new();
+    for k in 0..4 {
+        let mut part = String::new();
+        for i in 0..9000 {
+            part.push_str(&format!(
+                "export function f{i}(a: number, b: string): string {{ return b + (a * {i}).toString(); }}\n"
+            ));
+        }
+        sb.write(&format!("big/src/m{k}.ts"), part);
+        main.push_str(&format!(
+            "import {{ f1 as g{k} }} from \"./m{k}.ts\";\nvoid g{k};\n"
+        ));
+    }
+    sb.write("big/src/main.ts", main + "process.exit(0);\n");
+    sb.write(
+        "big/tests/none.json",
+        r#"{"name": "none", "event": "PreToolUse", "payload": {"tool_name": "exec"}, "expect": {"decision": "none"}}"#,
+    );
+    std::fs::create_dir_all(sb.join("tmp")).unwrap();
+    let child = with_default_signals(&mut sb.std_cmd())
+        .args(["test", "first", "big"])
+        .env("TMPDIR", sb.join("tmp"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !mark.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first case never ran"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    // SAFETY: kill(2) on the hookpack this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = output_within(child, 60, "big/src");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.signal(), Some(libc::SIGINT), "{err}");
+    assert!(err.contains("error: interrupted by SIGINT"), "{err}");
+    assert_eq!(
+        std::fs::read_dir(sb.join("tmp")).unwrap().count(),
+        0,
+        "temporary folders left"
+    );
+}
+
 /// Found by the host-side hostile-input sweep: `run` sent no `turn` on the events hosts
 /// send one on (seeds/004: UserPromptSubmit, PreToolUse, PostToolUse, Stop), and passed a
 /// payload's `turn` on past the hosts' caps (8192 bytes of text, 32 tools, 1024 bytes a
