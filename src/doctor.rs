@@ -39,6 +39,8 @@ pub struct AwaitingTrust {
     pub status: Status,
     /// The recipe that installed it, if any.
     pub recipe: Option<String>,
+    /// `profile`, or `workspace` for one in the working folder's `.finclaw/hooks.json`.
+    pub source: &'static str,
 }
 
 impl Report {
@@ -59,14 +61,44 @@ impl Report {
         .map(|(n, what)| format!("{n} {what}"))
         .collect();
         let total = never + changed;
+        let them = if total == 1 { "it" } else { "them" };
+        // `trust --all` would trust the working folder's handlers too: a cloned
+        // repository's, which are not to be trusted unread.
+        let in_workspace = (self.awaiting_trust.iter())
+            .filter(|h| h.source == "workspace")
+            .count();
+        let how = if in_workspace == 0 {
+            format!("`hookpack trust --all` trusts {them}")
+        } else {
+            let mut recipes: Vec<&str> = (self.awaiting_trust.iter())
+                .filter_map(|h| h.recipe.as_deref())
+                .collect();
+            recipes.sort_unstable();
+            recipes.dedup();
+            let by_recipe = match recipes.as_slice() {
+                [] => String::new(),
+                [one] => format!("`hookpack trust --recipe {one}` trusts an installed recipe's, "),
+                _ => "`hookpack trust --recipe ID` an installed recipe's, ".to_string(),
+            };
+            format!(
+                "{by_recipe}`hookpack trust --key KEY` one you have read; {in_workspace} \
+                 {} in the working folder's .finclaw/hooks.json, so not `trust --all`, which \
+                 would trust {} unread",
+                if in_workspace == 1 { "is" } else { "are" },
+                if in_workspace == 1 {
+                    "that one"
+                } else {
+                    "those"
+                },
+            )
+        };
         (total > 0).then(|| {
             format!(
                 "{total} handler{} will not run until {} trusted ({}); `hookpack list` names \
-                 {them}, `hookpack trust --all` trusts {them}",
+                 {them}, {how}",
                 if total == 1 { "" } else { "s" },
                 if total == 1 { "it is" } else { "they are" },
                 parts.join(", "),
-                them = if total == 1 { "it" } else { "them" },
             )
         })
     }
@@ -557,6 +589,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
             key: h.key.clone(),
             status: h.status,
             recipe: h.recipe.clone(),
+            source: h.source,
         })
         .collect();
     Ok(Report {

@@ -4874,7 +4874,11 @@ fn a_hookpack_command_quoted_in_a_workspace_s_paths_is_shown_as_written() {
     assert!(
         out.contains(&missing)
             && out.contains(unknown)
-            && out.contains(&format!("`hookpack trust --all{p}{w}` trusts it")),
+            // The handler is the workspace's: `trust --all` would trust it unread.
+            && out.contains(&format!(
+                "`hookpack trust --key KEY{p}{w}` one you have read; 1 is in the working \
+                 folder's .finclaw/hooks.json, so not `trust --all`"
+            )),
         "{out}"
     );
     let o = hookpack(&["doctor", "--format", "json"]);
