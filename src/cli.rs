@@ -1235,23 +1235,40 @@ fn run_test(dirs: Vec<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
     // cannot hold it.
     #[cfg(unix)]
     let deferred = crate::run::interrupt::defer();
+    // Recipes whose sources have errors: their cases cannot run, the other recipes' still
+    // do. `test` writes nothing of its own, so what such a problem stops is the cases.
+    let mut untested: Vec<String> = Vec::new();
+    let mut source_errors: Vec<crate::diagnostic::Diagnostic> = Vec::new();
+    let mut typescript_only = true;
     for dir in &dirs {
         crate::run::check_interrupted()?;
         let parent = dir
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(std::path::Path::new("."));
-        // `test` writes nothing of its own: what a problem stops is the cases.
-        let untested = |e| match e {
-            Error::RecipesInvalid { diagnostics } => Error::RecipesInvalidUntested { diagnostics },
-            Error::TypeScript { diagnostics } => Error::TypeScriptUntested { diagnostics },
-            other => other,
+        let loaded =
+            assemble::assemble_to_temp(parent, std::slice::from_ref(dir)).and_then(|assembled| {
+                match crate::recipe::load(&assembled.dirs[0], false) {
+                    Ok(loaded) => Ok((assembled, loaded)),
+                    Err(diagnostics) => Err(Error::RecipesInvalid { diagnostics }),
+                }
+            });
+        let (assembled, loaded) = match loaded {
+            Ok(ok) => ok,
+            Err(Error::TypeScript { diagnostics }) => {
+                untested.push(dir.display().to_string());
+                source_errors.extend(diagnostics);
+                continue;
+            }
+            Err(Error::RecipesInvalid { diagnostics }) => {
+                untested.push(dir.display().to_string());
+                source_errors.extend(diagnostics);
+                typescript_only = false;
+                continue;
+            }
+            Err(other) => return Err(other),
         };
-        let assembled =
-            assemble::assemble_to_temp(parent, std::slice::from_ref(dir)).map_err(untested)?;
         let built = &assembled.dirs[0];
-        let loaded = crate::recipe::load(built, false)
-            .map_err(|diagnostics| Error::RecipesInvalidUntested { diagnostics })?;
         let ran = crate::fixture::run_recipe(dir, built, &loaded.recipe)?;
         if ran.is_empty() {
             without_cases.push(loaded.recipe.id.to_string());
@@ -1261,6 +1278,18 @@ fn run_test(dirs: Vec<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
     crate::run::check_interrupted()?;
     #[cfg(unix)]
     drop(deferred);
+    if untested.len() == dirs.len() {
+        // No recipe could be tested: the error alone says it.
+        return Err(if typescript_only {
+            Error::TypeScriptUntested {
+                diagnostics: source_errors,
+            }
+        } else {
+            Error::RecipesInvalidUntested {
+                diagnostics: source_errors,
+            }
+        });
+    }
     let passed = results.iter().filter(|r| r.passed).count();
     let failed = results.len() - passed;
     match printer.format {
@@ -1271,15 +1300,24 @@ fn run_test(dirs: Vec<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
                 failed: usize,
                 cases: &'a [crate::fixture::CaseResult],
                 without_cases: &'a [String],
+                /// Recipe folders whose sources have errors, so none of their cases ran.
+                untested: &'a [String],
+                /// Those errors.
+                diagnostics: &'a [crate::diagnostic::Diagnostic],
             }
             printer.json(&Out {
                 passed,
                 failed,
                 cases: &results,
                 without_cases: &without_cases,
+                untested: &untested,
+                diagnostics: &source_errors,
             })?;
         }
         _ => {
+            for d in &source_errors {
+                printer.diagnostic_to_stderr(d);
+            }
             for r in &results {
                 let ms: u128 = r.handlers.iter().map(|h| h.ms).sum();
                 let status = if r.passed { "ok  " } else { "FAIL" };
@@ -1320,6 +1358,14 @@ fn run_test(dirs: Vec<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
             printer.data(&format!("{passed} passed, {failed} failed"))?;
         }
     }
+    if !untested.is_empty() {
+        printer.message(&printable(&format!(
+            "error: the sources of {} have errors (above), so none of {} cases ran; fix \
+             them (`hookpack validate` lists them all) and test again",
+            untested.join(", "),
+            if untested.len() == 1 { "its" } else { "their" },
+        )));
+    }
     if results.is_empty() {
         printer.message(&printable(&format!(
             "warning: no fixture cases found (tests/*.json) in {}, so nothing was tested; add \
@@ -1358,7 +1404,7 @@ fn run_test(dirs: Vec<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
             names.join(", ")
         )));
     }
-    Ok(if failed > 0 {
+    Ok(if failed > 0 || !untested.is_empty() {
         ExitCode::Invalid
     } else {
         ExitCode::Success

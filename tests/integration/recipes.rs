@@ -1256,6 +1256,66 @@ fn a_failing_handlers_stderr_is_shown_line_by_line() {
     assert!(!text.contains(r"first line\n"), "{text}");
 }
 
+/// `test recipes` with one recipe whose TypeScript does not compile stopped there: the
+/// other recipes' cases never ran, and a second broken recipe's errors went unsaid (found
+/// by the new-user walkthrough). Every broken recipe's errors are now reported, the sound
+/// recipes' cases run, and the run fails naming the recipes left untested.
+#[test]
+fn test_runs_the_sound_recipes_and_names_every_broken_one() {
+    let sb = Sandbox::new();
+    for id in ["alpha", "beta", "gamma"] {
+        sb.cmd()
+            .args(["new", id, "--dir", "recipes"])
+            .assert()
+            .success();
+    }
+    for id in ["alpha", "gamma"] {
+        let main = sb.join(&format!("recipes/{id}/src/main.ts"));
+        let mut text = std::fs::read_to_string(&main).unwrap();
+        text.push_str("const broken: = 1;\n");
+        std::fs::write(&main, text).unwrap();
+    }
+    let o = sb.cmd().args(["test", "recipes"]).output().unwrap();
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(out.contains("ok   beta/"), "{out}");
+    assert!(out.trim_end().ends_with("2 passed, 0 failed"), "{out}");
+    for id in ["alpha", "gamma"] {
+        assert!(
+            err.contains(&format!("recipes/{id}/src/main.ts:"))
+                && err.contains("error[typescript]"),
+            "{err}"
+        );
+    }
+    assert!(
+        err.contains(
+            "error: the sources of recipes/alpha, recipes/gamma have errors (above), so none of \
+             their cases ran"
+        ),
+        "{err}"
+    );
+    let o = sb
+        .cmd()
+        .args(["test", "recipes", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let doc = one_json_document(&o);
+    assert_eq!(
+        doc["untested"],
+        json!(["recipes/alpha", "recipes/gamma"]),
+        "{doc:#}"
+    );
+    assert_eq!(doc["diagnostics"].as_array().unwrap().len(), 2, "{doc:#}");
+    assert_eq!(
+        (doc["passed"].as_u64(), doc["failed"].as_u64()),
+        (Some(2), Some(0))
+    );
+}
+
 /// `test` on a recipe that does not validate ended with "…; nothing was written", which a
 /// command that writes nothing anyway says to no purpose: it says no case was run.
 #[test]
