@@ -691,6 +691,20 @@ fn a_key_given_twice_in_a_case_file_is_an_error_at_its_place() {
     assert_eq!(codes, ["duplicate-key"], "{r:#}");
 }
 
+/// The first mismatch line of the case `file` in `test`'s JSON report `doc`, which must
+/// have failed without running a handler.
+fn refused_case<'a>(doc: &'a Value, file: &str) -> &'a str {
+    let case = doc["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["file"] == file)
+        .unwrap_or_else(|| panic!("{file}: {doc:#}"));
+    assert_eq!(case["passed"], false, "{case:#}");
+    assert_eq!(case["handlers"], json!([]), "{case:#}");
+    case["mismatches"][0].as_str().unwrap_or_default()
+}
+
 /// A case expecting a decision that is none (`Deny`) ran its handler and failed with
 /// "expected Deny, got deny"; an exit code no process gives (300, -1) ran and failed with
 /// "expected 300, got 0", and `validate` passed both and a payload that is an array. Each
@@ -727,21 +741,9 @@ fn a_case_expecting_what_no_handler_gives_fails_without_running() {
         ("array.json", "4:14: `payload` must be an object"),
     ];
     for (file, text) in want {
-        let case = doc["cases"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["file"] == file)
-            .unwrap_or_else(|| panic!("{file}: {doc:#}"));
-        assert_eq!(case["passed"], false, "{case:#}");
-        assert_eq!(case["handlers"], serde_json::json!([]), "{case:#}");
         let line = format!("recipes/demo/tests/{file}:{text}");
-        assert!(
-            case["mismatches"][0]
-                .as_str()
-                .is_some_and(|m| m.starts_with(&line)),
-            "{line}: {case:#}"
-        );
+        let said = refused_case(&doc, file);
+        assert!(said.starts_with(&line), "{line}: {said}");
     }
     assert_eq!(
         (doc["passed"].as_u64(), doc["failed"].as_u64()),
@@ -837,18 +839,10 @@ fn cases_of_the_wrong_shape_or_expecting_the_impossible_fail_without_running() {
         ("reason.json", "a `none` outcome has no reason"),
     ];
     for (file, text) in want {
-        let case = doc["cases"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["file"] == file)
-            .unwrap_or_else(|| panic!("{file}: {doc:#}"));
-        assert_eq!(case["passed"], false, "{case:#}");
-        assert_eq!(case["handlers"], serde_json::json!([]), "{case:#}");
-        let said = case["mismatches"][0].as_str().unwrap_or_default();
+        let said = refused_case(&doc, file);
         assert!(
             said.starts_with(&format!("recipes/demo/tests/{file}:")) && said.contains(text),
-            "{file}: {case:#}"
+            "{file}: {said}"
         );
         assert!(!said.contains("struct") && !said.contains("i32"), "{said}");
     }
