@@ -2626,7 +2626,11 @@ mod tests {
             ("/srv/hooks-a-1.0.0.tar.gz", None),
             ("old/", None),
             ("old/..", None),
-            ("hooks-a-1.0.0.tar.gz?v=1", None),
+            // Read beside the index without its query, as a static server serves it.
+            ("hooks-a-1.0.0.tar.gz?v=1", Some("hooks-a-1.0.0.tar.gz")),
+            ("hooks-a-1.0.0.tar.gz#top", Some("hooks-a-1.0.0.tar.gz")),
+            ("https://cdn.test/h/hooks-a-1.0.0.tar.gz?v=1", None),
+            ("?v=1", None),
             ("hooks%2Da-1.0.0.tar.gz", None),
             ("https://cdn.test/h/", None),
         ] {

@@ -146,14 +146,17 @@ pub fn check_url(url: &str) -> Result<(), String> {
 /// relative URL as the file it resolves to (beside the index, or in a folder beside it:
 /// `old/x.tar.gz`, whose last part alone would be another file, `a/../x.tar.gz` that is
 /// `x.tar.gz`), an absolute one (`--asset-base-url`) by its last part, the file uploaded
-/// there. `None` when that could name something else than a file in the folder (a folder,
-/// one above it, an absolute path, a `?query`, escapes, text no URL holds).
+/// there. A relative URL's `?query` and `#fragment` are no part of the file, as reading it
+/// beside an index on disk drops them, and a static server serves the file without them.
+/// `None` when that could name something else than a file in the folder (a folder, one
+/// above it, an absolute path, an absolute URL's `?query`, which may pick what a server
+/// sends, escapes, text no URL holds).
 pub(crate) fn archive_file(url: &str) -> Option<String> {
     check_url(url).ok()?;
     let path = if url.contains("://") {
         url.rsplit('/').next().unwrap_or(url)
     } else {
-        url
+        url.split(['?', '#']).next().unwrap_or(url)
     };
     let last = path.rsplit('/').next().unwrap_or(path);
     if matches!(last, "" | "." | "..")

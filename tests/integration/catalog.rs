@@ -523,6 +523,42 @@ fn sha256sums_comments_pass_and_a_byte_order_mark_is_named() {
     );
 }
 
+/// An index whose relative `url` carries a `?query` (`hooks-alpha-0.1.0.tar.gz?v=1`, a
+/// cache buster added by hand) is read beside the index as the file without it, but
+/// `verify` looked its line up in SHA256SUMS with the query: "SHA256SUMS does not list
+/// hooks-alpha-0.1.0.tar.gz?v=1", and the file's own line was "not an archive the index
+/// lists". `pack` warned the archive was missing from the folder. The file is now the one
+/// without the query everywhere: `pack` keeps it and lists it, `verify` passes.
+#[test]
+fn a_relative_url_with_a_query_names_the_file_without_it() {
+    let sb = Sandbox::new();
+    packed(&sb);
+    let url = |index: &Value| index["recipes"][0]["versions"][0]["url"].clone();
+    edit_index(&sb, |index| {
+        let with_query = format!("{}?v=1", url(index).as_str().unwrap());
+        index["recipes"][0]["versions"][0]["url"] = json!(with_query);
+    });
+    let (code, r) = verify_json(&sb, "cat");
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(codes(&r), Vec::<String>::new(), "{r:#}");
+    let o = pack_src_with(&sb, &["--format", "json"]);
+    let report = one_json_document(&o);
+    assert_eq!(o.status.code(), Some(0), "{report:#}");
+    assert!(
+        !report.to_string().contains("archive-missing"),
+        "{report:#}"
+    );
+    let index: Value =
+        serde_json::from_slice(&std::fs::read(sb.join("cat/hooks-index.json")).unwrap()).unwrap();
+    assert!(
+        url(&index).as_str().unwrap().ends_with(".tar.gz?v=1"),
+        "{index:#}"
+    );
+    let (code, r) = verify_json(&sb, "cat");
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(codes(&r), Vec::<String>::new(), "{r:#}");
+}
+
 /// The diagnostics of a catalog whose files disagree say how to make them agree.
 #[test]
 fn mismatches_say_how_to_fix_them() {
