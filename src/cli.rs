@@ -430,11 +430,10 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                         .json(&error_report(&e));
                 }
             }
-            // Its temporary folders are gone now: end as the signal would have.
+            // Its temporary folders are gone now: end as the signal would have (also when
+            // another error came first, while a deferred signal waited to be acted on).
             #[cfg(unix)]
-            if matches!(e, Error::Interrupted { .. }) {
-                crate::run::interrupt::reraise();
-            }
+            crate::run::interrupt::reraise();
             code
         }
     }
@@ -1253,20 +1252,37 @@ fn run_test(dirs: Vec<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
                     Err(diagnostics) => Err(Error::RecipesInvalid { diagnostics }),
                 }
             });
-        let (assembled, loaded) = match loaded {
-            Ok(ok) => ok,
-            Err(Error::TypeScript { diagnostics }) => {
-                untested.push(dir.display().to_string());
-                source_errors.extend(diagnostics);
-                continue;
-            }
+        // What `validate` reports as the recipe's own problems stops its cases only.
+        let problems = match loaded {
+            Ok(ok) => Ok(ok),
+            Err(Error::TypeScript { diagnostics }) => Err(diagnostics),
             Err(Error::RecipesInvalid { diagnostics }) => {
-                untested.push(dir.display().to_string());
-                source_errors.extend(diagnostics);
                 typescript_only = false;
-                continue;
+                Err(diagnostics)
+            }
+            Err(Error::PackRefused { path, reason }) => {
+                typescript_only = false;
+                Err(vec![crate::diagnostic::Diagnostic::file_level(
+                    &path,
+                    crate::diagnostic::Severity::Error,
+                    "path-refused",
+                    reason,
+                )])
             }
             Err(other) => return Err(other),
+        };
+        let (assembled, loaded) = match problems {
+            Ok(ok) => ok,
+            Err(diagnostics) => {
+                untested.push(dir.display().to_string());
+                // A shared helper's problem is every importing recipe's: said once.
+                for d in diagnostics {
+                    if !source_errors.contains(&d) {
+                        source_errors.push(d);
+                    }
+                }
+                continue;
+            }
         };
         let built = &assembled.dirs[0];
         let ran = crate::fixture::run_recipe(dir, built, &loaded.recipe)?;
@@ -1275,9 +1291,10 @@ fn run_test(dirs: Vec<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
         }
         results.extend(ran);
     }
-    crate::run::check_interrupted()?;
+    // A signal from here on ends the process at once: no temporary folder is left.
     #[cfg(unix)]
     drop(deferred);
+    crate::run::check_interrupted()?;
     if untested.len() == dirs.len() {
         // No recipe could be tested: the error alone says it.
         return Err(if typescript_only {
@@ -1359,7 +1376,7 @@ fn run_test(dirs: Vec<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
         }
     }
     if !untested.is_empty() {
-        printer.message(&printable(&format!(
+        printer.error_line(&printable(&format!(
             "error: the sources of {} have errors (above), so none of {} cases ran; fix \
              them (`hookpack validate` lists them all) and test again",
             untested.join(", "),

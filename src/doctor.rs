@@ -62,7 +62,7 @@ impl Report {
         .collect();
         let total = never + changed;
         let them = if total == 1 { "it" } else { "them" };
-        // `trust --all` would trust the working folder's handlers too: a cloned
+        // `trust --all` would trust the workspace's handlers too: a cloned
         // repository's, which are not to be trusted unread.
         let in_workspace = (self.awaiting_trust.iter())
             .filter(|h| h.source == "workspace")
@@ -70,7 +70,9 @@ impl Report {
         let how = if in_workspace == 0 {
             format!("`hookpack trust --all` trusts {them}")
         } else {
+            // `trust --recipe` takes the profile's handlers only.
             let mut recipes: Vec<&str> = (self.awaiting_trust.iter())
+                .filter(|h| h.source == "profile")
                 .filter_map(|h| h.recipe.as_deref())
                 .collect();
             recipes.sort_unstable();
@@ -78,11 +80,11 @@ impl Report {
             let by_recipe = match recipes.as_slice() {
                 [] => String::new(),
                 [one] => format!("`hookpack trust --recipe {one}` trusts an installed recipe's, "),
-                _ => "`hookpack trust --recipe ID` an installed recipe's, ".to_string(),
+                _ => "`hookpack trust --recipe ID` trusts an installed recipe's, ".to_string(),
             };
             format!(
                 "{by_recipe}`hookpack trust --key KEY` one you have read; {in_workspace} \
-                 {} in the working folder's .finclaw/hooks.json, so not `trust --all`, which \
+                 {} in the workspace's .finclaw/hooks.json, so not `trust --all`, which \
                  would trust {} unread",
                 if in_workspace == 1 { "is" } else { "are" },
                 if in_workspace == 1 {
@@ -707,4 +709,72 @@ pub(crate) fn tree_drift(profile: &Profile, dir: &Path, r: &receipt::Receipt) ->
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn awaiting(source: &'static str, recipe: Option<&str>) -> AwaitingTrust {
+        AwaitingTrust {
+            key: format!("/{source}/hooks.json#PreToolUse#id:x"),
+            status: Status::Untrusted,
+            recipe: recipe.map(str::to_string),
+            source,
+        }
+    }
+
+    fn note(handlers: Vec<AwaitingTrust>) -> String {
+        Report {
+            problems: Vec::new(),
+            fixed: Vec::new(),
+            awaiting_trust: handlers,
+        }
+        .awaiting_trust_note()
+        .unwrap()
+    }
+
+    /// `trust --all` trusts the workspace's handlers too, and `trust --recipe` takes the
+    /// profile's only: the note advises each where it does what it says (the review found
+    /// it advising `--recipe` for a workspace handler's stamp, which `trust` refuses).
+    #[test]
+    fn the_trust_advice_fits_where_the_handlers_are() {
+        let profile_only = note(vec![awaiting("profile", Some("tool-gate"))]);
+        assert!(
+            profile_only.ends_with("`hookpack trust --all` trusts it"),
+            "{profile_only}"
+        );
+
+        let stamped_in_workspace = note(vec![
+            awaiting("profile", None),
+            awaiting("workspace", Some("tool-gate")),
+        ]);
+        assert!(
+            !stamped_in_workspace.contains("--recipe"),
+            "{stamped_in_workspace}"
+        );
+        assert!(
+            stamped_in_workspace.contains("`hookpack trust --key KEY` one you have read; 1 is in the workspace's .finclaw/hooks.json, so not `trust --all`"),
+            "{stamped_in_workspace}"
+        );
+
+        let two_recipes = note(vec![
+            awaiting("profile", Some("audit-log")),
+            awaiting("profile", Some("tool-gate")),
+            awaiting("workspace", Some("tool-gate")),
+        ]);
+        assert!(
+            two_recipes.contains("`hookpack trust --recipe ID` trusts an installed recipe's, "),
+            "{two_recipes}"
+        );
+        let one_recipe = note(vec![
+            awaiting("profile", Some("audit-log")),
+            awaiting("workspace", None),
+        ]);
+        assert!(
+            one_recipe
+                .contains("`hookpack trust --recipe audit-log` trusts an installed recipe's, "),
+            "{one_recipe}"
+        );
+    }
 }

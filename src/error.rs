@@ -450,7 +450,7 @@ pub enum Error {
     /// The archive's size is not the index's.
     #[error("size mismatch for {id}: the index says {expected} bytes, {}; nothing was extracted{whence}", match (actual, announced) {
         (Some(a), _) => format!("the download is {a}"),
-        (None, Some(n)) => format!("the server announces {n} (its Content-Length), so nothing was downloaded"),
+        (None, Some(n)) => format!("the server announces {n} bytes (its Content-Length), so nothing was downloaded"),
         (None, None) => "the download is larger".to_string(),
     })]
     SizeMismatch {
@@ -665,7 +665,7 @@ pub enum Error {
     #[error("interrupted by {}; {}", crate::run::signal_name(*signal), if *killed {
         "the handler that was running was killed, as its timeout would have killed it"
     } else {
-        "no handler was running, and none was started after it"
+        "it came between handlers, and the command stopped there"
     })]
     Interrupted {
         /// The signal.

@@ -147,8 +147,9 @@ fn check_case(case: &Case, recipe: Option<&Recipe>, f: &mut Findings) {
             );
         }
     }
-    // Only a verdict or a failure carries a reason; an empty text is in every reason.
-    if matches!(decision, "none" | "route")
+    // Only a verdict or a failure carries a reason (a route may come with a failure, whose
+    // text is then the reason); an empty text is in every reason.
+    if decision == "none"
         && case
             .expect
             .reason_contains
@@ -162,6 +163,15 @@ fn check_case(case: &Case, recipe: Option<&Recipe>, f: &mut Findings) {
                 "a `{decision}` outcome has no reason, so `reason_contains` can never \
                  match; leave it out, or expect a decision that gives a reason"
             ),
+        );
+    }
+    // A `none` outcome is one with no route either.
+    if decision == "none" && case.expect.updated_model.is_some() {
+        f.error(
+            "/expect/updated_model",
+            "case-decision-impossible",
+            "a `none` outcome routes to no model, so `updated_model` can never match; expect \
+             `route` for a case whose handler picks a model, or leave `updated_model` out",
         );
     }
     if let Some(exit) = case.expect.exit.filter(|c| !(0..=255).contains(c)) {
@@ -345,11 +355,26 @@ fn load_case(file: &Path, recipe: Option<&Recipe>) -> Result<(Case, Locations), 
 fn serde_message(e: &serde_json::Error) -> String {
     let text = e.to_string();
     let suffix = format!(" at line {} column {}", e.line(), e.column());
-    let text = text.strip_suffix(&suffix).unwrap_or(&text);
-    text.replace("expected i32", "expected an integer")
-        .replace("expected a map", "expected an object")
-        .replace("invalid type: sequence", "invalid type: array")
-        .replace("invalid type: map", "invalid type: object")
+    let text = text.strip_suffix(&suffix).unwrap_or(&text).to_string();
+    // Only serde's own words, at the ends of its message (a quoted key may hold the same).
+    let mut text = match text.strip_prefix("invalid type: ") {
+        Some(rest) => {
+            let rest = (rest.strip_prefix("sequence,").map(|r| format!("array,{r}")))
+                .or_else(|| rest.strip_prefix("map,").map(|r| format!("object,{r}")))
+                .unwrap_or_else(|| rest.to_string());
+            format!("invalid type: {rest}")
+        }
+        None => text,
+    };
+    for (rust, json) in [
+        ("expected i32", "expected an integer"),
+        ("expected a map", "expected an object"),
+    ] {
+        if let Some(head) = text.strip_suffix(rust) {
+            text = format!("{head}{json}");
+        }
+    }
+    text
 }
 
 /// The first of a case, its `expect` and its `file_contains` (when given) that is not a

@@ -623,6 +623,8 @@ fn timeout_not_integer(t: &Value) -> String {
     // `1.7976931348623157e308` would name a value the file does not hold.
     let shown = match t.as_f64() {
         Some(x) if x.abs() == f64::MAX => "(a number past the range of a 64-bit float)".into(),
+        // Read as a float, whose form (`-1e+20`) is not what the file holds.
+        Some(x) if x <= -PAST_U64 => format!("a number below -{}", u64::MAX),
         _ => t.to_string(),
     };
     let fix = match t.as_f64() {
@@ -735,9 +737,26 @@ mod tests {
                 !message.contains("write 1") && !message.contains("round it"),
                 "{written}: {message}"
             );
-            // Said without the float form serde_json reads it in (`1e+20`).
+            // Said without the float form serde_json reads it in (`1e+20`), as a negative
+            // one is (found by review).
             assert!(
                 message.contains("larger than 18446744073709551615") && !message.contains("e+"),
+                "{written}: {message}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_huge_negative_timeout_is_not_quoted_in_float_form() {
+        for written in ["-100000000000000000000", "-18446744073709551616"] {
+            let doc = format!(
+                r#"{{"hooks":{{"Stop":[{{"hooks":[{{"type":"command","command":"x","timeout":{written}}}]}}]}}}}"#
+            );
+            let found = validate_bytes(Path::new("hooks.json"), doc.as_bytes());
+            let message = &found[0].message;
+            assert!(
+                message.contains("found a number below -18446744073709551615")
+                    && !message.contains("e+"),
                 "{written}: {message}"
             );
         }

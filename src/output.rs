@@ -141,8 +141,13 @@ impl Printer {
     /// Writes a message for people to stderr, unless quiet.
     pub fn message(&self, line: &str) {
         if !self.quiet {
-            let _ = writeln!(io::stderr().lock(), "{}", terminal_safe(&self.advice(line)));
+            self.error_line(line);
         }
+    }
+
+    /// Writes a line to stderr even when quiet: an error, which is always shown.
+    pub fn error_line(&self, line: &str) {
+        let _ = writeln!(io::stderr().lock(), "{}", terminal_safe(&self.advice(line)));
     }
 
     /// Writes one diagnostic as a line of data to stdout, its severity coloured on a

@@ -765,28 +765,12 @@ fn verify_sums(
         }
         // It takes a line starting with a byte order mark for no checksum line, with a
         // warning, and leaves the file it names unchecked; the line is still read here,
-        // so its digest is compared too.
-        let line = if let Some(rest) = line.strip_prefix('\u{FEFF}') {
-            // (A comment behind the mark leaves nothing unchecked.)
-            if rest.trim().is_empty() || rest.starts_with('#') {
-                continue;
-            }
-            ctx.error(
-                &sums_file,
-                "",
-                "sums-malformed",
-                format!(
-                    "line {} starts with a byte order mark (U+FEFF), so `sha256sum -c` takes it \
-                     for no checksum line and leaves {} unchecked; save SHA256SUMS without the \
-                     mark (`hookpack pack` writes none)",
-                    n + 1,
-                    rest.split_once("  ")
-                        .map_or("the file it names", |(_, name)| name)
-                ),
-            );
-            rest
-        } else {
-            line
+        // so its digest is compared too. (A comment behind the mark leaves nothing
+        // unchecked.)
+        let (bom, line) = match line.strip_prefix('\u{FEFF}') {
+            Some(rest) if rest.trim().is_empty() || rest.starts_with('#') => continue,
+            Some(rest) => (true, rest),
+            None => (false, line),
         };
         // `sha256sum -c` also reads `sha256sum --tag` lines (`SHA256 (name) = <sha256>`),
         // upper-case digests and names written `./name`.
@@ -800,9 +784,30 @@ fn verify_sums(
                     sha.to_ascii_lowercase(),
                     name.strip_prefix("./").unwrap_or(name),
                 )
-            });
+            })
+            .filter(|(sha, _)| Sha256::parse(sha).is_ok());
+        if bom {
+            let unchecked = match &parsed {
+                Some((_, name)) => format!("leaves {name} unchecked"),
+                None => "is not `<sha256>  <file>` behind it either".to_string(),
+            };
+            ctx.error(
+                &sums_file,
+                "",
+                "sums-malformed",
+                format!(
+                    "line {} starts with a byte order mark (U+FEFF), so `sha256sum -c` takes it \
+                     for no checksum line, and it {unchecked}; save SHA256SUMS without the mark \
+                     (`hookpack pack` writes none)",
+                    n + 1,
+                ),
+            );
+            if parsed.is_none() {
+                continue;
+            }
+        }
         match parsed {
-            Some((sha, name)) if Sha256::parse(&sha).is_ok() => match listed.get(name) {
+            Some((sha, name)) => match listed.get(name) {
                 // `sha256sum -c` checks every line, so one of two digests fails there
                 // whichever of them this check would take.
                 Some(before) if *before != sha && conflicting.insert(name.to_string()) => ctx.error(

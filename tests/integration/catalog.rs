@@ -521,6 +521,33 @@ fn sha256sums_comments_pass_and_a_byte_order_mark_is_named() {
             && message.contains(&format!("leaves {first} unchecked")),
         "{message}"
     );
+    // A `--tag` line behind the mark is named by its file too; text that is no checksum
+    // line behind it is one error, not two (found by review).
+    let (sha, name) = sums.lines().next().unwrap().split_once("  ").unwrap();
+    let rest: String = sums.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    for (line, said) in [
+        (
+            format!("SHA256 ({name}) = {sha}"),
+            format!("leaves {name} unchecked"),
+        ),
+        (
+            "no checksum here".to_string(),
+            "is not `<sha256>  <file>` behind it either".to_string(),
+        ),
+    ] {
+        std::fs::write(sb.join("cat/SHA256SUMS"), format!("\u{FEFF}{line}\n{rest}")).unwrap();
+        let (code, r) = verify_json(&sb, "cat");
+        assert_eq!(code, 1, "{r:#}");
+        let codes = codes(&r);
+        assert_eq!(codes[0], "sums-malformed", "{r:#}");
+        assert_eq!(
+            codes.iter().filter(|c| *c == "sums-malformed").count(),
+            1,
+            "{r:#}"
+        );
+        let message = r["diagnostics"][0]["message"].as_str().unwrap();
+        assert!(message.contains(&said), "{message}");
+    }
 }
 
 /// An index whose relative `url` carries a `?query` (`hooks-alpha-0.1.0.tar.gz?v=1`, a

@@ -786,6 +786,12 @@ fn a_test_interrupted_between_handlers_removes_its_folders() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
+    let assembling = || -> Vec<std::ffi::OsString> {
+        (std::fs::read_dir(sb.join("tmp")).unwrap())
+            .map(|e| e.unwrap().file_name())
+            .filter(|n| n.to_string_lossy().starts_with("hookpack-assembled-"))
+            .collect()
+    };
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while !mark.exists() {
         assert!(
@@ -794,12 +800,27 @@ fn a_test_interrupted_between_handlers_removes_its_folders() {
         );
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
+    // The first recipe's assembled folder is there now; the signal goes once the second
+    // one's is, while it compiles, with no handler running.
+    let first = assembling();
+    while assembling().iter().all(|n| first.contains(n)) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the second recipe was never assembled"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
     // SAFETY: kill(2) on the hookpack this test started.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let o = output_within(child, 60, "big/src");
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.signal(), Some(libc::SIGINT), "{err}");
-    assert!(err.contains("error: interrupted by SIGINT"), "{err}");
+    assert!(
+        err.contains(
+            "error: interrupted by SIGINT; it came between handlers, and the command stopped there"
+        ),
+        "{err}"
+    );
     assert_eq!(
         std::fs::read_dir(sb.join("tmp")).unwrap().count(),
         0,
@@ -4876,8 +4897,8 @@ fn a_hookpack_command_quoted_in_a_workspace_s_paths_is_shown_as_written() {
             && out.contains(unknown)
             // The handler is the workspace's: `trust --all` would trust it unread.
             && out.contains(&format!(
-                "`hookpack trust --key KEY{p}{w}` one you have read; 1 is in the working \
-                 folder's .finclaw/hooks.json, so not `trust --all`"
+                "`hookpack trust --key KEY{p}{w}` one you have read; 1 is in the \
+                 workspace's .finclaw/hooks.json, so not `trust --all`"
             )),
         "{out}"
     );

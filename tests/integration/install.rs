@@ -3708,7 +3708,7 @@ fn an_archive_announced_longer_than_the_index_says_is_named_so() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
         err.contains(&format!(
-            "the index says {size} bytes, the server announces {announced} (its Content-Length), so nothing was downloaded"
+            "the index says {size} bytes, the server announces {announced} bytes (its Content-Length), so nothing was downloaded"
         )),
         "{err}"
     );

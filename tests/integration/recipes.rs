@@ -858,6 +858,8 @@ fn cases_of_the_wrong_shape_or_expecting_the_impossible_fail_without_running() {
     assert_eq!(
         codes,
         [
+            // model.json twice: `updated_model` off UserPromptSubmit, and with `none`.
+            "case-decision-impossible",
             "case-decision-impossible",
             "case-decision-impossible",
             "case-decision-impossible",
@@ -1257,12 +1259,16 @@ fn a_failing_handlers_stderr_is_shown_line_by_line() {
 #[test]
 fn test_runs_the_sound_recipes_and_names_every_broken_one() {
     let sb = Sandbox::new();
-    for id in ["alpha", "beta", "gamma"] {
+    for id in ["alpha", "beta", "delta", "gamma"] {
         sb.cmd()
             .args(["new", id, "--dir", "recipes"])
             .assert()
             .success();
     }
+    // Two sources for one output file: refused when assembling (found by review: this
+    // stopped the whole run still).
+    sb.write("recipes/delta/src/x.ts", "export const a = 1;\n");
+    sb.write("recipes/delta/src/x.js", "export const a = 1;\n");
     for id in ["alpha", "gamma"] {
         let main = sb.join(&format!("recipes/{id}/src/main.ts"));
         let mut text = std::fs::read_to_string(&main).unwrap();
@@ -1285,9 +1291,20 @@ fn test_runs_the_sound_recipes_and_names_every_broken_one() {
         );
     }
     assert!(
+        err.contains("recipes/delta/src/x.ts: error[path-refused]"),
+        "{err}"
+    );
+    // The line that says why the run failed is an error: `-q` keeps it (found by review).
+    let quiet = sb.cmd().args(["test", "recipes", "-q"]).output().unwrap();
+    assert_eq!(quiet.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&quiet.stderr).contains("error: the sources of recipes/alpha"),
+        "{quiet:?}"
+    );
+    assert!(
         err.contains(
-            "error: the sources of recipes/alpha, recipes/gamma have errors (above), so none of \
-             their cases ran"
+            "error: the sources of recipes/alpha, recipes/delta, recipes/gamma have errors \
+             (above), so none of their cases ran"
         ),
         "{err}"
     );
@@ -1300,10 +1317,10 @@ fn test_runs_the_sound_recipes_and_names_every_broken_one() {
     let doc = one_json_document(&o);
     assert_eq!(
         doc["untested"],
-        json!(["recipes/alpha", "recipes/gamma"]),
+        json!(["recipes/alpha", "recipes/delta", "recipes/gamma"]),
         "{doc:#}"
     );
-    assert_eq!(doc["diagnostics"].as_array().unwrap().len(), 2, "{doc:#}");
+    assert_eq!(doc["diagnostics"].as_array().unwrap().len(), 3, "{doc:#}");
     assert_eq!(
         (doc["passed"].as_u64(), doc["failed"].as_u64()),
         (Some(2), Some(0))
