@@ -80,6 +80,17 @@ impl Event {
         )
     }
 
+    /// Events a handler can block (exit 2 with a reason, or `"decision": "block"`).
+    pub fn can_block(self) -> bool {
+        self.is_tool_event() || self == Event::UserPromptSubmit
+    }
+
+    /// Events a handler can allow, deny or ask on (`permissionDecision`), and that a failed
+    /// handler under `failurePolicy: deny` denies.
+    pub fn takes_permission(self) -> bool {
+        matches!(self, Event::PreToolUse | Event::PermissionRequest)
+    }
+
     /// Events whose stdin holds the bounded `turn` object (seeds/004).
     pub fn has_turn(self) -> bool {
         matches!(

@@ -52,19 +52,25 @@ const DECISIONS: [&str; 8] = [
     "none", "allow", "deny", "ask", "block", "reject", "route", "failure",
 ];
 
-/// The outcomes hosts can read from handlers of `event` (seeds/004): a permission
-/// verdict only before a tool runs, a block on tool events and prompts, a reject on Stop,
-/// a route on prompts; any handler can give none or fail.
-fn decisions_on(event: Event) -> &'static [&'static str] {
-    match event {
-        Event::PreToolUse | Event::PermissionRequest => {
-            &["none", "allow", "deny", "ask", "block", "failure"]
-        }
-        Event::PostToolUse => &["none", "block", "failure"],
-        Event::UserPromptSubmit => &["none", "block", "route", "failure"],
-        Event::Stop => &["none", "reject", "failure"],
-        _ => &["none", "failure"],
+/// The outcomes hosts can read from handlers of `event` (seeds/004), from the rules `run`
+/// reads answers by: a permission verdict only before a tool runs, a block on tool events
+/// and prompts, a reject on Stop, a route on prompts; any handler can give none or fail.
+fn decisions_on(event: Event) -> Vec<&'static str> {
+    let mut out = vec!["none"];
+    if event.takes_permission() {
+        out.extend(["allow", "deny", "ask"]);
     }
+    if event.can_block() {
+        out.push("block");
+    }
+    if event == Event::Stop {
+        out.push("reject");
+    }
+    if event == Event::UserPromptSubmit {
+        out.push("route");
+    }
+    out.push("failure");
+    out
 }
 
 /// Problems in a fixture case file found without running it: JSON that is not a case

@@ -543,7 +543,7 @@ pub fn interpret(event: Event, out: &RawOutput, deny_on_failure: bool) -> Decisi
     match out.exit {
         Some(0) => {}
         Some(2) if !stderr.is_empty() => {
-            let blocks = event.is_tool_event() || event == Event::UserPromptSubmit;
+            let blocks = event.can_block();
             if blocks {
                 d.verdict = Some(Verdict::Block);
                 d.reason = Some(stderr);
@@ -617,10 +617,9 @@ fn read_answer(
     mut d: Decision,
 ) -> Result<Decision, String> {
     // A top-level block (read last) stands over a rewrite of the wrong type beside it.
-    let blocks = obj.get("decision").and_then(Value::as_str) == Some("block")
-        && (event.is_tool_event() || event == Event::UserPromptSubmit);
+    let blocks = obj.get("decision").and_then(Value::as_str) == Some("block") && event.can_block();
     match event {
-        Event::PreToolUse | Event::PermissionRequest => {
+        _ if event.takes_permission() => {
             match hso.get("permissionDecision") {
                 None | Some(Value::Null) => {}
                 Some(Value::String(s)) if s == "deny" => d.verdict = Some(Verdict::Deny),
@@ -683,9 +682,7 @@ fn read_answer(
         d.additional_context = Some(ctx);
     }
     // Codex-style top-level block.
-    if obj.get("decision").and_then(Value::as_str) == Some("block")
-        && (event.is_tool_event() || event == Event::UserPromptSubmit)
-    {
+    if obj.get("decision").and_then(Value::as_str) == Some("block") && event.can_block() {
         d.verdict = Some(Verdict::Block);
         d.reason = side_text(&mut d.warning, obj.get("reason"), "reason");
     }
@@ -698,7 +695,7 @@ fn failed(event: Event, why: String, deny: bool) -> Decision {
         failure: Some(why.clone()),
         ..Decision::default()
     };
-    if deny && matches!(event, Event::PreToolUse | Event::PermissionRequest) {
+    if deny && event.takes_permission() {
         f.verdict = Some(Verdict::Deny);
         f.reason = Some(format!("handler failed: {why}"));
     }
