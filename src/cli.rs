@@ -60,6 +60,20 @@ enum Command {
     /// Read or check a published catalog.
     #[command(subcommand)]
     Catalog(CatalogCommand),
+    /// (Internal) Kills an async handler that outlives its timeout, as a host does: `run`
+    /// starts it beside each async handler, as the handler's process ends with `run`'s.
+    #[command(name = "__watch-async", hide = true)]
+    WatchAsync(WatchAsyncArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct WatchAsyncArgs {
+    /// The handler's pid, which leads its process group.
+    pid: u32,
+    /// Its start time (`/proc/PID/stat` field 22), so a pid taken over is never killed.
+    start: u64,
+    /// Seconds from now it may run.
+    timeout: u64,
 }
 
 #[derive(Debug, clap::Args)]
@@ -555,6 +569,7 @@ fn format_of(command: &Command) -> Format {
         Command::Test(a) => a.format,
         Command::Catalog(CatalogCommand::List(a)) => a.format,
         Command::Catalog(CatalogCommand::Verify(a)) => a.catalog.format,
+        Command::WatchAsync(_) => FormatArg::Text,
     }
     .into()
 }
@@ -684,6 +699,10 @@ fn run_command(command: Command, quiet: bool, advice: &Advice) -> Result<ExitCod
         Command::Test(a) => {
             let printer = Printer::new(a.format.into(), quiet);
             run_test(a.dirs, &printer)
+        }
+        Command::WatchAsync(a) => {
+            crate::run::watch_async(a.pid, a.start, std::time::Duration::from_secs(a.timeout));
+            Ok(ExitCode::Success)
         }
         Command::Catalog(CatalogCommand::List(a)) => {
             let printer = Printer::new(a.format.into(), quiet);

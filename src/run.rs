@@ -1024,7 +1024,12 @@ pub fn dispatch(
         {
             skip(why, &mut trace);
         } else if h.handler.get("async").and_then(Value::as_bool) == Some(true) {
-            match spawn_detached(&h.command, &workspace, &stdin, &env) {
+            let timeout = h
+                .handler
+                .get("timeout")
+                .and_then(Value::as_u64)
+                .unwrap_or(crate::hooks_json::DEFAULT_TIMEOUT);
+            match spawn_detached(&h.command, &workspace, &stdin, &env, timeout) {
                 Ok(()) => trace.state = "started (async, not awaited)".into(),
                 Err(e) => {
                     trace.state = "not started".into();
@@ -1158,16 +1163,69 @@ fn not_trusted_now(
     })
 }
 
+/// Starts `hookpack __watch-async` for the async handler `pid`, in a process group of its
+/// own (out of reach of the terminal's Ctrl-C, as the handler is), to kill it at its
+/// timeout. Best effort: a watchdog that cannot start leaves the handler as before.
+#[cfg(target_os = "linux")]
+fn start_watchdog(pid: u32, timeout: u64) {
+    use std::os::unix::process::CommandExt;
+    let (Some(start), Ok(exe)) = (strays::start_time(pid), std::env::current_exe()) else {
+        return;
+    };
+    let mut cmd = Command::new(exe);
+    cmd.args(["__watch-async", &pid.to_string(), &start.to_string()])
+        .arg(timeout.min(MAX_WAIT.as_secs()).to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0);
+    if let Ok(mut watchdog) = cmd.spawn() {
+        std::thread::spawn(move || {
+            let _ = watchdog.wait();
+        });
+    }
+}
+
+/// `__watch-async`: waits until `pid` (started at `start`, `/proc` ticks) has ended or
+/// `timeout` has passed; then, if it is still that process, kills it, its process group and
+/// what it started elsewhere, as a timeout of a handler `run` waits for does. What the
+/// handler left in its group after it ended itself is not killed: its group id may then
+/// be another's.
+pub fn watch_async(pid: u32, start: u64, timeout: Duration) {
+    #[cfg(target_os = "linux")]
+    {
+        let same = || strays::start_time(pid) == Some(start);
+        let deadline = Instant::now() + timeout.min(MAX_WAIT);
+        while same() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                strays::kill_tree(pid);
+                kill_group(pid);
+                return;
+            }
+            std::thread::sleep(left.min(Duration::from_millis(500)));
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (pid, start, timeout);
+}
+
 /// Starts an async handler and does not wait for it.
 fn spawn_detached(
     command: &str,
     cwd: &Path,
     stdin: &[u8],
     env: &[(String, OsString)],
+    timeout: u64,
 ) -> std::io::Result<()> {
     let mut cmd = handler_command(command, cwd, env);
     cmd.stdout(Stdio::null()).stderr(Stdio::null());
     let mut child = cmd.spawn()?;
+    // Held to its timeout once `run` has ended, as a host holds it.
+    #[cfg(target_os = "linux")]
+    start_watchdog(child.id(), timeout);
+    #[cfg(not(target_os = "linux"))]
+    let _ = timeout;
     if let Some(mut w) = child.stdin.take() {
         let bytes = stdin.to_vec();
         // Hand over the payload, but a handler that never reads it must not hold up the

@@ -2467,6 +2467,53 @@ fn answer_fields_of_the_wrong_type_are_named() {
     assert!(d["outcome"]["updated_prompt"].is_null(), "{d:#}");
 }
 
+/// `run` started an async handler and ended, leaving it to run on past its `timeout`, where
+/// a host kills it. A watchdog `run` starts beside it (`hookpack __watch-async`, in a
+/// process group of its own) now kills it there, with its group.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_async_handler_is_killed_at_its_timeout_after_run_ends() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let marker = format!("654.{}", std::process::id());
+    profile_with(
+        &sb,
+        json!({"PostToolUse": [{"id": "slow", "type": "command", "command": format!("sleep {marker}"), "async": true, "timeout": 1}]}),
+    );
+    let started = std::time::Instant::now();
+    let o = sb
+        .cmd()
+        .args([
+            "run",
+            "PostToolUse",
+            "--profile",
+            "prof",
+            "--workspace",
+            "ws",
+        ])
+        .arg("--include-untrusted")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("started (async, not awaited)"),
+        "{o:?}"
+    );
+    let deadline = started + std::time::Duration::from_secs(15);
+    while !processes_with(&marker).is_empty() {
+        if std::time::Instant::now() > deadline {
+            for pid in processes_with(&marker) {
+                // SAFETY: kill(2) on the sleep this test started.
+                unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+            }
+            panic!("the async handler outlived its 1 s timeout by 14 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // Not before its timeout.
+    assert!(started.elapsed() >= std::time::Duration::from_secs(1));
+}
+
 /// An async handler whose shell could not be started stopped the whole `run` (exit 3, no
 /// outcome), while a synchronous one in the same spot is a failure of that handler only.
 #[cfg(unix)]
