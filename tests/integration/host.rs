@@ -613,6 +613,22 @@ fn wait_for_process(marker: &str, secs: u64) {
     }
 }
 
+/// Waits until no process's command line holds `marker`; past `deadline`, kills those
+/// (processes this test started) and fails saying `why`.
+#[cfg(target_os = "linux")]
+fn gone_by(marker: &str, deadline: std::time::Instant, why: &str) {
+    while !processes_with(marker).is_empty() {
+        if std::time::Instant::now() > deadline {
+            for pid in processes_with(marker) {
+                // SAFETY: kill(2) on a process this test started.
+                unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+            }
+            panic!("{why}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 /// The pids of the processes whose command line holds `marker`.
 fn processes_with(marker: &str) -> Vec<u32> {
     std::fs::read_dir("/proc")
@@ -680,17 +696,11 @@ fn an_interrupted_run_kills_the_handler_it_was_running() {
             )),
             "{err}"
         );
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-        while !processes_with(&marker).is_empty() {
-            if std::time::Instant::now() > deadline {
-                for pid in processes_with(&marker) {
-                    // SAFETY: kill(2) on the sleep this test started.
-                    unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-                }
-                panic!("{name}: the handler was left running");
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
+        gone_by(
+            &marker,
+            std::time::Instant::now() + std::time::Duration::from_secs(5),
+            &format!("{name}: the handler was left running"),
+        );
     }
 }
 
@@ -2499,17 +2509,11 @@ fn an_async_handler_is_killed_at_its_timeout_after_run_ends() {
         String::from_utf8_lossy(&o.stdout).contains("started (async, not awaited)"),
         "{o:?}"
     );
-    let deadline = started + std::time::Duration::from_secs(15);
-    while !processes_with(&marker).is_empty() {
-        if std::time::Instant::now() > deadline {
-            for pid in processes_with(&marker) {
-                // SAFETY: kill(2) on the sleep this test started.
-                unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-            }
-            panic!("the async handler outlived its 1 s timeout by 14 s");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    gone_by(
+        &marker,
+        started + std::time::Duration::from_secs(15),
+        "the async handler outlived its 1 s timeout by 14 s",
+    );
     // Not before its timeout.
     assert!(started.elapsed() >= std::time::Duration::from_secs(1));
 }

@@ -691,6 +691,15 @@ fn a_key_given_twice_in_a_case_file_is_an_error_at_its_place() {
     assert_eq!(codes, ["duplicate-key"], "{r:#}");
 }
 
+/// The codes `validate` finds in `recipes/demo`, sorted; it must fail.
+fn refused_codes(sb: &Sandbox) -> Vec<String> {
+    let (code, r) = validate_json(sb, &["recipes/demo"]);
+    assert_eq!(code, 1, "{r:#}");
+    let mut codes: Vec<_> = findings(&r).into_iter().map(|(_, c)| c).collect();
+    codes.sort();
+    codes
+}
+
 /// The first mismatch line of the case `file` in `test`'s JSON report `doc`, which must
 /// have failed without running a handler.
 fn refused_case<'a>(doc: &'a Value, file: &str) -> &'a str {
@@ -750,19 +759,14 @@ fn a_case_expecting_what_no_handler_gives_fails_without_running() {
         (Some(2), Some(4))
     );
 
-    let (code, r) = validate_json(&sb, &["recipes/demo"]);
-    assert_eq!(code, 1, "{r:#}");
-    let mut codes: Vec<_> = findings(&r).into_iter().map(|(_, c)| c).collect();
-    codes.sort();
     assert_eq!(
-        codes,
+        refused_codes(&sb),
         [
             "case-decision-unknown",
             "case-exit-invalid",
             "case-exit-invalid",
             "case-payload-invalid"
-        ],
-        "{r:#}"
+        ]
     );
 }
 
@@ -851,12 +855,8 @@ fn cases_of_the_wrong_shape_or_expecting_the_impossible_fail_without_running() {
         (Some(2), Some(7))
     );
 
-    let (code, r) = validate_json(&sb, &["recipes/demo"]);
-    assert_eq!(code, 1, "{r:#}");
-    let mut codes: Vec<_> = findings(&r).into_iter().map(|(_, c)| c).collect();
-    codes.sort();
     assert_eq!(
-        codes,
+        refused_codes(&sb),
         [
             // model.json twice: `updated_model` off UserPromptSubmit, and with `none`.
             "case-decision-impossible",
@@ -867,8 +867,7 @@ fn cases_of_the_wrong_shape_or_expecting_the_impossible_fail_without_running() {
             "case-invalid",
             "case-invalid",
             "case-invalid"
-        ],
-        "{r:#}"
+        ]
     );
 }
 
