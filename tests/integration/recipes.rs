@@ -691,6 +691,17 @@ fn a_key_given_twice_in_a_case_file_is_an_error_at_its_place() {
     assert_eq!(codes, ["duplicate-key"], "{r:#}");
 }
 
+/// `test recipes/demo --format json`'s report; the run must fail.
+fn failing_test_doc(sb: &Sandbox) -> Value {
+    let o = sb
+        .cmd()
+        .args(["test", "recipes/demo", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    one_json_document(&o)
+}
+
 /// The codes `validate` finds in `recipes/demo`, sorted; it must fail.
 fn refused_codes(sb: &Sandbox) -> Vec<String> {
     let (code, r) = validate_json(sb, &["recipes/demo"]);
@@ -736,13 +747,7 @@ fn a_case_expecting_what_no_handler_gives_fails_without_running() {
     case("exit-300", r#"{"exit": 300, "decision": "deny"}"#, rm);
     case("exit-negative", r#"{"exit": -1, "decision": "deny"}"#, rm);
     case("array", r#"{"decision": "none"}"#, "[1]");
-    let o = sb
-        .cmd()
-        .args(["test", "recipes/demo", "--format", "json"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(1));
-    let doc = one_json_document(&o);
+    let doc = failing_test_doc(&sb);
     let want = [
         ("cased.json", "5:26: unknown decision `Deny`"),
         ("exit-300.json", "5:22: expected exit code 300"),
@@ -826,13 +831,7 @@ fn cases_of_the_wrong_shape_or_expecting_the_impossible_fail_without_running() {
     for (name, text) in &cases {
         sb.write(&format!("recipes/demo/tests/{name}.json"), text);
     }
-    let o = sb
-        .cmd()
-        .args(["test", "recipes/demo", "--format", "json"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(1));
-    let doc = one_json_document(&o);
+    let doc = failing_test_doc(&sb);
     let want = [
         ("array.json", "1:1: not a fixture case: a case must be a JSON object, found an array"),
         ("expect-array.json", "`expect` must be a JSON object, found an array"),
