@@ -90,6 +90,17 @@ pub(crate) fn start_time(pid: i32) -> Option<u64> {
     proc_stat_field(pid, 22)
 }
 
+/// The start time of `pid` while it runs: `None` once it has ended, even before it is
+/// reaped (a zombie keeps its `/proc` entry and start time).
+pub(crate) fn running_since(pid: i32) -> Option<u64> {
+    let stat = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
+    let stat = String::from_utf8_lossy(&stat);
+    let state: String = stat_field(&stat, 3)?;
+    (!matches!(state.as_str(), "Z" | "X" | "x"))
+        .then(|| stat_field(&stat, 22))
+        .flatten()
+}
+
 /// Field `n` (counted from 1, as proc(5) does) of `/proc/<pid>/stat`.
 pub(crate) fn proc_stat_field<T: std::str::FromStr>(pid: i32, n: usize) -> Option<T> {
     let stat = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
@@ -125,6 +136,26 @@ pub(crate) fn stat_field<T: std::str::FromStr>(stat: &str, n: usize) -> Option<T
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A process that has ended but is not reaped yet (a zombie) keeps its `/proc` entry
+    /// and start time; the async watchdog must see it as ended (found by review).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_zombie_is_not_running() {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id() as i32;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        // Not reaped: `try_wait` would reap it.
+        while proc_stat_field::<String>(pid, 3).as_deref() != Some("Z") {
+            assert!(std::time::Instant::now() < deadline, "`true` never ended");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(start_time(pid).is_some());
+        assert_eq!(running_since(pid), None);
+        child.wait().unwrap();
+        let me = std::process::id() as i32;
+        assert_eq!(running_since(me), start_time(me));
+    }
 
     #[test]
     fn a_maker_is_read_from_both_forms_of_name_and_nothing_else() {

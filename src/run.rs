@@ -1169,10 +1169,11 @@ fn not_trusted_now(
 #[cfg(target_os = "linux")]
 fn start_watchdog(pid: u32, timeout: u64) {
     use std::os::unix::process::CommandExt;
-    let (Some(start), Ok(exe)) = (strays::start_time(pid), std::env::current_exe()) else {
+    let Some(start) = strays::start_time(pid) else {
         return;
     };
-    let mut cmd = Command::new(exe);
+    // This very binary, even when its file was deleted or replaced since it started.
+    let mut cmd = Command::new("/proc/self/exe");
     cmd.args(["__watch-async", &pid.to_string(), &start.to_string()])
         .arg(timeout.min(MAX_WAIT.as_secs()).to_string())
         .stdin(Stdio::null())
@@ -1187,18 +1188,34 @@ fn start_watchdog(pid: u32, timeout: u64) {
 }
 
 /// `__watch-async`: waits until `pid` (started at `start`, `/proc` ticks) has ended or
-/// `timeout` has passed; then, if it is still that process, kills it, its process group and
-/// what it started elsewhere, as a timeout of a handler `run` waits for does. What the
-/// handler left in its group after it ended itself is not killed: its group id may then
-/// be another's.
+/// `timeout` has passed; then, if it is still that process and running, kills it and what
+/// it started, then its process group, as a timeout of a handler `run` waits for does. A handler that ended by itself (a zombie too) ends the watch: what it left in its
+/// group is not killed, as once it is reaped its group id may be another's.
 pub fn watch_async(pid: u32, start: u64, timeout: Duration) {
     #[cfg(target_os = "linux")]
     {
-        let same = || strays::start_time(pid) == Some(start);
+        // Nothing `run`'s caller left open is held past `run` (stdin, stdout and stderr are
+        // /dev/null already).
+        let open: Vec<i32> = std::fs::read_dir("/proc/self/fd")
+            .map(|dir| {
+                dir.flatten()
+                    .filter_map(|e| e.file_name().to_str()?.parse().ok())
+                    .filter(|&fd| fd > 2)
+                    .collect()
+            })
+            .unwrap_or_default();
+        for fd in open {
+            // SAFETY: close(2) of descriptors this process inherited and does not use.
+            unsafe { libc::close(fd) };
+        }
+        let same = || crate::leftover::running_since(pid as i32) == Some(start);
         let deadline = Instant::now() + timeout.min(MAX_WAIT);
         while same() {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
+                // Checked just above: while it runs unreaped, its pid and group id are its
+                // own. What it started elsewhere first, while their parent links still lead
+                // to it, then its group.
                 strays::kill_tree(pid);
                 kill_group(pid);
                 return;
