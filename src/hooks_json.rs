@@ -623,9 +623,7 @@ fn timeout_not_integer(t: &Value) -> String {
     // `1.7976931348623157e308` would name a value the file does not hold.
     let shown = match t.as_f64() {
         Some(x) if x.abs() == f64::MAX => "(a number past the range of a 64-bit float)".into(),
-        // Read as a float, whose form (`-1e+20`) is not what the file holds.
-        Some(x) if x <= -PAST_U64 => format!("a number below -{}", u64::MAX),
-        _ => t.to_string(),
+        _ => crate::json::shown_value(t),
     };
     let fix = match t.as_f64() {
         // Not quoted: serde_json reads such an integer as a float, whose form (`1e+20`)
@@ -755,7 +753,7 @@ mod tests {
             let found = validate_bytes(Path::new("hooks.json"), doc.as_bytes());
             let message = &found[0].message;
             assert!(
-                message.contains("found a number below -18446744073709551615")
+                message.contains("found a whole number below -9223372036854775808")
                     && !message.contains("e+"),
                 "{written}: {message}"
             );

@@ -303,6 +303,21 @@ fn exact(mut map: Map<String, Value>) -> Map<String, Value> {
     out
 }
 
+/// `value` as a message quotes it: as JSON, except a whole number past what hookpack reads
+/// as an integer (2^64 and up, or below -2^63), which serde_json holds as a float and would
+/// print in a form the file does not hold (`1e+20`).
+pub fn shown_value(value: &Value) -> String {
+    match value.as_f64() {
+        Some(x) if value.is_f64() && x.fract() == 0.0 && x >= 18_446_744_073_709_551_616.0 => {
+            format!("a whole number past {}", u64::MAX)
+        }
+        Some(x) if value.is_f64() && x.fract() == 0.0 && x < -9_223_372_036_854_775_808.0 => {
+            format!("a whole number below {}", i64::MIN)
+        }
+        _ => value.to_string(),
+    }
+}
+
 /// Appends one reference token to a JSON pointer, escaping `~` and `/`.
 pub fn pointer_push(base: &str, token: &str) -> String {
     let mut s = String::with_capacity(base.len() + token.len() + 1);

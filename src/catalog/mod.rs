@@ -527,7 +527,10 @@ pub fn check_document(value: &Value, f: &mut Findings) {
                     f.error(
                         &pointer_push(&vp, "size"),
                         "size-invalid",
-                        format!("`size` must be a whole number of bytes, found {size}"),
+                        format!(
+                            "`size` must be a whole number of bytes, found {}",
+                            crate::json::shown_value(size)
+                        ),
                     );
                 }
             }
@@ -637,6 +640,32 @@ pub fn validate_bytes(file: &Path, bytes: &[u8]) -> Vec<Diagnostic> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A `size` past what hookpack reads was quoted in float form (`1e+20`), which is not
+    /// what the index holds; a fraction is quoted as written.
+    #[test]
+    fn a_size_no_integer_is_quoted_as_the_index_holds_it() {
+        for (written, shown) in [
+            (
+                "100000000000000000000",
+                "found a whole number past 18446744073709551615",
+            ),
+            (
+                "-100000000000000000000",
+                "found a whole number below -9223372036854775808",
+            ),
+            ("1.5", "found 1.5"),
+        ] {
+            let doc = format!(
+                r#"{{"schema": "hooks.catalog.v1", "updated_at": "2026-11-29T00:00:00Z", "recipes": [{{"id": "a", "name": "A", "summary": "s", "latest": "1.0.0", "versions": [{{"version": "1.0.0", "min_cli": "0.13.0", "url": "hooks-a-1.0.0.tar.gz", "sha256": "{}", "size": {written}}}]}}]}}"#,
+                "0".repeat(64)
+            );
+            let found = validate_bytes(Path::new("hooks-index.json"), doc.as_bytes());
+            let size = found.iter().find(|d| d.code == "size-invalid");
+            let message = &size.unwrap_or_else(|| panic!("{found:?}")).message;
+            assert!(message.ends_with(shown), "{written}: {message}");
+        }
+    }
 
     #[test]
     fn timestamps() {
