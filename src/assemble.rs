@@ -1366,11 +1366,17 @@ fn write_tree(
 
 /// `diagnostics` without repeats: a shared helper is compiled, and its errors found, once
 /// for each recipe that imports it.
-fn once_each(diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+pub(crate) fn once_each(diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
     let mut seen = std::collections::HashSet::new();
     (diagnostics.into_iter())
         .filter(|d| seen.insert(format!("{d:?}")))
         .collect()
+}
+
+/// A source path assembling refuses ([`Error::PackRefused`]), as `validate` and `test`
+/// report it.
+pub(crate) fn path_refused(path: &Path, reason: String) -> Diagnostic {
+    Diagnostic::file_level(path, Severity::Error, "path-refused", reason)
 }
 
 /// What assembling the source trees among `dirs` would report, without writing anything:
@@ -1396,12 +1402,7 @@ pub fn check_sources(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Vec<Diagnostic
             }
             Err(Error::TypeScript { diagnostics }) => out.extend(diagnostics),
             Err(Error::Fs(e)) => out.push(crate::validate::fs_diagnostic(&e)),
-            Err(Error::PackRefused { path, reason }) => out.push(Diagnostic::file_level(
-                &path,
-                Severity::Error,
-                "path-refused",
-                reason,
-            )),
+            Err(Error::PackRefused { path, reason }) => out.push(path_refused(&path, reason)),
             Err(e) => out.push(Diagnostic::file_level(
                 dir,
                 Severity::Error,

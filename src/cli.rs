@@ -1281,12 +1281,7 @@ fn run_test(dirs: Vec<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
             }
             Err(Error::PackRefused { path, reason }) => {
                 typescript_only = false;
-                Err(vec![crate::diagnostic::Diagnostic::file_level(
-                    &path,
-                    crate::diagnostic::Severity::Error,
-                    "path-refused",
-                    reason,
-                )])
+                Err(vec![assemble::path_refused(&path, reason)])
             }
             Err(other) => return Err(other),
         };
@@ -1294,12 +1289,7 @@ fn run_test(dirs: Vec<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
             Ok(ok) => ok,
             Err(diagnostics) => {
                 untested.push(dir.display().to_string());
-                // A shared helper's problem is every importing recipe's: said once.
-                for d in diagnostics {
-                    if !source_errors.contains(&d) {
-                        source_errors.push(d);
-                    }
-                }
+                source_errors.extend(diagnostics);
                 continue;
             }
         };
@@ -1310,6 +1300,8 @@ fn run_test(dirs: Vec<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
         }
         results.extend(ran);
     }
+    // A shared helper's problem is every importing recipe's: said once.
+    let source_errors = assemble::once_each(source_errors);
     // A signal from here on ends the process at once: no temporary folder is left.
     #[cfg(unix)]
     drop(deferred);

@@ -994,6 +994,10 @@ pub fn dispatch(
             stderr: String::new(),
         };
         let skip = |why: String, trace: &mut Trace| trace.state = format!("skipped: {why}");
+        // Held to it whether waited for or not (async: by the watchdog).
+        let timeout = (h.handler.get("timeout"))
+            .and_then(Value::as_u64)
+            .unwrap_or(crate::hooks_json::DEFAULT_TIMEOUT);
         // One hosts load but cannot start fails to start when run, as a host's would.
         if !(h.problems.is_empty() || h.unstartable && opts.include_untrusted) {
             skip(format!("invalid ({})", h.problems.join("; ")), &mut trace);
@@ -1024,11 +1028,6 @@ pub fn dispatch(
         {
             skip(why, &mut trace);
         } else if h.handler.get("async").and_then(Value::as_bool) == Some(true) {
-            let timeout = h
-                .handler
-                .get("timeout")
-                .and_then(Value::as_u64)
-                .unwrap_or(crate::hooks_json::DEFAULT_TIMEOUT);
             match spawn_detached(&h.command, &workspace, &stdin, &env, timeout) {
                 Ok(()) => trace.state = "started (async, not awaited)".into(),
                 Err(e) => {
@@ -1039,11 +1038,6 @@ pub fn dispatch(
                 }
             }
         } else {
-            let timeout = h
-                .handler
-                .get("timeout")
-                .and_then(Value::as_u64)
-                .unwrap_or(crate::hooks_json::DEFAULT_TIMEOUT);
             let spawned = spawn(&Spawn {
                 command: &h.command,
                 cwd: &workspace,
