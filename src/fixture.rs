@@ -184,11 +184,7 @@ fn check_case(case: &Case, recipe: Option<&Recipe>, f: &mut Findings) {
         f.error(
             "/expect/exit",
             "case-exit-invalid",
-            format!(
-                "expected exit code {exit}, which no process gives; exit codes run from 0 to \
-                 255 (a handler killed at its timeout has none: expect \"decision\": \
-                 \"failure\" without \"exit\")"
-            ),
+            exit_invalid(&exit.to_string()),
         );
     }
     for (k, v) in &case.env {
@@ -313,6 +309,23 @@ fn load_case(file: &Path, recipe: Option<&Recipe>) -> Result<(Case, Locations), 
             diagnostics: f.finish(),
         });
     }
+    // A whole number no `i32` holds is no exit code either: say so as for 256, in the
+    // file's own digits, rather than serde's "expected an integer" (or `1e+20`).
+    if let Some(exit) = (parsed.value.pointer("/expect/exit"))
+        .filter(|v| v.is_number() && v.as_i64().is_none_or(|n| i32::try_from(n).is_err()))
+        .filter(|v| v.as_f64().is_some_and(|x| x.fract() == 0.0))
+    {
+        let shown = crate::json::shown_value(exit);
+        f.error("/expect/exit", "case-exit-invalid", exit_invalid(&shown));
+        return Err(Refused {
+            name: parsed
+                .value
+                .get("name")
+                .and_then(Value::as_str)
+                .map(String::from),
+            diagnostics: f.finish(),
+        });
+    }
     match serde_json::from_slice::<Case>(&bytes) {
         Ok(case) => {
             check_case(&case, recipe, &mut f);
@@ -381,6 +394,15 @@ fn serde_message(e: &serde_json::Error) -> String {
         }
     }
     text
+}
+
+/// Why an expected exit code, as the file gives it, can never match.
+fn exit_invalid(shown: &str) -> String {
+    format!(
+        "expected exit code {shown}, which no process gives; exit codes run from 0 to 255 (a \
+         handler killed at its timeout has none: expect \"decision\": \"failure\" without \
+         \"exit\")"
+    )
 }
 
 /// The first of a case, its `expect` and its `file_contains` (when given) that is not a

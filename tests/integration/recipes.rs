@@ -747,12 +747,31 @@ fn a_case_expecting_what_no_handler_gives_fails_without_running() {
     case("exit-300", r#"{"exit": 300, "decision": "deny"}"#, rm);
     case("exit-negative", r#"{"exit": -1, "decision": "deny"}"#, rm);
     case("array", r#"{"decision": "none"}"#, "[1]");
+    // Past i32 and past u64: named in the file's terms, not as `1e+20` or "an integer".
+    case(
+        "exit-huge",
+        r#"{"exit": -3000000000, "decision": "deny"}"#,
+        rm,
+    );
+    case(
+        "exit-vast",
+        r#"{"exit": 100000000000000000000, "decision": "deny"}"#,
+        rm,
+    );
     let doc = failing_test_doc(&sb);
     let want = [
         ("cased.json", "5:26: unknown decision `Deny`"),
         ("exit-300.json", "5:22: expected exit code 300"),
         ("exit-negative.json", "5:22: expected exit code -1"),
         ("array.json", "4:14: `payload` must be an object"),
+        (
+            "exit-huge.json",
+            "5:22: expected exit code -3000000000, which no process gives",
+        ),
+        (
+            "exit-vast.json",
+            "5:22: expected exit code a whole number past 18446744073709551615, which no",
+        ),
     ];
     for (file, text) in want {
         let line = format!("recipes/demo/tests/{file}:{text}");
@@ -761,13 +780,15 @@ fn a_case_expecting_what_no_handler_gives_fails_without_running() {
     }
     assert_eq!(
         (doc["passed"].as_u64(), doc["failed"].as_u64()),
-        (Some(2), Some(4))
+        (Some(2), Some(6))
     );
 
     assert_eq!(
         refused_codes(&sb),
         [
             "case-decision-unknown",
+            "case-exit-invalid",
+            "case-exit-invalid",
             "case-exit-invalid",
             "case-exit-invalid",
             "case-payload-invalid"
