@@ -1228,13 +1228,14 @@ fn test_dirs(dirs: Vec<PathBuf>) -> Result<Vec<PathBuf>, Error> {
         } else {
             // A FinClaw hooks folder holds its recipes in `recipes/`.
             let recipes = d.join("recipes");
-            let found = if recipes.is_dir() && !recipes.join("recipe.json").exists() {
-                pack::discover(&recipes, None)?
+            let searched = if recipes.is_dir() && !recipes.join("recipe.json").exists() {
+                &recipes
             } else {
-                pack::discover(&d, None)?
+                &d
             };
+            let found = pack::discover(searched, None)?;
             if found.is_empty() {
-                return Err(Error::NoRecipes { dir: d });
+                return Err(pack::no_recipes(searched));
             }
             out.extend(found);
         }

@@ -150,6 +150,15 @@ pub enum Error {
         /// What else explains it (the files are the same, their mtime is not), or nothing.
         note: String,
     },
+    /// Several recipes already published would get other bytes: the first is the error,
+    /// the others are listed before it, each at its `recipe.json`.
+    #[error("{first}{}", more_refused(also.len()))]
+    Republishes {
+        /// The first recipe refused, an [`Error::Republish`].
+        first: Box<Error>,
+        /// The others, each as a `republish` diagnostic.
+        also: Vec<crate::diagnostic::Diagnostic>,
+    },
     /// A published archive is missing from the catalog folder or damaged there, and packing
     /// its sources now gives other bytes.
     #[error("{what}: {} is missing or lacks the sha256 the index lists ({published}), and packing the sources now gives other bytes. If the recipe changed since it was published, bump `version` in {} and copy this archive back too, since the index keeps it listed; if it did not (another compression, hookpack release or SOURCE_DATE_EPOCH gives other bytes), copy the published archive back from where the catalog is served", path.display(), manifest.display())]
@@ -247,10 +256,13 @@ pub enum Error {
         recipes_dir: PathBuf,
     },
     /// A recipes folder holds no recipe.
-    #[error("no recipes in {dir}: expected folders each holding a recipe.json")]
+    #[error("no recipes in {dir}: expected folders each holding a recipe.json{hidden}")]
     NoRecipes {
         /// The folder.
         dir: PathBuf,
+        /// What it holds that looks like a recipe but is left out (a hidden folder with a
+        /// `recipe.json`), as the end of the message; empty when nothing.
+        hidden: String,
     },
     /// `--updated-at` is not RFC 3339.
     #[error("`{value}` is not an RFC 3339 time such as 2026-11-29T00:00:00Z")]
@@ -714,7 +726,7 @@ impl Error {
             }
             Error::IndexInvalid { .. } => "index-invalid",
             Error::IndexInvalidReadOnly { .. } => "index-invalid-read-only",
-            Error::Republish { .. } => "republish",
+            Error::Republish { .. } | Error::Republishes { .. } => "republish",
             Error::PublishedArchiveLost { .. } => "published-archive-lost",
             Error::KeptArchiveDamaged { .. } => "kept-archive-damaged",
             Error::ArchiveExists { .. } => "archive-exists",
@@ -772,6 +784,7 @@ impl Error {
             | Error::IndexInvalidReadOnly { diagnostics }
             | Error::TypeScript { diagnostics }
             | Error::TypeScriptUntested { diagnostics } => diagnostics,
+            Error::Republishes { also, .. } => also,
             _ => &[],
         }
     }
@@ -823,6 +836,7 @@ impl Error {
             | Error::IndexInvalid { .. }
             | Error::IndexInvalidReadOnly { .. }
             | Error::Republish { .. }
+            | Error::Republishes { .. }
             | Error::PublishedArchiveLost { .. }
             | Error::KeptArchiveDamaged { .. }
             | Error::ArchiveExists { .. }
@@ -900,4 +914,13 @@ pub enum HandlerMeant {
     Recipe,
     /// The handler id nearest to it.
     Near(String),
+}
+
+/// The end of an [`Error::Republishes`] message.
+fn more_refused(n: usize) -> String {
+    match n {
+        0 => String::new(),
+        1 => " (1 more recipe is refused for the same reason, listed above)".into(),
+        n => format!(" ({n} more recipes are refused for the same reason, listed above)"),
+    }
 }

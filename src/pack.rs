@@ -580,7 +580,8 @@ fn check_asset_base(base: &str) -> Result<(), String> {
 
 /// What a folder of recipes holds: its recipe folders (each with a `recipe.json`), sorted
 /// by name, its `lib/` of shared helpers if any, and what is neither (a folder without a
-/// `recipe.json`, a link), as errors. Hidden entries, plain files, `node_modules` (npm's,
+/// `recipe.json`, a link), as errors. Hidden entries, files of any kind (only a folder is a
+/// recipe, and nothing of them is packed), `node_modules` (npm's,
 /// beside a `package.json`; never a recipe), catalog folders (with a `hooks-index.json`)
 /// and `output` (the folder the command writes, which may sit among the recipes) are
 /// skipped.
@@ -803,11 +804,38 @@ pub fn chosen(
         }
     }
     if dirs.is_empty() {
-        return Err(Error::NoRecipes {
-            dir: recipes_dir.to_path_buf(),
-        });
+        return Err(no_recipes(recipes_dir));
     }
     Ok(dirs)
+}
+
+/// The error for a folder of recipes that holds none, naming the hidden folders holding a
+/// `recipe.json` it does hold ([`hidden_recipes`]): with no recipe to pack, their warning
+/// would never be printed, and the folder would seem empty.
+pub fn no_recipes(dir: &Path) -> Error {
+    // A killed `new`'s staging folder is no recipe to rename into place.
+    let names: Vec<String> = (hidden_recipes(dir).iter())
+        .filter_map(|d| d.file.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .filter(|n| crate::scaffold::left_by_killed_new(n).is_none())
+        .map(|n| format!("`{n}`"))
+        .collect();
+    let hidden = match names.as_slice() {
+        [] => String::new(),
+        [one] => format!(
+            "; {one} holds one but is hidden (its name starts with `.`), so it is left out: \
+             rename it to its id"
+        ),
+        _ => format!(
+            "; {} hold one but are hidden (their names start with `.`), so they are left \
+             out: rename each to its id",
+            names.join(", ")
+        ),
+    };
+    Error::NoRecipes {
+        dir: dir.to_path_buf(),
+        hidden,
+    }
 }
 
 struct Built {
@@ -1528,6 +1556,8 @@ fn merge_index(
     let mut min_clis: Vec<MinCliFix> = Vec::new();
     // (id, version, url) of each published URL kept though --asset-base-url differs.
     let mut kept_urls: Vec<(String, String, String)> = Vec::new();
+    // Each recipe refused as published: its `recipe.json` and why.
+    let mut conflicts: Vec<(PathBuf, Error)> = Vec::new();
     for b in built.iter_mut() {
         let id = b.recipe.id.to_string();
         let version = b.recipe.version.to_string();
@@ -1560,13 +1590,16 @@ fn merge_index(
                         if note.is_empty() {
                             note = changes(b, &path);
                         }
-                        return Err(Error::Republish {
+                        // Every recipe refused so is named in one run, not one per pack.
+                        let refused = Error::Republish {
                             what: format!("{id} {version}"),
                             published,
                             now: b.sha256.to_string(),
                             manifest: b.manifest.clone(),
                             note,
-                        });
+                        };
+                        conflicts.push((b.manifest.clone(), refused));
+                        continue;
                     }
                     // Report and commit the published archive, not the new bytes.
                     b.file = file;
@@ -1680,6 +1713,23 @@ fn merge_index(
             }
         }
         entries.insert(id, Value::Object(m));
+    }
+    let mut conflicts = conflicts.into_iter();
+    if let Some((_, first)) = conflicts.next() {
+        let also: Vec<Diagnostic> = conflicts
+            .map(|(manifest, e)| Diagnostic {
+                pointer: "/version".into(),
+                ..Diagnostic::file_level(&manifest, Severity::Error, "republish", e.to_string())
+            })
+            .collect();
+        return Err(if also.is_empty() {
+            first
+        } else {
+            Error::Republishes {
+                first: Box::new(first),
+                also,
+            }
+        });
     }
     // Every other version the index lists whose archive OUT keeps: the older versions of
     // the recipes packed now, and those of recipes whose sources are not here (retired, or

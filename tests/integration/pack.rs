@@ -662,6 +662,51 @@ fn archives_compressed_otherwise_are_kept_when_their_contents_are_the_same() {
     assert_eq!(snapshot(&sb.join("out")), before);
 }
 
+/// Found by a walkthrough: with a shared helper changed under every recipe, pack named
+/// only the first recipe refused as published, so a maintainer learnt of the next one
+/// pack after pack. Every one is named in one run now, `--check` and JSON alike.
+#[test]
+fn every_recipe_refused_as_published_is_named_in_one_run() {
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    assert!(pack(&sb, "src", "out", &[]).status.success());
+    let before = snapshot(&sb.join("out"));
+    sb.write("src/alpha/scripts/main.js", "process.exit(1);\n");
+    sb.write("src/beta/scripts/main.js", "process.exit(2);\n");
+    for extra in [&[][..], &["--check"][..]] {
+        let o = pack(&sb, "src", "out", extra);
+        refused_as_published(&o, "alpha 0.1.0");
+        let err = stderr(&o);
+        let beta = err
+            .lines()
+            .find(|l| l.contains("beta 0.1.0 is already published"))
+            .unwrap_or_else(|| panic!("{err}"));
+        assert!(
+            beta.starts_with("src/beta/recipe.json")
+                && beta.contains("error[republish]")
+                && beta.contains("bump `version` in src/beta/recipe.json"),
+            "{err}"
+        );
+        stderr_says(
+            &o,
+            "(1 more recipe is refused for the same reason, listed above)",
+        );
+        assert_eq!(snapshot(&sb.join("out")), before);
+    }
+    let o = pack(&sb, "src", "out", &["--format", "json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let e = &doc["error"];
+    assert_eq!(e["kind"], "republish", "{doc:#}");
+    assert_eq!(
+        e["diagnostics"].as_array().map(Vec::len),
+        Some(1),
+        "{doc:#}"
+    );
+    assert_eq!(e["diagnostics"][0]["code"], "republish", "{doc:#}");
+    assert_eq!(e["diagnostics"][0]["pointer"], "/version", "{doc:#}");
+}
+
 #[test]
 fn published_versions_are_immutable_and_kept() {
     let sb = Sandbox::new();
@@ -772,12 +817,16 @@ fn a_repack_under_another_source_date_epoch_says_it_may_be_the_cause() {
         stderr_says(&o, "But the published archive holds these very files");
         stderr_says(&o, says);
     }
-    // Files that did change get no such note, whatever the mtime.
+    // Files that did change get no such note, whatever the mtime; beta, unchanged but for
+    // the mtime, is named in the same run with its note.
     sb.write("src/alpha/data/rules.json", "{\"changed\": true}\n");
     for (epoch, out) in [(Some("1800000000"), "out"), (None, "out")] {
         let o = pack_with(epoch, out);
         refused_as_published(&o, "alpha 0.1.0");
-        assert!(!stderr(&o).contains("very files"), "{}", stderr(&o));
+        let err = stderr(&o);
+        let line = |what: &str| err.lines().find(|l| l.contains(what)).unwrap_or_default();
+        assert!(!line("alpha 0.1.0 is").contains("very files"), "{err}");
+        assert_eq!(line("beta 0.1.0 is").contains("very files"), epoch.is_some(), "{err}");
     }
     assert_eq!(
         (snapshot(&sb.join("out")), snapshot(&sb.join("out2"))),
@@ -1479,6 +1528,25 @@ fn reference_cases() {
     let o = pack(&sb, "empty", "out", &[]);
     assert_eq!(o.status.code(), Some(1));
     stderr_says(&o, "no recipes in");
+    // Found by a walkthrough: a recipe set aside under a hidden name, alone in its folder,
+    // got "no recipes" from pack, assemble and test, where validate warns of it by name.
+    sb.write("empty/.set-aside/recipe.json", "{}\n");
+    let runs = [
+        vec!["pack", "--recipes-dir", "empty", "--out-dir", "out"],
+        vec!["assemble", "--recipes-dir", "empty", "--out-dir", "out"],
+        vec!["test", "empty"],
+    ];
+    for args in runs {
+        let o = sb.cmd().args(&args).output().unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        stderr_says(
+            &o,
+            "no recipes in empty: expected folders each holding a recipe.json; `.set-aside` \
+             holds one but is hidden (its name starts with `.`), so it is left out: rename \
+             it to its id",
+        );
+        assert!(!sb.join("out").exists(), "{args:?}");
+    }
 
     // Found by review: a folder that is not a recipe was skipped in silence, where
     // `validate` reports it. `lib/` (shared helpers) and hidden folders are no recipes.
