@@ -150,13 +150,14 @@ pub enum Error {
         /// What else explains it (the files are the same, their mtime is not), or nothing.
         note: String,
     },
-    /// Several recipes already published would get other bytes: the first is the error,
-    /// the others are listed before it, each at its `recipe.json`.
+    /// Several recipes refused by pack against what is published (a re-publish, a lost
+    /// archive, an unlisted one): the first is the error, the others are listed before it,
+    /// each at its `recipe.json`.
     #[error("{first}{}", more_refused(also.len()))]
-    Republishes {
-        /// The first recipe refused, an [`Error::Republish`].
+    Several {
+        /// The first recipe's refusal.
         first: Box<Error>,
-        /// The others, each as a `republish` diagnostic.
+        /// The others, each as a diagnostic of its kind (`republish`, ...).
         also: Vec<crate::diagnostic::Diagnostic>,
     },
     /// A published archive is missing from the catalog folder or damaged there, and packing
@@ -726,7 +727,8 @@ impl Error {
             }
             Error::IndexInvalid { .. } => "index-invalid",
             Error::IndexInvalidReadOnly { .. } => "index-invalid-read-only",
-            Error::Republish { .. } | Error::Republishes { .. } => "republish",
+            Error::Republish { .. } => "republish",
+            Error::Several { first, .. } => first.kind(),
             Error::PublishedArchiveLost { .. } => "published-archive-lost",
             Error::KeptArchiveDamaged { .. } => "kept-archive-damaged",
             Error::ArchiveExists { .. } => "archive-exists",
@@ -784,7 +786,7 @@ impl Error {
             | Error::IndexInvalidReadOnly { diagnostics }
             | Error::TypeScript { diagnostics }
             | Error::TypeScriptUntested { diagnostics } => diagnostics,
-            Error::Republishes { also, .. } => also,
+            Error::Several { also, .. } => also,
             _ => &[],
         }
     }
@@ -821,6 +823,7 @@ impl Error {
             | Error::HomeUnknown { .. } => ExitCode::Invalid,
             Error::RemoveTrustUnreadable { source, .. }
             | Error::ChangeLeftHalfWay { source, .. } => source.exit_code(),
+            Error::Several { first, .. } => first.exit_code(),
             Error::ScaffoldTargetExists { .. }
             | Error::ScaffoldDirNotFolder { .. }
             | Error::ScaffoldInsideRecipe { .. }
@@ -836,7 +839,6 @@ impl Error {
             | Error::IndexInvalid { .. }
             | Error::IndexInvalidReadOnly { .. }
             | Error::Republish { .. }
-            | Error::Republishes { .. }
             | Error::PublishedArchiveLost { .. }
             | Error::KeptArchiveDamaged { .. }
             | Error::ArchiveExists { .. }
@@ -916,11 +918,11 @@ pub enum HandlerMeant {
     Near(String),
 }
 
-/// The end of an [`Error::Republishes`] message.
+/// The end of an [`Error::Several`] message.
 fn more_refused(n: usize) -> String {
     match n {
         0 => String::new(),
-        1 => " (1 more recipe is refused for the same reason, listed above)".into(),
-        n => format!(" ({n} more recipes are refused for the same reason, listed above)"),
+        1 => " (and 1 more recipe is refused, listed above)".into(),
+        n => format!(" (and {n} more recipes are refused, listed above)"),
     }
 }

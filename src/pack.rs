@@ -1556,8 +1556,9 @@ fn merge_index(
     let mut min_clis: Vec<MinCliFix> = Vec::new();
     // (id, version, url) of each published URL kept though --asset-base-url differs.
     let mut kept_urls: Vec<(String, String, String)> = Vec::new();
-    // Each recipe refused as published: its `recipe.json` and why.
-    let mut conflicts: Vec<(PathBuf, Error)> = Vec::new();
+    // Each recipe refused against what is published, with its `recipe.json`: every one is
+    // named in one run (a shared helper changed under all of them), not one per pack.
+    let mut refusals: Vec<(PathBuf, Error)> = Vec::new();
     for b in built.iter_mut() {
         let id = b.recipe.id.to_string();
         let version = b.recipe.version.to_string();
@@ -1573,14 +1574,16 @@ fn merge_index(
                     // back: the recipe changed, or the settings did.
                     let Some((file, sha256, size)) = intact_archive(existing, opts)? else {
                         let url = existing["url"].as_str().unwrap_or_default();
-                        return Err(Error::PublishedArchiveLost {
+                        let lost = Error::PublishedArchiveLost {
                             what: format!("{id} {version}"),
                             path: opts
                                 .out_dir
                                 .join(archive_name(existing).unwrap_or_else(|| url.to_string())),
                             published,
                             manifest: b.manifest.clone(),
-                        });
+                        };
+                        refusals.push((b.manifest.clone(), lost));
+                        continue;
                     };
                     // The same tar stream compressed otherwise (another hookpack, level or
                     // compression) stays published that way; other contents are refused.
@@ -1590,7 +1593,6 @@ fn merge_index(
                         if note.is_empty() {
                             note = changes(b, &path);
                         }
-                        // Every recipe refused so is named in one run, not one per pack.
                         let refused = Error::Republish {
                             what: format!("{id} {version}"),
                             published,
@@ -1598,7 +1600,7 @@ fn merge_index(
                             manifest: b.manifest.clone(),
                             note,
                         };
-                        conflicts.push((b.manifest.clone(), refused));
+                        refusals.push((b.manifest.clone(), refused));
                         continue;
                     }
                     // Report and commit the published archive, not the new bytes.
@@ -1646,13 +1648,15 @@ fn merge_index(
                 if let Some((found, unpublished)) =
                     unlisted_archive(&opts.out_dir, b, opts.mtime, same_contents)?
                 {
-                    return Err(Error::ArchiveExists {
+                    let exists = Error::ArchiveExists {
                         what: format!("{id} {version}"),
                         found,
                         now: b.sha256.to_string(),
                         manifest: b.manifest.clone(),
                         unpublished,
-                    });
+                    };
+                    refusals.push((b.manifest.clone(), exists));
+                    continue;
                 }
                 versions.push(version_entry(b, opts));
                 statuses.push("new");
@@ -1714,18 +1718,18 @@ fn merge_index(
         }
         entries.insert(id, Value::Object(m));
     }
-    let mut conflicts = conflicts.into_iter();
-    if let Some((_, first)) = conflicts.next() {
-        let also: Vec<Diagnostic> = conflicts
+    let mut refusals = refusals.into_iter();
+    if let Some((_, first)) = refusals.next() {
+        let also: Vec<Diagnostic> = refusals
             .map(|(manifest, e)| Diagnostic {
                 pointer: "/version".into(),
-                ..Diagnostic::file_level(&manifest, Severity::Error, "republish", e.to_string())
+                ..Diagnostic::file_level(&manifest, Severity::Error, e.kind(), e.to_string())
             })
             .collect();
         return Err(if also.is_empty() {
             first
         } else {
-            Error::Republishes {
+            Error::Several {
                 first: Box::new(first),
                 also,
             }

@@ -687,10 +687,7 @@ fn every_recipe_refused_as_published_is_named_in_one_run() {
                 && beta.contains("bump `version` in src/beta/recipe.json"),
             "{err}"
         );
-        stderr_says(
-            &o,
-            "(1 more recipe is refused for the same reason, listed above)",
-        );
+        stderr_says(&o, "(and 1 more recipe is refused, listed above)");
         assert_eq!(snapshot(&sb.join("out")), before);
     }
     let o = pack(&sb, "src", "out", &["--format", "json"]);
@@ -705,6 +702,22 @@ fn every_recipe_refused_as_published_is_named_in_one_run() {
     );
     assert_eq!(e["diagnostics"][0]["code"], "republish", "{doc:#}");
     assert_eq!(e["diagnostics"][0]["pointer"], "/version", "{doc:#}");
+
+    // Refusals of other kinds are gathered too: beta's published archive is gone from OUT
+    // and its changed sources cannot give it back.
+    std::fs::remove_file(sb.join("out/hooks-beta-0.1.0.tar.gz")).unwrap();
+    let before = snapshot(&sb.join("out"));
+    let o = pack(&sb, "src", "out", &[]);
+    refused_as_published(&o, "alpha 0.1.0");
+    let err = stderr(&o);
+    assert!(
+        err.lines()
+            .any(|l| l
+                .starts_with("src/beta/recipe.json: error[published-archive-lost]: beta 0.1.0: ")),
+        "{err}"
+    );
+    stderr_says(&o, "(and 1 more recipe is refused, listed above)");
+    assert_eq!(snapshot(&sb.join("out")), before);
 }
 
 #[test]
@@ -826,7 +839,11 @@ fn a_repack_under_another_source_date_epoch_says_it_may_be_the_cause() {
         let err = stderr(&o);
         let line = |what: &str| err.lines().find(|l| l.contains(what)).unwrap_or_default();
         assert!(!line("alpha 0.1.0 is").contains("very files"), "{err}");
-        assert_eq!(line("beta 0.1.0 is").contains("very files"), epoch.is_some(), "{err}");
+        assert_eq!(
+            line("beta 0.1.0 is").contains("very files"),
+            epoch.is_some(),
+            "{err}"
+        );
     }
     assert_eq!(
         (snapshot(&sb.join("out")), snapshot(&sb.join("out2"))),
