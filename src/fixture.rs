@@ -311,9 +311,10 @@ fn load_case(file: &Path, recipe: Option<&Recipe>) -> Result<(Case, Locations), 
     }
     // A whole number no `i32` holds is no exit code either: say so as for 256, in the
     // file's own digits, rather than serde's "expected an integer" (or `1e+20`).
-    if let Some(exit) = (parsed.value.pointer("/expect/exit"))
-        .filter(|v| v.is_number() && v.as_i64().is_none_or(|n| i32::try_from(n).is_err()))
-        .filter(|v| v.as_f64().is_some_and(|x| x.fract() == 0.0))
+    let beyond_i32 =
+        |x: f64| x.fract() == 0.0 && !(f64::from(i32::MIN)..=f64::from(i32::MAX)).contains(&x);
+    if let Some(exit) =
+        (parsed.value.pointer("/expect/exit")).filter(|v| v.as_f64().is_some_and(beyond_i32))
     {
         let shown = crate::json::shown_value(exit);
         f.error("/expect/exit", "case-exit-invalid", exit_invalid(&shown));

@@ -758,6 +758,8 @@ fn a_case_expecting_what_no_handler_gives_fails_without_running() {
         r#"{"exit": 100000000000000000000, "decision": "deny"}"#,
         rm,
     );
+    // A whole number written as a float is no integer, in range or not.
+    case("exit-float", r#"{"exit": 2.0, "decision": "deny"}"#, rm);
     let doc = failing_test_doc(&sb);
     let want = [
         ("cased.json", "5:26: unknown decision `Deny`"),
@@ -772,6 +774,10 @@ fn a_case_expecting_what_no_handler_gives_fails_without_running() {
             "exit-vast.json",
             "5:22: expected exit code a whole number past 18446744073709551615, which no",
         ),
+        (
+            "exit-float.json",
+            "5:24: not a fixture case: invalid type: floating point `2.0`, expected an integer",
+        ),
     ];
     for (file, text) in want {
         let line = format!("recipes/demo/tests/{file}:{text}");
@@ -780,7 +786,7 @@ fn a_case_expecting_what_no_handler_gives_fails_without_running() {
     }
     assert_eq!(
         (doc["passed"].as_u64(), doc["failed"].as_u64()),
-        (Some(2), Some(6))
+        (Some(2), Some(7))
     );
 
     assert_eq!(
@@ -791,6 +797,7 @@ fn a_case_expecting_what_no_handler_gives_fails_without_running() {
             "case-exit-invalid",
             "case-exit-invalid",
             "case-exit-invalid",
+            "case-invalid",
             "case-payload-invalid"
         ]
     );
