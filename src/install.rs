@@ -1314,17 +1314,44 @@ fn read_journal(profile: &Profile) -> Option<Result<Journal, String>> {
         .file_name()
         .filter(|n| Path::new(n).components().count() == 1 && *n != "..")
         .map(|n| profile.staging_dir().join(n));
-    match staging {
-        Some(staging) if crate::id::Id::parse(&j.id).is_ok() => {
-            j.staging = staging;
-            Some(Ok(j))
+    let staging = match staging {
+        Some(staging) if crate::id::Id::parse(&j.id).is_ok() => staging,
+        _ => {
+            return Some(Err(format!(
+                "it names `{}` and the staging folder {}, which hookpack never writes",
+                j.id,
+                j.staging.display()
+            )))
         }
-        _ => Some(Err(format!(
-            "it names `{}` and the staging folder {}, which hookpack never writes",
-            j.id,
-            j.staging.display()
-        ))),
+    };
+    // Undone, such a journal would delete the folder of the recipe it names, which the
+    // change never touched (and any file the user keeps there).
+    if let Some(r) = [&j.old_receipt, &j.new_receipt]
+        .into_iter()
+        .flatten()
+        .find(|r| r.id != j.id)
+    {
+        return Some(Err(format!(
+            "it names `{}` but holds a receipt of `{}`, which hookpack never writes",
+            j.id, r.id
+        )));
     }
+    // An undo puts back what the change moved into its staging folder: without that folder
+    // it would take out part of the change and report it undone. (A commit removes the
+    // journal before its staging folder, so hookpack never leaves such a pair.)
+    let undoing = file_digest(&profile.hooks_json())
+        .ok()
+        .is_some_and(|now| !j.committed(now));
+    if undoing && std::fs::symlink_metadata(&staging).is_err() {
+        return Some(Err(format!(
+            "its change of `{}` is not made, and the staging folder {} it would be undone \
+             from is gone, so it cannot be undone",
+            j.id,
+            staging.display()
+        )));
+    }
+    j.staging = staging;
+    Some(Ok(j))
 }
 
 /// Why recovery will ignore the profile's journal (and delete it, undoing nothing), when

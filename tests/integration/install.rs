@@ -1612,6 +1612,63 @@ fn doctor_says_a_journal_it_cannot_use_is_removed_undoing_nothing() {
     }
 }
 
+/// Found by a hostile sweep: a journal whose id was not its receipts' (edited, or
+/// damaged) had `doctor --fix` "roll back" a recipe the change never touched, deleting its
+/// folder with a file the user kept there; and a journal whose staging folder was gone had
+/// it take out part of the change (the receipt) and report it rolled back. Neither
+/// journal is one hookpack writes: both are ignored, undoing nothing, and `doctor` says why.
+#[test]
+fn a_journal_at_odds_with_itself_or_its_staging_folder_undoes_nothing() {
+    for damage in ["id", "staging"] {
+        let sb = Sandbox::new();
+        ok(&in_prof(&sb, &["install", "tool-gate"]));
+        crashed_at(&sb, "4", &["install", "audit-log"]);
+        let journal = sb.join("prof/.hookpack-journal.json");
+        let why = if damage == "id" {
+            let mut j: Value = serde_json::from_slice(&std::fs::read(&journal).unwrap()).unwrap();
+            j["id"] = json!("tool-gate");
+            std::fs::write(&journal, serde_json::to_vec(&j).unwrap()).unwrap();
+            "it names `tool-gate` but holds a receipt of `audit-log`, which hookpack never writes"
+                .to_string()
+        } else {
+            let staging = std::fs::read_dir(sb.join("prof/.hookpack-staging"))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .next()
+                .unwrap();
+            std::fs::remove_dir_all(&staging).unwrap();
+            format!(
+                "its change of `audit-log` is not made, and the staging folder {} it would \
+                 be undone from is gone, so it cannot be undone",
+                staging.display()
+            )
+        };
+        sb.write("prof/hooks/tool-gate/my-notes.txt", "MY OWN WORK\n");
+        let before = snapshot(&sb.join("prof/hooks"));
+        let o = in_prof(&sb, &["doctor"]);
+        assert_eq!(o.status.code(), Some(1), "{o:?}");
+        let said =
+            String::from_utf8_lossy(&o.stderr).into_owned() + &String::from_utf8_lossy(&o.stdout);
+        assert!(
+            said.contains(&format!(
+                "hookpack cannot use this journal of an interrupted change ({why}"
+            )),
+            "{damage}: {said}"
+        );
+        let o = in_prof(&sb, &["doctor", "--fix"]);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            out.contains("fixed: ignored the journal ") && out.contains(&why),
+            "{out}"
+        );
+        assert!(!out.contains("rolled back"), "{out}");
+        assert!(!journal.exists());
+        // Nothing of either recipe moved or went: tool-gate's folder with the user's file,
+        // and what the interrupted install of audit-log had put in place, receipt included.
+        assert_eq!(snapshot(&sb.join("prof/hooks")), before, "{damage}");
+    }
+}
+
 /// `install`, `update` and `remove` finished or undid a change a crash interrupted without
 /// a word (only `doctor --fix` said so), so an `install` of one recipe could take another's
 /// upgrade back unseen. They say what recovery did, on stderr, before their own outcome.
