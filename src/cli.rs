@@ -2331,9 +2331,9 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
                     })
                 }
                 Err(e) => {
-                    // Nesting or size past hookpack's limits is valid JSON that a host may
-                    // well send.
-                    let what = e.past_limit().unwrap_or("not JSON");
+                    // Nesting or size past hookpack's limits, or a lone surrogate escape, is
+                    // valid JSON that a host may well send.
+                    let what = e.valid_but_refused().unwrap_or("not JSON");
                     return Err(Error::PayloadInvalid {
                         source_name: src.to_string(),
                         why: format!(

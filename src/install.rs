@@ -958,17 +958,18 @@ fn read_hooks_json_to(path: &Path, rewrite: bool) -> Result<(Value, Option<Vec<u
     // A number past f64's range is read (as JSON.parse does) and is then the problem of the
     // handler holding it; it is never written back.
     let parsed = crate::json::parse_reading_huge_numbers(&bytes).map_err(|e| {
-        // Nesting or size past hookpack's limits is valid JSON that a host may well read.
-        let past_limit = e.past_limit();
+        // Nesting or size past hookpack's limits, or a lone surrogate escape, is valid JSON
+        // that a host may well read.
+        let valid = e.valid_but_refused();
         refused_because(
             format!(
                 "{} ({}:{}: {})",
-                past_limit.unwrap_or("it is not valid JSON"),
+                valid.unwrap_or("it is not valid JSON"),
                 e.position.line,
                 e.position.column,
                 e.message
             ),
-            past_limit.is_none(),
+            valid.is_none(),
         )
     })?;
     if let Some(d) = parsed.duplicates.first() {

@@ -209,6 +209,26 @@ impl SyntaxError {
             || (self.message.starts_with("number `") && self.message.ends_with(OUT_OF_RANGE))
     }
 
+    /// What to say of a document that is valid JSON, which a host may well read, but that
+    /// hookpack refuses: past one of its limits ([`SyntaxError::past_limit`]), or holding
+    /// what its strings and numbers cannot hold (a lone surrogate escape, a number past
+    /// f64's range); `None` when it is not valid JSON.
+    pub fn valid_but_refused(&self) -> Option<&'static str> {
+        if let Some(limit) = self.past_limit() {
+            Some(limit)
+        } else if self.message.contains(SURROGATE) {
+            Some(
+                "it holds a lone surrogate escape, which JSON's grammar allows but which is no \
+                 Unicode character, so hookpack cannot read the string (a pair such as \
+                 `\\ud83d\\ude00` is one character, and `\\ufffd` stands for one lost)",
+            )
+        } else if self.javascript_reads() {
+            Some("it holds a number past the range of a 64-bit float, which hookpack does not read")
+        } else {
+            None
+        }
+    }
+
     /// What to say of a document refused past one of hookpack's limits (valid JSON a host
     /// may well read), or `None` when it is not valid JSON.
     pub fn past_limit(&self) -> Option<&'static str> {

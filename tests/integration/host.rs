@@ -1525,9 +1525,15 @@ fn a_hooks_json_nested_too_deep_is_not_called_invalid() {
         "{{\"hooks\": {{}}, \"x\": [{}]}}",
         vec!["0"; 1_000_001].join(",")
     );
+    // Found by a hostile sweep: a lone surrogate escape, which JSON.parse reads.
+    let surrogate = "{\"hooks\": {}, \"s\": \"\\udc00\"}".to_string();
     for (doc, said) in [
         (&deep, "it is nested deeper than hookpack reads"),
         (&large, "it holds more values than hookpack reads"),
+        (
+            &surrogate,
+            "it holds a lone surrogate escape, which JSON's grammar allows",
+        ),
     ] {
         sb.write("prof/hooks.json", doc);
         for args in [&["list"][..], &["install", "tool-gate"][..]] {
@@ -3397,6 +3403,19 @@ fn a_payload_nested_too_deep_is_not_called_invalid_json() {
             "{err}"
         );
     }
+    // Nor is a lone surrogate escape, which JSON.parse reads (found by a hostile sweep).
+    let o = in_prof_with_stdin(
+        &sb,
+        &["run", "Stop", "--payload", "-"],
+        "{\"a\": \"\\ud800\"}",
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("payload -: it holds a lone surrogate escape, which JSON's grammar allows")
+            && !err.contains("not JSON"),
+        "{err}"
+    );
 }
 
 /// A payload of plain text starting with `n`, `t` or `f` was answered "did you mean
