@@ -835,10 +835,12 @@ fn run_new(id: &str, dir: Option<PathBuf>, printer: &Printer) -> Result<ExitCode
             for f in &made.files {
                 printer.data(&printable(&made.path.join(f).display().to_string()))?;
             }
+            // The command is to be copied: quoted, and on one line.
+            let dir = made.path.to_string_lossy();
             printer.message(&printable(&format!(
                 "created recipe `{id}` in {}; next: hookpack validate {}",
                 made.path.display(),
-                made.path.display()
+                crate::advice::quote_on_one_line(&dir)
             )));
         }
     }
@@ -2201,7 +2203,12 @@ fn run_trust(a: TrustArgs, revoke: bool, printer: &Printer) -> Result<ExitCode, 
     } else if let Some(r) = a.recipe {
         crate::trust::Selection::Recipe(Id::parse(&r)?.to_string())
     } else if !a.key.is_empty() {
-        crate::trust::Selection::Keys(a.key)
+        crate::trust::Selection::Keys(
+            a.key
+                .iter()
+                .map(|k| crate::trust::key_as_given(k))
+                .collect(),
+        )
     } else {
         crate::trust::Selection::Ids(a.ids)
     };

@@ -154,6 +154,25 @@ fn refused_read(path: &Path, kind: io::ErrorKind, why: impl Into<String>) -> FsE
     FsError::new("read", path, io::Error::new(kind, why.into()))
 }
 
+/// What a file system entry of type `t` is, for messages: "a folder", "a fifo (named
+/// pipe)", "a socket", "a device", "a symbolic link" or "a file".
+pub fn kind_of(t: &fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt as _;
+    if t.is_dir() {
+        "a folder"
+    } else if t.is_symlink() {
+        "a symbolic link"
+    } else if t.is_fifo() {
+        "a fifo (named pipe)"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_block_device() || t.is_char_device() {
+        "a device"
+    } else {
+        "a file"
+    }
+}
+
 /// `std::fs::symlink_metadata` with the path in the error.
 pub fn symlink_metadata(path: &Path) -> Result<fs::Metadata, FsError> {
     wrap("inspect", path, fs::symlink_metadata(path))

@@ -946,10 +946,17 @@ fn read_hooks_json_to(path: &Path, rewrite: bool) -> Result<(Value, Option<Vec<u
             "it is a symbolic link to nothing ({}), which hookpack neither reads nor writes through; remove the link (install then writes a new file) or put the file it should be in its place",
             std::fs::read_link(path).map(|t| t.display().to_string()).unwrap_or_default()
         ))),
+        Ok(m) if m.file_type().is_symlink() && std::fs::metadata(path).is_err_and(|e| e.raw_os_error() == Some(libc::ELOOP)) => return Err(refused(format!(
+            "it is a symbolic link that leads back to itself ({}, a loop), so there is no file to read; remove the link (install then writes a new file)",
+            std::fs::read_link(path).map(|t| t.display().to_string()).unwrap_or_default()
+        ))),
         Ok(m) if m.file_type().is_symlink() => return Err(refused("it is a symbolic link, which hookpack neither reads nor writes through; replace it with the file itself".into())),
-        Ok(m) if !m.is_file() => return Err(refused("it is not a regular file".into())),
+        Ok(m) if !m.is_file() => return Err(refused(format!(
+            "it is {}, where hosts and hookpack read a file; move it away (install then writes a new file)",
+            crate::fs::kind_of(&m.file_type())
+        ))),
         Ok(m) if rewrite && link_count(&m) > 1 => return Err(refused(format!(
-            "it has {} names (hard links, as some dotfiles tools make), and hookpack writes a new file in its place, which would leave the others with the old contents; give it one name (or make it a copy) first",
+            "it has {} names (hard links, as some dotfiles tools make), and hookpack writes a new file in its place, which would leave the others with the old contents (give it one name, or make it a copy)",
             link_count(&m)
         ))),
         Ok(_) => {}

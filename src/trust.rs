@@ -729,6 +729,13 @@ pub fn split_key(key: &str) -> Option<(&str, &str)> {
     Some(key.split_at(at + FILE_END.len() - 1))
 }
 
+/// A key as given on the command line (`trust --key`), its file part made absolute with
+/// `..` folded as [`key`] gives it, so that `/w/p/../p/hooks.json#Stop#id:a` names the
+/// handler the listing shows as `/w/p/hooks.json#Stop#id:a`; as given when it is no key.
+pub fn key_as_given(given: &str) -> String {
+    folded_key(given).map_or_else(|| given.to_string(), |(folded, _)| folded)
+}
+
 /// `key` with `..` folded in its file part, as [`key`] gives it now, and whether the two
 /// file parts name one existing file; `None` when [`split_key`] cannot read it.
 fn folded_key(key: &str) -> Option<(String, bool)> {

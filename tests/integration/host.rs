@@ -4862,6 +4862,24 @@ fn trust_by_key_takes_that_handler_alone() {
         "{o:?}"
     );
     assert_eq!(std::fs::read(&trust).unwrap(), before);
+
+    // Found by a hostile sweep: a key spelt with `..` (or relative) named no handler,
+    // though trust keys are folded so; it is folded as the listing's keys are.
+    let b = key("sh b.sh");
+    for spelt in [
+        b.replace("/ws/.finclaw/", "/ws/../ws/.finclaw/"),
+        b.replace(&format!("{}/", sb.path().display()), ""),
+    ] {
+        let o = in_prof_output(&sb, &["trust", "--key", &spelt]);
+        ok(&o);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            out.starts_with("trusted ") || out.starts_with("unchanged "),
+            "{spelt}: {out}"
+        );
+    }
+    ok(&in_prof_output(&sb, &["run", "Stop"]));
+    assert!(sb.join("ws/b.txt").exists());
 }
 
 /// `run --workspace ws` advised "trust it with `hookpack trust ID`" for a workspace

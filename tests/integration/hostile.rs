@@ -2755,8 +2755,39 @@ fn hooks_json_that_is_a_symlink_or_a_folder_is_refused() {
     std::fs::remove_file(w.sb.join("prof/hooks.json")).unwrap();
     std::fs::create_dir(w.sb.join("prof/hooks.json")).unwrap();
     w.sb.write("prof/hooks.json/keep", "x");
-    w.refused(w.install(), 1, "it is not a regular file", &[])
+    w.refused(
+        w.install(),
+        1,
+        "it is a folder, where hosts and hookpack read a file; move it away",
+        &[],
+    )
+    .unwrap();
+
+    // Found by a hostile sweep: a fifo was "not a regular file" (what, and what to do?),
+    // and a link to itself was to be "replaced with the file itself", which is no file.
+    std::fs::remove_dir_all(w.sb.join("prof/hooks.json")).unwrap();
+    let fifo = std::process::Command::new("mkfifo")
+        .arg(w.sb.join("prof/hooks.json"))
+        .status()
         .unwrap();
+    assert!(fifo.success());
+    w.refused(
+        w.install(),
+        1,
+        "it is a fifo (named pipe), where hosts",
+        &[],
+    )
+    .unwrap();
+    std::fs::remove_file(w.sb.join("prof/hooks.json")).unwrap();
+    std::os::unix::fs::symlink("hooks.json", w.sb.join("prof/hooks.json")).unwrap();
+    w.refused(
+        w.install(),
+        1,
+        "it is a symbolic link that leads back to itself (hooks.json, a loop), so there is no \
+         file to read; remove the link",
+        &[],
+    )
+    .unwrap();
 }
 
 // ---------------------------------------------------------------------------------------

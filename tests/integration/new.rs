@@ -344,3 +344,22 @@ fn test_of_a_recipe_whose_typescript_does_not_parse_says_no_case_was_run() {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+/// Found by a hostile sweep: `new`'s "next: hookpack validate DIR" printed the folder
+/// unquoted (`sp ace/z`, or a line break), so the command failed as printed. It is quoted
+/// for a shell now, on one line, and runs as printed.
+#[test]
+fn the_next_command_new_prints_runs_as_printed() {
+    for dir in ["sp ace", "it's", "line\nbreak"] {
+        let sb = Sandbox::new();
+        let o = new_in(&sb, "my-gate", dir);
+        assert!(o.status.success(), "{o:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        let next = err
+            .lines()
+            .find_map(|l| l.split_once("; next: ").map(|(_, c)| c.to_string()))
+            .unwrap_or_else(|| panic!("{err}"));
+        let o = sb.shell("bash", &next).output().unwrap();
+        assert!(o.status.success(), "{dir:?}: {next}: {o:?}");
+    }
+}
