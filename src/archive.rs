@@ -262,6 +262,29 @@ fn kind_name(t: tar::EntryType) -> &'static str {
     }
 }
 
+/// The tar crate's error for a header field it cannot read, in words that quote none of
+/// the header: its text quotes the field and the entry's name as found, which in a damaged
+/// archive are binary noise ("numeric field did not have utf-8 text: �[� when getting
+/// cksum for g伇J…"). Other errors are kept as they are.
+fn header_error(e: io::Error) -> io::Error {
+    let text = e.to_string();
+    let Some((_, rest)) = text
+        .starts_with("numeric field ")
+        .then(|| text.split_once(" when getting "))
+        .flatten()
+    else {
+        return e;
+    };
+    let field = rest.split_whitespace().next().unwrap_or_default();
+    io::Error::new(
+        e.kind(),
+        format!(
+            "a header's `{field}` field holds no number, so it is no tar header: the archive's \
+             data is damaged, or it is no tar archive"
+        ),
+    )
+}
+
 /// Checks one stored path and splits off its top folder.
 fn check_path<'r>(raw: &'r [u8], limits: &Limits) -> Result<(&'r str, &'r str), ArchiveError> {
     // The printable name is only made for a refusal: most paths pass, and escaping each
@@ -829,7 +852,7 @@ fn scan_tar<R: Read>(
                 limit: MAX_BETWEEN_ENTRIES,
             }
         } else {
-            ArchiveError::Corrupt(e)
+            ArchiveError::Corrupt(header_error(e))
         }
     };
     for item in archive.entries().map_err(ArchiveError::Corrupt)? {
