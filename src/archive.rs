@@ -121,6 +121,16 @@ pub enum ArchiveError {
         /// The expected top folder.
         expected: String,
     },
+    /// The one top folder is not `<id>-<version>` of the archive's own `recipe.json`.
+    #[error("its top folder `{top}/` is not `{id}-{version}/`, the id and version its recipe.json gives (at /id and /version): a packed recipe's folder is named by them, so the archive or its recipe.json was changed after packing")]
+    TopFolderNotManifest {
+        /// The top folder.
+        top: String,
+        /// `id` of the recipe.json.
+        id: String,
+        /// `version` of the recipe.json.
+        version: String,
+    },
     /// A limit was exceeded.
     #[error("the archive exceeds the limit on {what} ({limit})")]
     LimitExceeded {

@@ -678,9 +678,10 @@ pub fn prepare(
     if summary.top != format!("{id}-{version}") {
         return Err(Error::ArchiveRefused {
             location,
-            source: archive::ArchiveError::TopFolder {
-                path: summary.top.clone(),
-                expected: format!("{id}-{version}"),
+            source: archive::ArchiveError::TopFolderNotManifest {
+                top: summary.top.clone(),
+                id,
+                version,
             },
         });
     }

@@ -1495,6 +1495,29 @@ fn layouts_other_than_one_top_folder_are_refused() {
     ]);
 }
 
+/// Found by a hostile sweep: an archive given by file whose top folder is not its own
+/// recipe.json's `<id>-<version>` was refused as "entry `other-0.1.0` is not under the
+/// top folder `demo-0.1.0/`", blaming the folder for what the recipe.json says. (From an
+/// index, the index names the top folder, and that message stands.)
+#[test]
+fn an_archive_at_odds_with_its_own_recipe_json_says_so() {
+    let w = World::new();
+    let file = w.sb.write(
+        "odd.tar.gz",
+        gz(&Tar::default()
+            .recipe("other-0.1.0", &manifest("demo"))
+            .end()),
+    );
+    w.refused(
+        w.install_archive(&file.display().to_string()),
+        1,
+        "its top folder `other-0.1.0/` is not `demo-0.1.0/`, the id and version its \
+         recipe.json gives (at /id and /version)",
+        &[],
+    )
+    .unwrap();
+}
+
 #[test]
 fn damaged_streams_are_refused() {
     let good_tar = Tar::demo().end();
