@@ -139,6 +139,14 @@ pub fn read_file(p: &Path) -> Result<Option<Receipt>, Error> {
 /// The id and file paths of a receipt are joined to the profile's paths (`doctor` reads
 /// the files, `update` installs the id): they must be what install writes.
 pub(crate) fn check(p: &Path, r: &Receipt) -> Result<(), String> {
+    // Another schema's fields may mean something else under the same names: read as ours,
+    // `remove` could take out what the receipt does not say it installed.
+    if r.schema != SCHEMA {
+        return Err(format!(
+            "its schema is {:?}, and hookpack reads only {SCHEMA} receipts",
+            r.schema
+        ));
+    }
     let stem = p.file_stem().map(|s| s.to_string_lossy().into_owned());
     if crate::id::Id::parse(&r.id).is_err() || stem.as_deref() != Some(r.id.as_str()) {
         return Err(format!("it names the recipe `{}`", r.id));

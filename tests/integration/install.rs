@@ -2588,10 +2588,18 @@ fn an_unreadable_receipt_is_reported_with_a_way_out() {
     let mut banana: Value = serde_json::from_slice(&good).unwrap();
     banana["id"] = json!("audit-log");
     banana["version"] = json!("banana");
+    // Found by a hostile sweep: another schema was read as ours, without a word.
+    let mut v9: Value = serde_json::from_slice(&good).unwrap();
+    v9["id"] = json!("audit-log");
+    v9["schema"] = json!("v9");
     for (bad, needle) in [
         (other, "it names the recipe `../../victim`"),
         (outside, "it lists the file `../../../etc/hostname`"),
         (banana, "its version `banana` is not a version (X.Y.Z)"),
+        (
+            v9,
+            "its schema is \"v9\", and hookpack reads only hookpack.receipt.v1 receipts",
+        ),
     ] {
         sb.write("p/hooks/.receipts/audit-log.json", bad.to_string());
         let o = in_profile(&sb, "p", &["doctor"]);
