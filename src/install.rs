@@ -332,7 +332,8 @@ impl Staging {
         // command's folder in it: then it is made again.
         let mut tries = 0;
         loop {
-            let created = crate::fs::NewFolders::create(&parent)?;
+            let created = crate::fs::NewFolders::create(&parent)
+                .map_err(|e| Self::unwritable(e, profile, dry_run))?;
             match tempfile::Builder::new()
                 .prefix(&format!("{}-", Maker::tag()))
                 .tempdir_in(&parent)
@@ -346,12 +347,33 @@ impl Staging {
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound && tries < 16 => tries += 1,
                 Err(e) => {
-                    return Err(
-                        crate::fs::FsError::new("create a staging folder in", &parent, e).into(),
-                    )
+                    let e = crate::fs::FsError::new("create a staging folder in", &parent, e);
+                    return Err(Self::unwritable(e, profile, dry_run));
                 }
             }
         }
+    }
+
+    /// `e`, a failure to make the staging folder, with the fix when this user may not
+    /// write in the profile (permissions, a read-only file system).
+    fn unwritable(e: crate::fs::FsError, profile: &Profile, dry_run: bool) -> Error {
+        let kind = e.source.kind();
+        if dry_run
+            || !matches!(
+                kind,
+                std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+            )
+        {
+            return e.into();
+        }
+        let why = format!(
+            "{}; every change is staged in the profile before it is made, so this user must \
+             be able to write in {}: run the command as the profile's owner, or give it \
+             write permission",
+            e.source,
+            profile.root.display()
+        );
+        e.with_source(std::io::Error::new(kind, why)).into()
     }
     fn path(&self) -> &Path {
         self.dir.path()

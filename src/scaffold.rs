@@ -75,14 +75,36 @@ pub fn create(id: &Id, parent: &Path) -> Result<Scaffolded, Error> {
         crate::fs::remove_dir_all(&staging)?;
     }
     let files = files(id);
-    let written = write_all(&staging, &files).and_then(|()| {
-        // Re-check: another process may have created the target meanwhile, and rename
-        // would replace an empty folder.
-        if let Some(e) = target_exists(&target) {
-            return Err(e);
+    // The first write is the one a folder this user may not write in refuses: named as
+    // that folder, with the fix, not as the hidden staging folder the user never asked for.
+    let written = crate::fs::create_dir(&staging).map_err(|e| {
+        let kind = e.source.kind();
+        if !matches!(
+            kind,
+            std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+        ) {
+            return Error::from(e);
         }
-        crate::fs::rename(&staging, &target).map_err(Error::from)
+        let why = format!(
+            "{}; `new` writes the recipe there: give --dir a folder this user may write",
+            e.source
+        );
+        Error::from(crate::fs::FsError::new(
+            "write in",
+            parent,
+            std::io::Error::new(kind, why),
+        ))
     });
+    let written = written
+        .and_then(|()| write_all(&staging, &files))
+        .and_then(|()| {
+            // Re-check: another process may have created the target meanwhile, and rename
+            // would replace an empty folder.
+            if let Some(e) = target_exists(&target) {
+                return Err(e);
+            }
+            crate::fs::rename(&staging, &target).map_err(Error::from)
+        });
     if let Err(e) = written {
         let _ = std::fs::remove_dir_all(&staging);
         return Err(e);
@@ -170,8 +192,8 @@ fn resolved(path: &Path) -> PathBuf {
     path.to_path_buf()
 }
 
+/// Writes `files` into the folder `dir`, which exists and is empty.
 fn write_all(dir: &Path, files: &[(&str, String)]) -> Result<(), Error> {
-    crate::fs::create_dir(dir)?;
     for (name, body) in files {
         let path = dir.join(name);
         if let Some(parent) = path.parent() {

@@ -755,6 +755,73 @@ fn a_source_folder_that_cannot_be_read_is_the_machines_failure_not_a_missing_scr
     }
 }
 
+/// Found by a hostile sweep: `new` in a folder this user may not write said "cannot
+/// create folder ./.my-gate.new-…: Permission denied", naming a hidden staging folder the
+/// user never asked for, with no fix. It names the folder given and the fix.
+#[cfg(target_os = "linux")]
+#[test]
+fn new_in_a_folder_this_user_may_not_write_names_it_and_the_fix() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    std::fs::create_dir(sb.join("theirs")).unwrap();
+    let bin = sb.join("hookpack");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("hookpack"), &bin).unwrap();
+    std::fs::set_permissions(sb.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let o = hookpack_as_nobody(&sb, &bin, &["new", "my-gate", "--dir", "theirs"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains(
+            "error: cannot write in theirs: Permission denied (os error 13); `new` writes the \
+             recipe there: give --dir a folder this user may write"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains(".new-"), "{err}");
+    assert_eq!(std::fs::read_dir(sb.join("theirs")).unwrap().count(), 0);
+}
+
+/// Found by a hostile sweep: `remove` (or `install`) in a profile this user may not write
+/// said "cannot create folder …/.hookpack-staging: Permission denied" and no more. It says
+/// why the profile must be writable, and the fix; nothing changes.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_change_in_a_profile_this_user_may_not_write_names_the_fix() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    ok(&sb
+        .cmd()
+        .args(["install", "tool-gate", "--profile", "prof"])
+        .output()
+        .unwrap());
+    let bin = sb.join("hookpack");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("hookpack"), &bin).unwrap();
+    std::fs::set_permissions(sb.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let before = crate::pack::snapshot(&sb.join("prof"));
+    let remove = ["remove", "tool-gate", "--profile", "prof"];
+    let install = ["install", "audit-log", "--profile", "prof"];
+    let lock = "/prof/.hookpack.lock: Permission denied (os error 13); every change takes \
+                this lock first, and this user may not write it: run the command as the owner \
+                of ";
+    let staging = "Permission denied (os error 13); every change is staged in the profile \
+                   before it is made, so this user must be able to write in ";
+    // install stages before it locks; remove locks first. Then, with a lock file the user
+    // may write in a profile it may not, remove meets the staging folder too.
+    for (args, said) in [(remove, lock), (install, staging), (remove, staging)] {
+        if args == remove && said == staging {
+            let lock_file = sb.join("prof/.hookpack.lock");
+            std::fs::set_permissions(&lock_file, std::fs::Permissions::from_mode(0o666)).unwrap();
+        }
+        let o = hookpack_as_nobody(&sb, &bin, &args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(3), "{args:?}: {err}");
+        assert!(err.contains(said), "{args:?}: {err}");
+        assert_eq!(crate::pack::snapshot(&sb.join("prof")), before, "{args:?}");
+    }
+}
+
 /// An assemble into an OUT this user may not write (another user's folder), or may not
 /// create: it said "cannot create staging folder in out: Permission denied (os error 13)
 /// at path \"…/out/.hookpack-assemble-…\"", tempfile's text with its random name, and no

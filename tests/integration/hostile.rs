@@ -1893,7 +1893,7 @@ fn manifests_that_disagree_or_fail_validation_are_refused() {
             "demo",
             "evil",
             "has id `evil` but the index promised `demo`",
-            Some("the top folder `evil-0.1.0/`"),
+            Some("its top folder `demo-0.1.0/` is not `evil-0.1.0/`"),
         ),
         (
             "recipe.json with `id` twice, the first one foreign",
