@@ -1942,7 +1942,13 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
                 }
             }
         }
-        return Ok(failed.map_or(ExitCode::Success, |e| e.exit_code()));
+        // As the real run ends: it leaves a recipe blocked by the user's files, exit 1.
+        let blocked = report.iter().any(|o| !o.local_changes.is_empty());
+        return Ok(match failed {
+            Some(e) => e.exit_code(),
+            None if blocked => ExitCode::Invalid,
+            None => ExitCode::Success,
+        });
     }
     let opts = install::Options {
         cli_version: cli,

@@ -2873,9 +2873,10 @@ fn an_update_over_files_the_user_changed_is_refused() {
         );
         assert_eq!(snapshot(&sb.join("prof")), before, "{args:?} wrote");
     }
-    // The plan says so too.
+    // The plan says so too, and ends as the real run does (found by a hostile sweep: it
+    // exited 0, so `update --dry-run && update` went on to fail).
     let o = run(&["update", "--dry-run"]);
-    ok(&o);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
         out.contains("outdated     turn-router installed 0.1.0 available 0.2.0 (blocked by files you changed or added: notes.txt, routes.json; move them out first)"),
@@ -3108,6 +3109,7 @@ fn update_is_refused_over(sb: &Sandbox, file: &str) {
     fails_saying(&o, 1, &format!("has files you changed or added ({file})"));
     assert_eq!(snapshot(&sb.join("prof")), before);
     let o = in_prof(sb, &["update", "--dry-run", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
     let report: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(report[0]["local_changes"], json!([file]));
 }
