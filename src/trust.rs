@@ -800,6 +800,17 @@ impl TrustFile {
                     ),
                 });
             }
+            Ok(m) if !m.is_file() => {
+                return Err(Error::ConfigInvalid {
+                    path: path.to_path_buf(),
+                    why: format!(
+                        "the trust file is {}, where hookpack reads and writes a file; move it \
+                         away (`trust` then writes a new file, and no handler is trusted until \
+                         then)",
+                        crate::fs::kind_of(&m.file_type())
+                    ),
+                });
+            }
             Ok(_) => {}
         }
         let bytes = crate::fs::read_limited(path, 16 * 1024 * 1024)?;

@@ -3378,6 +3378,34 @@ fn a_trust_file_with_a_key_given_twice_is_refused() {
     assert_eq!(std::fs::read_to_string(&path).unwrap(), body);
 }
 
+/// Found by a hostile sweep: a folder in the place of the trust file was "is a folder,
+/// expected a file" to `list` and `trust`, with no fix (only `doctor` had one). Every
+/// verb names what it is and what to do; nothing is written.
+#[test]
+fn a_trust_file_that_is_a_folder_is_named_with_its_fix() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({"Stop": [{"id": "a", "type": "command", "command": "true"}]}),
+    );
+    let path = sb.join("finclaw-home/hooks-trust.json");
+    std::fs::create_dir_all(path.join("kept")).unwrap();
+    for args in [&["list"][..], &["trust", "a"], &["revoke", "a"]] {
+        let o = in_prof_output(&sb, args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains(
+                "hooks-trust.json: the trust file is a folder, where hookpack reads and writes \
+                 a file; move it away"
+            ),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(path.join("kept").is_dir());
+}
+
 /// A payload nested deeper than hookpack reads (valid JSON a host may well send) was
 /// refused as "not JSON (recursion limit exceeded …)". It is refused as nested too deep,
 /// with the line and column, from a file and from stdin alike.
