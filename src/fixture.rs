@@ -340,7 +340,9 @@ fn load_case(file: &Path, recipe: Option<&Recipe>) -> Result<(Case, Locations), 
             }
         }
         // A field given twice is reported above, as the key given twice.
-        Err(e) if f.has_errors() && serde_message(&e).starts_with("duplicate field") => {
+        Err(e)
+            if f.has_errors() && crate::json::serde_message(&e).starts_with("duplicate field") =>
+        {
             Err(Refused {
                 name: None,
                 diagnostics: f.finish(),
@@ -359,7 +361,7 @@ fn load_case(file: &Path, recipe: Option<&Recipe>) -> Result<(Case, Locations), 
                 "case-invalid",
                 format!(
                     "not a fixture case: {}; the README (`test`) shows the fields of a case",
-                    serde_message(&e)
+                    crate::json::serde_message(&e)
                 ),
             ));
             Err(Refused {
@@ -368,33 +370,6 @@ fn load_case(file: &Path, recipe: Option<&Recipe>) -> Result<(Case, Locations), 
             })
         }
     }
-}
-
-/// serde_json's message without the ` at line L column C` it appends (the diagnostic
-/// carries the place), in JSON's words rather than Rust's (`expected i32` is an integer).
-fn serde_message(e: &serde_json::Error) -> String {
-    let text = e.to_string();
-    let suffix = format!(" at line {} column {}", e.line(), e.column());
-    let text = text.strip_suffix(&suffix).unwrap_or(&text).to_string();
-    // Only serde's own words, at the ends of its message (a quoted key may hold the same).
-    let mut text = match text.strip_prefix("invalid type: ") {
-        Some(rest) => {
-            let rest = (rest.strip_prefix("sequence,").map(|r| format!("array,{r}")))
-                .or_else(|| rest.strip_prefix("map,").map(|r| format!("object,{r}")))
-                .unwrap_or_else(|| rest.to_string());
-            format!("invalid type: {rest}")
-        }
-        None => text,
-    };
-    for (rust, json) in [
-        ("expected i32", "expected an integer"),
-        ("expected a map", "expected an object"),
-    ] {
-        if let Some(head) = text.strip_suffix(rust) {
-            text = format!("{head}{json}");
-        }
-    }
-    text
 }
 
 /// Why an expected exit code, as the file gives it, can never match.

@@ -338,6 +338,39 @@ pub fn shown_value(value: &Value) -> String {
     }
 }
 
+/// serde_json's message without the ` at line L column C` it appends (the caller
+/// gives the place), in JSON's words rather than Rust's (`expected i32` is an integer).
+pub fn serde_message(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    let text = text.strip_suffix(&suffix).unwrap_or(&text).to_string();
+    // Only serde's own words, at the ends of its message (a quoted key may hold the same).
+    let mut text = match text.strip_prefix("invalid type: ") {
+        Some(rest) => {
+            let rest = (rest.strip_prefix("sequence,").map(|r| format!("array,{r}")))
+                .or_else(|| rest.strip_prefix("map,").map(|r| format!("object,{r}")))
+                .unwrap_or_else(|| rest.to_string());
+            format!("invalid type: {rest}")
+        }
+        None => text,
+    };
+    for (rust, json) in [
+        ("expected i32", "expected an integer"),
+        ("expected a map", "expected an object"),
+    ] {
+        if let Some(head) = text.strip_suffix(rust) {
+            text = format!("{head}{json}");
+        }
+    }
+    // `expected struct TrustFile`: the name is Rust's, the value an object.
+    if let Some((head, name)) = text.rsplit_once("expected struct ") {
+        if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric()) {
+            text = format!("{head}expected an object");
+        }
+    }
+    text
+}
+
 /// Appends one reference token to a JSON pointer, escaping `~` and `/`.
 pub fn pointer_push(base: &str, token: &str) -> String {
     let mut s = String::with_capacity(base.len() + token.len() + 1);

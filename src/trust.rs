@@ -843,7 +843,12 @@ impl TrustFile {
         let mut file: TrustFile =
             serde_json::from_slice(&bytes).map_err(|e| Error::ConfigInvalid {
                 path: path.to_path_buf(),
-                why: format!("not a hookpack trust file: {e}; fix or remove it"),
+                why: format!(
+                    "not a hookpack trust file: {} (at {}:{}); fix or remove it",
+                    crate::json::serde_message(&e),
+                    e.line().max(1),
+                    e.column().max(1)
+                ),
             })?;
         // Another schema's entries may mean something else under the same names: reading
         // them as ours could call a handler trusted, and writing would relabel the file.

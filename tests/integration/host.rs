@@ -3404,6 +3404,23 @@ fn a_trust_file_that_is_a_folder_is_named_with_its_fix() {
         );
     }
     assert!(path.join("kept").is_dir());
+
+    // A trust file of the wrong shape was told in Rust's words ("invalid type: sequence,
+    // expected a map at line 1 column 41"): in JSON's now, with the place.
+    std::fs::remove_dir_all(&path).unwrap();
+    sb.write(
+        "finclaw-home/hooks-trust.json",
+        r#"{"schema":"hookpack.trust.v1","handlers":[]}"#,
+    );
+    let o = in_prof_output(&sb, &["list"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(
+            "not a hookpack trust file: invalid type: array, expected an object (at 1:41); \
+             fix or remove it"
+        ),
+        "{err}"
+    );
 }
 
 /// A payload nested deeper than hookpack reads (valid JSON a host may well send) was
