@@ -11,7 +11,7 @@
 //! 3. the receipt is written;
 //! 4. `hooks.json` is replaced (temp file, fsync, rename, fsync of the folder; the previous
 //!    file kept as `hooks.json.bak`) — the commit point;
-//! 5. staging and journal are removed.
+//! 5. the journal is removed, then staging.
 //!
 //! The next command, finding a journal, rolls forward if `hooks.json` is the new one and
 //! back otherwise, so a crash at any instant leaves the old state or the new. Install never
@@ -1315,8 +1315,10 @@ pub const JOURNAL_FOLDER_WHY: &str = "it is a folder, where hookpack writes the 
 
 /// The profile's journal, when there is one to act on: the journal, its staging folder
 /// taken as the one of that name in the profile's staging folder, or (`Err`) why recovery
-/// ignores it and removes it: it cannot be read or parsed, or it names what hookpack never
-/// writes. None when no file can be read there (none, or not a file).
+/// ignores it and removes it (keeping what its staging folder holds): it cannot be read or
+/// parsed, it names what hookpack never writes, its receipts name another recipe than it
+/// does, or it is to be undone and its staging folder is gone. None when no file can be
+/// read there (none, or not a file).
 fn read_journal(profile: &Profile) -> Option<Result<Journal, String>> {
     let jpath = profile.journal();
     let read = match crate::fs::open_regular(&jpath) {
@@ -1375,8 +1377,9 @@ fn read_journal(profile: &Profile) -> Option<Result<Journal, String>> {
         .is_some_and(|now| !j.committed(now));
     if undoing && std::fs::symlink_metadata(&staging).is_err() {
         return Some(Err(format!(
-            "its change of `{}` is not made, and the staging folder {} it would be undone \
-             from is gone, so it cannot be undone",
+            "its change of `{}` did not reach its commit point (hooks.json), and the staging \
+             folder {} it would be undone from is gone, so it cannot be undone: what the \
+             change had put in place stays, and `hookpack doctor` names it",
             j.id,
             staging.display()
         )));
@@ -1404,6 +1407,8 @@ pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
     }
     let mut notes = Vec::new();
     let jpath = profile.journal();
+    // Whether a journal was ignored: its staging folder is then kept (below).
+    let mut ignored = false;
     if let Some(read) = read_journal(profile) {
         let mut done = None;
         match read {
@@ -1447,7 +1452,10 @@ pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
                     done = Some(j.staging);
                 }
             }
-            Err(why) => notes.push(format!("ignored the journal {}: {why}", jpath.display())),
+            Err(why) => {
+                ignored = true;
+                notes.push(format!("ignored the journal {}: {why}", jpath.display()));
+            }
         }
         std::fs::remove_file(&jpath).map_err(|e| crate::fs::FsError::new("remove", &jpath, e))?;
         if let Some(done) = done.filter(|d| d.exists()) {
@@ -1456,10 +1464,29 @@ pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
     }
     let staging = profile.staging_dir();
     for (path, maker) in staging_folders(profile)? {
-        if !maker.alive() {
-            crate::fs::remove_dir_all(&path)?;
-            notes.push(format!("removed staging leftovers {}", path.display()));
+        if maker.alive() {
+            continue;
         }
+        // Undoing nothing means losing nothing: a change whose journal was ignored may
+        // have moved the recipe's earlier folder (`old`) or the earlier hooks.json.bak
+        // (`bak`) here, and nothing else puts them back.
+        let moved_aside = ["old", "bak"]
+            .iter()
+            .any(|n| std::fs::symlink_metadata(path.join(n)).is_ok());
+        if ignored && moved_aside {
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            let kept = staging.join(format!("kept-{name}"));
+            crate::fs::rename(&path, &kept)?;
+            notes.push(format!(
+                "kept {}: the change of the ignored journal had moved aside there the \
+                 recipe's earlier folder (`old`) or hooks.json.bak (`bak`); move back what \
+                 you need, then delete it",
+                kept.display()
+            ));
+            continue;
+        }
+        crate::fs::remove_dir_all(&path)?;
+        notes.push(format!("removed staging leftovers {}", path.display()));
     }
     for path in temporary_leftovers(profile) {
         crate::fs::remove_file(&path)?;

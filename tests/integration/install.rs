@@ -1638,8 +1638,8 @@ fn a_journal_at_odds_with_itself_or_its_staging_folder_undoes_nothing() {
                 .unwrap();
             std::fs::remove_dir_all(&staging).unwrap();
             format!(
-                "its change of `audit-log` is not made, and the staging folder {} it would \
-                 be undone from is gone, so it cannot be undone",
+                "its change of `audit-log` did not reach its commit point (hooks.json), and \
+                 the staging folder {} it would be undone from is gone, so it cannot be undone",
                 staging.display()
             )
         };
@@ -1667,6 +1667,40 @@ fn a_journal_at_odds_with_itself_or_its_staging_folder_undoes_nothing() {
         // and what the interrupted install of audit-log had put in place, receipt included.
         assert_eq!(snapshot(&sb.join("prof/hooks")), before, "{damage}");
     }
+
+    // Found by review: an ignored journal's staging folder went with the dead process's
+    // leftovers, and with it the recipe's earlier folder an interrupted update had moved
+    // aside (`old`). It is kept, and said so.
+    let sb = Sandbox::new();
+    interrupted_demo(&sb, "update", "3", false);
+    let journal = sb.join("prof/.hookpack-journal.json");
+    let mut j: Value = serde_json::from_slice(&std::fs::read(&journal).unwrap()).unwrap();
+    j["new_receipt"]["id"] = json!("other");
+    std::fs::write(&journal, serde_json::to_vec(&j).unwrap()).unwrap();
+    let staging = std::fs::read_dir(sb.join("prof/.hookpack-staging"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .next()
+        .unwrap();
+    let old = snapshot(&staging.join("old"));
+    assert!(!old.is_empty());
+    let o = in_prof(&sb, &["doctor", "--fix"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let name = staging.file_name().unwrap().to_string_lossy();
+    let kept = sb.join(&format!("prof/.hookpack-staging/kept-{name}"));
+    assert!(
+        out.contains("fixed: ignored the journal ")
+            && out.contains(&format!("kept {}: ", kept.display()))
+            && !out.contains("removed staging leftovers"),
+        "{out}"
+    );
+    assert_eq!(snapshot(&kept.join("old")), old);
+    // Kept for good: the next command leaves it alone (doctor still reports the new
+    // folder in place under the old receipt, for the user to settle).
+    let o = in_prof(&sb, &["doctor", "--fix"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("error[tree-modified]"), "{out}");
+    assert_eq!(snapshot(&kept.join("old")), old);
 }
 
 /// `install`, `update` and `remove` finished or undid a change a crash interrupted without
