@@ -122,7 +122,7 @@ pub enum ArchiveError {
         expected: String,
     },
     /// The one top folder is not `<id>-<version>` of the archive's own `recipe.json`.
-    #[error("its top folder `{top}/` is not `{id}-{version}/`, the id and version its recipe.json gives (at /id and /version): a packed recipe's folder is named by them, so the archive or its recipe.json was changed after packing")]
+    #[error("its top folder `{top}/` is not `{id}-{version}/`, the id and version its recipe.json gives (at /id and /version): a packed recipe's folder is named by them, so the archive was not made by `hookpack pack`, or it or its recipe.json was changed after packing")]
     TopFolderNotManifest {
         /// The top folder.
         top: String,

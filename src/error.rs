@@ -154,7 +154,7 @@ pub enum Error {
     /// archive, an unlisted one): the first is the error, the others are listed before it,
     /// each at its `recipe.json`.
     #[error("{first}{}", more_refused(also.len()))]
-    Several {
+    RecipesRefused {
         /// The first recipe's refusal.
         first: Box<Error>,
         /// The others, each as a diagnostic of its kind (`republish`, ...).
@@ -257,13 +257,16 @@ pub enum Error {
         recipes_dir: PathBuf,
     },
     /// A recipes folder holds no recipe.
-    #[error("no recipes in {dir}: expected folders each holding a recipe.json{hidden}")]
+    #[error(
+        "no recipes in {dir}: expected folders each holding a recipe.json{}",
+        hidden_recipes(hidden)
+    )]
     NoRecipes {
         /// The folder.
         dir: PathBuf,
-        /// What it holds that looks like a recipe but is left out (a hidden folder with a
-        /// `recipe.json`), as the end of the message; empty when nothing.
-        hidden: String,
+        /// The hidden folders in it that hold a `recipe.json` (left out: hidden entries are
+        /// never recipes), by name.
+        hidden: Vec<String>,
     },
     /// `--updated-at` is not RFC 3339.
     #[error("`{value}` is not an RFC 3339 time such as 2026-11-29T00:00:00Z")]
@@ -728,7 +731,7 @@ impl Error {
             Error::IndexInvalid { .. } => "index-invalid",
             Error::IndexInvalidReadOnly { .. } => "index-invalid-read-only",
             Error::Republish { .. } => "republish",
-            Error::Several { first, .. } => first.kind(),
+            Error::RecipesRefused { first, .. } => first.kind(),
             Error::PublishedArchiveLost { .. } => "published-archive-lost",
             Error::KeptArchiveDamaged { .. } => "kept-archive-damaged",
             Error::ArchiveExists { .. } => "archive-exists",
@@ -786,7 +789,7 @@ impl Error {
             | Error::IndexInvalidReadOnly { diagnostics }
             | Error::TypeScript { diagnostics }
             | Error::TypeScriptUntested { diagnostics } => diagnostics,
-            Error::Several { also, .. } => also,
+            Error::RecipesRefused { also, .. } => also,
             _ => &[],
         }
     }
@@ -823,7 +826,7 @@ impl Error {
             | Error::HomeUnknown { .. } => ExitCode::Invalid,
             Error::RemoveTrustUnreadable { source, .. }
             | Error::ChangeLeftHalfWay { source, .. } => source.exit_code(),
-            Error::Several { first, .. } => first.exit_code(),
+            Error::RecipesRefused { first, .. } => first.exit_code(),
             Error::ScaffoldTargetExists { .. }
             | Error::ScaffoldDirNotFolder { .. }
             | Error::ScaffoldInsideRecipe { .. }
@@ -918,11 +921,28 @@ pub enum HandlerMeant {
     Near(String),
 }
 
-/// The end of an [`Error::Several`] message.
+/// The end of an [`Error::RecipesRefused`] message.
 fn more_refused(n: usize) -> String {
     match n {
         0 => String::new(),
         1 => " (and 1 more recipe is refused, listed above)".into(),
         n => format!(" (and {n} more recipes are refused, listed above)"),
+    }
+}
+
+/// The end of an [`Error::NoRecipes`] message naming the hidden recipe folders left out.
+fn hidden_recipes(names: &[String]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    match quoted.as_slice() {
+        [] => String::new(),
+        [one] => format!(
+            "; {one} holds one but is hidden (its name starts with `.`), so it is left out: \
+             rename it to its id"
+        ),
+        _ => format!(
+            "; {} hold one but are hidden (their names start with `.`), so they are left out: \
+             rename each to its id",
+            quoted.join(", ")
+        ),
     }
 }

@@ -309,13 +309,17 @@ fn load_case(file: &Path, recipe: Option<&Recipe>) -> Result<(Case, Locations), 
             diagnostics: f.finish(),
         });
     }
-    // A whole number no `i32` holds is no exit code either: say so as for 256, in the
-    // file's own digits, rather than serde's "expected an integer" (or `1e+20`).
-    let beyond_i32 =
-        |x: f64| x.fract() == 0.0 && !(f64::from(i32::MIN)..=f64::from(i32::MAX)).contains(&x);
-    if let Some(exit) =
-        (parsed.value.pointer("/expect/exit")).filter(|v| v.as_f64().is_some_and(beyond_i32))
-    {
+    // An integer no `i32` holds is no exit code either: say so as for 256, in the file's
+    // digits (or as past u64, for one serde_json holds only as a float), rather than
+    // serde's "expected an integer" or `1e+20`. A number written as a float (`2.0`,
+    // `4e9`) is left to serde: no integer at all.
+    let beyond_i32 = |v: &&Value| match (v.as_i64(), v.as_u64(), v.as_f64()) {
+        (Some(n), _, _) => i32::try_from(n).is_err(),
+        (None, Some(_), _) => true,
+        (None, None, Some(_)) => crate::json::shown_value(v).starts_with("a whole number"),
+        _ => false,
+    };
+    if let Some(exit) = (parsed.value.pointer("/expect/exit")).filter(beyond_i32) {
         let shown = crate::json::shown_value(exit);
         f.error("/expect/exit", "case-exit-invalid", exit_invalid(&shown));
         return Err(Refused {

@@ -332,8 +332,10 @@ impl Staging {
         // command's folder in it: then it is made again.
         let mut tries = 0;
         loop {
-            let created = crate::fs::NewFolders::create(&parent)
-                .map_err(|e| Self::unwritable(e, profile, dry_run))?;
+            let created = crate::fs::NewFolders::create(&parent).map_err(|e| {
+                let within = e.path.parent().unwrap_or(&profile.root).to_path_buf();
+                Self::unwritable(e, &within, dry_run)
+            })?;
             match tempfile::Builder::new()
                 .prefix(&format!("{}-", Maker::tag()))
                 .tempdir_in(&parent)
@@ -348,33 +350,38 @@ impl Staging {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound && tries < 16 => tries += 1,
                 Err(e) => {
                     let e = crate::fs::FsError::new("create a staging folder in", &parent, e);
-                    return Err(Self::unwritable(e, profile, dry_run));
+                    return Err(Self::unwritable(e, &parent, dry_run));
                 }
             }
         }
     }
 
-    /// `e`, a failure to make the staging folder, with the fix when this user may not
-    /// write in the profile (permissions, a read-only file system).
-    fn unwritable(e: crate::fs::FsError, profile: &Profile, dry_run: bool) -> Error {
+    /// `e`, a failure to make the staging folder (or the folder for it, `.hookpack-staging`)
+    /// in the folder `within`, with the fix when this user may not write there or no one
+    /// may (a read-only file system).
+    fn unwritable(e: crate::fs::FsError, within: &Path, dry_run: bool) -> Error {
         let kind = e.source.kind();
-        if dry_run
-            || !matches!(
-                kind,
-                std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
-            )
-        {
-            return e.into();
-        }
+        let fix = match kind {
+            _ if dry_run => return e.into(),
+            std::io::ErrorKind::PermissionDenied => format!(
+                "this user may not write in {}: run the command as the user who owns it, or \
+                 give this user write permission there",
+                within.display()
+            ),
+            std::io::ErrorKind::ReadOnlyFilesystem => format!(
+                "{} is on a file system mounted read-only: make the change where it can be \
+                 written",
+                within.display()
+            ),
+            _ => return e.into(),
+        };
         let why = format!(
-            "{}; every change is staged in the profile before it is made, so this user must \
-             be able to write in {}: run the command as the profile's owner, or give it \
-             write permission",
-            e.source,
-            profile.root.display()
+            "{}; every change is staged in the profile before it is made, and {fix}",
+            e.source
         );
         e.with_source(std::io::Error::new(kind, why)).into()
     }
+
     fn path(&self) -> &Path {
         self.dir.path()
     }
@@ -697,7 +704,10 @@ pub fn prepare(
             });
         }
     }
-    if summary.top != format!("{id}-{version}") {
+    // Only for a version there is: one missing or of the wrong form is the recipe's
+    // validation's to report, at its place.
+    let version_given = crate::version::Version::parse(&version).is_ok();
+    if version_given && summary.top != format!("{id}-{version}") {
         return Err(Error::ArchiveRefused {
             location,
             source: archive::ArchiveError::TopFolderNotManifest {
@@ -970,7 +980,7 @@ fn read_hooks_json_to(path: &Path, rewrite: bool) -> Result<(Value, Option<Vec<u
             std::fs::read_link(path).map(|t| t.display().to_string()).unwrap_or_default()
         ))),
         Ok(m) if m.file_type().is_symlink() && std::fs::metadata(path).is_err_and(|e| e.raw_os_error() == Some(libc::ELOOP)) => return Err(refused(format!(
-            "it is a symbolic link that leads back to itself ({}, a loop), so there is no file to read; remove the link (install then writes a new file)",
+            "it is a symbolic link into a loop of links (to {}), so there is no file to read; remove the link (install then writes a new file)",
             std::fs::read_link(path).map(|t| t.display().to_string()).unwrap_or_default()
         ))),
         Ok(m) if m.file_type().is_symlink() => return Err(refused("it is a symbolic link, which hookpack neither reads nor writes through; replace it with the file itself".into())),

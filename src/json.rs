@@ -204,9 +204,7 @@ impl SyntaxError {
     /// only past one of hookpack's limits, or holds what this reader refuses and
     /// `JSON.parse` takes (a lone surrogate escape, a number past f64's range).
     pub fn javascript_reads(&self) -> bool {
-        self.past_limit().is_some()
-            || self.message.contains(SURROGATE)
-            || (self.message.starts_with("number `") && self.message.ends_with(OUT_OF_RANGE))
+        self.valid_but_refused().is_some()
     }
 
     /// What to say of a document that is valid JSON, which a host may well read, but that
@@ -222,7 +220,7 @@ impl SyntaxError {
                  Unicode character, so hookpack cannot read the string (a pair such as \
                  `\\ud83d\\ude00` is one character, and `\\ufffd` stands for one lost)",
             )
-        } else if self.javascript_reads() {
+        } else if self.message.starts_with("number `") && self.message.ends_with(OUT_OF_RANGE) {
             Some("it holds a number past the range of a 64-bit float, which hookpack does not read")
         } else {
             None

@@ -581,10 +581,9 @@ fn check_asset_base(base: &str) -> Result<(), String> {
 /// What a folder of recipes holds: its recipe folders (each with a `recipe.json`), sorted
 /// by name, its `lib/` of shared helpers if any, and what is neither (a folder without a
 /// `recipe.json`, a link), as errors. Hidden entries, files of any kind (only a folder is a
-/// recipe, and nothing of them is packed), `node_modules` (npm's,
-/// beside a `package.json`; never a recipe), catalog folders (with a `hooks-index.json`)
-/// and `output` (the folder the command writes, which may sit among the recipes) are
-/// skipped.
+/// recipe, and nothing of them is packed), `node_modules` (npm's, beside a `package.json`;
+/// never a recipe), catalog folders (with a `hooks-index.json`) and `output` (the folder
+/// the command writes, which may sit among the recipes) are skipped.
 pub fn survey(dir: &Path, output: Option<&Path>) -> Result<Surveyed, crate::fs::FsError> {
     let output = output.and_then(|o| std::fs::canonicalize(o).ok());
     let mut out = Surveyed::default();
@@ -814,28 +813,41 @@ pub fn chosen(
 /// would never be printed, and the folder would seem empty.
 pub fn no_recipes(dir: &Path) -> Error {
     // A killed `new`'s staging folder is no recipe to rename into place.
-    let names: Vec<String> = (hidden_recipes(dir).iter())
+    let hidden = (hidden_recipes(dir).iter())
         .filter_map(|d| d.file.file_name())
         .map(|n| n.to_string_lossy().into_owned())
         .filter(|n| crate::scaffold::left_by_killed_new(n).is_none())
-        .map(|n| format!("`{n}`"))
         .collect();
-    let hidden = match names.as_slice() {
-        [] => String::new(),
-        [one] => format!(
-            "; {one} holds one but is hidden (its name starts with `.`), so it is left out: \
-             rename it to its id"
-        ),
-        _ => format!(
-            "; {} hold one but are hidden (their names start with `.`), so they are left \
-             out: rename each to its id",
-            names.join(", ")
-        ),
-    };
     Error::NoRecipes {
         dir: dir.to_path_buf(),
         hidden,
     }
+}
+
+/// `first`, with the recipes refused against what is published before it came (each with
+/// its `recipe.json`) as diagnostics of their own kinds: [`Error::RecipesRefused`] when there are
+/// any.
+fn with_refusals(first: Error, refusals: Vec<(PathBuf, Error)>) -> Error {
+    if refusals.is_empty() {
+        return first;
+    }
+    let also = (refusals.into_iter())
+        .map(|(manifest, e)| Diagnostic {
+            pointer: "/version".into(),
+            ..Diagnostic::file_level(&manifest, Severity::Error, e.kind(), e.to_string())
+        })
+        .collect();
+    Error::RecipesRefused {
+        first: Box::new(first),
+        also,
+    }
+}
+
+/// An error that stops [`merge_index`] after it refused some recipes already: the error,
+/// with those refusals (taken) named too, so that a later failure (an unreadable archive)
+/// does not hide them.
+fn and(refusals: &mut Vec<(PathBuf, Error)>, e: Error) -> Error {
+    with_refusals(e, std::mem::take(refusals))
 }
 
 struct Built {
@@ -1572,7 +1584,9 @@ fn merge_index(
                 if published != b.sha256.to_string() {
                     // OUT lost it or holds it damaged, and these sources do not give it
                     // back: the recipe changed, or the settings did.
-                    let Some((file, sha256, size)) = intact_archive(existing, opts)? else {
+                    let intact = intact_archive(existing, opts);
+                    let Some((file, sha256, size)) = intact.map_err(|e| and(&mut refusals, e))?
+                    else {
                         let url = existing["url"].as_str().unwrap_or_default();
                         let lost = Error::PublishedArchiveLost {
                             what: format!("{id} {version}"),
@@ -1588,8 +1602,10 @@ fn merge_index(
                     // The same tar stream compressed otherwise (another hookpack, level or
                     // compression) stays published that way; other contents are refused.
                     let path = opts.out_dir.join(&file);
-                    if !same_contents(b, &path, opts.mtime)? {
-                        let mut note = same_files_but_mtime(&path, b, opts, same_contents)?;
+                    let same = same_contents(b, &path, opts.mtime);
+                    if !same.map_err(|e| and(&mut refusals, e))? {
+                        let note = same_files_but_mtime(&path, b, opts, same_contents);
+                        let mut note = note.map_err(|e| and(&mut refusals, e))?;
                         if note.is_empty() {
                             note = changes(b, &path);
                         }
@@ -1646,7 +1662,8 @@ fn merge_index(
                 // taken out by hand): its archive in OUT, or SHA256SUMS's line for it, says
                 // with which bytes, and those never change.
                 if let Some((found, unpublished)) =
-                    unlisted_archive(&opts.out_dir, b, opts.mtime, same_contents)?
+                    unlisted_archive(&opts.out_dir, b, opts.mtime, same_contents)
+                        .map_err(|e| and(&mut refusals, e))?
                 {
                     let exists = Error::ArchiveExists {
                         what: format!("{id} {version}"),
@@ -1720,20 +1737,7 @@ fn merge_index(
     }
     let mut refusals = refusals.into_iter();
     if let Some((_, first)) = refusals.next() {
-        let also: Vec<Diagnostic> = refusals
-            .map(|(manifest, e)| Diagnostic {
-                pointer: "/version".into(),
-                ..Diagnostic::file_level(&manifest, Severity::Error, e.kind(), e.to_string())
-            })
-            .collect();
-        return Err(if also.is_empty() {
-            first
-        } else {
-            Error::Several {
-                first: Box::new(first),
-                also,
-            }
-        });
+        return Err(with_refusals(first, refusals.collect()));
     }
     // Every other version the index lists whose archive OUT keeps: the older versions of
     // the recipes packed now, and those of recipes whose sources are not here (retired, or

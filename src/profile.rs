@@ -459,18 +459,21 @@ impl Lock {
         let file = match options.open(&path) {
             Err(e) => match lock_file_refusal(&e) {
                 Some(what) => return Err(lock_file_refused(&path, what)),
-                // Every change takes this lock first: one that may not be written stops
-                // them all, so say what to do.
-                None if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
-                ) =>
-                {
+                // The commands that write here take this lock first: one that may not be
+                // written stops them all, so say what to do.
+                None if e.kind() == std::io::ErrorKind::PermissionDenied => {
                     let why = format!(
-                        "{e}; every change takes this lock first, and this user may not write \
-                         it: run the command as the owner of {}, or give this user write \
-                         permission there",
+                        "{e}; the commands that write here take this lock first, and this user \
+                         may not write it: give this user write permission on the file (or, \
+                         while there is none, on {}), or run the command as its owner",
                         path.parent().unwrap_or(Path::new(".")).display()
+                    );
+                    return Err(open_error(std::io::Error::new(e.kind(), why)).into());
+                }
+                None if e.kind() == std::io::ErrorKind::ReadOnlyFilesystem => {
+                    let why = format!(
+                        "{e}; the commands that write here take this lock first, and the file \
+                         system is mounted read-only: nothing here can be changed"
                     );
                     return Err(open_error(std::io::Error::new(e.kind(), why)).into());
                 }

@@ -143,7 +143,8 @@ pub(crate) fn check(p: &Path, r: &Receipt) -> Result<(), String> {
     // `remove` could take out what the receipt does not say it installed.
     if r.schema != SCHEMA {
         return Err(format!(
-            "its schema is {:?}, and hookpack reads only {SCHEMA} receipts",
+            "its schema is `{}`, and hookpack reads only {SCHEMA} receipts (one written by a \
+             newer hookpack, or by hand?)",
             r.schema
         ));
     }

@@ -755,6 +755,48 @@ fn a_source_folder_that_cannot_be_read_is_the_machines_failure_not_a_missing_scr
     }
 }
 
+/// Found by review: pack names every recipe refused against what is published in one run,
+/// but a later recipe's failure to read (here: a published archive this user may not read)
+/// ended the run with that error alone, and the refusal before it went unsaid.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_failure_after_a_refusal_does_not_hide_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    crate::pack::two_recipes(&sb, "src");
+    ok(&sb
+        .cmd()
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "out"])
+        .output()
+        .unwrap());
+    let bin = sb.join("hookpack");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("hookpack"), &bin).unwrap();
+    std::fs::set_permissions(sb.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::os::unix::fs::chown(sb.join("out"), Some(65534), Some(65534)).unwrap();
+    let beta = sb.join("out/hooks-beta-0.1.0.tar.gz");
+    std::fs::set_permissions(&beta, std::fs::Permissions::from_mode(0o600)).unwrap();
+    sb.write("src/alpha/scripts/main.js", "process.exit(1);\n");
+    sb.write("src/beta/scripts/main.js", "process.exit(2);\n");
+    let before = crate::pack::snapshot(&sb.join("out"));
+    let o = hookpack_as_nobody(
+        &sb,
+        &bin,
+        &["pack", "--recipes-dir", "src", "--out-dir", "out"],
+    )
+    .output()
+    .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("src/alpha/recipe.json: error[republish]: alpha 0.1.0 is already published")
+            && err.contains("hooks-beta-0.1.0.tar.gz")
+            && err.contains("Permission denied")
+            && err.contains("(and 1 more recipe is refused"),
+        "{err}"
+    );
+    assert_eq!(crate::pack::snapshot(&sb.join("out")), before);
+}
+
 /// Found by a hostile sweep: `new` in a folder this user may not write said "cannot
 /// create folder ./.my-gate.new-…: Permission denied", naming a hidden staging folder the
 /// user never asked for, with no fix. It names the folder given and the fix.
@@ -802,11 +844,11 @@ fn a_change_in_a_profile_this_user_may_not_write_names_the_fix() {
     let before = crate::pack::snapshot(&sb.join("prof"));
     let remove = ["remove", "tool-gate", "--profile", "prof"];
     let install = ["install", "audit-log", "--profile", "prof"];
-    let lock = "/prof/.hookpack.lock: Permission denied (os error 13); every change takes \
-                this lock first, and this user may not write it: run the command as the owner \
-                of ";
+    let lock = "/prof/.hookpack.lock: Permission denied (os error 13); the commands that \
+                write here take this lock first, and this user may not write it: give this \
+                user write permission on the file";
     let staging = "Permission denied (os error 13); every change is staged in the profile \
-                   before it is made, so this user must be able to write in ";
+                   before it is made, and this user may not write in ";
     // install stages before it locks; remove locks first. Then, with a lock file the user
     // may write in a profile it may not, remove meets the staging folder too.
     for (args, said) in [(remove, lock), (install, staging), (remove, staging)] {

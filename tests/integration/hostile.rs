@@ -2818,8 +2818,8 @@ fn hooks_json_that_is_a_symlink_or_a_folder_is_refused() {
     w.refused(
         w.install(),
         1,
-        "it is a symbolic link that leads back to itself (hooks.json, a loop), so there is no \
-         file to read; remove the link",
+        "it is a symbolic link into a loop of links (to hooks.json), so there is no file to \
+         read; remove the link",
         &[],
     )
     .unwrap();

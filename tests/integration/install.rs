@@ -2632,7 +2632,7 @@ fn an_unreadable_receipt_is_reported_with_a_way_out() {
         (banana, "its version `banana` is not a version (X.Y.Z)"),
         (
             v9,
-            "its schema is \"v9\", and hookpack reads only hookpack.receipt.v1 receipts",
+            "its schema is `v9`, and hookpack reads only hookpack.receipt.v1 receipts",
         ),
     ] {
         sb.write("p/hooks/.receipts/audit-log.json", bad.to_string());

@@ -760,6 +760,7 @@ fn a_case_expecting_what_no_handler_gives_fails_without_running() {
     );
     // A whole number written as a float is no integer, in range or not.
     case("exit-float", r#"{"exit": 2.0, "decision": "deny"}"#, rm);
+    case("exit-4e9", r#"{"exit": 4e9, "decision": "deny"}"#, rm);
     let doc = failing_test_doc(&sb);
     let want = [
         ("cased.json", "5:26: unknown decision `Deny`"),
@@ -778,6 +779,11 @@ fn a_case_expecting_what_no_handler_gives_fails_without_running() {
             "exit-float.json",
             "5:24: not a fixture case: invalid type: floating point `2.0`, expected an integer",
         ),
+        (
+            "exit-4e9.json",
+            "5:24: not a fixture case: invalid type: floating point `4000000000.0`, expected \
+             an integer",
+        ),
     ];
     for (file, text) in want {
         let line = format!("recipes/demo/tests/{file}:{text}");
@@ -786,7 +792,7 @@ fn a_case_expecting_what_no_handler_gives_fails_without_running() {
     }
     assert_eq!(
         (doc["passed"].as_u64(), doc["failed"].as_u64()),
-        (Some(2), Some(7))
+        (Some(2), Some(8))
     );
 
     assert_eq!(
@@ -797,6 +803,7 @@ fn a_case_expecting_what_no_handler_gives_fails_without_running() {
             "case-exit-invalid",
             "case-exit-invalid",
             "case-exit-invalid",
+            "case-invalid",
             "case-invalid",
             "case-payload-invalid"
         ]
