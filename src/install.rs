@@ -1654,7 +1654,15 @@ pub fn recover_interrupted(profile: &Profile) -> Result<Vec<String>, Error> {
 /// Hooks a crash test can use to stop the process at numbered points of a commit.
 fn crash_point(n: u32) {
     if let Ok(v) = std::env::var("HOOKPACK_TEST_CRASH_AT") {
-        if v.parse::<u32>().ok() == Some(n) {
+        // `N:panic`: a bug's panic, which unwinds, running destructors on its way out.
+        let (at, panics) = match v.split_once(':') {
+            Some((at, "panic")) => (at, true),
+            _ => (v.as_str(), false),
+        };
+        if at.parse::<u32>().ok() == Some(n) {
+            if panics {
+                panic!("HOOKPACK_TEST_CRASH_AT={v}");
+            }
             // Abrupt, like kill -9: no destructors, no cleanup.
             std::process::abort();
         }
@@ -1692,6 +1700,10 @@ fn commit(
     // A change that leaves hooks.json byte-identical has no commit point recovery can see:
     // with its journal left, recovery undoes it.
     let same_hooks = file_digest(&profile.hooks_json())? == Some(Sha256::of(new_hooks));
+    // While the journal exists, the staging folder holds what recovery puts back (the
+    // recipe's earlier folder, the earlier backup): a panic unwinding from here must not
+    // take it away and leave the journal. Removed below, or by recovery, as it should be.
+    staging.dir.disable_cleanup(true);
     let steps = commit_steps(
         profile,
         id,
@@ -1709,6 +1721,10 @@ fn commit(
         Err(e) => (e, false),
     };
     let journal_left = profile.journal().exists();
+    if !journal_left {
+        // Nothing to recover from it (the journal was never written, or is gone).
+        staging.dir.disable_cleanup(false);
+    }
     if journal_left {
         let recovered = recover(profile);
         if recovered.is_err() || profile.journal().exists() {

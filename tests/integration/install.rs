@@ -1703,6 +1703,25 @@ fn a_journal_at_odds_with_itself_or_its_staging_folder_undoes_nothing() {
     assert_eq!(snapshot(&kept.join("old")), old);
 }
 
+/// Found by review: a panic in a commit unwound through the staging folder's guard, which
+/// deleted it, the recipe's earlier folder (`old`) in it, and left the journal: the change
+/// could no longer be undone. The folder stays while the journal does, and the next command
+/// rolls the change back, the earlier version whole.
+#[test]
+fn a_panic_in_a_commit_leaves_what_recovery_needs() {
+    let sb = Sandbox::new();
+    interrupted_demo(&sb, "update", "3:panic", false);
+    let o = in_prof(&sb, &["doctor", "--fix"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("fixed: rolled back the interrupted change of `demo`"),
+        "{out}"
+    );
+    ok(&in_prof(&sb, &["doctor"]));
+    let receipt = read_json(&sb.join("prof/hooks/.receipts/demo.json"));
+    assert_eq!(receipt["version"], "0.1.0", "{receipt:#}");
+}
+
 /// `install`, `update` and `remove` finished or undid a change a crash interrupted without
 /// a word (only `doctor --fix` said so), so an `install` of one recipe could take another's
 /// upgrade back unseen. They say what recovery did, on stderr, before their own outcome.
