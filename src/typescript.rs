@@ -348,29 +348,163 @@ fn check_size(source: &str) -> Result<(), Vec<TsDiagnostic>> {
 /// Refuses sources nested deeper than [`MAX_NESTING`], pointing at the
 /// bracket that went too deep.
 ///
-/// Purely lexical: brackets inside strings, comments and regular expressions
-/// count too. That can refuse a file only if it has about a thousand more
-/// unmatched opening brackets in literals than closing ones.
+/// Lexical, but brackets inside comments, string literals, the text of template
+/// literals and regular expression literals do not count: `"sad :("` a thousand
+/// times is no nesting. A `/` starts a regular expression where an expression
+/// may begin (after punctuation other than `)` and `]`, or a keyword such as
+/// `return`), as a JavaScript lexer decides; elsewhere it divides.
 fn check_nesting(source: &str) -> Result<(), Vec<TsDiagnostic>> {
+    let b = source.as_bytes();
     let mut depth = 0usize;
-    for (offset, byte) in source.bytes().enumerate() {
-        match byte {
+    // For each `${` of a template literal open now, the depth its `}` closes.
+    let mut templates: Vec<usize> = Vec::new();
+    // Whether a `/` here would start a regular expression.
+    let mut regex_may_start = true;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                i = line_end(b, i);
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i = (i + 2..b.len().saturating_sub(1))
+                    .find(|&j| b[j] == b'*' && b[j + 1] == b'/')
+                    .map_or(b.len(), |j| j + 2);
+                continue;
+            }
+            b'\'' | b'"' => {
+                i = quoted_end(b, i + 1, c, false);
+                regex_may_start = false;
+                continue;
+            }
+            b'/' if regex_may_start => {
+                i = quoted_end(b, i + 1, b'/', true);
+                regex_may_start = false;
+                continue;
+            }
+            b'`' => {
+                i = template_text_end(b, i + 1);
+                if b.get(i.wrapping_sub(2)..i) == Some(b"${") {
+                    depth += 1;
+                    templates.push(depth);
+                    regex_may_start = true;
+                } else {
+                    regex_may_start = false;
+                }
+                continue;
+            }
+            b'}' if templates.last() == Some(&depth) => {
+                templates.pop();
+                depth = depth.saturating_sub(1);
+                i = template_text_end(b, i + 1);
+                if b.get(i.wrapping_sub(2)..i) == Some(b"${") {
+                    depth += 1;
+                    templates.push(depth);
+                    regex_may_start = true;
+                } else {
+                    regex_may_start = false;
+                }
+                continue;
+            }
             b'(' | b'[' | b'{' => {
                 depth += 1;
                 if depth > MAX_NESTING {
                     let message = format!("brackets nested more than {MAX_NESTING} deep");
                     return Err(vec![Locator::new(source).diagnostic(
-                        offset,
+                        i,
                         message,
                         "typescript",
                     )]);
                 }
+                regex_may_start = true;
             }
-            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
+            b')' | b']' => {
+                depth = depth.saturating_sub(1);
+                regex_may_start = false;
+            }
+            b'}' => {
+                depth = depth.saturating_sub(1);
+                regex_may_start = true;
+            }
+            c if c.is_ascii_whitespace() => {}
+            c if c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80 => {
+                let start = i;
+                while i < b.len()
+                    && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'$') || b[i] >= 0x80)
+                {
+                    i += 1;
+                }
+                // After a name or a number a `/` divides; after a keyword that an
+                // expression follows, it starts a regular expression.
+                regex_may_start = matches!(
+                    &b[start..i],
+                    b"return"
+                        | b"typeof"
+                        | b"case"
+                        | b"do"
+                        | b"else"
+                        | b"in"
+                        | b"of"
+                        | b"void"
+                        | b"delete"
+                        | b"throw"
+                        | b"new"
+                        | b"yield"
+                        | b"await"
+                        | b"instanceof"
+                );
+                continue;
+            }
+            // Other punctuation (operators, `,`, `;`, `:`, `.`): an expression may follow.
+            _ => regex_may_start = true,
         }
+        i += 1;
     }
     Ok(())
+}
+
+/// Where the line holding `from` ends (the index of its line break, or the end).
+fn line_end(b: &[u8], from: usize) -> usize {
+    (from..b.len()).find(|&j| b[j] == b'\n').unwrap_or(b.len())
+}
+
+/// The index just past the `close` that ends a string (or, with `regex`, a regular
+/// expression, whose `[…]` classes may hold the closer) whose body starts at `from`;
+/// a line break also ends one, as it ends an unterminated literal for the parser.
+fn quoted_end(b: &[u8], from: usize, close: u8, regex: bool) -> usize {
+    let mut in_class = false;
+    let mut j = from;
+    while j < b.len() {
+        match b[j] {
+            b'\\' => j += 1,
+            b'\n' => return j,
+            b'[' if regex => in_class = true,
+            b']' if regex => in_class = false,
+            c if c == close && !in_class => return j + 1,
+            _ => {}
+        }
+        j += 1;
+    }
+    b.len()
+}
+
+/// The index just past the end of a template literal's text starting at `from`: past
+/// its closing backquote, or past a `${` that opens an expression (the caller tells
+/// which by the two bytes before).
+fn template_text_end(b: &[u8], from: usize) -> usize {
+    let mut j = from;
+    while j < b.len() {
+        match b[j] {
+            b'\\' => j += 1,
+            b'`' => return j + 1,
+            b'$' if b.get(j + 1) == Some(&b'{') => return j + 2,
+            _ => {}
+        }
+        j += 1;
+    }
+    b.len()
 }
 
 /// The whole oxc pipeline; needs a stack of [`stack_size`].

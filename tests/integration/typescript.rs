@@ -428,6 +428,51 @@ fn deep_bracket_nesting_is_refused() {
     assert!(found[0].message.contains("nested"), "{found:?}");
 }
 
+/// Found by a hostile sweep: the nesting check counted every bracket in the file, those in
+/// strings, comments, template text and regular expressions included, so a thousand calls
+/// of `console.error("sad :(")`, or one comment or string holding a thousand `(`, were
+/// refused as "brackets nested more than 1000 deep". Literals and comments no longer count;
+/// real nesting, in template expressions too, still does.
+#[test]
+fn brackets_in_literals_and_comments_are_no_nesting() {
+    let n = MAX_NESTING + 1;
+    let open = "(".repeat(n);
+    for source in [
+        "console.error(\"sad :(\");\n".repeat(n),
+        "console.error('sad :(');\n".repeat(n),
+        format!("// {open}\nexport const a = 1;\n"),
+        format!("/* {open} */ export const a = 1;\n"),
+        format!("export const s = \"{open}\";\n"),
+        format!(
+            "export const s = \"{}\";\nexport const t = '{}';\n",
+            "(".repeat(600),
+            "[".repeat(600)
+        ),
+        format!(
+            "export const t = `{}${{1}}{}`;\n",
+            "{".repeat(n),
+            "(".repeat(n)
+        ),
+        format!("export const r = /{}/;\n", "\\(".repeat(n)),
+        format!("export const r = /[{open}]/;\n"),
+        format!(
+            "export function f(x: string) {{ return /{}/.test(x); }}\n",
+            "\\[".repeat(n)
+        ),
+        format!("export const q = 4 / 2; // {open}\n"),
+        format!("export const u = `a\\`{open}`;\n"),
+    ] {
+        js(&source);
+    }
+    // Template expressions nest as the code in them does.
+    let deep = format!(
+        "export const x = `${{{}1{}}}`;",
+        "(".repeat(n),
+        ")".repeat(n)
+    );
+    assert!(errors(&deep)[0].message.contains("nested more than"));
+}
+
 #[test]
 fn long_unbracketed_chains_compile() {
     let n = 100_000;
