@@ -2222,13 +2222,11 @@ fn published_sums(out_dir: &Path) -> Vec<(String, String)> {
     if io::Read::read_to_string(&mut io::Read::take(file, 16 << 20), &mut text).is_err() {
         return Vec::new();
     }
-    text.lines()
-        .filter_map(|line| {
-            // `sha256sum` lines: the digest, a space, then ` ` or `*`, then the name.
-            let name = line.get(66..)?;
-            let name = name.strip_prefix("./").unwrap_or(name);
-            Some((line.get(..64)?.to_ascii_lowercase(), name.to_string()))
-        })
+    // Read as `catalog verify` reads it (`sha256sum -c`'s forms; a line behind a byte
+    // order mark still records what was published).
+    (text.lines())
+        .filter_map(|line| crate::catalog::sums_line(line)?.1)
+        .map(|(sha, name)| (sha, name.to_string()))
         .collect()
 }
 

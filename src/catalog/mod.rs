@@ -637,6 +637,35 @@ pub fn validate_bytes(file: &Path, bytes: &[u8]) -> Vec<Diagnostic> {
     crate::validate::check_bytes(file, bytes, check_document)
 }
 
+/// One line of a `SHA256SUMS` file as `sha256sum -c` reads it: `None` for a line it passes
+/// over (blank, or a `#` comment, behind a byte order mark too); else whether the line
+/// starts with a byte order mark (which `sha256sum -c` takes for no checksum line, with a
+/// warning, leaving the file it names unchecked) and, when it is `<sha256>  <file>`,
+/// `<sha256> *<file>` or `sha256sum --tag`'s `SHA256 (<file>) = <sha256>`, its digest
+/// (lower case) and file name (`./` dropped).
+pub fn sums_line(line: &str) -> Option<(bool, Option<(String, &str)>)> {
+    let (bom, line) = match line.strip_prefix('\u{FEFF}') {
+        Some(rest) => (true, rest),
+        None => (false, line),
+    };
+    if line.trim().is_empty() || line.starts_with('#') {
+        return None;
+    }
+    let tagged = (line.strip_prefix("SHA256 ("))
+        .and_then(|rest| rest.rsplit_once(") = "))
+        .map(|(name, sha)| (sha, name));
+    let parsed = (tagged.or_else(|| line.split_once("  ")))
+        .or_else(|| line.split_once(" *"))
+        .map(|(sha, name)| {
+            (
+                sha.to_ascii_lowercase(),
+                name.strip_prefix("./").unwrap_or(name),
+            )
+        })
+        .filter(|(sha, _)| crate::sha256::Sha256::parse(sha).is_ok());
+    Some((bom, parsed))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

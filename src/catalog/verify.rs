@@ -759,33 +759,11 @@ fn verify_sums(
     // Names listed with two digests: reported once, as such, and not compared again.
     let mut conflicting = BTreeSet::new();
     for (n, line) in text.lines().enumerate() {
-        // `sha256sum -c` passes over comment lines too.
-        if line.trim().is_empty() || line.starts_with('#') {
+        // The line's digest is compared even behind a byte order mark, which makes
+        // `sha256sum -c` leave the file it names unchecked.
+        let Some((bom, parsed)) = super::sums_line(line) else {
             continue;
-        }
-        // It takes a line starting with a byte order mark for no checksum line, with a
-        // warning, and leaves the file it names unchecked; the line is still read here,
-        // so its digest is compared too. (A comment behind the mark leaves nothing
-        // unchecked.)
-        let (bom, line) = match line.strip_prefix('\u{FEFF}') {
-            Some(rest) if rest.trim().is_empty() || rest.starts_with('#') => continue,
-            Some(rest) => (true, rest),
-            None => (false, line),
         };
-        // `sha256sum -c` also reads `sha256sum --tag` lines (`SHA256 (name) = <sha256>`),
-        // upper-case digests and names written `./name`.
-        let tagged = (line.strip_prefix("SHA256 ("))
-            .and_then(|rest| rest.rsplit_once(") = "))
-            .map(|(name, sha)| (sha, name));
-        let parsed = (tagged.or_else(|| line.split_once("  ")))
-            .or_else(|| line.split_once(" *"))
-            .map(|(sha, name)| {
-                (
-                    sha.to_ascii_lowercase(),
-                    name.strip_prefix("./").unwrap_or(name),
-                )
-            })
-            .filter(|(sha, _)| Sha256::parse(sha).is_ok());
         if bom {
             let unchecked = match &parsed {
                 Some((_, name)) => format!("leaves {name} unchecked"),

@@ -2586,6 +2586,16 @@ fn a_version_taken_out_of_the_index_by_hand_is_warned_of() {
     let o = pack(&sb, "src", "out", &[]);
     ok(&o);
     assert!(!stderr(&o).contains("version-unlisted"), "{}", stderr(&o));
+
+    // Found by a hostile sweep: SHA256SUMS was read by byte offsets, so behind a byte order
+    // mark every name came out shifted (`7  hooks-alpha-…`), and each listed archive was
+    // warned of as taken out of the index. It is read as `catalog verify` reads it.
+    let sums = sb.join("out/SHA256SUMS");
+    let text = std::fs::read_to_string(&sums).unwrap();
+    std::fs::write(&sums, format!("\u{feff}{text}")).unwrap();
+    let o = pack(&sb, "src", "out", &["--check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("version-unlisted"), "{}", stderr(&o));
 }
 
 /// A published version taken out of the index by hand, then packed again from changed
