@@ -2159,6 +2159,22 @@ fn sums_file(
             }
             if let Some(name) = name.as_deref() {
                 refuse_links_to(out_dir, name)?;
+                // A folder or fifo where a kept archive belongs is no archive gone missing:
+                // "copy it back" would put the file inside the folder.
+                let there = std::fs::symlink_metadata(out_dir.join(name));
+                if let Some(m) = there.ok().filter(|m| !m.is_file() && !built.contains(name)) {
+                    return Err(Error::ConfigInvalid {
+                        path: out_dir.join(name),
+                        why: format!(
+                            "it is {}, where the index lists the published archive of {} {}; \
+                             move it away and put the archive back from where the catalog is \
+                             served",
+                            crate::fs::kind_of(&m.file_type()),
+                            r["id"].as_str().unwrap_or_default(),
+                            v["version"].as_str().unwrap_or_default()
+                        ),
+                    });
+                }
                 let kept = (!built.contains(name))
                     .then(|| std::fs::metadata(out_dir.join(name)).ok())
                     .flatten()

@@ -2598,6 +2598,36 @@ fn a_version_taken_out_of_the_index_by_hand_is_warned_of() {
     assert!(!stderr(&o).contains("version-unlisted"), "{}", stderr(&o));
 }
 
+/// Found by a hostile sweep: a fifo or a folder where a kept version's archive belongs was
+/// warned of as a missing archive ("copy it back", which would put the file inside the
+/// folder), and the pack went on, exit 0. It is refused, naming it and what it is.
+#[test]
+fn a_fifo_or_folder_in_a_kept_archive_s_place_is_refused() {
+    let sb = Sandbox::new();
+    alpha_packed_at_0_1_and_0_2(&sb);
+    let old = sb.join("out/hooks-alpha-0.1.0.tar.gz");
+    std::fs::remove_file(&old).unwrap();
+    for (kind, make) in [("a folder", "mkdir"), ("a fifo (named pipe)", "mkfifo")] {
+        let made = std::process::Command::new(make).arg(&old).status().unwrap();
+        assert!(made.success());
+        let before = snapshot(&sb.join("out"));
+        for extra in [&[][..], &["--check"]] {
+            let o = pack(&sb, "src", "out", extra);
+            assert_eq!(o.status.code(), Some(1), "{kind} {extra:?}: {}", stderr(&o));
+            stderr_says(
+                &o,
+                &format!(
+                    "out/hooks-alpha-0.1.0.tar.gz: it is {kind}, where the index lists the \
+                     published archive of alpha 0.1.0; move it away"
+                ),
+            );
+            assert_eq!(snapshot(&sb.join("out")), before, "{kind} {extra:?}");
+        }
+        let _ = std::fs::remove_dir(&old);
+        let _ = std::fs::remove_file(&old);
+    }
+}
+
 /// A published version taken out of the index by hand, then packed again from changed
 /// sources: pack took it for a new version and replaced its archive in OUT with other bytes,
 /// in silence (re-publishing an id+version). Pack refuses to replace an archive OUT holds
