@@ -1124,14 +1124,16 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
     // A published archive that OUT lost or holds damaged is written again: the sources
     // still give the bytes the index lists. One that is intact is left as it is, even when
     // its entry's `size` was put right.
+    // A new version's archive that OUT already holds byte for byte (its entry was taken out
+    // of the index by hand, and put back by this pack) is left as it is too.
     let mut rewrite = Vec::with_capacity(built.len());
     for (b, status) in built.iter().zip(statuses.iter_mut()) {
-        let lost =
-            *status != "new" && digest_of_file(&opts.out_dir.join(&b.file))? != Some(b.sha256);
+        let held = digest_of_file(&opts.out_dir.join(&b.file))? == Some(b.sha256);
+        let lost = *status != "new" && !held;
         if lost {
             *status = "repaired";
         }
-        rewrite.push(*status == "new" || lost);
+        rewrite.push(!held);
     }
     let index_bytes = {
         let mut s = serde_json::to_string_pretty(&new_index)

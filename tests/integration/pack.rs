@@ -2598,6 +2598,38 @@ fn a_version_taken_out_of_the_index_by_hand_is_warned_of() {
     assert!(!stderr(&o).contains("version-unlisted"), "{}", stderr(&o));
 }
 
+/// Found by a hostile sweep: with a recipe's entry taken out of the index by hand, pack
+/// put it back as new and replaced its archive in OUT with the same bytes (a new inode and
+/// modification time), where files whose bytes would not change are never rewritten.
+#[test]
+fn an_archive_out_holds_byte_for_byte_is_not_rewritten() {
+    use std::os::unix::fs::MetadataExt;
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    ok(&pack(&sb, "src", "out", &[]));
+    let archive = sb.join("out/hooks-alpha-0.1.0.tar.gz");
+    let before = std::fs::metadata(&archive).unwrap();
+    let index_path = sb.join("out/hooks-index.json");
+    let mut index = read_json(&index_path);
+    index["recipes"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|r| r["id"] != "alpha");
+    write_index(&index_path, &index);
+    let o = pack(&sb, "src", "out", &[]);
+    ok(&o);
+    let after = std::fs::metadata(&archive).unwrap();
+    assert_eq!(
+        (after.ino(), after.mtime(), after.mtime_nsec()),
+        (before.ino(), before.mtime(), before.mtime_nsec())
+    );
+    assert_eq!(
+        read_json(&index_path)["recipes"][0]["id"],
+        "alpha",
+        "the entry is back"
+    );
+}
+
 /// Found by a hostile sweep: a fifo or a folder where a kept version's archive belongs was
 /// warned of as a missing archive ("copy it back", which would put the file inside the
 /// folder), and the pack went on, exit 0. It is refused, naming it and what it is.
