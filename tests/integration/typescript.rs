@@ -473,6 +473,41 @@ fn brackets_in_literals_and_comments_are_no_nesting() {
     assert!(errors(&deep)[0].message.contains("nested more than"));
 }
 
+/// Found by a hostile sweep: oxc's check of each `await` (and `yield`) looks at every one
+/// around it, so a chain of them cost time with the square of its length: 160,000 awaits,
+/// under 1 MiB, took 27 s to validate. A chain deeper than the bracket limit is refused as
+/// such, at once; awaits side by side are no chain.
+#[test]
+fn a_chain_of_await_or_yield_is_nesting() {
+    let n = MAX_NESTING + 1;
+    for source in [
+        format!("export const z = {}1;", "await ".repeat(160_000)),
+        format!(
+            "export async function f() {{ return {}1; }}",
+            "await -".repeat(n)
+        ),
+        format!(
+            "export function* g(): any {{ return {}1; }}",
+            "yield ".repeat(n)
+        ),
+    ] {
+        let started = std::time::Instant::now();
+        let found = errors(&source);
+        assert!(
+            found[0]
+                .message
+                .contains("`await` and `yield` nested more than 1000 deep"),
+            "{found:?}"
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    }
+    js(&"await Promise.resolve(1);\n".repeat(2 * n));
+    js(&format!(
+        "export const z = {}1;",
+        "await ".repeat(MAX_NESTING)
+    ));
+}
+
 #[test]
 fn long_unbracketed_chains_compile() {
     let n = 100_000;
