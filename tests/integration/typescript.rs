@@ -491,7 +491,7 @@ fn a_chain_of_await_or_yield_is_nesting() {
             "yield ".repeat(n)
         ),
     ] {
-        let started = std::time::Instant::now();
+        // Refused by the scan before oxc runs, so without its quadratic check.
         let found = errors(&source);
         assert!(
             found[0]
@@ -499,7 +499,6 @@ fn a_chain_of_await_or_yield_is_nesting() {
                 .contains("`await` and `yield` nested more than 1000 deep"),
             "{found:?}"
         );
-        assert!(started.elapsed() < std::time::Duration::from_secs(10));
     }
     js(&"await Promise.resolve(1);\n".repeat(2 * n));
     js(&format!(
