@@ -187,6 +187,28 @@ fn check_case(case: &Case, recipe: Option<&Recipe>, f: &mut Findings) {
             exit_invalid(&exit.to_string()),
         );
     }
+    // What the handler wrote is looked for in the case's folder: a path out of it (absolute,
+    // or climbing out with `..`) would read the machine's files instead.
+    if let Some(fc) = &case.expect.file_contains {
+        let rel = fc.path.strip_prefix("{tmp}").unwrap_or(&fc.path);
+        let rel = rel.trim_start_matches('/');
+        let leaves = (fc.path.starts_with('/') && !fc.path.starts_with("{tmp}"))
+            || Path::new(rel)
+                .components()
+                .any(|c| matches!(c, std::path::Component::ParentDir));
+        if leaves {
+            f.error(
+                "/expect/file_contains/path",
+                "case-invalid",
+                format!(
+                    "`{}` is outside the case's folder, where the handler ran and the file is \
+                     looked for; give a path relative to it (or starting with `{{tmp}}/`), \
+                     without `..`",
+                    fc.path
+                ),
+            );
+        }
+    }
     for (k, v) in &case.env {
         let pointer = crate::json::pointer_push("/env", k);
         if let Some(why) = env_name_problem(k) {

@@ -236,7 +236,9 @@ fn a_case_whose_answer_follows_a_byte_order_mark_fails_saying_so() {
 }
 
 /// A case whose `file_contains` names a fifo hung `test` (the read waits for a writer),
-/// and one naming /dev/zero read until memory ran out; a case whose `env` holds a NUL
+/// and one naming /dev/zero read until memory ran out (both are now refused as outside
+/// the case's folder; what is read there is still read as a regular file and bounded); a
+/// case whose `env` holds a NUL
 /// stopped the whole run with `cannot run a handler` instead of failing that case.
 #[cfg(unix)]
 #[test]
@@ -304,7 +306,17 @@ fn odd_case_files_fail_their_case_and_the_run_goes_on() {
     ] {
         assert!(text.contains(&format!("FAIL demo/{name}.json")), "{text}");
     }
-    assert!(text.contains("expected a regular file"), "{text}");
+    // Found by a hostile sweep: such paths read outside the case's folder (`/etc/passwd`
+    // too); they are refused before anything runs, as the README says they are read in it.
+    for path in [fifo.display().to_string(), "/dev/zero".to_string()] {
+        assert!(
+            text.contains(&format!(
+                "`{path}` is outside the case's folder, where the handler ran and the file is \
+                 looked for"
+            )),
+            "{text}"
+        );
+    }
     assert!(text.contains("NUL"), "{text}");
     assert!(text.trim_end().ends_with("2 passed, 4 failed"), "{text}");
 }
@@ -1043,6 +1055,17 @@ fn a_relative_file_contains_path_is_read_in_the_case_folder() {
         "{text}"
     );
     assert!(text.trim_end().ends_with("2 passed, 1 failed"), "{text}");
+
+    // Nor is one climbing out of it read (found by a hostile sweep): refused, at its place.
+    sb.write(
+        "recipes/demo/tests/relative.json",
+        r#"{"name": "relative", "event": "PreToolUse", "payload": {"tool_name": "exec", "tool_input": {"command": "rm -rf /"}}, "expect": {"decision": "deny", "file_contains": {"path": "{tmp}/../../needle.txt", "contains": "deny"}}}"#,
+    );
+    let text = failing_test_run(&sb);
+    assert!(
+        text.contains("`{tmp}/../../needle.txt` is outside the case's folder"),
+        "{text}"
+    );
 }
 
 /// An `env` value that is not a string was set as its JSON text: `null` became the
