@@ -244,7 +244,7 @@ fn validate_dir(dir: &Path) -> (Kind, Vec<Diagnostic>) {
     }
     if dir.join(catalog::INDEX_FILE).is_file() {
         let index = dir.join(catalog::INDEX_FILE);
-        let mut out = validate_document(&index, catalog::validate_bytes);
+        let mut out = validate_document(&index, catalog::validate_on_disk);
         // An index beside recipe folders (put there by hand) must not hide them.
         if holds_recipe_folders(dir) {
             out.extend(validate_recipes_folder(dir));
@@ -420,7 +420,7 @@ fn validate_file(file: &Path) -> (Kind, Vec<Diagnostic>) {
         catalog::INDEX_FILE => {
             return (
                 Kind::CatalogIndex,
-                validate_document(file, catalog::validate_bytes),
+                validate_document(file, catalog::validate_on_disk),
             )
         }
         "hooks.json" => {
@@ -468,7 +468,7 @@ fn validate_file(file: &Path) -> (Kind, Vec<Diagnostic>) {
     drop(parsed);
     match schema.as_deref() {
         Some(recipe::SCHEMA) => (Kind::RecipeManifest, recipe::validate_manifest_bytes(file, &bytes, None)),
-        Some(catalog::SCHEMA) => (Kind::CatalogIndex, catalog::validate_bytes(file, &bytes)),
+        Some(catalog::SCHEMA) => (Kind::CatalogIndex, catalog::validate_on_disk(file, &bytes)),
         _ if has_hooks => (Kind::HooksFile, hooks_json::validate_bytes(file, &bytes)),
         _ => (
             Kind::Unknown,

@@ -637,6 +637,38 @@ pub fn validate_bytes(file: &Path, bytes: &[u8]) -> Vec<Diagnostic> {
     crate::validate::check_bytes(file, bytes, check_document)
 }
 
+/// [`validate_bytes`] of an index file on disk (`hookpack validate`), with a warning for
+/// each version `url` that leaves its folder (`url-outside`): `catalog verify` of the
+/// folder and `install` from it refuse those, though served over HTTP they resolve against
+/// the index's URL, so it is no error of the document itself.
+pub fn validate_on_disk(file: &Path, bytes: &[u8]) -> Vec<Diagnostic> {
+    let mut out = validate_bytes(file, bytes);
+    let Ok(parsed) = crate::json::parse(bytes) else {
+        return out;
+    };
+    let mut f = Findings::new(file, Some(&parsed.locations));
+    let recipes = parsed.value["recipes"].as_array().into_iter().flatten();
+    for (i, r) in recipes.enumerate() {
+        for (j, v) in r["versions"].as_array().into_iter().flatten().enumerate() {
+            let Some(url) = v["url"].as_str() else {
+                continue;
+            };
+            if let Some(why) = local_url_outside(url) {
+                f.warn(
+                    &format!("/recipes/{i}/versions/{j}/url"),
+                    "url-outside",
+                    format!(
+                        "url `{url}` {why} (`catalog verify` of this folder and `install` from \
+                         it refuse it; served over HTTP, it is taken against the index's URL)"
+                    ),
+                );
+            }
+        }
+    }
+    out.extend(f.finish());
+    out
+}
+
 /// One line of a `SHA256SUMS` file as `sha256sum -c` reads it: `None` for a line it passes
 /// over (blank, or a `#` comment, behind a byte order mark too); else whether the line
 /// starts with a byte order mark (which `sha256sum -c` takes for no checksum line, with a

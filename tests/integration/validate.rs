@@ -564,6 +564,21 @@ fn catalog_rules() {
     ] {
         assert_finding(&r, p, c);
     }
+
+    // Found by a hostile sweep: a `url` leaving the catalog folder passed `validate` of the
+    // folder in silence, where `catalog verify` of it fails and `pack` warns. A warning:
+    // served over HTTP, `../x` resolves against the index's URL.
+    let mut out = good.clone();
+    out["recipes"][0]["versions"][0]["url"] = json!("../elsewhere/a-0.2.0.tar.gz");
+    out["recipes"][1]["versions"][0]["url"] = json!("/etc/passwd");
+    sb.write("good/hooks-index.json", serde_json::to_vec(&out).unwrap());
+    let (code, r) = validate_json(&sb, &["good"]);
+    assert_eq!(code, 0, "{r:#}");
+    for p in ["/recipes/0/versions/0/url", "/recipes/1/versions/0/url"] {
+        assert_finding(&r, p, "url-outside");
+    }
+    let (code, _) = validate_json(&sb, &["--strict", "good"]);
+    assert_eq!(code, 1);
 }
 
 #[test]
