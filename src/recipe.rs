@@ -816,14 +816,25 @@ pub fn check_tree(dir: &Path, want_readme: bool) -> Vec<Diagnostic> {
 }
 
 fn check_readme(dir: &Path) -> Option<Diagnostic> {
-    (!dir.join("README.md").is_file()).then(|| {
-        Diagnostic::file_level(
-            dir,
-            Severity::Warning,
-            "readme-missing",
-            "the recipe has no README.md; add one saying what it does and how to configure it",
-        )
-    })
+    let readme = dir.join("README.md");
+    let message = match std::fs::symlink_metadata(&readme) {
+        // A link there is refused as every link in a recipe is, by its own error.
+        Ok(m) if m.is_file() || m.file_type().is_symlink() => return None,
+        // A folder (or fifo) of that name: "has no README.md" would send the user looking.
+        Ok(m) => format!(
+            "README.md is {}, where the recipe's README file belongs; make it a file saying \
+             what the recipe does and how to configure it",
+            crate::fs::kind_of(&m.file_type())
+        ),
+        _ => "the recipe has no README.md; add one saying what it does and how to configure it"
+            .to_string(),
+    };
+    Some(Diagnostic::file_level(
+        dir,
+        Severity::Warning,
+        "readme-missing",
+        message,
+    ))
 }
 
 /// Size, any execute bit, and hard link count of a file.

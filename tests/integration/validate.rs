@@ -1645,3 +1645,24 @@ fn a_recipe_id_named_after_a_judgment_product_is_refused() {
     write_recipe(&sb, "jevons-gate", &manifest("jevons-gate"));
     assert_eq!(validate_json(&sb, &["jevons-gate"]).0, 0);
 }
+
+/// Found by a hostile sweep: a folder named README.md was reported as "the recipe has no
+/// README.md", which sends the user looking for a file that is there by name.
+#[test]
+fn a_readme_that_is_a_folder_is_named_so() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "recipes/demo", &manifest("demo"));
+    std::fs::remove_file(sb.join("recipes/demo/README.md")).unwrap();
+    std::fs::create_dir(sb.join("recipes/demo/README.md")).unwrap();
+    let (_, r) = validate_json(&sb, &["recipes/demo"]);
+    let d = (r["diagnostics"].as_array().unwrap().iter())
+        .find(|d| d["code"] == "readme-missing")
+        .unwrap_or_else(|| panic!("{r:#}"));
+    assert!(
+        d["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("README.md is a folder, where the recipe's README file belongs"),
+        "{r:#}"
+    );
+}
