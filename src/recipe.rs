@@ -736,7 +736,10 @@ impl Walk<'_> {
 
     fn visit(&mut self, child: Listed) {
         if self.skip_hidden && is_hidden(&child.name) {
-            if !is_tool_litter(&child.name) {
+            // `tests/` is never packed, hidden or not, and `test` runs every case there.
+            let in_tests = (child.path.strip_prefix(self.root).ok())
+                .is_some_and(|rel| rel.starts_with("tests"));
+            if !is_tool_litter(&child.name) && !in_tests {
                 self.problems.push(Diagnostic::file_level(
                     &child.path,
                     Severity::Warning,

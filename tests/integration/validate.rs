@@ -1666,3 +1666,30 @@ fn a_readme_that_is_a_folder_is_named_so() {
         "{r:#}"
     );
 }
+
+/// Found by a hostile sweep: a hidden case file (`tests/.wip.json`) was warned of as
+/// "hidden files and folders are never packed, so this one is left out", which fails
+/// `--strict`, though `tests/` is never packed and `test` runs the case. No warning there;
+/// a hidden file elsewhere is still warned of.
+#[test]
+fn a_hidden_case_file_is_not_warned_of_as_left_out() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "recipes/demo", &manifest("demo"));
+    sb.write(
+        "recipes/demo/tests/.wip.json",
+        r#"{"name": "wip", "event": "Stop", "payload": {}, "expect": {"decision": "none"}}"#,
+    );
+    sb.write("recipes/demo/data/.hidden.json", "{}");
+    let (_, r) = validate_json(&sb, &["recipes/demo"]);
+    let hidden: Vec<String> = findings(&r)
+        .into_iter()
+        .filter(|(_, c)| c == "hidden-not-packed")
+        .map(|(p, _)| p)
+        .collect();
+    let files: Vec<&str> = (r["diagnostics"].as_array().unwrap().iter())
+        .filter(|d| d["code"] == "hidden-not-packed")
+        .filter_map(|d| d["file"].as_str())
+        .collect();
+    assert_eq!(hidden.len(), 1, "{r:#}");
+    assert!(files[0].ends_with("data/.hidden.json"), "{r:#}");
+}
