@@ -753,6 +753,17 @@ fn verify_sums(
             return;
         }
     };
+    // A web server's error page or folder listing where SHA256SUMS should be: one error,
+    // not one per line of HTML.
+    if text.trim_start().starts_with('<') {
+        ctx.error(
+            &sums_file,
+            "",
+            "sums-malformed",
+            "this is HTML, not SHA256SUMS (an error page or a folder listing?); publish the SHA256SUMS `hookpack pack` wrote beside the index",
+        );
+        return;
+    }
     // Each name with its digest and the line it came from.
     let mut listed: BTreeMap<String, String> = BTreeMap::new();
     let mut first_line: BTreeMap<String, usize> = BTreeMap::new();

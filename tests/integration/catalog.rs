@@ -499,6 +499,21 @@ fn sha256sums_is_read_as_sha256sum_reads_it() {
 /// takes for no checksum line (leaving its file unchecked), was "line 1 is not
 /// `<sha256>  <file>`", and its file "not listed" besides. The comment now passes; the mark
 /// is one error naming the file it leaves unchecked.
+/// Found by a hostile sweep: a server answering with HTML where SHA256SUMS should be got one
+/// `sums-malformed` per line of the page; it is one error saying what it is.
+#[test]
+fn a_sha256sums_that_is_html_is_one_error() {
+    let sb = Sandbox::new();
+    packed(&sb);
+    let page = "<!DOCTYPE html>\n<html>\n<body>\n<a href=\"x\">x</a>\n</body>\n</html>\n";
+    std::fs::write(sb.join("cat/SHA256SUMS"), page).unwrap();
+    let (code, r) = verify_json(&sb, "cat");
+    assert_eq!(code, 1, "{r:#}");
+    assert_eq!(codes(&r), ["sums-malformed"], "{r:#}");
+    let message = r["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(message.starts_with("this is HTML, not SHA256SUMS"), "{r:#}");
+}
+
 #[test]
 fn sha256sums_comments_pass_and_a_byte_order_mark_is_named() {
     let sb = Sandbox::new();
