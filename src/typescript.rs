@@ -399,28 +399,20 @@ fn check_nesting(source: &str) -> Result<(), Vec<TsDiagnostic>> {
                 regex_may_start = false;
                 continue;
             }
-            b'`' => {
+            // A template literal's text: after its opening backquote, or after the `}` that
+            // closes one of its `${…}`; it ends at a backquote, or at the next `${`.
+            b'`' | b'}' if c == b'`' || templates.last() == Some(&depth) => {
+                if c == b'}' {
+                    templates.pop();
+                    depth = depth.saturating_sub(1);
+                }
                 i = template_text_end(b, i + 1);
-                if b.get(i.wrapping_sub(2)..i) == Some(b"${") {
+                let opens = b.get(i.wrapping_sub(2)..i) == Some(b"${");
+                if opens {
                     depth += 1;
                     templates.push(depth);
-                    regex_may_start = true;
-                } else {
-                    regex_may_start = false;
                 }
-                continue;
-            }
-            b'}' if templates.last() == Some(&depth) => {
-                templates.pop();
-                depth = depth.saturating_sub(1);
-                i = template_text_end(b, i + 1);
-                if b.get(i.wrapping_sub(2)..i) == Some(b"${") {
-                    depth += 1;
-                    templates.push(depth);
-                    regex_may_start = true;
-                } else {
-                    regex_may_start = false;
-                }
+                regex_may_start = opens;
                 continue;
             }
             b'(' | b'[' | b'{' => {
