@@ -846,7 +846,7 @@ fn with_refusals(first: Error, refusals: Vec<(PathBuf, Error)>) -> Error {
 /// An error that stops [`merge_index`] after it refused some recipes already: the error,
 /// with those refusals (taken) named too, so that a later failure (an unreadable archive)
 /// does not hide them.
-fn and(refusals: &mut Vec<(PathBuf, Error)>, e: Error) -> Error {
+fn failed_after(refusals: &mut Vec<(PathBuf, Error)>, e: Error) -> Error {
     with_refusals(e, std::mem::take(refusals))
 }
 
@@ -1587,7 +1587,8 @@ fn merge_index(
                     // OUT lost it or holds it damaged, and these sources do not give it
                     // back: the recipe changed, or the settings did.
                     let intact = intact_archive(existing, opts);
-                    let Some((file, sha256, size)) = intact.map_err(|e| and(&mut refusals, e))?
+                    let Some((file, sha256, size)) =
+                        intact.map_err(|e| failed_after(&mut refusals, e))?
                     else {
                         let url = existing["url"].as_str().unwrap_or_default();
                         let lost = Error::PublishedArchiveLost {
@@ -1605,9 +1606,9 @@ fn merge_index(
                     // compression) stays published that way; other contents are refused.
                     let path = opts.out_dir.join(&file);
                     let same = same_contents(b, &path, opts.mtime);
-                    if !same.map_err(|e| and(&mut refusals, e))? {
+                    if !same.map_err(|e| failed_after(&mut refusals, e))? {
                         let note = same_files_but_mtime(&path, b, opts, same_contents);
-                        let mut note = note.map_err(|e| and(&mut refusals, e))?;
+                        let mut note = note.map_err(|e| failed_after(&mut refusals, e))?;
                         if note.is_empty() {
                             note = changes(b, &path);
                         }
@@ -1665,7 +1666,7 @@ fn merge_index(
                 // with which bytes, and those never change.
                 if let Some((found, unpublished)) =
                     unlisted_archive(&opts.out_dir, b, opts.mtime, same_contents)
-                        .map_err(|e| and(&mut refusals, e))?
+                        .map_err(|e| failed_after(&mut refusals, e))?
                 {
                     let exists = Error::ArchiveExists {
                         what: format!("{id} {version}"),

@@ -214,13 +214,7 @@ fn a_case_whose_answer_follows_a_byte_order_mark_fails_saying_so() {
     );
     assert!(text.trim_end().ends_with("1 passed, 1 failed"), "{text}");
 
-    let o = sb
-        .cmd()
-        .args(["test", "recipes/demo", "--format", "json"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(1));
-    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let doc = failing_test_doc(&sb);
     let case = doc["cases"]
         .as_array()
         .unwrap()
