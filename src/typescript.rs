@@ -15,6 +15,8 @@
 //!   deeper than [`MAX_NESTING`]: oxc recurses without a depth limit, so it
 //!   runs on a thread whose stack grows with the source, and both limits keep
 //!   that stack reasonable;
+//! - code nested deeper than node can read (see `nested_deeper_than_node_reads`):
+//!   node would fail to load it with a stack overflow before the hook ran;
 //! - what oxc would turn into code Node 20 can't run as an ES module:
 //!   `import x = require(…)`, `export =`, decorators, a namespace's `export let`
 //!   (which oxc compiles to a copy that `N.x` does not follow) and a name one block of
@@ -64,6 +66,11 @@ pub const MAX_SOURCE_LEN: usize = 1024 * 1024;
 /// with a clear message instead of compiling it with hundreds of megabytes of
 /// stack. Real code stays far below this.
 pub const MAX_NESTING: usize = 1_000;
+
+/// Deepest syntax tree accepted, in levels (see `nested_deeper_than_node_reads`): node
+/// reads about 1,050 nested arrow functions, each one level, so this leaves a third of its
+/// stack to spare.
+pub const MAX_SYNTAX_DEPTH: usize = 700;
 
 /// Most tabs of indentation the printed output of one file may hold, estimated before
 /// compiling, from the depth of each printed line: about 16 MiB. Real code holds a few hundred
@@ -595,6 +602,10 @@ fn compile_here(
                 diagnostics.extend(checked.diagnostics);
                 diagnostics.extend(exported_twice(&program));
             }
+            if !has_errors(&diagnostics) {
+                // What node will read: the types are gone, and what the transform added is in.
+                diagnostics.extend(nested_deeper_than_node_reads(&program));
+            }
         }
     }
     if has_errors(&diagnostics) {
@@ -1032,6 +1043,99 @@ fn ambient_const_enums(program: &Program<'_>, semantic: &Semantic<'_>) -> Vec<Ox
         }
     }
     found
+}
+
+/// Refuses a program whose syntax tree goes deeper than [`MAX_SYNTAX_DEPTH`], pointing at
+/// where it first does: node's parser recurses as it reads nested code, and runs out of
+/// stack (`RangeError: Maximum call stack size exceeded`, before the hook runs at all) at
+/// about a thousand nested arrow functions, 1,300 nested calls or 3,600 `else if`s.
+///
+/// Every node of the tree counts one level, with two exceptions node reads more cheaply:
+/// the left operand of a binary or logical operator counts none (`a + b + c + …` nests to
+/// the left, and node reads such a chain in a loop, however long), and an `else if` a
+/// quarter of one.
+fn nested_deeper_than_node_reads(program: &Program<'_>) -> Vec<OxcDiagnostic> {
+    match first_too_deep(program) {
+        Some(span) => vec![OxcDiagnostic::error(format!(
+            "code nested more than {MAX_SYNTAX_DEPTH} deep (counting each expression and \
+             statement inside another): node runs out of stack reading code nested about a \
+             thousand deep; flatten it (move nested code into named functions, turn a long \
+             `else if` chain into a lookup table)"
+        ))
+        .with_label(Span::new(span.start, span.start))],
+        None => Vec::new(),
+    }
+}
+
+/// Where the syntax tree of `program` first goes deeper than [`MAX_SYNTAX_DEPTH`] (see
+/// [`nested_deeper_than_node_reads`]).
+fn first_too_deep(program: &Program<'_>) -> Option<Span> {
+    use oxc::{
+        ast::{ast::IfStatement, AstKind},
+        span::GetSpan,
+    };
+    /// Depth is counted in quarter levels.
+    const LEVEL: usize = 4;
+    struct Depth {
+        depth: usize,
+        /// The span of the last node entered that has one (nodes a transform made have none).
+        last: Span,
+        over: Option<Span>,
+    }
+    impl<'a> oxc::ast_visit::Visit<'a> for Depth {
+        fn enter_node(&mut self, kind: AstKind<'a>) {
+            self.depth += LEVEL;
+            let span = kind.span();
+            if !span.is_empty() {
+                self.last = span;
+            }
+            if self.depth > MAX_SYNTAX_DEPTH * LEVEL && self.over.is_none() {
+                self.over = Some(self.last);
+            }
+        }
+
+        fn leave_node(&mut self, _kind: AstKind<'a>) {
+            self.depth -= LEVEL;
+        }
+
+        fn visit_binary_expression(&mut self, it: &oxc::ast::ast::BinaryExpression<'a>) {
+            self.visit_expression(&it.left);
+            self.enter_node(AstKind::BinaryExpression(self.alloc(it)));
+            self.visit_expression(&it.right);
+            self.leave_node(AstKind::BinaryExpression(self.alloc(it)));
+        }
+
+        fn visit_logical_expression(&mut self, it: &oxc::ast::ast::LogicalExpression<'a>) {
+            self.visit_expression(&it.left);
+            self.enter_node(AstKind::LogicalExpression(self.alloc(it)));
+            self.visit_expression(&it.right);
+            self.leave_node(AstKind::LogicalExpression(self.alloc(it)));
+        }
+
+        fn visit_if_statement(&mut self, it: &IfStatement<'a>) {
+            self.enter_node(AstKind::IfStatement(self.alloc(it)));
+            self.visit_expression(&it.test);
+            self.visit_statement(&it.consequent);
+            match &it.alternate {
+                Some(alternate @ Statement::IfStatement(_)) => {
+                    // The `else if` counts a quarter of a level on top of this `if`.
+                    self.depth -= LEVEL - 1;
+                    self.visit_statement(alternate);
+                    self.depth += LEVEL - 1;
+                }
+                Some(alternate) => self.visit_statement(alternate),
+                None => {}
+            }
+            self.leave_node(AstKind::IfStatement(self.alloc(it)));
+        }
+    }
+    let mut depth = Depth {
+        depth: 0,
+        last: Span::default(),
+        over: None,
+    };
+    oxc::ast_visit::Visit::visit_program(&mut depth, program);
+    depth.over
 }
 
 /// The printer indents each line one tab per level of nesting, and some nesting costs no
