@@ -821,12 +821,15 @@ fn error_at(
     Diagnostic::at(file, place, Severity::Error, rule, message)
 }
 
-/// Plans the assembled tree of one recipe: every output file, compiled in memory.
-fn plan(
-    recipe_dir: &Path,
-    lib_dir: Option<&Path>,
-    cache: &LibCache,
-) -> Result<BTreeMap<String, OutFile>, Error> {
+/// The assembled tree of one recipe, planned: every output file, compiled in memory.
+struct Planned {
+    files: BTreeMap<String, OutFile>,
+    /// What the recipe's sources may get wrong without failing the assemble.
+    warnings: Vec<Diagnostic>,
+}
+
+/// Plans the assembled tree of one recipe.
+fn plan(recipe_dir: &Path, lib_dir: Option<&Path>, cache: &LibCache) -> Result<Planned, Error> {
     let mut p = Planner {
         recipe_dir,
         lib_dir,
@@ -974,7 +977,69 @@ fn plan(
             p.recipe_dir,
         )?;
     }
-    Ok(p.files)
+    let warnings = missing_beside(&p);
+    Ok(Planned {
+        files: p.files,
+        warnings,
+    })
+}
+
+/// A warning for each file a compiled module names beside itself
+/// (`new URL("./data/words.json", import.meta.url)`) that the assembled recipe does not
+/// hold, at the URL: the handler fails when it reads it. Paths that leave the recipe, and
+/// URLs with a query or fragment, are left alone.
+fn missing_beside(p: &Planner<'_>) -> Vec<Diagnostic> {
+    let files = &p.files;
+    let holds = |target: &str| {
+        target.is_empty()
+            || files.contains_key(target)
+            || (files.range(format!("{target}/")..).next())
+                .is_some_and(|(name, _)| name.starts_with(&format!("{target}/")))
+    };
+    let mut found = Vec::new();
+    for (out, l) in &p.links {
+        let Some(source) = p.origins.get(out) else {
+            continue;
+        };
+        for beside in &l.files_beside {
+            if beside.path.contains(['?', '#', '\\']) {
+                continue;
+            }
+            let Some(target) = target_of(out, &beside.path) else {
+                continue;
+            };
+            if target.starts_with("..") || holds(&target) {
+                continue;
+            }
+            // Where its source would be.
+            let from = match (target.strip_prefix("scripts/lib/"), p.lib_dir) {
+                (Some(rest), Some(lib)) => lib.join(rest),
+                _ => match target.strip_prefix("scripts/") {
+                    Some(rest) => p.recipe_dir.join("src").join(rest),
+                    None => p.recipe_dir.join(&target),
+                },
+            };
+            let place = crate::json::Position {
+                line: beside.line,
+                column: beside.column,
+            };
+            found.push(Diagnostic::at(
+                source,
+                place,
+                Severity::Warning,
+                "file-beside-missing",
+                format!(
+                    "`{}` is {target} in the assembled recipe, which will not hold it: the \
+                     handler fails when it reads it; add {} (or, if the handler writes it \
+                     first, ignore this)",
+                    beside.path,
+                    from.display()
+                ),
+            ));
+        }
+    }
+    found.sort_by(Diagnostic::reading_order);
+    found
 }
 
 /// A source whose output path would contain `what`: hosts, archive readers and other
@@ -1388,7 +1453,8 @@ pub fn check_sources(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Vec<Diagnostic
         match result {
             // What pack would refuse in the archive: names that collide by case or
             // Unicode normalisation, paths too long, …
-            Ok(files) => {
+            Ok(Planned { files, warnings }) => {
+                out.extend(warnings);
                 let sizes = (files.iter())
                     .map(|(rel, f)| {
                         let size = match &f.content {
@@ -1415,10 +1481,7 @@ pub fn check_sources(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Vec<Diagnostic
 }
 
 /// Plans every recipe, on all cores; results in the order of `dirs`.
-fn plan_all(
-    dirs: &[PathBuf],
-    lib_dir: Option<&Path>,
-) -> Vec<Result<BTreeMap<String, OutFile>, Error>> {
+fn plan_all(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Vec<Result<Planned, Error>> {
     let cache = LibCache::default();
     let stack = crate::typescript::POOL_STACK;
     let mut planned = crate::parallel::map_with_stack(
@@ -1550,7 +1613,10 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
         .zip(plan_all(&dirs, opts.layout.lib_dir.as_deref()))
     {
         match planned {
-            Ok(p) => plans.push((d.clone(), p)),
+            Ok(p) => {
+                warnings.extend(p.warnings);
+                plans.push((d.clone(), p.files));
+            }
             Err(Error::TypeScript { diagnostics }) => ts_errors.extend(diagnostics),
             Err(e) => return Err(e),
         }
@@ -1709,7 +1775,7 @@ pub fn assemble_to_temp(recipes_dir: &Path, dirs: &[PathBuf]) -> Result<ForPack,
         });
     }
     let layout = Layout::recipes_dir(recipes_dir);
-    let warnings = validate_sources(dirs, layout.lib_dir.as_deref())?;
+    let mut warnings = validate_sources(dirs, layout.lib_dir.as_deref())?;
     let tmp = crate::fs::temp_folder("hookpack-assembled-")?;
     let mut out = Vec::new();
     let mut ts_errors = Vec::new();
@@ -1727,7 +1793,11 @@ pub fn assemble_to_temp(recipes_dir: &Path, dirs: &[PathBuf]) -> Result<ForPack,
             )))
         });
         match this {
-            Ok(files) => {
+            Ok(Planned {
+                files,
+                warnings: more,
+            }) => {
+                warnings.extend(more);
                 let dest = tmp.path().join(&id);
                 let roots = source_roots(d, layout.lib_dir.as_deref());
                 write_tree(&dest, &files, &roots)?;

@@ -1438,7 +1438,8 @@ fn an_out_dir_that_is_a_file_is_refused_alike_by_assemble_and_pack() {
 }
 
 /// Sources up to 64 KiB compile in place on assemble's worker threads (no thread per file);
-/// the deepest shapes that fit must still compile, never overflow the stack.
+/// the deepest shapes that fit must never overflow the stack. oxc reads them all; those
+/// node could not load are then refused as nested too deep, the long sum compiles.
 #[test]
 fn deep_sources_just_under_the_in_place_limit_do_not_overflow() {
     let n = 64 * 1024 - 64;
@@ -1468,12 +1469,16 @@ fn deep_sources_just_under_the_in_place_limit_do_not_overflow() {
         source_recipe(&sb, "recipes", "other", MAIN);
         lib(&sb, "recipes/lib");
         let o = assemble(&sb);
-        assert!(
-            o.status.success(),
-            "{what}: ({:?}): {}",
-            o.status,
-            String::from_utf8_lossy(&o.stderr)
-        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        if what == "binary" {
+            assert!(o.status.success(), "{what}: ({:?}): {err}", o.status);
+        } else {
+            assert_eq!(o.status.code(), Some(1), "{what}: {err}");
+            assert!(
+                err.contains("code nested more than 700 deep"),
+                "{what}: {err}"
+            );
+        }
     }
 }
 
@@ -2184,6 +2189,84 @@ fn a_file_a_helper_reads_beside_it_is_copied_with_it() {
     let out = sb.join("out/demo");
     assert_eq!(node_out(&out), "alpha beta");
     assert!(!out.join("scripts/lib/words/unread.txt").exists());
+}
+
+/// A module that reads a file beside it which is not among the sources
+/// (`new URL("./data/words.json", import.meta.url)`, a typo or a file never added) assembled
+/// and validated clean, and the handler failed with ENOENT each time it ran. Each such URL
+/// is now a warning at its place, naming the source to add; files that ship (the recipe's
+/// top files, src/ data, a helper's files, folders) and URLs that leave the recipe are not.
+#[test]
+fn a_file_read_beside_a_module_that_will_not_ship_is_warned_of() {
+    let sb = Sandbox::new();
+    source_recipe(
+        &sb,
+        "recipes",
+        "demo",
+        "import { readFileSync, readdirSync } from \"node:fs\";\n\
+         import { list } from \"../../lib/read.ts\";\n\
+         const words = new URL(\"./data/words.json\", import.meta.url);\n\
+         const present = new URL(\"./present.txt\", import.meta.url);\n\
+         const routes = new URL(\"../routes.json\", import.meta.url);\n\
+         const here = new URL(\"./\", import.meta.url);\n\
+         const outside = new URL(\"../../shared.txt\", import.meta.url);\n\
+         const query = new URL(\"./v.txt?x=1\", import.meta.url);\n\
+         console.log(readdirSync(here).length > 0, readFileSync(present, \"utf8\").trim(), \
+         readFileSync(routes, \"utf8\").length > 0, list(), String(words).length > 0, \
+         String(outside).length > 0, String(query).length > 0);\n",
+    );
+    sb.write("recipes/demo/src/present.txt", "here\n");
+    sb.write(
+        "recipes/lib/read.ts",
+        "export function list(): string {\n\
+         \x20 return String(new URL(\"./list.txt\", import.meta.url)).slice(-20);\n\
+         }\n",
+    );
+    let o = assemble(&sb);
+    ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    let warnings: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("warning[file-beside-missing]"))
+        .collect();
+    assert_eq!(warnings.len(), 2, "{err}");
+    assert!(
+        warnings[0].starts_with("recipes/demo/src/main.ts:3:23: warning[file-beside-missing]: ")
+            && warnings[0].contains("`./data/words.json` is scripts/data/words.json")
+            && warnings[0].contains("add recipes/demo/src/data/words.json (or"),
+        "{err}"
+    );
+    assert!(
+        warnings[1].starts_with("recipes/lib/read.ts:2:25: warning[file-beside-missing]: ")
+            && warnings[1].contains("`./list.txt` is scripts/lib/list.txt")
+            && warnings[1].contains("add recipes/lib/list.txt (or"),
+        "{err}"
+    );
+    // The handler runs; reading the missing file would have failed.
+    assert_eq!(
+        node_out(&sb.join("out/demo")),
+        "true here true scripts/lib/list.txt true true true\n"
+    );
+    // validate says the same, as warnings: --strict fails on them.
+    std::fs::remove_file(sb.join("recipes/demo/tests/case.json")).unwrap();
+    let v = sb
+        .cmd()
+        .args(["validate", "recipes/demo"])
+        .output()
+        .unwrap();
+    ok(&v);
+    let said = String::from_utf8_lossy(&v.stdout);
+    assert_eq!(
+        said.matches("warning[file-beside-missing]").count(),
+        2,
+        "{said}"
+    );
+    let strict = sb
+        .cmd()
+        .args(["validate", "--strict", "recipes/demo"])
+        .output()
+        .unwrap();
+    assert_eq!(strict.status.code(), Some(1), "{strict:?}");
 }
 
 /// An import whose case differs from the file's (`./Util.ts` for `util.ts`) said only "no
