@@ -635,11 +635,15 @@ fn timeout_not_integer(t: &Value) -> String {
                 u64::MAX
             )
         }
-        // Hosts read `timeout` as an integer: `1e1` or `10.0` may not load there.
-        Some(x) if x >= 1.0 && x.fract() == 0.0 => format!(
-            "write {x:.0}, without a fraction or exponent, which hosts that read it as an \
-             integer refuse"
-        ),
+        // Hosts read `timeout` as an integer: `1e1` or `10.0` may not load there. Not
+        // quoted: the value read (`10.0`) may not be what the file holds (`1e1`).
+        Some(x) if x >= 1.0 && x.fract() == 0.0 => {
+            return format!(
+                "`timeout` must be a whole number of seconds written as one: this one is \
+                 {x:.0} written with a fraction or an exponent, which hosts that read it as an \
+                 integer refuse; write {x:.0}"
+            )
+        }
         Some(x) if x > 0.0 => "round it to a whole number of seconds (at least 1)".to_string(),
         Some(_) => "remove it for the default of 30".to_string(),
         None => "write a number, e.g. 30".to_string(),
@@ -695,7 +699,8 @@ mod tests {
     }
 
     /// `"timeout": 1e1` was refused with "must be a whole number of seconds, found 10.0",
-    /// which is one: the message now says what to write instead.
+    /// which is one: the message now says what to write instead, without quoting the value
+    /// in a form the file does not hold (`1e1` was "found 10.0").
     #[test]
     fn a_timeout_written_with_a_fraction_or_exponent_says_how_to_write_it() {
         for (written, fix) in [("1e1", "write 10"), ("5.0", "write 5"), ("2.5", "round it")] {
@@ -707,6 +712,12 @@ mod tests {
             assert_eq!(found[0].code, "timeout-not-integer");
             assert!(
                 found[0].message.contains(fix),
+                "{written}: {}",
+                found[0].message
+            );
+            // Never quoted in a form the file does not hold (`1e1` as `10.0`).
+            assert!(
+                !found[0].message.contains(".0"),
                 "{written}: {}",
                 found[0].message
             );

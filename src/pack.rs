@@ -1468,30 +1468,34 @@ fn combine_indexes(
             entries.insert(id.to_string(), r.clone());
         }
     }
-    for r in theirs["recipes"].as_array().into_iter().flatten() {
+    for (i, r) in theirs["recipes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
         let Some(id) = r["id"].as_str() else { continue };
         let Some(mine) = entries.get_mut(id) else {
             entries.insert(id.to_string(), r.clone());
             continue;
         };
         let mut versions = mine["versions"].as_array().cloned().unwrap_or_default();
-        for v in r["versions"].as_array().into_iter().flatten() {
+        for (j, v) in r["versions"].as_array().into_iter().flatten().enumerate() {
             match versions.iter().find(|m| m["version"] == v["version"]) {
                 Some(m) if m["sha256"] != v["sha256"] => {
+                    let message = format!(
+                        "{id} {} has sha256 {} here but {} in {}; published versions are \
+                         immutable, so these catalogs cannot be merged until one of them is \
+                         corrected",
+                        v["version"].as_str().unwrap_or_default(),
+                        v["sha256"].as_str().unwrap_or_default(),
+                        m["sha256"].as_str().unwrap_or_default(),
+                        ours_path.display(),
+                    );
+                    let pointer = format!("/recipes/{i}/versions/{j}/sha256");
                     return Err(Error::IndexInvalid {
-                        diagnostics: vec![Diagnostic::file_level(
-                            other,
-                            Severity::Error,
-                            "index-conflict",
-                            format!(
-                                "{id} {} has sha256 {} here but {} in {}; published versions are immutable, so these catalogs cannot be merged until one of them is corrected",
-                                v["version"].as_str().unwrap_or_default(),
-                                v["sha256"].as_str().unwrap_or_default(),
-                                m["sha256"].as_str().unwrap_or_default(),
-                                ours_path.display(),
-                            ),
-                        )],
-                    })
+                        diagnostics: vec![at_pointer(other, &pointer, "index-conflict", message)],
+                    });
                 }
                 Some(_) => {}
                 None => versions.push(v.clone()),
@@ -1514,6 +1518,24 @@ fn combine_indexes(
     }
     ours["recipes"] = Value::Array(entries.into_values().collect());
     Ok(Some(ours))
+}
+
+/// An error at `pointer` of the JSON file `path`, placed at its line:column when the file
+/// can be read again (it was read a moment ago).
+fn at_pointer(path: &Path, pointer: &str, code: &'static str, message: String) -> Diagnostic {
+    let place = crate::fs::read_limited(path, crate::validate::MAX_DOCUMENT_BYTES)
+        .ok()
+        .and_then(|bytes| json::parse(&bytes).ok())
+        .filter(|doc| doc.value.pointer(pointer).is_some())
+        .map(|doc| doc.locations.locate(pointer));
+    let d = match place {
+        Some(place) => Diagnostic::at(path, place, Severity::Error, code, message),
+        None => Diagnostic::file_level(path, Severity::Error, code, message),
+    };
+    Diagnostic {
+        pointer: pointer.to_string(),
+        ..d
+    }
 }
 
 fn read_index(path: &Path) -> Result<Value, Error> {

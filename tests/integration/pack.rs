@@ -2026,6 +2026,17 @@ fn merge_keeps_outs_own_index_and_refuses_conflicts() {
     let o = pack(&sb, "src", "out", &["--merge", "o3/hooks-index.json"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     stderr_says(&o, "cannot be merged");
+    // At the digest that disagrees, by line, column and pointer (it named only the file).
+    let merged = std::fs::read_to_string(sb.join("o3/hooks-index.json")).unwrap();
+    let (row, text) = (merged.lines().enumerate())
+        .find(|(_, l)| l.contains("\"sha256\""))
+        .unwrap();
+    let (line, column) = (row + 1, text.find(": \"").unwrap() + 3);
+    stderr_says(
+        &o,
+        &format!("o3/hooks-index.json:{line}:{column}: error[index-conflict]: "),
+    );
+    stderr_says(&o, "(at /recipes/0/versions/0/sha256)");
     assert_eq!(snapshot(&sb.join("out")), before);
 
     // Found by review: an index to merge that is not there was taken for an empty one, and
