@@ -915,7 +915,12 @@ fn validate_folder_tree(
         Ok(b) => (validate_manifest_bytes(&manifest, &b, Some(dir)), Some(b)),
         Err(e) => (vec![crate::validate::fs_diagnostic(&e)], None),
     };
-    let (tree, problems) = walk_tree_with(dir, skip_hidden);
+    let (tree, mut problems) = walk_tree_with(dir, skip_hidden);
+    if bytes.is_none() {
+        // Already said why it cannot be read (a fifo: "expected a regular file"); the tree's
+        // "fifos are not allowed in a recipe; remove it" would be a second error for it.
+        problems.retain(|d| d.file != manifest);
+    }
     out.extend(problems);
     if !tree
         .iter()

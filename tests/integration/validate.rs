@@ -229,6 +229,36 @@ fn tree_faults_are_reported() {
     }
 }
 
+/// A `recipe.json` that is a fifo got two errors, "cannot read: is a fifo … expected a
+/// regular file" and "fifos are not allowed in a recipe; remove it". It gets the first
+/// only; nothing hangs reading it.
+#[cfg(unix)]
+#[test]
+fn a_manifest_that_is_a_fifo_is_one_error() {
+    let sb = Sandbox::new();
+    let dir = write_recipe(&sb, "tool-gate", &manifest("tool-gate"));
+    std::fs::remove_file(dir.join("recipe.json")).unwrap();
+    assert!(std::process::Command::new("mkfifo")
+        .arg(dir.join("recipe.json"))
+        .status()
+        .unwrap()
+        .success());
+    let (code, r) = validate_json(&sb, &["tool-gate"]);
+    assert_eq!(code, 1);
+    let found: Vec<(&str, &str)> = (r["diagnostics"].as_array().unwrap().iter())
+        .map(|d| (d["file"].as_str().unwrap(), d["code"].as_str().unwrap()))
+        .collect();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].0.ends_with("tool-gate/recipe.json"), "{found:?}");
+    assert!(
+        r["diagnostics"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("expected a regular file"),
+        "{r:#}"
+    );
+}
+
 #[cfg(unix)]
 #[test]
 fn a_script_reached_through_a_link_is_refused() {
