@@ -497,8 +497,12 @@ pub struct CaseResult {
 pub struct HandlerTrace {
     /// Handler id.
     pub id: String,
-    /// Exit code (`None`: killed).
+    /// Exit code (`None`: killed, or never started).
     pub exit: Option<i32>,
+    /// Whether its shell started (it did not when the system refused to start it: an
+    /// environment too large, a missing shell).
+    #[serde(skip)]
+    pub started: bool,
     /// Milliseconds.
     pub ms: u128,
     /// The handler's decision.
@@ -717,6 +721,7 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
             timeout: Duration::from_secs(h.effective_timeout()),
         });
         run::check_interrupted()?;
+        let started = spawned.is_ok();
         let (decision, exit, ms, stderr) = match spawned {
             Ok(out) => (
                 run::interpret(event, &out, deny_on_failure),
@@ -737,6 +742,7 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
         result.handlers.push(HandlerTrace {
             id,
             exit,
+            started,
             ms,
             decision: decision.clone(),
             stderr,
@@ -748,12 +754,14 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
     if let Some(want) = e.exit {
         for h in &result.handlers {
             if h.exit != Some(want) {
-                result.mismatches.push(format!(
-                    "exit: expected {want}, got {}",
-                    h.exit
-                        .map(|c| c.to_string())
-                        .unwrap_or_else(|| "killed".into())
-                ));
+                let got = match h.exit {
+                    Some(code) => code.to_string(),
+                    None if h.started => "killed".into(),
+                    None => "no exit: the shell never started".into(),
+                };
+                result
+                    .mismatches
+                    .push(format!("exit: expected {want}, got {got}"));
             }
         }
     }

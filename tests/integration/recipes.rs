@@ -156,6 +156,28 @@ fn a_failing_case_is_reported_with_a_diff() {
     assert!(text.trim_end().ends_with("2 passed, 1 failed"), "{text}");
 }
 
+/// A handler whose shell the system would not start (a case's `env` of 3 MB: "Argument list
+/// too long") was reported as "exit: expected 0, got killed". It never ran, and says so.
+#[test]
+fn a_handler_that_never_started_is_not_called_killed() {
+    let sb = Sandbox::new();
+    scaffold_demo(&sb);
+    let big = "x".repeat(3_000_000);
+    sb.write(
+        "recipes/demo/tests/huge-env.json",
+        format!(
+            r#"{{"name": "too much env", "event": "PreToolUse", "env": {{"BIG": "{big}"}}, "payload": {{"tool_name": "exec", "tool_input": {{"command": "ls"}}}}, "expect": {{"exit": 0, "decision": "none"}}}}"#
+        ),
+    );
+    let text = failing_test_run(&sb);
+    assert!(
+        text.contains("exit: expected 0, got no exit: the shell never started"),
+        "{text}"
+    );
+    assert!(!text.contains("got killed"), "{text}");
+    assert!(text.contains("Argument list too long"), "{text}");
+}
+
 /// A failing handler's first stderr line reaches `test`'s mismatch lines ("got failure
 /// (exit 1: …)", the reason) as well as its stderr line: none of them may carry its
 /// control characters to the terminal, where they could clear the screen, retitle it or
