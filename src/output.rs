@@ -362,6 +362,22 @@ impl serde_json::ser::Formatter for TerminalSafeJson {
     }
 }
 
+/// `file` as GitHub places an annotation: relative to the repository's checkout
+/// (`$GITHUB_WORKSPACE`, else the current folder) when it is inside it; an absolute path
+/// (`hookpack validate "$PWD/recipes"`) would name no file of the repository.
+fn annotation_path(file: &Path) -> PathBuf {
+    if !file.is_absolute() {
+        return file.to_path_buf();
+    }
+    let base = std::env::var_os("GITHUB_WORKSPACE")
+        .map(PathBuf::from)
+        .filter(|b| b.is_absolute())
+        .or_else(|| std::env::current_dir().ok());
+    base.and_then(|b| file.strip_prefix(b).ok())
+        .filter(|rel| !rel.as_os_str().is_empty())
+        .map_or_else(|| file.to_path_buf(), Path::to_path_buf)
+}
+
 /// Formats one diagnostic as a GitHub Actions workflow command.
 pub fn github_annotation(d: &Diagnostic) -> String {
     fn prop(s: &str) -> String {
@@ -380,7 +396,10 @@ pub fn github_annotation(d: &Diagnostic) -> String {
         Severity::Error => "error",
         Severity::Warning => "warning",
     };
-    let mut props = format!("file={}", prop(&d.file.display().to_string()));
+    let mut props = format!(
+        "file={}",
+        prop(&annotation_path(&d.file).display().to_string())
+    );
     if let (Some(l), Some(c)) = (d.line, d.column) {
         props.push_str(&format!(",line={l},col={c}"));
     }

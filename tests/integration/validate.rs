@@ -635,6 +635,44 @@ fn text_and_github_formats_name_file_line_and_column() {
         ),
         "{text}"
     );
+    // A path given absolute (`"$PWD/hooks.json"`) is annotated relative to the checkout
+    // ($GITHUB_WORKSPACE, else the current folder), where GitHub looks for it; one outside
+    // it stays as given.
+    sb.write(
+        "sub/hooks.json",
+        std::fs::read(sb.join("hooks.json")).unwrap(),
+    );
+    let absolute = sb.join("sub/hooks.json");
+    for (workspace, current, shown) in [
+        (None, sb.path().to_path_buf(), "sub/hooks.json".to_string()),
+        (
+            Some(sb.path()),
+            sb.join("sub"),
+            "sub/hooks.json".to_string(),
+        ),
+        (
+            Some(std::path::Path::new("/nonexistent-checkout")),
+            sb.path().to_path_buf(),
+            absolute.display().to_string(),
+        ),
+    ] {
+        let mut cmd = sb.cmd();
+        match workspace {
+            Some(w) => cmd.env("GITHUB_WORKSPACE", w),
+            None => cmd.env_remove("GITHUB_WORKSPACE"),
+        };
+        let out = cmd
+            .current_dir(&current)
+            .args(["validate", "--format", "github"])
+            .arg(&absolute)
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            text.starts_with(&format!("::error file={shown},line=2,col=70,")),
+            "{workspace:?} {current:?}: {text}"
+        );
+    }
 }
 
 #[test]
