@@ -539,9 +539,11 @@ impl Planner<'_> {
     /// (`new URL("./list.txt", import.meta.url)`), so that they ship with it: data, not
     /// code (that is imported), never a test or hidden file. Others are left to run time.
     fn helper_data(&self, dir: &Path, paths: &[crate::typescript::FileBeside]) -> Vec<PathBuf> {
-        let named = paths.iter().map(|beside| beside.path.as_str());
-        let (folders, files): (Vec<&str>, Vec<&str>) = named
-            .filter(|path| !path.contains(['?', '#', '\\']))
+        // As node reads the URL: `my%20file.txt` is `my file.txt`.
+        let named: Vec<String> = (paths.iter())
+            .filter_map(|beside| url_path(&beside.path))
+            .collect();
+        let (folders, files): (Vec<&str>, Vec<&str>) = (named.iter().map(String::as_str))
             .partition(|path| folder_tail(path).is_some() || dir.join(path).is_dir());
         let mut wanted: Vec<PathBuf> = (folders.iter())
             .flat_map(|path| self.helper_folder(dir, path))
@@ -987,7 +989,7 @@ fn plan(recipe_dir: &Path, lib_dir: Option<&Path>, cache: &LibCache) -> Result<P
 /// A warning for each file a compiled module names beside itself
 /// (`new URL("./data/words.json", import.meta.url)`) that the assembled recipe does not
 /// hold, at the URL: the handler fails when it reads it. Paths that leave the recipe, and
-/// URLs with a query or fragment, are left alone.
+/// URLs with a query, a fragment or an escaped separator, are left alone.
 fn missing_beside(p: &Planner<'_>) -> Vec<Diagnostic> {
     let files = &p.files;
     let holds = |target: &str| {
@@ -1001,23 +1003,31 @@ fn missing_beside(p: &Planner<'_>) -> Vec<Diagnostic> {
         let Some(source) = p.origins.get(out) else {
             continue;
         };
+        let from_helper = out.starts_with("scripts/lib/");
         for beside in &l.files_beside {
-            if beside.path.contains(['?', '#', '\\']) {
-                continue;
-            }
-            let Some(target) = target_of(out, &beside.path) else {
+            let Some(path) = url_path(&beside.path) else {
                 continue;
             };
+            let here = Path::new(out).parent().unwrap_or(Path::new(""));
+            let target = normalize(&here.join(path)).to_string_lossy().into_owned();
             if target.starts_with("..") || holds(&target) {
                 continue;
             }
-            // Where its source would be.
+            // Where its source would be: a helper's own files in lib/, the rest in the
+            // recipe (a recipe's `src/` is copied into `scripts/` whole, `src/lib/` too).
             let from = match (target.strip_prefix("scripts/lib/"), p.lib_dir) {
-                (Some(rest), Some(lib)) => lib.join(rest),
+                (Some(rest), Some(lib)) if from_helper => lib.join(rest),
                 _ => match target.strip_prefix("scripts/") {
                     Some(rest) => p.recipe_dir.join("src").join(rest),
                     None => p.recipe_dir.join(&target),
                 },
+            };
+            let fix = match never_shipped(Path::new(&target)) {
+                Some(why) if from.exists() => format!("{} is there, but {why}", from.display()),
+                _ => format!(
+                    "add {} (or, if the handler writes it first, ignore this)",
+                    from.display()
+                ),
             };
             let place = crate::json::Position {
                 line: beside.line,
@@ -1030,10 +1040,8 @@ fn missing_beside(p: &Planner<'_>) -> Vec<Diagnostic> {
                 "file-beside-missing",
                 format!(
                     "`{}` is {target} in the assembled recipe, which will not hold it: the \
-                     handler fails when it reads it; add {} (or, if the handler writes it \
-                     first, ignore this)",
-                    beside.path,
-                    from.display()
+                     handler fails when it reads it; {fix}",
+                    beside.path
                 ),
             ));
         }
@@ -1042,6 +1050,36 @@ fn missing_beside(p: &Planner<'_>) -> Vec<Diagnostic> {
     found
 }
 
+/// The file path a relative URL names, as node's `fileURLToPath` gives it: percent escapes
+/// decoded (`my%20file.txt` is `my file.txt`, `%2e%2e` is `..`). `None` for a URL with a
+/// query or fragment, an escaped `/`, `\` or NUL (which `fileURLToPath` refuses), or
+/// escapes that are no UTF-8.
+fn url_path(url: &str) -> Option<String> {
+    if url.contains(['?', '#', '\\']) {
+        return None;
+    }
+    let bytes = url.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let escaped = (bytes[i] == b'%')
+            .then(|| bytes.get(i + 1..i + 3))
+            .flatten()
+            .and_then(|hex| u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok());
+        match escaped {
+            Some(b'/' | b'\\' | 0) => return None,
+            Some(byte) => {
+                out.push(byte);
+                i += 3;
+            }
+            None => {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
+}
 /// A source whose output path would contain `what`: hosts, archive readers and other
 /// systems take a backslash for a folder separator, so it could land outside the recipe.
 fn refused_name(path: &Path, what: &str) -> Error {
@@ -1694,7 +1732,8 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
     let mut report = Report {
         recipes: Vec::new(),
         removed: Vec::new(),
-        warnings,
+        // A shared helper's, once for all the recipes that import it.
+        warnings: once_each(warnings),
     };
     for (dir, files) in &plans {
         let id = dir
@@ -1814,7 +1853,8 @@ pub fn assemble_to_temp(recipes_dir: &Path, dirs: &[PathBuf]) -> Result<ForPack,
     }
     Ok(ForPack {
         dirs: out,
-        warnings,
+        // A shared helper's, once for all the recipes that import it.
+        warnings: once_each(warnings),
         _tmp: Some(tmp),
     })
 }

@@ -2269,6 +2269,66 @@ fn a_file_read_beside_a_module_that_will_not_ship_is_warned_of() {
     assert_eq!(strict.status.code(), Some(1), "{strict:?}");
 }
 
+/// Found by review of the warning above: a percent-escaped name (`./my%20file.txt`,
+/// `./%2e%2e/recipe.json`), which node decodes, was warned of though its file ships (and a
+/// helper did not ship it); a recipe's own module naming `./lib/x.txt` was told to add
+/// `lib/x.txt`, which does not ship it (`src/lib/x.txt` does); a hidden file that exists was
+/// told to be added; and a shared helper's warning came once per recipe importing it.
+#[test]
+fn a_file_beside_is_found_as_node_reads_its_url_and_the_fix_named_works() {
+    let sb = Sandbox::new();
+    let main = "import { readFileSync } from \"node:fs\";\n\
+                import { spaced } from \"../../lib/read.ts\";\n\
+                const a = readFileSync(new URL(\"./my%20file.txt\", import.meta.url), \"utf8\");\n\
+                const b = readFileSync(new URL(\"./%2e%2e/recipe.json\", import.meta.url), \"utf8\");\n\
+                const c = new URL(\"./lib/absent.txt\", import.meta.url);\n\
+                console.log(a.trim(), spaced().trim(), b.length > 0, String(c).length > 0);\n";
+    source_recipe(&sb, "recipes", "demo", main);
+    source_recipe(&sb, "recipes", "other", main);
+    for id in ["demo", "other"] {
+        sb.write(&format!("recipes/{id}/src/my file.txt"), "own\n");
+    }
+    sb.write("recipes/lib/my file.txt", "helper's\n");
+    sb.write("recipes/lib/.secret", "hidden\n");
+    sb.write(
+        "recipes/lib/read.ts",
+        "import { readFileSync } from \"node:fs\";\n\
+         export const secret = new URL(\"./.secret\", import.meta.url);\n\
+         export function spaced(): string {\n\
+         \x20 return readFileSync(new URL(\"./my%20file.txt\", import.meta.url), \"utf8\");\n\
+         }\n",
+    );
+    let o = assemble(&sb);
+    ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    let warnings: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("warning[file-beside-missing]"))
+        .collect();
+    // The helper's once; each recipe's own.
+    assert_eq!(warnings.len(), 3, "{err}");
+    let at = |place: &str| {
+        *warnings
+            .iter()
+            .find(|w| w.starts_with(place))
+            .unwrap_or_else(|| panic!("{place}: {err}"))
+    };
+    for id in ["demo", "other"] {
+        let w = at(&format!("recipes/{id}/src/main.ts:5:19: "));
+        assert!(
+            w.contains("is scripts/lib/absent.txt")
+                && w.contains(&format!("add recipes/{id}/src/lib/absent.txt (or")),
+            "{err}"
+        );
+    }
+    assert!(
+        at("recipes/lib/read.ts:2:31: ").contains("recipes/lib/.secret is there, but hidden files"),
+        "{err}"
+    );
+    // node reads both escaped names: the helper's file shipped beside it.
+    assert_eq!(node_out(&sb.join("out/demo")), "own helper's true true\n");
+}
+
 /// An import whose case differs from the file's (`./Util.ts` for `util.ts`) said only "no
 /// such file"; it names the file meant. (On a file system that ignores case it was found,
 /// and assembled into a recipe that failed on Linux; that is refused the same way.)
