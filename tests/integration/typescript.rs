@@ -515,6 +515,25 @@ fn long_chains_node_reads_in_a_loop_compile() {
     let printed = run_node(&[("main.mjs", &format!("{out}\nconsole.log(b);\n"))]);
     assert_eq!(printed, format!("{}\n", n + 1));
     js(&format!("export const c = 1{};", " && 1".repeat(n)));
+    // Found by review: these were refused as nested too deep, and node reads them. A
+    // builder chain of 400 links (node: 3,400), a conditional of 1,000 arms (2,500), and
+    // objects nested 600 deep (1,300) compile and run.
+    let links: String = (0..400)
+        .map(|i| format!("\n  .set(\"k{i}\", {i})"))
+        .collect();
+    let arms: String = (0..1_000)
+        .map(|i| format!("x === {i} ? \"v{i}\" : "))
+        .collect();
+    let nested = format!("{}1{}", "{ a: 1, b: ".repeat(600), " }".repeat(600));
+    let out = js(&format!(
+        "const x = 999;\nexport const m = new Map(){links};\nexport const t = {arms}\"none\";\n\
+         export const o = {nested};"
+    ));
+    let printed = run_node(&[(
+        "main.mjs",
+        &format!("{out}\nconsole.log(m.size, m.get(\"k399\"), t);\n"),
+    )]);
+    assert_eq!(printed, "400 399 v999\n");
     // Types go before the depth is measured.
     js(&format!(
         "type T<X> = X; export const d: {}number{} = 1;",
@@ -564,6 +583,15 @@ fn code_nested_deeper_than_node_reads_is_refused() {
             format!(
                 "export const o: any = {{}};\nexport const p = o{};",
                 ".p".repeat(50_000)
+            ),
+            None,
+        ),
+        // Found by review: node reads a chain of one operator in a loop, but not one that
+        // changes operator (`0 + x - x + …`), which passed as if it were one.
+        (
+            format!(
+                "const x = Number(process.env.X ?? 1);\nexport const w = 0{};",
+                " + x - x".repeat(5_000)
             ),
             None,
         ),
