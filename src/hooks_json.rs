@@ -645,6 +645,10 @@ fn timeout_not_integer(t: &Value) -> String {
             )
         }
         Some(x) if x > 0.0 => "round it to a whole number of seconds (at least 1)".to_string(),
+        // `-0` (which serde_json reads as a float, to keep its sign) is no fraction.
+        Some(0.0) => {
+            return "`timeout` must be at least 1 second; remove it for the default of 30".into()
+        }
         Some(_) => "remove it for the default of 30".to_string(),
         None => "write a number, e.g. 30".to_string(),
     };
@@ -703,7 +707,12 @@ mod tests {
     /// in a form the file does not hold (`1e1` was "found 10.0").
     #[test]
     fn a_timeout_written_with_a_fraction_or_exponent_says_how_to_write_it() {
-        for (written, fix) in [("1e1", "write 10"), ("5.0", "write 5"), ("2.5", "round it")] {
+        for (written, fix) in [
+            ("1e1", "write 10"),
+            ("5.0", "write 5"),
+            ("2.5", "round it"),
+            ("-0", "at least 1 second"),
+        ] {
             let doc = format!(
                 r#"{{"hooks":{{"Stop":[{{"hooks":[{{"type":"command","command":"x","timeout":{written}}}]}}]}}}}"#
             );
