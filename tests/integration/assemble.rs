@@ -2191,6 +2191,13 @@ fn a_file_a_helper_reads_beside_it_is_copied_with_it() {
     assert!(!out.join("scripts/lib/words/unread.txt").exists());
 }
 
+/// The `file-beside-missing` warnings among what assemble printed.
+fn beside_warnings(err: &str) -> Vec<&str> {
+    err.lines()
+        .filter(|l| l.contains("warning[file-beside-missing]"))
+        .collect()
+}
+
 /// A module that reads a file beside it which is not among the sources
 /// (`new URL("./data/words.json", import.meta.url)`, a typo or a file never added) assembled
 /// and validated clean, and the handler failed with ENOENT each time it ran. Each such URL
@@ -2225,10 +2232,7 @@ fn a_file_read_beside_a_module_that_will_not_ship_is_warned_of() {
     let o = assemble(&sb);
     ok(&o);
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    let warnings: Vec<&str> = err
-        .lines()
-        .filter(|l| l.contains("warning[file-beside-missing]"))
-        .collect();
+    let warnings = beside_warnings(&err);
     assert_eq!(warnings.len(), 2, "{err}");
     assert!(
         warnings[0].starts_with("recipes/demo/src/main.ts:3:23: warning[file-beside-missing]: ")
@@ -2301,10 +2305,7 @@ fn a_file_beside_is_found_as_node_reads_its_url_and_the_fix_named_works() {
     let o = assemble(&sb);
     ok(&o);
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    let warnings: Vec<&str> = err
-        .lines()
-        .filter(|l| l.contains("warning[file-beside-missing]"))
-        .collect();
+    let warnings = beside_warnings(&err);
     // The helper's once; each recipe's own.
     assert_eq!(warnings.len(), 3, "{err}");
     let at = |place: &str| {
