@@ -636,7 +636,8 @@ pub struct Links {
     /// The specifiers of `export * from`, as rewritten: their names are exported too.
     pub star_from: Vec<String>,
     /// Relative paths the module reads beside itself: the literal `P` of each
-    /// `new URL(P, import.meta.url)` starting `./` or `../`.
+    /// `new URL(P, import.meta.url)` that is a relative URL (`./x`, `../x` or `x`; see
+    /// [`relative_url`]).
     pub files_beside: Vec<FileBeside>,
 }
 
@@ -753,7 +754,7 @@ fn files_beside(program: &Program<'_>) -> Vec<(String, Span)> {
                     _ => None,
                 };
                 if let (true, Some((path, span))) = (from_here, path) {
-                    if path.starts_with("./") || path.starts_with("../") {
+                    if relative_url(&path) {
                         self.found.push((path, span));
                     }
                 }
@@ -764,6 +765,26 @@ fn files_beside(program: &Program<'_>) -> Vec<(String, Span)> {
     let mut finder = Finder { found: Vec::new() };
     oxc::ast_visit::Visit::visit_program(&mut finder, program);
     finder.found
+}
+
+/// Whether a URL, resolved against a module's `import.meta.url`, names a path beside the
+/// module: `./x`, `../x` and a bare `x` or `x/y` do; one with a scheme (`https:`, `data:`,
+/// `node:`), a leading `/` (from the root) or none at all (the module itself) does not,
+/// nor one with white space or control characters at either end or a tab or line break
+/// inside, which the URL parser strips (left alone rather than guessed at).
+fn relative_url(url: &str) -> bool {
+    let scheme = url.split_once(':').is_some_and(|(scheme, _)| {
+        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    });
+    let trimmed = url.trim_matches(|c: char| c <= ' ');
+    !url.is_empty()
+        && trimmed == url
+        && !url.contains(['\t', '\n', '\r'])
+        && !scheme
+        && !url.starts_with(['/', '\\'])
 }
 
 /// The binding of each name a program exports (see [`Binding`]).
@@ -2454,4 +2475,34 @@ fn at_start(message: String) -> TsDiagnostic {
 
 fn to_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::relative_url;
+
+    #[test]
+    fn a_relative_url_is_one_without_scheme_root_or_stripped_characters() {
+        for url in [
+            "x.json", "./x", "../x", "a/b.txt", "1:x", "a b.txt", "%2e%2e/x",
+        ] {
+            assert!(relative_url(url), "{url:?}");
+        }
+        for url in [
+            "",
+            "/etc/hostname",
+            "//host/x",
+            "\\x",
+            "https://example.com/x",
+            "data:text/plain,hi",
+            "node:fs",
+            "file:x",
+            "C:/x",
+            " x",
+            "x\n",
+            "a\tb",
+        ] {
+            assert!(!relative_url(url), "{url:?}");
+        }
+    }
 }

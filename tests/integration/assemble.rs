@@ -2330,6 +2330,59 @@ fn a_file_beside_is_found_as_node_reads_its_url_and_the_fix_named_works() {
     assert_eq!(node_out(&sb.join("out/demo")), "own helper's true true\n");
 }
 
+/// A bare relative URL (`new URL("words.json", import.meta.url)`, no `./`) names a file
+/// beside the module just as `./words.json` does, in node and in the browser; it was not
+/// checked, so a missing one passed without a word and a helper's was not shipped. URLs
+/// with a scheme (`https:`, `data:`, `node:`) or a leading `/` name no file beside it.
+#[test]
+fn a_bare_relative_url_names_a_file_beside_the_module_too() {
+    let sb = Sandbox::new();
+    source_recipe(
+        &sb,
+        "recipes",
+        "demo",
+        "import { readFileSync } from \"node:fs\";\n\
+         import { words } from \"../../lib/read.ts\";\n\
+         const missing = new URL(\"data/absent.json\", import.meta.url);\n\
+         const present = readFileSync(new URL(\"present.txt\", import.meta.url), \"utf8\");\n\
+         const remote = new URL(\"https://example.com/x.json\", import.meta.url);\n\
+         const inline = new URL(\"data:text/plain,hi\", import.meta.url);\n\
+         const builtin = new URL(\"node:fs\", import.meta.url);\n\
+         const root = new URL(\"/etc/hostname\", import.meta.url);\n\
+         console.log(present.trim(), words().trim(), String(missing).length > 0, \
+         [remote, inline, builtin, root].every((u) => String(u).length > 0));\n",
+    );
+    sb.write("recipes/demo/src/present.txt", "here\n");
+    sb.write("recipes/lib/words.txt", "helper's\n");
+    sb.write(
+        "recipes/lib/read.ts",
+        "import { readFileSync } from \"node:fs\";\n\
+         export const gone = new URL(\"gone.txt\", import.meta.url);\n\
+         export function words(): string {\n\
+         \x20 return readFileSync(new URL(\"words.txt\", import.meta.url), \"utf8\");\n\
+         }\n",
+    );
+    let o = assemble(&sb);
+    ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    let warnings = beside_warnings(&err);
+    assert_eq!(warnings.len(), 2, "{err}");
+    assert!(
+        warnings[0].starts_with("recipes/demo/src/main.ts:3:25: warning[file-beside-missing]: ")
+            && warnings[0].contains("`data/absent.json` is scripts/data/absent.json")
+            && warnings[0].contains("add recipes/demo/src/data/absent.json (or"),
+        "{err}"
+    );
+    assert!(
+        warnings[1].starts_with("recipes/lib/read.ts:2:29: warning[file-beside-missing]: ")
+            && warnings[1].contains("`gone.txt` is scripts/lib/gone.txt")
+            && warnings[1].contains("add recipes/lib/gone.txt (or"),
+        "{err}"
+    );
+    // The helper's file named without `./` shipped beside it, and the handler reads it.
+    assert_eq!(node_out(&sb.join("out/demo")), "here helper's true true\n");
+}
+
 /// An import whose case differs from the file's (`./Util.ts` for `util.ts`) said only "no
 /// such file"; it names the file meant. (On a file system that ignores case it was found,
 /// and assembled into a recipe that failed on Linux; that is refused the same way.)
