@@ -541,7 +541,7 @@ impl Planner<'_> {
     fn helper_data(&self, dir: &Path, paths: &[crate::typescript::FileBeside]) -> Vec<PathBuf> {
         // As node reads the URL: `my%20file.txt` is `my file.txt`.
         let named: Vec<String> = (paths.iter())
-            .filter_map(|beside| url_path(&beside.path))
+            .filter_map(|beside| url_path(&beside.path).ok().flatten())
             .collect();
         let (folders, files): (Vec<&str>, Vec<&str>) = (named.iter().map(String::as_str))
             .partition(|path| folder_tail(path).is_some() || dir.join(path).is_dir());
@@ -1005,8 +1005,23 @@ fn missing_beside(p: &Planner<'_>) -> Vec<Diagnostic> {
         };
         let from_helper = out.starts_with("scripts/lib/");
         for beside in &l.files_beside {
-            let Some(path) = url_path(&beside.path) else {
-                continue;
+            let place = crate::json::Position {
+                line: beside.line,
+                column: beside.column,
+            };
+            let path = match url_path(&beside.path) {
+                Ok(Some(path)) => path,
+                Ok(None) => continue,
+                Err(why) => {
+                    found.push(Diagnostic::at(
+                        source,
+                        place,
+                        Severity::Warning,
+                        "file-beside-url",
+                        format!("`{}` is no file the handler can read: {why}", beside.path),
+                    ));
+                    continue;
+                }
             };
             let here = Path::new(out).parent().unwrap_or(Path::new(""));
             let target = normalize(&here.join(path)).to_string_lossy().into_owned();
@@ -1029,10 +1044,6 @@ fn missing_beside(p: &Planner<'_>) -> Vec<Diagnostic> {
                     from.display()
                 ),
             };
-            let place = crate::json::Position {
-                line: beside.line,
-                column: beside.column,
-            };
             found.push(Diagnostic::at(
                 source,
                 place,
@@ -1050,36 +1061,63 @@ fn missing_beside(p: &Planner<'_>) -> Vec<Diagnostic> {
     found
 }
 
-/// The file path a relative URL names, as node's `fileURLToPath` gives it: percent escapes
-/// decoded (`my%20file.txt` is `my file.txt`, `%2e%2e` is `..`). `None` for a URL with a
-/// query or fragment, an escaped `/`, `\` or NUL (which `fileURLToPath` refuses), or
-/// escapes that are no UTF-8.
-fn url_path(url: &str) -> Option<String> {
-    if url.contains(['?', '#', '\\']) {
-        return None;
-    }
-    let bytes = url.as_bytes();
+/// The file path a URL beside a module names (see [`crate::typescript::relative_url`]),
+/// as node's `fileURLToPath` gives it: query and fragment dropped, `\` read as `/`, percent
+/// escapes decoded (`my%20file.txt` is `my file.txt`, `%2e%2e` is `..`). `Ok(None)` for a
+/// URL that names no path beside the module, or the module itself, or an escaped `\`
+/// (a name no recipe ships). `Err` says why `fileURLToPath` throws on it, or why the path
+/// it gives names no file, with the fix.
+fn url_path(url: &str) -> Result<Option<String>, &'static str> {
+    let Some(relative) = crate::typescript::relative_url(url) else {
+        return Ok(None);
+    };
+    let path = relative.split(['?', '#']).next().unwrap_or_default();
+    let bytes = path.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        let escaped = (bytes[i] == b'%')
-            .then(|| bytes.get(i + 1..i + 3))
-            .flatten()
-            .and_then(|hex| u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok());
-        match escaped {
-            Some(b'/' | b'\\' | 0) => return None,
-            Some(byte) => {
-                out.push(byte);
+        match bytes[i] {
+            b'%' => {
+                let hex = bytes
+                    .get(i + 1..i + 3)
+                    .and_then(|hex| std::str::from_utf8(hex).ok());
+                let Some(byte) = hex.and_then(|hex| u8::from_str_radix(hex, 16).ok()) else {
+                    return Err(
+                        "a `%` not followed by two hex digits makes node's fileURLToPath \
+                                throw (URI malformed); write `%25` for a `%`",
+                    );
+                };
+                match byte {
+                    b'/' => {
+                        return Err("node's fileURLToPath refuses an escaped `/` (`%2F`); \
+                                    write `/`");
+                    }
+                    0 => return Err("an escaped NUL (`%00`) names no file; take it out"),
+                    b'\\' => return Ok(None),
+                    _ => out.push(byte),
+                }
                 i += 3;
             }
-            None => {
-                out.push(bytes[i]);
+            b'\\' => {
+                out.push(b'/');
+                i += 1;
+            }
+            byte => {
+                out.push(byte);
                 i += 1;
             }
         }
     }
-    String::from_utf8(out).ok()
+    match String::from_utf8(out) {
+        Ok(path) if path.is_empty() => Ok(None),
+        Ok(path) => Ok(Some(path)),
+        Err(_) => Err(
+            "escapes that are not UTF-8 make node's fileURLToPath throw (URI \
+                       malformed); escape the name's UTF-8 bytes",
+        ),
+    }
 }
+
 /// A source whose output path would contain `what`: hosts, archive readers and other
 /// systems take a backslash for a folder separator, so it could land outside the recipe.
 fn refused_name(path: &Path, what: &str) -> Error {

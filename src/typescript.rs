@@ -636,8 +636,8 @@ pub struct Links {
     /// The specifiers of `export * from`, as rewritten: their names are exported too.
     pub star_from: Vec<String>,
     /// Relative paths the module reads beside itself: the literal `P` of each
-    /// `new URL(P, import.meta.url)` that is a relative URL (`./x`, `../x` or `x`; see
-    /// [`relative_url`]).
+    /// `new URL(P, import.meta.url)` that names a path beside the module (`./x`, `../x`,
+    /// `x`, `file:x`; see [`relative_url`]).
     pub files_beside: Vec<FileBeside>,
 }
 
@@ -754,7 +754,7 @@ fn files_beside(program: &Program<'_>) -> Vec<(String, Span)> {
                     _ => None,
                 };
                 if let (true, Some((path, span))) = (from_here, path) {
-                    if relative_url(&path) {
+                    if relative_url(&path).is_some() {
                         self.found.push((path, span));
                     }
                 }
@@ -767,24 +767,40 @@ fn files_beside(program: &Program<'_>) -> Vec<(String, Span)> {
     finder.found
 }
 
-/// Whether a URL, resolved against a module's `import.meta.url`, names a path beside the
-/// module: `./x`, `../x` and a bare `x` or `x/y` do; one with a scheme (`https:`, `data:`,
-/// `node:`), a leading `/` (from the root) or none at all (the module itself) does not,
-/// nor one with white space or control characters at either end or a tab or line break
-/// inside, which the URL parser strips (left alone rather than guessed at).
-fn relative_url(url: &str) -> bool {
-    let scheme = url.split_once(':').is_some_and(|(scheme, _)| {
-        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-            && scheme
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-    });
-    let trimmed = url.trim_matches(|c: char| c <= ' ');
-    !url.is_empty()
-        && trimmed == url
-        && !url.contains(['\t', '\n', '\r'])
-        && !scheme
-        && !url.starts_with(['/', '\\'])
+/// The relative reference a URL makes when resolved against a module's `import.meta.url`,
+/// if it names a path beside the module, as the WHATWG URL parser reads it against a
+/// `file:` base: `./x`, `../x` and a bare `x` or `a/b` do, and so does `file:x` (a `file:`
+/// URL with no `/` after the colon is relative to a `file:` base), given as `x`. One with
+/// another scheme (`https:`, `data:`, `node:`), a leading `/` or `\` (from the root), a
+/// Windows drive letter (`c|/x`, `file:c:/x`) or nothing at all (the module itself) does
+/// not, nor one with white space or control characters at either end or a tab or line
+/// break inside, which the parser strips (left alone rather than guessed at).
+pub(crate) fn relative_url(url: &str) -> Option<&str> {
+    let has_scheme = |url: &str| {
+        url.split_once(':').is_some_and(|(scheme, _)| {
+            scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+        })
+    };
+    let stripped = url.trim_matches(|c: char| c <= ' ');
+    if stripped != url || url.contains(['\t', '\n', '\r']) {
+        return None;
+    }
+    let rest = match url.get(..5) {
+        Some(scheme) if scheme.eq_ignore_ascii_case("file:") => &url[5..],
+        _ if has_scheme(url) => return None,
+        _ => url,
+    };
+    let drive = match rest.as_bytes() {
+        [letter, b':' | b'|', after @ ..] => {
+            letter.is_ascii_alphabetic()
+                && matches!(after.first(), None | Some(b'/' | b'\\' | b'?' | b'#'))
+        }
+        _ => false,
+    };
+    (!rest.is_empty() && !rest.starts_with(['/', '\\']) && !drive).then_some(rest)
 }
 
 /// The binding of each name a program exports (see [`Binding`]).
@@ -2482,11 +2498,23 @@ mod tests {
     use super::relative_url;
 
     #[test]
-    fn a_relative_url_is_one_without_scheme_root_or_stripped_characters() {
-        for url in [
-            "x.json", "./x", "../x", "a/b.txt", "1:x", "a b.txt", "%2e%2e/x",
+    fn a_relative_url_is_read_as_against_a_file_base() {
+        for (url, rest) in [
+            ("x.json", "x.json"),
+            ("./x", "./x"),
+            ("../x", "../x"),
+            ("a/b.txt", "a/b.txt"),
+            ("1:x", "1:x"),
+            ("a b.txt", "a b.txt"),
+            ("%2e%2e/x", "%2e%2e/x"),
+            ("file:words.txt", "words.txt"),
+            ("FILE:../x", "../x"),
+            ("file:c|x", "c|x"),
+            ("./c|/x", "./c|/x"),
+            ("sub\\x.txt", "sub\\x.txt"),
+            ("x.txt?raw", "x.txt?raw"),
         ] {
-            assert!(relative_url(url), "{url:?}");
+            assert_eq!(relative_url(url), Some(rest), "{url:?}");
         }
         for url in [
             "",
@@ -2496,13 +2524,18 @@ mod tests {
             "https://example.com/x",
             "data:text/plain,hi",
             "node:fs",
-            "file:x",
+            "file:",
+            "file:/x",
+            "file:\\x",
             "C:/x",
+            "c|/x",
+            "c|",
+            "file:c:/x",
             " x",
             "x\n",
             "a\tb",
         ] {
-            assert!(!relative_url(url), "{url:?}");
+            assert_eq!(relative_url(url), None, "{url:?}");
         }
     }
 }

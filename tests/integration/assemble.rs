@@ -2203,6 +2203,7 @@ fn beside_warnings(err: &str) -> Vec<&str> {
 /// and validated clean, and the handler failed with ENOENT each time it ran. Each such URL
 /// is now a warning at its place, naming the source to add; files that ship (the recipe's
 /// top files, src/ data, a helper's files, folders) and URLs that leave the recipe are not.
+/// (A URL with a query was left alone at first; node reads its path, so it is checked.)
 #[test]
 fn a_file_read_beside_a_module_that_will_not_ship_is_warned_of() {
     let sb = Sandbox::new();
@@ -2233,17 +2234,23 @@ fn a_file_read_beside_a_module_that_will_not_ship_is_warned_of() {
     ok(&o);
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     let warnings = beside_warnings(&err);
-    assert_eq!(warnings.len(), 2, "{err}");
+    assert_eq!(warnings.len(), 3, "{err}");
     assert!(
         warnings[0].starts_with("recipes/demo/src/main.ts:3:23: warning[file-beside-missing]: ")
             && warnings[0].contains("`./data/words.json` is scripts/data/words.json")
             && warnings[0].contains("add recipes/demo/src/data/words.json (or"),
         "{err}"
     );
+    // node reads the path of a URL with a query (`v.txt`), so that is checked too.
     assert!(
-        warnings[1].starts_with("recipes/lib/read.ts:2:25: warning[file-beside-missing]: ")
-            && warnings[1].contains("`./list.txt` is scripts/lib/list.txt")
-            && warnings[1].contains("add recipes/lib/list.txt (or"),
+        warnings[1].starts_with("recipes/demo/src/main.ts:8:23: warning[file-beside-missing]: ")
+            && warnings[1].contains("`./v.txt?x=1` is scripts/v.txt"),
+        "{err}"
+    );
+    assert!(
+        warnings[2].starts_with("recipes/lib/read.ts:2:25: warning[file-beside-missing]: ")
+            && warnings[2].contains("`./list.txt` is scripts/lib/list.txt")
+            && warnings[2].contains("add recipes/lib/list.txt (or"),
         "{err}"
     );
     // The handler runs; reading the missing file would have failed.
@@ -2262,7 +2269,7 @@ fn a_file_read_beside_a_module_that_will_not_ship_is_warned_of() {
     let said = String::from_utf8_lossy(&v.stdout);
     assert_eq!(
         said.matches("warning[file-beside-missing]").count(),
-        2,
+        3,
         "{said}"
     );
     let strict = sb
@@ -2381,6 +2388,82 @@ fn a_bare_relative_url_names_a_file_beside_the_module_too() {
     );
     // The helper's file named without `./` shipped beside it, and the handler reads it.
     assert_eq!(node_out(&sb.join("out/demo")), "here helper's true true\n");
+}
+
+/// Found by review of the bare-URL check: node reads `file:x` against a `file:` base as `x`
+/// beside the module, a `\` as a `/`, and the path of `x.txt?raw` as `x.txt`, and all three
+/// went unchecked (a helper's file so named was not shipped); a drive letter (`e|/x`) is
+/// not beside the module at all; and a `%` not followed by two hex digits makes node's
+/// `fileURLToPath` throw, though the file is there.
+#[test]
+fn a_url_beside_a_module_is_read_as_node_resolves_it() {
+    let sb = Sandbox::new();
+    source_recipe(
+        &sb,
+        "recipes",
+        "demo",
+        "import { readFileSync } from \"node:fs\";\n\
+         import { words, deep } from \"../../lib/read.ts\";\n\
+         const a = new URL(\"file:absent.json\", import.meta.url);\n\
+         const b = new URL(\"sub\\\\gone.txt\", import.meta.url);\n\
+         const c = readFileSync(new URL(\"present.txt?raw\", import.meta.url), \"utf8\");\n\
+         const d = new URL(\"absent2.txt#part\", import.meta.url);\n\
+         const e = new URL(\"50%.txt\", import.meta.url);\n\
+         const f = new URL(\"e|/x.txt\", import.meta.url);\n\
+         console.log(c.trim(), words().trim(), deep().trim(), \
+         [a, b, d, e, f].every((u) => String(u).length > 0));\n",
+    );
+    sb.write("recipes/demo/src/present.txt", "here\n");
+    sb.write("recipes/demo/src/50%.txt", "fifty\n");
+    sb.write("recipes/lib/words.txt", "words\n");
+    sb.write("recipes/lib/sub/deep.txt", "deep\n");
+    sb.write(
+        "recipes/lib/read.ts",
+        "import { readFileSync } from \"node:fs\";\n\
+         export const words = (): string => readFileSync(new URL(\"file:words.txt\", import.meta.url), \"utf8\");\n\
+         export const deep = (): string => readFileSync(new URL(\"sub\\\\deep.txt\", import.meta.url), \"utf8\");\n",
+    );
+    let o = assemble(&sb);
+    ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    let warnings = beside_warnings(&err);
+    assert_eq!(warnings.len(), 3, "{err}");
+    assert!(
+        warnings[0].starts_with("recipes/demo/src/main.ts:3:19: warning[file-beside-missing]: ")
+            && warnings[0].contains("`file:absent.json` is scripts/absent.json"),
+        "{err}"
+    );
+    assert!(
+        warnings[1].starts_with("recipes/demo/src/main.ts:4:19: warning[file-beside-missing]: ")
+            && warnings[1].contains("is scripts/sub/gone.txt")
+            && warnings[1].contains("add recipes/demo/src/sub/gone.txt (or"),
+        "{err}"
+    );
+    assert!(
+        warnings[2].starts_with("recipes/demo/src/main.ts:6:19: warning[file-beside-missing]: ")
+            && warnings[2].contains("`absent2.txt#part` is scripts/absent2.txt"),
+        "{err}"
+    );
+    let url: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("warning[file-beside-url]"))
+        .collect();
+    assert_eq!(url.len(), 1, "{err}");
+    assert!(
+        url[0].starts_with("recipes/demo/src/main.ts:7:19: ")
+            && url[0].contains("`50%.txt`")
+            && url[0].contains("%25"),
+        "{err}"
+    );
+    // The helper's files, named with `file:` and a backslash, shipped and are read.
+    assert_eq!(node_out(&sb.join("out/demo")), "here words deep true\n");
+    // And node does fail on the `%` one.
+    let failed = std::process::Command::new("node")
+        .arg("-e")
+        .arg("require('node:url').fileURLToPath(new URL('50%.txt', 'file:///a/main.js'))")
+        .output()
+        .unwrap();
+    assert!(!failed.status.success(), "{failed:?}");
 }
 
 /// An import whose case differs from the file's (`./Util.ts` for `util.ts`) said only "no
