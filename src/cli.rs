@@ -1836,7 +1836,6 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
         }
         return Ok(ExitCode::Success);
     }
-    let (default, _) = profile.resolve_index(None)?;
     let mut report = Vec::new();
     // Each index read, and which of them each recipe is compared with.
     let mut loaded_indexes = Vec::new();
@@ -1846,7 +1845,7 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
     // lists them as left, `failed`, with the error.
     let mut failed: Option<Error> = None;
     let mut unread = Vec::new();
-    for (index, ids) in install::update_sources(&profile, flag, default, &a.ids)? {
+    for (index, ids) in install::update_sources(&profile, flag, &a.ids)? {
         if let Some(warning) = crate::fetch::plain_http_warning(&index) {
             printer.message(&printable(&warning));
         }

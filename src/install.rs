@@ -605,6 +605,9 @@ pub fn prepare(
                     (Some(id), Some(version)) if not_found => Error::ArchiveNotInCatalog {
                         what: format!("{id} {version}"),
                         id: id.clone(),
+                        index_flag: (index_url.as_deref())
+                            .map(|index| crate::doctor::index_flag(profile, index))
+                            .unwrap_or_default(),
                         source: e,
                     },
                     _ => e.into(),
@@ -2666,13 +2669,14 @@ fn near_installed(id: &str, receipts: &[Receipt]) -> Option<String> {
 
 /// Which index each installed recipe (`ids`, or all) is compared with by `update`: `flag`
 /// (`--index`) for all of them when given; else the index its receipt says it came from;
-/// else (installed with `--archive`) `default`, the profile's usual index.
+/// else (installed with `--archive`) the profile's usual index, which is looked up only
+/// then: one that cannot be used stops no recipe that does not need it.
 pub fn update_sources(
     profile: &Profile,
     flag: Option<Location>,
-    default: Location,
     ids: &[String],
 ) -> Result<Vec<(Location, Vec<String>)>, Error> {
+    let default = || profile.resolve_index(None).map(|(location, _)| location);
     let (receipts, _) = installed(profile, ids)?;
     let mut groups: Vec<(Location, Vec<String>)> = Vec::new();
     for r in receipts {
@@ -2687,9 +2691,9 @@ pub fn update_sources(
             (Some(f), _) => f.clone(),
             // Receipts written before paths were recorded absolute name a folder relative
             // to wherever install ran: not trustworthy from here.
-            (None, Some(Location::Path(p))) if p.is_relative() => default.clone(),
+            (None, Some(Location::Path(p))) if p.is_relative() => default()?,
             (None, Some(recorded)) => recorded,
-            (None, None) => default.clone(),
+            (None, None) => default()?,
         };
         match groups.iter_mut().find(|(l, _)| *l == loc) {
             Some((_, members)) => members.push(r.id.clone()),

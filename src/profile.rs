@@ -321,14 +321,23 @@ impl Profile {
             .ok()
             .filter(|s| !s.trim().is_empty())
         {
-            return Ok((
-                crate::catalog::verify::index_location(e.trim())?,
-                IndexSource::Env,
-            ));
+            // Named, and a usage error as for the other HOOKPACK_* settings.
+            let loc = crate::catalog::verify::index_location(e.trim()).map_err(|e| {
+                Error::ArgInvalid {
+                    what: "HOOKPACK_INDEX_URL",
+                    value: String::new(),
+                    why: format!("{e}; or unset it"),
+                }
+            })?;
+            return Ok((loc, IndexSource::Env));
         }
         if let Some(c) = self.configured_index()? {
+            let loc = Location::parse(&c).map_err(|e| Error::ConfigInvalid {
+                path: self.root.join("config.yaml"),
+                why: format!("extra.hooks.index_url: {e}"),
+            })?;
             // A relative path is the config file's, not the folder hookpack runs in.
-            let loc = match Location::parse(&c)? {
+            let loc = match loc {
                 Location::Path(p) => crate::catalog::verify::index_at(self.root.join(p)),
                 other => other,
             };

@@ -4026,6 +4026,60 @@ fn a_password_is_hidden_when_the_index_url_is_unusable() {
     }
 }
 
+/// An index location of the wrong form from `$HOOKPACK_INDEX_URL` or `config.yaml` said
+/// only "`ftp://x/y.json` is not a usable location", exit 1, naming neither (found by a
+/// README walk-through), while `--index` says `--index:` and exits 2. The variable is now
+/// named, exit 2 as for the other HOOKPACK_* settings; the config file is named with its
+/// key, exit 1 as for its other errors. And `update`, which compares each recipe with the
+/// index it came from, is not stopped by a default index it does not use.
+#[test]
+fn an_unusable_index_location_names_where_it_was_set() {
+    let sb = Sandbox::new();
+    let bad = "ftp://x/y.json";
+    let o = sb
+        .cmd()
+        .args(["install", "demo", "--profile", "p"])
+        .env("HOOKPACK_INDEX_URL", bad)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("error: HOOKPACK_INDEX_URL: `ftp://x/y.json` is not a usable location"),
+        "{err}"
+    );
+    sb.write(
+        "c/config.yaml",
+        format!("extra:\n  hooks:\n    index_url: \"{bad}\"\n"),
+    );
+    let o = in_profile(&sb, "c", &["install", "demo"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("{}", sb.join("c/config.yaml").display()))
+            && err.contains("extra.hooks.index_url: `ftp://x/y.json` is not a usable location"),
+        "{err}"
+    );
+    // A recipe installed from an index that is fine updates, though the default is not.
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    ok(&in_profile(
+        &sb,
+        "u",
+        &["install", "demo", "--index", "cat"],
+    ));
+    catalog_with_versions(&sb, "demo", &[("0.2.0", "0.13.0")]);
+    let o = sb
+        .cmd()
+        .args(["update", "--profile", "u"])
+        .env("HOOKPACK_INDEX_URL", bad)
+        .output()
+        .unwrap();
+    ok(&o);
+    assert!(std::fs::read_to_string(sb.join("u/hooks/demo/recipe.json"))
+        .unwrap()
+        .contains("0.2.0"));
+}
+
 /// A real `update --format json` listed only the recipes that updated: one whose update
 /// failed (here its archive is damaged) was missing, while stderr and the exit code said
 /// it failed (found by a user-side sweep). It is listed as left, `failed`, with the error.
@@ -5585,7 +5639,9 @@ fn a_truncated_archive_on_the_server_is_a_size_mismatch() {
 
 /// An archive the index lists that the server does not have (not uploaded yet, or deleted):
 /// install said only "URL answered HTTP 404". It says which version the index lists there,
-/// that the catalog lacks it, and the ways on; the exit code and JSON kind stay.
+/// that the catalog lacks it, and the ways on; the exit code and JSON kind stay. The advice
+/// carries `--index` (it lacked it, found by a README walk-through: run as printed, it
+/// installed from the default catalog).
 #[test]
 fn an_archive_the_server_lacks_is_said_to_be_missing_from_the_catalog() {
     let sb = Sandbox::new();
@@ -5602,7 +5658,8 @@ fn an_archive_the_server_lacks_is_said_to_be_missing_from_the_catalog() {
         err.contains(&format!(
             "error: {url} answered HTTP 404: the index lists it for demo 0.2.0, but the catalog \
              does not hold it; its maintainer finds such archives with `hookpack catalog \
-             verify`, and `hookpack install demo@VERSION{p}` takes another version"
+             verify`, and `hookpack install demo@VERSION --index {index}{p}` takes another \
+             version"
         )),
         "{err}"
     );
