@@ -324,15 +324,13 @@ pub enum Error {
     #[error(transparent)]
     Fetch(#[from] crate::fetch::FetchError),
     /// An archive an index lists is not where it says (a 404, or no such file).
-    #[error("{source}: the index lists it for {what}, but the catalog does not hold it; its maintainer finds such archives with `hookpack catalog verify`, and `hookpack install {id}@VERSION{index_flag}` takes another version")]
+    #[error("{source}: the index lists it for {what}, but the catalog does not hold it; its maintainer finds such archives with `hookpack catalog verify`, and `{another}` takes another version")]
     ArchiveNotInCatalog {
         /// Recipe id and version (`tool-gate 0.2.0`).
         what: String,
-        /// Recipe id.
-        id: String,
-        /// ` --index URL` when the index is not the one the profile uses by default, else
-        /// empty.
-        index_flag: String,
+        /// `hookpack install ID@VERSION`, with ` --index URL` when the index is not the one
+        /// the profile uses by default.
+        another: String,
         /// The failed fetch.
         source: crate::fetch::FetchError,
     },

@@ -604,10 +604,12 @@ pub fn prepare(
                 return Err(match (&promise.id, &promise.version) {
                     (Some(id), Some(version)) if not_found => Error::ArchiveNotInCatalog {
                         what: format!("{id} {version}"),
-                        id: id.clone(),
-                        index_flag: (index_url.as_deref())
-                            .map(|index| crate::doctor::index_flag(profile, index))
-                            .unwrap_or_default(),
+                        another: format!(
+                            "hookpack install {id}@VERSION{}",
+                            (index_url.as_deref())
+                                .map(|index| crate::doctor::index_flag(profile, index))
+                                .unwrap_or_default()
+                        ),
                         source: e,
                     },
                     _ => e.into(),
