@@ -1603,23 +1603,54 @@ fn recipe_dirs(
 /// Validates the recipe folders and the helpers folder (which may hold no links either:
 /// a linked helper would pull a file from outside the repository into every archive),
 /// returning the warnings, in file order.
-fn validate_sources(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Result<Vec<Diagnostic>, Error> {
-    let (problems, mut warnings): (Vec<Diagnostic>, Vec<Diagnostic>) = dirs
-        .iter()
-        .flat_map(|d| crate::recipe::validate_folder(d))
-        .chain(
-            lib_dir
-                .map(|l| crate::recipe::check_tree(l, false))
-                .unwrap_or_default(),
-        )
-        .partition(|d| d.severity == Severity::Error);
-    if problems.is_empty() {
-        warnings.sort_by(crate::diagnostic::Diagnostic::reading_order);
-        Ok(warnings)
-    } else {
-        Err(Error::RecipesInvalid {
-            diagnostics: problems,
-        })
+fn validate_sources(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Checked {
+    let lib: Vec<Diagnostic> = lib_dir
+        .map(|l| crate::recipe::check_tree(l, false))
+        .unwrap_or_default();
+    let lib_clean = lib.iter().all(|d| d.severity != Severity::Error);
+    let mut all = Vec::new();
+    let mut clean = Vec::with_capacity(dirs.len());
+    for d in dirs {
+        let found = crate::recipe::validate_folder(d);
+        clean.push(lib_clean && found.iter().all(|d| d.severity != Severity::Error));
+        all.extend(found);
+    }
+    all.extend(lib);
+    let (errors, mut warnings): (Vec<Diagnostic>, Vec<Diagnostic>) =
+        all.into_iter().partition(|d| d.severity == Severity::Error);
+    warnings.sort_by(crate::diagnostic::Diagnostic::reading_order);
+    Checked {
+        errors,
+        warnings,
+        clean,
+    }
+}
+
+/// What [`validate_sources`] found: the errors, the warnings, and for each recipe folder
+/// whether it (and the shared helpers' folder) had no error, so that it is compiled and its
+/// TypeScript errors are told in the same run as the other recipes' errors.
+struct Checked {
+    errors: Vec<Diagnostic>,
+    warnings: Vec<Diagnostic>,
+    clean: Vec<bool>,
+}
+
+impl Checked {
+    /// The error for all that was found wrong, if anything was: the validation errors
+    /// with `ts_errors` (the compile errors of the clean recipes) after them, or the
+    /// compile errors alone.
+    fn failure(self, ts_errors: Vec<Diagnostic>) -> Option<Error> {
+        match (self.errors.is_empty(), ts_errors.is_empty()) {
+            (true, true) => None,
+            (true, false) => Some(Error::TypeScript {
+                diagnostics: once_each(ts_errors),
+            }),
+            (false, _) => {
+                let mut diagnostics = self.errors;
+                diagnostics.extend(once_each(ts_errors));
+                Some(Error::RecipesInvalid { diagnostics })
+            }
+        }
     }
 }
 
@@ -1678,15 +1709,22 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
             });
         }
     }
-    let mut warnings = validate_sources(&dirs, opts.layout.lib_dir.as_deref())?;
+    let mut checked = validate_sources(&dirs, opts.layout.lib_dir.as_deref());
+    let mut warnings = std::mem::take(&mut checked.warnings);
     if opts.only.is_none() {
         warnings.splice(0..0, crate::pack::hidden_recipes(&opts.layout.recipes_dir));
     }
+    // The recipes without validation errors are compiled all the same, so that one run
+    // tells every recipe's errors.
+    let clean: Vec<PathBuf> = (dirs.iter().zip(&checked.clean))
+        .filter(|(_, clean)| **clean)
+        .map(|(d, _)| d.clone())
+        .collect();
     let mut plans = Vec::new();
     let mut ts_errors = Vec::new();
-    for (d, planned) in dirs
+    for (d, planned) in clean
         .iter()
-        .zip(plan_all(&dirs, opts.layout.lib_dir.as_deref()))
+        .zip(plan_all(&clean, opts.layout.lib_dir.as_deref()))
     {
         match planned {
             Ok(p) => {
@@ -1697,10 +1735,8 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
             Err(e) => return Err(e),
         }
     }
-    if !ts_errors.is_empty() {
-        return Err(Error::TypeScript {
-            diagnostics: once_each(ts_errors),
-        });
+    if let Some(e) = checked.failure(ts_errors) {
+        return Err(e);
     }
 
     // A failure below leaves no trace: folders created for OUT are removed again. Assembles
@@ -1852,15 +1888,24 @@ pub fn assemble_to_temp(recipes_dir: &Path, dirs: &[PathBuf]) -> Result<ForPack,
         });
     }
     let layout = Layout::recipes_dir(recipes_dir);
-    let mut warnings = validate_sources(dirs, layout.lib_dir.as_deref())?;
+    let mut checked = validate_sources(dirs, layout.lib_dir.as_deref());
+    let mut warnings = std::mem::take(&mut checked.warnings);
     let tmp = crate::fs::temp_folder("hookpack-assembled-")?;
     let mut out = Vec::new();
     let mut ts_errors = Vec::new();
-    let sources: Vec<PathBuf> = dirs.iter().filter(|d| is_source_tree(d)).cloned().collect();
+    // The source trees without validation errors are compiled all the same, so that one
+    // run tells every recipe's errors.
+    let sources: Vec<PathBuf> = (dirs.iter().zip(&checked.clean))
+        .filter(|(d, clean)| **clean && is_source_tree(d))
+        .map(|(d, _)| d.clone())
+        .collect();
     let mut planned = plan_all(&sources, layout.lib_dir.as_deref()).into_iter();
-    for d in dirs {
+    for (d, clean) in dirs.iter().zip(&checked.clean) {
         if !is_source_tree(d) {
             out.push(d.clone());
+            continue;
+        }
+        if !clean {
             continue;
         }
         let id = d.file_name().map(|n| n.to_os_string()).unwrap_or_default();
@@ -1884,10 +1929,8 @@ pub fn assemble_to_temp(recipes_dir: &Path, dirs: &[PathBuf]) -> Result<ForPack,
             Err(e) => return Err(e),
         }
     }
-    if !ts_errors.is_empty() {
-        return Err(Error::TypeScript {
-            diagnostics: once_each(ts_errors),
-        });
+    if let Some(e) = checked.failure(ts_errors) {
+        return Err(e);
     }
     Ok(ForPack {
         dirs: out,

@@ -2466,6 +2466,42 @@ fn a_url_beside_a_module_is_read_as_node_resolves_it() {
     assert!(!failed.status.success(), "{failed:?}");
 }
 
+/// One recipe with an invalid `recipe.json` stopped assemble and pack before any recipe was
+/// compiled, so another recipe's TypeScript error showed only in the next run (found by a
+/// README walk-through; `validate` told both at once). Every recipe without validation
+/// errors is compiled all the same, and one run tells all; nothing is written.
+#[test]
+fn one_run_tells_every_recipes_errors() {
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "alpha", "console.log(1);\n");
+    source_recipe(&sb, "recipes", "beta", "const x = ;\n");
+    source_recipe(&sb, "recipes", "gamma", "console.log(2);\n");
+    let mut m = manifest("alpha");
+    m["version"] = serde_json::json!("x.y");
+    sb.write(
+        "recipes/alpha/recipe.json",
+        serde_json::to_vec_pretty(&m).unwrap(),
+    );
+    for args in [
+        ["assemble", "--recipes-dir", "recipes", "--out-dir", "out"],
+        ["pack", "--recipes-dir", "recipes", "--out-dir", "out"],
+    ] {
+        let o = sb.cmd().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("recipes/alpha/recipe.json:") && err.contains("error[version-invalid]"),
+            "{args:?}: {err}"
+        );
+        assert!(
+            err.contains("recipes/beta/src/main.ts:1:11: error[typescript]"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("gamma"), "{args:?}: {err}");
+        assert!(!sb.join("out").exists(), "{args:?}");
+    }
+}
+
 /// An import whose case differs from the file's (`./Util.ts` for `util.ts`) said only "no
 /// such file"; it names the file meant. (On a file system that ignores case it was found,
 /// and assembled into a recipe that failed on Linux; that is refused the same way.)
