@@ -1662,6 +1662,7 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
         progress: printer.format == Format::Text
             && !printer.quiet
             && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        preview: install::Preview::default(),
     };
     let fetcher = fetcher(a.source.ca_cert)?;
     if let (None, Some(sha)) = (&a.archive, &a.sha256) {
@@ -1798,9 +1799,10 @@ fn run_remove(a: RemoveArgs, printer: &Printer) -> Result<ExitCode, Error> {
         .map(|s| Id::parse(s))
         .collect::<Result<_, _>>()?;
     recover_first(&profile, a.dry_run, printer)?;
+    let preview = install::Preview::default();
     let results = ids
         .iter()
-        .map(|id| install::remove(&profile, id.as_str(), a.dry_run))
+        .map(|id| install::remove(&profile, id.as_str(), a.dry_run, &preview))
         .collect();
     finish_outcomes(results, &profile, printer)
 }
@@ -1956,6 +1958,7 @@ fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
         progress: printer.format == Format::Text
             && !printer.quiet
             && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        preview: install::Preview::default(),
     };
     // Commands keep the path style each recipe was installed with (--absolute-paths).
     let absolute: std::collections::HashSet<String> = crate::receipt::all(&profile)?

@@ -126,6 +126,41 @@ pub struct Options {
     pub absolute_paths: bool,
     /// Show a download progress bar.
     pub progress: bool,
+    /// With `dry_run`, `hooks.json` as the recipes planned before this one leave it.
+    pub preview: Preview,
+}
+
+/// `hooks.json` as a dry run of several recipes in one command plans it, so that each
+/// recipe's diff is against the file as the ones before it would leave it (a real run
+/// writes them in turn) and the last shows what the command would write. Shared by the
+/// clones of one command's [`Options`]; real runs do not use it.
+#[derive(Debug, Clone, Default)]
+pub struct Preview(std::sync::Arc<std::sync::Mutex<Option<Vec<u8>>>>);
+
+impl Preview {
+    /// The document and bytes of `hooks.json` at `path` as the recipes planned before left
+    /// it, else as [`read_hooks_json`] reads it.
+    fn read(&self, path: &Path) -> Result<(Value, Option<Vec<u8>>), Error> {
+        let planned = self.0.lock().map(|p| p.clone()).unwrap_or_default();
+        match planned {
+            Some(bytes) => {
+                let doc = serde_json::from_slice(&bytes).map_err(|e| {
+                    Error::Output(std::io::Error::other(format!(
+                        "the planned hooks.json does not read back: {e}"
+                    )))
+                })?;
+                Ok((doc, Some(bytes)))
+            }
+            None => read_hooks_json(path),
+        }
+    }
+
+    /// Records what a recipe's plan leaves `hooks.json` holding.
+    fn planned(&self, bytes: &[u8]) {
+        if let Ok(mut p) = self.0.lock() {
+            *p = Some(bytes.to_vec());
+        }
+    }
 }
 
 /// What an operation did or, with `--dry-run`, would do.
@@ -1893,7 +1928,11 @@ pub fn install_prepared(
     if !opts.dry_run {
         recover(profile)?;
     }
-    let (doc, old_bytes) = read_hooks_json(&profile.hooks_json())?;
+    let (doc, old_bytes) = if opts.dry_run {
+        opts.preview.read(&profile.hooks_json())?
+    } else {
+        read_hooks_json(&profile.hooks_json())?
+    };
     let hooks = rewrite_commands(&prepared.recipe, profile, opts.absolute_paths);
     let (previous, folder) = receipt_and_folder(profile, &id, opts.dry_run)?;
     not_a_file_of_the_user(profile, &id, "installing")?;
@@ -1915,6 +1954,9 @@ pub fn install_prepared(
         .unwrap_or_default()
         .into_owned();
     let diff = line_diff(&old_text, &String::from_utf8_lossy(&new_bytes));
+    if opts.dry_run {
+        opts.preview.planned(&new_bytes);
+    }
 
     let from = previous.as_ref().map(|r| r.version.clone());
     let to = prepared.recipe.version.to_string();
@@ -2381,8 +2423,14 @@ pub fn install_archive(
 }
 
 /// Removes `id`: its stamped handlers, the groups and events they leave empty, its folder
-/// and its receipt.
-pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Error> {
+/// and its receipt. With `dry_run`, plans it from `hooks.json` as `preview` holds it (as
+/// the recipes the command removed before this one leave it), writing nothing.
+pub fn remove(
+    profile: &Profile,
+    id: &str,
+    dry_run: bool,
+    preview: &Preview,
+) -> Result<Outcome, Error> {
     // Nothing is installed in a profile folder that is not there (a misspelt --profile),
     // and taking the lock would create it.
     if std::fs::symlink_metadata(&profile.root).is_err() {
@@ -2401,7 +2449,11 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
     if !dry_run {
         recover(profile)?;
     }
-    let (doc, old_bytes) = read_hooks_json(&profile.hooks_json())?;
+    let (doc, old_bytes) = if dry_run {
+        preview.read(&profile.hooks_json())?
+    } else {
+        read_hooks_json(&profile.hooks_json())?
+    };
     let (previous, folder) = receipt_and_folder(profile, id, dry_run)?;
     let (new_doc, removed, handover) = crate::merge::unmerge_handing_over(
         &doc,
@@ -2483,6 +2535,9 @@ pub fn remove(profile: &Profile, id: &str, dry_run: bool) -> Result<Outcome, Err
     } else {
         to_bytes(&new_doc)
     };
+    if dry_run && removed > 0 {
+        preview.planned(&new_bytes);
+    }
     let old_text = old_bytes
         .as_deref()
         .map(String::from_utf8_lossy)

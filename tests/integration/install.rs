@@ -2583,6 +2583,55 @@ fn a_profile_path_node_cannot_load_from_is_refused() {
         .is_file());
 }
 
+/// A `--dry-run` of several recipes showed each one's `hooks.json` diff against the file as
+/// it is, so the second of two installs into a new profile "created" the file again, and
+/// the last of two removes kept the first one's entries: no diff showed what the command
+/// would write (found by a README walk-through). Each diff is now against the file as the
+/// recipes before it leave it, as the real run writes them in turn.
+#[test]
+fn a_dry_run_of_several_recipes_diffs_each_against_the_ones_before() {
+    let sb = Sandbox::new();
+    let diffs = |args: &[&str]| -> Vec<Vec<String>> {
+        let o = in_profile(
+            &sb,
+            "p",
+            &[args, &["--dry-run", "--format", "json"]].concat(),
+        );
+        ok(&o);
+        let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+        (doc.as_array().unwrap().iter())
+            .map(|o| serde_json::from_value(o["hooks_json_diff"].clone()).unwrap())
+            .collect()
+    };
+    let installs = diffs(&["install", "tool-gate", "audit-log"]);
+    assert_eq!(installs[0][0], "+{", "{installs:?}");
+    assert!(!installs[1].contains(&"+{".to_string()), "{installs:?}");
+    assert!(
+        (installs[1].iter()).any(|l| l.starts_with('+') && l.contains("audit-log")),
+        "{installs:?}"
+    );
+    assert!(
+        !(installs[1].iter()).any(|l| l.starts_with('+') && l.contains("tool-gate")),
+        "{installs:?}"
+    );
+    assert!(!sb.join("p").exists());
+
+    ok(&in_profile(
+        &sb,
+        "p",
+        &["install", "tool-gate", "audit-log"],
+    ));
+    let removes = diffs(&["remove", "tool-gate", "audit-log"]);
+    assert!(
+        removes[1].contains(&"+  \"hooks\": {}".to_string()),
+        "{removes:?}"
+    );
+    ok(&in_profile(&sb, "p", &["remove", "tool-gate", "audit-log"]));
+    let written: Value =
+        serde_json::from_slice(&std::fs::read(sb.join("p/hooks.json")).unwrap()).unwrap();
+    assert_eq!(written, json!({"hooks": {}}));
+}
+
 /// A receipt that does not parse (cut short, or garbage) stopped install, remove, list and
 /// doctor alike with "not a readable receipt" and no way out; doctor could not report it.
 /// The error now says what to do, doctor reports it and checks the rest, and the advice
