@@ -1195,6 +1195,13 @@ fn test_dirs(dirs: Vec<PathBuf>) -> Result<Vec<PathBuf>, Error> {
     };
     let mut out = Vec::new();
     for d in dirs {
+        if std::fs::symlink_metadata(&d).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
+            return Err(Error::FlagPathMissing {
+                what: "RECIPE_DIR",
+                path: d,
+                fix: "give a recipe folder (holding recipe.json) or a folder of recipes",
+            });
+        }
         // A case file, `tests/` or `recipe.json` of a recipe: `test` runs a recipe's cases.
         if !d.join("recipe.json").is_file() {
             let inside = (d.ancestors().skip(1).take(3))
@@ -2306,6 +2313,12 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
                         source_name: src.to_string(),
                         why: "no file has that name; --payload takes a file holding the JSON \
                               object, or - to read it from stdin"
+                            .into(),
+                    },
+                    std::io::ErrorKind::IsADirectory => Error::PayloadInvalid {
+                        source_name: src.to_string(),
+                        why: "is a folder; --payload takes a file holding the JSON object, or \
+                              - to read it from stdin"
                             .into(),
                     },
                     _ => e.into(),

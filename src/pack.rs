@@ -739,6 +739,14 @@ pub fn discover_for(
             fix: "give the folder holding the recipe folders",
         });
     }
+    // And a path to nothing only "cannot list …: No such file or directory".
+    if std::fs::symlink_metadata(dir).is_err_and(|e| e.kind() == io::ErrorKind::NotFound) {
+        return Err(Error::FlagPathMissing {
+            what: "--recipes-dir",
+            path: dir.to_path_buf(),
+            fix: "give the folder holding the recipe folders (each with a recipe.json)",
+        });
+    }
     let found = survey(dir, output)?;
     // A FinClaw hooks folder (`DIR/recipes/<id>/`, as `validate` and `test` take) holds no
     // recipe itself: say which folder does, rather than that `recipes/` lacks a recipe.json.

@@ -123,6 +123,37 @@ fn this_repos_layout_assembles_and_runs() {
 /// A `--hooks-dir` that is not there: assemble said "cannot list nope/recipes: No such
 /// file or directory", a path the user never typed. It names the flag and the folder given
 /// (exit 1, as for any named input that is not there), and writes nothing.
+/// A `--recipes-dir` (pack, assemble) or `test` folder that is not there said only
+/// "cannot list DIR: No such file or directory", naming neither the flag nor the fix
+/// (found by a README walk-through), as `--hooks-dir` does.
+#[test]
+fn a_recipes_dir_that_is_not_there_is_named_with_its_flag() {
+    let sb = Sandbox::new();
+    for (args, said) in [
+        (
+            &["pack", "--recipes-dir", "nope", "--out-dir", "out"][..],
+            "error: --recipes-dir nope does not exist; give the folder holding the recipe \
+             folders (each with a recipe.json)",
+        ),
+        (
+            &["assemble", "--recipes-dir", "nope", "--out-dir", "out"][..],
+            "error: --recipes-dir nope does not exist; give the folder holding the recipe \
+             folders (each with a recipe.json)",
+        ),
+        (
+            &["test", "nope"][..],
+            "error: RECIPE_DIR nope does not exist; give a recipe folder (holding recipe.json) \
+             or a folder of recipes",
+        ),
+    ] {
+        let o = sb.cmd().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(said), "{args:?}: {err}");
+        assert!(!sb.join("out").exists(), "{args:?}");
+    }
+}
+
 #[test]
 fn a_hooks_dir_that_is_not_there_is_named_as_given() {
     let sb = Sandbox::new();

@@ -4171,6 +4171,15 @@ fn a_payload_given_as_json_text_is_told_to_pipe_it() {
         "payload nosuch.json: no file has that name; --payload takes a file holding the JSON \
          object, or - to read it from stdin",
     );
+    // A folder given for it was "cannot read ws: is a folder", without saying it was the
+    // payload (found by a README walk-through).
+    let o = in_prof_output(&sb, &["run", "Stop", "--payload", "ws"]);
+    fails_saying(
+        &o,
+        1,
+        "payload ws: is a folder; --payload takes a file holding the JSON object, or - to \
+         read it from stdin",
+    );
 }
 
 /// `run` skipping an untrusted handler advised "run `hookpack trust`", which alone is a
