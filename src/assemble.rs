@@ -1890,40 +1890,25 @@ pub fn assemble_to_temp(recipes_dir: &Path, dirs: &[PathBuf]) -> Result<ForPack,
     let layout = Layout::recipes_dir(recipes_dir);
     let mut checked = validate_sources(dirs, layout.lib_dir.as_deref());
     let mut warnings = std::mem::take(&mut checked.warnings);
-    let tmp = crate::fs::temp_folder("hookpack-assembled-")?;
-    let mut out = Vec::new();
-    let mut ts_errors = Vec::new();
     // The source trees without validation errors are compiled all the same, so that one
-    // run tells every recipe's errors.
+    // run tells every recipe's errors; nothing is written until none has any.
     let sources: Vec<PathBuf> = (dirs.iter().zip(&checked.clean))
         .filter(|(d, clean)| **clean && is_source_tree(d))
         .map(|(d, _)| d.clone())
         .collect();
-    let mut planned = plan_all(&sources, layout.lib_dir.as_deref()).into_iter();
-    for (d, clean) in dirs.iter().zip(&checked.clean) {
-        if !is_source_tree(d) {
-            out.push(d.clone());
-            continue;
-        }
-        if !clean {
-            continue;
-        }
-        let id = d.file_name().map(|n| n.to_os_string()).unwrap_or_default();
-        let this = planned.next().unwrap_or_else(|| {
-            Err(Error::Output(std::io::Error::other(
-                "planning lost a recipe",
-            )))
-        });
-        match this {
+    let mut plans = Vec::new();
+    let mut ts_errors = Vec::new();
+    for (d, planned) in sources
+        .iter()
+        .zip(plan_all(&sources, layout.lib_dir.as_deref()))
+    {
+        match planned {
             Ok(Planned {
                 files,
                 warnings: more,
             }) => {
                 warnings.extend(more);
-                let dest = tmp.path().join(&id);
-                let roots = source_roots(d, layout.lib_dir.as_deref());
-                write_tree(&dest, &files, &roots)?;
-                out.push(dest);
+                plans.push((d, files));
             }
             Err(Error::TypeScript { diagnostics }) => ts_errors.extend(diagnostics),
             Err(e) => return Err(e),
@@ -1931,6 +1916,28 @@ pub fn assemble_to_temp(recipes_dir: &Path, dirs: &[PathBuf]) -> Result<ForPack,
     }
     if let Some(e) = checked.failure(ts_errors) {
         return Err(e);
+    }
+    let tmp = crate::fs::temp_folder("hookpack-assembled-")?;
+    let mut plans = plans.into_iter();
+    let mut out = Vec::new();
+    for d in dirs {
+        if !is_source_tree(d) {
+            out.push(d.clone());
+            continue;
+        }
+        let Some((source, files)) = plans.next() else {
+            return Err(Error::Output(std::io::Error::other(
+                "planning lost a recipe",
+            )));
+        };
+        let id = source
+            .file_name()
+            .map(|n| n.to_os_string())
+            .unwrap_or_default();
+        let dest = tmp.path().join(&id);
+        let roots = source_roots(source, layout.lib_dir.as_deref());
+        write_tree(&dest, &files, &roots)?;
+        out.push(dest);
     }
     Ok(ForPack {
         dirs: out,

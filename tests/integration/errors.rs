@@ -607,7 +607,7 @@ fn the_json_error_object_carries_the_real_text_of_names() {
     let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
     let message = doc["error"]["message"].as_str().unwrap();
     assert!(
-        message.starts_with(&format!("cannot list {dir}: ")),
+        message.starts_with(&format!("--recipes-dir {dir} does not exist; ")),
         "{message:?}"
     );
 
@@ -659,14 +659,14 @@ fn the_json_error_object_carries_the_real_text_of_names() {
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        String::from_utf8_lossy(&o.stderr).contains("cannot list src\u{fffd}\\u{1b}: "),
+        String::from_utf8_lossy(&o.stderr).contains("--recipes-dir src\u{fffd}\\u{1b} does not exist; "),
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
     let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
     let message = doc["error"]["message"].as_str().unwrap();
     assert!(
-        message.starts_with("cannot list src\u{fffd}\x1b: "),
+        message.starts_with("--recipes-dir src\u{fffd}\x1b does not exist; "),
         "{message:?}"
     );
 }
