@@ -764,8 +764,12 @@ impl Planner<'_> {
                     wanted_lib.extend(self.helper_data(dir, &links.files_beside));
                 }
                 for beside in &links.files_beside {
-                    let why = names_a_source(dir, &beside.path)
-                        .or_else(|| (!is_lib).then(|| self.names_lib(dir, &beside.path))?);
+                    // The path as node reads the URL (`file:x.ts`, `..\\lib\\x`, `x.ts?v`).
+                    let Ok(Some(path)) = url_path(&beside.path) else {
+                        continue;
+                    };
+                    let why = names_a_source(dir, &path)
+                        .or_else(|| (!is_lib).then(|| self.names_lib(dir, &path))?);
                     if let Some(why) = why {
                         let place = (beside.line, beside.column);
                         self.ts_errors
@@ -1543,14 +1547,7 @@ pub fn check_sources(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Vec<Diagnostic
                 out.extend(crate::pack::check_planned_installable(dir, &sizes));
             }
             Err(Error::TypeScript { diagnostics }) => out.extend(diagnostics),
-            Err(Error::Fs(e)) => out.push(crate::validate::fs_diagnostic(&e)),
-            Err(Error::PackRefused { path, reason }) => out.push(path_refused(&path, reason)),
-            Err(e) => out.push(Diagnostic::file_level(
-                dir,
-                Severity::Error,
-                "assemble-failed",
-                format!("{e}; run `hookpack assemble` on this recipe for details"),
-            )),
+            Err(e) => out.push(plan_failure(dir, e)),
         }
     }
     once_each(out)
@@ -1626,6 +1623,22 @@ fn validate_sources(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Checked {
     }
 }
 
+/// A recipe's failure to compile for another reason than its TypeScript (a file refused,
+/// one that cannot be read), as a diagnostic to tell beside other recipes' errors, as
+/// `validate` tells it.
+fn plan_failure(dir: &Path, e: Error) -> Diagnostic {
+    match e {
+        Error::Fs(e) => crate::validate::fs_diagnostic(&e),
+        Error::PackRefused { path, reason } => path_refused(&path, reason),
+        e => Diagnostic::file_level(
+            dir,
+            Severity::Error,
+            "assemble-failed",
+            format!("{e}; run `hookpack assemble` on this recipe for details"),
+        ),
+    }
+}
+
 /// What [`validate_sources`] found: the errors, the warnings, and for each recipe folder
 /// whether it (and the shared helpers' folder) had no error, so that it is compiled and its
 /// TypeScript errors are told in the same run as the other recipes' errors.
@@ -1645,9 +1658,13 @@ impl Checked {
             (true, false) => Some(Error::TypeScript {
                 diagnostics: once_each(ts_errors),
             }),
-            (false, _) => {
+            (false, ts_none) => {
                 let mut diagnostics = self.errors;
                 diagnostics.extend(once_each(ts_errors));
+                if !ts_none {
+                    // Each recipe's together, in the order of their paths.
+                    diagnostics.sort_by(|a, b| a.file.cmp(&b.file));
+                }
                 Some(Error::RecipesInvalid { diagnostics })
             }
         }
@@ -1732,6 +1749,8 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
                 plans.push((d.clone(), p.files));
             }
             Err(Error::TypeScript { diagnostics }) => ts_errors.extend(diagnostics),
+            // Beside other recipes' errors, told with them rather than alone.
+            Err(e) if !checked.errors.is_empty() => ts_errors.push(plan_failure(d, e)),
             Err(e) => return Err(e),
         }
     }
@@ -1911,6 +1930,8 @@ pub fn assemble_to_temp(recipes_dir: &Path, dirs: &[PathBuf]) -> Result<ForPack,
                 plans.push((d, files));
             }
             Err(Error::TypeScript { diagnostics }) => ts_errors.extend(diagnostics),
+            // Beside other recipes' errors, told with them rather than alone.
+            Err(e) if !checked.errors.is_empty() => ts_errors.push(plan_failure(d, e)),
             Err(e) => return Err(e),
         }
     }

@@ -1195,13 +1195,6 @@ fn test_dirs(dirs: Vec<PathBuf>) -> Result<Vec<PathBuf>, Error> {
     };
     let mut out = Vec::new();
     for d in dirs {
-        if std::fs::symlink_metadata(&d).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
-            return Err(Error::FlagPathMissing {
-                what: "RECIPE_DIR",
-                path: d,
-                fix: "give a recipe folder (holding recipe.json) or a folder of recipes",
-            });
-        }
         // A case file, `tests/` or `recipe.json` of a recipe: `test` runs a recipe's cases.
         if !d.join("recipe.json").is_file() {
             let inside = (d.ancestors().skip(1).take(3))
@@ -1216,6 +1209,13 @@ fn test_dirs(dirs: Vec<PathBuf>) -> Result<Vec<PathBuf>, Error> {
                     path: d,
                 });
             }
+        }
+        if std::fs::symlink_metadata(&d).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
+            return Err(Error::FlagPathMissing {
+                what: "RECIPE_DIR",
+                path: d,
+                fix: "give a recipe folder (holding recipe.json) or a folder of recipes",
+            });
         }
         if std::fs::metadata(&d).is_ok_and(|m| !m.is_dir()) {
             return Err(Error::RecipesDirNotFolder {

@@ -132,16 +132,25 @@ pub struct Options {
 
 /// `hooks.json` as a dry run of several recipes in one command plans it, so that each
 /// recipe's diff is against the file as the ones before it would leave it (a real run
-/// writes them in turn) and the last shows what the command would write. Shared by the
-/// clones of one command's [`Options`]; real runs do not use it.
+/// writes them in turn) and the last shows what the command would write; and what the
+/// recipes planned before hand over to the receipts of others (see
+/// [`crate::merge::Handover`]), which a real run writes before the next recipe reads its
+/// receipt. Shared by the clones of one command's [`Options`]; real runs do not use it.
 #[derive(Debug, Clone, Default)]
-pub struct Preview(std::sync::Arc<std::sync::Mutex<Option<Vec<u8>>>>);
+pub struct Preview(std::sync::Arc<std::sync::Mutex<Planned>>);
+
+/// What [`Preview`] holds.
+#[derive(Debug, Default)]
+struct Planned {
+    hooks_json: Option<Vec<u8>>,
+    handed: crate::merge::Handover,
+}
 
 impl Preview {
     /// The document and bytes of `hooks.json` at `path` as the recipes planned before left
     /// it, else as [`read_hooks_json`] reads it.
     fn read(&self, path: &Path) -> Result<(Value, Option<Vec<u8>>), Error> {
-        let planned = self.0.lock().map(|p| p.clone()).unwrap_or_default();
+        let planned = (self.0.lock().ok()).and_then(|p| p.hooks_json.clone());
         match planned {
             Some(bytes) => {
                 let doc = serde_json::from_slice(&bytes).map_err(|e| {
@@ -155,10 +164,27 @@ impl Preview {
         }
     }
 
-    /// Records what a recipe's plan leaves `hooks.json` holding.
-    fn planned(&self, bytes: &[u8]) {
+    /// `receipt` (of `id`) with what the recipes planned before hand over to it.
+    fn receipt(&self, id: &str, mut receipt: Option<Receipt>) -> Option<Receipt> {
+        let Ok(planned) = self.0.lock() else {
+            return receipt;
+        };
+        if let Some(created) = receipt.as_mut().and_then(|r| r.created.as_mut()) {
+            for (_, given) in planned.handed.iter().filter(|(to, _)| to == id) {
+                created.absorb(given);
+            }
+        }
+        receipt
+    }
+
+    /// Records what a recipe's plan leaves `hooks.json` holding (`None`: as it was) and
+    /// hands over to other recipes.
+    fn planned(&self, bytes: Option<&[u8]>, handover: &crate::merge::Handover) {
         if let Ok(mut p) = self.0.lock() {
-            *p = Some(bytes.to_vec());
+            if let Some(bytes) = bytes {
+                p.hooks_json = Some(bytes.to_vec());
+            }
+            p.handed.extend(handover.iter().cloned());
         }
     }
 }
@@ -1935,6 +1961,10 @@ pub fn install_prepared(
     };
     let hooks = rewrite_commands(&prepared.recipe, profile, opts.absolute_paths);
     let (previous, folder) = receipt_and_folder(profile, &id, opts.dry_run)?;
+    let previous = match opts.dry_run {
+        true => opts.preview.receipt(&id, previous),
+        false => previous,
+    };
     not_a_file_of_the_user(profile, &id, "installing")?;
     let merged = crate::merge::merge(
         &doc,
@@ -1954,9 +1984,6 @@ pub fn install_prepared(
         .unwrap_or_default()
         .into_owned();
     let diff = line_diff(&old_text, &String::from_utf8_lossy(&new_bytes));
-    if opts.dry_run {
-        opts.preview.planned(&new_bytes);
-    }
 
     let from = previous.as_ref().map(|r| r.version.clone());
     let to = prepared.recipe.version.to_string();
@@ -2084,6 +2111,14 @@ pub fn install_prepared(
         let mut r = r.clone();
         r.pin = pin.clone();
         write_receipt(profile, &id, Some(&r))?;
+    }
+    if opts.dry_run {
+        // What the next recipe's plan starts from: this one is not refused, and a real run
+        // writes the file unless nothing changes.
+        match (&old_bytes, action) {
+            (Some(old), "unchanged") => opts.preview.planned(Some(old), &Vec::new()),
+            _ => opts.preview.planned(Some(&new_bytes), &merged.handover),
+        }
     }
     if opts.dry_run || action == "unchanged" {
         return Ok(outcome);
@@ -2455,6 +2490,10 @@ pub fn remove(
         read_hooks_json(&profile.hooks_json())?
     };
     let (previous, folder) = receipt_and_folder(profile, id, dry_run)?;
+    let previous = match dry_run {
+        true => preview.receipt(id, previous),
+        false => previous,
+    };
     let (new_doc, removed, handover) = crate::merge::unmerge_handing_over(
         &doc,
         id,
@@ -2535,8 +2574,8 @@ pub fn remove(
     } else {
         to_bytes(&new_doc)
     };
-    if dry_run && removed > 0 {
-        preview.planned(&new_bytes);
+    if dry_run {
+        preview.planned((removed > 0).then_some(&new_bytes[..]), &handover);
     }
     let old_text = old_bytes
         .as_deref()
@@ -2727,7 +2766,7 @@ fn near_installed(id: &str, receipts: &[Receipt]) -> Option<String> {
 /// Which index each installed recipe (`ids`, or all) is compared with by `update`: `flag`
 /// (`--index`) for all of them when given; else the index its receipt says it came from;
 /// else (installed with `--archive`) the profile's usual index, which is looked up only
-/// then: one that cannot be used stops no recipe that does not need it.
+/// then: one that cannot be used stops `update` only when a recipe needs it.
 pub fn update_sources(
     profile: &Profile,
     flag: Option<Location>,

@@ -152,6 +152,40 @@ fn a_recipes_dir_that_is_not_there_is_named_with_its_flag() {
         assert!(err.contains(said), "{args:?}: {err}");
         assert!(!sb.join("out").exists(), "{args:?}");
     }
+    // A case file not there, inside a recipe, still gets the command to run (found by
+    // review: the check above came first).
+    source_recipe(&sb, "recipes", "demo", MAIN);
+    let o = sb
+        .cmd()
+        .args(["test", "recipes/demo/tests/typo.json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("hookpack test recipes/demo"), "{err}");
+}
+
+/// Found by review of the URL reading: `file:util.ts` and `..\\..\\lib\\list.txt` (as node
+/// reads them, `util.ts` and `../../lib/list.txt`) were only warned of as missing, or not
+/// at all, where `./util.ts` and `../../lib/list.txt` are refused with the fix.
+#[test]
+fn a_url_naming_a_source_or_lib_is_refused_however_it_is_written() {
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "demo", MAIN);
+    lib(&sb, "recipes/lib");
+    sb.write("recipes/lib/list.txt", "a\n");
+    let err = refused_with_main(
+        &sb,
+        "console.log(String(new URL(\"file:util.ts\", import.meta.url)));\n",
+    );
+    assert!(
+        err.contains("`util.ts` is a source that assemble compiles"),
+        "{err}"
+    );
+    let err = refused_with_main(
+        &sb,
+        "console.log(String(new URL(\"..\\\\..\\\\lib\\\\list.txt\", import.meta.url)));\n",
+    );
+    assert!(err.contains("is in the shared lib/"), "{err}");
 }
 
 #[test]
@@ -2507,6 +2541,9 @@ fn one_run_tells_every_recipes_errors() {
     source_recipe(&sb, "recipes", "alpha", "console.log(1);\n");
     source_recipe(&sb, "recipes", "beta", "const x = ;\n");
     source_recipe(&sb, "recipes", "gamma", "console.log(2);\n");
+    // A refusal other than a TypeScript error (found by review: it was told alone).
+    source_recipe(&sb, "recipes", "delta", "console.log(3);\n");
+    sb.write("recipes/delta/src/v.tsx", "export const v = 1;\n");
     let mut m = manifest("alpha");
     m["version"] = serde_json::json!("x.y");
     sb.write(
@@ -2528,6 +2565,7 @@ fn one_run_tells_every_recipes_errors() {
             err.contains("recipes/beta/src/main.ts:1:11: error[typescript]"),
             "{args:?}: {err}"
         );
+        assert!(err.contains("recipes/delta/src/v.tsx"), "{args:?}: {err}");
         assert!(!err.contains("gamma"), "{args:?}: {err}");
         assert!(!sb.join("out").exists(), "{args:?}");
     }

@@ -659,7 +659,8 @@ fn the_json_error_object_carries_the_real_text_of_names() {
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        String::from_utf8_lossy(&o.stderr).contains("--recipes-dir src\u{fffd}\\u{1b} does not exist; "),
+        String::from_utf8_lossy(&o.stderr)
+            .contains("--recipes-dir src\u{fffd}\\u{1b} does not exist; "),
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );

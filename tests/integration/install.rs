@@ -2615,6 +2615,27 @@ fn a_dry_run_of_several_recipes_diffs_each_against_the_ones_before() {
         "{installs:?}"
     );
     assert!(!sb.join("p").exists());
+    // A recipe refused in the dry run leaves nothing for the next to start from (found by
+    // review): here a folder of audit-log's files without its receipt.
+    sb.write("q/hooks/audit-log/scripts/main.js", "// mine\n");
+    let o = in_profile(
+        &sb,
+        "q",
+        &[
+            "install",
+            "audit-log",
+            "secret-guard",
+            "--dry-run",
+            "--format",
+            "json",
+        ],
+    );
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let planned: Vec<&Value> = (doc.as_array().unwrap().iter())
+        .filter(|o| o["id"] == "secret-guard")
+        .collect();
+    assert_eq!(planned.len(), 1, "{doc:#}");
+    assert_eq!(planned[0]["hooks_json_diff"][0], "+{", "{doc:#}");
 
     ok(&in_profile(
         &sb,
@@ -2627,6 +2648,30 @@ fn a_dry_run_of_several_recipes_diffs_each_against_the_ones_before() {
         "{removes:?}"
     );
     ok(&in_profile(&sb, "p", &["remove", "tool-gate", "audit-log"]));
+    let written: Value =
+        serde_json::from_slice(&std::fs::read(sb.join("p/hooks.json")).unwrap()).unwrap();
+    assert_eq!(written, json!({"hooks": {}}));
+
+    // An event the first recipe created, which the second also uses, is handed over to the
+    // second's receipt by the real run, so its removal removes the event; the dry run plans
+    // the second from its receipt as the first leaves it (found by review: it kept
+    // `"PreToolUse": []`).
+    ok(&in_profile(
+        &sb,
+        "p",
+        &["install", "secret-guard", "tool-gate"],
+    ));
+    let removes = diffs(&["remove", "secret-guard", "tool-gate"]);
+    assert!(
+        removes[1].contains(&"+  \"hooks\": {}".to_string()),
+        "{removes:?}"
+    );
+    assert!(!removes[1].iter().any(|l| l.contains("[]")), "{removes:?}");
+    ok(&in_profile(
+        &sb,
+        "p",
+        &["remove", "secret-guard", "tool-gate"],
+    ));
     let written: Value =
         serde_json::from_slice(&std::fs::read(sb.join("p/hooks.json")).unwrap()).unwrap();
     assert_eq!(written, json!({"hooks": {}}));
