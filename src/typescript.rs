@@ -637,7 +637,7 @@ pub struct Links {
     pub star_from: Vec<String>,
     /// Relative paths the module reads beside itself: the literal `P` of each
     /// `new URL(P, import.meta.url)` that names a path beside the module (`./x`, `../x`,
-    /// `x`, `file:x`; see [`relative_url`]).
+    /// `x`, `file:x`; see `relative_url`).
     pub files_beside: Vec<FileBeside>,
 }
 
