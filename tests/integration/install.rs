@@ -2637,44 +2637,28 @@ fn a_dry_run_of_several_recipes_diffs_each_against_the_ones_before() {
     assert_eq!(planned.len(), 1, "{doc:#}");
     assert_eq!(planned[0]["hooks_json_diff"][0], "+{", "{doc:#}");
 
-    ok(&in_profile(
-        &sb,
-        "p",
-        &["install", "tool-gate", "audit-log"],
-    ));
-    let removes = diffs(&["remove", "tool-gate", "audit-log"]);
-    assert!(
-        removes[1].contains(&"+  \"hooks\": {}".to_string()),
-        "{removes:?}"
-    );
-    ok(&in_profile(&sb, "p", &["remove", "tool-gate", "audit-log"]));
-    let written: Value =
-        serde_json::from_slice(&std::fs::read(sb.join("p/hooks.json")).unwrap()).unwrap();
-    assert_eq!(written, json!({"hooks": {}}));
-
+    // Installed for real, then removed: the dry run's last diff ends in `{"hooks": {}}`,
+    // which the real run writes.
+    let removed_both = |ids: [&str; 2]| -> Vec<String> {
+        ok(&in_profile(&sb, "p", &[&["install"][..], &ids].concat()));
+        let removes = diffs(&[&["remove"][..], &ids].concat());
+        assert!(
+            removes[1].contains(&"+  \"hooks\": {}".to_string()),
+            "{ids:?}: {removes:?}"
+        );
+        ok(&in_profile(&sb, "p", &[&["remove"][..], &ids].concat()));
+        let written: Value =
+            serde_json::from_slice(&std::fs::read(sb.join("p/hooks.json")).unwrap()).unwrap();
+        assert_eq!(written, json!({"hooks": {}}), "{ids:?}");
+        removes[1].clone()
+    };
+    removed_both(["tool-gate", "audit-log"]);
     // An event the first recipe created, which the second also uses, is handed over to the
     // second's receipt by the real run, so its removal removes the event; the dry run plans
     // the second from its receipt as the first leaves it (found by review: it kept
     // `"PreToolUse": []`).
-    ok(&in_profile(
-        &sb,
-        "p",
-        &["install", "secret-guard", "tool-gate"],
-    ));
-    let removes = diffs(&["remove", "secret-guard", "tool-gate"]);
-    assert!(
-        removes[1].contains(&"+  \"hooks\": {}".to_string()),
-        "{removes:?}"
-    );
-    assert!(!removes[1].iter().any(|l| l.contains("[]")), "{removes:?}");
-    ok(&in_profile(
-        &sb,
-        "p",
-        &["remove", "secret-guard", "tool-gate"],
-    ));
-    let written: Value =
-        serde_json::from_slice(&std::fs::read(sb.join("p/hooks.json")).unwrap()).unwrap();
-    assert_eq!(written, json!({"hooks": {}}));
+    let last = removed_both(["secret-guard", "tool-gate"]);
+    assert!(!last.iter().any(|l| l.contains("[]")), "{last:?}");
 }
 
 /// A receipt that does not parse (cut short, or garbage) stopped install, remove, list and
