@@ -1649,25 +1649,39 @@ struct Checked {
 }
 
 impl Checked {
-    /// The error for all that was found wrong, if anything was: the validation errors
-    /// with `ts_errors` (the compile errors of the clean recipes) after them, or the
-    /// compile errors alone.
-    fn failure(self, ts_errors: Vec<Diagnostic>) -> Option<Error> {
-        match (self.errors.is_empty(), ts_errors.is_empty()) {
-            (true, true) => None,
-            (true, false) => Some(Error::TypeScript {
-                diagnostics: once_each(ts_errors),
-            }),
-            (false, ts_none) => {
-                let mut diagnostics = self.errors;
-                diagnostics.extend(once_each(ts_errors));
-                if !ts_none {
-                    // Each recipe's together, in the order of their paths.
-                    diagnostics.sort_by(|a, b| a.file.cmp(&b.file));
-                }
-                Some(Error::RecipesInvalid { diagnostics })
-            }
+    /// The error for all that was found wrong, if anything was: the validation errors,
+    /// `ts_errors` (the compile errors of the clean recipes) and `failures` (clean recipes
+    /// that failed to compile otherwise: a file refused or unreadable) told together as
+    /// diagnostics, or, when a failure is all there is (or one of the machine's, such as a
+    /// thread that could not start), the first such error itself.
+    fn failure(
+        self,
+        ts_errors: Vec<Diagnostic>,
+        mut failures: Vec<(PathBuf, Error)>,
+    ) -> Option<Error> {
+        let alone = self.errors.is_empty() && ts_errors.is_empty();
+        if let Some(i) = (failures.iter()).position(|(_, e)| alone || matches!(e, Error::Output(_)))
+        {
+            return Some(failures.swap_remove(i).1);
         }
+        if alone {
+            return None;
+        }
+        let mixed = !failures.is_empty();
+        let mut compile = ts_errors;
+        compile.extend(failures.into_iter().map(|(d, e)| plan_failure(&d, e)));
+        let mut diagnostics = self.errors;
+        let several = !diagnostics.is_empty() && !compile.is_empty();
+        let only_compile = diagnostics.is_empty();
+        diagnostics.extend(once_each(compile));
+        if several || mixed {
+            // Each recipe's together, in the order of their paths.
+            diagnostics.sort_by(|a, b| a.file.cmp(&b.file));
+        }
+        Some(match only_compile {
+            true => Error::TypeScript { diagnostics },
+            false => Error::RecipesInvalid { diagnostics },
+        })
     }
 }
 
@@ -1739,6 +1753,7 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
         .collect();
     let mut plans = Vec::new();
     let mut ts_errors = Vec::new();
+    let mut failures = Vec::new();
     for (d, planned) in clean
         .iter()
         .zip(plan_all(&clean, opts.layout.lib_dir.as_deref()))
@@ -1749,12 +1764,10 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
                 plans.push((d.clone(), p.files));
             }
             Err(Error::TypeScript { diagnostics }) => ts_errors.extend(diagnostics),
-            // Beside other recipes' errors, told with them rather than alone.
-            Err(e) if !checked.errors.is_empty() => ts_errors.push(plan_failure(d, e)),
-            Err(e) => return Err(e),
+            Err(e) => failures.push((d.to_path_buf(), e)),
         }
     }
-    if let Some(e) = checked.failure(ts_errors) {
+    if let Some(e) = checked.failure(ts_errors, failures) {
         return Err(e);
     }
 
@@ -1917,6 +1930,7 @@ pub fn assemble_to_temp(recipes_dir: &Path, dirs: &[PathBuf]) -> Result<ForPack,
         .collect();
     let mut plans = Vec::new();
     let mut ts_errors = Vec::new();
+    let mut failures = Vec::new();
     for (d, planned) in sources
         .iter()
         .zip(plan_all(&sources, layout.lib_dir.as_deref()))
@@ -1930,12 +1944,10 @@ pub fn assemble_to_temp(recipes_dir: &Path, dirs: &[PathBuf]) -> Result<ForPack,
                 plans.push((d, files));
             }
             Err(Error::TypeScript { diagnostics }) => ts_errors.extend(diagnostics),
-            // Beside other recipes' errors, told with them rather than alone.
-            Err(e) if !checked.errors.is_empty() => ts_errors.push(plan_failure(d, e)),
-            Err(e) => return Err(e),
+            Err(e) => failures.push((d.to_path_buf(), e)),
         }
     }
-    if let Some(e) = checked.failure(ts_errors) {
+    if let Some(e) = checked.failure(ts_errors, failures) {
         return Err(e);
     }
     let tmp = crate::fs::temp_folder("hookpack-assembled-")?;

@@ -1197,12 +1197,16 @@ fn test_dirs(dirs: Vec<PathBuf>) -> Result<Vec<PathBuf>, Error> {
     for d in dirs {
         // A case file, `tests/` or `recipe.json` of a recipe: `test` runs a recipe's cases.
         if !d.join("recipe.json").is_file() {
+            // Folders the path really lies in (`.` is none of `../x`'s).
+            let real =
+                |p: &std::path::Path| std::path::absolute(p).ok().map(|p| assemble::normalize(&p));
+            let holds_d = |a: &std::path::Path| matches!((real(&d), real(a)), (Some(d), Some(a)) if d.starts_with(&a) && d != a);
             let inside = (d.ancestors().skip(1).take(3))
                 .map(|a| match a.as_os_str().is_empty() {
                     true => std::path::Path::new("."),
                     false => a,
                 })
-                .find(|a| a.join("recipe.json").is_file());
+                .find(|a| holds_d(a) && a.join("recipe.json").is_file());
             if let Some(recipe) = inside {
                 return Err(Error::TestPathInsideRecipe {
                     recipe: recipe.to_path_buf(),

@@ -162,6 +162,18 @@ fn a_recipes_dir_that_is_not_there_is_named_with_its_flag() {
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("hookpack test recipes/demo"), "{err}");
+    // A sibling of the recipe folder one is in is not inside it (found by review).
+    let o = sb
+        .cmd()
+        .current_dir(sb.join("recipes/demo"))
+        .args(["test", "../demoo"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("error: RECIPE_DIR ../demoo does not exist; "),
+        "{err}"
+    );
 }
 
 /// Found by review of the URL reading: `file:util.ts` and `..\\..\\lib\\list.txt` (as node
@@ -2567,6 +2579,26 @@ fn one_run_tells_every_recipes_errors() {
         );
         assert!(err.contains("recipes/delta/src/v.tsx"), "{args:?}: {err}");
         assert!(!err.contains("gamma"), "{args:?}: {err}");
+        assert!(!sb.join("out").exists(), "{args:?}");
+    }
+    // With no validation error, a refusal and another recipe's TypeScript error are told
+    // together too (found by review: the refusal came alone).
+    sb.write(
+        "recipes/alpha/recipe.json",
+        serde_json::to_vec_pretty(&manifest("alpha")).unwrap(),
+    );
+    for args in [
+        ["assemble", "--recipes-dir", "recipes", "--out-dir", "out"],
+        ["pack", "--recipes-dir", "recipes", "--out-dir", "out"],
+    ] {
+        let o = sb.cmd().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("recipes/beta/src/main.ts:1:11: error[typescript]")
+                && err.contains("recipes/delta/src/v.tsx"),
+            "{args:?}: {err}"
+        );
         assert!(!sb.join("out").exists(), "{args:?}");
     }
 }
