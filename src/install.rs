@@ -147,10 +147,12 @@ struct Planned {
 }
 
 impl Preview {
-    /// The document and bytes of `hooks.json` at `path` as the recipes planned before left
-    /// it, else as [`read_hooks_json`] reads it.
-    fn read(&self, path: &Path) -> Result<(Value, Option<Vec<u8>>), Error> {
-        let planned = (self.0.lock().ok()).and_then(|p| p.hooks_json.clone());
+    /// The document and bytes of `hooks.json` at `path`: in a dry run as the recipes
+    /// planned before left it, else (and in a real run) as [`read_hooks_json`] reads it.
+    fn read(&self, path: &Path, dry_run: bool) -> Result<(Value, Option<Vec<u8>>), Error> {
+        let planned = (self.0.lock().ok())
+            .filter(|_| dry_run)
+            .and_then(|p| p.hooks_json.clone());
         match planned {
             Some(bytes) => {
                 let doc = serde_json::from_slice(&bytes).map_err(|e| {
@@ -164,11 +166,15 @@ impl Preview {
         }
     }
 
-    /// `receipt` (of `id`) with what the recipes planned before hand over to it.
-    fn receipt(&self, id: &str, mut receipt: Option<Receipt>) -> Option<Receipt> {
+    /// `receipt` (of `id`) with what the recipes planned before in a dry run hand over to
+    /// it; as it is in a real run.
+    fn receipt(&self, id: &str, mut receipt: Option<Receipt>, dry_run: bool) -> Option<Receipt> {
         let Ok(planned) = self.0.lock() else {
             return receipt;
         };
+        if !dry_run {
+            return receipt;
+        }
         if let Some(created) = receipt.as_mut().and_then(|r| r.created.as_mut()) {
             for (_, given) in planned.handed.iter().filter(|(to, _)| to == id) {
                 created.absorb(given);
@@ -1954,17 +1960,10 @@ pub fn install_prepared(
     if !opts.dry_run {
         recover(profile)?;
     }
-    let (doc, old_bytes) = if opts.dry_run {
-        opts.preview.read(&profile.hooks_json())?
-    } else {
-        read_hooks_json(&profile.hooks_json())?
-    };
+    let (doc, old_bytes) = opts.preview.read(&profile.hooks_json(), opts.dry_run)?;
     let hooks = rewrite_commands(&prepared.recipe, profile, opts.absolute_paths);
     let (previous, folder) = receipt_and_folder(profile, &id, opts.dry_run)?;
-    let previous = match opts.dry_run {
-        true => opts.preview.receipt(&id, previous),
-        false => previous,
-    };
+    let previous = opts.preview.receipt(&id, previous, opts.dry_run);
     not_a_file_of_the_user(profile, &id, "installing")?;
     let merged = crate::merge::merge(
         &doc,
@@ -2484,16 +2483,9 @@ pub fn remove(
     if !dry_run {
         recover(profile)?;
     }
-    let (doc, old_bytes) = if dry_run {
-        preview.read(&profile.hooks_json())?
-    } else {
-        read_hooks_json(&profile.hooks_json())?
-    };
+    let (doc, old_bytes) = preview.read(&profile.hooks_json(), dry_run)?;
     let (previous, folder) = receipt_and_folder(profile, id, dry_run)?;
-    let previous = match dry_run {
-        true => preview.receipt(id, previous),
-        false => previous,
-    };
+    let previous = preview.receipt(id, previous, dry_run);
     let (new_doc, removed, handover) = crate::merge::unmerge_handing_over(
         &doc,
         id,
