@@ -1649,38 +1649,41 @@ struct Checked {
 }
 
 impl Checked {
-    /// The error for all that was found wrong, if anything was: the validation errors,
-    /// `ts_errors` (the compile errors of the clean recipes) and `failures` (clean recipes
-    /// that failed to compile otherwise: a file refused or unreadable) told together as
-    /// diagnostics, or, when a failure is all there is (or one of the machine's, such as a
-    /// thread that could not start), the first such error itself.
-    fn failure(
-        self,
-        ts_errors: Vec<Diagnostic>,
-        mut failures: Vec<(PathBuf, Error)>,
-    ) -> Option<Error> {
-        let alone = self.errors.is_empty() && ts_errors.is_empty();
-        if let Some(i) = (failures.iter()).position(|(_, e)| alone || matches!(e, Error::Output(_)))
-        {
-            return Some(failures.swap_remove(i).1);
+    /// The error for all that was found wrong, if anything was. A failure of the machine's
+    /// (a thread that could not start) is told alone, and so is a recipe's failure to
+    /// compile for another reason than its TypeScript (a file refused or unreadable) when
+    /// it is all that was found. Otherwise the validation errors, `ts_errors` (the compile
+    /// errors of the clean recipes) and `failures` are told together, each recipe's
+    /// together: as [`Error::RecipesInvalid`] when validation found errors, else as
+    /// [`Error::TypeScript`].
+    fn failure(self, ts_errors: Vec<Diagnostic>, failures: Vec<(PathBuf, Error)>) -> Option<Error> {
+        let (machine, failures): (Vec<_>, Vec<_>) =
+            (failures.into_iter()).partition(|(_, e)| matches!(e, Error::Output(_)));
+        if let Some((_, e)) = machine.into_iter().next() {
+            return Some(e);
         }
-        if alone {
-            return None;
+        if self.errors.is_empty() && ts_errors.is_empty() {
+            return failures.into_iter().next().map(|(_, e)| e);
         }
-        let mixed = !failures.is_empty();
+        // Diagnostics from more than one source are sorted by path; one source's are
+        // already in file order.
+        let sources = [
+            !self.errors.is_empty(),
+            !ts_errors.is_empty(),
+            !failures.is_empty(),
+        ];
+        let mixed = sources.iter().filter(|&&found| found).count() > 1;
+        let validation_failed = !self.errors.is_empty();
         let mut compile = ts_errors;
         compile.extend(failures.into_iter().map(|(d, e)| plan_failure(&d, e)));
         let mut diagnostics = self.errors;
-        let several = !diagnostics.is_empty() && !compile.is_empty();
-        let only_compile = diagnostics.is_empty();
         diagnostics.extend(once_each(compile));
-        if several || mixed {
-            // Each recipe's together, in the order of their paths.
+        if mixed {
             diagnostics.sort_by(|a, b| a.file.cmp(&b.file));
         }
-        Some(match only_compile {
-            true => Error::TypeScript { diagnostics },
-            false => Error::RecipesInvalid { diagnostics },
+        Some(match validation_failed {
+            true => Error::RecipesInvalid { diagnostics },
+            false => Error::TypeScript { diagnostics },
         })
     }
 }

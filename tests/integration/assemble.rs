@@ -2275,6 +2275,28 @@ fn beside_warnings(err: &str) -> Vec<&str> {
         .collect()
 }
 
+/// Assembles the recipe `demo` (`main` its `src/main.ts`) with the shared helper
+/// `recipes/lib/read.ts` (`reader`) and `files` (path, text) written beside them, which
+/// must succeed, and returns what assemble told on stderr.
+fn assemble_with_reader(sb: &Sandbox, main: &str, reader: &str, files: &[(&str, &str)]) -> String {
+    source_recipe(sb, "recipes", "demo", main);
+    sb.write("recipes/lib/read.ts", reader);
+    for (path, text) in files {
+        sb.write(path, text);
+    }
+    let o = assemble(sb);
+    ok(&o);
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Asserts that the warning line `said` starts with `place` and says each of `parts`.
+fn assert_warned(said: &str, place: &str, parts: &[&str]) {
+    assert!(
+        said.starts_with(place) && parts.iter().all(|p| said.contains(p)),
+        "expected {place}… saying {parts:?}, got: {said}"
+    );
+}
+
 /// A module that reads a file beside it which is not among the sources
 /// (`new URL("./data/words.json", import.meta.url)`, a typo or a file never added) assembled
 /// and validated clean, and the handler failed with ENOENT each time it ran. Each such URL
@@ -2421,10 +2443,8 @@ fn a_file_beside_is_found_as_node_reads_its_url_and_the_fix_named_works() {
 #[test]
 fn a_bare_relative_url_names_a_file_beside_the_module_too() {
     let sb = Sandbox::new();
-    source_recipe(
+    let err = assemble_with_reader(
         &sb,
-        "recipes",
-        "demo",
         "import { readFileSync } from \"node:fs\";\n\
          import { words } from \"../../lib/read.ts\";\n\
          const missing = new URL(\"data/absent.json\", import.meta.url);\n\
@@ -2435,33 +2455,33 @@ fn a_bare_relative_url_names_a_file_beside_the_module_too() {
          const root = new URL(\"/etc/hostname\", import.meta.url);\n\
          console.log(present.trim(), words().trim(), String(missing).length > 0, \
          [remote, inline, builtin, root].every((u) => String(u).length > 0));\n",
-    );
-    sb.write("recipes/demo/src/present.txt", "here\n");
-    sb.write("recipes/lib/words.txt", "helper's\n");
-    sb.write(
-        "recipes/lib/read.ts",
         "import { readFileSync } from \"node:fs\";\n\
          export const gone = new URL(\"gone.txt\", import.meta.url);\n\
          export function words(): string {\n\
          \x20 return readFileSync(new URL(\"words.txt\", import.meta.url), \"utf8\");\n\
          }\n",
+        &[
+            ("recipes/demo/src/present.txt", "here\n"),
+            ("recipes/lib/words.txt", "helper's\n"),
+        ],
     );
-    let o = assemble(&sb);
-    ok(&o);
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
     let warnings = beside_warnings(&err);
     assert_eq!(warnings.len(), 2, "{err}");
-    assert!(
-        warnings[0].starts_with("recipes/demo/src/main.ts:3:25: warning[file-beside-missing]: ")
-            && warnings[0].contains("`data/absent.json` is scripts/data/absent.json")
-            && warnings[0].contains("add recipes/demo/src/data/absent.json (or"),
-        "{err}"
+    assert_warned(
+        warnings[0],
+        "recipes/demo/src/main.ts:3:25: warning[file-beside-missing]: ",
+        &[
+            "`data/absent.json` is scripts/data/absent.json",
+            "add recipes/demo/src/data/absent.json (or",
+        ],
     );
-    assert!(
-        warnings[1].starts_with("recipes/lib/read.ts:2:29: warning[file-beside-missing]: ")
-            && warnings[1].contains("`gone.txt` is scripts/lib/gone.txt")
-            && warnings[1].contains("add recipes/lib/gone.txt (or"),
-        "{err}"
+    assert_warned(
+        warnings[1],
+        "recipes/lib/read.ts:2:29: warning[file-beside-missing]: ",
+        &[
+            "`gone.txt` is scripts/lib/gone.txt",
+            "add recipes/lib/gone.txt (or",
+        ],
     );
     // The helper's file named without `./` shipped beside it, and the handler reads it.
     assert_eq!(node_out(&sb.join("out/demo")), "here helper's true true\n");
@@ -2475,10 +2495,8 @@ fn a_bare_relative_url_names_a_file_beside_the_module_too() {
 #[test]
 fn a_url_beside_a_module_is_read_as_node_resolves_it() {
     let sb = Sandbox::new();
-    source_recipe(
+    let err = assemble_with_reader(
         &sb,
-        "recipes",
-        "demo",
         "import { readFileSync } from \"node:fs\";\n\
          import { words, deep } from \"../../lib/read.ts\";\n\
          const a = new URL(\"file:absent.json\", import.meta.url);\n\
@@ -2489,48 +2507,46 @@ fn a_url_beside_a_module_is_read_as_node_resolves_it() {
          const f = new URL(\"e|/x.txt\", import.meta.url);\n\
          console.log(c.trim(), words().trim(), deep().trim(), \
          [a, b, d, e, f].every((u) => String(u).length > 0));\n",
-    );
-    sb.write("recipes/demo/src/present.txt", "here\n");
-    sb.write("recipes/demo/src/50%.txt", "fifty\n");
-    sb.write("recipes/lib/words.txt", "words\n");
-    sb.write("recipes/lib/sub/deep.txt", "deep\n");
-    sb.write(
-        "recipes/lib/read.ts",
         "import { readFileSync } from \"node:fs\";\n\
          export const words = (): string => readFileSync(new URL(\"file:words.txt\", import.meta.url), \"utf8\");\n\
          export const deep = (): string => readFileSync(new URL(\"sub\\\\deep.txt\", import.meta.url), \"utf8\");\n",
+        &[
+            ("recipes/demo/src/present.txt", "here\n"),
+            ("recipes/demo/src/50%.txt", "fifty\n"),
+            ("recipes/lib/words.txt", "words\n"),
+            ("recipes/lib/sub/deep.txt", "deep\n"),
+        ],
     );
-    let o = assemble(&sb);
-    ok(&o);
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
     let warnings = beside_warnings(&err);
     assert_eq!(warnings.len(), 3, "{err}");
-    assert!(
-        warnings[0].starts_with("recipes/demo/src/main.ts:3:19: warning[file-beside-missing]: ")
-            && warnings[0].contains("`file:absent.json` is scripts/absent.json"),
-        "{err}"
+    let missing = "warning[file-beside-missing]: ";
+    assert_warned(
+        warnings[0],
+        &format!("recipes/demo/src/main.ts:3:19: {missing}"),
+        &["`file:absent.json` is scripts/absent.json"],
     );
-    assert!(
-        warnings[1].starts_with("recipes/demo/src/main.ts:4:19: warning[file-beside-missing]: ")
-            && warnings[1].contains("is scripts/sub/gone.txt")
-            && warnings[1].contains("add recipes/demo/src/sub/gone.txt (or"),
-        "{err}"
+    assert_warned(
+        warnings[1],
+        &format!("recipes/demo/src/main.ts:4:19: {missing}"),
+        &[
+            "is scripts/sub/gone.txt",
+            "add recipes/demo/src/sub/gone.txt (or",
+        ],
     );
-    assert!(
-        warnings[2].starts_with("recipes/demo/src/main.ts:6:19: warning[file-beside-missing]: ")
-            && warnings[2].contains("`absent2.txt#part` is scripts/absent2.txt"),
-        "{err}"
+    assert_warned(
+        warnings[2],
+        &format!("recipes/demo/src/main.ts:6:19: {missing}"),
+        &["`absent2.txt#part` is scripts/absent2.txt"],
     );
     let url: Vec<&str> = err
         .lines()
         .filter(|l| l.contains("warning[file-beside-url]"))
         .collect();
     assert_eq!(url.len(), 1, "{err}");
-    assert!(
-        url[0].starts_with("recipes/demo/src/main.ts:7:19: ")
-            && url[0].contains("`50%.txt`")
-            && url[0].contains("%25"),
-        "{err}"
+    assert_warned(
+        url[0],
+        "recipes/demo/src/main.ts:7:19: ",
+        &["`50%.txt`", "%25"],
     );
     // The helper's files, named with `file:` and a backslash, shipped and are read.
     assert_eq!(node_out(&sb.join("out/demo")), "here words deep true\n");
