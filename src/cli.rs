@@ -1736,6 +1736,7 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
         .iter()
         .map(|s| install::Spec::parse(s))
         .collect::<Result<_, _>>()?;
+    let specs = named_once(&a.specs, specs, |s| (s.id.as_str(), s.pin.as_deref()))?;
     let (index, source) = profile.resolve_index(a.source.index.as_deref())?;
     printer.message(&printable(&format!(
         "index: {} ({}); profile: {}",
@@ -1802,6 +1803,36 @@ fn merge_argument(index: PathBuf) -> Result<PathBuf, Error> {
     }
 }
 
+/// `parsed` (each of `given` parsed, in order) with the repeats of one left out, so that a
+/// recipe named twice the same way (`install x x`) is done once, by a real run and a dry
+/// run alike. `key` gives an item's id and version wanted; a recipe named twice with two
+/// versions (`x@0.1.0 x`) is refused, as which one is meant is not for hookpack to guess.
+fn named_once<T>(
+    given: &[String],
+    parsed: Vec<T>,
+    key: impl Fn(&T) -> (&str, Option<&str>),
+) -> Result<Vec<T>, Error> {
+    let mut kept: Vec<(&String, T)> = Vec::with_capacity(parsed.len());
+    for (text, item) in given.iter().zip(parsed) {
+        let (id, want) = key(&item);
+        match kept.iter().find(|(_, k)| key(k).0 == id) {
+            None => kept.push((text, item)),
+            Some((_, k)) if key(k).1 == want => {}
+            Some((first, _)) => {
+                return Err(Error::ArgInvalid {
+                    what: "ID",
+                    value: String::new(),
+                    why: format!(
+                        "`{id}` is named twice, as `{first}` and as `{text}`; name it once, as \
+                         the version you want"
+                    ),
+                })
+            }
+        }
+    }
+    Ok(kept.into_iter().map(|(_, item)| item).collect())
+}
+
 fn run_remove(a: RemoveArgs, printer: &Printer) -> Result<ExitCode, Error> {
     let profile = profile_of(&a.profile)?;
     let ids: Vec<crate::id::Id> = a
@@ -1809,6 +1840,7 @@ fn run_remove(a: RemoveArgs, printer: &Printer) -> Result<ExitCode, Error> {
         .iter()
         .map(|s| Id::parse(s))
         .collect::<Result<_, _>>()?;
+    let ids = named_once(&a.ids, ids, |id| (id.as_str(), None))?;
     recover_first(&profile, a.dry_run, printer)?;
     let preview = install::Preview::default();
     let results = ids
@@ -1818,12 +1850,13 @@ fn run_remove(a: RemoveArgs, printer: &Printer) -> Result<ExitCode, Error> {
     finish_outcomes(results, &profile, printer)
 }
 
-fn run_update(a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
+fn run_update(mut a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
     let profile = profile_of(&a.profile)?;
     let cli = cli_version(a.source.cli_version)?;
     for id in &a.ids {
         Id::parse(id)?;
     }
+    a.ids = named_once(&a.ids, a.ids.clone(), |id| (id.as_str(), None))?;
     let fetcher = fetcher(a.source.ca_cert)?;
     let flag = match a.source.index.as_deref() {
         Some(f) => Some(catalog::verify::index_argument("--index", f.as_ref())?),

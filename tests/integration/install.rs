@@ -2661,6 +2661,54 @@ fn a_dry_run_of_several_recipes_diffs_each_against_the_ones_before() {
     assert!(!last.iter().any(|l| l.contains("[]")), "{last:?}");
 }
 
+/// `install x x --dry-run` planned `x` twice, the second time as a new install warning of
+/// handlers stamped `x` that no receipt records (the first's own), where the real run
+/// installed it once and said "already installed"; `remove x x` removed it, then failed on
+/// the second, which its dry run planned as a second removal; `install x@0.1.0 x` installed
+/// one version, then updated it to the other. A recipe named twice the same way is now done
+/// once, in real runs and dry runs alike; named two ways, it is refused before anything is
+/// fetched or written.
+#[test]
+fn a_recipe_named_twice_is_done_once_or_refused() {
+    let sb = Sandbox::new();
+    let outcomes = |args: &[&str]| -> Vec<(String, usize)> {
+        let o = in_profile(&sb, "p", &[args, &["--format", "json"]].concat());
+        ok(&o);
+        (one_json_document(&o).as_array().unwrap().iter())
+            .map(|o| {
+                let warnings = o["warnings"].as_array().map_or(0, Vec::len);
+                (format!("{} {}", o["action"], o["id"]), warnings)
+            })
+            .collect()
+    };
+    let once = |action: &str| vec![(format!("\"{action}\" \"tool-gate\""), 0)];
+    for flags in [&["--dry-run"][..], &[]] {
+        let installs = outcomes(&[&["install", "tool-gate", "tool-gate"][..], flags].concat());
+        assert_eq!(installs, once("install"), "{flags:?}");
+    }
+    ok(&in_profile(&sb, "p", &["install", "audit-log"]));
+    let updates = outcomes(&["update", "tool-gate", "tool-gate", "audit-log"]);
+    assert!(updates.is_empty(), "{updates:?}");
+    for flags in [&["--dry-run"][..], &[]] {
+        let removes = outcomes(&[&["remove", "tool-gate", "tool-gate"][..], flags].concat());
+        assert_eq!(removes, once("remove"), "{flags:?}");
+    }
+    let before = snapshot(&sb.join("p"));
+    let o = in_profile(
+        &sb,
+        "p",
+        &["install", "tool-gate@0.1.0", "tool-gate", "--dry-run"],
+    );
+    fails_saying(
+        &o,
+        2,
+        "`tool-gate` is named twice, as `tool-gate@0.1.0` and as `tool-gate`",
+    );
+    let o = in_profile(&sb, "p", &["install", "tool-gate@0.1.0", "tool-gate"]);
+    fails_saying(&o, 2, "name it once, as the version you want");
+    assert_eq!(snapshot(&sb.join("p")), before);
+}
+
 /// A receipt that does not parse (cut short, or garbage) stopped install, remove, list and
 /// doctor alike with "not a readable receipt" and no way out; doctor could not report it.
 /// The error now says what to do, doctor reports it and checks the rest, and the advice
