@@ -601,7 +601,7 @@ impl Planner<'_> {
                  (helpers ship in scripts/lib/, with only the files they read); read it in a \
                  helper in lib/, where `new URL(\"./{}\", import.meta.url)` ships it, and \
                  import that helper",
-                rel.to_string_lossy()
+                url_escaped(&rel.to_string_lossy())
             )
         })
     }
@@ -1410,8 +1410,17 @@ fn names_a_source(dir: &Path, path: &str) -> Option<String> {
     }
     Some(format!(
         "`{path}` is a source that assemble compiles, and only its output ships: write \
-         `new URL(\"{stem}{out_ext}\", import.meta.url)`"
+         `new URL(\"{}{out_ext}\", import.meta.url)`",
+        url_escaped(stem)
     ))
+}
+
+/// `path` (a file's path, as node decodes a URL naming it) as a URL names it: what a URL
+/// reads otherwise (`%`, `#`, `?`) escaped.
+fn url_escaped(path: &str) -> String {
+    path.replace('%', "%25")
+        .replace('#', "%23")
+        .replace('?', "%3F")
 }
 
 /// Why node would refuse to load `module` as a JSON module, when it is one (`*.json`) and

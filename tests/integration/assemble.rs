@@ -198,6 +198,39 @@ fn a_url_naming_a_source_or_lib_is_refused_however_it_is_written() {
         "console.log(String(new URL(\"..\\\\..\\\\lib\\\\list.txt\", import.meta.url)));\n",
     );
     assert!(err.contains("is in the shared lib/"), "{err}");
+    // The fix named for an escaped name is escaped as written (found by review: it named
+    // `./100%.js`, a `%` node refuses, and `./a#b.js`, whose `#b.js` is no part of the path).
+    sb.write("recipes/demo/src/100%.ts", "export const x = 1;\n");
+    sb.write("recipes/demo/src/a#b?.ts", "export const y = 2;\n");
+    let err = refused_with_main(
+        &sb,
+        "console.log(new URL(\"./100%25.ts\", import.meta.url).pathname);\n\
+         console.log(new URL(\"./a%23b%3F.ts\", import.meta.url).pathname);\n",
+    );
+    for fixed in ["./100%25.js", "./a%23b%3F.js"] {
+        assert!(
+            err.contains(&format!("write `new URL(\"{fixed}\", import.meta.url)`")),
+            "{err}"
+        );
+    }
+    sb.write("recipes/lib/50%.txt", "half\n");
+    let err = refused_with_main(
+        &sb,
+        "console.log(new URL(\"../../lib/50%25.txt\", import.meta.url).pathname);\n",
+    );
+    assert!(
+        err.contains("where `new URL(\"./50%25.txt\", import.meta.url)` ships it"),
+        "{err}"
+    );
+    sb.write(
+        "recipes/demo/src/main.ts",
+        "import { fileURLToPath } from \"node:url\";\n\
+         import { existsSync } from \"node:fs\";\n\
+         const urls = [new URL(\"./100%25.js\", import.meta.url), new URL(\"./a%23b%3F.js\", import.meta.url)];\n\
+         process.stdout.write(String(urls.every((u) => existsSync(fileURLToPath(u)))));\n",
+    );
+    ok(&assemble(&sb));
+    assert_eq!(node_out(&sb.join("out/demo")), "true");
 }
 
 #[test]
