@@ -23,6 +23,11 @@ use std::path::{Component, Path, PathBuf};
 /// died) and a random part.
 const STAGING_PREFIX: &str = ".hookpack-assemble-";
 
+/// The file in OUT listing the recipe folders assembles made there, one id a line: only
+/// those are removed once their sources are gone. A folder that is not listed (the user's,
+/// one `hookpack install` put in a profile) is never taken for stale output.
+const ASSEMBLED_LIST: &str = ".assembled-by-hookpack";
+
 /// Where the recipes and the shared helpers are.
 #[derive(Debug, Clone)]
 pub struct Layout {
@@ -1697,26 +1702,37 @@ impl Checked {
     }
 }
 
-/// The assembled recipe folders in `out` whose sources are gone (none unless `all`, as
-/// with `--only`). A folder whose name is no recipe id was never assembled, whatever it
-/// holds (`My Notes/recipe.json`), so it is the user's and stays.
-fn stale_folders(out: &Path, ids: &BTreeSet<String>, all: bool) -> Result<Vec<PathBuf>, Error> {
-    if !all || !out.is_dir() {
-        return Ok(Vec::new());
-    }
+/// The recipe folders in `out` that an assemble made (listed in [`ASSEMBLED_LIST`]) and
+/// whose sources are gone (none unless `all`, as with `--only`), and the ids OUT holds
+/// assembled once those are removed and `ids` written. A listed folder no longer there, or
+/// no longer a folder with a `recipe.json`, is forgotten.
+fn stale_folders(
+    out: &Path,
+    ids: &BTreeSet<String>,
+    all: bool,
+) -> (Vec<PathBuf>, BTreeSet<String>) {
+    let list = out.join(ASSEMBLED_LIST);
+    let listed = match std::fs::symlink_metadata(&list) {
+        Ok(meta) if meta.is_file() => std::fs::read_to_string(&list).unwrap_or_default(),
+        _ => String::new(),
+    };
     let mut stale = Vec::new();
-    for entry in crate::fs::read_dir_sorted(out)? {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let path = entry.path();
-        if Id::parse(&name).is_ok()
-            && !ids.contains(&name)
-            && path.join("recipe.json").is_file()
-            && !path.is_symlink()
-        {
-            stale.push(path);
+    let mut kept = ids.clone();
+    for name in listed.lines().filter(|l| Id::parse(l).is_ok()) {
+        let path = out.join(name);
+        let made = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir())
+            && path.join("recipe.json").is_file();
+        if !made || ids.contains(name) {
+            continue;
+        }
+        match all {
+            true => stale.push(path),
+            false => {
+                kept.insert(name.to_string());
+            }
         }
     }
-    Ok(stale)
+    (stale, kept)
 }
 
 /// `e`, a failure to create `out` or to write in it, with the fix when this user may not
@@ -1806,7 +1822,13 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
                 .unwrap_or_default()
         })
         .collect();
-    let stale = stale_folders(&opts.out_dir, &ids, opts.only.is_none())?;
+    // A profile's hooks folder is `install`'s: its recipe folders are no build output.
+    if std::fs::symlink_metadata(opts.out_dir.join(".receipts")).is_ok() {
+        return Err(Error::OutIsProfile {
+            out: opts.out_dir.clone(),
+        });
+    }
+    let (stale, listed) = stale_folders(&opts.out_dir, &ids, opts.only.is_none());
     // Each folder replaced or removed below must be assemble's output: one holding `src/`
     // is a recipe's sources (an --out-dir naming another recipes folder, or the two flags
     // swapped), which would be lost with its tests.
@@ -1819,15 +1841,32 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
             return Err(Error::OutHoldsSources { path });
         }
     }
-    // A file named like a recipe is the user's (assemble writes only folders there):
-    // replacing it would delete it.
+    // A file or link named like a recipe is the user's (assemble writes only folders
+    // there): replacing it would delete it. So is one named like the list of what
+    // assemble made, unless it is a file.
     for id in &ids {
         let dest = opts.out_dir.join(id);
         if let Ok(meta) = std::fs::symlink_metadata(&dest) {
-            if !meta.is_dir() && !meta.file_type().is_symlink() {
-                return Err(Error::OutEntryNotFolder { path: dest });
+            if !meta.is_dir() {
+                return Err(Error::OutEntryNotFolder {
+                    path: dest,
+                    kind: if meta.is_symlink() {
+                        "a link"
+                    } else {
+                        "a file"
+                    },
+                });
             }
         }
+    }
+    let list = opts.out_dir.join(ASSEMBLED_LIST);
+    if std::fs::symlink_metadata(&list).is_ok_and(|m| !m.is_file()) {
+        return Err(Error::ConfigInvalid {
+            path: list,
+            why: "assemble keeps the list of the recipe folders it made in OUT in this file, \
+                  and it is not one; move it elsewhere, then run assemble again"
+                .to_string(),
+        });
     }
 
     // One left by an assemble that died (kill -9) holds what it had moved out of OUT.
@@ -1870,6 +1909,13 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
     // longer have sources out of the way. Everything moved goes into the staging folder,
     // so a rename that fails half way is undone and OUT is as it was; what was moved out
     // is deleted with the staging folder once all is in place.
+    let mut text = String::new();
+    for id in &listed {
+        text.push_str(id);
+        text.push('\n');
+    }
+    let new_list = staging.path().join(ASSEMBLED_LIST);
+    std::fs::write(&new_list, text).map_err(|e| crate::fs::FsError::new("write", &new_list, e))?;
     let mut moved: Vec<(PathBuf, PathBuf)> = Vec::new();
     let swapped = swap_in(&opts.out_dir, staging.path(), &ids, &stale, &mut moved);
     if let Err(e) = swapped {
@@ -1909,6 +1955,8 @@ fn swap_in(
         }
         step(staging.join(id), dest)?;
     }
+    // The list of what assemble made there, last: a file rename replaces the old one.
+    step(staging.join(ASSEMBLED_LIST), out.join(ASSEMBLED_LIST))?;
     Ok(())
 }
 

@@ -84,10 +84,18 @@ pub enum Error {
         path: PathBuf,
     },
     /// Where assemble would put a recipe's folder in OUT, there is a file of the user's.
-    #[error("{path} is not a folder: assembling would replace it with the assembled recipe of that name; move it out of the output folder, or give --out-dir another folder")]
+    #[error("{path} is {kind}, not a folder: assembling would replace it with the assembled recipe of that name; move it out of the output folder, or give --out-dir another folder")]
     OutEntryNotFolder {
         /// The file in OUT.
         path: PathBuf,
+        /// What it is: `a file`, `a link`.
+        kind: &'static str,
+    },
+    /// Assemble's OUT is a profile's hooks folder.
+    #[error("{out} holds `.receipts/`: it is a profile's hooks folder, whose recipe folders `hookpack install`, `update` and `remove` manage, and assembling there would replace or remove them; give --out-dir a build folder (e.g. assembled-recipes), then pack it and install from the catalog")]
+    OutIsProfile {
+        /// The folder given as OUT.
+        out: PathBuf,
     },
     /// `--out-dir` names something that is not a folder.
     #[error("output folder {out} exists and is not a folder; give --out-dir a folder (it is created when missing)")]
@@ -723,6 +731,7 @@ impl Error {
             Error::OutOverlaps { .. } => "out-overlaps",
             Error::OutHoldsSources { .. } => "out-holds-sources",
             Error::OutEntryNotFolder { .. } => "out-entry-not-folder",
+            Error::OutIsProfile { .. } => "out-is-profile",
             Error::OutNotFolder { .. } => "out-not-folder",
             Error::PackRefused { .. } => "pack-refused",
             Error::ArchiveWrite { .. } => "archive-write",
@@ -838,6 +847,7 @@ impl Error {
             | Error::OutNotFolder { .. }
             | Error::OutHoldsSources { .. }
             | Error::OutEntryNotFolder { .. }
+            | Error::OutIsProfile { .. }
             | Error::RecipesInvalid { .. }
             | Error::RecipesInvalidUntested { .. }
             | Error::IndexInvalid { .. }

@@ -294,6 +294,68 @@ fn finclaw_layout_and_stale_files() {
         .success();
 }
 
+/// Found by the maintainer-side sweep: every folder in OUT holding a `recipe.json` whose
+/// sources were not in the run was removed as stale, so `assemble --out-dir` naming a
+/// profile's `hooks/` deleted the recipes installed there (and the user's files in them),
+/// and a folder of the user's (`{"not": "a recipe"}`) went too. Only folders an assemble
+/// into OUT made are removed once their sources are gone (OUT/.hookpack-assembled lists
+/// them); a profile's hooks folder is refused; a link named like a recipe is refused, not
+/// replaced.
+#[cfg(unix)]
+#[test]
+fn assemble_removes_only_folders_it_made() {
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "demo", "console.log(1);\n");
+    source_recipe(&sb, "recipes", "gone", "console.log(2);\n");
+    ok(&assemble(&sb));
+    sb.write("out/mine/recipe.json", "{\"not\": \"a recipe\"}\n");
+    sb.write("out/mine/notes.txt", "keep\n");
+    std::fs::remove_dir_all(sb.join("recipes/gone")).unwrap();
+    let o = assemble(&sb);
+    ok(&o);
+    assert!(!sb.join("out/gone").exists());
+    assert!(sb.join("out/mine/notes.txt").is_file(), "{o:?}");
+    assert!(sb.join("out/demo/scripts/main.js").is_file());
+    // Listed once removed: a folder of that name made later by hand is the user's.
+    sb.write("out/gone/recipe.json", "{}\n");
+    ok(&assemble(&sb));
+    assert!(sb.join("out/gone/recipe.json").is_file());
+
+    // A profile's hooks folder, with recipes installed.
+    ok(&sb
+        .cmd()
+        .args(["install", "tool-gate", "--profile", "p"])
+        .output()
+        .unwrap());
+    let before = sandbox_state(&sb.join("p"));
+    let o = sb
+        .cmd()
+        .args([
+            "assemble",
+            "--recipes-dir",
+            "recipes",
+            "--out-dir",
+            "p/hooks",
+        ])
+        .output()
+        .unwrap();
+    fails_saying(
+        &o,
+        1,
+        "p/hooks holds `.receipts/`: it is a profile's hooks folder",
+    );
+    assert_eq!(sandbox_state(&sb.join("p")), before);
+
+    // A link named like a recipe.
+    std::fs::remove_dir_all(sb.join("out/demo")).unwrap();
+    sb.write("elsewhere/keep.txt", "mine\n");
+    std::os::unix::fs::symlink(sb.join("elsewhere"), sb.join("out/demo")).unwrap();
+    let o = assemble(&sb);
+    fails_saying(&o, 1, "out/demo is a link, not a folder");
+    assert!(sb.join("out/demo").is_symlink());
+    assert!(sb.join("elsewhere/keep.txt").is_file());
+}
+
 #[test]
 fn an_out_dir_holding_source_trees_is_never_replaced_or_emptied() {
     // Found by the maintainer-side sweep: with --out-dir naming another folder of recipe
@@ -324,17 +386,25 @@ fn an_out_dir_holding_source_trees_is_never_replaced_or_emptied() {
             .collect();
         assert!(left.is_empty(), "{left:?}");
     }
-    // One that would only be removed is refused the same way.
+    // One no assemble made is left alone (assemble writes only its own recipes there).
     std::fs::remove_dir_all(sb.join("other/demo")).unwrap();
-    let before = snapshot(&sb.join("other"));
-    let o = assemble_into(&sb, "other");
+    let mine = snapshot(&sb.join("other/mine"));
+    ok(&assemble_into(&sb, "other"));
+    assert_eq!(snapshot(&sb.join("other/mine")), mine);
+    assert!(sb.join("other/demo/scripts/main.js").is_file());
+    // One an assemble made, whose sources are gone, is removed; unless it now holds
+    // sources (two folders swapped since), which is refused.
+    source_recipe(&sb, "recipes", "old", "export {};\n");
+    ok(&assemble_into(&sb, "out"));
+    std::fs::remove_dir_all(sb.join("recipes/old")).unwrap();
+    sb.write("out/old/src/main.ts", "export {};\n");
+    let before = snapshot(&sb.join("out"));
+    let o = assemble_into(&sb, "out");
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("other/mine holds `src/`"), "{err}");
-    assert_eq!(snapshot(&sb.join("other")), before);
-    // An OUT of assembled recipes is still replaced and cleaned as before.
-    assert!(assemble_into(&sb, "out").status.success());
-    sb.write("out/old/recipe.json", "{}");
+    assert!(err.contains("out/old holds `src/`"), "{err}");
+    assert_eq!(snapshot(&sb.join("out")), before);
+    std::fs::remove_dir_all(sb.join("out/old/src")).unwrap();
     let o = assemble_into(&sb, "out");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(!sb.join("out/old").exists());

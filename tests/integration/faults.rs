@@ -960,6 +960,7 @@ fn two_assembles_into_one_out_take_turns() {
     assert_eq!(
         names_in(&sb.join("out")),
         [
+            ".assembled-by-hookpack",
             "alpha/README.md",
             "alpha/recipe.json",
             "alpha/scripts/main.js",
