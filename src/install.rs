@@ -1920,15 +1920,25 @@ fn finish_commit(
     Ok(not_forgotten)
 }
 
-/// The warning of a first install over handlers stamped with its id that no receipt
-/// records: each as a group of its own (`stamped`: event, group), in full, since a later
-/// change in the same command replaces `hooks.json.bak` too.
-fn unrecorded_stamps(id: &str, stamped: &[(String, Value)], dry_run: bool) -> String {
-    let (n, they, replaced) = match (stamped.len(), dry_run) {
-        (1, false) => ("1 handler".to_string(), "it", "is replaced"),
-        (1, true) => ("1 handler".to_string(), "it", "would be replaced"),
-        (n, false) => (format!("{n} handlers"), "they", "are replaced"),
-        (n, true) => (format!("{n} handlers"), "they", "would be replaced"),
+/// The warning of a first install (or a remove) over handlers stamped with its id that no
+/// receipt records: each as a group of its own (`stamped`: event, group), in full, since a
+/// later change in the same command replaces `hooks.json.bak` too.
+fn unrecorded_stamps(
+    id: &str,
+    stamped: &[(String, Value)],
+    dry_run: bool,
+    removing: bool,
+) -> String {
+    let verb = if removing { "removed" } else { "replaced" };
+    let (n, they, be) = match (stamped.len(), dry_run) {
+        (1, false) => ("1 handler".to_string(), "it", "is"),
+        (1, true) => ("1 handler".to_string(), "it", "would be"),
+        (n, false) => (format!("{n} handlers"), "they", "are"),
+        (n, true) => (format!("{n} handlers"), "they", "would be"),
+    };
+    let with = match removing {
+        false => format!("by {id}'s own handlers"),
+        true => "with the events only such handlers held".to_string(),
     };
     let groups: Vec<String> = (stamped.iter())
         .map(|(event, group)| format!("{event}: {group}"))
@@ -1936,8 +1946,9 @@ fn unrecorded_stamps(id: &str, stamped: &[(String, Value)], dry_run: bool) -> St
     format!(
         "hooks.json held {n} stamped `\"recipe\": \"{id}\"` that no receipt of this profile \
          records, copied from another profile or left by a lost receipt; taken as hookpack's, \
-         {they} {replaced} by {id}'s own handlers. To keep one as yours, add its group back \
-         under its event without the `recipe` field: {}",
+         {they} {be} {verb}{} {with}. To keep one as yours, add its group back under its event \
+         without the `recipe` field: {}",
+        if removing { "," } else { "" },
         groups.join("; ")
     )
 }
@@ -2016,7 +2027,7 @@ pub fn install_prepared(
     if previous.is_none() {
         let stamped = crate::merge::stamped_groups(&doc, &id);
         if !stamped.is_empty() {
-            warnings.push(unrecorded_stamps(&id, &stamped, opts.dry_run));
+            warnings.push(unrecorded_stamps(&id, &stamped, opts.dry_run, false));
         }
     }
     // The same archive again: what is left to do is what `doctor` reports, files edited,
@@ -2576,7 +2587,7 @@ pub fn remove(
         .into_owned();
     // Without a receipt nothing says which files are the recipe's: the folder goes whole,
     // and the outcome lists all it holds, so `--dry-run` shows it first.
-    let (files, warnings) = match &previous {
+    let (files, mut warnings) = match &previous {
         Some(r) => (r.files.iter().map(|f| f.path.clone()).collect(), Vec::new()),
         None if folder.as_deref().is_some_and(Path::is_dir) => {
             let dir = folder.as_deref().unwrap_or(&tree);
@@ -2605,6 +2616,12 @@ pub fn remove(
         }
         None => (Vec::new(), Vec::new()),
     };
+    // As a first install over them does, name in full the stamped handlers removed that
+    // no receipt records: they may be the user's, copied from another profile.
+    if previous.is_none() && removed > 0 {
+        let stamped = crate::merge::stamped_groups(&doc, id);
+        warnings.insert(0, unrecorded_stamps(id, &stamped, dry_run, true));
+    }
     let outcome = Outcome {
         action: "remove",
         id: id.to_string(),

@@ -1560,6 +1560,41 @@ fn a_first_install_names_the_stamped_handlers_no_receipt_recorded() {
     );
 }
 
+/// Found by the user-side sweep: `remove ID` with no receipt of ID removed the handlers
+/// stamped `"recipe": ID` (a user's copied from another profile), and the event only they
+/// held, without a word, where the first install over them names each in full. The remove
+/// (and its dry run) now names them the same way.
+#[test]
+fn a_remove_names_the_stamped_handlers_no_receipt_recorded() {
+    let sb = Sandbox::new();
+    sb.write(
+        "prof/hooks.json",
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "sh my-stop.sh", "id": "my-stop", "recipe": "tool-gate"}]}]}}"#,
+    );
+    let said = |removed: &str| {
+        format!(
+            "hooks.json held 1 handler stamped `\"recipe\": \"tool-gate\"` that no receipt of \
+             this profile records, copied from another profile or left by a lost receipt; \
+             taken as hookpack's, it {removed}, with the events only such handlers held. To \
+             keep one as yours, add its group back under its event without the `recipe` \
+             field: Stop: {{\"hooks\":[{{\"type\":\"command\",\"command\":\"sh my-stop.sh\",\
+             \"id\":\"my-stop\",\"recipe\":\"tool-gate\"}}]}}"
+        )
+    };
+    for (args, removed) in [
+        (
+            &["remove", "tool-gate", "--dry-run"][..],
+            "would be removed",
+        ),
+        (&["remove", "tool-gate"], "is removed"),
+    ] {
+        let o = in_prof(&sb, &[args, &["--format", "json"]].concat());
+        ok(&o);
+        let doc = one_json_document(&o);
+        assert_eq!(doc[0]["warnings"][0], said(removed), "{args:?}: {doc:#}");
+    }
+}
+
 /// A journal hookpack cannot use (damaged, or naming what hookpack never writes) was
 /// reported as a change that `doctor --fix` "finishes or undoes", which it does not: it
 /// deletes the journal and undoes nothing. `doctor` says that, and why the journal is
