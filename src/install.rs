@@ -2555,13 +2555,22 @@ pub fn remove(
     // The removed handlers' trust goes with them: a later handler with the same id must be
     // trusted anew, and `doctor` has no dangling entry to report. A trust file that cannot
     // be read would keep those entries (and trust a reinstall without asking once fixed),
-    // so the remove is refused before anything changes.
+    // so the remove is refused before anything changes. A key that a handler staying has
+    // too (the user's, with the same event and id) is that handler's trust, and stays.
+    let key =
+        |event: &str, handler: &Value| crate::trust::key(&profile.hooks_json(), event, handler);
+    let staying: std::collections::BTreeSet<String> = (crate::merge::handlers(&new_doc))
+        .map(|(event, handler)| key(event, handler))
+        .collect();
     let keys: Vec<String> = crate::merge::stamped_handlers(&doc, id)
         .into_iter()
         .map(|(event, hid, command)| {
-            let handler = serde_json::json!({ "id": hid, "command": command });
-            crate::trust::key(&profile.hooks_json(), &event, &handler)
+            key(
+                &event,
+                &serde_json::json!({ "id": hid, "command": command }),
+            )
         })
+        .filter(|k| !staying.contains(k))
         .collect();
     if !keys.is_empty() {
         crate::trust::TrustFile::read(&profile.trust_file()).map_err(|e| {

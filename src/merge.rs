@@ -135,7 +135,7 @@ pub struct Merged {
 
 /// Every handler object of a document: (event, handler), in document order; parts of the
 /// wrong shape are skipped.
-fn handlers(doc: &Value) -> impl Iterator<Item = (&String, &Value)> {
+pub(crate) fn handlers(doc: &Value) -> impl Iterator<Item = (&String, &Value)> {
     in_groups(doc).map(|(event, _, h)| (event, h))
 }
 

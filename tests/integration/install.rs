@@ -1560,6 +1560,28 @@ fn a_first_install_names_the_stamped_handlers_no_receipt_recorded() {
     );
 }
 
+/// Found by the user-side sweep: a trust key names a handler by its event and id, so a
+/// handler of the user's sharing its id with one of a recipe's (which install warns of) has
+/// the recipe's key; `remove` dropped that key with the recipe's handler, and the user's
+/// trusted gate was skipped as untrusted from then on, without a word. A key a handler
+/// that stays still has is kept.
+#[test]
+fn remove_keeps_the_trust_of_a_handler_that_stays_under_the_same_key() {
+    let sb = Sandbox::new();
+    sb.write(
+        "prof/hooks.json",
+        r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "sh \"${FINCLAW_PROFILE_ROOT}/my-gate.sh\"", "id": "gate-mutating"}]}]}}"#,
+    );
+    sb.write("prof/my-gate.sh", "exit 0\n");
+    ok(&in_prof(&sb, &["trust", "gate-mutating"]));
+    ok(&in_prof(&sb, &["install", "tool-gate"]));
+    ok(&in_prof(&sb, &["remove", "tool-gate"]));
+    let listed = list_json(&sb);
+    let handlers = listed["handlers"].as_array().unwrap();
+    assert_eq!(handlers.len(), 1, "{listed:#}");
+    assert_eq!(handlers[0]["status"], "trusted", "{listed:#}");
+}
+
 /// Found by the user-side sweep: `remove ID` with no receipt of ID removed the handlers
 /// stamped `"recipe": ID` (a user's copied from another profile), and the event only they
 /// held, without a word, where the first install over them names each in full. The remove
