@@ -1060,6 +1060,10 @@ fn read_hooks_json_to(path: &Path, rewrite: bool) -> Result<(Value, Option<Vec<u
             "it is {}, where hosts and hookpack read a file; move it away (install then writes a new file)",
             crate::fs::kind_of(&m.file_type())
         ))),
+        Ok(m) if rewrite && m.permissions().readonly() => return Err(refused(format!(
+            "it is write-protected, and hookpack writes a new file in its place, which would change it all the same; to let install, update and remove change it, make it writable (`chmod u+w {}`)",
+            crate::command::shell_quote(&path.display().to_string())
+        ))),
         Ok(m) if rewrite && link_count(&m) > 1 => return Err(refused(format!(
             "it has {} names (hard links, as some dotfiles tools make), and hookpack writes a new file in its place, which would leave the others with the old contents (give it one name, or make it a copy)",
             link_count(&m)
@@ -2629,7 +2633,7 @@ pub fn remove(
     // no receipt records: they may be the user's, copied from another profile.
     if previous.is_none() && removed > 0 {
         let stamped = crate::merge::stamped_groups(&doc, id);
-        warnings.insert(0, unrecorded_stamps(id, &stamped, dry_run, true));
+        warnings.push(unrecorded_stamps(id, &stamped, dry_run, true));
     }
     let outcome = Outcome {
         action: "remove",

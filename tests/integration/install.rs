@@ -3826,6 +3826,33 @@ fn a_hard_linked_hooks_json_is_not_rewritten() {
     ok(&in_prof(&sb, &["list"]));
 }
 
+/// Found by the user-side sweep: a write-protected `hooks.json` (`chmod 444`) was rewritten
+/// all the same (a new file renamed into place, given the old mode back), so nothing showed
+/// it had changed. Install and remove refuse it, naming the fix; `list` still reads it, and
+/// once writable the install goes through.
+#[cfg(unix)]
+#[test]
+fn a_write_protected_hooks_json_is_not_rewritten() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    let hooks = sb.write("prof/hooks.json", "{\"hooks\": {}}\n");
+    std::fs::set_permissions(&hooks, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let before = sandbox_state(&sb.join("prof"));
+    for args in [
+        &["install", "tool-gate"][..],
+        &["install", "tool-gate", "--dry-run"],
+    ] {
+        let o = in_prof(&sb, args);
+        fails_saying(&o, 1, "prof/hooks.json");
+        fails_saying(&o, 1, "it is write-protected");
+        fails_saying(&o, 1, "chmod u+w");
+        assert_eq!(sandbox_state(&sb.join("prof")), before, "{args:?}");
+    }
+    ok(&in_prof(&sb, &["list"]));
+    std::fs::set_permissions(&hooks, std::fs::Permissions::from_mode(0o644)).unwrap();
+    ok(&in_prof(&sb, &["install", "tool-gate"]));
+}
+
 /// Found by the user-side sweep: for a recipe whose folder the user deleted, `doctor` gave
 /// two fixes for one problem: `hookpack install demo@0.1.0` (from the receipt) and, for its
 /// stamped entries, `hookpack install demo`, which installs the newest version instead of

@@ -1441,6 +1441,7 @@ fn a_recipe_in_a_hidden_folder_is_left_out_with_a_warning() {
     assert_eq!(
         names_in(&sb.join("asm")),
         [
+            ".assembled-by-hookpack",
             "alpha/README.md",
             "alpha/recipe.json",
             "alpha/scripts/main.js"
