@@ -1622,6 +1622,22 @@ fn notes_after_install(o: &install::Outcome, profile: &crate::profile::Profile, 
             h.problems.join("; ")
         )));
     }
+    let gone: Vec<&str> = (o.gone.iter())
+        .filter(|(_, key)| trust.handlers.contains_key(key))
+        .map(|(shown, _)| shown.as_str())
+        .collect();
+    if !gone.is_empty() {
+        printer.message(&printable(&format!(
+            "note: {} handler(s) of {} that you trusted are gone with this version ({}), and \
+             its handlers in their place will not run until trusted; review them (`hookpack \
+             list`), then run `hookpack trust --recipe {}` (`hookpack doctor --fix` drops the \
+             trust entries left)",
+            gone.len(),
+            o.id,
+            gone.join(", "),
+            o.id
+        )));
+    }
     let changed = ours()
         .filter(|h| h.status == crate::trust::Status::Modified)
         .count();
@@ -2127,6 +2143,7 @@ fn left(
         warnings: Vec::new(),
         error: None,
         pin,
+        gone: Vec::new(),
     }
 }
 

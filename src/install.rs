@@ -235,6 +235,10 @@ pub struct Outcome {
     /// The pin the receipt records after it (`install ID@REQ`; `update` keeps it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pin: Option<String>,
+    /// The recipe's handlers that another version has no more (an id renamed or dropped),
+    /// as (`EVENT \`id\``, trust key), so that the user is told when one was trusted.
+    #[serde(skip)]
+    pub gone: Vec<(String, String)>,
 }
 
 /// The versions an index entry lists, for messages.
@@ -1957,6 +1961,35 @@ fn unrecorded_stamps(
     )
 }
 
+/// The handlers of `id` in `doc` that `new_doc` has no handler for under their trust key
+/// (a version that renamed or dropped them): (`EVENT \`id\``, key).
+fn handlers_gone(
+    profile: &Profile,
+    doc: &Value,
+    new_doc: &Value,
+    id: &str,
+) -> Vec<(String, String)> {
+    let key =
+        |event: &str, handler: &Value| crate::trust::key(&profile.hooks_json(), event, handler);
+    let staying: std::collections::BTreeSet<String> = (crate::merge::handlers(new_doc))
+        .map(|(event, handler)| key(event, handler))
+        .collect();
+    crate::merge::stamped_handlers(doc, id)
+        .into_iter()
+        .map(|(event, hid, command)| {
+            let shown = format!("{event} `{}`", hid.as_deref().unwrap_or(&command));
+            (
+                shown,
+                key(
+                    &event,
+                    &serde_json::json!({ "id": hid, "command": command }),
+                ),
+            )
+        })
+        .filter(|(_, k)| !staying.contains(k))
+        .collect()
+}
+
 /// Installs a prepared recipe into the profile (or describes it, for a dry run); the
 /// receipt records `pin` (see [`Spec::pin`]), whatever the one before recorded.
 pub fn install_prepared(
@@ -2120,6 +2153,7 @@ pub fn install_prepared(
         warnings,
         error: None,
         pin: pin.clone(),
+        gone: handlers_gone(profile, &doc, &new_doc, &id),
     };
     if let (Some(r), false) = (repin, opts.dry_run) {
         let mut r = r.clone();
@@ -2561,20 +2595,8 @@ pub fn remove(
     // be read would keep those entries (and trust a reinstall without asking once fixed),
     // so the remove is refused before anything changes. A key that a handler staying has
     // too (the user's, with the same event and id) is that handler's trust, and stays.
-    let key =
-        |event: &str, handler: &Value| crate::trust::key(&profile.hooks_json(), event, handler);
-    let staying: std::collections::BTreeSet<String> = (crate::merge::handlers(&new_doc))
-        .map(|(event, handler)| key(event, handler))
-        .collect();
-    let keys: Vec<String> = crate::merge::stamped_handlers(&doc, id)
-        .into_iter()
-        .map(|(event, hid, command)| {
-            key(
-                &event,
-                &serde_json::json!({ "id": hid, "command": command }),
-            )
-        })
-        .filter(|k| !staying.contains(k))
+    let keys: Vec<String> = (handlers_gone(profile, &doc, &new_doc, id).into_iter())
+        .map(|(_, key)| key)
         .collect();
     if !keys.is_empty() {
         crate::trust::TrustFile::read(&profile.trust_file()).map_err(|e| {
@@ -2652,6 +2674,7 @@ pub fn remove(
         pin: None,
         warnings,
         error: None,
+        gone: Vec::new(),
     };
     if dry_run {
         return Ok(outcome);

@@ -3826,6 +3826,60 @@ fn a_hard_linked_hooks_json_is_not_rewritten() {
     ok(&in_prof(&sb, &["list"]));
 }
 
+/// Found by the user-side sweep: an update whose new version gives a trusted handler
+/// another id (`gate` → `gate-v2`) turned that gate off (the new handler is not trusted)
+/// without a word, where one whose handler only changed gets a note. It gets one too,
+/// naming the handler gone.
+#[test]
+fn an_update_that_drops_a_trusted_handler_says_so() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    let mut m = manifest("demo");
+    m["version"] = json!("0.2.0");
+    m["hooks"]["PreToolUse"][0]["hooks"][0]["id"] = json!("gate-v2");
+    write_recipe(&sb, "src/demo", &m);
+    ok(&in_prof(&sb, &["install", "demo@0.1.0", "--index", "cat"]));
+    ok(&in_prof(&sb, &["trust", "--all"]));
+    ok(&sb
+        .cmd()
+        .args([
+            "pack",
+            "--recipes-dir",
+            "src",
+            "--out-dir",
+            "cat",
+            "--only",
+            "demo",
+        ])
+        .output()
+        .unwrap());
+    let o = in_prof(&sb, &["install", "demo", "--index", "cat"]);
+    ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(
+            "note: 1 handler(s) of demo that you trusted are gone with this version \
+             (PreToolUse `gate`), and its handlers in their place will not run until trusted"
+        ) && err.contains("then run `hookpack trust --recipe demo"),
+        "{err}"
+    );
+    // Back, the other way; a handler gone that was not trusted is not named.
+    ok(&in_prof(&sb, &["trust", "--all"]));
+    let o = in_prof(&sb, &["install", "demo@0.1.0", "--index", "cat"]);
+    ok(&o);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("(PreToolUse `gate-v2`)"),
+        "{o:?}"
+    );
+    ok(&in_prof(&sb, &["revoke", "--all"]));
+    let o = in_prof(&sb, &["install", "demo", "--index", "cat"]);
+    ok(&o);
+    assert!(
+        !String::from_utf8_lossy(&o.stderr).contains("are gone"),
+        "{o:?}"
+    );
+}
+
 /// Found by the user-side sweep: a write-protected `hooks.json` (`chmod 444`) was rewritten
 /// all the same (a new file renamed into place, given the old mode back), so nothing showed
 /// it had changed. Install and remove refuse it, naming the fix; `list` still reads it, and
