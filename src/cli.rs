@@ -1541,7 +1541,8 @@ fn print_outcome(o: &install::Outcome, printer: &Printer) -> Result<(), Error> {
         if !o.hooks_json_diff.is_empty() {
             printer.data("  hooks.json:")?;
             for l in &o.hooks_json_diff {
-                printer.data_as_written(&printable(&format!("    {l}")))?;
+                let line = crate::output::json_line_safe(&format!("    {l}"));
+                printer.data_as_written(&line)?;
             }
         }
     }

@@ -237,14 +237,35 @@ pub fn terminal_safe(s: &str) -> String {
 pub fn escape_controls(s: &str, keep: &[char]) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        let invisible = matches!(c, '\u{200B}' | '\u{2060}' | '\u{FEFF}');
-        if (is_unsafe(c) || invisible) && !keep.contains(&c) {
+        if escaped(c) && !keep.contains(&c) {
             out.extend(c.escape_default());
         } else {
             out.push(c);
         }
     }
     out
+}
+
+/// `s`, JSON text (a line of `hooks.json`), with the characters [`escape_controls`] escapes
+/// (but tab, which may indent it) escaped as JSON does (`\u2028`). Such characters stand
+/// only inside JSON strings (JSON allows none elsewhere), where the escape means the same.
+pub fn json_line_safe(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if escaped(c) && c != '\t' {
+            // All such characters are in the Basic Multilingual Plane: one `\uXXXX` each.
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Whether [`escape_controls`] escapes `c`: it is [`is_unsafe`], or invisible with no use
+/// inside text.
+fn escaped(c: char) -> bool {
+    is_unsafe(c) || matches!(c, '\u{200B}' | '\u{2060}' | '\u{FEFF}')
 }
 
 /// Whether `c` must not reach a terminal as it is: a control character, or one that

@@ -3880,6 +3880,28 @@ fn an_update_that_drops_a_trusted_handler_says_so() {
     );
 }
 
+/// Found by the user-side sweep: a dry run's `hooks.json` diff showed a character kept
+/// from the terminal (U+2028, a bidirectional override, DEL) as Rust writes it,
+/// `"a\u{2028}b"`, which is not JSON. Such characters stand only inside JSON strings, so
+/// the diff escapes them as JSON does (`\u2028`): each line reads as the file means it.
+#[test]
+fn a_dry_run_diff_escapes_as_json_does() {
+    let sb = Sandbox::new();
+    sb.write(
+        "prof/hooks.json",
+        "{\"hooks\": {}, \"note\": \"a\u{2028}b\u{202e}c\u{7f}\"}\n",
+    );
+    let o = in_prof(&sb, &["install", "tool-gate", "--dry-run"]);
+    ok(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("    -{\"hooks\": {}, \"note\": \"a\\u2028b\\u202ec\\u007f\"}\n")
+            && out.contains("    +  \"note\": \"a\\u2028b\\u202ec\\u007f\"\n"),
+        "{out}"
+    );
+    assert!(!out.contains("\\u{"), "{out}");
+}
+
 /// Found by the user-side sweep: a write-protected `hooks.json` (`chmod 444`) was rewritten
 /// all the same (a new file renamed into place, given the old mode back), so nothing showed
 /// it had changed. Install and remove refuse it, naming the fix; `list` still reads it, and
