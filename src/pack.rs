@@ -977,9 +977,15 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
     // One pack at a time per OUT, from reading its index to the commit: a second pack
     // waits, then sees what the first published. The lock is on OUT's parent folder, which
     // the staging folder needs anyway, so no lock file is left anywhere.
-    let parent = match opts.out_dir.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
+    let parent = match (opts.out_dir.file_name(), opts.out_dir.parent()) {
+        (Some(_), Some(p)) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        (Some(_), _) => PathBuf::from("."),
+        // `.`, `..`, `x/..`: as the path reads, OUT would be its own parent, and staging in
+        // it would change it; its parent is where it really is.
+        (None, _) => std::fs::canonicalize(&opts.out_dir)
+            .ok()
+            .and_then(|p| p.parent().map(Path::to_path_buf))
+            .unwrap_or_else(|| opts.out_dir.join("..")),
     };
     // Folders made for the lock are removed again if the pack fails (after the lock is
     // released: locals drop in reverse order).

@@ -2642,6 +2642,36 @@ fn an_archive_out_holds_byte_for_byte_is_not_rewritten() {
     );
 }
 
+/// Found by the maintainer-side sweep: with `--out-dir .` (or `x/..`), pack took OUT for
+/// its own parent and staged inside it, so a pack that wrote nothing, or failed, changed
+/// OUT's modification time; the same folder named as `$PWD` was left untouched. Its parent
+/// is where the folder really is.
+#[test]
+fn out_dir_dot_stages_beside_out_as_any_other_name() {
+    use std::os::unix::fs::MetadataExt;
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    ok(&pack(&sb, "src", "out", &[]));
+    std::fs::create_dir_all(sb.join("out/sub")).unwrap();
+    let stamp = |p: &str| {
+        let m = std::fs::metadata(sb.join(p)).unwrap();
+        (m.ino(), m.mtime(), m.mtime_nsec())
+    };
+    let before = stamp("out");
+    let src = sb.join("src").display().to_string();
+    for (cwd, out) in [("out", "."), ("out/sub", "..")] {
+        let o = sb
+            .cmd()
+            .current_dir(sb.join(cwd))
+            .args(["pack", "--recipes-dir", &src, "--out-dir", out])
+            .args(["--updated-at", "2026-11-29T00:00:00Z"])
+            .output()
+            .unwrap();
+        ok(&o);
+        assert_eq!(stamp("out"), before, "{out}");
+    }
+}
+
 /// Found by a hostile sweep: a fifo or a folder where a kept version's archive belongs was
 /// warned of as a missing archive ("copy it back", which would put the file inside the
 /// folder), and the pack went on, exit 0. It is refused, naming it and what it is.
