@@ -1967,7 +1967,7 @@ pub struct ForPack {
     pub dirs: Vec<PathBuf>,
     /// Warnings about the source trees, at their paths.
     pub warnings: Vec<Diagnostic>,
-    _tmp: Option<tempfile::TempDir>,
+    _tmp: Option<crate::fs::TempFolder>,
 }
 
 /// Assembles the source trees among `dirs` (recipes of `recipes_dir`) for packing.

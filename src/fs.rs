@@ -74,18 +74,43 @@ pub(crate) fn plain(e: io::Error) -> io::Error {
     }
 }
 
-/// A new folder named `prefix…` in the temporary folder (`$TMPDIR`, else `/tmp`), removed
-/// when dropped. One that cannot be made is the machine's failure (exit 3, even when
+/// A new folder named `prefix<maker>-…` ([`crate::leftover::Maker::tag`]) in the temporary
+/// folder (`$TMPDIR`, else `/tmp`), removed when dropped; the user's folders of that prefix
+/// whose makers died are removed first. One that cannot be made is the machine's failure (exit 3, even when
 /// `$TMPDIR` names no folder), named with the fix.
-pub fn temp_folder(prefix: &str) -> Result<tempfile::TempDir, FsError> {
+pub fn temp_folder(prefix: &str) -> Result<TempFolder, FsError> {
     let dir = std::env::temp_dir();
-    tempfile::Builder::new()
-        .prefix(prefix)
+    // One a killed process left (Ctrl-C, kill -9: no destructor ran) would stay for good.
+    crate::pack::remove_dead_own(&dir, prefix);
+    let made = tempfile::Builder::new()
+        .prefix(&format!("{prefix}{}-", crate::leftover::Maker::tag()))
         .tempdir_in(&dir)
         .map_err(|e| {
             let why = format!("{}; set TMPDIR to a folder this user may write", plain(e));
             FsError::new("create a temporary folder in", &dir, io::Error::other(why))
-        })
+        })?;
+    // Held while it lives: to a process in another pid namespace this pid may name none.
+    let held = fs::File::open(made.path())
+        .ok()
+        .filter(|f| f.try_lock().is_ok());
+    Ok(TempFolder {
+        dir: made,
+        _held: held,
+    })
+}
+
+/// A folder of [`temp_folder`]'s, removed when dropped.
+#[derive(Debug)]
+pub struct TempFolder {
+    dir: tempfile::TempDir,
+    _held: Option<fs::File>,
+}
+
+impl TempFolder {
+    /// Where it is.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
 }
 
 fn wrap<T>(op: &'static str, path: &Path, r: io::Result<T>) -> Result<T, FsError> {

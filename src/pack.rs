@@ -2685,6 +2685,16 @@ fn keep_copy(file: &Path, kept: &Path, meta: &std::fs::Metadata) -> io::Result<(
 /// find in OUT or beside it; those of running processes, those a pack or assemble holds
 /// (one whose pid means nothing here), and any this cannot tell, are left alone.
 pub(crate) fn remove_dead_staging(dir: &Path, prefix: &str) {
+    remove_dead(dir, prefix, false);
+}
+
+/// [`remove_dead_staging`] in a folder other users write too (`$TMPDIR`): only folders of
+/// this user's are removed.
+pub(crate) fn remove_dead_own(dir: &Path, prefix: &str) {
+    remove_dead(dir, prefix, true);
+}
+
+fn remove_dead(dir: &Path, prefix: &str, own_only: bool) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -2698,9 +2708,27 @@ pub(crate) fn remove_dead_staging(dir: &Path, prefix: &str) {
             continue;
         };
         let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        if own_only && !entry.metadata().is_ok_and(|m| mine(&m)) {
+            continue;
+        }
         if is_dir && !maker.alive() && !held(&entry.path()) {
             let _ = std::fs::remove_dir_all(entry.path());
         }
+    }
+}
+
+/// Whether this user owns what `meta` describes (anywhere but on Unix, taken to be).
+fn mine(meta: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        meta.uid() == unsafe { libc::geteuid() }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        true
     }
 }
 

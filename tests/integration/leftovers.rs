@@ -68,6 +68,9 @@ fn a_leftover_whose_pid_another_process_took_is_removed() {
         (".hookpack-pack-{}-e", true),
         ("cat/.hookpack-pack-{}-f", true),
         ("out/.hookpack-assemble-{}-g", true),
+        // Found by the maintainer-side sweep: a pack killed while it packed source trees
+        // left their assembled copy in $TMPDIR for good.
+        ("tmp/hookpack-assembled-{}-h", true),
     ];
     let named = |place: &str, tag: &str| place.replace("{}", tag);
     for (place, folder) in places {
@@ -76,7 +79,12 @@ fn a_leftover_whose_pid_another_process_took_is_removed() {
         }
     }
     let run = |args: &[&str]| {
-        let o = sb.cmd().args(args).output().unwrap();
+        let o = sb
+            .cmd()
+            .env("TMPDIR", sb.join("tmp"))
+            .args(args)
+            .output()
+            .unwrap();
         ok(&o);
         String::from_utf8_lossy(&o.stderr).into_owned()
     };
