@@ -821,6 +821,96 @@ impl Planner<'_> {
     }
 }
 
+/// What node would fail on when it loads an assembled tree's ES modules (`.mjs`, and `.js`
+/// under a `package.json` saying `"type": "module"`): syntax errors, CommonJS names, and
+/// imports of what the tree does not hold, each at its place. Source trees are checked as
+/// they are compiled; CommonJS files (`.cjs`, other `.js`) are node's to read as such.
+pub(crate) fn check_assembled_scripts(dir: &Path) -> Vec<Diagnostic> {
+    let root = normalize(dir);
+    let mut out = Vec::new();
+    let files = walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'))
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file());
+    for entry in files {
+        let file = entry.path();
+        let es_module = match file.extension().and_then(|e| e.to_str()) {
+            Some("mjs") => true,
+            Some("js") => declares_module(file, dir),
+            _ => false,
+        };
+        let Some(source) = es_module
+            .then(|| std::fs::read_to_string(file).ok())
+            .flatten()
+        else {
+            continue;
+        };
+        let here = file.parent().unwrap_or(dir).to_path_buf();
+        let mut check = |spec: &str| -> crate::typescript::Resolution {
+            if crate::typescript::is_node_builtin(spec) {
+                return Ok(None);
+            }
+            if let Some(name) = spec.strip_prefix("node:") {
+                return Err(crate::typescript::not_a_builtin(name));
+            }
+            if !(spec.starts_with("./") || spec.starts_with("../")) {
+                return Err(
+                    "recipes run without node_modules; import Node built-ins as \
+                            `node:…` or a file of the recipe by its relative path"
+                        .into(),
+                );
+            }
+            // Node reads the specifier as a URL: escapes decoded, a query or fragment
+            // dropped.
+            let Some(path) = url_path(spec).map_err(String::from)? else {
+                return Ok(None);
+            };
+            let target = normalize(&here.join(path));
+            if !target.starts_with(&root) {
+                return Err("it leaves the recipe folder, which is all that is installed".into());
+            }
+            match target.is_file() {
+                true => Ok(None),
+                false => Err(format!(
+                    "{} is not in the recipe (node imports the file named, extension \
+                     included)",
+                    target.display()
+                )),
+            }
+        };
+        if let Err(diags) = crate::typescript::compile_module(&source, file, &mut check) {
+            let unlisted = diags.len().saturating_sub(crate::diagnostic::MAX_LISTED);
+            for d in diags.into_iter().take(crate::diagnostic::MAX_LISTED) {
+                out.push(error_at(file, (d.line, d.column), d.rule, d.message));
+            }
+            if unlisted > 0 {
+                out.push(Diagnostic::unlisted(file, unlisted, 0));
+            }
+        }
+    }
+    out
+}
+
+/// Whether the `package.json` nearest `file` (up to the recipe folder `dir`) says
+/// `"type": "module"`, which makes node load a `.js` as an ES module.
+fn declares_module(file: &Path, dir: &Path) -> bool {
+    for folder in file.ancestors().skip(1) {
+        let manifest = folder.join("package.json");
+        if manifest.is_file() {
+            let doc: Option<serde_json::Value> = std::fs::read(&manifest)
+                .ok()
+                .and_then(|b| serde_json::from_slice(&b).ok());
+            return doc.is_some_and(|d| d["type"] == "module");
+        }
+        if folder == dir {
+            break;
+        }
+    }
+    false
+}
+
 /// An error at line and column `place` of the source `file`.
 fn error_at(
     file: &Path,

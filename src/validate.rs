@@ -312,6 +312,7 @@ fn check_recipes(dirs: &[PathBuf], lib_dir: Option<&Path>, out: &mut Vec<Diagnos
     // What pack would refuse in an assembled tree's archive (source trees: above).
     for dir in clean.iter().filter(|d| !crate::assemble::is_source_tree(d)) {
         out.extend(crate::pack::check_folder_installable(dir));
+        out.extend(crate::assemble::check_assembled_scripts(dir));
     }
     for dir in dirs {
         let tests = dir.join("tests");

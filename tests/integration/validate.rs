@@ -1761,3 +1761,65 @@ fn a_hidden_case_file_is_not_warned_of_as_left_out() {
     assert_eq!(hidden.len(), 1, "{r:#}");
     assert!(files[0].ends_with("data/.hidden.json"), "{r:#}");
 }
+
+/// Found by the maintainer-side sweep: in an assembled tree (no `src/`), JavaScript that
+/// node cannot load (a syntax error, an import of a file the tree lacks, `require` in an ES
+/// module) validated clean, so a handler with `failurePolicy: deny` that crashes on every
+/// call (denying every tool) could be published. `validate` now reads an assembled tree's
+/// ES modules as node would, at each place; our own recipes, assembled, stay clean, and a
+/// CommonJS tree is not read as ES modules.
+#[test]
+fn an_assembled_tree_s_javascript_is_checked() {
+    let sb = Sandbox::new();
+    let recipes = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("recipes");
+    let o = sb
+        .cmd()
+        .args(["assemble", "--recipes-dir"])
+        .arg(&recipes)
+        .args(["--out-dir", "out"])
+        .output()
+        .unwrap();
+    ok(&o);
+    let (code, report) = validate_json(&sb, &["out"]);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(findings(&report), []);
+
+    // Each file's own fault (a file with several kinds is told its first kind).
+    let append = |rel: &str, more: &str| -> usize {
+        let path = sb.join("out/tool-gate/scripts").join(rel);
+        let text = std::fs::read_to_string(&path).unwrap() + more;
+        std::fs::write(&path, &text).unwrap();
+        text.lines().count()
+    };
+    let import = append("main.js", "import { x } from \"./absent.js\";\n");
+    let syntax = append("rules.js", "export const = 1;\n");
+    let require = append("lib/hook.js", "const y = require(\"node:fs\");\n");
+    let o = sb
+        .cmd()
+        .args(["validate", "out/tool-gate"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    for (file, line, says) in [
+        ("main.js", import, "absent.js is not in the recipe"),
+        ("rules.js", syntax, "Unexpected token"),
+        ("lib/hook.js", require, "`require` is CommonJS"),
+    ] {
+        let at = format!("out/tool-gate/scripts/{file}:{line}:");
+        assert!(
+            out.lines().any(|l| l.starts_with(&at) && l.contains(says)),
+            "{at} {says}: {out}"
+        );
+    }
+
+    // A CommonJS tree (no `"type": "module"`) is node's to read as such.
+    let cjs = write_recipe(&sb, "cjs/demo", &manifest("demo"));
+    std::fs::write(
+        cjs.join("scripts/main.js"),
+        "const fs = require(\"node:fs\");\n",
+    )
+    .unwrap();
+    let (code, report) = validate_json(&sb, &["cjs/demo"]);
+    assert_eq!(code, 0, "{report:#}");
+}
