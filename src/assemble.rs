@@ -653,14 +653,8 @@ impl Planner<'_> {
         let mut wanted_lib: Vec<PathBuf> = Vec::new();
         let dir = file.parent().unwrap_or(Path::new("."));
         let mut rewrite = |spec: &str| -> crate::typescript::Resolution {
-            if crate::typescript::is_node_builtin(spec) {
-                return Ok(None);
-            }
-            if let Some(name) = spec.strip_prefix("node:") {
-                return Err(crate::typescript::not_a_builtin(name));
-            }
-            if !(spec.starts_with("./") || spec.starts_with("../")) {
-                return Err("recipes run without node_modules; import Node built-ins as `node:…` or a relative file".into());
+            if let Some(answer) = not_relative(spec) {
+                return answer;
             }
             // A path drops a trailing slash (and `.` parts), so `./util.ts/` or `./util.ts/.`
             // would find the file `util.ts`, while node takes either for a folder and loads
@@ -849,18 +843,8 @@ pub(crate) fn check_assembled_scripts(dir: &Path) -> Vec<Diagnostic> {
         };
         let here = file.parent().unwrap_or(dir).to_path_buf();
         let mut check = |spec: &str| -> crate::typescript::Resolution {
-            if crate::typescript::is_node_builtin(spec) {
-                return Ok(None);
-            }
-            if let Some(name) = spec.strip_prefix("node:") {
-                return Err(crate::typescript::not_a_builtin(name));
-            }
-            if !(spec.starts_with("./") || spec.starts_with("../")) {
-                return Err(
-                    "recipes run without node_modules; import Node built-ins as \
-                            `node:…` or a file of the recipe by its relative path"
-                        .into(),
-                );
+            if let Some(answer) = not_relative(spec) {
+                return answer;
             }
             // Node reads the specifier as a URL: escapes decoded, a query or fragment
             // dropped.
@@ -891,6 +875,25 @@ pub(crate) fn check_assembled_scripts(dir: &Path) -> Vec<Diagnostic> {
         }
     }
     out
+}
+
+/// What an import of `spec` resolves to when it is not a relative path (`./`, `../`): a
+/// Node built-in is kept; anything else is refused, as recipes ship no `node_modules`.
+fn not_relative(spec: &str) -> Option<crate::typescript::Resolution> {
+    if crate::typescript::is_node_builtin(spec) {
+        return Some(Ok(None));
+    }
+    if let Some(name) = spec.strip_prefix("node:") {
+        return Some(Err(crate::typescript::not_a_builtin(name)));
+    }
+    if spec.starts_with("./") || spec.starts_with("../") {
+        return None;
+    }
+    Some(Err(
+        "recipes run without node_modules; import Node built-ins as `node:…` or a \
+              relative file"
+            .into(),
+    ))
 }
 
 /// Whether the `package.json` nearest `file` (up to the recipe folder `dir`) says
