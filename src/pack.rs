@@ -1003,7 +1003,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
             // made is a pack no such user can make either: they need OUT to be there).
             Ok(parent_lock) => {
                 _new_out = crate::fs::NewFolders::create(&opts.out_dir).ok();
-                // (`--out-dir .` is its own parent as the path reads: locked already.)
+                // (A parent that is OUT itself, through a link, is locked already.)
                 let out = if opts.out_dir.is_dir() && !same_folder(&parent, &opts.out_dir) {
                     Some(out_lock()?)
                 } else {
