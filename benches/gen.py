@@ -5,7 +5,9 @@
         OUT/<id>/ assembled recipe folders: recipe.json, README.md, scripts/main.js,
         scripts/package.json, scripts/lib/*.js, data/*.json, ... about 20 files and
         about 60 KB per recipe, mostly JS/JSON-like text; some recipes also carry a small
-        binary asset and an executable shell script.
+        binary asset and an executable shell script. Each .js file is an ES module that
+        exports its JS-like text as one String.raw template, so that node (and `hookpack
+        validate`, which reads an assembled tree's modules) can load it.
 
     gen.py big OUT [--text-mib 50] [--binary-mib 50] [--seed 20261129]
         OUT/big-recipe/: one assembled recipe holding TEXT MiB of generated JS/JSON text and
@@ -183,6 +185,13 @@ def manifest(rid: str, r: random.Random, t: Text) -> str:
     return json.dumps(doc, indent=2) + "\n"
 
 
+def js_module(text: str) -> str:
+    """`text` as an ES module that parses: one String.raw template exporting it, with its
+    backquotes and `${` escaped (a tagged template takes any other backslash as it is)."""
+    body = text.replace("`", "\\`").replace("${", "\\${")
+    return f"export default String.raw`{body}`;\n"
+
+
 def gen_catalog(out: str, count: int, seed: int) -> None:
     master = random.Random(seed)
     total = files = 0
@@ -217,7 +226,7 @@ def gen_catalog(out: str, count: int, seed: int) -> None:
             size = max(200, target * w // weight)
             p = os.path.join(d, rel)
             if kind == "js":
-                n += write(p, t.js(size))
+                n += write(p, js_module(t.js(size)))
             elif kind == "json":
                 n += write(p, t.json(size))
             elif kind == "md":

@@ -28,6 +28,10 @@ const STAGING_PREFIX: &str = ".hookpack-assemble-";
 /// one `hookpack install` put in a profile) is never taken for stale output.
 const ASSEMBLED_LIST: &str = ".assembled-by-hookpack";
 
+/// In the staging folder, the list OUT holds while folders are being moved (see
+/// `swap_in`).
+const PART_WAY_LIST: &str = ".assembled-part-way";
+
 /// Where the recipes and the shared helpers are.
 #[derive(Debug, Clone)]
 pub struct Layout {
@@ -841,8 +845,24 @@ pub(crate) fn check_assembled_scripts(dir: &Path) -> Vec<Diagnostic> {
         else {
             continue;
         };
+        // Past the compiler's own limits a module is not read at all: they are no fault of it.
+        if !crate::typescript::within_limits(&source) {
+            continue;
+        }
         let here = file.parent().unwrap_or(dir).to_path_buf();
         let mut check = |spec: &str| -> crate::typescript::Resolution {
+            if spec.starts_with('#') {
+                return package_import(spec, file, dir);
+            }
+            if spec.starts_with("data:") {
+                return Ok(None);
+            }
+            if spec.starts_with("file:") {
+                let why = "a `file:` URL names an absolute path (node reads `file:./x` as `/x`), \
+                           not the folder the recipe is installed in; import a relative path \
+                           (`./…`)";
+                return Err(why.into());
+            }
             if let Some(answer) = not_relative(spec) {
                 return answer;
             }
@@ -864,7 +884,7 @@ pub(crate) fn check_assembled_scripts(dir: &Path) -> Vec<Diagnostic> {
                 )),
             }
         };
-        if let Err(diags) = crate::typescript::compile_module(&source, file, &mut check) {
+        if let Err(diags) = crate::typescript::check_module(&source, file, &mut check) {
             let unlisted = diags.len().saturating_sub(crate::diagnostic::MAX_LISTED);
             for d in diags.into_iter().take(crate::diagnostic::MAX_LISTED) {
                 out.push(error_at(file, (d.line, d.column), d.rule, d.message));
@@ -899,19 +919,77 @@ fn not_relative(spec: &str) -> Option<crate::typescript::Resolution> {
 /// Whether the `package.json` nearest `file` (up to the recipe folder `dir`) says
 /// `"type": "module"`, which makes node load a `.js` as an ES module.
 fn declares_module(file: &Path, dir: &Path) -> bool {
+    nearest_manifest(file, dir).is_some_and(|(_, doc)| doc.is_some_and(|d| d["type"] == "module"))
+}
+
+/// The `package.json` nearest `file`, up to the recipe folder `dir`, as node finds it (the
+/// first one met, whatever it holds), with its contents if they are JSON.
+fn nearest_manifest(file: &Path, dir: &Path) -> Option<(PathBuf, Option<serde_json::Value>)> {
     for folder in file.ancestors().skip(1) {
         let manifest = folder.join("package.json");
         if manifest.is_file() {
-            let doc: Option<serde_json::Value> = std::fs::read(&manifest)
+            let doc = std::fs::read(&manifest)
                 .ok()
                 .and_then(|b| serde_json::from_slice(&b).ok());
-            return doc.is_some_and(|d| d["type"] == "module");
+            return Some((manifest, doc));
         }
         if folder == dir {
             break;
         }
     }
-    false
+    None
+}
+
+/// Whether node can resolve `spec`, a `#` specifier in `file`: through the `"imports"` of
+/// the nearest `package.json` (an exact key, or one with a `*`). Where the key maps to one
+/// relative file, that file must be in the recipe; other targets (conditions, lists) are
+/// node's to choose among.
+fn package_import(spec: &str, file: &Path, dir: &Path) -> crate::typescript::Resolution {
+    let Some((manifest, doc)) = nearest_manifest(file, dir) else {
+        return Err(format!(
+            "node resolves `#` specifiers through the \"imports\" of the nearest package.json, \
+             and none is in the recipe above {}; add one that maps it, or import a relative \
+             path",
+            file.display()
+        ));
+    };
+    let imports = doc.as_ref().and_then(|d| d["imports"].as_object());
+    let target = imports.and_then(|map| {
+        map.get(spec).map(|t| (t, None)).or_else(|| {
+            // As node: of the patterns that match, the one with the longest part before `*`.
+            map.iter()
+                .filter_map(|(key, t)| {
+                    let (head, tail) = key.split_once('*')?;
+                    let middle = spec.strip_prefix(head)?.strip_suffix(tail)?;
+                    Some((head.len(), (t, Some(middle))))
+                })
+                .max_by_key(|(len, _)| *len)
+                .map(|(_, found)| found)
+        })
+    });
+    let Some((target, star)) = target else {
+        return Err(format!(
+            "it is not among the \"imports\" of {}, through which node resolves `#` \
+             specifiers; map it there, or import a relative path",
+            manifest.display()
+        ));
+    };
+    let Some(path) = target.as_str().filter(|t| t.starts_with("./")) else {
+        return Ok(None);
+    };
+    let path = match star {
+        Some(middle) => path.replace('*', middle),
+        None => path.to_string(),
+    };
+    let base = manifest.parent().unwrap_or(dir);
+    let resolved = normalize(&base.join(&path));
+    if resolved.starts_with(normalize(dir)) && resolved.is_file() {
+        return Ok(None);
+    }
+    Err(format!(
+        "{} maps it to `{path}`, which is not in the recipe",
+        manifest.display()
+    ))
 }
 
 /// An error at line and column `place` of the source `file`.
@@ -1601,8 +1679,11 @@ fn write_tree(
                 let mut from = open_source(src, roots)?;
                 let mut to = std::fs::File::create(&path)
                     .map_err(|e| crate::fs::FsError::new("create", &path, e))?;
-                std::io::copy(&mut from, &mut to)
-                    .map_err(|e| crate::fs::FsError::new("copy", src, e))?;
+                // Either side may fail (a full disk is the copy's): both are named.
+                std::io::copy(&mut from, &mut to).map_err(|e| crate::fs::FsError {
+                    to: Some(path.clone()),
+                    ..crate::fs::FsError::new("copy", src, e)
+                })?;
             }
         }
         #[cfg(unix)]
@@ -1799,15 +1880,27 @@ impl Checked {
 /// whose sources are gone (none unless `all`, as with `--only`), and the ids OUT holds
 /// assembled once those are removed and `ids` written. A listed folder no longer there, or
 /// no longer a folder with a `recipe.json`, is forgotten.
+///
+/// # Errors
+///
+/// When the list is there but cannot be read, or is not text: taken as empty, the folders
+/// it names would be kept, stale, and forgotten by the list written next.
 fn stale_folders(
     out: &Path,
     ids: &BTreeSet<String>,
     all: bool,
-) -> (Vec<PathBuf>, BTreeSet<String>) {
+) -> Result<(Vec<PathBuf>, BTreeSet<String>), Error> {
     let list = out.join(ASSEMBLED_LIST);
-    let listed = match std::fs::symlink_metadata(&list) {
-        Ok(meta) if meta.is_file() => std::fs::read_to_string(&list).unwrap_or_default(),
-        _ => String::new(),
+    let listed = match std::fs::read(&list) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(crate::fs::FsError::new("read", &list, e).into()),
+        Ok(bytes) => String::from_utf8(bytes).map_err(|_| Error::ConfigInvalid {
+            path: list.clone(),
+            why: "assemble keeps the list of the recipe folders it made in OUT in this file, \
+                  and it is not text; delete it (assemble then removes none of the folders \
+                  it made, as it no longer knows them), then run assemble again"
+                .to_string(),
+        })?,
     };
     let mut stale = Vec::new();
     let mut kept = ids.clone();
@@ -1825,7 +1918,7 @@ fn stale_folders(
             }
         }
     }
-    (stale, kept)
+    Ok((stale, kept))
 }
 
 /// `e`, a failure to create `out` or to write in it, with the fix when this user may not
@@ -1921,7 +2014,17 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
             out: opts.out_dir.clone(),
         });
     }
-    let (stale, listed) = stale_folders(&opts.out_dir, &ids, opts.only.is_none());
+    // Anything but a file named like the list of what assemble made is the user's.
+    let list = opts.out_dir.join(ASSEMBLED_LIST);
+    if std::fs::symlink_metadata(&list).is_ok_and(|m| !m.is_file()) {
+        return Err(Error::ConfigInvalid {
+            path: list,
+            why: "assemble keeps the list of the recipe folders it made in OUT in this file, \
+                  and it is not one; move it elsewhere, then run assemble again"
+                .to_string(),
+        });
+    }
+    let (stale, listed) = stale_folders(&opts.out_dir, &ids, opts.only.is_none())?;
     // Each folder replaced or removed below must be assemble's output: one holding `src/`
     // is a recipe's sources (an --out-dir naming another recipes folder, or the two flags
     // swapped), which would be lost with its tests.
@@ -1935,8 +2038,7 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
         }
     }
     // A file or link named like a recipe is the user's (assemble writes only folders
-    // there): replacing it would delete it. So is one named like the list of what
-    // assemble made, unless it is a file.
+    // there): replacing it would delete it.
     for id in &ids {
         let dest = opts.out_dir.join(id);
         if let Ok(meta) = std::fs::symlink_metadata(&dest) {
@@ -1951,15 +2053,6 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
                 });
             }
         }
-    }
-    let list = opts.out_dir.join(ASSEMBLED_LIST);
-    if std::fs::symlink_metadata(&list).is_ok_and(|m| !m.is_file()) {
-        return Err(Error::ConfigInvalid {
-            path: list,
-            why: "assemble keeps the list of the recipe folders it made in OUT in this file, \
-                  and it is not one; move it elsewhere, then run assemble again"
-                .to_string(),
-        });
     }
 
     // One left by an assemble that died (kill -9) holds what it had moved out of OUT.
@@ -2002,13 +2095,18 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
     // longer have sources out of the way. Everything moved goes into the staging folder,
     // so a rename that fails half way is undone and OUT is as it was; what was moved out
     // is deleted with the staging folder once all is in place.
-    let mut text = String::new();
-    for id in &listed {
-        text.push_str(id);
-        text.push('\n');
+    // The list of what OUT holds of ours once done, and one that names as well what it
+    // holds part way (the stale folders), put in place first: an assemble killed half way
+    // then leaves none of its folders unlisted, each one removable once its sources go.
+    let stale_ids = stale
+        .iter()
+        .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()));
+    let part_way: BTreeSet<String> = listed.iter().cloned().chain(stale_ids).collect();
+    for (name, ids) in [(ASSEMBLED_LIST, &listed), (PART_WAY_LIST, &part_way)] {
+        let text: String = ids.iter().map(|id| format!("{id}\n")).collect();
+        let path = staging.path().join(name);
+        std::fs::write(&path, text).map_err(|e| crate::fs::FsError::new("write", &path, e))?;
     }
-    let new_list = staging.path().join(ASSEMBLED_LIST);
-    std::fs::write(&new_list, text).map_err(|e| crate::fs::FsError::new("write", &new_list, e))?;
     let mut moved: Vec<(PathBuf, PathBuf)> = Vec::new();
     let swapped = swap_in(&opts.out_dir, staging.path(), &ids, &stale, &mut moved);
     if let Err(e) = swapped {
@@ -2025,7 +2123,8 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
 
 /// Moves the `stale` folders and the old `OUT/<id>` folders into `staging`, and the new
 /// `staging/<id>` folders into OUT, recording in `moved` each rename made (from, to) so
-/// that the caller can undo them.
+/// that the caller can undo them. OUT's list of what assemble made is `staging`'s
+/// [`PART_WAY_LIST`] while folders move, and its [`ASSEMBLED_LIST`] once all are in.
 fn swap_in(
     out: &Path,
     staging: &Path,
@@ -2038,6 +2137,11 @@ fn swap_in(
         moved.push((from, to));
         Ok(())
     };
+    let list = out.join(ASSEMBLED_LIST);
+    if std::fs::symlink_metadata(&list).is_ok() {
+        step(list.clone(), staging.join(".list-before"))?;
+    }
+    step(staging.join(PART_WAY_LIST), list)?;
     for (n, path) in stale.iter().enumerate() {
         step(path.clone(), staging.join(format!(".stale-{n}")))?;
     }
@@ -2048,7 +2152,7 @@ fn swap_in(
         }
         step(staging.join(id), dest)?;
     }
-    // The list of what assemble made there, last: a file rename replaces the old one.
+    // The list of what assemble made there, last, in place of the one part way.
     step(staging.join(ASSEMBLED_LIST), out.join(ASSEMBLED_LIST))?;
     Ok(())
 }
@@ -2161,5 +2265,36 @@ mod tests {
             relative_specifier(Path::new("scripts/main.js"), Path::new("scripts/a#1%?.js")),
             "./a%231%25%3F.js"
         );
+    }
+
+    /// Found by review: the list of what assemble made was put in place after the folders,
+    /// so an assemble killed between the two left its new folders unlisted, never removed
+    /// once their sources were gone. A swap cut short after its first folder (as by a kill:
+    /// nothing undone) leaves a list naming the old folders, the stale one and both new
+    /// ones; undone, it leaves OUT's list as it was.
+    #[test]
+    fn a_swap_cut_short_leaves_every_folder_of_ours_listed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (out, staging) = (tmp.path().join("out"), tmp.path().join("staging"));
+        for dir in ["out/old", "out/gone", "staging/a"] {
+            std::fs::create_dir_all(tmp.path().join(dir)).unwrap();
+        }
+        std::fs::write(out.join(ASSEMBLED_LIST), "gone\nold\n").unwrap();
+        std::fs::write(staging.join(ASSEMBLED_LIST), "a\nb\nold\n").unwrap();
+        std::fs::write(staging.join(PART_WAY_LIST), "a\nb\ngone\nold\n").unwrap();
+        // `staging/b` is missing, so the second folder's rename fails.
+        let ids: BTreeSet<String> = ["a".to_string(), "b".to_string()].into();
+        let mut moved = Vec::new();
+        let stale = [out.join("gone")];
+        assert!(swap_in(&out, &staging, &ids, &stale, &mut moved).is_err());
+        let list = std::fs::read_to_string(out.join(ASSEMBLED_LIST)).unwrap();
+        assert_eq!(list, "a\nb\ngone\nold\n");
+        assert!(out.join("a").is_dir());
+        for (from, to) in moved.iter().rev() {
+            std::fs::rename(to, from).unwrap();
+        }
+        let list = std::fs::read_to_string(out.join(ASSEMBLED_LIST)).unwrap();
+        assert_eq!(list, "gone\nold\n");
+        assert!(!out.join("a").exists() && out.join("gone").is_dir());
     }
 }

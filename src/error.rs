@@ -103,6 +103,16 @@ pub enum Error {
         /// The output path as given.
         out: PathBuf,
     },
+    /// `--out-dir` names a path under a file, so no folder can be made there.
+    #[error("output folder {out} cannot be made: {file} is {kind}, not a folder; give --out-dir a path under folders (missing ones are created)")]
+    OutUnderFile {
+        /// The output path as given.
+        out: PathBuf,
+        /// The first of its parents that exists.
+        file: PathBuf,
+        /// What that is: "a file", "a fifo (named pipe)", …
+        kind: &'static str,
+    },
     /// A recipe tree holds something a package must not.
     #[error("refused {path}: {reason}")]
     PackRefused {
@@ -732,7 +742,7 @@ impl Error {
             Error::OutHoldsSources { .. } => "out-holds-sources",
             Error::OutEntryNotFolder { .. } => "out-entry-not-folder",
             Error::OutIsProfile { .. } => "out-is-profile",
-            Error::OutNotFolder { .. } => "out-not-folder",
+            Error::OutNotFolder { .. } | Error::OutUnderFile { .. } => "out-not-folder",
             Error::PackRefused { .. } => "pack-refused",
             Error::ArchiveWrite { .. } => "archive-write",
             Error::RecipesInvalid { .. } | Error::RecipesInvalidUntested { .. } => {
@@ -845,6 +855,7 @@ impl Error {
             | Error::PackRefused { .. }
             | Error::OutOverlaps { .. }
             | Error::OutNotFolder { .. }
+            | Error::OutUnderFile { .. }
             | Error::OutHoldsSources { .. }
             | Error::OutEntryNotFolder { .. }
             | Error::OutIsProfile { .. }

@@ -179,6 +179,38 @@ fn refused_read(path: &Path, kind: io::ErrorKind, why: impl Into<String>) -> FsE
     FsError::new("read", path, io::Error::new(kind, why.into()))
 }
 
+/// Whether this user owns what `meta` describes (anywhere but on Unix, taken to be).
+pub fn mine(meta: &fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        meta.uid() == unsafe { libc::geteuid() }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        true
+    }
+}
+
+/// Whether the file `meta` describes is write-protected: it has no write bit at all, or
+/// it is this user's without the owner's write bit (`0464`). Root may write anything, but
+/// such a file was protected on purpose all the same. (A file of another user's that this
+/// user may not write is left to the profile's own checks: it is no file this user
+/// protected.)
+pub fn write_protected(meta: &fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        meta.permissions().readonly() || (mine(meta) && meta.permissions().mode() & 0o200 == 0)
+    }
+    #[cfg(not(unix))]
+    {
+        meta.permissions().readonly()
+    }
+}
+
 /// What a file system entry of type `t` is, for messages: "a folder", "a fifo (named
 /// pipe)", "a socket", "a device", "a symbolic link" or "a file".
 pub fn kind_of(t: &fs::FileType) -> &'static str {
@@ -383,12 +415,44 @@ pub fn write_new(path: &Path, bytes: &[u8]) -> Result<(), FsError> {
     wrap("write", path, file.write_all(bytes))
 }
 
-/// `std::fs::rename` with both paths in the error.
+/// `std::fs::rename` with both paths in the error, and the fix where the machine refused
+/// it: permissions, a read-only file system, or two file systems.
 pub fn rename(from: &Path, to: &Path) -> Result<(), FsError> {
     fs::rename(from, to).map_err(|e| FsError {
         to: Some(to.to_path_buf()),
-        ..FsError::new("rename", from, e)
+        ..FsError::new("rename", from, rename_fix(e, from, to))
     })
+}
+
+/// `e`, a failed rename of `from` to `to`, with what to do when the cause is the machine's.
+fn rename_fix(e: io::Error, from: &Path, to: &Path) -> io::Error {
+    let parent = |p: &Path| {
+        p.parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .display()
+            .to_string()
+    };
+    let (out_of, into) = (parent(from), parent(to));
+    let folders = match out_of == into {
+        true => out_of.clone(),
+        false => format!("{out_of} and {into}"),
+    };
+    let fix = match e.kind() {
+        io::ErrorKind::PermissionDenied => format!(
+            "this user may not change {folders}: run the command as the owner, or give this \
+             user write permission there"
+        ),
+        io::ErrorKind::ReadOnlyFilesystem => {
+            format!("{folders} is on a file system mounted read-only, where nothing can change")
+        }
+        io::ErrorKind::CrossesDevices => format!(
+            "{out_of} and {into} are on two file systems (one is a mount point), and a rename \
+             cannot cross from one to the other: keep them on one file system"
+        ),
+        _ => return e,
+    };
+    io::Error::new(e.kind(), format!("{e}; {fix}"))
 }
 
 /// `path` made absolute, with each `name/..` folded where `name` is not a link (so it

@@ -1064,7 +1064,7 @@ fn read_hooks_json_to(path: &Path, rewrite: bool) -> Result<(Value, Option<Vec<u
             "it is {}, where hosts and hookpack read a file; move it away (install then writes a new file)",
             crate::fs::kind_of(&m.file_type())
         ))),
-        Ok(m) if rewrite && m.permissions().readonly() => return Err(refused(format!(
+        Ok(m) if rewrite && crate::fs::write_protected(&m) => return Err(refused(format!(
             "it is write-protected, and hookpack writes a new file in its place, which would change it all the same; to let install, update and remove change it, make it writable (`chmod u+w {}`)",
             crate::command::shell_quote(&path.display().to_string())
         ))),

@@ -1445,11 +1445,32 @@ fn build_all(
 /// Refuses an `--out-dir` that exists as something other than a folder (or a link to one).
 pub(crate) fn check_out_dir(out: &Path) -> Result<(), Error> {
     match std::fs::metadata(out) {
-        Ok(m) if !m.is_dir() => Err(Error::OutNotFolder {
-            out: out.to_path_buf(),
-        }),
-        _ => Ok(()),
+        Ok(m) if !m.is_dir() => {
+            return Err(Error::OutNotFolder {
+                out: out.to_path_buf(),
+            })
+        }
+        Ok(_) => return Ok(()),
+        Err(_) => {}
     }
+    // Missing: the first of its parents that exists must be a folder to make it in.
+    for parent in out.ancestors().skip(1) {
+        if parent.as_os_str().is_empty() {
+            break;
+        }
+        match std::fs::metadata(parent) {
+            Ok(m) if m.is_dir() => break,
+            Ok(m) => {
+                return Err(Error::OutUnderFile {
+                    out: out.to_path_buf(),
+                    file: parent.to_path_buf(),
+                    kind: crate::fs::kind_of(&m.file_type()),
+                })
+            }
+            Err(_) => {}
+        }
+    }
+    Ok(())
 }
 
 /// `hooks-<id>-<version>.tar.gz` (or `.tar.zst`).
@@ -2708,27 +2729,12 @@ fn remove_dead(dir: &Path, prefix: &str, own_only: bool) {
             continue;
         };
         let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-        if own_only && !entry.metadata().is_ok_and(|m| mine(&m)) {
+        if own_only && !entry.metadata().is_ok_and(|m| crate::fs::mine(&m)) {
             continue;
         }
         if is_dir && !maker.alive() && !held(&entry.path()) {
             let _ = std::fs::remove_dir_all(entry.path());
         }
-    }
-}
-
-/// Whether this user owns what `meta` describes (anywhere but on Unix, taken to be).
-fn mine(meta: &std::fs::Metadata) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        // SAFETY: geteuid has no preconditions and cannot fail.
-        meta.uid() == unsafe { libc::geteuid() }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        true
     }
 }
 

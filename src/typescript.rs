@@ -232,6 +232,47 @@ pub fn compile_module(
     file_name: &Path,
     rewrite: &mut dyn FnMut(&str) -> Resolution,
 ) -> Result<(String, Links), Vec<TsDiagnostic>> {
+    compile_for(Purpose::Assemble, source, file_name, rewrite)
+}
+
+/// Reads a JavaScript module that an assembled tree ships as it is, as node will load it:
+/// the checks of [`compile`], but a computed `import()` of a relative module is left to
+/// node, which resolves it when it runs (assemble refuses one, as it can neither rewrite
+/// nor ship what it names). `rewrite`'s replacements are ignored.
+///
+/// # Errors
+///
+/// As [`compile`].
+pub(crate) fn check_module(
+    source: &str,
+    file_name: &Path,
+    rewrite: &mut dyn FnMut(&str) -> Resolution,
+) -> Result<(), Vec<TsDiagnostic>> {
+    compile_for(Purpose::Check, source, file_name, rewrite).map(|_| ())
+}
+
+/// Whether `source` is within what this compiler reads ([`MAX_SOURCE_LEN`], [`MAX_NESTING`]):
+/// past them it refuses a module however valid, so a check of shipped code passes over it.
+pub(crate) fn within_limits(source: &str) -> bool {
+    let source = source.strip_prefix('\u{feff}').unwrap_or(source);
+    check_size(source).is_ok() && check_nesting(source).is_ok()
+}
+
+/// What a compile is for (see [`check_module`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Purpose {
+    /// A source whose output assemble ships.
+    Assemble,
+    /// A module an assembled tree ships as it is.
+    Check,
+}
+
+fn compile_for(
+    purpose: Purpose,
+    source: &str,
+    file_name: &Path,
+    rewrite: &mut dyn FnMut(&str) -> Resolution,
+) -> Result<(String, Links), Vec<TsDiagnostic>> {
     check_file_name(file_name)?;
     // Not part of the program, and in the way of a hashbang; tsc reads files without it,
     // so positions do not count it either.
@@ -240,7 +281,7 @@ pub fn compile_module(
     check_nesting(source)?;
     if STACK.get() >= stack_size(source) {
         // This thread was started big enough (see `with_stack`): no thread of its own.
-        return catch(|| compile_here(source, file_name, rewrite));
+        return catch(|| compile_here(purpose, source, file_name, rewrite));
     }
     // oxc runs on its own thread so that it can have a stack big enough for
     // this source. `rewrite` is not `Send`, so it stays on this thread and
@@ -252,7 +293,7 @@ pub fn compile_module(
             .name("hookpack-tsc".into())
             .stack_size(stack_size(source))
             .spawn_scoped(scope, move || {
-                compile_here(source, file_name, &mut |specifier: &str| {
+                compile_here(purpose, source, file_name, &mut |specifier: &str| {
                     // Only fails once this thread is being given up on: keep the specifier.
                     if ask.send(specifier.to_owned()).is_err() {
                         return Ok(None);
@@ -527,6 +568,7 @@ fn template_text_end(b: &[u8], from: usize) -> usize {
 
 /// The whole oxc pipeline; needs a stack of [`stack_size`].
 fn compile_here(
+    purpose: Purpose,
     source: &str,
     file_name: &Path,
     rewrite: &mut dyn FnMut(&str) -> Resolution,
@@ -616,6 +658,7 @@ fn compile_here(
         builder: AstBuilder::new(&allocator),
         rewrite,
         problems: Vec::new(),
+        purpose,
     };
     pass.visit_program(&mut program);
     if !pass.problems.is_empty() {
@@ -2030,6 +2073,7 @@ struct OutputPass<'a, 'r> {
     builder: AstBuilder<'a>,
     rewrite: &'r mut dyn FnMut(&str) -> Resolution,
     problems: Vec<OxcDiagnostic>,
+    purpose: Purpose,
 }
 
 impl<'a> OutputPass<'a, '_> {
@@ -2130,12 +2174,18 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
             let refuse =
                 |why: &str| OxcDiagnostic::error(why.to_string()).with_label(it.source.span());
             match starts(&it.source) {
+                // Shipped as it is: node resolves it when it runs, against files the tree
+                // has; only a package named in full can be known to fail.
+                None if self.purpose == Purpose::Check => {}
                 None => self.problems.push(refuse(&format!(
                     "this computed import cannot be checked: it has more than {MOST_STARTS} \
                      possible values (each choice multiplies them); import each module with a \
                      string, e.g. `import(\"./handlers/a.ts\")` or `import(\"node:fs\")`"
                 ))),
-                Some(values) if values.iter().any(|(prefix, _)| could_be_relative(prefix)) => {
+                Some(values)
+                    if self.purpose == Purpose::Assemble
+                        && values.iter().any(|(prefix, _)| could_be_relative(prefix)) =>
+                {
                     self.problems.push(refuse(
                         "a computed import of a relative module cannot be assembled: only \
                          string specifiers are rewritten (`.ts` to `.js`) and their files \
@@ -2148,20 +2198,27 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
                     // `` import(`lodash/${name}`) ``) fails there as surely as
                     // `import("lodash")`: each whole value gets the same check, and each
                     // partly known one must be able to become a builtin.
-                    if let Some((prefix, _)) = values
-                        .iter()
-                        .find(|(prefix, whole)| !whole && !could_be_builtin(prefix))
-                    {
+                    // Checking shipped code, a partly known relative path is node's to
+                    // resolve (the whole ones are checked below).
+                    let unknowable =
+                        |prefix: &str| self.purpose == Purpose::Check && could_be_relative(prefix);
+                    if let Some((prefix, _)) = values.iter().find(|(prefix, whole)| {
+                        !whole && !could_be_builtin(prefix) && !unknowable(prefix)
+                    }) {
+                        let fails = match self.purpose {
+                            Purpose::Assemble => "cannot be assembled",
+                            Purpose::Check => "fails when it runs",
+                        };
                         let why = if prefix.starts_with("node:") {
                             format!(
-                                "a computed import of `{prefix}…` cannot be assembled: no \
-                                 built-in module of Node 20, which recipes run on, starts so"
+                                "a computed import of `{prefix}…` {fails}: no built-in \
+                                 module of Node 20, which recipes run on, starts so"
                             )
                         } else {
                             format!(
-                                "a computed import of a package (`{prefix}…`) cannot be \
-                                 assembled: recipes run without node_modules; import Node \
-                                 built-ins as `node:…` or a relative file"
+                                "a computed import of a package (`{prefix}…`) {fails}: \
+                                 recipes run without node_modules; import Node built-ins as \
+                                 `node:…` or a relative file"
                             )
                         };
                         self.problems

@@ -356,6 +356,24 @@ fn assemble_removes_only_folders_it_made() {
     assert!(sb.join("elsewhere/keep.txt").is_file());
 }
 
+/// Found by review: a list of what assemble made that could not be read was taken as
+/// empty, so the folders it named were kept, stale, and forgotten by the list written
+/// next. One that is not text is refused, naming it and the fix, with OUT as it was.
+#[test]
+fn a_list_of_assembled_folders_that_is_not_text_is_refused() {
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "demo", "console.log(1);\n");
+    source_recipe(&sb, "recipes", "gone", "console.log(2);\n");
+    ok(&assemble(&sb));
+    std::fs::remove_dir_all(sb.join("recipes/gone")).unwrap();
+    sb.write("out/.assembled-by-hookpack", b"demo\n\xffgone\n".as_slice());
+    let before = sandbox_state(&sb.join("out"));
+    let o = assemble(&sb);
+    fails_saying(&o, 1, "out/.assembled-by-hookpack");
+    fails_saying(&o, 1, "it is not text; delete it");
+    assert_eq!(sandbox_state(&sb.join("out")), before);
+}
+
 #[test]
 fn an_out_dir_holding_source_trees_is_never_replaced_or_emptied() {
     // Found by the maintainer-side sweep: with --out-dir naming another folder of recipe
@@ -1608,6 +1626,23 @@ fn an_out_dir_that_is_a_file_is_refused_alike_by_assemble_and_pack() {
         assert_eq!(o.status.code(), Some(1), "{verb}: {err}");
         assert!(
             err.contains("out exists and is not a folder"),
+            "{verb}: {err}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(sb.join("out")).unwrap(),
+            "a file the user keeps\n"
+        );
+        // Found by review: under a file, pack said "cannot create folder out: File exists"
+        // (exit 3) and assemble "cannot create folder out/new/x: Not a directory".
+        let o = sb
+            .cmd()
+            .args([verb, "--recipes-dir", "recipes", "--out-dir", "out/new/x"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{verb}: {err}");
+        assert!(
+            err.contains("output folder out/new/x cannot be made: out is a file, not a folder"),
             "{verb}: {err}"
         );
         assert_eq!(

@@ -248,6 +248,33 @@ fn pack_onto_a_full_disk_names_the_archive_and_the_users_file() {
     assert_eq!(snapshot(&sb.join("disk")), before);
 }
 
+/// Found by review: with `$TMPDIR` full, pack (which assembles source trees there first)
+/// said "cannot copy src/big/data.bin: No space left on device", blaming the user's file
+/// on a disk that had room. It names the copy it was writing, on the full disk, too.
+#[cfg(target_os = "linux")]
+#[test]
+fn pack_with_a_full_tmpdir_names_the_copy_it_was_writing() {
+    let sb = Sandbox::new();
+    write_ts_recipe(&sb, "src", "big");
+    sb.write("src/big/data.bin", vec![7u8; 4_000_000]);
+    let _m = Mount::tmpfs(&sb.join("tmp"), "1m");
+    let o = sb
+        .cmd()
+        .args(["pack", "--recipes-dir", "src", "--out-dir", "cat"])
+        .env("TMPDIR", sb.join("tmp"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    let copy = format!(
+        "cannot copy src/big/data.bin to {}/",
+        sb.join("tmp").display()
+    );
+    assert!(err.contains(&copy), "{err}");
+    assert!(err.contains("/big/data.bin: No space left"), "{err}");
+    assert!(!sb.join("cat").exists(), "{err}");
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn an_assemble_whose_swap_fails_puts_back_what_it_had_moved() {
@@ -864,6 +891,44 @@ fn a_change_in_a_profile_this_user_may_not_write_names_the_fix() {
     }
 }
 
+/// Found by review: `remove` in a profile of this user's whose `hooks/` it may not write
+/// (`chmod a-w`) said "cannot rename …/hooks/tool-gate to …/old: Permission denied (os
+/// error 13)" and no more. It names the folder and the fix; nothing changes, and once the
+/// folder is writable the remove goes through.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_remove_from_a_write_protected_hooks_folder_names_the_fix() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    let bin = sb.join("hookpack");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("hookpack"), &bin).unwrap();
+    std::fs::set_permissions(sb.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let remove = ["remove", "tool-gate", "--profile", "prof"];
+    let o = hookpack_as_nobody(&sb, &bin, &["install", "tool-gate", "--profile", "prof"])
+        .output()
+        .unwrap();
+    ok(&o);
+    let hooks = sb.join("prof/hooks");
+    std::fs::set_permissions(&hooks, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let before = crate::pack::snapshot(&sb.join("prof"));
+    let o = hookpack_as_nobody(&sb, &bin, &remove).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    let said = format!(
+        "Permission denied (os error 13); this user may not change {} and ",
+        hooks.display()
+    );
+    assert!(err.contains(&said), "{err}");
+    assert!(
+        err.contains(": run the command as the owner, or give this user write permission there"),
+        "{err}"
+    );
+    assert_eq!(crate::pack::snapshot(&sb.join("prof")), before);
+    std::fs::set_permissions(&hooks, std::fs::Permissions::from_mode(0o755)).unwrap();
+    ok(&hookpack_as_nobody(&sb, &bin, &remove).output().unwrap());
+    assert!(!sb.join("prof/hooks/tool-gate").exists());
+}
+
 /// An assemble into an OUT this user may not write (another user's folder), or may not
 /// create: it said "cannot create staging folder in out: Permission denied (os error 13)
 /// at path \"…/out/.hookpack-assemble-…\"", tempfile's text with its random name, and no
@@ -911,8 +976,9 @@ fn an_assemble_into_a_folder_this_user_may_not_write_names_the_fix() {
 /// Two assembles into one OUT at once: the second moved a recipe's folder out of OUT while
 /// the first had moved it out and not yet put the new one in, and failed with "cannot rename
 /// out/alpha: to …: No such file or directory" (exit 3). Assembles take turns, holding a
-/// lock on OUT as packs do. strace delays the first one's second rename (the new `alpha`
-/// going in) by 2 s, and the second starts meanwhile.
+/// lock on OUT as packs do. strace delays the first one's fourth rename (the new `alpha`
+/// going in, after the two of the list and the old `alpha` going out) by 2 s, and the
+/// second starts meanwhile.
 #[cfg(target_os = "linux")]
 #[test]
 fn two_assembles_into_one_out_take_turns() {
@@ -922,7 +988,7 @@ fn two_assembles_into_one_out_take_turns() {
     }
     let assemble = ["assemble", "--recipes-dir", "src", "--out-dir", "out"];
     ok(&sb.cmd().args(assemble).output().unwrap());
-    let slow = failing_renames(&sb, "delay_enter=2000000:when=2")
+    let slow = failing_renames(&sb, "delay_enter=2000000:when=4")
         .args(assemble)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
@@ -984,8 +1050,9 @@ fn a_failed_rename_names_both_paths_in_one_sentence() {
     let assemble = ["assemble", "--recipes-dir", "src", "--out-dir", "out"];
     ok(&sb.cmd().args(assemble).output().unwrap());
     let before = snapshot(&sb.join("out"));
-    // The first rename moves the old `out/alpha` into the staging folder.
-    let o = failing_renames(&sb, "error=EIO:when=1")
+    // The third rename moves the old `out/alpha` into the staging folder (the first two put
+    // the list of what assemble made aside, and the one naming what is on its way in).
+    let o = failing_renames(&sb, "error=EIO:when=3")
         .args(assemble)
         .output()
         .unwrap();

@@ -3912,17 +3912,21 @@ fn a_write_protected_hooks_json_is_not_rewritten() {
     use std::os::unix::fs::PermissionsExt;
     let sb = Sandbox::new();
     let hooks = sb.write("prof/hooks.json", "{\"hooks\": {}}\n");
-    std::fs::set_permissions(&hooks, std::fs::Permissions::from_mode(0o444)).unwrap();
-    let before = sandbox_state(&sb.join("prof"));
-    for args in [
-        &["install", "tool-gate"][..],
-        &["install", "tool-gate", "--dry-run"],
-    ] {
-        let o = in_prof(&sb, args);
-        fails_saying(&o, 1, "prof/hooks.json");
-        fails_saying(&o, 1, "it is write-protected");
-        fails_saying(&o, 1, "chmod u+w");
-        assert_eq!(sandbox_state(&sb.join("prof")), before, "{args:?}");
+    // No write bit at all; and (found by review) the owner's alone taken away, which
+    // `Permissions::readonly` does not see.
+    for mode in [0o444, 0o464] {
+        std::fs::set_permissions(&hooks, std::fs::Permissions::from_mode(mode)).unwrap();
+        let before = sandbox_state(&sb.join("prof"));
+        for args in [
+            &["install", "tool-gate"][..],
+            &["install", "tool-gate", "--dry-run"],
+        ] {
+            let o = in_prof(&sb, args);
+            fails_saying(&o, 1, "prof/hooks.json");
+            fails_saying(&o, 1, "it is write-protected");
+            fails_saying(&o, 1, "chmod u+w");
+            assert_eq!(sandbox_state(&sb.join("prof")), before, "{mode:o} {args:?}");
+        }
     }
     ok(&in_prof(&sb, &["list"]));
     std::fs::set_permissions(&hooks, std::fs::Permissions::from_mode(0o644)).unwrap();

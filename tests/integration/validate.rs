@@ -1823,3 +1823,85 @@ fn an_assembled_tree_s_javascript_is_checked() {
     let (code, report) = validate_json(&sb, &["cjs/demo"]);
     assert_eq!(code, 0, "{report:#}");
 }
+
+/// Found by review: `validate` read an assembled tree's modules with assemble's own limits
+/// and refusals, so it failed trees node loads: a computed relative `import()`, `#`
+/// specifiers mapped by the package.json's `"imports"`, a `data:` module and a module
+/// over the compiler's 1 MiB. Those validate clean now, and node runs the tree; what node
+/// cannot load (an unmapped `#`, a `file:` URL, which names an absolute path) is still told
+/// at its place.
+#[test]
+fn modules_node_loads_in_an_assembled_tree_validate_clean() {
+    let sb = Sandbox::new();
+    let dir = write_recipe(&sb, "out/demo", &manifest("demo"));
+    sb.write(
+        "out/demo/scripts/package.json",
+        r##"{"type": "module", "imports": {"#util": "./lib/util.js", "#h/*": "./handlers/*.js"}}"##,
+    );
+    sb.write("out/demo/scripts/lib/util.js", "export default 7;\n");
+    sb.write(
+        "out/demo/scripts/handlers/a.js",
+        "export const name = \"a\";\n",
+    );
+    let mut big = String::from("export const data = [\n");
+    while big.len() <= 1024 * 1024 {
+        big.push_str("  \"a string of forty characters or so...\",\n");
+    }
+    big.push_str("];\n");
+    sb.write("out/demo/scripts/big.js", &big);
+    let main = "import util from \"#util\";\n\
+                import { name } from \"#h/a\";\n\
+                import one from \"data:text/javascript,export default 1\";\n\
+                import { data } from \"./big.js\";\n\
+                const which = process.env.HANDLER ?? \"a\";\n\
+                const h = await import(`./handlers/${which}.js`);\n\
+                const again = await import(\"./handlers/\" + which + \".js\");\n\
+                console.log(util, name, one, data.length > 0, h.name, again.name);\n";
+    sb.write("out/demo/scripts/main.js", main);
+    let (code, report) = validate_json(&sb, &["out/demo"]);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(findings(&report), []);
+    let node = std::process::Command::new("node")
+        .arg("scripts/main.js")
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&node.stdout),
+        "7 a 1 true a a\n",
+        "{}",
+        String::from_utf8_lossy(&node.stderr)
+    );
+
+    // What node refuses, each at its line.
+    sb.write(
+        "out/demo/scripts/main.js",
+        "import a from \"#nothing\";\n\
+         import b from \"#h/b\";\n\
+         import c from \"file:./lib/util.js\";\n\
+         console.log(a, b, c);\n",
+    );
+    let o = sb.cmd().args(["validate", "out/demo"]).output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    for (line, says) in [
+        (1, "it is not among the \"imports\" of"),
+        (
+            2,
+            "maps it to `./handlers/b.js`, which is not in the recipe",
+        ),
+        (3, "a `file:` URL names an absolute path"),
+    ] {
+        let at = format!("out/demo/scripts/main.js:{line}:");
+        assert!(
+            out.lines().any(|l| l.starts_with(&at) && l.contains(says)),
+            "{at} {says}: {out}"
+        );
+    }
+    let node = std::process::Command::new("node")
+        .arg("scripts/main.js")
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_ne!(node.status.code(), Some(0), "node loaded it");
+}
