@@ -2515,6 +2515,8 @@ impl<'s> Locator<'s> {
                 if let Some(help) = &d.help {
                     message.push_str("\nhelp: ");
                     message.push_str(help);
+                } else if let Some(told) = self.unexpected_token(&d) {
+                    message = told;
                 }
                 let unresolved = d.code.number.as_deref() == Some(UNRESOLVED);
                 let rule = if unresolved { UNRESOLVED } else { "typescript" };
@@ -2525,6 +2527,31 @@ impl<'s> Locator<'s> {
         // order; the caller gets one list in source order.
         converted.sort_by_key(|d| (d.line, d.column));
         converted
+    }
+}
+
+impl Locator<'_> {
+    /// oxc's bare "Unexpected token", with the token it met and where to look for the fault.
+    fn unexpected_token(&self, d: &OxcDiagnostic) -> Option<String> {
+        if d.message != "Unexpected token" {
+            return None;
+        }
+        let label = d
+            .labels
+            .iter()
+            .find(|l| l.primary())
+            .or_else(|| d.labels.first())?;
+        let start = usize::try_from(label.offset()).ok()?;
+        let len = usize::try_from(label.len()).ok()?;
+        let text = self.source.get(start..start.checked_add(len)?)?.trim();
+        if text.is_empty() || text.chars().count() > 40 || text.contains('`') {
+            return None;
+        }
+        Some(format!(
+            "Unexpected token `{text}`\nhelp: it cannot stand here; what comes just before it is \
+             unfinished or has one thing too many (look for a missing value, operand, comma or \
+             closing bracket)"
+        ))
     }
 }
 

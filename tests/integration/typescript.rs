@@ -340,7 +340,14 @@ fn keeps_import_meta_and_top_level_await() {
 fn syntax_error_reports_line_and_column() {
     let found = errors("const a = 1;\nconst b = 2;\nlet x = ;\n");
     assert_eq!(positions(&found), [(3, 9)]);
-    assert_eq!(found[0].message, "Unexpected token");
+    // Found by review: oxc says only "Unexpected token"; the token and where to look are
+    // added.
+    assert_eq!(
+        found[0].message,
+        "Unexpected token `;`\nhelp: it cannot stand here; what comes just before it is \
+         unfinished or has one thing too many (look for a missing value, operand, comma or \
+         closing bracket)"
+    );
 }
 
 #[test]
