@@ -1611,44 +1611,35 @@ fn out_may_not_overlap_the_sources() {
     }
 }
 
+/// An --out-dir that is a file, or (found by review) a path under one, where pack said
+/// "cannot create folder out: File exists" (exit 3) and assemble "cannot create folder
+/// out/new/x: Not a directory": both refuse it alike, and the file stays.
 #[test]
 fn an_out_dir_that_is_a_file_is_refused_alike_by_assemble_and_pack() {
     let sb = Sandbox::new();
     source_recipe(&sb, "recipes", "demo", "export {};\n");
     sb.write("out", "a file the user keeps\n");
     for verb in ["assemble", "pack"] {
-        let o = sb
-            .cmd()
-            .args([verb, "--recipes-dir", "recipes", "--out-dir", "out"])
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(1), "{verb}: {err}");
-        assert!(
-            err.contains("out exists and is not a folder"),
-            "{verb}: {err}"
-        );
-        assert_eq!(
-            std::fs::read_to_string(sb.join("out")).unwrap(),
-            "a file the user keeps\n"
-        );
-        // Found by review: under a file, pack said "cannot create folder out: File exists"
-        // (exit 3) and assemble "cannot create folder out/new/x: Not a directory".
-        let o = sb
-            .cmd()
-            .args([verb, "--recipes-dir", "recipes", "--out-dir", "out/new/x"])
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(1), "{verb}: {err}");
-        assert!(
-            err.contains("output folder out/new/x cannot be made: out is a file, not a folder"),
-            "{verb}: {err}"
-        );
-        assert_eq!(
-            std::fs::read_to_string(sb.join("out")).unwrap(),
-            "a file the user keeps\n"
-        );
+        for (out, says) in [
+            ("out", "out exists and is not a folder"),
+            (
+                "out/new/x",
+                "output folder out/new/x cannot be made: out is a file, not a folder",
+            ),
+        ] {
+            let o = sb
+                .cmd()
+                .args([verb, "--recipes-dir", "recipes", "--out-dir", out])
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{verb} {out}: {err}");
+            assert!(err.contains(says), "{verb} {out}: {err}");
+            assert_eq!(
+                std::fs::read_to_string(sb.join("out")).unwrap(),
+                "a file the user keeps\n"
+            );
+        }
     }
 }
 
