@@ -467,9 +467,8 @@ enum Place {
 }
 
 /// Shared helpers compiled once per run: a helper's output does not depend on the recipe
-/// importing it (its imports stay inside `lib/`). Maps the helper's path to its JavaScript
-/// and the helpers it imports.
-/// Compiled shared helpers: their JavaScript, the helpers they import, and their links.
+/// importing it (its imports stay inside `lib/`). Maps the helper's path to its JavaScript,
+/// the helpers it imports and its links.
 type LibCache = std::sync::Mutex<
     std::collections::HashMap<PathBuf, (Vec<u8>, Vec<PathBuf>, crate::typescript::Links)>,
 >;
@@ -845,8 +844,20 @@ pub(crate) fn check_assembled_scripts(dir: &Path) -> Vec<Diagnostic> {
         else {
             continue;
         };
-        // Past the compiler's own limits a module is not read at all: they are no fault of it.
+        // Past the compiler's own limits a module is not read: they are no fault of it.
         if !crate::typescript::within_limits(&source) {
+            out.push(Diagnostic::file_level(
+                file,
+                Severity::Warning,
+                "module-not-read",
+                format!(
+                    "not read: it is over {} bytes or has brackets nested over {} deep, past \
+                     what validate's compiler reads, so node alone will tell its faults; run \
+                     `node` on it to be sure it loads",
+                    crate::typescript::MAX_SOURCE_LEN,
+                    crate::typescript::MAX_NESTING
+                ),
+            ));
             continue;
         }
         let here = file.parent().unwrap_or(dir).to_path_buf();
@@ -854,10 +865,15 @@ pub(crate) fn check_assembled_scripts(dir: &Path) -> Vec<Diagnostic> {
             if spec.starts_with('#') {
                 return package_import(spec, file, dir);
             }
-            if spec.starts_with("data:") {
+            // URL schemes are read in any case.
+            let scheme = |name: &str| {
+                spec.get(..name.len())
+                    .is_some_and(|s| s.eq_ignore_ascii_case(name))
+            };
+            if scheme("data:") {
                 return Ok(None);
             }
-            if spec.starts_with("file:") {
+            if scheme("file:") {
                 let why = "a `file:` URL names an absolute path (node reads `file:./x` as `/x`), \
                            not the folder the recipe is installed in; import a relative path \
                            (`./…`)";
@@ -940,11 +956,20 @@ fn nearest_manifest(file: &Path, dir: &Path) -> Option<(PathBuf, Option<serde_js
     None
 }
 
-/// Whether node can resolve `spec`, a `#` specifier in `file`: through the `"imports"` of
-/// the nearest `package.json` (an exact key, or one with a `*`). Where the key maps to one
-/// relative file, that file must be in the recipe; other targets (conditions, lists) are
-/// node's to choose among.
+/// Whether node 20 can resolve `spec`, a `#` specifier in `file`, through the `"imports"`
+/// of the nearest `package.json`: an exact key, else the key with one `*` that matches with
+/// the longest part before it (then the longest key), the `*` standing for at least one
+/// character. A target is followed through conditions (`node`, `import`, `default`, in the
+/// map's order); a relative one must name a file of the recipe, a package fails (no
+/// `node_modules` ships), a list is node's to try in turn.
 fn package_import(spec: &str, file: &Path, dir: &Path) -> crate::typescript::Resolution {
+    if spec == "#" || spec.starts_with("#/") {
+        return Err(
+            "node refuses `#` alone and `#/…` as import names; name the import \
+                    `#name` in the package.json's \"imports\""
+                .into(),
+        );
+    }
     let Some((manifest, doc)) = nearest_manifest(file, dir) else {
         return Err(format!(
             "node resolves `#` specifiers through the \"imports\" of the nearest package.json, \
@@ -953,33 +978,93 @@ fn package_import(spec: &str, file: &Path, dir: &Path) -> crate::typescript::Res
             file.display()
         ));
     };
-    let imports = doc.as_ref().and_then(|d| d["imports"].as_object());
-    let target = imports.and_then(|map| {
+    let Some(doc) = doc else {
+        return Err(format!(
+            "node resolves `#` specifiers through the \"imports\" of {}, which is not valid \
+             JSON; fix it",
+            manifest.display()
+        ));
+    };
+    let imports = doc["imports"].as_object();
+    let found = imports.and_then(|map| {
         map.get(spec).map(|t| (t, None)).or_else(|| {
-            // As node: of the patterns that match, the one with the longest part before `*`.
             map.iter()
                 .filter_map(|(key, t)| {
                     let (head, tail) = key.split_once('*')?;
+                    if tail.contains('*') {
+                        return None;
+                    }
                     let middle = spec.strip_prefix(head)?.strip_suffix(tail)?;
-                    Some((head.len(), (t, Some(middle))))
+                    (!middle.is_empty()).then_some(((head.len(), key.len()), (t, Some(middle))))
                 })
-                .max_by_key(|(len, _)| *len)
+                .max_by_key(|(rank, _)| *rank)
                 .map(|(_, found)| found)
         })
     });
-    let Some((target, star)) = target else {
+    let Some((mut target, star)) = found else {
         return Err(format!(
             "it is not among the \"imports\" of {}, through which node resolves `#` \
              specifiers; map it there, or import a relative path",
             manifest.display()
         ));
     };
-    let Some(path) = target.as_str().filter(|t| t.starts_with("./")) else {
-        return Ok(None);
+    // Conditions: the first that node 20 matches when it imports an ES module.
+    while let Some(conditions) = target.as_object() {
+        let chosen = conditions
+            .iter()
+            .find(|(k, _)| matches!(k.as_str(), "node" | "import" | "default"));
+        let Some((_, next)) = chosen else {
+            return Err(format!(
+                "{} maps it only under conditions node does not match when it imports a module \
+                 (it matches `node`, `import` and `default`)",
+                manifest.display()
+            ));
+        };
+        target = next;
+    }
+    let target = match target {
+        serde_json::Value::String(t) => t,
+        serde_json::Value::Array(_) => return Ok(None),
+        _ => {
+            return Err(format!(
+                "{} maps it to {target}, which node does not resolve; map it to a relative \
+                 path (`./…`)",
+                manifest.display()
+            ))
+        }
     };
-    let path = match star {
-        Some(middle) => path.replace('*', middle),
-        None => path.to_string(),
+    let target = match star {
+        Some(middle) => target.replace('*', middle),
+        None => target.clone(),
+    };
+    let Some(rest) = target.strip_prefix("./") else {
+        if let Some(answer) = not_relative(&target).filter(|a| a.is_err()) {
+            return answer;
+        }
+        return Err(format!(
+            "{} maps it to `{target}`, which node 20 refuses as a target; map it to a relative \
+             path (`./…`)",
+            manifest.display()
+        ));
+    };
+    let dotted = rest
+        .split(['/', '\\'])
+        .any(|seg| seg == "." || seg == ".." || seg.is_empty() || seg == "node_modules");
+    let path = match url_path(&target) {
+        Ok(Some(path)) if !dotted => path,
+        Err(why) => {
+            return Err(format!(
+                "{} maps it to `{target}`: {why}",
+                manifest.display()
+            ))
+        }
+        _ => {
+            return Err(format!(
+                "{} maps it to `{target}`, which node refuses (a target may not hold `.`, `..` \
+                 or empty segments, or `node_modules`); map it to a plain relative path",
+                manifest.display()
+            ))
+        }
     };
     let base = manifest.parent().unwrap_or(dir);
     let resolved = normalize(&base.join(&path));
@@ -987,7 +1072,7 @@ fn package_import(spec: &str, file: &Path, dir: &Path) -> crate::typescript::Res
         return Ok(None);
     }
     Err(format!(
-        "{} maps it to `{path}`, which is not in the recipe",
+        "{} maps it to `{target}`, which is not in the recipe",
         manifest.display()
     ))
 }
@@ -1717,7 +1802,8 @@ pub(crate) fn path_refused(path: &Path, reason: String) -> Diagnostic {
 pub fn check_sources(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Vec<Diagnostic> {
     let sources: Vec<PathBuf> = dirs.iter().filter(|d| is_source_tree(d)).cloned().collect();
     let mut out = Vec::new();
-    for (dir, result) in sources.iter().zip(plan_all(&sources, lib_dir)) {
+    let cache = LibCache::default();
+    for (dir, result) in sources.iter().zip(plan_all_with(&sources, lib_dir, &cache)) {
         match result {
             // What pack would refuse in the archive: names that collide by case or
             // Unicode normalisation, paths too long, …
@@ -1738,19 +1824,84 @@ pub fn check_sources(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Vec<Diagnostic
             Err(e) => out.push(plan_failure(dir, e)),
         }
     }
+    if let Some(lib) = lib_dir.filter(|_| !sources.is_empty()) {
+        let told: BTreeSet<PathBuf> = out.iter().map(|d| normalize(&d.file)).collect();
+        out.extend(unimported_helpers(lib, &cache, &told));
+    }
     once_each(out)
+}
+
+/// Warnings for each shared helper of `lib` that no recipe imports (none in `cache`, none
+/// in `told`) and that does not compile: assemble never reads such a helper, so it would be
+/// found broken only once a recipe imports it again. Its imports are not followed.
+fn unimported_helpers(lib: &Path, cache: &LibCache, told: &BTreeSet<PathBuf>) -> Vec<Diagnostic> {
+    let compiled: BTreeSet<PathBuf> = cache
+        .lock()
+        .map(|c| c.keys().cloned().collect())
+        .unwrap_or_default();
+    let helpers = walkdir::WalkDir::new(lib)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'))
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy();
+            is_module(&name) && !is_test_file(&name)
+        });
+    let mut out = Vec::new();
+    for entry in helpers {
+        let file = normalize(entry.path());
+        if compiled.contains(&file) || told.contains(&file) {
+            continue;
+        }
+        let Ok(source) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        let Err(diags) = crate::typescript::compile_module(&source, &file, &mut |_| Ok(None))
+        else {
+            continue;
+        };
+        for d in diags.into_iter().take(crate::diagnostic::MAX_LISTED) {
+            let message = format!(
+                "{} (no recipe imports this helper, so assemble does not ship it; it will fail \
+                 once one does: fix it, or delete it if it is no longer used)",
+                d.message
+            );
+            let place = crate::json::Position {
+                line: d.line,
+                column: d.column,
+            };
+            out.push(Diagnostic::at(
+                entry.path(),
+                place,
+                Severity::Warning,
+                d.rule,
+                message,
+            ));
+        }
+    }
+    out
 }
 
 /// Plans every recipe, on all cores; results in the order of `dirs`.
 fn plan_all(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Vec<Result<Planned, Error>> {
-    let cache = LibCache::default();
+    plan_all_with(dirs, lib_dir, &LibCache::default())
+}
+
+/// [`plan_all`], the helpers compiled kept in `cache`.
+fn plan_all_with(
+    dirs: &[PathBuf],
+    lib_dir: Option<&Path>,
+    cache: &LibCache,
+) -> Vec<Result<Planned, Error>> {
     let stack = crate::typescript::POOL_STACK;
     let mut planned = crate::parallel::map_with_stack(
         dirs,
         crate::parallel::cores(),
         Some(stack),
         // Runs on threads started with `stack`, so claiming it is true.
-        |dir| crate::typescript::with_stack(stack, || plan(dir, lib_dir, &cache)),
+        |dir| crate::typescript::with_stack(stack, || plan(dir, lib_dir, cache)),
         |_| false,
     );
     if planned.iter().any(Option::is_none) {
@@ -1759,7 +1910,7 @@ fn plan_all(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Vec<Result<Planned, Err
         planned = crate::parallel::map(
             dirs,
             crate::parallel::cores(),
-            |dir| plan(dir, lib_dir, &cache),
+            |dir| plan(dir, lib_dir, cache),
             |_| false,
         );
     }
@@ -1893,7 +2044,15 @@ fn stale_folders(
     let list = out.join(ASSEMBLED_LIST);
     let listed = match std::fs::read(&list) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(crate::fs::FsError::new("read", &list, e).into()),
+        Err(e) => {
+            let why = format!(
+                "{e}; assemble keeps the list of the recipe folders it made in OUT in this \
+                 file, and removes none without it: let this user read it, or run assemble \
+                 as its owner"
+            );
+            let e = std::io::Error::new(e.kind(), why);
+            return Err(crate::fs::FsError::new("read", &list, e).into());
+        }
         Ok(bytes) => String::from_utf8(bytes).map_err(|_| Error::ConfigInvalid {
             path: list.clone(),
             why: "assemble keeps the list of the recipe folders it made in OUT in this file, \
@@ -2132,15 +2291,23 @@ fn swap_in(
     stale: &[PathBuf],
     moved: &mut Vec<(PathBuf, PathBuf)>,
 ) -> Result<(), Error> {
+    // The list part way replaces the old one in one rename, so OUT is never without one;
+    // a copy of the old one is kept to be put back (recorded as if moved there) if the
+    // swap is undone.
+    let list = out.join(ASSEMBLED_LIST);
+    if std::fs::symlink_metadata(&list).is_ok() {
+        let copy = staging.join(".list-before");
+        std::fs::copy(&list, &copy).map_err(|e| crate::fs::FsError {
+            to: Some(copy.clone()),
+            ..crate::fs::FsError::new("copy", &list, e)
+        })?;
+        moved.push((list.clone(), copy));
+    }
     let mut step = |from: PathBuf, to: PathBuf| -> Result<(), Error> {
         crate::fs::rename(&from, &to)?;
         moved.push((from, to));
         Ok(())
     };
-    let list = out.join(ASSEMBLED_LIST);
-    if std::fs::symlink_metadata(&list).is_ok() {
-        step(list.clone(), staging.join(".list-before"))?;
-    }
     step(staging.join(PART_WAY_LIST), list)?;
     for (n, path) in stale.iter().enumerate() {
         step(path.clone(), staging.join(format!(".stale-{n}")))?;

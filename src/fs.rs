@@ -439,6 +439,12 @@ fn rename_fix(e: io::Error, from: &Path, to: &Path) -> io::Error {
         false => format!("{out_of} and {into}"),
     };
     let fix = match e.kind() {
+        // EPERM, where EACCES is a missing write permission.
+        io::ErrorKind::PermissionDenied if e.raw_os_error() == Some(libc::EPERM) => format!(
+            "the system does not let this user move it: in a folder with the sticky bit (as \
+             /tmp), only an entry's owner may, and an immutable file (`chattr +i`) no one may; \
+             run the command as the owner of {out_of}, or give a folder of this user's"
+        ),
         io::ErrorKind::PermissionDenied => format!(
             "this user may not change {folders}: run the command as the owner, or give this \
              user write permission there"

@@ -1458,17 +1458,16 @@ pub(crate) fn check_out_dir(out: &Path) -> Result<(), Error> {
         if parent.as_os_str().is_empty() {
             break;
         }
-        match std::fs::metadata(parent) {
+        let kind = match std::fs::metadata(parent) {
             Ok(m) if m.is_dir() => break,
-            Ok(m) => {
-                return Err(Error::OutUnderFile {
-                    out: out.to_path_buf(),
-                    file: parent.to_path_buf(),
-                    kind: crate::fs::kind_of(&m.file_type()),
-                })
-            }
-            Err(_) => {}
-        }
+            Ok(m) => crate::fs::kind_of(&m.file_type()),
+            Err(_) => continue,
+        };
+        return Err(Error::OutUnderFile {
+            out: out.to_path_buf(),
+            file: parent.to_path_buf(),
+            kind,
+        });
     }
     Ok(())
 }

@@ -2200,8 +2200,15 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
                     // partly known one must be able to become a builtin.
                     // Checking shipped code, a partly known relative path is node's to
                     // resolve (the whole ones are checked below).
-                    let unknowable =
-                        |prefix: &str| self.purpose == Purpose::Check && could_be_relative(prefix);
+                    // So is a `#` specifier or a `data:` module.
+                    let unknowable = |prefix: &str| {
+                        self.purpose == Purpose::Check
+                            && (could_be_relative(prefix)
+                                || prefix.starts_with('#')
+                                || prefix
+                                    .get(..5)
+                                    .is_some_and(|p| p.eq_ignore_ascii_case("data:")))
+                    };
                     if let Some((prefix, _)) = values.iter().find(|(prefix, whole)| {
                         !whole && !could_be_builtin(prefix) && !unknowable(prefix)
                     }) {
@@ -2209,7 +2216,16 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
                             Purpose::Assemble => "cannot be assembled",
                             Purpose::Check => "fails when it runs",
                         };
-                        let why = if prefix.starts_with("node:") {
+                        let why = if prefix
+                            .get(..5)
+                            .is_some_and(|p| p.eq_ignore_ascii_case("file:"))
+                        {
+                            format!(
+                                "a computed import of `{prefix}…` {fails}: a `file:` URL names an \
+                                 absolute path, not the folder the recipe is installed in; \
+                                 import a relative path (`./…`)"
+                            )
+                        } else if prefix.starts_with("node:") {
                             format!(
                                 "a computed import of `{prefix}…` {fails}: no built-in \
                                  module of Node 20, which recipes run on, starts so"

@@ -976,8 +976,8 @@ fn an_assemble_into_a_folder_this_user_may_not_write_names_the_fix() {
 /// Two assembles into one OUT at once: the second moved a recipe's folder out of OUT while
 /// the first had moved it out and not yet put the new one in, and failed with "cannot rename
 /// out/alpha: to …: No such file or directory" (exit 3). Assembles take turns, holding a
-/// lock on OUT as packs do. strace delays the first one's fourth rename (the new `alpha`
-/// going in, after the two of the list and the old `alpha` going out) by 2 s, and the
+/// lock on OUT as packs do. strace delays the first one's third rename (the new `alpha`
+/// going in, after the list part way and the old `alpha` going out) by 2 s, and the
 /// second starts meanwhile.
 #[cfg(target_os = "linux")]
 #[test]
@@ -988,7 +988,7 @@ fn two_assembles_into_one_out_take_turns() {
     }
     let assemble = ["assemble", "--recipes-dir", "src", "--out-dir", "out"];
     ok(&sb.cmd().args(assemble).output().unwrap());
-    let slow = failing_renames(&sb, "delay_enter=2000000:when=4")
+    let slow = failing_renames(&sb, "delay_enter=2000000:when=3")
         .args(assemble)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
@@ -1039,6 +1039,49 @@ fn two_assembles_into_one_out_take_turns() {
     );
 }
 
+/// Found by review: an assemble killed between moving its folders and writing its list
+/// left the new folders unlisted, never removed once their sources went (and a first fix
+/// left OUT without a list for one rename). Killed at each rename of a swap, the next
+/// assemble, with one recipe's sources gone, removes that recipe's folder.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_assemble_killed_at_any_rename_leaves_its_folders_listed() {
+    const RENAMES: &str = "?rename,?renameat,?renameat2";
+    // The renames: the list part way, the old `alpha` out, the new one in, `beta` (new)
+    // in, the old `gamma` out, the new one in, the list.
+    for when in 1..=7 {
+        let sb = Sandbox::new();
+        write_ts_recipe(&sb, "src", "alpha");
+        write_ts_recipe(&sb, "src", "gamma");
+        let assemble = ["assemble", "--recipes-dir", "src", "--out-dir", "out"];
+        ok(&sb.cmd().args(assemble).output().unwrap());
+        write_ts_recipe(&sb, "src", "beta");
+        let o = crate::pack::under_strace(
+            &sb,
+            &[
+                "-e",
+                &format!("trace={RENAMES}"),
+                "-e",
+                &format!("inject={RENAMES}:signal=KILL:when={when}"),
+            ],
+        )
+        .args(assemble)
+        .output()
+        .unwrap();
+        assert_ne!(o.status.code(), Some(0), "rename {when}: not killed");
+        for id in ["beta", "gamma"] {
+            std::fs::remove_dir_all(sb.join("src").join(id)).unwrap();
+        }
+        ok(&sb.cmd().args(assemble).output().unwrap());
+        assert!(!sb.join("out/beta").exists(), "rename {when}");
+        assert!(!sb.join("out/gamma").exists(), "rename {when}");
+        assert!(
+            sb.join("out/alpha/scripts/main.js").is_file(),
+            "rename {when}"
+        );
+    }
+}
+
 /// A rename assemble cannot make is named with both paths and reads as a sentence: it said
 /// "cannot rename out/alpha: to …/.old-alpha: …", the second path inside the cause. OUT is
 /// left as it was.
@@ -1050,9 +1093,9 @@ fn a_failed_rename_names_both_paths_in_one_sentence() {
     let assemble = ["assemble", "--recipes-dir", "src", "--out-dir", "out"];
     ok(&sb.cmd().args(assemble).output().unwrap());
     let before = snapshot(&sb.join("out"));
-    // The third rename moves the old `out/alpha` into the staging folder (the first two put
-    // the list of what assemble made aside, and the one naming what is on its way in).
-    let o = failing_renames(&sb, "error=EIO:when=3")
+    // The second rename moves the old `out/alpha` into the staging folder (the first puts
+    // in the list of what assemble made that names what is on its way in).
+    let o = failing_renames(&sb, "error=EIO:when=2")
         .args(assemble)
         .output()
         .unwrap();

@@ -1836,9 +1836,12 @@ fn modules_node_loads_in_an_assembled_tree_validate_clean() {
     let dir = write_recipe(&sb, "out/demo", &manifest("demo"));
     sb.write(
         "out/demo/scripts/package.json",
-        r##"{"type": "module", "imports": {"#util": "./lib/util.js", "#h/*": "./handlers/*.js"}}"##,
+        r##"{"type": "module", "imports": {"#util": "./lib/util.js", "#h/*": "./handlers/*.js",
+            "#sp": "./lib/a%20b.js", "#cond": {"require": "./none.js", "node": "./lib/util.js"},
+            "#t/*.js": "./lib/*.js", "#t/*s": "./none/*s"}}"##,
     );
     sb.write("out/demo/scripts/lib/util.js", "export default 7;\n");
+    sb.write("out/demo/scripts/lib/a b.js", "export default 8;\n");
     sb.write(
         "out/demo/scripts/handlers/a.js",
         "export const name = \"a\";\n",
@@ -1856,11 +1859,19 @@ fn modules_node_loads_in_an_assembled_tree_validate_clean() {
                 const which = process.env.HANDLER ?? \"a\";\n\
                 const h = await import(`./handlers/${which}.js`);\n\
                 const again = await import(\"./handlers/\" + which + \".js\");\n\
-                console.log(util, name, one, data.length > 0, h.name, again.name);\n";
+                const mapped = await import(`#h/${which}`);\n\
+                import sp from \"#sp\";\n\
+                import cond from \"#cond\";\n\
+                import t from \"#t/util.js\";\n\
+                console.log(util, name, one, data.length > 0, h.name, again.name, mapped.name, sp, cond, t);\n";
     sb.write("out/demo/scripts/main.js", main);
     let (code, report) = validate_json(&sb, &["out/demo"]);
     assert_eq!(code, 0, "{report:#}");
-    assert_eq!(findings(&report), []);
+    // Over 1 MiB, big.js is not read, and is said so.
+    assert_eq!(
+        findings(&report),
+        [(String::new(), "module-not-read".into())]
+    );
     let node = std::process::Command::new("node")
         .arg("scripts/main.js")
         .current_dir(&dir)
@@ -1868,7 +1879,7 @@ fn modules_node_loads_in_an_assembled_tree_validate_clean() {
         .unwrap();
     assert_eq!(
         String::from_utf8_lossy(&node.stdout),
-        "7 a 1 true a a\n",
+        "7 a 1 true a a a 8 7 7\n",
         "{}",
         String::from_utf8_lossy(&node.stderr)
     );
@@ -1879,7 +1890,8 @@ fn modules_node_loads_in_an_assembled_tree_validate_clean() {
         "import a from \"#nothing\";\n\
          import b from \"#h/b\";\n\
          import c from \"file:./lib/util.js\";\n\
-         console.log(a, b, c);\n",
+         import d from \"#h/../lib/util\";\n\
+         console.log(a, b, c, d);\n",
     );
     let o = sb.cmd().args(["validate", "out/demo"]).output().unwrap();
     let out = String::from_utf8_lossy(&o.stdout);
@@ -1891,6 +1903,7 @@ fn modules_node_loads_in_an_assembled_tree_validate_clean() {
             "maps it to `./handlers/b.js`, which is not in the recipe",
         ),
         (3, "a `file:` URL names an absolute path"),
+        (4, "which node refuses (a target may not hold `.`, `..`"),
     ] {
         let at = format!("out/demo/scripts/main.js:{line}:");
         assert!(
@@ -1904,4 +1917,60 @@ fn modules_node_loads_in_an_assembled_tree_validate_clean() {
         .output()
         .unwrap();
     assert_ne!(node.status.code(), Some(0), "node loaded it");
+}
+
+/// Found by review: a shared helper no recipe imports was never read, so one broken since
+/// its last importer went validated clean, to fail the day a recipe imports it again. It is
+/// a warning at its place (assemble does not ship it); a broken helper a recipe imports
+/// stays an error, told once.
+#[test]
+fn a_broken_helper_no_recipe_imports_is_warned_of() {
+    let sb = Sandbox::new();
+    sb.write(
+        "recipes/demo/recipe.json",
+        serde_json::to_vec(&manifest("demo")).unwrap(),
+    );
+    sb.write("recipes/demo/README.md", "# demo\n");
+    sb.write(
+        "recipes/demo/src/main.ts",
+        "import { x } from \"../../lib/used.ts\";\nconsole.log(x);\n",
+    );
+    sb.write("recipes/lib/used.ts", "export const x = 1;\n");
+    sb.write("recipes/lib/old/unused.ts", "export const y: = 2;\n");
+    sb.write("recipes/lib/unused.test.ts", "this is no test at all\n");
+    let (code, r) = validate_json(&sb, &["recipes"]);
+    assert_eq!(code, 0, "{r:#}");
+    let found: Vec<_> = r["diagnostics"].as_array().unwrap().iter().collect();
+    assert_eq!(found.len(), 1, "{r:#}");
+    let d = found[0];
+    assert_eq!(d["severity"], "warning", "{r:#}");
+    assert!(
+        d["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("recipes/lib/old/unused.ts"),
+        "{r:#}"
+    );
+    assert_eq!(
+        (d["line"].as_u64(), d["column"].as_u64()),
+        (Some(1), Some(17))
+    );
+    assert!(
+        d["message"]
+            .as_str()
+            .unwrap()
+            .contains("no recipe imports this helper, so assemble does not ship it"),
+        "{r:#}"
+    );
+    // Imported, it is the recipe's error, told once.
+    sb.write(
+        "recipes/demo/src/main.ts",
+        "import { y } from \"../../lib/old/unused.ts\";\nconsole.log(y);\n",
+    );
+    let (code, r) = validate_json(&sb, &["recipes"]);
+    assert_eq!(code, 1, "{r:#}");
+    let found: Vec<_> = r["diagnostics"].as_array().unwrap().iter().collect();
+    let at_helper = |d: &&&Value| d["file"].as_str().unwrap().ends_with("lib/old/unused.ts");
+    assert_eq!(found.iter().filter(at_helper).count(), 1, "{r:#}");
+    assert!(found.iter().all(|d| d["severity"] == "error"), "{r:#}");
 }
