@@ -851,11 +851,15 @@ pub(crate) fn check_assembled_scripts(dir: &Path) -> Vec<Diagnostic> {
                 Severity::Warning,
                 "module-not-read",
                 format!(
-                    "not read: it is over {} bytes or has brackets nested over {} deep, past \
-                     what validate's compiler reads, so node alone will tell its faults; run \
-                     `node` on it to be sure it loads",
-                    crate::typescript::MAX_SOURCE_LEN,
-                    crate::typescript::MAX_NESTING
+                    "not read: it {}, past what validate's compiler reads, so node alone will \
+                     tell its faults; run `node` on it to be sure it loads",
+                    match source.len() > crate::typescript::MAX_SOURCE_LEN {
+                        true => format!("is over {} bytes", crate::typescript::MAX_SOURCE_LEN),
+                        false => format!(
+                            "has brackets nested over {} deep",
+                            crate::typescript::MAX_NESTING
+                        ),
+                    }
                 ),
             ));
             continue;
@@ -944,9 +948,10 @@ fn nearest_manifest(file: &Path, dir: &Path) -> Option<(PathBuf, Option<serde_js
     for folder in file.ancestors().skip(1) {
         let manifest = folder.join("package.json");
         if manifest.is_file() {
-            let doc = std::fs::read(&manifest)
-                .ok()
-                .and_then(|b| serde_json::from_slice(&b).ok());
+            // Node reads one with a byte order mark as well.
+            let doc = std::fs::read(&manifest).ok().and_then(|b| {
+                serde_json::from_slice(b.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&b)).ok()
+            });
             return Some((manifest, doc));
         }
         if folder == dir {
@@ -1001,33 +1006,26 @@ fn package_import(spec: &str, file: &Path, dir: &Path) -> crate::typescript::Res
                 .map(|(_, found)| found)
         })
     });
-    let Some((mut target, star)) = found else {
+    let Some((target, star)) = found else {
         return Err(format!(
             "it is not among the \"imports\" of {}, through which node resolves `#` \
              specifiers; map it there, or import a relative path",
             manifest.display()
         ));
     };
-    // Conditions: the first that node 20 matches when it imports an ES module.
-    while let Some(conditions) = target.as_object() {
-        let chosen = conditions
-            .iter()
-            .find(|(k, _)| matches!(k.as_str(), "node" | "import" | "default"));
-        let Some((_, next)) = chosen else {
+    let target = match chosen_target(target) {
+        Ok(Some(t)) => t,
+        Ok(None) => {
             return Err(format!(
-                "{} maps it only under conditions node does not match when it imports a module \
-                 (it matches `node`, `import` and `default`)",
+                "{} maps it only under conditions node does not match when it imports a \
+                 module (node 20 matches `node`, `import`, `module-sync`, `node-addons` and \
+                 `default`)",
                 manifest.display()
-            ));
-        };
-        target = next;
-    }
-    let target = match target {
-        serde_json::Value::String(t) => t,
-        serde_json::Value::Array(_) => return Ok(None),
-        _ => {
+            ))
+        }
+        Err(other) => {
             return Err(format!(
-                "{} maps it to {target}, which node does not resolve; map it to a relative \
+                "{} maps it to {other}, which node does not resolve; map it to a relative \
                  path (`./…`)",
                 manifest.display()
             ))
@@ -1035,11 +1033,17 @@ fn package_import(spec: &str, file: &Path, dir: &Path) -> crate::typescript::Res
     };
     let target = match star {
         Some(middle) => target.replace('*', middle),
-        None => target.clone(),
+        None => target.to_string(),
     };
     let Some(rest) = target.strip_prefix("./") else {
+        // A built-in module by its bare name (`"#fs": "fs"`) is one node resolves.
+        if !target.starts_with("node:") && crate::typescript::is_node_builtin(&target) {
+            return Ok(None);
+        }
         if let Some(answer) = not_relative(&target).filter(|a| a.is_err()) {
-            return answer;
+            if !target.contains(':') {
+                return answer;
+            }
         }
         return Err(format!(
             "{} maps it to `{target}`, which node 20 refuses as a target; map it to a relative \
@@ -1047,11 +1051,13 @@ fn package_import(spec: &str, file: &Path, dir: &Path) -> crate::typescript::Res
             manifest.display()
         ));
     };
-    let dotted = rest
-        .split(['/', '\\'])
-        .any(|seg| seg == "." || seg == ".." || seg.is_empty() || seg == "node_modules");
+    // Node refuses `.`, `..` and `node_modules` segments, in any case and once decoded.
+    let bad = |text: &str| {
+        text.split(['/', '\\'])
+            .any(|seg| seg == "." || seg == ".." || seg.eq_ignore_ascii_case("node_modules"))
+    };
     let path = match url_path(&target) {
-        Ok(Some(path)) if !dotted => path,
+        Ok(Some(path)) if !bad(rest) && !bad(path.trim_start_matches("./")) => path,
         Err(why) => {
             return Err(format!(
                 "{} maps it to `{target}`: {why}",
@@ -1061,7 +1067,7 @@ fn package_import(spec: &str, file: &Path, dir: &Path) -> crate::typescript::Res
         _ => {
             return Err(format!(
                 "{} maps it to `{target}`, which node refuses (a target may not hold `.`, `..` \
-                 or empty segments, or `node_modules`); map it to a plain relative path",
+                 or `node_modules` segments); map it to a plain relative path",
                 manifest.display()
             ))
         }
@@ -1075,6 +1081,37 @@ fn package_import(spec: &str, file: &Path, dir: &Path) -> crate::typescript::Res
         "{} maps it to `{target}`, which is not in the recipe",
         manifest.display()
     ))
+}
+
+/// The target node 20 takes from an `"imports"` value when it imports an ES module: a
+/// string as it is; in a conditions object, the first condition it matches whose value
+/// gives a target (one giving none is passed over); in a list, the first string starting
+/// with `./` or object. `Ok(None)` when nothing matches; `Err` names a value node refuses.
+fn chosen_target(value: &serde_json::Value) -> Result<Option<&str>, String> {
+    const CONDITIONS: [&str; 5] = ["node", "import", "module-sync", "node-addons", "default"];
+    match value {
+        serde_json::Value::String(t) => Ok(Some(t)),
+        serde_json::Value::Object(conditions) => {
+            for (key, next) in conditions {
+                if CONDITIONS.contains(&key.as_str()) {
+                    if let Some(t) = chosen_target(next)? {
+                        return Ok(Some(t));
+                    }
+                }
+            }
+            Ok(None)
+        }
+        serde_json::Value::Array(items) => {
+            let first = items
+                .iter()
+                .find(|t| t.is_object() || t.as_str().is_some_and(|s| s.starts_with("./")));
+            match first {
+                Some(t) => chosen_target(t),
+                None => Err(value.to_string()),
+            }
+        }
+        other => Err(other.to_string()),
+    }
 }
 
 /// An error at line and column `place` of the source `file`.
@@ -1824,7 +1861,22 @@ pub fn check_sources(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Vec<Diagnostic
             Err(e) => out.push(plan_failure(dir, e)),
         }
     }
-    if let Some(lib) = lib_dir.filter(|_| !sources.is_empty()) {
+    // Only when every recipe that could import a helper was planned: those of one folder,
+    // all of its source trees, none failing (a recipe left out, or one that stopped early,
+    // may import the helper).
+    let one_folder = sources.first().and_then(|d| d.parent()).filter(|parent| {
+        let all = crate::pack::survey(parent, None)
+            .map(|s| s.recipes)
+            .unwrap_or_default();
+        let all: BTreeSet<PathBuf> = all
+            .iter()
+            .filter(|d| is_source_tree(d))
+            .map(|d| normalize(d))
+            .collect();
+        all == sources.iter().map(|d| normalize(d)).collect()
+    });
+    let all_planned = one_folder.is_some() && !out.iter().any(|d| d.severity == Severity::Error);
+    if let Some(lib) = lib_dir.filter(|_| all_planned) {
         let told: BTreeSet<PathBuf> = out.iter().map(|d| normalize(&d.file)).collect();
         out.extend(unimported_helpers(lib, &cache, &told));
     }
@@ -1842,7 +1894,10 @@ fn unimported_helpers(lib: &Path, cache: &LibCache, told: &BTreeSet<PathBuf>) ->
     let helpers = walkdir::WalkDir::new(lib)
         .sort_by_file_name()
         .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'))
+        .filter_entry(|e| {
+            let name = e.file_name().to_string_lossy();
+            e.depth() == 0 || !(name.starts_with('.') || name == "node_modules")
+        })
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file())
         .filter(|e| {

@@ -1838,7 +1838,8 @@ fn modules_node_loads_in_an_assembled_tree_validate_clean() {
         "out/demo/scripts/package.json",
         r##"{"type": "module", "imports": {"#util": "./lib/util.js", "#h/*": "./handlers/*.js",
             "#sp": "./lib/a%20b.js", "#cond": {"require": "./none.js", "node": "./lib/util.js"},
-            "#t/*.js": "./lib/*.js", "#t/*s": "./none/*s"}}"##,
+            "#t/*.js": "./lib/*.js", "#t/*s": "./none/*s",
+            "#fs": {"node": {"require": "./none.cjs"}, "default": "fs"}}}"##,
     );
     sb.write("out/demo/scripts/lib/util.js", "export default 7;\n");
     sb.write("out/demo/scripts/lib/a b.js", "export default 8;\n");
@@ -1863,7 +1864,8 @@ fn modules_node_loads_in_an_assembled_tree_validate_clean() {
                 import sp from \"#sp\";\n\
                 import cond from \"#cond\";\n\
                 import t from \"#t/util.js\";\n\
-                console.log(util, name, one, data.length > 0, h.name, again.name, mapped.name, sp, cond, t);\n";
+                import fs from \"#fs\";\n\
+                console.log(util, name, one, data.length > 0, h.name, again.name, mapped.name, sp, cond, t, typeof fs.readFileSync);\n";
     sb.write("out/demo/scripts/main.js", main);
     let (code, report) = validate_json(&sb, &["out/demo"]);
     assert_eq!(code, 0, "{report:#}");
@@ -1879,7 +1881,7 @@ fn modules_node_loads_in_an_assembled_tree_validate_clean() {
         .unwrap();
     assert_eq!(
         String::from_utf8_lossy(&node.stdout),
-        "7 a 1 true a a a 8 7 7\n",
+        "7 a 1 true a a a 8 7 7 function\n",
         "{}",
         String::from_utf8_lossy(&node.stderr)
     );
@@ -1962,6 +1964,23 @@ fn a_broken_helper_no_recipe_imports_is_warned_of() {
             .contains("no recipe imports this helper, so assemble does not ship it"),
         "{r:#}"
     );
+    // Validating one recipe of the folder, or with one that stopped early, says nothing of
+    // it: a recipe not read may import it.
+    sb.write(
+        "recipes/other/recipe.json",
+        serde_json::to_vec(&manifest("other")).unwrap(),
+    );
+    sb.write("recipes/other/README.md", "# other\n");
+    sb.write("recipes/other/src/main.ts", "export const z = ;\n");
+    for (args, code) in [(&["recipes/demo"][..], 0), (&["recipes"][..], 1)] {
+        let (got, r) = validate_json(&sb, args);
+        assert_eq!(got, code, "{args:?}: {r:#}");
+        assert!(
+            !r.to_string().contains("no recipe imports"),
+            "{args:?}: {r:#}"
+        );
+    }
+    std::fs::remove_dir_all(sb.join("recipes/other")).unwrap();
     // Imported, it is the recipe's error, told once.
     sb.write(
         "recipes/demo/src/main.ts",
