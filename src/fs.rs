@@ -443,7 +443,8 @@ fn rename_fix(e: io::Error, from: &Path, to: &Path) -> io::Error {
         io::ErrorKind::PermissionDenied if e.raw_os_error() == Some(libc::EPERM) => format!(
             "the system does not let this user move it: in a folder with the sticky bit (as \
              /tmp), only an entry's owner may, and an immutable file (`chattr +i`) no one may; \
-             run the command as the owner of {out_of}, or give a folder of this user's"
+             run the command as the owner of {}, or give a folder of this user's",
+            from.display()
         ),
         io::ErrorKind::PermissionDenied => format!(
             "this user may not change {folders}: run the command as the owner, or give this \

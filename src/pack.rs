@@ -1442,7 +1442,8 @@ fn build_all(
     Ok(built)
 }
 
-/// Refuses an `--out-dir` that exists as something other than a folder (or a link to one).
+/// Refuses an `--out-dir` that exists as something other than a folder (or a link to one),
+/// or that is missing under something other than a folder (where none can be made).
 pub(crate) fn check_out_dir(out: &Path) -> Result<(), Error> {
     match std::fs::metadata(out) {
         Ok(m) if !m.is_dir() => {
