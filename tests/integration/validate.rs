@@ -1928,11 +1928,7 @@ fn modules_node_loads_in_an_assembled_tree_validate_clean() {
 #[test]
 fn a_broken_helper_no_recipe_imports_is_warned_of() {
     let sb = Sandbox::new();
-    sb.write(
-        "recipes/demo/recipe.json",
-        serde_json::to_vec(&manifest("demo")).unwrap(),
-    );
-    sb.write("recipes/demo/README.md", "# demo\n");
+    write_ts_recipe(&sb, "recipes", "demo");
     sb.write(
         "recipes/demo/src/main.ts",
         "import { x } from \"../../lib/used.ts\";\nconsole.log(x);\n",
@@ -1966,11 +1962,7 @@ fn a_broken_helper_no_recipe_imports_is_warned_of() {
     );
     // Validating one recipe of the folder, or with one that stopped early, says nothing of
     // it: a recipe not read may import it.
-    sb.write(
-        "recipes/other/recipe.json",
-        serde_json::to_vec(&manifest("other")).unwrap(),
-    );
-    sb.write("recipes/other/README.md", "# other\n");
+    write_ts_recipe(&sb, "recipes", "other");
     sb.write("recipes/other/src/main.ts", "export const z = ;\n");
     for (args, code) in [(&["recipes/demo"][..], 0), (&["recipes"][..], 1)] {
         let (got, r) = validate_json(&sb, args);
