@@ -968,12 +968,10 @@ fn nearest_manifest(file: &Path, dir: &Path) -> Option<(PathBuf, Option<serde_js
 /// map's order); a relative one must name a file of the recipe, a package fails (no
 /// `node_modules` ships), a list is node's to try in turn.
 fn package_import(spec: &str, file: &Path, dir: &Path) -> crate::typescript::Resolution {
-    if spec == "#" || spec.starts_with("#/") {
-        return Err(
-            "node refuses `#` alone and `#/…` as import names; name the import \
-                    `#name` in the package.json's \"imports\""
-                .into(),
-        );
+    if spec == "#" || spec.starts_with("#/") || spec.ends_with('/') {
+        let why = "node refuses `#` alone, `#/…` and a name ending in `/` as import names; \
+                   name the import `#name` in the package.json's \"imports\"";
+        return Err(why.into());
     }
     let Some((manifest, doc)) = nearest_manifest(file, dir) else {
         return Err(format!(
@@ -1091,6 +1089,14 @@ fn chosen_target(value: &serde_json::Value) -> Result<Option<&str>, String> {
     const CONDITIONS: [&str; 5] = ["node", "import", "module-sync", "node-addons", "default"];
     match value {
         serde_json::Value::String(t) => Ok(Some(t)),
+        // Node refuses a conditions object with a key that is a number.
+        serde_json::Value::Object(conditions)
+            if conditions
+                .keys()
+                .any(|k| k.bytes().all(|b| b.is_ascii_digit())) =>
+        {
+            Err(value.to_string())
+        }
         serde_json::Value::Object(conditions) => {
             for (key, next) in conditions {
                 if CONDITIONS.contains(&key.as_str()) {

@@ -1893,7 +1893,8 @@ fn modules_node_loads_in_an_assembled_tree_validate_clean() {
          import b from \"#h/b\";\n\
          import c from \"file:./lib/util.js\";\n\
          import d from \"#h/../lib/util\";\n\
-         console.log(a, b, c, d);\n",
+         import e from \"#h/\";\n\
+         console.log(a, b, c, d, e);\n",
     );
     let o = sb.cmd().args(["validate", "out/demo"]).output().unwrap();
     let out = String::from_utf8_lossy(&o.stdout);
@@ -1906,6 +1907,7 @@ fn modules_node_loads_in_an_assembled_tree_validate_clean() {
         ),
         (3, "a `file:` URL names an absolute path"),
         (4, "which node refuses (a target may not hold `.`, `..`"),
+        (5, "node refuses `#` alone, `#/…` and a name ending in `/`"),
     ] {
         let at = format!("out/demo/scripts/main.js:{line}:");
         assert!(
