@@ -869,11 +869,7 @@ pub(crate) fn check_assembled_scripts(dir: &Path) -> Vec<Diagnostic> {
             if spec.starts_with('#') {
                 return package_import(spec, file, dir);
             }
-            // URL schemes are read in any case.
-            let scheme = |name: &str| {
-                spec.get(..name.len())
-                    .is_some_and(|s| s.eq_ignore_ascii_case(name))
-            };
+            let scheme = |name: &str| crate::typescript::starts_with_scheme(spec, name);
             if scheme("data:") {
                 return Ok(None);
             }

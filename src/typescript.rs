@@ -831,10 +831,12 @@ pub(crate) fn relative_url(url: &str) -> Option<&str> {
     if stripped != url || url.contains(['\t', '\n', '\r']) {
         return None;
     }
-    let rest = match url.get(..5) {
-        Some(scheme) if scheme.eq_ignore_ascii_case("file:") => &url[5..],
-        _ if has_scheme(url) => return None,
-        _ => url,
+    let rest = if starts_with_scheme(url, "file:") {
+        &url[5..]
+    } else if has_scheme(url) {
+        return None;
+    } else {
+        url
     };
     let drive = match rest.as_bytes() {
         [letter, b':' | b'|', after @ ..] => {
@@ -2205,9 +2207,7 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
                         self.purpose == Purpose::Check
                             && (could_be_relative(prefix)
                                 || prefix.starts_with('#')
-                                || prefix
-                                    .get(..5)
-                                    .is_some_and(|p| p.eq_ignore_ascii_case("data:")))
+                                || starts_with_scheme(prefix, "data:"))
                     };
                     if let Some((prefix, _)) = values.iter().find(|(prefix, whole)| {
                         !whole && !could_be_builtin(prefix) && !unknowable(prefix)
@@ -2216,10 +2216,7 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
                             Purpose::Assemble => "cannot be assembled",
                             Purpose::Check => "fails when it runs",
                         };
-                        let why = if prefix
-                            .get(..5)
-                            .is_some_and(|p| p.eq_ignore_ascii_case("file:"))
-                        {
+                        let why = if starts_with_scheme(prefix, "file:") {
                             format!(
                                 "a computed import of `{prefix}…` {fails}: a `file:` URL names an \
                                  absolute path, not the folder the recipe is installed in; \
@@ -2365,6 +2362,13 @@ fn replace_innermost<'a>(e: &mut Expression<'a>, new: Expression<'a>) {
 /// package name and no `node:` builtin starts with a dot), as in
 /// `` import(`./handlers/${name}.ts`) `` or `import(fast ? "./a.ts" : "./b.ts")`. Assemble
 /// can neither rewrite such an import nor know which files it needs.
+/// Whether `text` starts with the URL scheme `scheme` (`"file:"`), read in any case as
+/// URLs are.
+pub(crate) fn starts_with_scheme(text: &str, scheme: &str) -> bool {
+    text.get(..scheme.len())
+        .is_some_and(|s| s.eq_ignore_ascii_case(scheme))
+}
+
 fn could_be_relative(prefix: &str) -> bool {
     prefix.starts_with('.')
 }
