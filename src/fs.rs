@@ -273,8 +273,18 @@ pub struct NewFolders {
 }
 
 impl NewFolders {
-    /// Creates `path` and its missing parents, remembering which were missing.
+    /// Creates `path` and its missing parents, remembering which were missing. A link on
+    /// the way to a folder that does not exist yet is followed, and the folders are made
+    /// where it points, as [`real_path`] tells (std's `create_dir_all` stops at such a link
+    /// with "File exists").
     pub fn create(path: &Path) -> Result<NewFolders, FsError> {
+        let real;
+        let path = if path.ancestors().any(dangling_link) {
+            real = real_path(path)?;
+            real.as_path()
+        } else {
+            path
+        };
         let mut created: Vec<PathBuf> = path
             .ancestors()
             .take_while(|p| !p.as_os_str().is_empty() && fs::symlink_metadata(p).is_err())
@@ -392,8 +402,14 @@ fn kernel_at_least(release: &str, (major, minor): (u32, u32)) -> bool {
     }
 }
 
-/// `std::fs::create_dir_all` with the path in the error.
+/// `std::fs::create_dir_all` with the path in the error. A link on the way to a folder that
+/// does not exist yet is followed, and the folders are made where it points, as
+/// [`real_path`] tells (std stops at such a link with "File exists").
 pub fn create_dir_all(path: &Path) -> Result<(), FsError> {
+    if path.ancestors().any(dangling_link) {
+        let real = real_path(path)?;
+        return wrap("create folder", path, fs::create_dir_all(real));
+    }
     wrap("create folder", path, fs::create_dir_all(path))
 }
 
@@ -589,6 +605,11 @@ fn is_mount_root(dir: &Path) -> bool {
         let _ = dir;
         false
     }
+}
+
+/// Whether `path` is a symbolic link to something that does not exist (yet).
+pub fn dangling_link(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) && !path.exists()
 }
 
 /// Whether one of two resolved paths (see [`real_path`]) is the other or inside it.

@@ -1264,7 +1264,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
     // SHA256SUMS that list them: a crash never leaves an index naming an archive not there.
     // A move that fails puts back every one made before it, so OUT is as it was.
     let out_existed = opts.out_dir.is_dir();
-    crate::fs::create_dir_all(&opts.out_dir)?;
+    let new_folders = crate::fs::NewFolders::create(&opts.out_dir)?;
     let mut moved = Moved::new(staging.path());
     let committed = (|| {
         for (from, dest) in &moves {
@@ -1281,6 +1281,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
     if let Err(e) = committed {
         return Err(moved.undo(e, &opts.out_dir, out_existed).into());
     }
+    new_folders.keep();
     sync_folder(&opts.out_dir);
     Ok(Report {
         archives,
@@ -1454,8 +1455,13 @@ pub(crate) fn check_out_dir(out: &Path) -> Result<(), Error> {
         Ok(_) => return Ok(()),
         Err(_) => {}
     }
-    // Missing: the first of its parents that exists must be a folder to make it in.
-    for parent in out.ancestors().skip(1) {
+    // Missing: the first of its parents that exists must be a folder to make it in. Through
+    // a link to something not made yet, OUT is made where the link points.
+    let target = match out.ancestors().any(crate::fs::dangling_link) {
+        true => crate::fs::real_path(out)?,
+        false => out.to_path_buf(),
+    };
+    for parent in target.ancestors().skip(1) {
         if parent.as_os_str().is_empty() {
             break;
         }

@@ -49,8 +49,12 @@ pub fn create(id: &Id, parent: &Path) -> Result<Scaffolded, Error> {
     if let Some(e) = target_exists(&target) {
         return Err(e);
     }
-    // A file or a link to nothing there is the user's mistake, not a failing disk.
-    if std::fs::symlink_metadata(parent).is_ok() && !parent.is_dir() {
+    // A file there is the user's mistake, not a failing disk. A link to a folder not made
+    // yet is followed: the folder is made where it points.
+    if std::fs::symlink_metadata(parent).is_ok()
+        && !parent.is_dir()
+        && !crate::fs::dangling_link(parent)
+    {
         return Err(Error::ScaffoldDirNotFolder {
             path: parent.to_path_buf(),
         });

@@ -1643,6 +1643,69 @@ fn an_out_dir_that_is_a_file_is_refused_alike_by_assemble_and_pack() {
     }
 }
 
+/// An `--out-dir` that is a link to a folder not made yet is made where the link points,
+/// as `mkdir -p` of the link's target would, by pack and assemble alike (both used to stop
+/// at "File exists", exit 3); a link to somewhere under a file, or into the sources, is
+/// refused with OUT's parents untouched.
+#[test]
+fn an_out_dir_that_links_to_a_folder_not_made_yet_is_made_there() {
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "demo", "export {};\n");
+    sb.write("file", "a file the user keeps\n");
+    for verb in ["assemble", "pack"] {
+        let link = format!("{verb}-out");
+        let target = sb.join(&format!("made/{verb}/here"));
+        std::os::unix::fs::symlink(&target, sb.join(&link)).unwrap();
+        let o = sb
+            .cmd()
+            .args([verb, "--recipes-dir", "recipes", "--out-dir", &link])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{verb}: {err}");
+        let made = if verb == "pack" {
+            "hooks-index.json"
+        } else {
+            "demo/recipe.json"
+        };
+        assert!(target.join(made).is_file(), "{verb}: {err}");
+        assert!(std::fs::symlink_metadata(sb.join(&link))
+            .unwrap()
+            .file_type()
+            .is_symlink());
+
+        for (to, says) in [
+            (
+                sb.join("file/x"),
+                "file is a file, not a folder".to_string(),
+            ),
+            (sb.join("recipes/demo/new"), "overlaps".to_string()),
+        ] {
+            let bad = format!("{verb}-bad");
+            let _ = std::fs::remove_file(sb.join(&bad));
+            std::os::unix::fs::symlink(&to, sb.join(&bad)).unwrap();
+            let o = sb
+                .cmd()
+                .args([verb, "--recipes-dir", "recipes", "--out-dir", &bad])
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(
+                o.status.code(),
+                Some(1),
+                "{verb} -> {}: {err}",
+                to.display()
+            );
+            assert!(err.contains(&says), "{verb} -> {}: {err}", to.display());
+            assert!(!sb.join("recipes/demo/new").exists());
+        }
+    }
+    assert_eq!(
+        std::fs::read_to_string(sb.join("file")).unwrap(),
+        "a file the user keeps\n"
+    );
+}
+
 /// Sources up to 64 KiB compile in place on assemble's worker threads (no thread per file);
 /// the deepest shapes that fit must never overflow the stack. oxc reads them all; those
 /// node could not load are then refused as nested too deep, the long sum compiles.
