@@ -852,7 +852,8 @@ pub(crate) fn check_assembled_scripts(dir: &Path) -> Vec<Diagnostic> {
                 "module-not-read",
                 format!(
                     "not read: it {}, past what validate's compiler reads, so node alone will \
-                     tell its faults; run `node` on it to be sure it loads",
+                     tell its faults; run `node` on it to be sure it loads (then `validate \
+                     --strict --allow module-not-read` lets this warning through)",
                     match source.len() > crate::typescript::MAX_SOURCE_LEN {
                         true => format!("is over {} bytes", crate::typescript::MAX_SOURCE_LEN),
                         false => format!(
@@ -1912,19 +1913,27 @@ fn unimported_helpers(lib: &Path, cache: &LibCache, told: &BTreeSet<PathBuf>) ->
         if compiled.contains(&file) || told.contains(&file) {
             continue;
         }
-        let Ok(source) = std::fs::read_to_string(&file) else {
+        // One that cannot be read at all is the reading step's to tell, for the recipes
+        // that import it; no recipe does, so it is passed over.
+        let Ok(bytes) = std::fs::read(&file) else {
             continue;
+        };
+        let source = match String::from_utf8(bytes) {
+            Ok(source) => source,
+            Err(e) => {
+                let mut d = not_utf8(entry.path(), e.as_bytes(), e.utf8_error());
+                d.severity = Severity::Warning;
+                d.message = unused_helper_says(&d.message);
+                out.push(d);
+                continue;
+            }
         };
         let Err(diags) = crate::typescript::compile_module(&source, &file, &mut |_| Ok(None))
         else {
             continue;
         };
         for d in diags.into_iter().take(crate::diagnostic::MAX_LISTED) {
-            let message = format!(
-                "{} (no recipe imports this helper, so assemble does not ship it; it will fail \
-                 once one does: fix it, or delete it if it is no longer used)",
-                d.message
-            );
+            let message = unused_helper_says(&d.message);
             let place = crate::json::Position {
                 line: d.line,
                 column: d.column,
@@ -1939,6 +1948,14 @@ fn unimported_helpers(lib: &Path, cache: &LibCache, told: &BTreeSet<PathBuf>) ->
         }
     }
     out
+}
+
+/// The message of a fault in a helper no recipe imports.
+fn unused_helper_says(fault: &str) -> String {
+    format!(
+        "{fault} (no recipe imports this helper, so assemble does not ship it; it will fail \
+         once one does: fix it, or delete it if it is no longer used)"
+    )
 }
 
 /// Plans every recipe, on all cores; results in the order of `dirs`.

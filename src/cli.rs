@@ -362,9 +362,29 @@ struct ValidateArgs {
     /// Treat warnings as errors.
     #[arg(long)]
     strict: bool,
+    /// Under --strict, keep the warnings of this code warnings (e.g. `--allow
+    /// module-not-read`); repeat it for more codes.
+    #[arg(long, value_name = "CODE", value_parser = warning_code)]
+    allow: Vec<String>,
     /// Report format: text, json, or github (Actions annotations).
     #[arg(long, value_enum, default_value = "text")]
     format: FormatArg,
+}
+
+/// A code as diagnostics give it: lowercase letters and digits in words joined by `-`.
+fn warning_code(code: &str) -> Result<String, String> {
+    let word = |w: &str| {
+        !w.is_empty()
+            && w.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+    };
+    match code.split('-').all(word) {
+        true => Ok(code.to_string()),
+        false => Err(format!(
+            "`{code}` is not a warning code; give one as the report prints it, in brackets \
+             after `warning` (e.g. module-not-read)"
+        )),
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -386,6 +406,8 @@ pub struct ValidateSettings {
     pub paths: Vec<PathBuf>,
     /// Warnings count as errors.
     pub strict: bool,
+    /// Codes of the warnings that stay warnings under `strict`.
+    pub allow: Vec<String>,
 }
 
 /// Handlers are waited for to read their exit codes. Inherited from a parent that ignores
@@ -645,6 +667,7 @@ fn run_command(command: Command, quiet: bool, advice: &Advice) -> Result<ExitCod
             let settings = ValidateSettings {
                 paths: a.paths,
                 strict: a.strict,
+                allow: a.allow,
             };
             run_validate(&settings, &printer)
         }
@@ -764,7 +787,7 @@ fn error_lines(e: &(dyn std::error::Error + 'static)) -> Vec<String> {
 fn run_validate(s: &ValidateSettings, printer: &Printer) -> Result<ExitCode, Error> {
     let mut report = validate::validate_paths(&s.paths);
     if s.strict {
-        report.make_strict();
+        report.make_strict(&s.allow);
     }
     let errors = report.count(Severity::Error);
     let warnings = report.count(Severity::Warning);

@@ -2202,11 +2202,12 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
                     // partly known one must be able to become a builtin.
                     // Checking shipped code, a partly known relative path is node's to
                     // resolve (the whole ones are checked below).
-                    // So is a `#` specifier or a `data:` module.
+                    // So is a `#` specifier (but for the `#/…` names node refuses) or a
+                    // `data:` module.
                     let unknowable = |prefix: &str| {
                         self.purpose == Purpose::Check
                             && (could_be_relative(prefix)
-                                || prefix.starts_with('#')
+                                || (prefix.starts_with('#') && !prefix.starts_with("#/"))
                                 || starts_with_scheme(prefix, "data:"))
                     };
                     if let Some((prefix, _)) = values.iter().find(|(prefix, whole)| {
@@ -2216,7 +2217,13 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
                             Purpose::Assemble => "cannot be assembled",
                             Purpose::Check => "fails when it runs",
                         };
-                        let why = if starts_with_scheme(prefix, "file:") {
+                        let why = if prefix.starts_with("#/") {
+                            format!(
+                                "a computed import of `{prefix}…` {fails}: node refuses `#` \
+                                 alone, `#/…` and a name ending in `/` as import names; name \
+                                 the import `#name` in the package.json's \"imports\""
+                            )
+                        } else if starts_with_scheme(prefix, "file:") {
                             format!(
                                 "a computed import of `{prefix}…` {fails}: a `file:` URL names an \
                                  absolute path, not the folder the recipe is installed in; \

@@ -73,14 +73,21 @@ impl Report {
         self.diagnostics.iter().any(|d| d.code == IO_ERROR)
     }
 
-    /// Turns warnings into errors.
-    pub fn make_strict(&mut self) {
-        for d in &mut self.diagnostics {
-            d.severity = Severity::Error;
-        }
+    /// Turns warnings into errors, but for those whose code is in `allowed`.
+    pub fn make_strict(&mut self, allowed: &[String]) {
+        // Each path's diagnostics follow the ones of the paths before it.
+        let mut rest = &mut self.diagnostics[..];
         for p in &mut self.paths {
-            p.errors += p.warnings;
-            p.warnings = 0;
+            let n = (p.errors + p.warnings).min(rest.len());
+            let (own, after) = std::mem::take(&mut rest).split_at_mut(n);
+            rest = after;
+            for d in own.iter_mut() {
+                if d.severity == Severity::Warning && !allowed.iter().any(|c| c == d.code) {
+                    d.severity = Severity::Error;
+                    p.errors += 1;
+                    p.warnings = p.warnings.saturating_sub(1);
+                }
+            }
         }
     }
 }

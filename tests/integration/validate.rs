@@ -111,6 +111,49 @@ fn warnings_pass_unless_strict() {
     assert_eq!(r["diagnostics"][0]["severity"], "error");
 }
 
+/// A warning can be let through `--strict` by its code, as CI needs for one it has looked
+/// at (a valid bundle over validate's 1 MiB, `module-not-read`): the others still fail, in
+/// every path's counts too. A code not written as codes are is refused.
+#[test]
+fn strict_lets_through_the_warnings_allowed_by_code() {
+    let sb = Sandbox::new();
+    let mut m = manifest("tool-gate");
+    m["extra_field"] = json!(1);
+    write_recipe(&sb, "tool-gate", &m);
+    write_recipe(&sb, "other", &manifest("other"));
+    let code_of = |r: &serde_json::Value| r["diagnostics"][0]["code"].as_str().unwrap().to_string();
+    let (_, r) = validate_json(&sb, &["tool-gate"]);
+    let code = code_of(&r);
+    let (exit, r) = validate_json(&sb, &["--strict", "--allow", &code, "other", "tool-gate"]);
+    assert_eq!(exit, 0, "{r:#}");
+    assert_eq!(
+        (r["errors"].as_u64(), r["warnings"].as_u64()),
+        (Some(0), Some(1))
+    );
+    assert_eq!(r["paths"][1]["warnings"], 1, "{r:#}");
+    assert_eq!(r["diagnostics"][0]["severity"], "warning");
+    let (exit, r) = validate_json(&sb, &["--strict", "--allow", "readme-missing", "tool-gate"]);
+    assert_eq!(exit, 1, "{r:#}");
+    assert_eq!(r["paths"][0]["errors"], 1, "{r:#}");
+    let o = sb
+        .cmd()
+        .args([
+            "validate",
+            "--strict",
+            "--allow",
+            "Module_Not_Read",
+            "tool-gate",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("`Module_Not_Read` is not a warning code"),
+        "{err}"
+    );
+}
+
 /// A misspelt field (`matchr`, whose group then matches every tool; `timout`; `summery`)
 /// was named with the list of known fields only; the near one is named first (found by
 /// review). A field near none keeps the message it had.
@@ -1894,7 +1937,8 @@ fn modules_node_loads_in_an_assembled_tree_validate_clean() {
          import c from \"file:./lib/util.js\";\n\
          import d from \"#h/../lib/util\";\n\
          import e from \"#h/\";\n\
-         console.log(a, b, c, d, e);\n",
+         const f = await import(`#/${process.env.X}`);\n\
+         console.log(a, b, c, d, e, f);\n",
     );
     let o = sb.cmd().args(["validate", "out/demo"]).output().unwrap();
     let out = String::from_utf8_lossy(&o.stdout);
@@ -1908,6 +1952,7 @@ fn modules_node_loads_in_an_assembled_tree_validate_clean() {
         (3, "a `file:` URL names an absolute path"),
         (4, "which node refuses (a target may not hold `.`, `..`"),
         (5, "node refuses `#` alone, `#/…` and a name ending in `/`"),
+        (6, "node refuses `#` alone, `#/…` and a name ending in `/`"),
     ] {
         let at = format!("out/demo/scripts/main.js:{line}:");
         assert!(
@@ -1962,6 +2007,37 @@ fn a_broken_helper_no_recipe_imports_is_warned_of() {
             .contains("no recipe imports this helper, so assemble does not ship it"),
         "{r:#}"
     );
+    // One saved in Latin-1 is told at its first byte that is not UTF-8 (it was passed
+    // over in silence).
+    std::fs::write(
+        sb.join("recipes/lib/latin1.ts"),
+        b"export const s = \"caf\xe9\";\n",
+    )
+    .unwrap();
+    let (code, r) = validate_json(&sb, &["recipes"]);
+    assert_eq!(code, 0, "{r:#}");
+    let latin1 = r["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| {
+            d["file"]
+                .as_str()
+                .unwrap()
+                .ends_with("recipes/lib/latin1.ts")
+        })
+        .unwrap_or_else(|| panic!("{r:#}"));
+    assert_eq!(latin1["severity"], "warning", "{r:#}");
+    assert_eq!(
+        (latin1["line"].as_u64(), latin1["column"].as_u64()),
+        (Some(1), Some(22))
+    );
+    let says = latin1["message"].as_str().unwrap();
+    assert!(
+        says.contains("not UTF-8") && says.contains("no recipe imports this helper"),
+        "{says}"
+    );
+    std::fs::remove_file(sb.join("recipes/lib/latin1.ts")).unwrap();
     // Validating one recipe of the folder, or with one that stopped early, says nothing of
     // it: a recipe not read may import it.
     write_ts_recipe(&sb, "recipes", "other");
