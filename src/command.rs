@@ -276,6 +276,22 @@ fn braces(rest: &str) -> bool {
         .is_some_and(|end| word[..end].contains(',') || word[..end].contains(".."))
 }
 
+/// How to run the script `path` with an interpreter, for a fix: `node scripts/main.js`
+/// for a `.js` file, `python3 x.py`, `sh x.sh`; `INTERPRETER x` when its extension does
+/// not tell.
+pub fn with_interpreter(path: &str) -> String {
+    let ext = path.rsplit_once('.').map(|(_, ext)| ext).unwrap_or("");
+    let interpreter = match ext {
+        "js" | "mjs" | "cjs" => "node",
+        "py" => "python3",
+        "sh" => "sh",
+        "bash" => "bash",
+        "rb" => "ruby",
+        _ => "INTERPRETER",
+    };
+    format!("{interpreter} {path}")
+}
+
 /// What a command runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {

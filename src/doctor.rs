@@ -466,7 +466,31 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
                     );
                 }
             }
-            _ => {}
+            _ => {
+                if let crate::trust::Script::File(p) = &h.script {
+                    if runs_directly(&h.command) && !executable(p) {
+                        problem(
+                            &mut out,
+                            &h.file,
+                            &h.pointer,
+                            "script-not-executable",
+                            format!(
+                                "the command runs {} directly, and it has no execute bit, so \
+                                 hosts fail it (exit 126, Permission denied){}; make it \
+                                 executable (`chmod +x {}`), or run it with its interpreter \
+                                 (`{}`)",
+                                p.display(),
+                                match h.handler["failurePolicy"] == "deny" {
+                                    true => ", and its `failurePolicy: deny` denies every call",
+                                    false => "",
+                                },
+                                p.display(),
+                                crate::command::with_interpreter(&p.display().to_string()),
+                            ),
+                        );
+                    }
+                }
+            }
         }
         // A stamp that is no recipe id (written by hand) is the handler's problem, reported
         // above as one hosts skip: no recipe of that name can be installed or removed.
@@ -709,6 +733,33 @@ pub(crate) fn tree_drift(profile: &Profile, dir: &Path, r: &receipt::Receipt) ->
         }
     }
     out
+}
+
+/// Whether `command` runs its script itself, with no interpreter word before it.
+fn runs_directly(command: &str) -> bool {
+    crate::command::split(command).is_ok_and(|w| {
+        matches!(
+            crate::command::host_target(&w),
+            crate::command::Target::Script {
+                interpreter: None,
+                ..
+            }
+        )
+    })
+}
+
+/// Whether `file` has an execute bit (anywhere but on Unix, taken as so).
+fn executable(file: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(file).is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        true
+    }
 }
 
 #[cfg(test)]

@@ -236,7 +236,7 @@ fn check_command(cmd: &str, p: &str, dir: Option<&Path>, f: &mut Findings) {
             format!("the command uses shell syntax ({}): install rewrites only the script path and the trust hash covers only that script, so another command, a redirection or an expansion (`$VAR`, read from the host's environment) would act outside what was checked; put that logic in the script (read variables with `process.env`) and keep the command to `interpreter script args`", command::describe(c)),
         );
     }
-    let path = match command::target(&words) {
+    let (path, direct) = match command::target(&words) {
         Target::Script {
             interpreter,
             path,
@@ -268,7 +268,7 @@ fn check_command(cmd: &str, p: &str, dir: Option<&Path>, f: &mut Findings) {
                 );
                 return;
             }
-            path
+            (path, interpreter.is_none())
         }
         Target::Module { flag } => {
             f.error(
@@ -316,7 +316,14 @@ fn check_command(cmd: &str, p: &str, dir: Option<&Path>, f: &mut Findings) {
         return;
     }
     match script_state(dir, Path::new(&path)) {
+        ScriptState::File if direct => check_runnable(&dir.join(&path), &path, p, f),
         ScriptState::File => {}
+        // Compiled output is written without an execute bit.
+        ScriptState::WillBeAssembled if direct => f.error(
+            p,
+            "script-not-executable",
+            format!("`{path}` is run directly, but assemble writes the scripts it compiles without an execute bit, so the host's shell would refuse to run it (exit 126, Permission denied); run it with its interpreter: `{}`", command::with_interpreter(&path)),
+        ),
         ScriptState::WillBeAssembled => {}
         // The tree's walk reports the folder it could not read (`io-error`).
         ScriptState::Unreadable => {}
@@ -335,6 +342,34 @@ fn check_command(cmd: &str, p: &str, dir: Option<&Path>, f: &mut Findings) {
             "script-symlink",
             format!("script `{path}` goes through the symbolic link `{link}`; recipes may not contain links (they could point outside the recipe)"),
         ),
+    }
+}
+
+/// Checks that `file`, the script `path` a command runs directly (no interpreter word), can
+/// be run so: it has an execute bit, and a `#!` line naming what runs it.
+fn check_runnable(file: &Path, path: &str, p: &str, f: &mut Findings) {
+    let Ok(meta) = std::fs::metadata(file) else {
+        return;
+    };
+    if cfg!(unix) && !file_facts(&meta).1 {
+        f.error(
+            p,
+            "script-not-executable",
+            format!("`{path}` is run directly, but it has no execute bit, so the host's shell would refuse to run it (exit 126, Permission denied); run it with its interpreter (`{}`), or make it executable (`chmod +x {path}`)", command::with_interpreter(path)),
+        );
+        return;
+    }
+    let mut start = [0u8; 2];
+    let read = std::fs::File::open(file).and_then(|mut r| {
+        use std::io::Read;
+        r.read(&mut start)
+    });
+    if read.is_ok_and(|n| n < 2 || start != *b"#!") {
+        f.warn(
+            p,
+            "script-no-interpreter-line",
+            format!("`{path}` is run directly, but it does not start with a `#!` line, so the host's shell runs it as a shell script; start it with one (e.g. `#!/usr/bin/env node`), or run it with its interpreter (`{}`)", command::with_interpreter(path)),
+        );
     }
 }
 

@@ -111,6 +111,70 @@ fn warnings_pass_unless_strict() {
     assert_eq!(r["diagnostics"][0]["severity"], "error");
 }
 
+/// Found by review: a command that runs its script directly (`scripts/main.js`, no
+/// interpreter) installed clean with the script 0644, and then every call failed with exit
+/// 126, which a `failurePolicy: deny` gate turns into a deny of every tool call. Such a
+/// script must have an execute bit (an error, in validate, pack and install alike) and
+/// should start with `#!` (a warning: the shell would run it as a shell script). A source
+/// tree's compiled script never has the bit.
+#[cfg(unix)]
+#[test]
+fn a_script_run_directly_must_be_executable() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    let mut m = manifest("gate");
+    m["hooks"]["PreToolUse"][0]["hooks"][0]["command"] = json!("scripts/main.js");
+    let dir = write_recipe(&sb, "recipes/gate", &m);
+    let script = dir.join("scripts/main.js");
+    let mode = |m: u32| std::fs::set_permissions(&script, std::fs::Permissions::from_mode(m));
+    let at = "/hooks/PreToolUse/0/hooks/0/command";
+    mode(0o644).unwrap();
+    let (code, r) = validate_json(&sb, &["recipes/gate"]);
+    assert_eq!(code, 1, "{r:#}");
+    assert_eq!(
+        findings(&r),
+        [(at.to_string(), "script-not-executable".to_string())]
+    );
+    let says = r["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(
+        says.contains("exit 126") && says.contains("`node scripts/main.js`"),
+        "{says}"
+    );
+    let o = sb
+        .cmd()
+        .args(["pack", "--recipes-dir", "recipes", "--out-dir", "out"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("script-not-executable"));
+    assert!(!sb.join("out").exists());
+
+    mode(0o755).unwrap();
+    let (code, r) = validate_json(&sb, &["recipes/gate"]);
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(
+        findings(&r),
+        [(at.to_string(), "script-no-interpreter-line".to_string())]
+    );
+    sb.write(
+        "recipes/gate/scripts/main.js",
+        "#!/usr/bin/env node\nprocess.exit(0);\n",
+    );
+    mode(0o755).unwrap();
+    let (code, r) = validate_json(&sb, &["recipes/gate"]);
+    assert_eq!((code, findings(&r)), (0, vec![]), "{r:#}");
+
+    // A source tree: assemble writes `scripts/main.js` 0644 whatever `src/main.ts` is.
+    write_ts_recipe(&sb, "src-recipes", "demo");
+    let manifest_path = sb.join("src-recipes/demo/recipe.json");
+    let mut m: Value = serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+    m["hooks"]["PreToolUse"][0]["hooks"][0]["command"] = json!("scripts/main.js");
+    std::fs::write(&manifest_path, serde_json::to_vec_pretty(&m).unwrap()).unwrap();
+    let (code, r) = validate_json(&sb, &["src-recipes/demo"]);
+    assert_eq!(code, 1, "{r:#}");
+    assert_finding(&r, at, "script-not-executable");
+}
+
 /// A warning can be let through `--strict` by its code, as CI needs for one it has looked
 /// at (a valid bundle over validate's 1 MiB, `module-not-read`): the others still fail, in
 /// every path's counts too. A code not written as codes are is refused.
@@ -1130,11 +1194,20 @@ fn an_interpreter_is_a_bare_name() {
             "{cmd}: {msg}"
         );
     }
-    // A program shipped in the recipe is a script like any other.
+    // A program shipped in the recipe is a script like any other, run directly: it must be
+    // executable.
     write_recipe(&sb, "tool-gate", &with_command("bin/node scripts/main.js"));
-    sb.write("tool-gate/bin/node", "#!/bin/sh\n");
+    let program = sb.write("tool-gate/bin/node", "#!/bin/sh\n");
     let (exit, r) = validate_json(&sb, &["--strict", "tool-gate"]);
-    assert_eq!(exit, 0, "{r:#}");
+    assert_eq!(exit, 1, "{r:#}");
+    assert_finding(&r, COMMAND, "script-not-executable");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let (exit, r) = validate_json(&sb, &["--strict", "tool-gate"]);
+        assert_eq!(exit, 0, "{r:#}");
+    }
     // The built-in recipes name their interpreter bare.
     let (exit, r) = validate_json(
         &sb,
