@@ -2510,8 +2510,10 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
             // shown escaped, so none can start a line that reads as another handler's.
             printer.data_as_written(&printable(&format!(
                 "{event}: {verdict}{}",
+                // An empty reason would print as `deny ()`.
                 o.reason
                     .as_ref()
+                    .filter(|r| !r.trim().is_empty())
                     .map(|r| format!(" ({r})"))
                     .unwrap_or_default()
             )))?;

@@ -815,10 +815,28 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
     if let Some(fc) = &e.file_contains {
         // A relative path is the handler's: it ran in the case's folder, not in ours.
         let path = tmp_path.join(expand(&fc.path, &tmp_path));
+        // A link the handler made can lead out of the case's folder, which is all a case
+        // may read (found by review: a link to /etc/passwd was read).
+        let outside = match (
+            std::fs::canonicalize(&path),
+            std::fs::canonicalize(&tmp_path),
+        ) {
+            (Ok(real), Ok(folder)) if !real.starts_with(&folder) => Some(real),
+            _ => None,
+        };
         // A regular file only, and bounded: a fifo would block and /dev/zero never ends.
-        match crate::fs::read_limited(&path, MAX_CHECKED_FILE_BYTES)
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-        {
+        let read = match outside {
+            Some(real) => Err(format!(
+                "{} leads out of the case's folder, to {}, through a symbolic link; \
+                 file_contains reads files in the case's folder only",
+                path.display(),
+                real.display()
+            )),
+            None => {
+                crate::fs::read_limited(&path, MAX_CHECKED_FILE_BYTES).map_err(|e| e.to_string())
+            }
+        };
+        match read.map(|b| String::from_utf8_lossy(&b).into_owned()) {
             Ok(text) if text.contains(&fc.contains) => {}
             Ok(text) => result.mismatches.push(format!(
                 "{}: expected it to contain {:?}, it holds {:?}",

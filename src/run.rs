@@ -78,20 +78,35 @@ pub fn is_secret_name(name: &str) -> bool {
         // The documented way to hand a judge token to official recipes.
         return false;
     }
-    const SUFFIXES: [&str; 9] = [
-        "_API_KEY",
-        "_APIKEY",
-        "_SECRET",
-        "_SECRET_KEY",
-        "_TOKEN",
-        "_PASSWORD",
-        "_PASSWD",
-        "_ACCESS_KEY",
-        "_PRIVATE_KEY",
+    // A second key of a kind is often numbered: `OPENAI_API_KEY_2`.
+    let n = match n.rsplit_once('_') {
+        Some((head, digits))
+            if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            head.to_string()
+        }
+        _ => n,
+    };
+    const SECRETS: [&str; 9] = [
+        "API_KEY",
+        "APIKEY",
+        "SECRET",
+        "SECRET_KEY",
+        "TOKEN",
+        "PASSWORD",
+        "PASSWD",
+        "ACCESS_KEY",
+        "PRIVATE_KEY",
     ];
-    SUFFIXES.iter().any(|s| n.ends_with(s))
+    // Each as a whole name or after a `_`; and the well-known ones named otherwise (`PWD`
+    // alone is the working folder, so only `*_PWD` as MySQL's `MYSQL_PWD`).
+    SECRETS
+        .iter()
+        .any(|s| n == *s || n.strip_suffix(s).is_some_and(|head| head.ends_with('_')))
         || n.starts_with("FINSAFE_LICENSE")
-        || matches!(n.as_str(), "API_KEY" | "TOKEN" | "PASSWORD")
+        || n.ends_with("_PWD")
+        || matches!(n.as_str(), "PGPASSWORD" | "PGPASSFILE" | "NPM_CONFIG__AUTH")
+        || n.ends_with("_AUTHTOKEN")
 }
 
 /// What one process did.
@@ -467,13 +482,97 @@ fn str_field(field: Option<&Value>, name: &str) -> Result<Option<String>, String
 /// is a number is still a deny.
 fn side_text(warning: &mut Option<String>, field: Option<&Value>, name: &str) -> Option<String> {
     str_field(field, name).unwrap_or_else(|why| {
-        let why = format!("{why} (left out; the decision stands)");
-        *warning = Some(match warning.take() {
-            Some(w) => format!("{w}; {why}"),
-            None => why,
-        });
+        add_warning(warning, format!("{why} (left out; the decision stands)"));
         None
     })
+}
+
+/// Adds `why` to a handler's warning, after any it has.
+fn add_warning(warning: &mut Option<String>, why: String) {
+    *warning = Some(match warning.take() {
+        Some(w) => format!("{w}; {why}"),
+        None => why,
+    });
+}
+
+/// What an answer holds that hosts do not read on `event`, each with what to write instead
+/// where that is clear: a top-level `decision` other than a `"block"` the event honours, a
+/// `hookSpecificOutput` field of another event or none, a `hookEventName` of another event.
+/// A gate printing `{"decision": "deny"}` (another CLI's shape) denies nothing, and `run`
+/// would otherwise say only "no decision".
+fn unread_fields(event: Event, obj: &serde_json::Map<String, Value>, hso: &Value) -> Vec<String> {
+    let mut unread = Vec::new();
+    let deny_shape = "print {\"hookSpecificOutput\": {\"permissionDecision\": \"deny\"}} \
+                      (or \"ask\", \"allow\") to decide on the call";
+    match obj.get("decision") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(s)) if s == "block" && event.can_block() => {}
+        Some(other) => {
+            let instead = if event.takes_permission() {
+                format!("; {deny_shape}")
+            } else if event == Event::Stop {
+                "; a Stop reject is {\"hookSpecificOutput\": {\"decision\": \"reject\", \
+                 \"reason\": \"…\"}}"
+                    .to_string()
+            } else {
+                String::new()
+            };
+            let read = match event.can_block() {
+                true => format!("hosts read only \"block\" there on {event}"),
+                false => format!("{event} cannot be blocked"),
+            };
+            unread.push(format!(
+                "the top-level \"decision\": {} is not read: {read}{instead}",
+                shown(other)
+            ));
+        }
+    }
+    let Some(fields) = hso.as_object() else {
+        return unread;
+    };
+    let mut known = vec!["hookEventName", "additionalContext"];
+    if event.takes_permission() {
+        known.extend([
+            "permissionDecision",
+            "permissionDecisionReason",
+            "updatedInput",
+        ]);
+    }
+    match event {
+        Event::UserPromptSubmit => known.extend(["updatedModel", "prompt", "updatedPrompt"]),
+        Event::Stop => known.extend(["decision", "reason"]),
+        _ => {}
+    }
+    for key in fields.keys().filter(|k| !known.contains(&k.as_str())) {
+        let hint = match key.as_str() {
+            "decision" if event.takes_permission() => format!("; {deny_shape}"),
+            "reason" if event.takes_permission() => {
+                " (did you mean `permissionDecisionReason`?)".to_string()
+            }
+            _ => crate::event::did_you_mean(key, &known),
+        };
+        unread.push(format!(
+            "hookSpecificOutput.{key} is not read on {event}{hint}"
+        ));
+    }
+    match fields.get("hookEventName") {
+        Some(Value::String(name)) if name != event.name() => unread.push(format!(
+            "hookSpecificOutput.hookEventName is \"{name}\", but this answers {event}; the \
+             fields are read as {event}'s"
+        )),
+        _ => {}
+    }
+    if event == Event::Stop {
+        match fields.get("decision") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(s)) if s == "reject" => {}
+            Some(other) => unread.push(format!(
+                "hookSpecificOutput.decision {} is not read: on Stop it is \"reject\" or absent",
+                shown(other)
+            )),
+        }
+    }
+    unread
 }
 
 /// A rewrite of the wrong type, `why`: a failure, unless the decision beside it `stands` (a
@@ -482,11 +581,7 @@ fn refused_rewrite(warning: &mut Option<String>, stands: bool, why: String) -> R
     if !stands {
         return Err(why);
     }
-    let why = format!("{why} (left out; the decision stands)");
-    *warning = Some(match warning.take() {
-        Some(w) => format!("{w}; {why}"),
-        None => why,
-    });
+    add_warning(warning, format!("{why} (left out; the decision stands)"));
     Ok(())
 }
 
@@ -549,9 +644,11 @@ pub fn interpret(event: Event, out: &RawOutput, deny_on_failure: bool) -> Decisi
                 d.reason = Some(stderr);
                 return d;
             }
-            return fail(format!(
-                "exit 2 does not block on {event} (and is not a Stop reject)"
-            ));
+            let stop = match event {
+                Event::Stop => " (and is not a Stop reject)",
+                _ => "",
+            };
+            return fail(format!("exit 2 does not block on {event}{stop}"));
         }
         Some(2) => {
             return fail("exit 2 with empty stderr; a block needs a reason on stderr".into())
@@ -686,6 +783,9 @@ fn read_answer(
         d.verdict = Some(Verdict::Block);
         d.reason = side_text(&mut d.warning, obj.get("reason"), "reason");
     }
+    for why in unread_fields(event, obj, hso) {
+        add_warning(&mut d.warning, why);
+    }
     Ok(d)
 }
 
@@ -758,6 +858,13 @@ pub fn combine<'a>(decisions: impl IntoIterator<Item = &'a Decision>) -> Decisio
         if d.failure.is_some() && out.failure.is_none() {
             out.failure = d.failure.clone();
         }
+    }
+    // A call denied or blocked never runs, nor does a blocked turn: no rewrite applies to
+    // it (found by review: a deny was shown with the rewrite of another handler).
+    if out.verdict.is_some_and(|v| v > Verdict::Ask) {
+        out.updated_input = None;
+        out.updated_prompt = None;
+        out.updated_model = None;
     }
     out
 }
@@ -868,10 +975,14 @@ mod tests {
             updated_model: Some("m2".into()),
             ..Default::default()
         };
+        let all = combine([&b, &c]);
+        assert_eq!(all.verdict, Some(Verdict::Ask));
+        assert_eq!(all.updated_model.as_deref(), Some("m2"));
+        // Denied, the call never runs: no rewrite is shown for it.
         let all = combine([&b, &a, &c]);
         assert_eq!(all.verdict, Some(Verdict::Deny));
         assert_eq!(all.reason.as_deref(), Some("a"));
-        assert_eq!(all.updated_model.as_deref(), Some("m2"));
+        assert_eq!(all.updated_model, None);
     }
 
     #[test]
@@ -882,10 +993,29 @@ mod tests {
             "DB_PASSWORD",
             "FINSAFE_LICENSE_KEY",
             "AWS_SECRET_ACCESS_KEY",
+            // Found by review: passed on before.
+            "SECRET",
+            "SECRET_KEY",
+            "PRIVATE_KEY",
+            "PGPASSWORD",
+            "MYSQL_PWD",
+            "OPENAI_API_KEY_2",
+            "CLIENT_SECRET_1",
+            "npm_config__authToken",
         ] {
             assert!(is_secret_name(s), "{s}");
         }
-        for s in ["PATH", "HOME", "FINCLAW_HOOK_JUDGE_TOKEN", "TOKENIZER"] {
+        for s in [
+            "PATH",
+            "HOME",
+            "PWD",
+            "OLDPWD",
+            "FINCLAW_HOOK_JUDGE_TOKEN",
+            "TOKENIZER",
+            "SECRETARY",
+            "NODE_VERSION_2",
+            "MAX_TOKENS",
+        ] {
             assert!(!is_secret_name(s), "{s}");
         }
     }

@@ -844,7 +844,14 @@ impl TrustFile {
             serde_json::from_slice(&bytes).map_err(|e| Error::ConfigInvalid {
                 path: path.to_path_buf(),
                 why: format!(
-                    "not a hookpack trust file: {} (at {}:{}); fix or remove it",
+                    "it cannot be read as a hookpack trust file, {}: {} (at {}:{}); fix it, or \
+                     put back a copy you kept; removing it drops every trust it records, and \
+                     each handler must be trusted again",
+                    match e.classify() {
+                        serde_json::error::Category::Eof => "as it is cut short",
+                        serde_json::error::Category::Syntax => "as it is not valid JSON",
+                        _ => "as its entries are not shaped as hookpack writes them",
+                    },
                     crate::json::serde_message(&e),
                     e.line().max(1),
                     e.column().max(1)

@@ -474,6 +474,68 @@ fn answers_are_read_like_a_host() {
         .contains("not a Stop reject"));
 }
 
+/// Found by review: a gate printing `{"decision": "deny"}` (another CLI's shape) denied
+/// nothing, and `run` said only "no decision", even under `failurePolicy: deny`. Hosts do
+/// not read it, so neither does `run`, but each field hosts pass over is a warning on that
+/// handler's line, with the shape they do read; an answer hosts read in full has none.
+#[test]
+fn fields_hosts_do_not_read_are_warned_of() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let answer = |id: &str, json: &str| json!({"id": id, "type": "command", "failurePolicy": "deny", "command": format!("echo '{json}'")});
+    profile_with(
+        &sb,
+        json!({
+            "PreToolUse": [
+                answer("top-deny", r#"{"decision":"deny","reason":"no"}"#),
+                answer("reason", r#"{"hookSpecificOutput":{"permissionDecision":"ask","reason":"x"}}"#),
+                answer("other-event", r#"{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"c"}}"#),
+                answer("misspelt", r#"{"hookSpecificOutput":{"permisionDecision":"deny"}}"#),
+                answer("read-in-full", r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"r"}}"#)
+            ],
+            "Stop": [
+                {"id": "stop-block", "type": "command", "command": r#"echo '{"hookSpecificOutput":{"decision":"block","reason":"r"}}'"#}
+            ]
+        }),
+    );
+    let d = run(
+        &sb,
+        "PreToolUse",
+        json!({"tool_name": "exec"}),
+        &["--include-untrusted"],
+    );
+    let warning = |d: &Value, id: &str| {
+        let h = d["handlers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["id"] == id)
+            .unwrap();
+        h["decision"]["warning"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    for (id, says) in [
+        ("top-deny", "the top-level \"decision\": \"deny\" is not read: hosts read only \"block\" there on PreToolUse; print {\"hookSpecificOutput\": {\"permissionDecision\": \"deny\"}}"),
+        ("reason", "hookSpecificOutput.reason is not read on PreToolUse (did you mean `permissionDecisionReason`?)"),
+        ("other-event", "hookSpecificOutput.hookEventName is \"PostToolUse\", but this answers PreToolUse"),
+        ("misspelt", "hookSpecificOutput.permisionDecision is not read on PreToolUse (did you mean `permissionDecision`?)"),
+    ] {
+        assert!(warning(&d, id).contains(says), "{id}: {d:#}");
+    }
+    assert_eq!(warning(&d, "read-in-full"), "", "{d:#}");
+    // As hosts do, the unread deny decides nothing: the ask stands.
+    assert_eq!(d["outcome"]["verdict"], "ask", "{d:#}");
+    let d = run(&sb, "Stop", json!({}), &["--include-untrusted"]);
+    assert!(
+        warning(&d, "stop-block").contains(
+            "hookSpecificOutput.decision \"block\" is not read: on Stop it is \"reject\""
+        ),
+        "{d:#}"
+    );
+}
+
 #[test]
 fn secrets_are_stripped_and_host_variables_set() {
     let sb = Sandbox::new();
@@ -1034,6 +1096,48 @@ fn trust_lifecycle_and_matchers() {
 }
 
 /// Runs hookpack with `args` on the profile `prof` and the workspace `ws`; it must succeed.
+/// Found by review: a handler of the user's own that runs a script without an execute bit
+/// fails every time (exit 126), and doctor said "no problems". It names the script, the fix
+/// and, for a `failurePolicy: deny` gate, that every call is denied.
+#[cfg(unix)]
+#[test]
+fn doctor_names_a_script_run_directly_that_is_not_executable() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    sb.write("gate.sh", "#!/bin/sh\necho {}\n");
+    let gate = sb.join("gate.sh");
+    let gate_text = gate.display().to_string();
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [
+            {"type": "command", "id": "gate", "failurePolicy": "deny", "command": gate_text},
+            {"type": "command", "id": "by-sh", "command": format!("sh {gate_text}")}
+        ]}),
+    );
+    let mode = |m: u32| std::fs::set_permissions(&gate, std::fs::Permissions::from_mode(m));
+    mode(0o644).unwrap();
+    let o = in_prof_output(&sb, &["doctor"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    let lines: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains("script-not-executable"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{out}");
+    for says in [
+        "/hooks/PreToolUse/0/hooks/0",
+        "no execute bit",
+        "denies every call",
+        &format!("`sh {gate_text}`"),
+    ] {
+        assert!(lines[0].contains(says), "{says}: {out}");
+    }
+    mode(0o755).unwrap();
+    let o = in_prof_output(&sb, &["doctor"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(!out.contains("script-not-executable"), "{out}");
+}
+
 fn in_prof(sb: &Sandbox, args: &[&str]) {
     ok(&in_prof_output(sb, args));
 }
@@ -2284,7 +2388,10 @@ fn a_payload_on_stdin_over_the_limit_says_so() {
 }
 
 /// seeds/004: "Rewrites: last non-blocking value wins". The rewrite of a handler that
-/// blocked or denied was taken as the last one.
+/// blocked or denied was taken as the last one. And once the outcome blocks or denies, no
+/// rewrite is shown at all: the call (or turn) never runs (found by review: a deny was
+/// shown with another handler's rewrite). Without the blocking handler, the last
+/// non-blocking rewrite is the outcome's.
 #[test]
 fn a_blocking_handler_s_rewrite_does_not_win() {
     let sb = Sandbox::new();
@@ -2309,7 +2416,7 @@ fn a_blocking_handler_s_rewrite_does_not_win() {
         &["--include-untrusted"],
     );
     assert_eq!(d["outcome"]["verdict"], "block", "{d:#}");
-    assert_eq!(d["outcome"]["updated_model"], "kept", "{d:#}");
+    assert!(d["outcome"]["updated_model"].is_null(), "{d:#}");
     let d = run(
         &sb,
         "PreToolUse",
@@ -2317,11 +2424,37 @@ fn a_blocking_handler_s_rewrite_does_not_win() {
         &["--include-untrusted"],
     );
     assert_eq!(d["outcome"]["verdict"], "deny", "{d:#}");
-    assert_eq!(
-        d["outcome"]["updated_input"],
-        json!({"command": "kept"}),
-        "{d:#}"
+    assert!(d["outcome"]["updated_input"].is_null(), "{d:#}");
+    // The text says the deny and no rewrite.
+    let o = in_prof_output(
+        &sb,
+        &[
+            "run",
+            "PreToolUse",
+            "--payload",
+            "payload.json",
+            "--include-untrusted",
+        ],
     );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.starts_with("PreToolUse: deny\n"), "{out}");
+    assert!(!out.contains("updatedInput"), "{out}");
+    // Without the blocking handlers, the last non-blocking rewrite is the outcome's.
+    profile_with(
+        &sb,
+        json!({
+            "UserPromptSubmit": [
+                {"id": "route", "type": "command", "command": "echo '{\"hookSpecificOutput\":{\"updatedModel\":\"kept\"}}'"}
+            ]
+        }),
+    );
+    let d = run(
+        &sb,
+        "UserPromptSubmit",
+        json!({"prompt": "hi"}),
+        &["--include-untrusted"],
+    );
+    assert_eq!(d["outcome"]["updated_model"], "kept", "{d:#}");
 }
 
 /// Handlers run in the workspace. One that does not exist (or is a file) made every
@@ -3416,9 +3549,22 @@ fn a_trust_file_that_is_a_folder_is_named_with_its_fix() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
         err.contains(
-            "not a hookpack trust file: invalid type: array, expected an object (at 1:41); \
-             fix or remove it"
+            "it cannot be read as a hookpack trust file, as its entries are not shaped as \
+             hookpack writes them: invalid type: array, expected an object (at 1:41); fix it"
         ),
+        "{err}"
+    );
+    // One cut short (found by review: it was called "not a hookpack trust file", with
+    // removal as the fix and nothing of what removal costs).
+    sb.write(
+        "finclaw-home/hooks-trust.json",
+        "{\"schema\":\"hookpack.trust.v1\",\"handlers\":",
+    );
+    let o = in_prof_output(&sb, &["list"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("it cannot be read as a hookpack trust file, as it is cut short")
+            && err.contains("removing it drops every trust it records"),
         "{err}"
     );
 }

@@ -1084,6 +1084,36 @@ fn a_relative_file_contains_path_is_read_in_the_case_folder() {
     );
 }
 
+/// Found by review: a link the handler made in the case's folder led `file_contains` out
+/// of it (a link to a file of the machine was read, and the case passed).
+#[cfg(unix)]
+#[test]
+fn a_file_contains_path_through_a_link_out_of_the_case_folder_is_not_read() {
+    let sb = Sandbox::new();
+    scaffold_demo(&sb);
+    sb.write("outside.txt", "secret\n");
+    let main = sb.join("recipes/demo/src/main.ts");
+    let mut source = std::fs::read_to_string(&main).unwrap();
+    source.insert_str(
+        0,
+        "import { symlinkSync } from \"node:fs\";\n\
+         if (process.env.OUTSIDE) symlinkSync(process.env.OUTSIDE, \"leak.txt\");\n",
+    );
+    std::fs::write(&main, source).unwrap();
+    let case = serde_json::json!({"name": "link", "event": "PreToolUse",
+        "env": {"OUTSIDE": sb.join("outside.txt").display().to_string()},
+        "payload": {"tool_name": "exec", "tool_input": {"command": "ls"}},
+        "expect": {"decision": "none", "file_contains": {"path": "leak.txt", "contains": "secret"}}});
+    sb.write("recipes/demo/tests/link.json", case.to_string());
+    let text = failing_test_run(&sb);
+    assert!(text.contains("FAIL demo/link.json"), "{text}");
+    assert!(
+        text.contains("leads out of the case's folder") && text.contains("outside.txt"),
+        "{text}"
+    );
+    assert!(text.trim_end().ends_with("2 passed, 1 failed"), "{text}");
+}
+
 /// An `env` value that is not a string was set as its JSON text: `null` became the
 /// variable `A=null` and an object `B={"x":1}`, and the case passed. It is now an error at
 /// its file:line:column, in `test` and `validate`.
