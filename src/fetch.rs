@@ -668,16 +668,18 @@ impl Fetcher {
                     let last = attempt == attempts;
                     match client.get(url.clone()).send() {
                         Ok(resp) if resp.status().is_success() => {
+                            let answered = answered_url(url, resp.url());
                             let len = resp.content_length();
-                            if len.is_some_and(|l| l > limit) {
+                            let opened = decoded(resp, len, answered)?;
+                            // The length of what is read: none is known of an encoded body.
+                            if opened.1.is_some_and(|l| l > limit) {
                                 return Err(FetchError::TooLarge {
                                     location: shown_url(url.as_str()),
                                     limit,
-                                    announced: len,
+                                    announced: opened.1,
                                 });
                             }
-                            let answered = answered_url(url, resp.url());
-                            return Ok((Box::new(resp), len, answered));
+                            return Ok(opened);
                         }
                         Ok(resp) if resp.status().is_server_error() && !last => {}
                         Ok(resp) => {
@@ -814,6 +816,42 @@ impl Fetcher {
             total,
             answered,
         ))
+    }
+}
+
+/// The body of `resp`, as [`Fetcher::open`] gives it. hookpack asks for no encoding, but a
+/// store that keeps a file gzip-compressed with `Content-Encoding: gzip` metadata (S3 can)
+/// sends it so all the same: that is decoded (the length announced is then the encoded
+/// one, so none is checked; an archive's sha256 still is), any other encoding refused.
+fn decoded(
+    resp: reqwest::blocking::Response,
+    len: Option<u64>,
+    answered: Option<reqwest::Url>,
+) -> Result<Opened, FetchError> {
+    let encoding = resp
+        .headers()
+        .get(reqwest::header::CONTENT_ENCODING)
+        .map(|v| {
+            String::from_utf8_lossy(v.as_bytes())
+                .trim()
+                .to_ascii_lowercase()
+        });
+    match encoding.as_deref() {
+        None | Some("" | "identity") => Ok((Box::new(resp), len, answered)),
+        Some("gzip" | "x-gzip") => Ok((
+            Box::new(flate2::read::MultiGzDecoder::new(resp)),
+            None,
+            answered,
+        )),
+        Some(other) => Err(FetchError::LocationInvalid {
+            location: shown_url(resp.url().as_str()),
+            why: format!(
+                "the server sent it with `Content-Encoding: {}`, which hookpack does not \
+                 decode (it asks for the file as it is, and reads gzip only); serve it without \
+                 that header (an object store's Content-Encoding metadata, for one)",
+                crate::diagnostic::bounded(other.to_string())
+            ),
+        }),
     }
 }
 

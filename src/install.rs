@@ -484,6 +484,8 @@ pub struct Prepared {
     pub archive_url: String,
     /// Files extracted.
     pub files: Vec<FileRecord>,
+    /// What validation warned of in the recipe (it installs all the same).
+    pub warnings: Vec<String>,
     staging: Staging,
 }
 
@@ -820,6 +822,7 @@ pub fn prepare(
         .map_err(|diagnostics| Error::RecipesInvalid { diagnostics })?;
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(Prepared {
+        warnings: loaded.warnings.iter().map(recipe_warning).collect(),
         recipe: loaded.recipe,
         tree,
         sha256: digest,
@@ -917,21 +920,37 @@ pub(crate) fn check_extracted(
     top: &str,
 ) -> Result<crate::recipe::Loaded, Vec<crate::diagnostic::Diagnostic>> {
     let inside = format!("{location}!{top}");
-    crate::recipe::load_extracted(tree).map_err(|diagnostics| {
-        diagnostics
-            .into_iter()
-            .map(|mut d| {
-                let rel = d
-                    .file
-                    .strip_prefix(tree)
-                    .map(Path::to_path_buf)
-                    .unwrap_or_default();
-                d.file = PathBuf::from(format!("{inside}/{}", rel.display()));
-                d.message = d.message.replace(&tree.display().to_string(), &inside);
-                d
-            })
-            .collect()
-    })
+    let relocate = |mut d: crate::diagnostic::Diagnostic| {
+        let rel = d
+            .file
+            .strip_prefix(tree)
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        d.file = PathBuf::from(format!("{inside}/{}", rel.display()));
+        d.message = d.message.replace(&tree.display().to_string(), &inside);
+        d
+    };
+    match crate::recipe::load_extracted(tree) {
+        Ok(mut loaded) => {
+            loaded.warnings = loaded.warnings.into_iter().map(relocate).collect();
+            Ok(loaded)
+        }
+        Err(diagnostics) => Err(diagnostics.into_iter().map(relocate).collect()),
+    }
+}
+
+/// A warning about the recipe installed, as an outcome's warnings give it: its place, what
+/// it says and its code (a matcher hosts ignore, a field they do not read).
+fn recipe_warning(d: &crate::diagnostic::Diagnostic) -> String {
+    let mut place = d.file.display().to_string();
+    if let (Some(l), Some(c)) = (d.line, d.column) {
+        place.push_str(&format!(":{l}:{c}"));
+    }
+    let at = match d.pointer.is_empty() {
+        true => String::new(),
+        false => format!(" (at {})", d.pointer),
+    };
+    format!("{place}: {} [{}]{at}", d.message, d.code)
 }
 
 struct HashingWriter<'a> {
@@ -1145,6 +1164,29 @@ pub fn to_bytes(v: &Value) -> Vec<u8> {
     let mut s = serde_json::to_string_pretty(v).unwrap_or_default();
     s.push('\n');
     s.into_bytes()
+}
+
+/// The change to `hooks.json` a dry run shows: `old` (the file as it is, parsed as
+/// `old_doc`; `None` when there is none) against `new`. A file laid out otherwise than
+/// hookpack writes JSON (another indentation, escapes) is compared as hookpack would write it
+/// unchanged, after a line saying so: compared as it is, every line of it would show as
+/// changed, and the change itself would be lost among them (found by review).
+fn hooks_json_diff(old: Option<&[u8]>, old_doc: &Value, new: &[u8]) -> Vec<String> {
+    let new = String::from_utf8_lossy(new);
+    let Some(old) = old else {
+        return line_diff("", &new);
+    };
+    let relaid = to_bytes(old_doc);
+    if relaid == old {
+        return line_diff(&String::from_utf8_lossy(old), &new);
+    }
+    let mut diff = vec![
+        "(the whole file is rewritten as hookpack writes JSON, indented by two spaces; the \
+         lines below show the change in that layout)"
+            .to_string(),
+    ];
+    diff.extend(line_diff(&String::from_utf8_lossy(&relaid), &new));
+    diff
 }
 
 /// A line diff of two texts: removed lines `-`, added `+`, up to two lines of context ` `.
@@ -2025,19 +2067,14 @@ pub fn install_prepared(
     })?;
     let new_doc = merged.doc;
     let new_bytes = to_bytes(&new_doc);
-    let old_text = old_bytes
-        .as_deref()
-        .map(String::from_utf8_lossy)
-        .unwrap_or_default()
-        .into_owned();
-    let diff = line_diff(&old_text, &String::from_utf8_lossy(&new_bytes));
+    let diff = hooks_json_diff(old_bytes.as_deref(), &doc, &new_bytes);
 
     let from = previous.as_ref().map(|r| r.version.clone());
     let to = prepared.recipe.version.to_string();
     // A version is published once: the index it was installed from listing other bytes
     // for it was republished or altered. From elsewhere (`--archive`, another index) other
     // bytes are what the user asked for, and said.
-    let mut warnings = Vec::new();
+    let mut warnings = prepared.warnings.clone();
     if let Some(r) = previous
         .as_ref()
         .filter(|r| r.version == to && r.sha256 != prepared.sha256)
@@ -2615,11 +2652,6 @@ pub fn remove(
     if dry_run {
         preview.planned((removed > 0).then_some(&new_bytes[..]), &handover);
     }
-    let old_text = old_bytes
-        .as_deref()
-        .map(String::from_utf8_lossy)
-        .unwrap_or_default()
-        .into_owned();
     // Without a receipt nothing says which files are the recipe's: the folder goes whole,
     // and the outcome lists all it holds, so `--dry-run` shows it first.
     let (files, mut warnings) = match &previous {
@@ -2667,7 +2699,7 @@ pub fn remove(
         hooks_json_diff: if removed == 0 {
             Vec::new()
         } else {
-            line_diff(&old_text, &String::from_utf8_lossy(&new_bytes))
+            hooks_json_diff(old_bytes.as_deref(), &doc, &new_bytes)
         },
         dry_run,
         reason: None,

@@ -289,7 +289,7 @@ impl Profile {
             )));
         }
         let docs =
-            yaml_rust2::YamlLoader::load_from_str(text).map_err(|e| invalid(e.to_string()))?;
+            yaml_rust2::YamlLoader::load_from_str(text).map_err(|e| invalid(yaml_why(&e)))?;
         let Some(doc) = docs.first() else {
             return Ok(None);
         };
@@ -557,6 +557,24 @@ impl Lock {
 }
 
 /// What a YAML value is, for a message: `a list`, `the number 12`.
+/// What is wrong with a config.yaml the YAML loader refused. A key given twice is named,
+/// with the fix: the loader says `String("extra"): duplicated key in mapping` at the end of
+/// the mapping, in Rust's notation and past the lines that hold the key (found by review).
+fn yaml_why(e: &yaml_rust2::ScanError) -> String {
+    let Some(key) = e.info().strip_suffix(": duplicated key in mapping") else {
+        return e.to_string();
+    };
+    let key = key
+        .strip_prefix("String(\"")
+        .and_then(|k| k.strip_suffix("\")"))
+        .unwrap_or(key);
+    format!(
+        "the key `{}` is given twice in one mapping, and YAML allows each key once there; \
+         merge the two into one (e.g. both `extra:` blocks under one `extra:`)",
+        crate::diagnostic::bounded(key.to_string())
+    )
+}
+
 /// Refuses a config.yaml shaped so that it cannot hold `extra.hooks.index_url` where it
 /// plainly means to (a dotted key, an `extra` or `hooks` that is no mapping): reading no
 /// index there would install from the built-in catalog in silence.

@@ -246,6 +246,67 @@ fn verify_over_http_reports_server_faults() {
     );
 }
 
+/// Found by review: a store that keeps files gzip-compressed and sends them with
+/// `Content-Encoding: gzip` (S3 metadata can) got "invalid UTF-8 byte" for its index, which
+/// sent the user looking for a broken file. Such bodies are decoded, index and archives
+/// alike (an archive's sha256 is still checked on what is decoded); an encoding hookpack
+/// cannot decode is refused naming the header, and so is the install from it.
+#[test]
+fn a_body_sent_gzip_encoded_is_decoded_and_another_encoding_named() {
+    use std::io::Write;
+    let sb = Sandbox::new();
+    packed(&sb);
+    let root = sb.join("cat");
+    let server = HttpServer::serve(
+        root.clone(),
+        Box::new(move |path| {
+            let file = std::fs::read(root.join(path.trim_start_matches('/'))).ok()?;
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            gz.write_all(&file).unwrap();
+            let body = gz.finish().unwrap();
+            let mut answer = format!(
+                "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            )
+            .into_bytes();
+            answer.extend(body);
+            Some(answer)
+        }),
+    );
+    let (code, r) = verify_json(&sb, &server.url("hooks-index.json"));
+    assert_eq!(code, 0, "{r:#}");
+    let o = sb
+        .cmd()
+        .args(["install", "alpha", "--profile", "prof", "--index"])
+        .arg(server.url("hooks-index.json"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(sb.join("prof/hooks/alpha/recipe.json").is_file());
+
+    let server = HttpServer::serve(
+        sb.join("cat"),
+        Box::new(|_| {
+            Some(b"HTTP/1.1 200 OK\r\nContent-Encoding: br\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}".to_vec())
+        }),
+    );
+    let o = sb
+        .cmd()
+        .args(["install", "beta", "--profile", "prof", "--index"])
+        .arg(server.url("hooks-index.json"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(
+            "the server sent it with `Content-Encoding: br`, which hookpack does not decode"
+        ),
+        "{err}"
+    );
+    assert!(!sb.join("prof/hooks/beta").exists());
+}
+
 /// An archive the index lists but the catalog lacks is the catalog's problem, read from disk
 /// or served: exit 1, and the other archives are still checked. A 403 is as definite as a
 /// 404; only a server that cannot be reached at all is the environment's (exit 3).
