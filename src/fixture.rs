@@ -253,6 +253,13 @@ fn env_name_problem(name: &str) -> Option<String> {
             "`env` name {name:?} holds `=`, which ends a variable's name in the environment; \
              rename it"
         ))
+    } else if crate::run::is_secret_name(name) {
+        // Found by review: such a variable reached the handler, which no host hands it.
+        Some(format!(
+            "`env` name {name:?} is one hosts strip from a handler's environment (a secret's \
+             name), so no handler ever sees it; a handler gets a token through a \
+             `FINCLAW_HOOK_…` variable, which hosts keep: name it so"
+        ))
     } else {
         None
     }

@@ -1141,6 +1141,28 @@ fn an_env_value_that_is_not_a_string_is_an_error_at_its_place() {
     assert_finding(&r, "/env/B", "case-env-invalid");
 }
 
+/// Found by review: a case's `env` could give a handler a secret-shaped variable
+/// (`OPENAI_API_KEY`) that hosts strip, so a case passed on what no host hands a handler.
+/// It is an error at the name, naming the way hosts keep (`FINCLAW_HOOK_…`).
+#[test]
+fn a_case_env_name_hosts_strip_is_an_error_at_its_place() {
+    let sb = Sandbox::new();
+    scaffold_demo(&sb);
+    sb.write(
+        "recipes/demo/tests/env.json",
+        "{\"name\": \"env\", \"event\": \"PreToolUse\",\n\"env\": {\"OPENAI_API_KEY\": \"k\", \"FINCLAW_HOOK_JUDGE_TOKEN\": \"t\"},\n\"payload\": {\"tool_name\": \"exec\", \"tool_input\": {\"command\": \"rm -rf /\"}},\n\"expect\": {\"decision\": \"deny\"}}\n",
+    );
+    let text = failing_test_run(&sb);
+    assert!(
+        text.contains("recipes/demo/tests/env.json:2:9: `env` name \"OPENAI_API_KEY\" is one hosts strip"),
+        "{text}"
+    );
+    assert!(!text.contains("FINCLAW_HOOK_JUDGE_TOKEN\" is"), "{text}");
+    let (code, r) = validate_json(&sb, &["recipes/demo"]);
+    assert_eq!(code, 1, "{r:#}");
+    assert_finding(&r, "/env/OPENAI_API_KEY", "case-env-invalid");
+}
+
 /// An `env` name that is empty or holds `=` or NUL, and a value holding NUL, which no
 /// environment can carry, were found by `test` only as it set up the case, one at a time
 /// and without a place, and `validate` passed them. Each is now an error at its
