@@ -786,7 +786,21 @@ fn error_lines(e: &(dyn std::error::Error + 'static)) -> Vec<String> {
 
 fn run_validate(s: &ValidateSettings, printer: &Printer) -> Result<ExitCode, Error> {
     let mut report = validate::validate_paths(&s.paths);
+    // An `--allow` that does nothing is said, so a misspelt code is not taken for one that
+    // failed to work.
+    if !s.strict && !s.allow.is_empty() {
+        printer.message(
+            "note: --allow has no effect without --strict (warnings fail nothing without it)",
+        );
+    }
     if s.strict {
+        for code in s
+            .allow
+            .iter()
+            .filter(|c| !report.diagnostics.iter().any(|d| d.code == c.as_str()))
+        {
+            printer.message(&format!("note: --allow {code}: no finding has that code"));
+        }
         report.make_strict(&s.allow);
     }
     let errors = report.count(Severity::Error);

@@ -1180,6 +1180,10 @@ fn hooks_json_diff(old: Option<&[u8]>, old_doc: &Value, new: &[u8]) -> Vec<Strin
     if relaid == old {
         return line_diff(&String::from_utf8_lossy(old), &new);
     }
+    // No change but the layout, which is left as it is: the file is not written.
+    if relaid == new.as_bytes() {
+        return Vec::new();
+    }
     let mut diff = vec![
         "(the whole file is rewritten as hookpack writes JSON, indented by two spaces; the \
          lines below show the change in that layout)"

@@ -289,7 +289,7 @@ impl Profile {
             )));
         }
         let docs =
-            yaml_rust2::YamlLoader::load_from_str(text).map_err(|e| invalid(yaml_why(&e)))?;
+            yaml_rust2::YamlLoader::load_from_str(text).map_err(|e| invalid(yaml_why(&e, text)))?;
         let Some(doc) = docs.first() else {
             return Ok(None);
         };
@@ -556,21 +556,45 @@ impl Lock {
     }
 }
 
-/// What a YAML value is, for a message: `a list`, `the number 12`.
-/// What is wrong with a config.yaml the YAML loader refused. A key given twice is named,
-/// with the fix: the loader says `String("extra"): duplicated key in mapping` at the end of
-/// the mapping, in Rust's notation and past the lines that hold the key (found by review).
-fn yaml_why(e: &yaml_rust2::ScanError) -> String {
+/// What is wrong with a config.yaml the YAML loader refused, read in `text`. A key given
+/// twice is named as written, with the lines that give it and the fix: the loader says
+/// `String("extra"): duplicated key in mapping` at the end of the mapping, in Rust's
+/// notation and past the lines that hold the key (found by review).
+fn yaml_why(e: &yaml_rust2::ScanError, text: &str) -> String {
     let Some(key) = e.info().strip_suffix(": duplicated key in mapping") else {
         return e.to_string();
     };
-    let key = key
-        .strip_prefix("String(\"")
-        .and_then(|k| k.strip_suffix("\")"))
-        .unwrap_or(key);
+    // The loader's notation of a scalar key: `String("x")`, `Integer(1)`, `Real("1.5")`,
+    // `Boolean(true)`; a key of another kind (a list, a mapping) is not named.
+    let scalar = ["String(", "Integer(", "Real(", "Boolean("]
+        .iter()
+        .find_map(|kind| key.strip_prefix(kind)?.strip_suffix(')'))
+        .map(|k| {
+            k.strip_prefix('"')
+                .and_then(|k| k.strip_suffix('"'))
+                .unwrap_or(k)
+        });
+    let Some(key) = scalar else {
+        return "a key is given twice in one mapping, and YAML allows each key once there; \
+                keep one of them"
+            .to_string();
+    };
+    // The lines a block mapping gives it on (`key:` first on its line), when they tell.
+    let lines: Vec<String> = (text.lines().enumerate())
+        .filter(|(_, l)| {
+            let l = l.trim_start().trim_start_matches("- ");
+            l.strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with(':'))
+        })
+        .map(|(i, _)| (i + 1).to_string())
+        .collect();
+    let at = match lines.len() {
+        0 | 1 => String::new(),
+        _ => format!(" (lines {})", lines.join(", ")),
+    };
     format!(
-        "the key `{}` is given twice in one mapping, and YAML allows each key once there; \
-         merge the two into one (e.g. both `extra:` blocks under one `extra:`)",
+        "the key `{}` is given twice in one mapping{at}, and YAML allows each key once \
+         there; keep one, merging what each holds when they are mappings",
         crate::diagnostic::bounded(key.to_string())
     )
 }
@@ -621,6 +645,7 @@ fn check_index_url_shape(doc: &yaml_rust2::Yaml) -> Result<(), String> {
     Ok(())
 }
 
+/// What a YAML value is, for a message: `a list`, `the number 12`.
 fn yaml_kind(v: &yaml_rust2::Yaml) -> String {
     use yaml_rust2::Yaml;
     match v {

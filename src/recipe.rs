@@ -359,12 +359,15 @@ fn check_runnable(file: &Path, path: &str, p: &str, f: &mut Findings) {
         );
         return;
     }
-    let mut start = [0u8; 2];
-    let read = std::fs::File::open(file).and_then(|mut r| {
+    // A program (ELF, Mach-O, anything with a NUL near its start) is run by the kernel
+    // itself; only text without `#!` is handed to the shell.
+    let mut start = Vec::with_capacity(512);
+    let read = std::fs::File::open(file).and_then(|r| {
         use std::io::Read;
-        r.read(&mut start)
+        r.take(512).read_to_end(&mut start)
     });
-    if read.is_ok_and(|n| n < 2 || start != *b"#!") {
+    let text_without_interpreter = !start.starts_with(b"#!") && !start.contains(&0);
+    if read.is_ok() && text_without_interpreter {
         f.warn(
             p,
             "script-no-interpreter-line",

@@ -78,35 +78,30 @@ pub fn is_secret_name(name: &str) -> bool {
         // The documented way to hand a judge token to official recipes.
         return false;
     }
-    // A second key of a kind is often numbered: `OPENAI_API_KEY_2`.
-    let n = match n.rsplit_once('_') {
-        Some((head, digits))
-            if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) =>
-        {
-            head.to_string()
-        }
-        _ => n,
-    };
-    const SECRETS: [&str; 9] = [
-        "API_KEY",
+    // Read word by word, so that a key numbered or tagged (`OPENAI_API_KEY_2`,
+    // `LANGSMITH_API_KEY1`, `SLACK_BOT_TOKEN_PROD`) is one too, and a name that only starts
+    // like one (`TOKENIZERS_PARALLELISM`, `MAX_TOKENS`, `SECRETARY`) is not.
+    let words: Vec<&str> = n
+        .split('_')
+        .filter(|w| !w.is_empty())
+        .map(|w| w.trim_end_matches(|c: char| c.is_ascii_digit()))
+        .collect();
+    const ALONE: [&str; 9] = [
         "APIKEY",
         "SECRET",
-        "SECRET_KEY",
         "TOKEN",
+        "AUTHTOKEN",
         "PASSWORD",
         "PASSWD",
-        "ACCESS_KEY",
-        "PRIVATE_KEY",
+        "PASS",
+        "PASSPHRASE",
+        "PAT",
     ];
-    // Each as a whole name or after a `_`; and the well-known ones named otherwise (`PWD`
-    // alone is the working folder, so only `*_PWD` as MySQL's `MYSQL_PWD`).
-    SECRETS
-        .iter()
-        .any(|s| n == *s || n.strip_suffix(s).is_some_and(|head| head.ends_with('_')))
+    const PAIRS: [[&str; 2]; 3] = [["API", "KEY"], ["PRIVATE", "KEY"], ["ACCESS", "KEY"]];
+    words.iter().any(|w| ALONE.contains(w))
+        || words.windows(2).any(|p| PAIRS.iter().any(|q| p == q))
         || n.starts_with("FINSAFE_LICENSE")
-        || n.ends_with("_PWD")
-        || matches!(n.as_str(), "PGPASSWORD" | "PGPASSFILE" | "NPM_CONFIG__AUTH")
-        || n.ends_with("_AUTHTOKEN")
+        || matches!(n.as_str(), "PGPASSWORD" | "MYSQL_PWD")
 }
 
 /// What one process did.
@@ -1002,6 +997,16 @@ mod tests {
             "OPENAI_API_KEY_2",
             "CLIENT_SECRET_1",
             "npm_config__authToken",
+            // Found by the second review: passed on before.
+            "LANGSMITH_API_KEY1",
+            "API_KEY_V2",
+            "OPENAI_API_KEY_OLD",
+            "SLACK_BOT_TOKEN_PROD",
+            "SECRET_KEY_BASE",
+            "DB_PASS",
+            "SMTP_PASS",
+            "GPG_PASSPHRASE",
+            "GITHUB_PAT",
         ] {
             assert!(is_secret_name(s), "{s}");
         }
@@ -1015,6 +1020,13 @@ mod tests {
             "SECRETARY",
             "NODE_VERSION_2",
             "MAX_TOKENS",
+            "TOKENIZERS_PARALLELISM",
+            "KEY",
+            "SSH_AUTH_SOCK",
+            "PGPASSFILE",
+            "INIT_PWD",
+            "PATH_INFO",
+            "BYPASS_PROXY",
         ] {
             assert!(!is_secret_name(s), "{s}");
         }

@@ -159,9 +159,14 @@ fn enclosing_recipe(parent: &Path) -> Option<(PathBuf, bool)> {
     let absolute = resolved(&std::path::absolute(parent).ok()?);
     let plain = (parent.components()).all(|c| matches!(c, std::path::Component::Normal(_)));
     let given: Vec<&Path> = parent.ancestors().collect();
-    let found = absolute
-        .ancestors()
-        .position(|a| a.join("recipe.json").is_file())?;
+    let in_recipe = |p: &Path| p.ancestors().position(|a| a.join("recipe.json").is_file());
+    let Some(found) = in_recipe(&absolute) else {
+        // A link on the way leads where the folder is made (found by review: a link into a
+        // recipe, even to a folder not made yet, put the new recipe inside it).
+        let real = crate::fs::real_path(parent).ok()?;
+        let found = in_recipe(&real)?;
+        return Some((real.ancestors().nth(found)?.to_path_buf(), found == 0));
+    };
     let shown = match given.get(found) {
         Some(g) if plain && !g.as_os_str().is_empty() => g.to_path_buf(),
         _ => absolute.ancestors().nth(found)?.to_path_buf(),

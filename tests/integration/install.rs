@@ -3934,6 +3934,26 @@ fn a_dry_run_diff_of_a_file_laid_out_otherwise_shows_only_the_change() {
         mine
     );
 
+    // Installed and then laid out otherwise again, a dry run of the same install changes
+    // nothing, and shows no diff (found by review: it said the whole file is rewritten).
+    ok(&in_prof(&sb, &["install", "tool-gate"]));
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(sb.join("prof/hooks.json")).unwrap()).unwrap();
+    let mut four = Vec::new();
+    let indent = serde_json::ser::PrettyFormatter::with_indent(b"    ");
+    serde::Serialize::serialize(
+        &doc,
+        &mut serde_json::Serializer::with_formatter(&mut four, indent),
+    )
+    .unwrap();
+    std::fs::write(sb.join("prof/hooks.json"), &four).unwrap();
+    let o = in_prof(&sb, &["install", "tool-gate", "--dry-run"]);
+    ok(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(!out.contains("hooks.json:"), "{out}");
+    assert_eq!(std::fs::read(sb.join("prof/hooks.json")).unwrap(), four);
+    ok(&in_prof(&sb, &["remove", "tool-gate"]));
+
     // Installed, the file is in hookpack's layout: the next dry run needs no such line.
     ok(&in_prof(&sb, &["install", "tool-gate"]));
     let o = in_prof(&sb, &["remove", "tool-gate", "--dry-run"]);
@@ -6208,11 +6228,31 @@ fn a_key_given_twice_in_config_yaml_is_named_with_the_fix() {
     fails_saying(
         &o,
         1,
-        "prof/config.yaml: the key `extra` is given twice in one mapping",
+        "prof/config.yaml: the key `extra` is given twice in one mapping (lines 1, 4)",
     );
-    fails_saying(&o, 1, "merge the two into one");
+    fails_saying(&o, 1, "keep one, merging what each holds");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!err.contains("String(") && !err.contains("line 6"), "{err}");
+    // A number for a key is named as written; a list for a key, not in Rust's notation.
+    for (text, says) in [
+        (
+            "extra:\n  1: a\n  1: b\n",
+            "the key `1` is given twice in one mapping (lines 2, 3)",
+        ),
+        (
+            "? [x]\n: 1\n? [x]\n: 2\n",
+            "a key is given twice in one mapping",
+        ),
+    ] {
+        sb.write("prof/config.yaml", text);
+        let o = in_prof(&sb, &["install", "tool-gate", "--dry-run"]);
+        fails_saying(&o, 1, says);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            !err.contains("Integer(") && !err.contains("Array("),
+            "{err}"
+        );
+    }
 }
 
 /// A `config.yaml` that means to name the index but is shaped so that no

@@ -95,6 +95,21 @@ fn scaffold_through_a_link_to_a_folder_not_made_yet_makes_it_there() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(sb.join("made/recipes/x/recipe.json").is_file());
+    // A link into a recipe, to a folder made or not, is refused as the path it leads to
+    // would be (found by review: the new recipe went inside the other one, and shipped
+    // in its archive).
+    for (link, to) in [
+        ("into-new", "made/recipes/x/sub"),
+        ("into-src", "made/recipes/x/src"),
+    ] {
+        std::os::unix::fs::symlink(sb.join(to), sb.join(link)).unwrap();
+        let out = new_in(&sb, "y", link);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{link}: {err}");
+        assert!(err.contains("made/recipes/x"), "{link}: {err}");
+        assert!(!sb.join(to).join("y").exists(), "{link}");
+    }
+    assert!(!sb.join("made/recipes/x/sub").exists());
 }
 
 /// Found by the maintainer-side hostile-input sweep: a file (or a link) where the recipe's

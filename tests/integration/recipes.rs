@@ -1154,7 +1154,9 @@ fn a_case_env_name_hosts_strip_is_an_error_at_its_place() {
     );
     let text = failing_test_run(&sb);
     assert!(
-        text.contains("recipes/demo/tests/env.json:2:9: `env` name \"OPENAI_API_KEY\" is one hosts strip"),
+        text.contains(
+            "recipes/demo/tests/env.json:2:9: `env` name \"OPENAI_API_KEY\" is one hosts strip"
+        ),
         "{text}"
     );
     assert!(!text.contains("FINCLAW_HOOK_JUDGE_TOKEN\" is"), "{text}");

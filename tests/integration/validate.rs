@@ -163,6 +163,11 @@ fn a_script_run_directly_must_be_executable() {
     mode(0o755).unwrap();
     let (code, r) = validate_json(&sb, &["recipes/gate"]);
     assert_eq!((code, findings(&r)), (0, vec![]), "{r:#}");
+    // A program is run by the kernel, with no `#!` (found by review: it was warned of).
+    std::fs::copy("/bin/true", &script).unwrap();
+    mode(0o755).unwrap();
+    let (code, r) = validate_json(&sb, &["--strict", "recipes/gate"]);
+    assert_eq!((code, findings(&r)), (0, vec![]), "{r:#}");
 
     // A source tree: assemble writes `scripts/main.js` 0644 whatever `src/main.ts` is.
     write_ts_recipe(&sb, "src-recipes", "demo");
@@ -199,6 +204,28 @@ fn strict_lets_through_the_warnings_allowed_by_code() {
     let (exit, r) = validate_json(&sb, &["--strict", "--allow", "readme-missing", "tool-gate"]);
     assert_eq!(exit, 1, "{r:#}");
     assert_eq!(r["paths"][0]["errors"], 1, "{r:#}");
+    // An `--allow` that does nothing says so (found by review: a misspelt code looked like
+    // one that failed to work).
+    for (args, says) in [
+        (
+            &["--strict", "--allow", "readme-misssing"][..],
+            "note: --allow readme-misssing: no finding has that code",
+        ),
+        (
+            &["--allow", "readme-missing"][..],
+            "note: --allow has no effect without --strict",
+        ),
+    ] {
+        let o = sb
+            .cmd()
+            .arg("validate")
+            .args(args)
+            .arg("tool-gate")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
     let o = sb
         .cmd()
         .args([
