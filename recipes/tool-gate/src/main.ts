@@ -10,6 +10,7 @@
 // deny that says what went wrong (the handler also sets failurePolicy: deny,
 // which covers crashes and timeouts).
 
+import { homedir } from "node:os";
 import { askTool, denyTool, errorMessage, readPayload, run, str } from "../../lib/hook.ts";
 import {
   allStrings,
@@ -22,6 +23,7 @@ import {
   workspaceOf,
 } from "../../lib/tool-input.ts";
 import { loadRules } from "./rules.ts";
+import { runView } from "./shell.ts";
 import type { Rule, RuleSet } from "./rules.ts";
 
 /** Tools whose input is a shell command rather than file paths. */
@@ -57,13 +59,26 @@ function evaluate(rules: RuleSet, toolName: string, toolInput: unknown, cwd: str
     };
   }
   const paths = rawPaths.map((p) => resolveUserPath(p, cwd));
-  const view = shellView(command);
+  // Deny rules are matched against what the command runs (`runView`): the text of a
+  // command that only prints or records it (`git commit -m "… rm -rf / …"`) is left out
+  // there. A deny rule that matches only the command as written, or with every quote
+  // stripped, is asked about instead: a guard rail that quotes could walk around would be
+  // worse than one that asks. A command the reader cannot follow is judged quote-blind.
+  const blind = shellView(command);
+  const read = command === "" ? "" : runView(command, cwd, homedir());
+  const ran = read === null ? blind : shellView(read); // shellView also reads `/bin/rm` as `rm`
+  const mentioned: Rule[] = [];
 
   const hits: Rule[] = rules.rules.filter((rule) => {
     if (rule.tools && !rule.tools.test(toolName)) return false;
     if (!rule.command && !rule.path) return true; // a tool-only rule
-    if (rule.command && command !== "" && (rule.command.test(command) || rule.command.test(view))) return true;
     if (rule.path && paths.some((p) => rule.path?.test(p))) return true;
+    if (!rule.command || command === "") return false;
+    if (rule.command.test(ran)) return true;
+    if (rule.command.test(command) || rule.command.test(blind)) {
+      if (rule.decision === "ask") return true;
+      mentioned.push(rule);
+    }
     return false;
   });
 
@@ -72,8 +87,11 @@ function evaluate(rules: RuleSet, toolName: string, toolInput: unknown, cwd: str
     return { decision: "deny", reasons: denies.map((r) => `${r.reason} (rule ${r.id})`) };
   }
 
-  const reasons = hits.map((r) => `${r.reason} (rule ${r.id})`);
-  let decision: Verdict["decision"] | null = hits.length > 0 ? "ask" : null;
+  const reasons = [
+    ...mentioned.map((r) => `${r.reason} (rule ${r.id}; only named in text this command may not run, so asking instead of denying)`),
+    ...hits.map((r) => `${r.reason} (rule ${r.id})`),
+  ];
+  let decision: Verdict["decision"] | null = reasons.length > 0 ? "ask" : null;
 
   const { outside } = rules;
   if (outside.decision !== "none") {

@@ -28,7 +28,8 @@ interface Route {
   id: string;
   model: string;
   prompt: RegExp | null;
-  notPrompt: RegExp | null;
+  /** Any of these matching the prompt rules the route out. */
+  notPrompt: RegExp[];
   whenModel: RegExp | null;
   minChars: number | null;
   maxChars: number | null;
@@ -40,6 +41,28 @@ function optionalCount(value: unknown, where: string): number | null {
     throw new Error(`${where} must be a whole number >= 0`);
   }
   return value;
+}
+
+/**
+ * `not_prompt`: one regex (with the route's `flags`), or a list of them, each a string
+ * (the route's `flags`) or `{"regex": "...", "flags": "...", "why": "..."}` with its own
+ * flags (`"flags": ""` for a case-sensitive one, such as camelCase identifiers).
+ */
+function parseNotPrompt(raw: unknown, routeFlags: unknown, at: string): RegExp[] {
+  if (raw === undefined) return [];
+  const list = Array.isArray(raw) ? raw : [raw];
+  return list.map((entry, j) => {
+    const where = Array.isArray(raw) ? `${at}.not_prompt[${j}]` : `${at}.not_prompt`;
+    if (isRecord(entry)) {
+      for (const key of Object.keys(entry)) {
+        if (key !== "regex" && key !== "flags" && key !== "why") {
+          throw new Error(`${where} has an unknown field "${key}" (regex, flags, why)`);
+        }
+      }
+      return compileRegex(entry.regex, entry.flags === undefined ? routeFlags : entry.flags, `${where}.regex`);
+    }
+    return compileRegex(entry, routeFlags, where);
+  });
 }
 
 function parseRoutes(data: unknown, source: string): Route[] {
@@ -58,7 +81,7 @@ function parseRoutes(data: unknown, source: string): Route[] {
       id,
       model,
       prompt: rx("prompt"),
-      notPrompt: rx("not_prompt"),
+      notPrompt: parseNotPrompt(raw.not_prompt, raw.flags, `${at} (${id})`),
       // Like hook matchers: the whole model id must match.
       whenModel: (() => {
         if (raw.when_model === undefined) return null;
@@ -79,7 +102,7 @@ function matches(route: Route, prompt: string, currentModel: string): boolean {
   if (route.maxChars !== null && length > route.maxChars) return false;
   if (route.whenModel && !route.whenModel.test(currentModel)) return false;
   if (route.prompt && !route.prompt.test(prompt)) return false;
-  if (route.notPrompt && route.notPrompt.test(prompt)) return false;
+  if (route.notPrompt.some((rx) => rx.test(prompt))) return false;
   return true;
 }
 

@@ -1,0 +1,666 @@
+// The view of a shell command that tool-gate's deny rules are matched against: what the
+// command runs, as a shell would read it.
+//
+// The command is split into words and simple commands as bash does (quotes, `$'…'`,
+// backslashes, `$(…)`, backticks, `${…}`, comments, here-documents), and the view is the
+// command with:
+//
+// - every word written without its quotes (`"rm" -rf '/'` reads `rm -rf /`);
+// - a target that is `/`, the home folder or a folder right under `/`, however it is
+//   written, in its plain form: `/home/alice` (the user's home written out), `$HOME/`,
+//   `"${HOME}"` and `~alice` read `~`; `/tmp/..` reads `/`; `*` or `.` after `cd /` or
+//   `cd ~` (or in a workspace that is one of them) read `/*`, `~/*`, `~`;
+// - the arguments of a command that only prints or records them (echo, printf, grep,
+//   git commit/tag/log/show, gh pr/issue, …) replaced by `_`, and comments left out, so
+//   `git commit -m "guard against rm -rf /"` is not taken for `rm -rf /`. Only when
+//   nothing in the command could run that text: no shell or interpreter named anywhere
+//   (`echo "…" | sh`, `echo "…" > x.sh; bash x.sh`), no process substitution, no command
+//   run from a path or a variable, no later pipeline stage but plain filters (grep, head,
+//   sort, …), and never inside `$(…)` or backticks, whose output may be run;
+// - below it, one line per command run by another: `$(…)`, backticks, `<(…)`, the
+//   string of `sh -c`/`bash -c`/`su -c`, the words of `eval`, each read the same way.
+//
+// Anything the reader does not follow (an unterminated quote, nesting over 8 deep) gives
+// no view: the caller falls back to matching the command with every quote stripped.
+
+import { dirname, join, resolve } from "node:path";
+
+const MAX_DEPTH = 8;
+
+class ShellSyntax extends Error {}
+
+interface WordTok {
+  kind: "word";
+  start: number;
+  end: number;
+  /** The word as the shell passes it on: quotes removed, expansions left as written. */
+  value: string;
+  /** Some part was quoted or escaped. */
+  quoted: boolean;
+  /** Holds an unquoted or double-quoted `$…` or a backtick (a value known only at run time). */
+  dynamic: boolean;
+  /** Source text of each `$(…)`, `` `…` ``, `<(…)`, `>(…)` in it. */
+  subs: string[];
+  /** Is a process substitution, or holds one. */
+  procSub: boolean;
+}
+
+interface OpTok {
+  kind: "op";
+  start: number;
+  end: number;
+  op: string;
+}
+
+interface RedirTok {
+  kind: "redir";
+  start: number;
+  end: number;
+  op: string;
+  /** The here-document's body, once read. */
+  body?: { start: number; end: number };
+}
+
+interface CommentTok {
+  kind: "comment";
+  start: number;
+  end: number;
+}
+
+type Tok = WordTok | OpTok | RedirTok | CommentTok;
+
+const OPERATORS = [";;&", ";;", ";&", "&&", "||", "|&", "&", "|", ";", "(", ")"];
+const REDIRECTS = ["<<<", "<<-", "&>>", "<<", "<>", "<&", ">&", ">>", ">|", "&>", "<", ">"];
+const META = new Set([" ", "\t", "\n", ";", "&", "|", "(", ")", "<", ">"]);
+
+/** `\x41`, `\101`, `\n`, … of a `$'…'` string. */
+function ansiC(body: string): string {
+  return body.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs, (_, e: string) => {
+    const simple: Record<string, string> = { n: "\n", t: "\t", r: "\r", a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", v: "\v" };
+    if (e in simple) return simple[e] ?? "";
+    if (/^[xuU]/.test(e)) return String.fromCodePoint(Math.min(parseInt(e.slice(1), 16), 0x10ffff));
+    if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8) & 0xff);
+    if (e.startsWith("c")) return String.fromCharCode((e.charCodeAt(1) ?? 64) & 0x1f);
+    return e;
+  });
+}
+
+class Lexer {
+  readonly toks: Tok[] = [];
+  private i: number;
+  private pending: { delim: string; strip: boolean; tok: RedirTok }[] = [];
+
+  private readonly src: string;
+  private readonly depth: number;
+  /** Stop at an unmatched `)` (the end of a `$(…)`). */
+  private readonly stopAtParen: boolean;
+
+  constructor(src: string, start: number, depth: number, stopAtParen: boolean) {
+    if (depth > MAX_DEPTH) throw new ShellSyntax("nested too deep");
+    this.src = src;
+    this.i = start;
+    this.depth = depth;
+    this.stopAtParen = stopAtParen;
+  }
+
+  /** Lexes to the end (or the unmatched `)`); returns the index after it. */
+  run(): number {
+    const { src } = this;
+    let parens = 0;
+    while (this.i < src.length) {
+      const c = src[this.i] ?? "";
+      if (c === " " || c === "\t" || c === "\r") {
+        this.i++;
+        continue;
+      }
+      if (c === "\\" && src[this.i + 1] === "\n") {
+        this.i += 2;
+        continue;
+      }
+      if (c === "\n") {
+        this.toks.push({ kind: "op", start: this.i, end: this.i + 1, op: "\n" });
+        this.i++;
+        this.readHeredocs();
+        continue;
+      }
+      if (c === "#") {
+        const nl = src.indexOf("\n", this.i);
+        const end = nl < 0 ? src.length : nl;
+        this.toks.push({ kind: "comment", start: this.i, end });
+        this.i = end;
+        continue;
+      }
+      if ((c === "<" || c === ">") && src[this.i + 1] === "(") {
+        this.word();
+        continue;
+      }
+      const fd = /^(?:\d+|\{[A-Za-z_]\w*\})(?=[<>])/.exec(src.slice(this.i, this.i + 40));
+      const at = this.i + (fd ? fd[0].length : 0);
+      const redir = REDIRECTS.find((r) => src.startsWith(r, at));
+      if (redir && !(src[at + redir.length] === "(" && (redir === "<" || redir === ">"))) {
+        const tok: RedirTok = { kind: "redir", start: this.i, end: at + redir.length, op: redir };
+        this.toks.push(tok);
+        this.i = at + redir.length;
+        if (redir === "<<" || redir === "<<-") {
+          while (src[this.i] === " " || src[this.i] === "\t") this.i++;
+          const delim = this.word();
+          if (!delim) throw new ShellSyntax("here-document without a delimiter");
+          this.pending.push({ delim: delim.value, strip: redir === "<<-", tok });
+        }
+        continue;
+      }
+      const op = OPERATORS.find((o) => src.startsWith(o, this.i));
+      if (op) {
+        if (op === "(") parens++;
+        if (op === ")") {
+          if (parens === 0 && this.stopAtParen) {
+            this.readHeredocs();
+            return this.i + 1;
+          }
+          parens = Math.max(0, parens - 1);
+        }
+        this.toks.push({ kind: "op", start: this.i, end: this.i + op.length, op });
+        this.i += op.length;
+        continue;
+      }
+      this.word();
+    }
+    if (this.stopAtParen) throw new ShellSyntax("unterminated $(");
+    this.readHeredocs();
+    return this.i;
+  }
+
+  /** Bodies of the here-documents opened on the line just ended. */
+  private readHeredocs(): void {
+    const { src } = this;
+    for (const h of this.pending) {
+      const start = this.i;
+      let end = src.length;
+      while (this.i < src.length) {
+        const nl = src.indexOf("\n", this.i);
+        const lineEnd = nl < 0 ? src.length : nl;
+        const line = src.slice(this.i, lineEnd);
+        if ((h.strip ? line.replace(/^\t+/, "") : line) === h.delim) {
+          end = this.i;
+          this.i = nl < 0 ? src.length : nl + 1;
+          break;
+        }
+        this.i = nl < 0 ? src.length : nl + 1;
+      }
+      h.tok.body = { start, end: Math.max(start, Math.min(end, this.i)) };
+    }
+    this.pending = [];
+  }
+
+  /** A command substitution's source from `from` (after `$(`); returns its end (after `)`). */
+  private substitution(from: number): number {
+    const inner = new Lexer(this.src, from, this.depth + 1, true);
+    return inner.run();
+  }
+
+  private word(): WordTok | null {
+    const { src } = this;
+    const start = this.i;
+    const w: WordTok = { kind: "word", start, end: start, value: "", quoted: false, dynamic: false, subs: [], procSub: false };
+    if ((src[this.i] === "<" || src[this.i] === ">") && src[this.i + 1] === "(") {
+      const end = this.substitution(this.i + 2);
+      w.subs.push(src.slice(this.i + 2, end - 1));
+      w.value = src.slice(this.i, end);
+      w.procSub = true;
+      w.dynamic = true;
+      this.i = end;
+    }
+    while (this.i < src.length) {
+      const c = src[this.i] ?? "";
+      if (META.has(c)) break;
+      if (c === "\\") {
+        if (src[this.i + 1] === "\n") {
+          this.i += 2;
+          continue;
+        }
+        w.quoted = true;
+        w.value += src[this.i + 1] ?? "";
+        this.i += 2;
+      } else if (c === "'") {
+        const close = src.indexOf("'", this.i + 1);
+        if (close < 0) throw new ShellSyntax("unterminated '");
+        w.quoted = true;
+        w.value += src.slice(this.i + 1, close);
+        this.i = close + 1;
+      } else if (c === "\"") {
+        this.i++;
+        w.quoted = true;
+        this.doubleQuoted(w);
+      } else if (c === "$" && src[this.i + 1] === "'") {
+        let j = this.i + 2;
+        while (j < src.length && src[j] !== "'") j += src[j] === "\\" ? 2 : 1;
+        if (j >= src.length) throw new ShellSyntax("unterminated $'");
+        w.quoted = true;
+        w.value += ansiC(src.slice(this.i + 2, j));
+        this.i = j + 1;
+      } else if (c === "$" && src[this.i + 1] === "\"") {
+        this.i += 2;
+        w.quoted = true;
+        this.doubleQuoted(w);
+      } else if (c === "$" || c === "`") {
+        this.expansion(w);
+      } else {
+        w.value += c;
+        this.i++;
+      }
+    }
+    w.end = this.i;
+    if (w.end === start) return null;
+    this.toks.push(w);
+    return w;
+  }
+
+  /** Inside `"…"`, from after the opening quote to after the closing one. */
+  private doubleQuoted(w: WordTok): void {
+    const { src } = this;
+    while (this.i < src.length) {
+      const c = src[this.i] ?? "";
+      if (c === "\"") {
+        this.i++;
+        return;
+      }
+      if (c === "\\") {
+        const next = src[this.i + 1] ?? "";
+        if (next === "\n") {
+          this.i += 2;
+          continue;
+        }
+        w.value += "$`\"\\".includes(next) ? next : "\\" + next;
+        this.i += 2;
+      } else if (c === "$" || c === "`") {
+        this.expansion(w);
+      } else {
+        w.value += c;
+        this.i++;
+      }
+    }
+    throw new ShellSyntax("unterminated \"");
+  }
+
+  /** `$(…)`, `$((…))`, `${…}`, `$name`, `` `…` ``: kept as written in the value. */
+  private expansion(w: WordTok): void {
+    const { src } = this;
+    const from = this.i;
+    w.dynamic = true;
+    if (src[this.i] === "`") {
+      let j = this.i + 1;
+      let inner = "";
+      while (j < src.length && src[j] !== "`") {
+        if (src[j] === "\\" && "$`\\".includes(src[j + 1] ?? "")) {
+          inner += src[j + 1];
+          j += 2;
+        } else {
+          inner += src[j];
+          j++;
+        }
+      }
+      if (j >= src.length) throw new ShellSyntax("unterminated `");
+      w.subs.push(inner);
+      this.i = j + 1;
+    } else if (src.startsWith("$((", this.i)) {
+      let depth = 0;
+      let j = this.i + 1;
+      for (; j < src.length; j++) {
+        if (src[j] === "(") depth++;
+        else if (src[j] === ")" && --depth === 0) break;
+      }
+      if (j >= src.length) throw new ShellSyntax("unterminated $((");
+      this.i = j + 1;
+    } else if (src[this.i + 1] === "(") {
+      const end = this.substitution(this.i + 2);
+      w.subs.push(src.slice(this.i + 2, end - 1));
+      this.i = end;
+    } else if (src[this.i + 1] === "{") {
+      let depth = 0;
+      let j = this.i + 1;
+      for (; j < src.length; j++) {
+        if (src[j] === "{") depth++;
+        else if (src[j] === "}" && --depth === 0) break;
+      }
+      if (j >= src.length) throw new ShellSyntax("unterminated ${");
+      this.i = j + 1;
+    } else {
+      const m = /^\$(?:[A-Za-z_]\w*|[0-9@*#?$!-])?/.exec(src.slice(this.i, this.i + 256));
+      this.i += Math.max(1, m ? m[0].length : 1);
+      if (this.i - from === 1) w.dynamic = false; // a lone `$` is literal
+    }
+    w.value += src.slice(from, this.i);
+  }
+}
+
+interface Command {
+  words: WordTok[];
+  redirs: RedirTok[];
+  /** The operator that ends it (`;`, `&&`, `|`, a newline, `)`, or "" at the end). */
+  after: string;
+}
+
+function commandsOf(toks: Tok[]): Command[] {
+  const out: Command[] = [];
+  let cur: Command = { words: [], redirs: [], after: "" };
+  let redirNext = false;
+  for (const t of toks) {
+    if (t.kind === "op") {
+      cur.after = t.op;
+      out.push(cur);
+      cur = { words: [], redirs: [], after: "" };
+      redirNext = false;
+    } else if (t.kind === "redir") {
+      cur.redirs.push(t);
+      redirNext = true;
+    } else if (t.kind === "word") {
+      if (redirNext) redirNext = false; // the redirection's target, not an argument
+      else cur.words.push(t);
+    }
+  }
+  out.push(cur);
+  return out.filter((c) => c.words.length > 0 || c.redirs.length > 0 || c.after !== "");
+}
+
+const RESERVED = new Set(["!", "{", "}", "then", "do", "else", "elif", "if", "while", "until", "time", "fi", "done"]);
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=/;
+
+/** Index of the command word (after assignments and reserved words), or -1. */
+function commandIndex(words: WordTok[], src: string): number {
+  let k = 0;
+  while (k < words.length) {
+    const w = words[k];
+    if (!w) break;
+    const raw = src.slice(w.start, w.end);
+    if (ASSIGNMENT.test(raw) || (!w.quoted && RESERVED.has(w.value))) k++;
+    else return k;
+  }
+  return -1;
+}
+
+/** The plain name a word gives as a command (`/usr/bin/git` → `git`), or null when it is computed. */
+function plainName(w: WordTok | undefined): string | null {
+  if (!w || w.dynamic || /[*?[]/.test(w.value)) return null;
+  return w.value;
+}
+
+const SHELLS = /^(?:sh|bash|zsh|ksh|mksh|dash|ash|fish|csh|tcsh|busybox)$/;
+/** Any of these named anywhere may run text the command holds (from a pipe, a file, an fd). */
+const RUNNERS =
+  /^(?:sh|bash|zsh|ksh|mksh|dash|ash|fish|csh|tcsh|busybox|python[\d.]*|pypy3?|perl|ruby|node|nodejs|deno|bun|php|lua|luajit|Rscript|osascript|pwsh|powershell|tclsh|wish|expect|awk|gawk|mawk|nawk|sed|gsed|xargs|parallel|at|batch|crontab|ssh|su|runuser|sudo|doas|script|watch|source|eval|exec|coproc|mkfifo|command|builtin|nohup|env|timeout|nice|setsid|docker|podman|kubectl)$/;
+/** Commands that run no part of their arguments, with the subcommands for which that holds. */
+const INERT: Record<string, RegExp | null> = {
+  echo: null,
+  printf: null,
+  grep: null,
+  egrep: null,
+  fgrep: null,
+  zgrep: null,
+  rg: null,
+  cat: null,
+  head: null,
+  tail: null,
+  wc: null,
+  git: /^(?:commit|tag|log|show|notes|stash|grep|shortlog)$/,
+  gh: /^(?:pr|issue)$/,
+};
+/** Options of those that do run something: `git grep -O<pager>`, `rg --pre <cmd>`. */
+const INERT_UNSAFE_OPTION = /^(?:-O|--open-files-in-pager|--pre(?:=|$))/;
+/** Pipeline stages after an inert command that only filter its text. */
+const FILTERS = /^(?:grep|egrep|fgrep|rg|head|tail|wc|sort|uniq|cut|tr|cat|less|more|tee|column|nl|fold|fmt|jq)$/;
+/** Folders whose programs a command may name by path without counting as "run from a path". */
+const SYSTEM_BIN = /^\/(?:usr\/(?:local\/)?)?s?bin\/[^/]+$/;
+
+/** How many words, from the command word, an inert command keeps (`git commit`, `git -C dir log`). */
+function inertPrefix(words: WordTok[], k: number): number {
+  const name = basename(plainName(words[k]) ?? "");
+  if (!(name in INERT)) return -1;
+  const sub = INERT[name];
+  if (!sub) return 1;
+  let j = k + 1;
+  if (name === "git" && plainName(words[j]) === "-C" && words[j + 2]) j += 2;
+  const s = plainName(words[j]);
+  return s !== null && sub.test(s) ? j - k + 1 : -1;
+}
+
+function basename(name: string): string {
+  return SYSTEM_BIN.test(name) ? name.slice(name.lastIndexOf("/") + 1) : name;
+}
+
+/** `/`, the home folder, a folder holding it, or a folder right under `/`. */
+function dangerous(path: string, home: string): boolean {
+  if (path === "/" || path === home) return true;
+  if (/^\/[^/]+$/.test(path)) return true;
+  return home !== "/" && home.startsWith(path + "/");
+}
+
+function plainForm(path: string, home: string): string {
+  return path === home ? "~" : path;
+}
+
+/**
+ * The plain form of a word naming `/`, the home folder or a folder right under `/`
+ * (with a trailing `/*` kept), or null for any other word.
+ */
+function canonical(w: WordTok, cwds: Set<string | null>, home: string): string | null {
+  if (w.subs.length > 0) return null;
+  let v = w.value;
+  if (v === "" || v.startsWith("-")) return null;
+  const homeOk = home.startsWith("/") && home !== "/";
+  if (homeOk) {
+    v = v.replace(/^(?:\$HOME|\$\{HOME\}|~)(?=$|\/)/, home);
+    const user = /^~([A-Za-z_][\w.-]*)(?=$|\/)/.exec(v);
+    if (user) v = (user[1] === "root" ? "/root" : join(dirname(home), user[1] ?? "")) + v.slice(user[0].length);
+  }
+  v = v.replace(/^(?:\$PWD|\$\{PWD\})(?=$|\/)/, ".");
+  if (v.includes("$") || v.includes("`")) return null;
+  let glob = "";
+  if (v === "*") {
+    v = ".";
+    glob = "/*";
+  } else if (v.endsWith("/*")) {
+    v = v.slice(0, -2) || "/";
+    glob = "/*";
+  }
+  if (/[*?[\]{}]/.test(v)) return null;
+  const bases = v.startsWith("/") ? [v] : [...cwds].filter((c): c is string => c !== null).map((c) => join(c, v));
+  for (const b of bases) {
+    const r = resolve(b);
+    if (dangerous(r, home)) {
+      const p = plainForm(r, home);
+      return glob ? (p === "/" ? "/*" : p + glob) : p;
+    }
+  }
+  return null;
+}
+
+/** Strips what is left of quotes and backslashes, as the quote-blind view does. */
+function stripped(text: string): string {
+  return text.replace(/\\(?=[A-Za-z])/g, "").replace(/["']/g, "");
+}
+
+interface Analysis {
+  lines: string[];
+  /** Characters in `lines` so far. */
+  size: number;
+}
+
+/** Past this many characters of view, strings that only may be commands are not read. */
+const OPTIONAL_BUDGET = 256 * 1024;
+
+function analyse(
+  src: string,
+  cwdsIn: Set<string | null>,
+  home: string,
+  depth: number,
+  mayBlank: boolean,
+  out: Analysis,
+): void {
+  const lexer = new Lexer(src, 0, depth, false);
+  lexer.run();
+  const toks = lexer.toks;
+  const commands = commandsOf(toks);
+
+  // May an inert command's arguments be left out here? Not when anything in the command
+  // could run their text.
+  let blankable = mayBlank;
+  for (const t of toks) {
+    if (!blankable) break;
+    if (t.kind === "word" && (t.procSub || RUNNERS.test(basename(t.value)))) blankable = false;
+  }
+  for (const c of commands) {
+    if (!blankable) break;
+    const k = commandIndex(c.words, src);
+    if (k < 0) continue;
+    const name = plainName(c.words[k]);
+    if (name === null || name === "." || (name.includes("/") && !SYSTEM_BIN.test(name))) blankable = false;
+  }
+
+  const edits: { start: number; end: number; text: string }[] = [];
+  const nested: { src: string; cwds: Set<string | null>; mayBlank: boolean; optional?: boolean }[] = [];
+  const assigned: string[] = [];
+  let computedCommand = false;
+  let cwds = new Set(cwdsIn);
+
+  for (let ci = 0; ci < commands.length; ci++) {
+    const c = commands[ci];
+    if (!c) continue;
+    const k = commandIndex(c.words, src);
+    const name = k >= 0 ? basename(plainName(c.words[k]) ?? "") : "";
+    for (const w of k >= 0 ? c.words.slice(0, k) : c.words) {
+      const eq = w.value.indexOf("=");
+      if (eq > 0) assigned.push(w.value.slice(eq + 1));
+    }
+    if (k >= 0 && plainName(c.words[k]) === null) computedCommand = true;
+
+    let keep = -1; // words from k + keep on are left out
+    if (blankable && k >= 0) {
+      const prefix = inertPrefix(c.words, k);
+      let later = ci;
+      let filtersOnly = true;
+      while (commands[later]?.after === "|" || commands[later]?.after === "|&") {
+        later++;
+        const next = commands[later];
+        const nk = next ? commandIndex(next.words, src) : -1;
+        if (!next || nk < 0 || !FILTERS.test(plainName(next.words[nk]) ?? "")) filtersOnly = false;
+      }
+      const unsafe = c.words.slice(k).some((w) => INERT_UNSAFE_OPTION.test(w.value));
+      if (prefix > 0 && filtersOnly && !unsafe) keep = prefix;
+    }
+
+    c.words.forEach((w, j) => {
+      for (const s of w.subs) nested.push({ src: s, cwds: new Set(cwds), mayBlank: false });
+      if (keep > 0 && j >= k + keep) {
+        edits.push({ start: w.start, end: w.end, text: "_" });
+        return;
+      }
+      const plain = j > k && k >= 0 ? canonical(w, cwds, home) : null;
+      edits.push({ start: w.start, end: w.end, text: plain ?? stripped(w.value) });
+    });
+    for (const r of c.redirs) {
+      if (r.body && keep > 0) edits.push({ start: r.body.start, end: r.body.end, text: "" });
+    }
+
+    // Commands another runs: `sh -c STRING`, `su -c STRING`, `eval WORDS`.
+    const run = new Set<WordTok>();
+    for (let j = Math.max(k, 0); j < c.words.length; j++) {
+      const n = basename(plainName(c.words[j]) ?? "");
+      if (SHELLS.test(n) || n === "su" || n === "runuser") {
+        let m = j + 1;
+        let dashC = false;
+        while (m < c.words.length && /^[-+]/.test(c.words[m]?.value ?? "")) {
+          const opt = c.words[m]?.value ?? "";
+          if (/^-[A-Za-z]*c[A-Za-z]*$/.test(opt) || opt === "--command") dashC = true;
+          m++;
+          if (dashC) break;
+        }
+        const str = c.words[m];
+        if (dashC && str) {
+          nested.push({ src: str.value, cwds: new Set(cwds), mayBlank: true });
+          run.add(str);
+        }
+      }
+    }
+    // A quoted string holding a command line, or a value after `key=`, `-O` or `!`
+    // (`ssh host "…"`, `git -c core.pager="…"`, `git grep -O'…'`), is read as a command
+    // too: it may run, and its first word then starts a command. Text that is no shell
+    // syntax (an apostrophe in prose) adds no line; the words are matched as they are.
+    c.words.forEach((w, j) => {
+      if ((keep > 0 && j >= k + keep) || run.has(w) || (name === "eval" && j > k) || !/\s/.test(w.value)) return;
+      const after = /^(?:[^=\s]*=|-[A-Za-z])!?(.*)$/s.exec(w.value);
+      nested.push({ src: after?.[1] || w.value, cwds: new Set(cwds), mayBlank: false, optional: true });
+    });
+    if (name === "eval" && k >= 0) {
+      nested.push({ src: c.words.slice(k + 1).map((w) => w.value).join(" "), cwds: new Set(cwds), mayBlank: true });
+    }
+
+    // Where the next commands run: `cd DIR &&` moves them; after `;`, `||`, `|` or a
+    // subshell's end the cd may have failed or not applied, so either folder is possible.
+    if (k >= 0 && (name === "cd" || name === "pushd" || name === "popd")) {
+      const args = c.words.slice(k + 1).filter((w) => !/^-[LPe@]+$/.test(w.value));
+      const arg = args[0];
+      let dest: string | null;
+      if (name === "popd") dest = null;
+      else if (!arg) dest = home.startsWith("/") ? home : null;
+      else {
+        let v = arg.value;
+        if (home.startsWith("/")) v = v.replace(/^(?:\$HOME|\$\{HOME\}|~)(?=$|\/)/, home);
+        if (v === "-" || arg.subs.length > 0 || /[$`*?[]/.test(v) || v.startsWith("~")) dest = null;
+        else if (v.startsWith("/")) dest = resolve(v);
+        else {
+          const known = [...cwds].filter((x): x is string => x !== null);
+          dest = known.length === 1 && known[0] ? resolve(known[0], v) : null;
+        }
+      }
+      if (c.after === "&&") cwds = new Set([dest]);
+      else cwds.add(dest);
+    }
+  }
+
+  // Comments never run; they are left out where arguments may be.
+  if (blankable) for (const t of toks) if (t.kind === "comment") edits.push({ start: t.start, end: t.end, text: "" });
+
+  edits.sort((a, b) => a.start - b.start);
+  let view = "";
+  let at = 0;
+  for (const e of edits) {
+    if (e.start < at) continue;
+    view += src.slice(at, e.start) + e.text;
+    at = e.end;
+  }
+  view += src.slice(at);
+  out.lines.push(view);
+  out.size += view.length;
+  // `X="rm -rf /"; $X`: a command word known only at run time may be any value assigned.
+  if (computedCommand) for (const v of assigned) nested.push({ src: v, cwds: new Set(cwdsIn), mayBlank: false, optional: true });
+  for (const n of nested) {
+    if (!n.optional) {
+      analyse(n.src, n.cwds, home, depth + 1, n.mayBlank, out);
+      continue;
+    }
+    if (out.size + n.src.length > OPTIONAL_BUDGET) continue;
+    const [lines, size] = [out.lines.length, out.size];
+    try {
+      analyse(n.src, n.cwds, home, depth + 1, n.mayBlank, out);
+    } catch (err) {
+      if (!(err instanceof ShellSyntax)) throw err;
+      out.lines.length = lines;
+      out.size = size;
+    }
+  }
+}
+
+/**
+ * The view of `command` that deny rules are matched against (see the top of this file),
+ * or null when the command cannot be read as a shell would read it.
+ */
+export function runView(command: string, cwd: string, home: string): string | null {
+  const out: Analysis = { lines: [], size: 0 };
+  try {
+    analyse(command, new Set([cwd]), home.replace(/(.)\/+$/, "$1"), 0, true, out);
+  } catch (err) {
+    if (err instanceof ShellSyntax) return null;
+    throw err;
+  }
+  return out.lines.join("\n");
+}
