@@ -296,13 +296,10 @@ fn a_body_sent_gzip_encoded_is_decoded_and_another_encoding_named() {
         .arg(server.url("hooks-index.json"))
         .output()
         .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains(
-            "the server sent it with `Content-Encoding: br`, which hookpack does not decode"
-        ),
-        "{err}"
+    fails_saying(
+        &o,
+        1,
+        "the server sent it with `Content-Encoding: br`, which hookpack does not decode",
     );
     assert!(!sb.join("prof/hooks/beta").exists());
 }

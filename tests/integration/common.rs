@@ -168,6 +168,14 @@ pub fn findings(report: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The first diagnostic of `report` about a file whose path ends with `suffix`.
+pub fn diagnostic_in<'a>(report: &'a Value, suffix: &str) -> Option<&'a Value> {
+    report["diagnostics"]
+        .as_array()?
+        .iter()
+        .find(|d| d["file"].as_str().is_some_and(|f| f.ends_with(suffix)))
+}
+
 /// Asserts that `report` holds a diagnostic with `code` at `pointer`.
 pub fn assert_finding(report: &Value, pointer: &str, code: &str) {
     let all = findings(report);

@@ -593,16 +593,7 @@ fn a_case_whose_tool_name_is_no_string_says_what_it_holds() {
     let (code, r) = validate_json(&sb, &["recipes/rawrec"]);
     assert_eq!(code, 1, "{r:#}");
     let finding = |name: &str| -> &serde_json::Value {
-        r["diagnostics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|d| {
-                d["file"]
-                    .as_str()
-                    .unwrap()
-                    .ends_with(&format!("/{name}.json"))
-            })
+        diagnostic_in(&r, &format!("/{name}.json"))
             .unwrap_or_else(|| panic!("no finding for {name}: {r:#}"))
     };
     let message = |name: &str| finding(name)["message"].as_str().unwrap().to_string();

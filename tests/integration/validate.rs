@@ -2116,17 +2116,7 @@ fn a_broken_helper_no_recipe_imports_is_warned_of() {
     .unwrap();
     let (code, r) = validate_json(&sb, &["recipes"]);
     assert_eq!(code, 0, "{r:#}");
-    let latin1 = r["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| {
-            d["file"]
-                .as_str()
-                .unwrap()
-                .ends_with("recipes/lib/latin1.ts")
-        })
-        .unwrap_or_else(|| panic!("{r:#}"));
+    let latin1 = diagnostic_in(&r, "recipes/lib/latin1.ts").unwrap_or_else(|| panic!("{r:#}"));
     assert_eq!(latin1["severity"], "warning", "{r:#}");
     assert_eq!(
         (latin1["line"].as_u64(), latin1["column"].as_u64()),
