@@ -468,7 +468,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
             }
             _ => {
                 if let crate::trust::Script::File(p) = &h.script {
-                    if runs_directly(&h.command) && !executable(p) {
+                    if runs_directly(&h.command) && !crate::fs::executable(p) {
                         problem(
                             &mut out,
                             &h.file,
@@ -746,20 +746,6 @@ fn runs_directly(command: &str) -> bool {
             }
         )
     })
-}
-
-/// Whether `file` has an execute bit (anywhere but on Unix, taken as so).
-fn executable(file: &Path) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::metadata(file).is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = file;
-        true
-    }
 }
 
 #[cfg(test)]

@@ -278,13 +278,7 @@ impl NewFolders {
     /// where it points, as [`real_path`] tells (std's `create_dir_all` stops at such a link
     /// with "File exists").
     pub fn create(path: &Path) -> Result<NewFolders, FsError> {
-        let real;
-        let path = if path.ancestors().any(dangling_link) {
-            real = real_path(path)?;
-            real.as_path()
-        } else {
-            path
-        };
+        let path = &*made_at(path)?;
         let mut created: Vec<PathBuf> = path
             .ancestors()
             .take_while(|p| !p.as_os_str().is_empty() && fs::symlink_metadata(p).is_err())
@@ -406,11 +400,31 @@ fn kernel_at_least(release: &str, (major, minor): (u32, u32)) -> bool {
 /// does not exist yet is followed, and the folders are made where it points, as
 /// [`real_path`] tells (std stops at such a link with "File exists").
 pub fn create_dir_all(path: &Path) -> Result<(), FsError> {
-    if path.ancestors().any(dangling_link) {
-        let real = real_path(path)?;
-        return wrap("create folder", path, fs::create_dir_all(real));
+    wrap("create folder", path, fs::create_dir_all(made_at(path)?))
+}
+
+/// Where making the folders of `path` makes them: `path` itself, or, with a link on the
+/// way to a folder that does not exist yet, where that link points, as [`real_path`] tells.
+pub fn made_at(path: &Path) -> Result<std::borrow::Cow<'_, Path>, FsError> {
+    Ok(match path.ancestors().any(dangling_link) {
+        true => std::borrow::Cow::Owned(real_path(path)?),
+        false => std::borrow::Cow::Borrowed(path),
+    })
+}
+
+/// Whether `file` has an execute bit for anyone (elsewhere than on Unix, taken as so); a
+/// file that cannot be looked at has none.
+pub fn executable(file: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::metadata(file).is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
     }
-    wrap("create folder", path, fs::create_dir_all(path))
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        true
+    }
 }
 
 /// `std::fs::create_dir` with the path in the error.

@@ -942,10 +942,7 @@ pub(crate) fn check_extracted(
 /// A warning about the recipe installed, as an outcome's warnings give it: its place, what
 /// it says and its code (a matcher hosts ignore, a field they do not read).
 fn recipe_warning(d: &crate::diagnostic::Diagnostic) -> String {
-    let mut place = d.file.display().to_string();
-    if let (Some(l), Some(c)) = (d.line, d.column) {
-        place.push_str(&format!(":{l}:{c}"));
-    }
+    let place = crate::output::place(d);
     let at = match d.pointer.is_empty() {
         true => String::new(),
         false => format!(" (at {})", d.pointer),

@@ -193,6 +193,16 @@ pub fn paths_text<S: Serializer>(paths: &[PathBuf], s: S) -> Result<S::Ok, S::Er
 
 /// One diagnostic as a terminal-safe text line,
 /// `file:line:col: error[code]: message (at /pointer)`, its severity in colour when `color`.
+/// Where a diagnostic is: `file`, or `file:line:column`. One line: a line break in a file
+/// name is shown escaped, so it cannot start a line that reads as another finding.
+pub(crate) fn place(d: &Diagnostic) -> String {
+    let mut place = escape_controls(&d.file.display().to_string(), &[]);
+    if let (Some(l), Some(c)) = (d.line, d.column) {
+        place.push_str(&format!(":{l}:{c}"));
+    }
+    place
+}
+
 fn diagnostic_line(d: &Diagnostic, color: bool) -> String {
     let paint = |s: &str, code: &str| {
         if color {
@@ -201,12 +211,7 @@ fn diagnostic_line(d: &Diagnostic, color: bool) -> String {
             s.to_string()
         }
     };
-    // The place and the pointer are one line each: a line break in a file name or JSON
-    // key is shown escaped too, so it cannot start a line that reads as another finding.
-    let mut place = escape_controls(&d.file.display().to_string(), &[]);
-    if let (Some(l), Some(c)) = (d.line, d.column) {
-        place.push_str(&format!(":{l}:{c}"));
-    }
+    let place = place(d);
     let sev = match d.severity {
         Severity::Error => paint("error", "1;31"),
         Severity::Warning => paint("warning", "1;33"),

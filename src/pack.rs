@@ -1262,8 +1262,8 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
     }
     // Then the archives move in, and only once their names are on disk too, the index and
     // SHA256SUMS that list them: a crash never leaves an index naming an archive not there.
-    // A move that fails puts back every one made before it, so OUT is as it was.
-    let out_existed = opts.out_dir.is_dir();
+    // A move that fails puts back every one made before it, so OUT is as it was (the
+    // folders made for it are removed as `new_folders` goes).
     let new_folders = crate::fs::NewFolders::create(&opts.out_dir)?;
     let mut moved = Moved::new(staging.path());
     let committed = (|| {
@@ -1279,7 +1279,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         Ok(())
     })();
     if let Err(e) = committed {
-        return Err(moved.undo(e, &opts.out_dir, out_existed).into());
+        return Err(moved.undo(e, &opts.out_dir).into());
     }
     new_folders.keep();
     sync_folder(&opts.out_dir);
@@ -1457,10 +1457,7 @@ pub(crate) fn check_out_dir(out: &Path) -> Result<(), Error> {
     }
     // Missing: the first of its parents that exists must be a folder to make it in. Through
     // a link to something not made yet, OUT is made where the link points.
-    let target = match out.ancestors().any(crate::fs::dangling_link) {
-        true => crate::fs::real_path(out)?,
-        false => out.to_path_buf(),
-    };
+    let target = crate::fs::made_at(out)?;
     for parent in target.ancestors().skip(1) {
         if parent.as_os_str().is_empty() {
             break;
@@ -2625,16 +2622,11 @@ impl<'a> Moved<'a> {
     }
 
     /// Puts back, newest first, what the files moved in replaced (or removes those that
-    /// replaced nothing, and OUT itself when the commit created it), and returns `failed`
+    /// replaced nothing; OUT, when the commit created it, goes with its `NewFolders`), and returns `failed`
     /// saying so, or naming the files it could not put back. The first file that cannot be
     /// put back stops the undo: those moved in before it stay too, as a crash there would
     /// have left them, since it may name them (an index left new names the new archives).
-    fn undo(
-        self,
-        failed: crate::fs::FsError,
-        out_dir: &Path,
-        out_existed: bool,
-    ) -> crate::fs::FsError {
+    fn undo(self, failed: crate::fs::FsError, out_dir: &Path) -> crate::fs::FsError {
         let mut left = Vec::new();
         let mut done = self.done;
         while let Some((dest, backup)) = done.pop() {
@@ -2647,9 +2639,6 @@ impl<'a> Moved<'a> {
                 left.extend(done.iter().rev().map(|(d, _)| d.display().to_string()));
                 break;
             }
-        }
-        if !out_existed && left.is_empty() {
-            let _ = std::fs::remove_dir(out_dir);
         }
         sync_folder(out_dir);
         let outcome = if left.is_empty() {

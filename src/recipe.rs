@@ -348,10 +348,7 @@ fn check_command(cmd: &str, p: &str, dir: Option<&Path>, f: &mut Findings) {
 /// Checks that `file`, the script `path` a command runs directly (no interpreter word), can
 /// be run so: it has an execute bit, and a `#!` line naming what runs it.
 fn check_runnable(file: &Path, path: &str, p: &str, f: &mut Findings) {
-    let Ok(meta) = std::fs::metadata(file) else {
-        return;
-    };
-    if cfg!(unix) && !file_facts(&meta).1 {
+    if !crate::fs::executable(file) {
         f.error(
             p,
             "script-not-executable",
