@@ -327,6 +327,23 @@ pub(crate) fn relative_path(reference: &str) -> Option<String> {
     (!has_scheme(reference)).then(|| local_path(reference))
 }
 
+/// A relative path with its `.` segments gone and each `..` taking the segment before it,
+/// as a URL's are resolved (RFC 3986 5.2.4), so `old/../x` is `x` whether or not a folder
+/// `old` exists; a `..` with nothing before it to take stays (`../x`).
+fn without_dot_segments(rel: &str) -> String {
+    let mut kept: Vec<&str> = Vec::new();
+    for part in rel.split('/') {
+        match part {
+            "" | "." => {}
+            ".." if kept.last().is_some_and(|p| *p != "..") => {
+                kept.pop();
+            }
+            _ => kept.push(part),
+        }
+    }
+    kept.join("/")
+}
+
 fn percent_decode(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
@@ -430,7 +447,7 @@ impl Location {
                 Ok(Location::Path(if rel.starts_with('/') {
                     PathBuf::from(rel)
                 } else {
-                    dir.join(rel)
+                    dir.join(without_dot_segments(&rel))
                 }))
             }
         }
@@ -1052,6 +1069,23 @@ mod shown_url_tests {
                 && !said.contains("pw"),
             "{said}"
         );
+    }
+
+    #[test]
+    fn dot_segments_of_a_relative_path_go_as_a_urls_do() {
+        for (rel, is) in [
+            ("x.tar.gz", "x.tar.gz"),
+            ("./old/x.tar.gz", "old/x.tar.gz"),
+            ("old/../x.tar.gz", "x.tar.gz"),
+            ("old/../../x.tar.gz", "../x.tar.gz"),
+            ("../../x.tar.gz", "../../x.tar.gz"),
+            ("a//b/./../c", "a/c"),
+        ] {
+            assert_eq!(without_dot_segments(rel), is, "{rel}");
+        }
+        let index = Location::Path(PathBuf::from("cat/hooks-index.json"));
+        let joined = index.join("old/../x.tar.gz").unwrap();
+        assert_eq!(joined.to_string(), "cat/x.tar.gz");
     }
 
     #[test]

@@ -2473,17 +2473,6 @@ pub fn install_from(
         })?;
     let version = choose(entry, &spec.want, opts.cli_version.as_ref())?;
     let archive_loc = base.join(&version.url)?;
-    if let (Location::Path(_), Some(why)) = (base, crate::catalog::local_url_outside(&version.url))
-    {
-        // Nothing outside the catalog folder is read: the index may be anyone's.
-        return Err(Error::IndexUrlOutside {
-            index: index.to_string(),
-            id: spec.id.to_string(),
-            version: version.version.to_string(),
-            url: version.url.clone(),
-            why,
-        });
-    }
     if matches!(index, Location::Http(_)) && !matches!(archive_loc, Location::Http(_)) {
         // A remote index must not make hookpack read files or devices of this machine.
         return Err(Error::IndexNamesLocalFile {
@@ -2500,7 +2489,7 @@ pub fn install_from(
         sha256: Some(version.sha256),
         size: version.size,
     };
-    let prepared = prepare(
+    let mut prepared = prepare(
         profile,
         fetcher,
         &archive_loc,
@@ -2508,6 +2497,16 @@ pub fn install_from(
         Some(recorded_index(index)),
         opts,
     )?;
+    // SPEC 1.5 allows an index on disk to name an archive anywhere on this machine; it is
+    // read as a regular file only, and its size and sha256 were checked before opening.
+    if let (Location::Path(_), Some(why)) = (base, crate::catalog::local_url_outside(&version.url))
+    {
+        prepared.warnings.push(format!(
+            "the index {index} names the archive of {} {} by `{}`, which {why}; it was read \
+             from {archive_loc}, and its sha256 agrees with the index",
+            spec.id, version.version, version.url
+        ));
+    }
     install_prepared(profile, prepared, spec.pin.clone(), opts)
 }
 

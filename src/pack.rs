@@ -2194,7 +2194,7 @@ fn sums_file(
             };
             let pointer = format!("/recipes/{i}/versions/{j}/url");
             // Kept from an index on disk or `--merge`d: one that leaves the folder is no
-            // file of it (`catalog verify` of the folder and `install` from it refuse it).
+            // file of it, and not summed.
             if let Some(why) = crate::catalog::local_url_outside(url) {
                 missing.push(Diagnostic {
                     pointer,
@@ -2203,9 +2203,8 @@ fn sums_file(
                         Severity::Warning,
                         "url-outside",
                         format!(
-                            "url `{url}` {why}; until then `catalog verify` of {} and \
-                             `install` from it refuse this version",
-                            out_dir.display()
+                            "url `{url}` {why} (it is left out of SHA256SUMS); {}",
+                            crate::catalog::PUBLISH_INSIDE
                         ),
                     )
                 });

@@ -191,17 +191,17 @@ fn names_catalog_file(url: &str) -> Option<&'static str> {
 
 /// Why the archive URL `url` of an index on disk names a file outside the index's folder,
 /// if it does: a path from `/`, or one whose `..` climb above the folder (read as
-/// [`crate::fetch::Location::join`] reads it, so `%2e%2e/` is `../`), or a `file://` URL
-/// (`/etc/passwd` spelt as a URL). Followed, it reads any file of this machine. `install`
-/// and `catalog verify` refuse it alike.
+/// [`crate::fetch::Location::join`] reads it, so `%2e%2e/` is `../`), or a `file://` URL.
+/// SPEC 1.5 allows both, and `install` and `catalog verify` read such an archive (a regular
+/// file only, checked against the index's size and sha256 before it is opened), but the
+/// folder alone no longer holds its catalog: each reader warns of it (`url-outside`), and
+/// [`PUBLISH_INSIDE`] is the maintainer's fix.
 pub(crate) fn local_url_outside(url: &str) -> Option<&'static str> {
     let Some(path) = crate::fetch::relative_path(url) else {
         let file = (url.split_once(':')).is_some_and(|(s, _)| s.eq_ignore_ascii_case("file"));
         return file.then_some(
-            "is a file:// URL, which may name any file of this machine, where an index on \
-             disk names its archives in the catalog folder (the index's folder): `hookpack \
-             pack` writes archive names only; move the archive into the catalog folder and \
-             give its name there as the `url` (or pack into the folder again)",
+            "is a file:// URL, a file of this machine that no other machine reads, so the \
+             catalog folder alone does not hold it",
         );
     };
     let mut depth = 0usize;
@@ -220,12 +220,15 @@ pub(crate) fn local_url_outside(url: &str) -> Option<&'static str> {
         }
     });
     (path.starts_with('/') || climbs).then_some(
-        "resolves outside the catalog folder (the index's folder), where an index on disk \
-         names its archives: `hookpack pack` writes archive names only; move the archive into \
-         the catalog folder and give its name there as the `url` (or pack into the folder \
-         again)",
+        "leads out of the catalog folder (the index's folder), so the folder alone does not \
+         hold it: uploaded on its own, its index names an archive that is not there",
     )
 }
+
+/// How a maintainer keeps a catalog folder whole, for a [`local_url_outside`] warning.
+pub(crate) const PUBLISH_INSIDE: &str = "`hookpack pack` writes archive names only: move the \
+     archive into the catalog folder and give its name there as the `url` (or pack into the \
+     folder again)";
 
 /// Why `url` is unusable where only the (lowercase) `schemes` are, if it is; a URL with
 /// another scheme is told `accepted`, what the place it was given takes.
@@ -638,9 +641,8 @@ pub fn validate_bytes(file: &Path, bytes: &[u8]) -> Vec<Diagnostic> {
 }
 
 /// [`validate_bytes`] of an index file on disk (`hookpack validate`), with a warning for
-/// each version `url` that leaves its folder (`url-outside`): `catalog verify` of the
-/// folder and `install` from it refuse those, though served over HTTP they resolve against
-/// the index's URL, so it is no error of the document itself.
+/// each version `url` that leaves its folder (`url-outside`): SPEC 1.5 allows it, but the
+/// folder alone no longer holds its catalog.
 pub fn validate_on_disk(file: &Path, bytes: &[u8]) -> Vec<Diagnostic> {
     let mut out = validate_bytes(file, bytes);
     let Ok(parsed) = crate::json::parse(bytes) else {
@@ -657,10 +659,7 @@ pub fn validate_on_disk(file: &Path, bytes: &[u8]) -> Vec<Diagnostic> {
                 f.warn(
                     &format!("/recipes/{i}/versions/{j}/url"),
                     "url-outside",
-                    format!(
-                        "url `{url}` {why} (`catalog verify` of this folder and `install` from \
-                         it refuse it; served over HTTP, it is taken against the index's URL)"
-                    ),
+                    format!("url `{url}` {why}; {PUBLISH_INSIDE}"),
                 );
             }
         }

@@ -166,9 +166,14 @@ impl<'a> Ctx<'a> {
         }
     }
     fn warn(&mut self, file: &Path, code: &'static str, msg: impl Into<String>) {
+        self.warn_at(file, "", code, msg);
+    }
+    fn warn_at(&mut self, file: &Path, pointer: &str, code: &'static str, msg: impl Into<String>) {
         if self.listed(file, Severity::Warning) {
-            let diagnostic = Diagnostic::file_level(file, Severity::Warning, code, msg);
-            self.diags.push(diagnostic);
+            self.diags.push(Diagnostic {
+                pointer: pointer.to_string(),
+                ..Diagnostic::file_level(file, Severity::Warning, code, msg)
+            });
         }
     }
     /// True when a problem of `severity` about `file` is to be listed; when the file has
@@ -435,13 +440,16 @@ fn verify_archive(
         }
     };
     if let (Location::Path(_), Some(why)) = (index, super::local_url_outside(url)) {
-        ctx.error(
+        // SPEC 1.5 allows it: read, as install reads it, but the folder is not whole.
+        ctx.warn_at(
             &index_file,
             &pointer_push(vp, "url"),
             "url-outside",
-            format!("url `{url}` {why}"),
+            format!(
+                "url `{url}` {why} (read from {loc}); {}",
+                super::PUBLISH_INSIDE
+            ),
         );
-        return (checked, FromAssets::No);
     }
     checked.location = loc.to_string();
     if matches!(index, Location::Http(_)) && !matches!(loc, Location::Http(_)) {

@@ -6385,50 +6385,83 @@ fn an_index_is_fetched_once_per_command() {
     }
 }
 
-/// An index on disk whose archive URL leads out of its folder: install read the archive
-/// there (`cat/../hooks-demo-0.1.0.tar.gz`, or a `file://` URL to it) and installed it. It
-/// refuses it as `catalog verify` does, with the same words, and reads nothing outside
-/// (exit 1, the profile untouched), whether the index is given as a folder, a file or a
-/// file:// URL.
+/// An index on disk whose archive URL leads out of its folder (`../x`, or a `file://` URL):
+/// SPEC 1.5 allows it, but install refused it (exit 1). It installs the archive there, with
+/// a warning naming where it was read and that the folder alone does not hold it, whether
+/// the index is given as a folder, a file or a file:// URL. A file there that is not the
+/// archive listed is refused by its size or sha256, and a fifo unread, the profile
+/// untouched.
 #[test]
-fn a_local_index_url_that_leads_out_of_the_catalog_is_refused() {
+fn a_local_index_url_that_leads_out_of_the_catalog_is_read_with_a_warning() {
     let sb = Sandbox::new();
     catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
     let outside = sb.join("hooks-demo-0.1.0.tar.gz");
     std::fs::copy(sb.join("cat/hooks-demo-0.1.0.tar.gz"), &outside).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(sb.join("fifo.tar.gz"))
+        .status()
+        .unwrap();
+    assert!(made.success());
     let index_path = sb.join("cat/hooks-index.json");
     let listed = read_json(&index_path);
     let file_url = format!("file://{}", outside.display());
     let index_url = format!("file://{}", index_path.display());
-    for (url, why) in [
-        (
-            "../hooks-demo-0.1.0.tar.gz",
-            "resolves outside the catalog folder",
-        ),
-        (file_url.as_str(), "is a file:// URL"),
-    ] {
+    let fifo = format!("file://{}", sb.join("fifo.tar.gz").display());
+    let set_url = |url: &str| {
         let mut index = listed.clone();
         index["recipes"][0]["versions"][0]["url"] = json!(url);
         sb.write(
             "cat/hooks-index.json",
             serde_json::to_vec_pretty(&index).unwrap(),
         );
+    };
+    let install = |given: &str| {
+        sb.cmd()
+            .args(["install", "demo", "--index", given, "--profile", "p"])
+            .output()
+            .unwrap()
+    };
+    for (url, why, read) in [
+        (
+            "../hooks-demo-0.1.0.tar.gz",
+            "leads out of the catalog folder",
+            "/../hooks-demo-0.1.0.tar.gz",
+        ),
+        (
+            file_url.as_str(),
+            "is a file:// URL",
+            &*outside.display().to_string(),
+        ),
+    ] {
+        set_url(url);
         for given in ["cat", "cat/hooks-index.json", index_url.as_str()] {
-            let o = sb
-                .cmd()
-                .args(["install", "demo", "--index", given, "--profile", "p"])
-                .output()
-                .unwrap();
+            let _ = std::fs::remove_dir_all(sb.join("p"));
+            let o = install(given);
             let err = String::from_utf8_lossy(&o.stderr);
-            assert_eq!(o.status.code(), Some(1), "{given}: {err}");
+            assert_eq!(o.status.code(), Some(0), "{given}: {err}");
             assert!(
                 err.contains(&format!(
                     "names the archive of demo 0.1.0 by `{url}`, which {why}"
-                )) && err.contains("`hookpack pack` writes archive names only"),
+                )) && err.contains("it was read from ")
+                    && err.contains(&format!("{read}, and its sha256 agrees with the index"))
+                    && err.contains("its sha256 agrees with the index"),
                 "{given}: {err}"
             );
-            assert!(!sb.join("p/hooks/demo").exists(), "{given}: {err}");
+            assert!(sb.join("p/hooks/demo/recipe.json").is_file(), "{given}");
         }
+    }
+    let _ = std::fs::remove_dir_all(sb.join("p"));
+    for (url, says) in [
+        ("../../../../../../../../../etc/passwd", "size"),
+        ("file:///etc/passwd", "size"),
+        (fifo.as_str(), "fifo"),
+    ] {
+        set_url(url);
+        let o = install("cat");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{url}: {err}");
+        assert!(err.contains(says), "{url}: {err}");
+        assert!(!sb.join("p/hooks/demo").exists(), "{url}: {err}");
     }
 }
 
