@@ -2595,6 +2595,7 @@ fn run_doctor(a: DoctorArgs, printer: &Printer) -> Result<ExitCode, Error> {
     let profile = profile_of(&a.profile)?;
     let workspace = workspace_of(a.workspace, printer);
     let report = crate::doctor::check(&profile, &workspace, a.fix)?;
+    let has_errors = (report.problems.iter()).any(|d| d.severity == Severity::Error);
     match printer.format {
         Format::Json => printer.json(&report)?,
         Format::Github => {
@@ -2619,6 +2620,12 @@ fn run_doctor(a: DoctorArgs, printer: &Printer) -> Result<ExitCode, Error> {
                     "no problems in {}",
                     profile.root.display()
                 )));
+            } else if !has_errors {
+                printer.message(&printable(&format!(
+                    "no errors in {}, {} warning(s)",
+                    profile.root.display(),
+                    report.problems.len()
+                )));
             } else if a.fix {
                 printer.message(
                     "note: --fix removes only what is safe to remove (staging leftovers, trust \
@@ -2630,9 +2637,10 @@ fn run_doctor(a: DoctorArgs, printer: &Printer) -> Result<ExitCode, Error> {
     if let Some(note) = report.awaiting_trust_note() {
         printer.message(&format!("note: {note}"));
     }
-    Ok(if report.problems.is_empty() {
-        ExitCode::Success
-    } else {
+    // Warnings alone (a matcher hosts ignore, a recipe folder linked in) break nothing.
+    Ok(if has_errors {
         ExitCode::Invalid
+    } else {
+        ExitCode::Success
     })
 }

@@ -387,7 +387,10 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
             Ok(found) => {
                 // Parts of another shape hold handlers no one can list, so which trust
                 // entries still name one cannot be told either: as for an unreadable file.
-                if let Some((e, at)) = odd_shape(&file)? {
+                let oddity = odd_shape(&file)?;
+                if let Oddity::Warnings(warnings) = oddity {
+                    out.extend(warnings);
+                } else if let Oddity::Shape(e, at) = oddity {
                     out.push(Diagnostic {
                         line: Some(at.line),
                         column: Some(at.column),
@@ -626,21 +629,33 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
 }
 
 /// Where a readable `hooks.json` has a shape hosts cannot walk, if it exists and has one.
-fn odd_shape(
-    file: &Path,
-) -> Result<Option<(crate::merge::ShapeError, crate::json::Position)>, Error> {
+/// What is odd in the `hooks.json` `file` beyond its handlers' own problems: a part of
+/// another shape (an error, found first), else what `hookpack validate` warns of in it
+/// (a `matcher` hosts ignore, a command the shell cannot parse, an unknown field, …).
+fn odd_shape(file: &Path) -> Result<Oddity, Error> {
     if !file.exists() {
-        return Ok(None);
+        return Ok(Oddity::Warnings(Vec::new()));
     }
     let (doc, bytes) = crate::install::read_hooks_json_to_list(file)?;
+    let bytes = bytes.unwrap_or_default();
     let Err(e) = crate::merge::check_shape(&doc) else {
-        return Ok(None);
+        let found = crate::hooks_json::validate_bytes(file, &bytes);
+        let warnings = found
+            .into_iter()
+            .filter(|d| d.severity == Severity::Warning);
+        return Ok(Oddity::Warnings(warnings.collect()));
     };
     // The file was just read as JSON, so it parses again.
-    let at = crate::json::parse_reading_huge_numbers(&bytes.unwrap_or_default())
+    let at = crate::json::parse_reading_huge_numbers(&bytes)
         .map(|p| p.locations.locate(&e.pointer))
         .unwrap_or(crate::json::Position { line: 1, column: 1 });
-    Ok(Some((e, at)))
+    Ok(Oddity::Shape(e, at))
+}
+
+/// What [`odd_shape`] found.
+enum Oddity {
+    Shape(crate::merge::ShapeError, crate::json::Position),
+    Warnings(Vec<Diagnostic>),
 }
 
 /// Trust entries of other profiles' and workspaces' files are not this check's business.

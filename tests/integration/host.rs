@@ -1138,6 +1138,57 @@ fn doctor_names_a_script_run_directly_that_is_not_executable() {
     assert!(!out.contains("script-not-executable"), "{out}");
 }
 
+/// Found by a review: doctor said "no problems" of a profile whose hooks.json gives a
+/// `UserPromptSubmit` group a `matcher` (hosts ignore it and run the group on every prompt),
+/// or a workspace handler whose command has an unclosed quote (the shell fails it on every
+/// run), though `validate` of the same files warns of both. Doctor reports hooks.json's
+/// warnings too, at their line, column and pointer, as warnings: the exit stays 0.
+#[test]
+fn doctor_reports_what_validate_warns_of_in_hooks_json() {
+    let sb = Sandbox::new();
+    sb.write(
+        "prof/hooks.json",
+        "{\"hooks\": {\"UserPromptSubmit\": [\n  {\"matcher\": \"Bash\",\n   \"hooks\": \
+         [{\"type\": \"command\", \"id\": \"p\", \"command\": \"true\"}]}]}}\n",
+    );
+    sb.write(
+        "ws/.finclaw/hooks.json",
+        serde_json::to_vec_pretty(&json!({"hooks": {"PreToolUse": [
+            {"hooks": [{"type": "command", "id": "q", "command": "echo \"x"}]}
+        ]}}))
+        .unwrap(),
+    );
+    let o = in_prof_output(&sb, &["doctor"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    let line = |code: &str| {
+        let found: Vec<&str> = out.lines().filter(|l| l.contains(code)).collect();
+        assert_eq!(found.len(), 1, "{code}: {out}");
+        found[0].to_string()
+    };
+    let ignored = line("warning[matcher-ignored]");
+    assert!(
+        ignored.contains("prof/hooks.json:2:15: ")
+            && ignored.contains("(at /hooks/UserPromptSubmit/0/matcher)"),
+        "{ignored}"
+    );
+    let unparsable = line("warning[command-unparsable]");
+    assert!(
+        unparsable.contains("ws/.finclaw/hooks.json:")
+            && unparsable.contains("(at /hooks/PreToolUse/0/hooks/0/command)"),
+        "{unparsable}"
+    );
+    let o = in_prof_output(&sb, &["doctor", "--format", "json"]);
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let warned = report["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["severity"] == "warning")
+        .count();
+    assert_eq!(warned, 2, "{report:#}");
+}
+
 fn in_prof(sb: &Sandbox, args: &[&str]) {
     ok(&in_prof_output(sb, args));
 }
