@@ -2,9 +2,10 @@
 //!
 //! Each handler runs in a process group of its own, which a terminal's Ctrl-C does not
 //! reach: without this, an interrupted `run` left its handler running. While a handler
-//! runs, its group is registered here; a signal is recorded, then kills every registered
-//! group and its leader. The thread waiting for the handler sees the signal and goes on as
-//! at a timeout (killing what the handler started elsewhere), so the command returns
+//! runs, its group is registered here, and a signal is only recorded: the thread waiting
+//! for the handler sees it within its polling slice and goes on as at a timeout (killing
+//! the handler's whole tree, what it started in other sessions too, then its group; a
+//! group killed from the signal handler would orphan those first), so the command returns
 //! [`crate::error::Error::Interrupted`] once the handler is reaped, its temporary folders
 //! are removed on the way out, and [`reraise`] ends the process by the same signal. A
 //! signal while no handler runs ends the process at once, unless the command [`defer`]s
@@ -34,9 +35,8 @@ static DEFERRING: AtomicUsize = AtomicUsize::new(0);
 /// The signals that interrupt a command.
 const SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
 
-/// A running handler's process group, killed if a signal interrupts the command while
-/// this is held. Drop it before the handler is reaped: its group id is then free for
-/// another process to take.
+/// A running handler's process group: while this is held, a first signal is left to the
+/// thread waiting for the handler, which kills it. Drop it before the handler is reaped.
 pub struct Guard(Option<usize>);
 
 impl Drop for Guard {
@@ -139,32 +139,18 @@ fn install_handlers() {
 }
 
 extern "C" fn on_signal(sig: libc::c_int) {
-    // Recorded before any kill, so the thread that sees a handler die sees why; a second
-    // signal (or one while no handler runs, unless deferred) ends the process at once.
+    // Recorded for the thread waiting for a handler; a second signal (or one while no
+    // handler runs, unless deferred) ends the process at once.
     let first = SIGNAL
         .compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst)
         .is_ok();
-    let mut killed = false;
-    if first {
-        for slot in &RUNNING {
-            let pgid = slot.load(Ordering::SeqCst);
-            if pgid > 0 {
-                // Before the kill, as the signal is: the thread that sees the handler die
-                // reads both.
-                KILLED.store(true, Ordering::SeqCst);
-                // SAFETY: kill(2) on a registered handler's process group, and on its
-                // leader, which may have left the group (it is not reaped while
-                // registered, so the pid is still its own).
-                unsafe {
-                    libc::kill(-pgid, libc::SIGKILL);
-                    libc::kill(pgid, libc::SIGKILL);
-                }
-                killed = true;
-            }
-        }
-    }
+    // A running handler is not killed here: the thread waiting for it sees the signal
+    // within its polling slice and kills it as at a timeout, its whole tree first. Killing
+    // its group here would orphan what it started in other sessions before that tree was
+    // read, and they would outlive the command.
+    let running = first && RUNNING.iter().any(|slot| slot.load(Ordering::SeqCst) > 0);
     let deferred = first && DEFERRING.load(Ordering::SeqCst) > 0;
-    if !killed && !deferred {
+    if !running && !deferred {
         // SAFETY: signal(2) and raise(3) are async-signal-safe.
         unsafe {
             libc::signal(sig, libc::SIG_DFL);

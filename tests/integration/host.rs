@@ -711,21 +711,25 @@ fn processes_with(marker: &str) -> Vec<u32> {
 #[test]
 fn an_interrupted_run_kills_the_handler_it_was_running() {
     use std::os::unix::process::ExitStatusExt as _;
-    // The last also starts a process in a session of its own, out of the group's reach,
-    // holding the handler's output (the review found the interrupt waited out the timeout
-    // for such a one).
-    for (sig, name, escapes) in [
-        (libc::SIGINT, "SIGINT", false),
-        (libc::SIGTERM, "SIGTERM", false),
-        (libc::SIGINT, "SIGINT", true),
+    // The third moves to a session of its own, out of the group's reach, holding the
+    // handler's output (the review found the interrupt waited out the timeout for such a
+    // one). The last starts a child in a session of its own holding nothing (a later
+    // review found it survived the interrupt, which killed the handler's group first, so
+    // the child was no longer its descendant when its tree was looked for; a timeout
+    // killed it).
+    for (sig, name, kind) in [
+        (libc::SIGINT, "SIGINT", 0u8),
+        (libc::SIGTERM, "SIGTERM", 0),
+        (libc::SIGINT, "SIGINT", 1),
+        (libc::SIGTERM, "SIGTERM", 2),
     ] {
         let sb = Sandbox::new();
         std::fs::create_dir_all(sb.join("ws")).unwrap();
-        let marker = format!("987.{}{sig}{}", std::process::id(), u8::from(escapes));
-        let command = if escapes {
-            format!("python3 -c 'import os, time; os.setsid(); time.sleep(600)' {marker}")
-        } else {
-            format!("sleep {marker}")
+        let marker = format!("987.{}{sig}{kind}", std::process::id());
+        let command = match kind {
+            0 => format!("sleep {marker}"),
+            1 => format!("python3 -c 'import os, time; os.setsid(); time.sleep(600)' {marker}"),
+            _ => format!("setsid sleep {marker} </dev/null >/dev/null 2>&1 & sleep 600"),
         };
         profile_with(
             &sb,
@@ -746,7 +750,9 @@ fn an_interrupted_run_kills_the_handler_it_was_running() {
             .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap();
-        wait_for_process(&marker, 10);
+        // The process given the marker as an argument, not the shell whose command names
+        // it: the one to outlive the interrupt has started.
+        wait_for_process(&format!("\0{marker}"), 10);
         // SAFETY: kill(2) on the hookpack this test started.
         unsafe { libc::kill(child.id() as i32, sig) };
         let o = output_within(child, 10, &marker);
