@@ -516,7 +516,9 @@ function analyse(
     if (name === null || name === "." || (name.includes("/") && !SYSTEM_BIN.test(name))) blankable = false;
   }
 
-  const edits: { start: number; end: number; text: string }[] = [];
+  // `alt`: the word's text in a second line of the view, where a bare name is left as it
+  // is (see below).
+  const edits: { start: number; end: number; text: string; alt?: string }[] = [];
   const nested: { src: string; cwds: Set<string | null>; mayBlank: boolean; optional?: boolean }[] = [];
   const assigned: string[] = [];
   let computedCommand = false;
@@ -555,7 +557,12 @@ function analyse(
         return;
       }
       const plain = j > k && k >= 0 ? canonical(w, cwds, home) : null;
-      edits.push({ start: w.start, end: w.end, text: plain ?? stripped(w.value) });
+      const text = plain ?? stripped(w.value);
+      // In `/`, a bare name reads as the folder under `/` it names (`rm -rf etc` is
+      // `rm -rf /etc`), but it may be the command a wrapper runs (`sudo rm -rf /` is no
+      // `sudo /rm`): a second line keeps it as written.
+      const bare = plain !== null && /^[^/~$.*][^/]*$/.test(w.value);
+      edits.push({ start: w.start, end: w.end, text, alt: bare ? stripped(w.value) : undefined });
     });
     for (const r of c.redirs) {
       if (r.body && keep > 0) edits.push({ start: r.body.start, end: r.body.end, text: "" });
@@ -621,16 +628,21 @@ function analyse(
   if (blankable) for (const t of toks) if (t.kind === "comment") edits.push({ start: t.start, end: t.end, text: "" });
 
   edits.sort((a, b) => a.start - b.start);
-  let view = "";
-  let at = 0;
-  for (const e of edits) {
-    if (e.start < at) continue;
-    view += src.slice(at, e.start) + e.text;
-    at = e.end;
+  const viewOf = (alt: boolean): string => {
+    let view = "";
+    let at = 0;
+    for (const e of edits) {
+      if (e.start < at) continue;
+      view += src.slice(at, e.start) + (alt && e.alt !== undefined ? e.alt : e.text);
+      at = e.end;
+    }
+    return view + src.slice(at);
+  };
+  const views = edits.some((e) => e.alt !== undefined) ? [viewOf(false), viewOf(true)] : [viewOf(false)];
+  for (const view of views) {
+    out.lines.push(view);
+    out.size += view.length;
   }
-  view += src.slice(at);
-  out.lines.push(view);
-  out.size += view.length;
   // `X="rm -rf /"; $X`: a command word known only at run time may be any value assigned.
   if (computedCommand) for (const v of assigned) nested.push({ src: v, cwds: new Set(cwdsIn), mayBlank: false, optional: true });
   for (const n of nested) {
