@@ -287,7 +287,7 @@ pub enum Error {
         hidden: Vec<String>,
     },
     /// `--updated-at` is not RFC 3339.
-    #[error("`{value}` is not an RFC 3339 time such as 2026-11-29T00:00:00Z")]
+    #[error("`{value}` is not an RFC 3339 time of the years 0000 to 9999 (in UTC), such as 2026-11-29T00:00:00Z")]
     TimestampInvalid {
         /// The value given.
         value: String,

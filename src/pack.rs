@@ -871,11 +871,21 @@ struct Built {
 
 /// Packs the recipes and writes (or, with `check`, compares) the catalog folder.
 pub fn pack(opts: &Options) -> Result<Report, Error> {
-    if let Some(ts) = &opts.updated_at {
-        if !catalog::is_rfc3339(ts) {
-            return Err(Error::TimestampInvalid { value: ts.clone() });
+    // Written in its UTC form: one instant, one index.
+    let in_utc;
+    let opts = match &opts.updated_at {
+        Some(ts) => {
+            in_utc = Options {
+                updated_at: Some(
+                    catalog::utc_form(ts)
+                        .ok_or_else(|| Error::TimestampInvalid { value: ts.clone() })?,
+                ),
+                ..opts.clone()
+            };
+            &in_utc
         }
-    }
+        None => opts,
+    };
     if let Some(base) = &opts.asset_base_url {
         check_asset_base(base).map_err(|why| Error::UrlInvalid {
             url: base.clone(),

@@ -814,18 +814,8 @@ pub fn now_secs() -> u64 {
 
 /// Formats seconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ`.
 pub fn format_timestamp(secs: u64) -> String {
-    // Civil-from-days (proleptic Gregorian), after Howard Hinnant's algorithm.
-    let days = (secs / 86_400) as i64;
+    let (year, month, day) = civil_from_days((secs / 86_400) as i64);
     let rem = secs % 86_400;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
     format!(
         "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
         rem / 3600,
@@ -834,8 +824,105 @@ pub fn format_timestamp(secs: u64) -> String {
     )
 }
 
+/// The date `days` after 1970-01-01 (proleptic Gregorian), after Howard Hinnant's
+/// algorithm.
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(month <= 2), month, day)
+}
+
+/// Days from 1970-01-01 to the date (the inverse of [`civil_from_days`]).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = if month > 2 { month - 3 } else { month + 9 };
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The RFC 3339 time `ts` in one form per instant: in UTC, with `T` and `Z` upper case and
+/// the fraction of a second without trailing zeros, so `2026-11-29T01:00:00+01:00`,
+/// `2026-11-29t00:00:00.000z` and `2026-11-29T00:00:00Z` give the same index bytes. `None`
+/// when `ts` is no RFC 3339 time, or falls outside the years 0000–9999 in UTC. A leap
+/// second (`:60`) stays one.
+pub fn utc_form(ts: &str) -> Option<String> {
+    if !is_rfc3339(ts) {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| ts[r].parse::<i64>().ok();
+    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hour, minute, second) = (num(11..13)?, num(14..16)?, &ts[17..19]);
+    let rest = &ts[19..];
+    let (fraction, zone) = match rest.strip_prefix('.') {
+        Some(f) => {
+            let n = f.bytes().take_while(u8::is_ascii_digit).count();
+            (f[..n].trim_end_matches('0'), &f[n..])
+        }
+        None => ("", rest),
+    };
+    let offset = match zone.as_bytes().first() {
+        Some(b'+' | b'-') => {
+            let minutes = num(ts.len() - 5..ts.len() - 3)? * 60 + num(ts.len() - 2..ts.len())?;
+            if zone.starts_with('-') {
+                -minutes
+            } else {
+                minutes
+            }
+        }
+        _ => 0,
+    };
+    let total = days_from_civil(year, month, day) * 1440 + hour * 60 + minute - offset;
+    let (y, m, d) = civil_from_days(total.div_euclid(1440));
+    if !(0..=9999).contains(&y) {
+        return None;
+    }
+    let of_day = total.rem_euclid(1440);
+    let dot = if fraction.is_empty() { "" } else { "." };
+    Some(format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{second}{dot}{fraction}Z",
+        of_day / 60,
+        of_day % 60
+    ))
+}
+
 #[cfg(test)]
 mod time_tests {
+    #[test]
+    fn one_utc_form_per_instant() {
+        for (given, utc) in [
+            ("2026-11-29T00:00:00Z", Some("2026-11-29T00:00:00Z")),
+            ("2026-11-29t00:00:00z", Some("2026-11-29T00:00:00Z")),
+            ("2026-11-29T01:00:00+01:00", Some("2026-11-29T00:00:00Z")),
+            ("2026-11-28T19:30:00-04:30", Some("2026-11-29T00:00:00Z")),
+            ("2026-11-29T00:00:00-00:00", Some("2026-11-29T00:00:00Z")),
+            ("2026-11-29T00:00:00.000Z", Some("2026-11-29T00:00:00Z")),
+            (
+                "2026-11-29T00:00:00.1230Z",
+                Some("2026-11-29T00:00:00.123Z"),
+            ),
+            ("2024-03-01T00:30:00+01:00", Some("2024-02-29T23:30:00Z")),
+            ("2016-12-31T23:59:60Z", Some("2016-12-31T23:59:60Z")),
+            ("2017-01-01T00:59:60+01:00", Some("2016-12-31T23:59:60Z")),
+            ("9999-12-31T23:59:59Z", Some("9999-12-31T23:59:59Z")),
+            ("0000-01-01T00:00:00Z", Some("0000-01-01T00:00:00Z")),
+            ("0000-01-01T00:00:00+01:00", None),
+            ("9999-12-31T23:00:00-01:00", None),
+            ("2026-11-29 00:00:00Z", None),
+            ("2026-02-30T00:00:00Z", None),
+        ] {
+            assert_eq!(super::utc_form(given).as_deref(), utc, "{given}");
+        }
+    }
+
     #[test]
     fn formats_known_instants() {
         assert_eq!(super::format_timestamp(0), "1970-01-01T00:00:00Z");

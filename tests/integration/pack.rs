@@ -1216,6 +1216,42 @@ fn updated_at_moves_only_when_the_entries_change_even_when_given() {
     assert_eq!(index["updated_at"], "2026-04-04T00:00:00Z");
 }
 
+/// Found by the maintainer-side sweep: `--updated-at` was written as typed, so one instant
+/// given with an offset, in lower case or with a zero fraction made other index and
+/// `SHA256SUMS` bytes. It is written in its UTC form; a time that leaves the years
+/// 0000–9999 once in UTC is refused (exit 2), OUT untouched.
+#[test]
+fn updated_at_is_written_in_utc_whatever_form_it_is_given_in() {
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    let pack_at = |out: &str, ts: &str| {
+        sb.cmd()
+            .args(["pack", "--recipes-dir", "src", "--out-dir", out])
+            .args(["--updated-at", ts])
+            .output()
+            .unwrap()
+    };
+    ok(&pack_at("z", "2026-11-29T00:00:00Z"));
+    let written = snapshot(&sb.join("z"));
+    for (n, ts) in [
+        "2026-11-29T01:00:00+01:00",
+        "2026-11-28T19:00:00-05:00",
+        "2026-11-29t00:00:00z",
+        "2026-11-29T00:00:00.000Z",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let out = format!("o{n}");
+        ok(&pack_at(&out, ts));
+        assert_eq!(snapshot(&sb.join(&out)), written, "{ts}");
+    }
+    let o = pack_at("z", "0000-01-01T00:00:00+01:00");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    stderr_says(&o, "years 0000 to 9999");
+    assert_eq!(snapshot(&sb.join("z")), written);
+}
+
 #[test]
 fn zstd_archives_are_reproducible_and_verify() {
     let sb = Sandbox::new();
