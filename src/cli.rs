@@ -448,7 +448,12 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Ok(()) => run_command(cli.command, quiet, &advice),
     };
     match result {
-        Ok(code) => code,
+        Ok(code) => {
+            // A signal an install, update or remove deferred until its commit was done.
+            #[cfg(unix)]
+            crate::run::interrupt::reraise();
+            code
+        }
         Err(e) => {
             let code = e.exit_code();
             if !matches!(e, Error::BrokenPipe) {
@@ -1807,8 +1812,10 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
     // Fetched once: every recipe named comes from one snapshot of it.
     let loaded = install::load_index_from(&fetcher, &index)?;
     recover_first(&profile, a.dry_run, printer)?;
+    // A signal deferred through a commit stops the command before the next recipe.
     let results = specs
         .iter()
+        .take_while(|_| crate::run::check_interrupted().is_ok())
         .map(|s| install::install_from(&profile, &fetcher, &index, &loaded, s, &opts))
         .collect();
     finish_outcomes(results, &profile, printer)
@@ -1899,6 +1906,7 @@ fn run_remove(a: RemoveArgs, printer: &Printer) -> Result<ExitCode, Error> {
     let preview = install::Preview::default();
     let results = ids
         .iter()
+        .take_while(|_| crate::run::check_interrupted().is_ok())
         .map(|id| install::remove(&profile, id.as_str(), a.dry_run, &preview))
         .collect();
     finish_outcomes(results, &profile, printer)
@@ -2066,6 +2074,10 @@ fn run_update(mut a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
         .collect();
     let mut results = Vec::new();
     for o in report {
+        // A signal deferred through a commit stops the command before the next recipe.
+        if crate::run::check_interrupted().is_err() {
+            break;
+        }
         let Some(v) = (o.available.as_ref()).filter(|_| o.state == install::UpdateState::Outdated)
         else {
             // Say why a recipe is left as it is, unless it is current; JSON gets it as data.

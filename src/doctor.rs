@@ -106,6 +106,11 @@ impl Report {
     }
 }
 
+/// A finding that breaks nothing (`doctor` exits 0 on these alone).
+fn warning(out: &mut Vec<Diagnostic>, file: &Path, code: &'static str, msg: String) {
+    out.push(Diagnostic::file_level(file, Severity::Warning, code, msg));
+}
+
 fn problem(out: &mut Vec<Diagnostic>, file: &Path, pointer: &str, code: &'static str, msg: String) {
     out.push(Diagnostic {
         pointer: pointer.into(),
@@ -249,7 +254,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
             crate::fs::remove_file(&path)?;
             fixed.push(format!("removed the temporary file {}", path.display()));
         } else {
-            problem(&mut out, &path, "", "staging-leftover", "a temporary file of a write of the trust file that did not finish; `hookpack doctor --fix` removes it".into());
+            warning(&mut out, &path, "staging-leftover", "a temporary file of a write of the trust file that did not finish (harmless: the trust file is whole); `hookpack doctor --fix` removes it".into());
         }
     }
     if let Some((path, why)) = receipt::folder_not_folder(profile) {
@@ -323,7 +328,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
             for (path, _) in (folders.into_iter())
                 .filter(|(path, maker)| !maker.alive() && !pending_staging(path))
             {
-                problem(&mut out, &path, "", "staging-leftover", "a staging folder of an install, update or remove that did not finish; `hookpack doctor --fix` removes it".into());
+                warning(&mut out, &path, "staging-leftover", "a staging folder of an install, update or remove that did not finish (harmless: no change is half made, or doctor would name it); `hookpack doctor --fix` removes it, as the next install, update or remove does".into());
             }
         }
         Err(Error::ConfigInvalid { path, why }) => {
@@ -332,12 +337,12 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
         Err(e) => return Err(e),
     }
     for path in crate::install::temporary_leftovers(profile) {
-        problem(
+        warning(
             &mut out,
             &path,
-            "",
             "staging-leftover",
-            "a temporary file of a change that did not finish; `hookpack doctor --fix` removes it"
+            "a temporary file of a change that did not finish (harmless); `hookpack doctor \
+             --fix` removes it, as the next install, update or remove does"
                 .into(),
         );
     }

@@ -1820,6 +1820,11 @@ fn commit(
     new_hooks: &[u8],
     forget_trust: &[String],
 ) -> Result<Vec<String>, Error> {
+    // A Ctrl-C (SIGTERM, SIGHUP) now waits until the commit is done, or rolled back:
+    // then the command ends by it, its staging folder removed (see `cli::main`), rather
+    // than leaving a journal for the next command to recover from.
+    #[cfg(unix)]
+    let _deferred = crate::run::interrupt::defer();
     // A change that leaves hooks.json byte-identical has no commit point recovery can see:
     // with its journal left, recovery undoes it.
     let same_hooks = file_digest(&profile.hooks_json())? == Some(Sha256::of(new_hooks));

@@ -137,6 +137,97 @@ fn sigkill_at_random_instants() {
     eprintln!("sigkill: {kills} kills in 40 rounds, end states {states:?}");
 }
 
+/// Found by the user-side sweep: a Ctrl-C (SIGINT) during an install or remove ended it at
+/// once, in about one run of six half way through its commit, leaving the journal of an
+/// interrupted change (`doctor` failed on it, `trust` refused the recipe until the next
+/// change recovered it). A signal during the commit now lets the commit finish, then ends
+/// the command by that signal: after each interrupt at a pseudo-random instant the profile
+/// is before or after, with no journal, and what is left (a staging folder of a download
+/// cut short) is swept by the next command.
+#[cfg(unix)]
+#[test]
+fn sigint_at_random_instants_leaves_no_change_half_made() {
+    use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
+    let sb = Sandbox::new();
+    catalog(&sb, &["demo".to_string()]);
+    sb.write("prof/hooks.json", USER);
+    let mut span_us: u64 = 25_000;
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut interrupted = 0;
+    for round in 0..60 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let delay_us = seed % span_us;
+        let installed = stamped(&read_json(&sb.join("prof/hooks.json")), "demo") == 1;
+        let args: &[&str] = if installed {
+            &["remove", "demo"]
+        } else {
+            &["install", "demo", "--index", "cat"]
+        };
+        let mut cmd = sb.std_cmd();
+        // SAFETY: only signal(2), which is async-signal-safe, runs between fork and exec:
+        // SIGINT at its default, as from a terminal (a background job inherits it ignored).
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                Ok(())
+            });
+        }
+        let mut child = cmd
+            .args(args)
+            .args(["--profile", "prof", "-q"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_micros(delay_us));
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe {
+            libc::kill(child.id() as i32, libc::SIGINT);
+        }
+        let status = child.wait().unwrap();
+        if status.signal() == Some(libc::SIGINT) {
+            interrupted += 1;
+            span_us += span_us / 8;
+        } else {
+            assert_eq!(status.code(), Some(0), "round {round}");
+            span_us = (span_us * 3 / 4).max(500);
+        }
+        assert!(
+            !sb.join("prof/.hookpack-journal.json").exists(),
+            "round {round} (delay {delay_us} us): an interrupt left a change half made"
+        );
+        let now = read_json(&sb.join("prof/hooks.json"));
+        let has_entry = stamped(&now, "demo") == 1;
+        assert_eq!(
+            has_entry,
+            sb.join("prof/hooks/.receipts/demo.json").exists(),
+            "round {round}"
+        );
+        assert_eq!(
+            has_entry,
+            sb.join("prof/hooks/demo/recipe.json").exists(),
+            "round {round}"
+        );
+        // Only warnings (a staging folder left), if anything.
+        let o = sb
+            .cmd()
+            .args(["doctor", "--profile", "prof", "--format", "json"])
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let errors: Vec<&Value> = (report["problems"].as_array().unwrap().iter())
+            .filter(|p| p["severity"] == "error" && p["code"] != "handler-invalid")
+            .collect();
+        assert!(errors.is_empty(), "round {round}: {errors:#?}");
+    }
+    assert!(
+        interrupted >= 20,
+        "only {interrupted} of 60 runs were interrupted; the delays are too long"
+    );
+}
+
 /// Ten processes at once: five install new recipes while five remove installed ones.
 #[test]
 fn ten_installs_and_removes_race_and_nothing_is_lost() {

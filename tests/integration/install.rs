@@ -866,7 +866,7 @@ fn bad_hooks_json_and_dry_runs_write_nothing() {
     ok(&o);
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
-        text.contains("would install tool-gate 0.3.0")
+        text.contains("would install tool-gate 0.3.1")
             && text.contains("+            \"recipe\": \"tool-gate\""),
         "{text}"
     );
@@ -1339,7 +1339,8 @@ fn doctor_names_an_interrupted_change_and_checks_its_recipe_after_recovery() {
                 );
                 Some(will)
             } else {
-                // Past the journal's removal, what is left is a staging folder only.
+                // Past the journal's removal, what is left is a staging folder only,
+                // which breaks nothing: a warning (exit 0).
                 assert!(!codes.is_empty(), "{what}: {report:#}");
                 assert!(
                     codes.iter().all(|c| *c == "staging-leftover"),
@@ -1347,7 +1348,8 @@ fn doctor_names_an_interrupted_change_and_checks_its_recipe_after_recovery() {
                 );
                 None
             };
-            assert_eq!(o.status.code(), Some(1), "{what}");
+            let want = if will.is_some() { 1 } else { 0 };
+            assert_eq!(o.status.code(), Some(want), "{what}");
             let o = in_prof(&sb, &["doctor", "--fix"]);
             let out = String::from_utf8_lossy(&o.stdout);
             match will {
