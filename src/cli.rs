@@ -1758,8 +1758,9 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
             })
             .transpose()?;
         let loc = crate::fetch::Location::parse(&archive)?;
-        // Said once the location is one that can be read (a folder is refused first).
-        let readable = !matches!(&loc, crate::fetch::Location::Path(p) if p.is_dir());
+        // Said only of bytes that will be read: a path that is no file (missing, a folder)
+        // is refused, and the warning would only precede the error.
+        let readable = !matches!(&loc, crate::fetch::Location::Path(p) if !p.is_file());
         if sha.is_none() && readable {
             printer.message(&printable(&format!(
                 "warning: installing {archive} without --sha256: nothing vouches for these bytes; pass the digest the publisher gives"

@@ -188,6 +188,18 @@ impl Profile {
                         })
                     }
                     Err(e) if e.source.kind() == std::io::ErrorKind::NotFound => None,
+                    Err(e) if not_a_file(&e) => {
+                        return Err(Error::ConfigInvalid {
+                            path: file,
+                            why: format!(
+                                "{}; it is to name the active profile in a line of text: \
+                                 remove it (the profile `default` is then used) or write a \
+                                 profile's name into a file there, or give one with \
+                                 $FINCLAW_PROFILE or --profile",
+                                e.source
+                            ),
+                        })
+                    }
                     Err(e) => return Err(e.into()),
                 };
                 match named {
@@ -273,6 +285,16 @@ impl Profile {
                 why: "not UTF-8".into(),
             })?,
             Err(e) if e.source.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) if not_a_file(&e) => {
+                return Err(Error::ConfigInvalid {
+                    why: format!(
+                        "{}; it is to hold the profile's settings as YAML text: move it \
+                         aside (hookpack then reads no settings there), or put a file there",
+                        e.source
+                    ),
+                    path,
+                })
+            }
             Err(e) => return Err(e.into()),
         };
         // YAML allows a byte-order mark at the start (some editors save one); the parser
@@ -554,6 +576,15 @@ impl Lock {
             }
         }
     }
+}
+
+/// Whether reading a profile file failed because it is a folder, fifo, socket or device
+/// (the input's fault, with a fix), not because it could not be read.
+fn not_a_file(e: &crate::fs::FsError) -> bool {
+    matches!(
+        e.source.kind(),
+        std::io::ErrorKind::IsADirectory | std::io::ErrorKind::InvalidInput
+    )
 }
 
 /// What is wrong with a config.yaml the YAML loader refused, read in `text`. A key given

@@ -2587,6 +2587,14 @@ fn the_unverified_archive_warning_comes_only_for_an_archive() {
         err.contains("it is a folder") && !err.contains("without --sha256"),
         "{err}"
     );
+    // Nor of a file that is not there (a later sweep).
+    let o = in_profile(&sb, "q", &["install", "--archive", "missing.tar.gz"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("missing.tar.gz") && !err.contains("without --sha256"),
+        "{err}"
+    );
 }
 
 /// Found by the user-flow sweep: into a profile whose path holds a backslash, install
@@ -3609,7 +3617,8 @@ fn relative_archive_urls_resolve_against_the_index_a_redirect_led_to() {
 /// Found by the user-side sweep: a `config.yaml` or an `active-profile` that is a fifo
 /// hung every command for good (they were read with a plain read, which waits for a
 /// writer); one that is a folder made `active-profile` count as unset, so the `default`
-/// profile was used without a word. Each is refused, naming the file.
+/// profile was used without a word. Each is refused, naming the file and (a later sweep
+/// found the fix missing) what to do about it.
 #[test]
 fn a_profile_file_that_is_a_fifo_or_folder_is_refused_not_waited_for() {
     let fifo = |p: &std::path::Path| {
@@ -3636,7 +3645,7 @@ fn a_profile_file_that_is_a_fifo_or_folder_is_refused_not_waited_for() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("prof/config.yaml") && err.contains("fifo"),
+        err.contains("prof/config.yaml") && err.contains("fifo") && err.contains("move it aside"),
         "{err}"
     );
 
@@ -3652,6 +3661,11 @@ fn a_profile_file_that_is_a_fifo_or_folder_is_refused_not_waited_for() {
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "{make}: {err}");
         assert!(err.contains("finclaw-home/active-profile"), "{make}: {err}");
+        assert!(
+            err.contains("remove it (the profile `default` is then used)")
+                && err.contains("$FINCLAW_PROFILE or --profile"),
+            "{make}: {err}"
+        );
         assert!(!sb.join("finclaw-home/profiles").exists(), "{make}");
     }
 }
