@@ -1178,7 +1178,7 @@ fn plan(recipe_dir: &Path, lib_dir: Option<&Path>, cache: &LibCache) -> Result<P
                 reason: "symbolic links are refused; replace it with a copy".into(),
             });
         }
-        if name == "node_modules" {
+        if name.eq_ignore_ascii_case("node_modules") {
             return Err(Error::PackRefused {
                 path: path.to_path_buf(),
                 reason: "`node_modules` is refused: recipes run without it".into(),

@@ -790,8 +790,9 @@ impl Walk<'_> {
             Ok(ft) => ft,
             Err(e) => return self.cannot_read(&path, &e),
         };
-        if child.name == "node_modules" {
-            self.problems.push(Diagnostic::file_level(&path, Severity::Error, "node-modules", "recipes may not contain `node_modules`; assemble bundles what a handler needs into `scripts/`, so delete this folder"));
+        // In any case: on a case-insensitive disk node finds modules in `Node_Modules`.
+        if child.name.eq_ignore_ascii_case("node_modules") {
+            self.problems.push(Diagnostic::file_level(&path, Severity::Error, "node-modules", "recipes may not contain `node_modules` (in any letter case: on a case-insensitive disk node reads modules from it); assemble bundles what a handler needs into `scripts/`, so delete this folder"));
             return;
         }
         let rel = path.strip_prefix(self.root).unwrap_or(&path);

@@ -561,6 +561,15 @@ fn planted_faults_are_refused_and_out_is_untouched() {
             }),
             Box::new(|| std::fs::remove_dir_all(beta.join("scripts/node_modules")).unwrap()),
         ),
+        // On a case-insensitive disk (macOS, Windows) node finds modules in it.
+        (
+            "Node_Modules",
+            Box::new(|| {
+                std::fs::create_dir_all(beta.join("scripts/Node_Modules/x")).unwrap();
+                std::fs::write(beta.join("scripts/Node_Modules/x/i.js"), "x").unwrap();
+            }),
+            Box::new(|| std::fs::remove_dir_all(beta.join("scripts/Node_Modules")).unwrap()),
+        ),
         (
             "hard link",
             Box::new(|| {
