@@ -28,6 +28,72 @@ fn catalog(sb: &Sandbox, ids: &[String]) {
     pack_src_into_cat(sb);
 }
 
+/// Installs `demo` into `prof` (or removes it, when installed) and sends the command
+/// `signal` after a pseudo-random delay. The delays span `span_us`, which shrinks after a
+/// command that finished before the signal and grows after one that it ended, so about
+/// 70 % of the signals land midway on a fast machine as on a slow one (a fixed 25 ms span
+/// let most commands finish once they took 12 ms).
+#[cfg(unix)]
+struct Signaller {
+    signal: i32,
+    span_us: u64,
+    seed: u64,
+}
+
+#[cfg(unix)]
+impl Signaller {
+    fn new(signal: i32, seed: u64) -> Self {
+        Signaller {
+            signal,
+            span_us: 25_000,
+            seed,
+        }
+    }
+
+    /// The next change, signalled: how it ended, and the delay (in µs) before the signal.
+    fn next_change(&mut self, sb: &Sandbox) -> (std::process::ExitStatus, u64) {
+        use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
+        self.seed ^= self.seed << 13;
+        self.seed ^= self.seed >> 7;
+        self.seed ^= self.seed << 17;
+        let delay_us = self.seed % self.span_us;
+        let installed = stamped(&read_json(&sb.join("prof/hooks.json")), "demo") == 1;
+        let args: &[&str] = if installed {
+            &["remove", "demo"]
+        } else {
+            &["install", "demo", "--index", "cat"]
+        };
+        let mut cmd = sb.std_cmd();
+        // SAFETY: only signal(2), which is async-signal-safe, runs between fork and exec:
+        // SIGINT at its default, as from a terminal (a background job inherits it ignored).
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                Ok(())
+            });
+        }
+        let mut child = cmd
+            .args(args)
+            .args(["--profile", "prof", "-q"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_micros(delay_us));
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe {
+            libc::kill(child.id() as i32, self.signal);
+        }
+        let status = child.wait().unwrap();
+        if status.signal() == Some(self.signal) {
+            self.span_us += self.span_us / 8;
+        } else {
+            self.span_us = (self.span_us * 3 / 4).max(500);
+        }
+        (status, delay_us)
+    }
+}
+
 /// Kills install and remove with SIGKILL after a pseudo-random delay, many times; after
 /// each kill `hooks.json` parses and is the state before or after, and the next command
 /// recovers (no staging or journal left, receipt, folder and entries agree).
@@ -38,45 +104,14 @@ fn sigkill_at_random_instants() {
     catalog(&sb, &["demo".to_string()]);
     sb.write("prof/hooks.json", USER);
     let user: Value = serde_json::from_str(USER).unwrap();
-    // The delays span `span_us`, which shrinks after a command that finished before its
-    // kill and grows after one that was killed, so about 70 % of the kills land midway on a
-    // fast machine as on a slow one (a fixed 25 ms span let most commands finish once they
-    // took 12 ms).
-    let mut span_us: u64 = 25_000;
-    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut signaller = Signaller::new(libc::SIGKILL, 0x9e37_79b9_7f4a_7c15);
     let mut kills = 0;
     let mut states = std::collections::BTreeMap::new();
     for round in 0..40 {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        let delay_us = seed % span_us;
-        let installed = stamped(&read_json(&sb.join("prof/hooks.json")), "demo") == 1;
-        let args: &[&str] = if installed {
-            &["remove", "demo"]
-        } else {
-            &["install", "demo", "--index", "cat"]
-        };
         let before = read_json(&sb.join("prof/hooks.json"));
-        let mut child = sb
-            .std_cmd()
-            .args(args)
-            .args(["--profile", "prof", "-q"])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(std::time::Duration::from_micros(delay_us));
-        // SAFETY: kill(2) on our own child's pid.
-        unsafe {
-            libc::kill(child.id() as i32, libc::SIGKILL);
-        }
-        let status = child.wait().unwrap();
+        let (status, delay_us) = signaller.next_change(&sb);
         if status.code().is_none() {
             kills += 1;
-            span_us += span_us / 8;
-        } else {
-            span_us = (span_us * 3 / 4).max(500);
         }
         let now = read_json(&sb.join("prof/hooks.json"));
         let changed = now != before;
@@ -147,52 +182,18 @@ fn sigkill_at_random_instants() {
 #[cfg(unix)]
 #[test]
 fn sigint_at_random_instants_leaves_no_change_half_made() {
-    use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
+    use std::os::unix::process::ExitStatusExt as _;
     let sb = Sandbox::new();
     catalog(&sb, &["demo".to_string()]);
     sb.write("prof/hooks.json", USER);
-    let mut span_us: u64 = 25_000;
-    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut signaller = Signaller::new(libc::SIGINT, 0x2545_f491_4f6c_dd1d);
     let mut interrupted = 0;
     for round in 0..60 {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        let delay_us = seed % span_us;
-        let installed = stamped(&read_json(&sb.join("prof/hooks.json")), "demo") == 1;
-        let args: &[&str] = if installed {
-            &["remove", "demo"]
-        } else {
-            &["install", "demo", "--index", "cat"]
-        };
-        let mut cmd = sb.std_cmd();
-        // SAFETY: only signal(2), which is async-signal-safe, runs between fork and exec:
-        // SIGINT at its default, as from a terminal (a background job inherits it ignored).
-        unsafe {
-            cmd.pre_exec(|| {
-                libc::signal(libc::SIGINT, libc::SIG_DFL);
-                Ok(())
-            });
-        }
-        let mut child = cmd
-            .args(args)
-            .args(["--profile", "prof", "-q"])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(std::time::Duration::from_micros(delay_us));
-        // SAFETY: kill(2) on our own child's pid.
-        unsafe {
-            libc::kill(child.id() as i32, libc::SIGINT);
-        }
-        let status = child.wait().unwrap();
+        let (status, delay_us) = signaller.next_change(&sb);
         if status.signal() == Some(libc::SIGINT) {
             interrupted += 1;
-            span_us += span_us / 8;
         } else {
             assert_eq!(status.code(), Some(0), "round {round}");
-            span_us = (span_us * 3 / 4).max(500);
         }
         assert!(
             !sb.join("prof/.hookpack-journal.json").exists(),
