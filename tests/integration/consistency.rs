@@ -28,6 +28,17 @@ fn catalog(sb: &Sandbox, ids: &[String]) {
     pack_src_into_cat(sb);
 }
 
+/// `demo`'s receipt, folder and hooks.json entry are all there, or none is.
+fn receipt_folder_and_entry_agree(sb: &Sandbox, round: usize) {
+    let has_entry = stamped(&read_json(&sb.join("prof/hooks.json")), "demo") == 1;
+    for file in [
+        "prof/hooks/.receipts/demo.json",
+        "prof/hooks/demo/recipe.json",
+    ] {
+        assert_eq!(has_entry, sb.join(file).exists(), "round {round}: {file}");
+    }
+}
+
 /// Installs `demo` into `prof` (or removes it, when installed) and sends the command
 /// `signal` after a pseudo-random delay. The delays span `span_us`, which shrinks after a
 /// command that finished before the signal and grows after one that it ended, so about
@@ -146,17 +157,7 @@ fn sigkill_at_random_instants() {
             problems.is_empty(),
             "round {round} (delay {delay_us} us): {problems:#?}"
         );
-        let has_entry = stamped(&read_json(&sb.join("prof/hooks.json")), "demo") == 1;
-        assert_eq!(
-            has_entry,
-            sb.join("prof/hooks/.receipts/demo.json").exists(),
-            "round {round}"
-        );
-        assert_eq!(
-            has_entry,
-            sb.join("prof/hooks/demo/recipe.json").exists(),
-            "round {round}"
-        );
+        receipt_folder_and_entry_agree(&sb, round);
         let leftovers: Vec<_> = std::fs::read_dir(sb.join("prof"))
             .unwrap()
             .filter_map(Result::ok)
@@ -199,18 +200,7 @@ fn sigint_at_random_instants_leaves_no_change_half_made() {
             !sb.join("prof/.hookpack-journal.json").exists(),
             "round {round} (delay {delay_us} us): an interrupt left a change half made"
         );
-        let now = read_json(&sb.join("prof/hooks.json"));
-        let has_entry = stamped(&now, "demo") == 1;
-        assert_eq!(
-            has_entry,
-            sb.join("prof/hooks/.receipts/demo.json").exists(),
-            "round {round}"
-        );
-        assert_eq!(
-            has_entry,
-            sb.join("prof/hooks/demo/recipe.json").exists(),
-            "round {round}"
-        );
+        receipt_folder_and_entry_agree(&sb, round);
         // Only warnings (a staging folder left), if anything.
         let o = sb
             .cmd()
