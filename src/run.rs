@@ -1364,6 +1364,15 @@ pub fn watch_async(pid: u32, start: u64, timeout: Duration) {
 }
 
 /// Starts an async handler and does not wait for it.
+/// An unlinked temporary file holding `bytes`, positioned at its start.
+fn payload_file(bytes: &[u8]) -> Option<std::fs::File> {
+    use std::io::Seek;
+    let mut file = tempfile::tempfile().ok()?;
+    file.write_all(bytes).ok()?;
+    file.rewind().ok()?;
+    Some(file)
+}
+
 fn spawn_detached(
     command: &str,
     cwd: &Path,
@@ -1373,6 +1382,12 @@ fn spawn_detached(
 ) -> std::io::Result<()> {
     let mut cmd = handler_command(command, cwd, env);
     cmd.stdout(Stdio::null()).stderr(Stdio::null());
+    // The payload in a file of its own (unlinked, in $TMPDIR), read at the handler's pace:
+    // through a pipe, a handler that read it after `run` ended got only what the pipe held,
+    // cut off mid-JSON. A pipe is the fallback when no such file can be made.
+    if let Some(file) = payload_file(stdin) {
+        cmd.stdin(Stdio::from(file));
+    }
     let mut child = cmd.spawn()?;
     // Held to its timeout once `run` has ended, as a host holds it.
     #[cfg(target_os = "linux")]

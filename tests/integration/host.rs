@@ -2714,6 +2714,55 @@ fn an_async_handler_is_killed_at_its_timeout_after_run_ends() {
     assert!(started.elapsed() >= std::time::Duration::from_secs(1));
 }
 
+/// Found by the host-side sweep: an async handler that read its stdin after `run` had
+/// ended (a slow start: `npx tsx`, a loaded machine) got only what the pipe held, 64 KiB of
+/// a 1 MiB payload, cut off mid-JSON, and `run` waited 2 s for each one that was slow to
+/// read. Its payload is now in a file it reads at its own pace, whole.
+#[cfg(unix)]
+#[test]
+fn an_async_handler_that_reads_late_gets_the_whole_payload() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({"PostToolUse": [{"id": "late", "type": "command",
+            "command": "sleep 2; wc -c > got.tmp; mv got.tmp got", "async": true, "timeout": 30}]}),
+    );
+    let big = "x".repeat(1024 * 1024);
+    sb.write(
+        "payload.json",
+        json!({"tool_name": "exec", "tool_input": {}, "tool_response": big}).to_string(),
+    );
+    let o = sb
+        .cmd()
+        .args(["run", "PostToolUse", "--payload", "payload.json"])
+        .args([
+            "--profile",
+            "prof",
+            "--workspace",
+            "ws",
+            "--include-untrusted",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let got = sb.join("ws/got");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !got.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the handler never wrote"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let count: usize = std::fs::read_to_string(&got)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(count > 1024 * 1024, "the handler read {count} bytes");
+}
+
 /// An async handler whose shell could not be started stopped the whole `run` (exit 3, no
 /// outcome), while a synchronous one in the same spot is a failure of that handler only.
 #[cfg(unix)]
