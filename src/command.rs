@@ -872,6 +872,9 @@ fn target_with(words: &Words, flags_of: fn(&str) -> Option<&'static Flags>) -> T
                 };
                 match effect {
                     Effect::None => {}
+                    // `-S` (the script is looked up on PATH) is named first: with it,
+                    // the script named is not the file that runs.
+                    Effect::Loads(flag) if flag == "-S" => loads = Some(flag),
                     Effect::Loads(flag) => loads = loads.or(Some(flag)),
                     Effect::Chdir(flag) => {
                         if let Some(dir) = value {

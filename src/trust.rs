@@ -133,6 +133,59 @@ fn expands_root(path: &str, at: usize) -> bool {
 
 /// Whether the shell would split a path put in unquoted (at a blank of the default `IFS`)
 /// or take it for a file name pattern (`*`, `?`, `[`).
+/// Whether `path` leads through a path each process reads as its own (`/proc/self/cwd`,
+/// `/dev/fd/3`, `/dev/stdin`; any of `/proc`), as written or through symbolic links to one.
+fn through_process_link(path: &Path) -> bool {
+    let own = |p: &Path| {
+        p.starts_with("/proc")
+            || p.starts_with("/dev/fd")
+            || ["stdin", "stdout", "stderr"]
+                .iter()
+                .any(|n| p.starts_with(Path::new("/dev").join(n)))
+    };
+    let mut path = lexically_normal(path);
+    // Each link in turn, the first along the path (none before it, so `..` after it may be
+    // taken lexically); a chain longer than the kernel follows leads nowhere.
+    for _ in 0..40 {
+        if own(&path) {
+            return true;
+        }
+        let mut prefix = PathBuf::new();
+        let link = path.components().find_map(|c| {
+            prefix.push(c);
+            let is_link = std::fs::symlink_metadata(&prefix).is_ok_and(|m| m.is_symlink());
+            is_link.then(|| prefix.clone())
+        });
+        let Some(link) = link else {
+            return false;
+        };
+        let Ok(target) = std::fs::read_link(&link) else {
+            return false;
+        };
+        let rest = path.strip_prefix(&link).unwrap_or(Path::new(""));
+        let parent = link.parent().unwrap_or(Path::new("/"));
+        path = lexically_normal(&parent.join(target).join(rest));
+    }
+    false
+}
+
+/// `path` with `.` gone and each `..` taking the part before it, without reading the disk.
+fn lexically_normal(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 fn splits_in_shell(path: &Path) -> bool {
     (path.as_os_str().as_encoded_bytes().iter())
         .any(|b| matches!(b, b' ' | b'\t' | b'\n' | b'*' | b'?' | b'['))
@@ -545,6 +598,11 @@ fn resolve_first(cmd: &str, env: &Env) -> Script {
         target = command::host_target(&words);
     }
     match target {
+        // `perl -S x.pl`, `ruby -S x.rb`: the interpreter looks the name up on PATH, so the
+        // file of that name here need not be the one that runs.
+        Target::Script {
+            loads: Some("-S"), ..
+        } => Script::Unresolved(cmd[words.words[0].start..].trim_end().into()),
         Target::Script {
             interpreter,
             word,
@@ -604,6 +662,11 @@ fn resolve_first(cmd: &str, env: &Env) -> Script {
             let p = expand(&path, env, &base, tilde, &|at| {
                 written.expansions.contains(&at)
             });
+            // Read by hookpack, `/proc/self/cwd/x.sh` is a file of hookpack's working folder;
+            // run by the handler's shell, one of the workspace.
+            if through_process_link(&p) {
+                return Script::Unresolved(written.text.clone());
+            }
             if p.is_file() {
                 Script::File(p)
             } else {
@@ -1018,6 +1081,35 @@ pub fn unresolved_why(path: &str, cmd: &str, env: &Env) -> (String, &'static str
             ),
             "run the script with an interpreter hookpack reads (`node`, `python3`, `sh`, …; \
              see `Commands` in the README)",
+        );
+    }
+    let from_program = (program_word(cmd, &words).ok()).map(|at| command::Words {
+        words: words[at..].to_vec(),
+        shell_syntax: None,
+    });
+    if let Some(from_program) = &from_program {
+        if let Target::Script {
+            loads: Some("-S"), ..
+        } = command::host_target(from_program)
+        {
+            return (
+                format!(
+                    "its command runs `{}` with `-S`, which looks the script up on PATH, so \
+                     the file it runs cannot be known or hashed",
+                    from_program.words[0].text
+                ),
+                "name the script by its path, without `-S`",
+            );
+        }
+    }
+    if through_process_link(&env.workspace.join(path)) {
+        return (
+            format!(
+                "its command names its script with `{path}`, which leads through `/proc` or \
+                 `/dev/fd` (a path each process reads as its own: hookpack would hash another \
+                 file than the one the handler runs)"
+            ),
+            "write the script's own path",
         );
     }
     let runs_module = |at: usize| {

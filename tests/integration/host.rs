@@ -4097,6 +4097,47 @@ fn a_script_path_with_a_glob_is_never_trusted() {
     assert!(!sb.join("ws/ran-real.txt").exists(), "{out:#}");
 }
 
+/// Found by the host-side sweep: the hash covered a file other than the one that runs.
+/// `sh /proc/self/cwd/x.sh` was hashed as hookpack read it (a file of hookpack's working
+/// folder) while the handler's shell ran the workspace's; so was a workspace link to
+/// `/proc/self/cwd`. `perl -S x.pl` was hashed as the workspace's `x.pl` while perl ran
+/// the one PATH names. Each is unknown now: never trusted, never run, with the reason.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_script_each_process_reads_as_its_own_or_perl_finds_on_path_is_never_trusted() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("prof")).unwrap();
+    sb.write("ws/x.sh", "echo real > ran-real.txt\n");
+    sb.write("ws/x.pl", "\n");
+    std::os::unix::fs::symlink("/proc/self/cwd", sb.join("ws/here")).unwrap();
+    let (doc, by_id) = list_workspace_handlers(
+        &sb,
+        json!([
+            {"type": "command", "command": "sh /proc/self/cwd/x.sh", "id": "proc"},
+            {"type": "command", "command": "sh here/x.sh", "id": "link"},
+            {"type": "command", "command": "sh /dev/fd/0", "id": "fd"},
+            {"type": "command", "command": "perl -S x.pl", "id": "search"},
+            {"type": "command", "command": "perl -wS x.pl", "id": "grouped"},
+            {"type": "command", "command": "perl x.pl", "id": "plain"}
+        ]),
+    );
+    for id in ["proc", "link", "fd", "search", "grouped"] {
+        assert_eq!(by_id[id]["status"], "script-unknown", "{id}: {doc:#}");
+    }
+    assert_eq!(by_id["plain"]["script"]["kind"], "file", "{doc:#}");
+    let o = in_prof_output(&sb, &["doctor"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("with `-S`, which looks the script up on PATH"),
+        "{out}"
+    );
+    assert!(out.contains("leads through `/proc` or `/dev/fd`"), "{out}");
+
+    in_prof_output(&sb, &["trust", "--all"]);
+    let out = run(&sb, "PreToolUse", json!({"tool_name": "exec"}), &[]);
+    assert!(!sb.join("ws/ran-real.txt").exists(), "{out:#}");
+}
+
 /// A leading unquoted `~` not followed by `/` is a tilde prefix the shell expands too:
 /// `~+` to the working folder (bash), `~NAME` to that user's home. Only `~/` was expanded,
 /// so `sh ~+/x.sh` was hashed as the decoy `~+/x.sh` in the workspace while bash ran
