@@ -91,6 +91,12 @@ impl Event {
         matches!(self, Event::PreToolUse | Event::PermissionRequest)
     }
 
+    /// Events whose `additionalContext` hosts read (seeds/004: SessionStart's on the first
+    /// infer, PostToolUse's appended to the result); the others' is not read.
+    pub fn takes_context(self) -> bool {
+        matches!(self, Event::SessionStart | Event::PostToolUse)
+    }
+
     /// Events whose stdin holds the bounded `turn` object (seeds/004).
     pub fn has_turn(self) -> bool {
         matches!(

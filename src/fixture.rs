@@ -553,6 +553,15 @@ pub fn host_stdin(
     m.insert("hook_event_name".into(), json!(event.name()));
     let mut cut = Vec::new();
     if event.has_turn() {
+        // No host sends a `turn` of another type: taken as none, and said.
+        if let Some(other) = m.get("turn").filter(|t| !t.is_object()) {
+            cut.push(format!(
+                "the payload's `turn` is {}, not an object; an empty one is sent, as hosts \
+                 send none of another type",
+                crate::hooks_json::type_name(other)
+            ));
+            m.remove("turn");
+        }
         match m.get_mut("turn") {
             Some(Value::Object(turn)) => cap_turn(turn, &mut cut),
             Some(_) => {}

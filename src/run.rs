@@ -525,7 +525,10 @@ fn unread_fields(event: Event, obj: &serde_json::Map<String, Value>, hso: &Value
     let Some(fields) = hso.as_object() else {
         return unread;
     };
-    let mut known = vec!["hookEventName", "additionalContext"];
+    let mut known = vec!["hookEventName"];
+    if event.takes_context() {
+        known.push("additionalContext");
+    }
     if event.takes_permission() {
         known.extend([
             "permissionDecision",
@@ -766,12 +769,15 @@ fn read_answer(
         }
         _ => {}
     }
-    if let Some(ctx) = side_text(
-        &mut d.warning,
-        hso.get("additionalContext"),
-        "hookSpecificOutput.additionalContext",
-    ) {
-        d.additional_context = Some(ctx);
+    // Elsewhere it is not read: named by `unread_fields`, as a host passes it over.
+    if event.takes_context() {
+        if let Some(ctx) = side_text(
+            &mut d.warning,
+            hso.get("additionalContext"),
+            "hookSpecificOutput.additionalContext",
+        ) {
+            d.additional_context = Some(ctx);
+        }
     }
     // Codex-style top-level block.
     if obj.get("decision").and_then(Value::as_str) == Some("block") && event.can_block() {

@@ -326,19 +326,33 @@ fn a_handler_that_leaves_its_process_group_is_killed_at_its_timeout() {
 /// even for root) made `list`, `trust`, `run` and `doctor` stop with `cannot read …`
 /// (exit 3), so no other handler ran and doctor reported nothing. It is that handler's
 /// problem: hosts cannot hash it, so it is invalid and skipped, and the others go on.
+/// (The file: one of mode 0000, or for root, who reads that, a write-only sysfs attribute,
+/// which no one may open to read; `/proc/self/mem` is a script unknown now.)
 #[cfg(target_os = "linux")]
 #[test]
 fn a_script_that_cannot_be_read_is_that_handler_s_problem_alone() {
+    use std::os::unix::fs::PermissionsExt as _;
     let sb = Sandbox::new();
     sb.write(
         "ws/ok.sh",
         "echo '{\"decision\": \"block\", \"reason\": \"ok ran\"}'\n",
     );
+    sb.write("ws/locked.sh", "true\n");
+    let locked = sb.join("ws/locked.sh");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let unreadable = [locked, std::path::PathBuf::from("/sys/bus/pci/rescan")]
+        .into_iter()
+        .find(|p| p.is_file() && std::fs::File::open(p).is_err());
+    let Some(unreadable) = unreadable else {
+        eprintln!("skipped: root reads a file of mode 0000, and /sys/bus/pci/rescan is not here");
+        return;
+    };
+    let unreadable = unreadable.display().to_string();
     profile_with(
         &sb,
         json!({"PreToolUse": [
             {"id": "ok", "type": "command", "command": "sh ok.sh"},
-            {"id": "unreadable", "type": "command", "command": "sh /proc/self/mem"}
+            {"id": "unreadable", "type": "command", "command": format!("sh {unreadable}")}
         ]}),
     );
     let list = in_prof_output(&sb, &["list", "--format", "json"]);
@@ -348,7 +362,7 @@ fn a_script_that_cannot_be_read_is_that_handler_s_problem_alone() {
     assert_eq!(bad["status"], "invalid", "{list:#}");
     let why = bad["problems"][0].as_str().unwrap();
     assert!(
-        why.contains("/proc/self/mem") && why.contains("readable"),
+        why.contains(&unreadable) && why.contains("readable"),
         "{why}"
     );
     let trust = in_prof_output(&sb, &["trust", "--all"]);
@@ -369,7 +383,7 @@ fn a_script_that_cannot_be_read_is_that_handler_s_problem_alone() {
     assert_eq!(doctor.status.code(), Some(1), "{doctor:?}");
     let text = String::from_utf8_lossy(&doctor.stdout);
     assert!(
-        text.contains("handler-invalid") && text.contains("/proc/self/mem"),
+        text.contains("handler-invalid") && text.contains(&unreadable),
         "{text}"
     );
 }
@@ -491,7 +505,12 @@ fn fields_hosts_do_not_read_are_warned_of() {
                 answer("reason", r#"{"hookSpecificOutput":{"permissionDecision":"ask","reason":"x"}}"#),
                 answer("other-event", r#"{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"c"}}"#),
                 answer("misspelt", r#"{"hookSpecificOutput":{"permisionDecision":"deny"}}"#),
-                answer("read-in-full", r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"r"}}"#)
+                answer("read-in-full", r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"r"}}"#),
+                // Only SessionStart's and PostToolUse's is read (a later sweep).
+                answer("context", r#"{"hookSpecificOutput":{"additionalContext":"c"}}"#)
+            ],
+            "PostToolUse": [
+                {"id": "post-context", "type": "command", "command": r#"echo '{"hookSpecificOutput":{"additionalContext":"read"}}'"#}
             ],
             "Stop": [
                 {"id": "stop-block", "type": "command", "command": r#"echo '{"hookSpecificOutput":{"decision":"block","reason":"r"}}'"#}
@@ -521,10 +540,20 @@ fn fields_hosts_do_not_read_are_warned_of() {
         ("reason", "hookSpecificOutput.reason is not read on PreToolUse (did you mean `permissionDecisionReason`?)"),
         ("other-event", "hookSpecificOutput.hookEventName is \"PostToolUse\", but this answers PreToolUse"),
         ("misspelt", "hookSpecificOutput.permisionDecision is not read on PreToolUse (did you mean `permissionDecision`?)"),
+        ("context", "hookSpecificOutput.additionalContext is not read on PreToolUse"),
     ] {
         assert!(warning(&d, id).contains(says), "{id}: {d:#}");
     }
     assert_eq!(warning(&d, "read-in-full"), "", "{d:#}");
+    assert!(d["outcome"]["additional_context"].is_null(), "{d:#}");
+    let post = run(
+        &sb,
+        "PostToolUse",
+        json!({"tool_name": "exec"}),
+        &["--include-untrusted"],
+    );
+    assert_eq!(post["outcome"]["additional_context"], "read", "{post:#}");
+    assert_eq!(warning(&post, "post-context"), "", "{post:#}");
     // As hosts do, the unread deny decides nothing: the ask stands.
     assert_eq!(d["outcome"]["verdict"], "ask", "{d:#}");
     let d = run(&sb, "Stop", json!({}), &["--include-untrusted"]);
@@ -534,6 +563,43 @@ fn fields_hosts_do_not_read_are_warned_of() {
         ),
         "{d:#}"
     );
+}
+
+/// Found by the host-side sweep: a payload's `turn` of another type than an object
+/// (`null`, `5`) reached the handler as it was, where hosts send an object. It is taken as
+/// none (an empty turn is sent), and `run` says so.
+#[test]
+fn a_payload_turn_that_is_no_object_is_sent_as_an_empty_one() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [{"id": "t", "type": "command", "command": "cat > stdin.json"}]}),
+    );
+    for turn in [json!(null), json!(5), json!("x")] {
+        sb.write(
+            "payload.json",
+            json!({"tool_name": "exec", "turn": turn}).to_string(),
+        );
+        let o = sb
+            .cmd()
+            .args(["run", "PreToolUse", "--payload", "payload.json"])
+            .args([
+                "--profile",
+                "prof",
+                "--workspace",
+                "ws",
+                "--include-untrusted",
+            ])
+            .output()
+            .unwrap();
+        ok(&o);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("the payload's `turn` is"), "{turn}: {err}");
+        let stdin: Value =
+            serde_json::from_slice(&std::fs::read(sb.join("ws/stdin.json")).unwrap()).unwrap();
+        assert_eq!(stdin["turn"]["tools"], json!([]), "{turn}: {stdin:#}");
+    }
 }
 
 #[test]
