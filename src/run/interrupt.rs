@@ -151,6 +151,20 @@ extern "C" fn on_signal(sig: libc::c_int) {
     let running = first && RUNNING.iter().any(|slot| slot.load(Ordering::SeqCst) > 0);
     let deferred = first && DEFERRING.load(Ordering::SeqCst) > 0;
     if !running && !deferred {
+        // A second signal before the waiting thread got to the handler (Ctrl-C twice, a
+        // closed terminal's two SIGHUPs): its group at least goes with the command.
+        for slot in &RUNNING {
+            let pgid = slot.load(Ordering::SeqCst);
+            if pgid > 0 {
+                // SAFETY: kill(2) on a registered handler's process group, and on its
+                // leader, which may have left the group (it is not reaped while
+                // registered, so the pid is still its own).
+                unsafe {
+                    libc::kill(-pgid, libc::SIGKILL);
+                    libc::kill(pgid, libc::SIGKILL);
+                }
+            }
+        }
         // SAFETY: signal(2) and raise(3) are async-signal-safe.
         unsafe {
             libc::signal(sig, libc::SIG_DFL);

@@ -838,6 +838,52 @@ fn an_interrupted_run_kills_the_handler_it_was_running() {
     }
 }
 
+/// Found by a review: with the first signal left to the thread waiting for the handler, a
+/// second one right after it (Ctrl-C twice; a closed terminal sends SIGHUP twice) ended
+/// `run` at once and left the handler running. The second signal kills the handler's
+/// group before it ends the command.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_second_signal_right_after_the_first_still_kills_the_handler() {
+    use std::os::unix::process::ExitStatusExt as _;
+    for round in 0..3 {
+        let sb = Sandbox::new();
+        std::fs::create_dir_all(sb.join("ws")).unwrap();
+        let marker = format!("988.{}{round}", std::process::id());
+        profile_with(
+            &sb,
+            json!({"PreToolUse": [{"id": "slow", "type": "command", "command": format!("sleep {marker}"), "timeout": 600}]}),
+        );
+        sb.write("payload.json", r#"{"tool_name": "exec"}"#);
+        let child = with_default_signals(&mut sb.std_cmd())
+            .args(["run", "PreToolUse", "--payload", "payload.json"])
+            .args([
+                "--profile",
+                "prof",
+                "--workspace",
+                "ws",
+                "--include-untrusted",
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        wait_for_process(&format!("\0{marker}"), 10);
+        // SAFETY: kill(2) on the hookpack this test started, twice.
+        unsafe {
+            libc::kill(child.id() as i32, libc::SIGINT);
+            libc::kill(child.id() as i32, libc::SIGHUP);
+        }
+        let o = output_within(child, 10, &marker);
+        assert!(o.status.signal().is_some(), "{o:?}");
+        gone_by(
+            &marker,
+            std::time::Instant::now() + std::time::Duration::from_secs(5),
+            "a second signal left the handler running",
+        );
+    }
+}
+
 /// The same for `test`: the case's handler is killed, and the temporary folders of the
 /// assembled recipe and of the case are removed before it ends by the signal.
 #[cfg(target_os = "linux")]
