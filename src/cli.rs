@@ -94,6 +94,10 @@ struct SourceArgs {
     /// Extra CA certificate (PEM) to trust for https (SSL_CERT_FILE is honoured too).
     #[arg(long, value_name = "FILE")]
     ca_cert: Option<PathBuf>,
+    /// Read an archive that an index on disk names outside its folder (`../x.tar.gz`, a
+    /// path from `/`, a `file://` URL), which is refused unread otherwise.
+    #[arg(long)]
+    allow_outside: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -274,6 +278,10 @@ struct VerifyArgs {
     /// Archives checked at once, 1 or more [default: the number of CPUs].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     jobs: Option<u16>,
+    /// Read an archive that an index on disk names outside its folder (`../x.tar.gz`, a
+    /// path from `/`, a `file://` URL), which is refused unread otherwise.
+    #[arg(long)]
+    allow_outside: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -1150,7 +1158,13 @@ fn run_catalog_verify(v: &VerifyArgs, printer: &Printer) -> Result<ExitCode, Err
     }
     let jobs = v.jobs.map_or_else(crate::parallel::cores, usize::from);
     let fetcher = fetcher(a.ca_cert.clone())?;
-    let report = catalog::verify::verify(&loc, &fetcher, v.assets_dir.as_deref(), jobs);
+    let report = catalog::verify::verify(
+        &loc,
+        &fetcher,
+        v.assets_dir.as_deref(),
+        v.allow_outside,
+        jobs,
+    );
     match printer.format {
         Format::Json => {
             #[derive(serde::Serialize)]
@@ -1729,6 +1743,7 @@ fn run_install(a: InstallArgs, printer: &Printer) -> Result<ExitCode, Error> {
         cli_version: cli_version(a.source.cli_version)?,
         dry_run: a.dry_run,
         absolute_paths: a.absolute_paths,
+        allow_outside: a.source.allow_outside,
         progress: printer.format == Format::Text
             && !printer.quiet
             && std::io::IsTerminal::is_terminal(&std::io::stderr()),
@@ -2062,6 +2077,7 @@ fn run_update(mut a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
         cli_version: cli,
         dry_run: false,
         absolute_paths: a.absolute_paths,
+        allow_outside: a.source.allow_outside,
         progress: printer.format == Format::Text
             && !printer.quiet
             && std::io::IsTerminal::is_terminal(&std::io::stderr()),

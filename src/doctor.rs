@@ -328,7 +328,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
             for (path, _) in (folders.into_iter())
                 .filter(|(path, maker)| !maker.alive() && !pending_staging(path))
             {
-                warning(&mut out, &path, "staging-leftover", "a staging folder of an install, update or remove that did not finish (harmless: no change is half made, or doctor would name it); `hookpack doctor --fix` removes it, as the next install, update or remove does".into());
+                warning(&mut out, &path, "staging-leftover", "a staging folder of an install, update or remove that did not finish before its commit (a download or a recipe tree it was staging, readable by this user only; no change is half made, or doctor would name it); `hookpack doctor --fix` removes it, as the next install, update or remove does".into());
             }
         }
         Err(Error::ConfigInvalid { path, why }) => {

@@ -292,6 +292,21 @@ pub enum Error {
         /// The value given.
         value: String,
     },
+    /// An index on disk names an archive outside its folder, and `--allow-outside` was not
+    /// given.
+    #[error("the index {index} names the archive of {id} {version} by `{url}`, which {why}; nothing there was read, as an index may be anyone's and could name any file of this machine: `--allow-outside` reads it (SPEC 1.5 allows such a URL)")]
+    IndexUrlOutside {
+        /// The index.
+        index: String,
+        /// The recipe.
+        id: String,
+        /// The version.
+        version: String,
+        /// The archive URL as the index gives it.
+        url: String,
+        /// Where it leads.
+        why: &'static str,
+    },
     /// A remote index names an archive on this machine.
     #[error("the index {index} names the archive of {id} {version} by `{url}`, a local file; a remote index may only name http(s) archives, so that it cannot make hookpack read this machine's files: fix its `url`, or install from the index on disk")]
     IndexNamesLocalFile {
@@ -751,6 +766,7 @@ impl Error {
             Error::TimestampInvalid { .. } => "timestamp-invalid",
             Error::UrlInvalid { .. } => "url-invalid",
             Error::IndexNamesLocalFile { .. } => "index-names-local-file",
+            Error::IndexUrlOutside { .. } => "index-url-outside",
             Error::TypeScript { .. } | Error::TypeScriptUntested { .. } => "typescript",
             Error::Fetch(_) | Error::ArchiveNotInCatalog { .. } => "fetch",
             Error::ConfigInvalid { .. } => "config-invalid",
@@ -864,6 +880,7 @@ impl Error {
             | Error::PayloadInvalid { .. }
             | Error::RecipeNotInIndex { .. }
             | Error::IndexNamesLocalFile { .. }
+            | Error::IndexUrlOutside { .. }
             | Error::VersionNotFound { .. }
             | Error::CliTooOld { .. }
             | Error::ChecksumMismatch { .. }

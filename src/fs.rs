@@ -120,6 +120,15 @@ fn wrap<T>(op: &'static str, path: &Path, r: io::Result<T>) -> Result<T, FsError
 /// Opens a regular file for reading. A folder, fifo, socket or device is refused without
 /// blocking: opening a fifo would wait for a writer, reading a device might never end.
 pub fn open_regular(path: &Path) -> Result<(fs::File, fs::Metadata), FsError> {
+    // Not even opened: opening a device has effects of its own (a tty's DTR line, a
+    // watchdog armed, a pty allocated). The check after opening closes the race.
+    if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return Err(refused_read(
+            path,
+            io::ErrorKind::InvalidInput,
+            "is a fifo, socket or device, expected a regular file",
+        ));
+    }
     let mut o = fs::OpenOptions::new();
     o.read(true);
     #[cfg(unix)]

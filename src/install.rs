@@ -16,6 +16,11 @@
 //! The next command, finding a journal, rolls forward if `hooks.json` is the new one and
 //! back otherwise, so a crash at any instant leaves the old state or the new. Install never
 //! runs recipe code and never writes the trust file.
+//!
+//! Signals: a change's commit installs handlers for SIGINT, SIGTERM and SIGHUP (see
+//! [`crate::run::interrupt`]) and holds a first signal until the commit is done; the
+//! `hookpack` binary then ends by it. A program embedding this library that handles those
+//! signals itself should know that they are replaced for the rest of the process.
 
 use crate::archive::{self, Limits};
 use crate::catalog::{Catalog, CatalogVersion};
@@ -128,6 +133,9 @@ pub struct Options {
     pub progress: bool,
     /// With `dry_run`, `hooks.json` as the recipes planned before this one leave it.
     pub preview: Preview,
+    /// Read an archive an index on disk names outside its folder (`--allow-outside`),
+    /// else refuse it unread.
+    pub allow_outside: bool,
 }
 
 /// `hooks.json` as a dry run of several recipes in one command plans it, so that each
@@ -641,7 +649,14 @@ pub fn prepare(
         _ => String::new(),
     };
     let digest = {
-        let file = std::fs::File::create(&archive_path)
+        // Readable by this user alone (as the staging folder is), whatever it turns out to
+        // be: an index may name any file of this machine (`--allow-outside`).
+        let mut create = std::fs::OpenOptions::new();
+        create.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut create, 0o600);
+        let file = create
+            .open(&archive_path)
             .map_err(|e| crate::fs::FsError::new("create", &archive_path, e))?;
         let bar = progress_bar(opts.progress, promise.size, &label);
         let mut sink = Progress {
@@ -2478,6 +2493,21 @@ pub fn install_from(
         })?;
     let version = choose(entry, &spec.want, opts.cli_version.as_ref())?;
     let archive_loc = base.join(&version.url)?;
+    let outside = match base {
+        Location::Path(_) => crate::catalog::local_url_outside(&version.url),
+        _ => None,
+    };
+    if let (Some(why), false) = (outside, opts.allow_outside) {
+        // Nothing outside the catalog folder is read unless asked: the index may be
+        // anyone's, and could name any file of this machine.
+        return Err(Error::IndexUrlOutside {
+            index: index.to_string(),
+            id: spec.id.to_string(),
+            version: version.version.to_string(),
+            url: version.url.clone(),
+            why,
+        });
+    }
     if matches!(index, Location::Http(_)) && !matches!(archive_loc, Location::Http(_)) {
         // A remote index must not make hookpack read files or devices of this machine.
         return Err(Error::IndexNamesLocalFile {
@@ -2504,11 +2534,10 @@ pub fn install_from(
     )?;
     // SPEC 1.5 allows an index on disk to name an archive anywhere on this machine; it is
     // read as a regular file only, and its size and sha256 were checked before opening.
-    if let (Location::Path(_), Some(why)) = (base, crate::catalog::local_url_outside(&version.url))
-    {
+    if let Some(why) = outside {
         prepared.warnings.push(format!(
             "the index {index} names the archive of {} {} by `{}`, which {why}; it was read \
-             from {archive_loc}, and its sha256 agrees with the index",
+             from {archive_loc}, as --allow-outside asks, and its sha256 agrees with the index",
             spec.id, version.version, version.url
         ));
     }

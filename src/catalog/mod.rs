@@ -853,7 +853,7 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
 /// the fraction of a second without trailing zeros, so `2026-11-29T01:00:00+01:00`,
 /// `2026-11-29t00:00:00.000z` and `2026-11-29T00:00:00Z` give the same index bytes. `None`
 /// when `ts` is no RFC 3339 time, or falls outside the years 0000–9999 in UTC. A leap
-/// second (`:60`) stays one.
+/// second (`:60`) stays one, and is refused unless it ends a month in UTC.
 pub fn utc_form(ts: &str) -> Option<String> {
     if !is_rfc3339(ts) {
         return None;
@@ -886,6 +886,12 @@ pub fn utc_form(ts: &str) -> Option<String> {
         return None;
     }
     let of_day = total.rem_euclid(1440);
+    // A leap second is the last of a month's last minute, in UTC: `:60` elsewhere names
+    // no instant.
+    let last_day = civil_from_days(total.div_euclid(1440) + 1).2 == 1;
+    if second == "60" && !(of_day == 1439 && last_day) {
+        return None;
+    }
     let dot = if fraction.is_empty() { "" } else { "." };
     Some(format!(
         "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{second}{dot}{fraction}Z",
@@ -912,6 +918,9 @@ mod time_tests {
             ("2024-03-01T00:30:00+01:00", Some("2024-02-29T23:30:00Z")),
             ("2016-12-31T23:59:60Z", Some("2016-12-31T23:59:60Z")),
             ("2017-01-01T00:59:60+01:00", Some("2016-12-31T23:59:60Z")),
+            ("2016-12-31T23:59:60+01:00", None),
+            ("2026-11-29T10:30:60Z", None),
+            ("2015-06-30T23:59:60Z", Some("2015-06-30T23:59:60Z")),
             ("9999-12-31T23:59:59Z", Some("9999-12-31T23:59:59Z")),
             ("0000-01-01T00:00:00Z", Some("0000-01-01T00:00:00Z")),
             ("0000-01-01T00:00:00+01:00", None),

@@ -121,6 +121,9 @@ struct Ctx<'a> {
     /// the per-file cap in index order: the report is the same on any number of threads.
     /// `None` in the main context.
     capped: Option<Vec<usize>>,
+    /// Whether an archive an index on disk names outside its folder is read
+    /// (`--allow-outside`), else refused unread.
+    allow_outside: bool,
 }
 
 impl<'a> Ctx<'a> {
@@ -134,6 +137,7 @@ impl<'a> Ctx<'a> {
             fetcher,
             assets,
             capped: None,
+            allow_outside: false,
         }
     }
 
@@ -231,9 +235,16 @@ impl<'a> Ctx<'a> {
 /// names by absolute URL (`pack --asset-base-url`) is read from that folder, by the URL's
 /// file name, instead of being fetched: a catalog can be checked before its upload. Up to
 /// `jobs` archives are checked at once; the report is the same for any number.
-pub fn verify(index: &Location, fetcher: &Fetcher, assets: Option<&Path>, jobs: usize) -> Report {
+pub fn verify(
+    index: &Location,
+    fetcher: &Fetcher,
+    assets: Option<&Path>,
+    allow_outside: bool,
+    jobs: usize,
+) -> Report {
     let index_file = PathBuf::from(index.to_string());
     let mut ctx = Ctx::new(index_file.clone(), fetcher, assets);
+    ctx.allow_outside = allow_outside;
     let mut archives = Vec::new();
     // A folder of recipe sources given for a catalog: say so, not that no index is there.
     if let Location::Path(p) = index {
@@ -283,6 +294,7 @@ pub fn verify(index: &Location, fetcher: &Fetcher, assets: Option<&Path>, jobs: 
     let (file, assets) = (ctx.index_file.clone(), ctx.assets);
     let check = |(id, version, url, v, vp): &(&str, &str, &str, &Value, String)| {
         let mut part = Ctx::worker(file.clone(), fetcher, assets);
+        part.allow_outside = allow_outside;
         let (checked, from_assets) = verify_archive(&mut part, &base, id, version, url, v, vp);
         (checked, from_assets, part)
     };
@@ -440,13 +452,28 @@ fn verify_archive(
         }
     };
     if let (Location::Path(_), Some(why)) = (index, super::local_url_outside(url)) {
-        // SPEC 1.5 allows it: read, as install reads it, but the folder is not whole.
+        // SPEC 1.5 allows it, but the index may be anyone's (a pull request's): read only
+        // when asked, and the folder is not whole either way.
+        if !ctx.allow_outside {
+            ctx.error(
+                &index_file,
+                &pointer_push(vp, "url"),
+                "url-outside",
+                format!(
+                    "url `{url}` {why}; nothing there was read, as an index may be anyone's \
+                     and could name any file of this machine: `--allow-outside` reads it \
+                     (SPEC 1.5 allows such a URL); {}",
+                    super::PUBLISH_INSIDE
+                ),
+            );
+            return (checked, FromAssets::No);
+        }
         ctx.warn_at(
             &index_file,
             &pointer_push(vp, "url"),
             "url-outside",
             format!(
-                "url `{url}` {why} (read from {loc}); {}",
+                "url `{url}` {why} (read from {loc}, as --allow-outside asks); {}",
                 super::PUBLISH_INSIDE
             ),
         );

@@ -25,9 +25,15 @@ fn pack_src_with(sb: &Sandbox, extra: &[&str]) -> std::process::Output {
 }
 
 fn verify_json(sb: &Sandbox, index: &str) -> (i32, Value) {
+    verify_json_with(sb, index, &[])
+}
+
+/// [`verify_json`] with `extra` arguments.
+fn verify_json_with(sb: &Sandbox, index: &str, extra: &[&str]) -> (i32, Value) {
     let o = sb
         .cmd()
         .args(["catalog", "verify", "--format", "json", index])
+        .args(extra)
         .output()
         .unwrap();
     (
@@ -1304,8 +1310,8 @@ fn an_index_naming_its_own_files_as_archives_is_refused() {
 /// Found by the maintainer-side hostile-input sweep: a kept version whose `url` leaves the
 /// catalog folder (`../x`, `/abs`, `file:///…`), from `--merge` or a hand-edited index, was
 /// packed with a warning to copy the file "into" OUT, which cannot be done (or, for a
-/// `file://` URL, with none). It is warned of as `url-outside`, as verify warns of it
-/// (verify reads it too: here `/etc/passwd`, which is not the archive listed).
+/// `file://` URL, with none). It is warned of as `url-outside`, which verify refuses
+/// unread without `--allow-outside`.
 #[test]
 fn a_kept_url_outside_the_catalog_folder_is_warned_of_as_verify_reports_it() {
     for url in ["../../etc/passwd", "/etc/passwd", "file:///etc/passwd"] {
@@ -1790,13 +1796,14 @@ fn verify_that_cannot_read_back_a_kept_archive_fails_as_the_machine() {
 
 /// A local index whose archive URL leads out of the catalog folder: a relative one that
 /// climbs out (`../x`, `%2e%2e/x`), a path from `/`, or a `file://` URL. SPEC 1.5 allows
-/// them, but verify refused them all (`url-outside`, an error) and read nothing. It reads
-/// the archive there, as install does, and warns at the URL's pointer that the folder alone
-/// does not hold it; a file there that is not the archive fails its size or sha256, and a
-/// fifo is refused unread (verify does not wait for a writer). Read from a folder or from
-/// the file.
+/// them, but an index may be anyone's (a pull request's, in CI), and what verify reads it
+/// reports (a file's size and sha256): without `--allow-outside` each is the index's error
+/// (`url-outside`) and nothing there is read. With it, verify reads the archive, as install
+/// does, and warns at the URL's pointer that the folder alone does not hold it; a file
+/// there that is not the archive fails its size or sha256, and a fifo is refused unread
+/// (verify does not wait for a writer). Read from a folder or from the file.
 #[test]
-fn a_local_index_url_that_leads_out_of_the_catalog_is_read_with_a_warning() {
+fn a_local_index_url_that_leads_out_of_the_catalog_is_read_only_when_allowed() {
     let sb = Sandbox::new();
     packed(&sb);
     // A good archive where the URL leads.
@@ -1838,6 +1845,23 @@ fn a_local_index_url_that_leads_out_of_the_catalog_is_read_with_a_warning() {
         edit_index(&sb, |i| i["recipes"][0]["versions"][0]["url"] = json!(url));
         for index in ["cat", "cat/hooks-index.json"] {
             let (code, r) = verify_json(&sb, index);
+            assert_eq!(code, 1, "{url}: {r:#}");
+            let errors: Vec<&Value> = (r["diagnostics"].as_array().unwrap().iter())
+                .filter(|d| d["severity"] == "error")
+                .collect();
+            assert_eq!(errors.len(), 1, "{url}: {r:#}");
+            assert_eq!(errors[0]["code"], "url-outside", "{url}: {r:#}");
+            assert_eq!(errors[0]["pointer"], "/recipes/0/versions/0/url");
+            let message = errors[0]["message"].as_str().unwrap();
+            assert!(
+                message.starts_with(&format!("url `{url}` {why}"))
+                    && message.contains("nothing there was read")
+                    && message.contains("`--allow-outside` reads it"),
+                "{url}: {message}"
+            );
+            assert_eq!(r["archives"][0]["sha256"], Value::Null, "{url}: {r:#}");
+
+            let (code, r) = verify_json_with(&sb, index, &["--allow-outside"]);
             let of = |severity: &str| -> Vec<Value> {
                 let all = r["diagnostics"].as_array().unwrap().iter();
                 all.filter(|d| d["severity"] == severity).cloned().collect()
@@ -1859,6 +1883,7 @@ fn a_local_index_url_that_leads_out_of_the_catalog_is_read_with_a_warning() {
             assert!(
                 message.starts_with(&format!("url `{url}` {why}"))
                     && message.contains("(read from ")
+                    && message.contains("as --allow-outside asks")
                     && message.contains("`hookpack pack` writes archive names only"),
                 "{url}: {message}"
             );

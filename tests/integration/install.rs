@@ -866,7 +866,7 @@ fn bad_hooks_json_and_dry_runs_write_nothing() {
     ok(&o);
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
-        text.contains("would install tool-gate 0.3.1")
+        text.contains("would install tool-gate 0.3.2")
             && text.contains("+            \"recipe\": \"tool-gate\""),
         "{text}"
     );
@@ -6402,13 +6402,14 @@ fn an_index_is_fetched_once_per_command() {
 }
 
 /// An index on disk whose archive URL leads out of its folder (`../x`, or a `file://` URL):
-/// SPEC 1.5 allows it, but install refused it (exit 1). It installs the archive there, with
-/// a warning naming where it was read and that the folder alone does not hold it, whether
-/// the index is given as a folder, a file or a file:// URL. A file there that is not the
-/// archive listed is refused by its size or sha256, and a fifo unread, the profile
-/// untouched.
+/// SPEC 1.5 allows it, but the index may be anyone's and could name any file of this
+/// machine, so install refuses it unread (exit 1) unless `--allow-outside` is given. With
+/// it, install reads the archive there, with a warning naming where it was read and that
+/// the folder alone does not hold it, whether the index is given as a folder, a file or a
+/// file:// URL. A file there that is not the archive listed is refused by its size or
+/// sha256, and a fifo unread, the profile untouched.
 #[test]
-fn a_local_index_url_that_leads_out_of_the_catalog_is_read_with_a_warning() {
+fn a_local_index_url_that_leads_out_of_the_catalog_is_read_only_when_allowed() {
     let sb = Sandbox::new();
     catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
     let outside = sb.join("hooks-demo-0.1.0.tar.gz");
@@ -6431,12 +6432,14 @@ fn a_local_index_url_that_leads_out_of_the_catalog_is_read_with_a_warning() {
             serde_json::to_vec_pretty(&index).unwrap(),
         );
     };
-    let install = |given: &str| {
+    let install_with = |given: &str, extra: &[&str]| {
         sb.cmd()
             .args(["install", "demo", "--index", given, "--profile", "p"])
+            .args(extra)
             .output()
             .unwrap()
     };
+    let install = |given: &str| install_with(given, &["--allow-outside"]);
     for (url, why, read) in [
         (
             "../hooks-demo-0.1.0.tar.gz",
@@ -6452,6 +6455,17 @@ fn a_local_index_url_that_leads_out_of_the_catalog_is_read_with_a_warning() {
         set_url(url);
         for given in ["cat", "cat/hooks-index.json", index_url.as_str()] {
             let _ = std::fs::remove_dir_all(sb.join("p"));
+            let o = install_with(given, &[]);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{given}: {err}");
+            assert!(
+                err.contains(&format!(
+                    "names the archive of demo 0.1.0 by `{url}`, which {why}"
+                )) && err.contains("nothing there was read")
+                    && err.contains("`--allow-outside` reads it"),
+                "{given}: {err}"
+            );
+            assert!(!sb.join("p/hooks/demo").exists(), "{given}: {err}");
             let o = install(given);
             let err = String::from_utf8_lossy(&o.stderr);
             assert_eq!(o.status.code(), Some(0), "{given}: {err}");
@@ -6459,7 +6473,10 @@ fn a_local_index_url_that_leads_out_of_the_catalog_is_read_with_a_warning() {
                 err.contains(&format!(
                     "names the archive of demo 0.1.0 by `{url}`, which {why}"
                 )) && err.contains("it was read from ")
-                    && err.contains(&format!("{read}, and its sha256 agrees with the index"))
+                    && err.contains("as --allow-outside asks")
+                    && err.contains(&format!(
+                        "{read}, as --allow-outside asks, and its sha256 agrees"
+                    ))
                     && err.contains("its sha256 agrees with the index"),
                 "{given}: {err}"
             );

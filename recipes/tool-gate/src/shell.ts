@@ -23,6 +23,7 @@
 // Anything the reader does not follow (an unterminated quote, nesting over 8 deep) gives
 // no view: the caller falls back to matching the command with every quote stripped.
 
+import { statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 
 const MAX_DEPTH = 8;
@@ -438,6 +439,26 @@ function plainForm(path: string, home: string): string {
   return path === home ? "~" : path;
 }
 
+const programs = new Map<string, boolean>();
+
+/** Whether `name` is a program on PATH (an executable file there), as a wrapper runs it. */
+function isProgram(name: string): boolean {
+  let known = programs.get(name);
+  if (known === undefined) {
+    known = (process.env.PATH ?? "").split(":").some((dir) => {
+      if (!dir.startsWith("/")) return false;
+      try {
+        const st = statSync(join(dir, name));
+        return st.isFile() && (st.mode & 0o111) !== 0;
+      } catch {
+        return false;
+      }
+    });
+    programs.set(name, known);
+  }
+  return known;
+}
+
 /**
  * The plain form of a word naming `/`, the home folder or a folder right under `/`
  * (with a trailing `/*` kept), or null for any other word.
@@ -463,6 +484,9 @@ function canonical(w: WordTok, cwds: Set<string | null>, home: string): string |
     glob = "/*";
   }
   if (/[*?[\]{}]/.test(v)) return null;
+  // A bare name that is a program is the command a wrapper runs (`sudo rm -rf etc` in
+  // `/`), not the folder `/rm`.
+  if (/^[^/~$.*][^/]*$/.test(w.value) && isProgram(w.value)) return null;
   const bases = v.startsWith("/") ? [v] : [...cwds].filter((c): c is string => c !== null).map((c) => join(c, v));
   for (const b of bases) {
     const r = resolve(b);
