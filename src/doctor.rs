@@ -225,6 +225,12 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
             profile_missing(profile),
         );
     }
+    // What install and update stop on (a config.yaml that is a folder, not YAML, …).
+    if exists {
+        if let Err(Error::ConfigInvalid { path, why }) = profile.configured_index() {
+            problem(&mut out, &path, "", "config-invalid", why);
+        }
+    }
     // The lock is taken only when there is something to finish or remove, so a sound
     // profile on a read-only file system is checked, not refused.
     let to_recover = crate::install::interrupted(profile)
@@ -626,6 +632,16 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
             source: h.source,
         })
         .collect();
+    // A handler hosts skip is named once, as `handler-invalid`: what validate warns of
+    // inside it (an unknown field) says nothing more.
+    let skipped: Vec<(std::path::PathBuf, String)> = (out.iter())
+        .filter(|d| d.code == "handler-invalid")
+        .map(|d| (d.file.clone(), format!("{}/", d.pointer)))
+        .collect();
+    out.retain(|d| {
+        d.severity == Severity::Error
+            || !(skipped.iter()).any(|(f, p)| *f == d.file && d.pointer.starts_with(p.as_str()))
+    });
     Ok(Report {
         problems: out,
         fixed,
@@ -633,7 +649,6 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
     })
 }
 
-/// Where a readable `hooks.json` has a shape hosts cannot walk, if it exists and has one.
 /// What is odd in the `hooks.json` `file` beyond its handlers' own problems: a part of
 /// another shape (an error, found first), else what `hookpack validate` warns of in it
 /// (a `matcher` hosts ignore, a command the shell cannot parse, an unknown field, …).
@@ -645,9 +660,17 @@ fn odd_shape(file: &Path) -> Result<Oddity, Error> {
     let bytes = bytes.unwrap_or_default();
     let Err(e) = crate::merge::check_shape(&doc) else {
         let found = crate::hooks_json::validate_bytes(file, &bytes);
-        let warnings = found
-            .into_iter()
-            .filter(|d| d.severity == Severity::Warning);
+        let warnings = (found.into_iter())
+            .filter(|d| d.severity == Severity::Warning)
+            // A command the shell refuses fails every run of its handler (and blocks the
+            // call on tool and prompt events): broken, not merely odd.
+            .map(|d| match d.code {
+                "command-unparsable" => Diagnostic {
+                    severity: Severity::Error,
+                    ..d
+                },
+                _ => d,
+            });
         return Ok(Oddity::Warnings(warnings.collect()));
     };
     // The file was just read as JSON, so it parses again.

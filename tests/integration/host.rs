@@ -1259,8 +1259,9 @@ fn doctor_names_a_script_run_directly_that_is_not_executable() {
 /// Found by a review: doctor said "no problems" of a profile whose hooks.json gives a
 /// `UserPromptSubmit` group a `matcher` (hosts ignore it and run the group on every prompt),
 /// or a workspace handler whose command has an unclosed quote (the shell fails it on every
-/// run), though `validate` of the same files warns of both. Doctor reports hooks.json's
-/// warnings too, at their line, column and pointer, as warnings: the exit stays 0.
+/// run), though `validate` of the same files warns of both. Doctor reports what validate
+/// warns of, at its line, column and pointer: the matcher as a warning, the command that
+/// fails every run as an error.
 #[test]
 fn doctor_reports_what_validate_warns_of_in_hooks_json() {
     let sb = Sandbox::new();
@@ -1278,7 +1279,9 @@ fn doctor_reports_what_validate_warns_of_in_hooks_json() {
     );
     let o = in_prof_output(&sb, &["doctor"]);
     let out = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(o.status.code(), Some(0), "{out}");
+    // The unclosed quote is an error (a later review: the handler fails every run, and
+    // blocks every call on PreToolUse); the ignored matcher a warning.
+    assert_eq!(o.status.code(), Some(1), "{out}");
     let line = |code: &str| {
         let found: Vec<&str> = out.lines().filter(|l| l.contains(code)).collect();
         assert_eq!(found.len(), 1, "{code}: {out}");
@@ -1290,7 +1293,7 @@ fn doctor_reports_what_validate_warns_of_in_hooks_json() {
             && ignored.contains("(at /hooks/UserPromptSubmit/0/matcher)"),
         "{ignored}"
     );
-    let unparsable = line("warning[command-unparsable]");
+    let unparsable = line("error[command-unparsable]");
     assert!(
         unparsable.contains("ws/.finclaw/hooks.json:")
             && unparsable.contains("(at /hooks/PreToolUse/0/hooks/0/command)"),
@@ -1304,7 +1307,30 @@ fn doctor_reports_what_validate_warns_of_in_hooks_json() {
         .iter()
         .filter(|d| d["severity"] == "warning")
         .count();
-    assert_eq!(warned, 2, "{report:#}");
+    assert_eq!(warned, 1, "{report:#}");
+
+    // A handler hosts skip (an unknown field) is named once, not also in a warning; a
+    // config.yaml install would stop on is named too.
+    sb.write(
+        "ws/.finclaw/hooks.json",
+        serde_json::to_vec_pretty(&json!({"hooks": {"PreToolUse": [
+            {"hooks": [{"type": "command", "id": "q", "command": "true", "bogus": 1}]}
+        ]}}))
+        .unwrap(),
+    );
+    std::fs::create_dir_all(sb.join("prof/config.yaml")).unwrap();
+    let o = in_prof_output(&sb, &["doctor", "--format", "json"]);
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let codes: Vec<&str> = (report["problems"].as_array().unwrap().iter())
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        codes.iter().filter(|c| **c == "handler-invalid").count(),
+        1,
+        "{report:#}"
+    );
+    assert!(!codes.contains(&"unknown-field"), "{report:#}");
+    assert!(codes.contains(&"config-invalid"), "{report:#}");
 }
 
 fn in_prof(sb: &Sandbox, args: &[&str]) {
