@@ -275,7 +275,23 @@ pub fn parse_reading_huge_numbers(bytes: &[u8]) -> Result<Parsed, SyntaxError> {
     parse_with(bytes, true)
 }
 
+/// Parses a complete document as `JSON.parse` reads it, within hookpack's limits: a number
+/// past f64's range as [`parse_reading_huge_numbers`] reads it, and a lone surrogate escape
+/// as U+FFFD. For a handler's answer, which a host reads so: an answer a host takes for a
+/// deny must not be a failure here.
+pub fn parse_as_javascript(bytes: &[u8]) -> Result<Parsed, SyntaxError> {
+    parse_with_options(bytes, true, true)
+}
+
 fn parse_with(bytes: &[u8], huge_numbers: bool) -> Result<Parsed, SyntaxError> {
+    parse_with_options(bytes, huge_numbers, false)
+}
+
+fn parse_with_options(
+    bytes: &[u8],
+    huge_numbers: bool,
+    lone_surrogates: bool,
+) -> Result<Parsed, SyntaxError> {
     if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
         return Err(SyntaxError {
             position: Position { line: 1, column: 1 },
@@ -297,6 +313,7 @@ fn parse_with(bytes: &[u8], huge_numbers: bool) -> Result<Parsed, SyntaxError> {
     };
     let mut p = Parser::new(text.as_bytes());
     p.huge_numbers = huge_numbers;
+    p.lone_surrogates = lone_surrogates;
     p.skip_ws();
     let (value, locations) = p.value(0, "")?;
     p.skip_ws();
@@ -422,6 +439,9 @@ struct Parser<'a> {
     values: usize,
     /// Read a number past f64's range as the largest float of its sign.
     huge_numbers: bool,
+    /// Read a lone surrogate escape as U+FFFD, as `JSON.parse` reads it (into a string
+    /// holding one, which a Rust string cannot).
+    lone_surrogates: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -436,6 +456,7 @@ impl<'a> Parser<'a> {
             inexact: Vec::new(),
             values: 0,
             huge_numbers: false,
+            lone_surrogates: false,
         }
     }
 
@@ -745,20 +766,33 @@ impl<'a> Parser<'a> {
                         Some(b'u') => {
                             self.bump();
                             let hi = self.hex4()?;
+                            let lone = |p: &Self| match p.lone_surrogates {
+                                true => Ok(0xFFFD),
+                                false => Err(p.error("lone surrogate in a `\\u` escape")),
+                            };
                             let code = if (0xD800..0xDC00).contains(&hi) {
                                 if self.bytes[self.pos..].starts_with(b"\\u") {
                                     self.bump();
                                     self.bump();
                                     let lo = self.hex4()?;
-                                    if !(0xDC00..0xE000).contains(&lo) {
+                                    if (0xDC00..0xE000).contains(&lo) {
+                                        0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+                                    } else if self.lone_surrogates {
+                                        // The high one lost, then the escape after it.
+                                        out.push('\u{FFFD}');
+                                        if (0xD800..0xE000).contains(&lo) {
+                                            0xFFFD
+                                        } else {
+                                            lo
+                                        }
+                                    } else {
                                         return Err(self.error("a high surrogate `\\u` escape must be followed by a low surrogate"));
                                     }
-                                    0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
                                 } else {
-                                    return Err(self.error("lone surrogate in a `\\u` escape"));
+                                    lone(self)?
                                 }
                             } else if (0xDC00..0xE000).contains(&hi) {
-                                return Err(self.error("lone surrogate in a `\\u` escape"));
+                                lone(self)?
                             } else {
                                 hi
                             };

@@ -683,8 +683,10 @@ pub fn interpret(event: Event, out: &RawOutput, deny_on_failure: bool) -> Decisi
         }
         return d;
     }
-    let v: Value = match serde_json::from_str(stdout.trim()) {
-        Ok(v) => v,
+    // As a host's `JSON.parse` reads it: a lone surrogate or a number past f64's range
+    // beside a deny must not turn the deny into a failure.
+    let v: Value = match crate::json::parse_as_javascript(stdout.trim().as_bytes()) {
+        Ok(parsed) => parsed.value,
         Err(e) => return fail(format!("stdout looks like JSON but does not parse ({e})")),
     };
     let Some(obj) = v.as_object() else {

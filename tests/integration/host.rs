@@ -565,6 +565,36 @@ fn fields_hosts_do_not_read_are_warned_of() {
     );
 }
 
+/// Found by the host-side sweep: a deny beside a lone surrogate escape (`"\udc00"` in its
+/// reason) or an unrelated number past f64's range (`1e999`), which `JSON.parse` reads,
+/// made the answer a failure, so without `failurePolicy: deny` the call went ahead where a
+/// host denies it. The answer is read as `JSON.parse` reads it.
+#[test]
+fn an_answer_javascript_reads_is_read_as_it_reads_it() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    for (n, answer) in [
+        r#"{"hookSpecificOutput":{"permissionDecision":"deny","permissionDecisionReason":"no \udc00"}}"#,
+        r#"{"x":1e999,"hookSpecificOutput":{"permissionDecision":"deny","permissionDecisionReason":"no"}}"#,
+        r#"{"hookSpecificOutput":{"permissionDecision":"deny","permissionDecisionReason":"no \ud800\u0041"}}"#,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        sb.write(&format!("ws/a{n}.json"), answer);
+        profile_with(
+            &sb,
+            json!({"PreToolUse": [{"id": "gate", "type": "command", "command": format!("cat a{n}.json")}]}),
+        );
+        let d = run(&sb, "PreToolUse", json!({"tool_name": "exec"}), &["--include-untrusted"]);
+        assert_eq!(d["outcome"]["verdict"], "deny", "{answer}: {d:#}");
+        assert!(
+            (d["outcome"]["reason"].as_str().unwrap()).starts_with("no"),
+            "{answer}: {d:#}"
+        );
+    }
+}
+
 /// Found by the host-side sweep: a payload's `turn` of another type than an object
 /// (`null`, `5`) reached the handler as it was, where hosts send an object. It is taken as
 /// none (an empty turn is sent), and `run` says so.
