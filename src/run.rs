@@ -83,12 +83,14 @@ pub fn is_secret_name(name: &str) -> bool {
     // like one (`TOKENIZERS_PARALLELISM`, `MAX_TOKENS`, `SECRETARY`) is not.
     let words: Vec<&str> = n
         .split('_')
-        .filter(|w| !w.is_empty())
         .map(|w| w.trim_end_matches(|c: char| c.is_ascii_digit()))
+        .filter(|w| !w.is_empty())
         .collect();
-    const ALONE: [&str; 9] = [
+    const ALONE: [&str; 11] = [
         "APIKEY",
         "SECRET",
+        "SECRETS",
+        "CREDENTIALS",
         "TOKEN",
         "AUTHTOKEN",
         "PASSWORD",
@@ -98,7 +100,11 @@ pub fn is_secret_name(name: &str) -> bool {
         "PAT",
     ];
     const PAIRS: [[&str; 2]; 3] = [["API", "KEY"], ["PRIVATE", "KEY"], ["ACCESS", "KEY"]];
+    // A key named after what it unlocks (`AZURE_OPENAI_KEY`, `LLM_KEY`, `STRIPE_KEY`), as
+    // a host's configured LLM key names often are: the last of two or more words.
+    let named_key = words.len() >= 2 && words.last() == Some(&"KEY");
     words.iter().any(|w| ALONE.contains(w))
+        || named_key
         || words.windows(2).any(|p| PAIRS.iter().any(|q| p == q))
         || n.starts_with("FINSAFE_LICENSE")
         || matches!(n.as_str(), "PGPASSWORD" | "MYSQL_PWD")
@@ -1015,6 +1021,12 @@ mod tests {
             "SMTP_PASS",
             "GPG_PASSPHRASE",
             "GITHUB_PAT",
+            // Found by the host-side sweep (LLM key names a host configures).
+            "AZURE_OPENAI_KEY",
+            "LLM_KEY",
+            "ANTHROPIC_KEY_2",
+            "SECRETS",
+            "GOOGLE_APPLICATION_CREDENTIALS",
         ] {
             assert!(is_secret_name(s), "{s}");
         }
@@ -1035,6 +1047,8 @@ mod tests {
             "INIT_PWD",
             "PATH_INFO",
             "BYPASS_PROXY",
+            "KEYCHAIN_PATH",
+            "KEY_ID_FORMAT",
         ] {
             assert!(!is_secret_name(s), "{s}");
         }
