@@ -18,25 +18,20 @@ fn profile_with(sb: &Sandbox, handlers: Value) {
 
 fn run(sb: &Sandbox, event: &str, payload: Value, extra: &[&str]) -> Value {
     sb.write("payload.json", payload.to_string());
-    let o = sb
-        .cmd()
-        .args([
-            "run",
-            event,
-            "--payload",
-            "payload.json",
-            "--profile",
-            "prof",
-            "--workspace",
-            "ws",
-            "--format",
-            "json",
-        ])
-        .args(extra)
-        .output()
-        .unwrap();
+    let o = run_output(sb, event, &[&["--format", "json"], extra].concat());
     ok(&o);
     serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// `run EVENT` of `payload.json` on the profile `prof` and the workspace `ws`, untrusted
+/// handlers included, with `extra` arguments; whatever it exits.
+fn run_output(sb: &Sandbox, event: &str, extra: &[&str]) -> std::process::Output {
+    sb.cmd()
+        .args(["run", event, "--payload", "payload.json"])
+        .args(["--profile", "prof", "--workspace", "ws"])
+        .args(extra)
+        .output()
+        .unwrap()
 }
 
 fn alive(pid: u32) -> bool {
@@ -611,18 +606,7 @@ fn a_payload_turn_that_is_no_object_is_sent_as_an_empty_one() {
             "payload.json",
             json!({"tool_name": "exec", "turn": turn}).to_string(),
         );
-        let o = sb
-            .cmd()
-            .args(["run", "PreToolUse", "--payload", "payload.json"])
-            .args([
-                "--profile",
-                "prof",
-                "--workspace",
-                "ws",
-                "--include-untrusted",
-            ])
-            .output()
-            .unwrap();
+        let o = run_output(&sb, "PreToolUse", &["--include-untrusted"]);
         ok(&o);
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(err.contains("the payload's `turn` is"), "{turn}: {err}");
@@ -2901,18 +2885,7 @@ fn an_async_handler_that_reads_late_gets_the_whole_payload() {
         "payload.json",
         json!({"tool_name": "exec", "tool_input": {}, "tool_response": big}).to_string(),
     );
-    let o = sb
-        .cmd()
-        .args(["run", "PostToolUse", "--payload", "payload.json"])
-        .args([
-            "--profile",
-            "prof",
-            "--workspace",
-            "ws",
-            "--include-untrusted",
-        ])
-        .output()
-        .unwrap();
+    let o = run_output(&sb, "PostToolUse", &["--include-untrusted"]);
     assert_eq!(o.status.code(), Some(0), "{o:?}");
     let got = sb.join("ws/got");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
@@ -3268,18 +3241,7 @@ fn an_answer_after_a_byte_order_mark_gives_no_decision_and_says_why() {
     );
     assert!(h[1]["decision"].get("warning").is_none(), "{d:#}");
 
-    let o = sb
-        .cmd()
-        .args(["run", "PreToolUse", "--payload", "payload.json"])
-        .args([
-            "--profile",
-            "prof",
-            "--workspace",
-            "ws",
-            "--include-untrusted",
-        ])
-        .output()
-        .unwrap();
+    let o = run_output(&sb, "PreToolUse", &["--include-untrusted"]);
     ok(&o);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.starts_with("PreToolUse: no decision\n"), "{out}");
