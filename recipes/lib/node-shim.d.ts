@@ -42,8 +42,14 @@ declare module "node:process" {
   export default process;
 }
 
+interface HookpackStats {
+  readonly mode: number;
+  isFile(): boolean;
+}
+
 declare module "node:fs" {
   export function readFileSync(path: string | URL, encoding: "utf8"): string;
+  export function statSync(path: string): HookpackStats;
   export function mkdirSync(path: string, options: { recursive: true }): string | undefined;
   export function appendFileSync(path: string, data: string, encoding: "utf8"): void;
 }

@@ -25,6 +25,7 @@
 
 import { statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import process from "node:process";
 
 const MAX_DEPTH = 8;
 
@@ -443,20 +444,19 @@ const programs = new Map<string, boolean>();
 
 /** Whether `name` is a program on PATH (an executable file there), as a wrapper runs it. */
 function isProgram(name: string): boolean {
-  let known = programs.get(name);
-  if (known === undefined) {
-    known = (process.env.PATH ?? "").split(":").some((dir) => {
-      if (!dir.startsWith("/")) return false;
-      try {
-        const st = statSync(join(dir, name));
-        return st.isFile() && (st.mode & 0o111) !== 0;
-      } catch {
-        return false;
-      }
-    });
-    programs.set(name, known);
-  }
-  return known;
+  const known = programs.get(name);
+  if (known !== undefined) return known;
+  const found = (process.env.PATH ?? "").split(":").some((dir: string) => {
+    if (!dir.startsWith("/")) return false;
+    try {
+      const st = statSync(join(dir, name));
+      return st.isFile() && (st.mode & 0o111) !== 0;
+    } catch {
+      return false;
+    }
+  });
+  programs.set(name, found);
+  return found;
 }
 
 /**
