@@ -2187,6 +2187,11 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
             });
         }
     }
+    // From here on a Ctrl-C (SIGTERM, SIGHUP) is recorded, and assemble stops at its next
+    // check, before the swap: the staging folder goes as the error returns, OUT is as it
+    // was, and `cli::main` ends the process by the signal. One during the swap lets it end.
+    #[cfg(unix)]
+    let _deferred = crate::run::interrupt::defer();
     let mut checked = validate_sources(&dirs, opts.layout.lib_dir.as_deref());
     let mut warnings = std::mem::take(&mut checked.warnings);
     if opts.only.is_none() {
@@ -2217,6 +2222,7 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
     if let Some(e) = checked.failure(ts_errors, failures) {
         return Err(e);
     }
+    crate::run::check_stopped(&opts.out_dir)?;
 
     // A failure below leaves no trace: folders created for OUT are removed again. Assembles
     // into one OUT take turns (as packs do), from reading what OUT holds to the commit: one
@@ -2230,6 +2236,8 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
     {
         Ok(lock) => Some(lock),
         Err(e @ Error::LockTimeout { .. }) => return Err(e),
+        // A signal while it waited.
+        Err(e @ Error::Interrupted { .. }) => return Err(crate::run::stopped_or(e, &opts.out_dir)),
         Err(_) => None,
     };
 
@@ -2312,6 +2320,7 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
         warnings: once_each(warnings),
     };
     for (dir, files) in &plans {
+        crate::run::check_stopped(&opts.out_dir)?;
         let id = dir
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -2340,6 +2349,7 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
         let path = staging.path().join(name);
         std::fs::write(&path, text).map_err(|e| crate::fs::FsError::new("write", &path, e))?;
     }
+    crate::run::check_stopped(&opts.out_dir)?;
     let mut moved: Vec<(PathBuf, PathBuf)> = Vec::new();
     let swapped = swap_in(&opts.out_dir, staging.path(), &ids, &stale, &mut moved);
     if let Err(e) = swapped {

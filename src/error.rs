@@ -709,6 +709,15 @@ pub enum Error {
         /// Whether a running handler was killed.
         killed: bool,
     },
+    /// A signal (Ctrl-C, SIGTERM, SIGHUP) stopped `pack` or `assemble` before its commit:
+    /// its staging folder is removed as the error returns, and OUT is as it was.
+    #[error("interrupted by {}; nothing was written: {} is as it was", crate::run::signal_name(*signal), out.display())]
+    StoppedBeforeCommit {
+        /// The signal.
+        signal: i32,
+        /// The folder the command writes.
+        out: std::path::PathBuf,
+    },
     /// A change to a profile failed, and recovering from that failed too: the profile is
     /// half way through the change until recovery runs again.
     #[error("{source}; {doing} the change of `{id}` failed too ({why}), so the profile is half way through it: once the cause is put right (room on the disk, permissions), run `hookpack doctor --fix`, which finishes or undoes it, as the next install, update or remove will")]
@@ -731,7 +740,7 @@ impl Error {
         match self {
             Error::Fs(_) => "fs",
             Error::ChangeLeftHalfWay { .. } => "change-left-half-way",
-            Error::Interrupted { .. } => "interrupted",
+            Error::Interrupted { .. } | Error::StoppedBeforeCommit { .. } => "interrupted",
             Error::IdInvalid(_) => "id-invalid",
             Error::ScaffoldTargetExists { .. } => "scaffold-target-exists",
             Error::WorkspaceNotFolder { .. } => "workspace-not-folder",
@@ -819,7 +828,10 @@ impl Error {
     pub fn exit_code(&self) -> ExitCode {
         match self {
             Error::Fs(e) if e.is_input_problem() => ExitCode::Invalid,
-            Error::Fs(_) | Error::Output(_) | Error::Interrupted { .. } => ExitCode::Environment,
+            Error::Fs(_)
+            | Error::Output(_)
+            | Error::Interrupted { .. }
+            | Error::StoppedBeforeCommit { .. } => ExitCode::Environment,
             Error::ArchiveWrite { .. }
             | Error::ArchiveRefused {
                 source: crate::archive::ArchiveError::Write { .. },

@@ -224,6 +224,11 @@ impl<R: Read> Exact<R> {
 
 impl<R: Read> Read for Exact<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        // A Ctrl-C stops a pack within one read, however big the file (see `pack`).
+        #[cfg(unix)]
+        if crate::run::interrupt::interrupted().is_some() {
+            return Err(io::Error::other("interrupted"));
+        }
         let changed = |what: &str| io::Error::other(format!("file {what} while being packed"));
         if self.remaining == 0 {
             if !self.at_end && !buf.is_empty() {
@@ -929,8 +934,14 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
     }
     let dirs = chosen(dirs, opts.only.as_ref(), &opts.recipes_dir)?;
 
+    // From here on a Ctrl-C (SIGTERM, SIGHUP) is recorded, and the pack stops at its next
+    // check: the temporary and staging folders go as the error returns, OUT is as it was,
+    // and `cli::main` ends the process by the signal. One during the commit lets it finish.
+    #[cfg(unix)]
+    let _deferred = crate::run::interrupt::defer();
     // Validate everything before building anything.
     let assembled = crate::assemble::assemble_to_temp(&opts.recipes_dir, &dirs)?;
+    crate::run::check_stopped(&opts.out_dir)?;
     let sources = dirs;
     let dirs: Vec<PathBuf> = assembled.dirs.clone();
     let mut recipes = Vec::new();
@@ -983,6 +994,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
             diagnostics: problems,
         });
     }
+    crate::run::check_stopped(&opts.out_dir)?;
 
     // One pack at a time per OUT, from reading its index to the commit: a second pack
     // waits, then sees what the first published. The lock is on OUT's parent folder, which
@@ -1006,31 +1018,36 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
     } else {
         _new_folders = crate::fs::NewFolders::create(&parent)?;
         let wait = crate::profile::lock_wait();
-        let out_lock = || crate::profile::Lock::acquire_dir(&opts.out_dir, wait);
-        Some(match crate::profile::Lock::acquire_dir(&parent, wait) {
-            // A user who may not open the parent (below) locks OUT alone, so whoever locks
-            // the parent locks OUT too, made now if it is not there yet (one that cannot be
-            // made is a pack no such user can make either: they need OUT to be there).
-            Ok(parent_lock) => {
-                _new_out = crate::fs::NewFolders::create(&opts.out_dir).ok();
-                // (A parent that is OUT itself, through a link, is locked already.)
-                let out = if opts.out_dir.is_dir() && !same_folder(&parent, &opts.out_dir) {
-                    Some(out_lock()?)
-                } else {
-                    None
-                };
-                (Some(parent_lock), out)
-            }
-            // A parent this user may enter but not list (mode 711, as many home folders
-            // are) cannot be opened to lock: OUT itself is, where it exists (and the
-            // staging folder goes inside it, as that parent cannot take one either).
-            Err(Error::Fs(e))
-                if e.source.kind() == io::ErrorKind::PermissionDenied && opts.out_dir.is_dir() =>
-            {
-                (None, Some(out_lock()?))
-            }
-            Err(e) => return Err(e),
-        })
+        // A wait for another pack ends at a signal.
+        let stopped = |e: Error| crate::run::stopped_or(e, &opts.out_dir);
+        let out_lock = || crate::profile::Lock::acquire_dir(&opts.out_dir, wait).map_err(stopped);
+        Some(
+            match crate::profile::Lock::acquire_dir(&parent, wait).map_err(stopped) {
+                // A user who may not open the parent (below) locks OUT alone, so whoever locks
+                // the parent locks OUT too, made now if it is not there yet (one that cannot be
+                // made is a pack no such user can make either: they need OUT to be there).
+                Ok(parent_lock) => {
+                    _new_out = crate::fs::NewFolders::create(&opts.out_dir).ok();
+                    // (A parent that is OUT itself, through a link, is locked already.)
+                    let out = if opts.out_dir.is_dir() && !same_folder(&parent, &opts.out_dir) {
+                        Some(out_lock()?)
+                    } else {
+                        None
+                    };
+                    (Some(parent_lock), out)
+                }
+                // A parent this user may enter but not list (mode 711, as many home folders
+                // are) cannot be opened to lock: OUT itself is, where it exists (and the
+                // staging folder goes inside it, as that parent cannot take one either).
+                Err(Error::Fs(e))
+                    if e.source.kind() == io::ErrorKind::PermissionDenied
+                        && opts.out_dir.is_dir() =>
+                {
+                    (None, Some(out_lock()?))
+                }
+                Err(e) => return Err(e),
+            },
+        )
     };
     let index_path = opts.out_dir.join(INDEX_FILE);
     // OUT has no index before its first pack; an index to merge must be there.
@@ -1144,7 +1161,8 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         opts,
         (&unchanged, &changes),
         &mut warnings,
-    )?;
+    )
+    .map_err(|e| crate::run::stopped_or(e, &opts.out_dir))?;
     // A published archive that OUT lost or holds damaged is written again: the sources
     // still give the bytes the index lists. One that is intact is left as it is, even when
     // its entry's `size` was put right.
@@ -1198,6 +1216,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
     // Once the command is done, OUT's index holds these bytes, or under --check its own.
     let written = (!opts.check).then_some(index_bytes.as_slice());
     place_warnings(&mut warnings, (&index_path, written), &new_index);
+    crate::run::check_stopped(&opts.out_dir)?;
 
     if opts.check {
         let differences = compare(opts, &built, &index_bytes, &sums)?;
@@ -1421,6 +1440,7 @@ fn build_all(
         &items,
         opts.jobs,
         |(tree, r)| {
+            crate::run::check_stopped(&opts.out_dir)?;
             let top = format!("{}-{}", r.id, r.version);
             let file = archive_file_name(&r.id, &r.version, opts.compression);
             build_archive(tree, &top, opts, &staging.join(&file))
@@ -1439,7 +1459,8 @@ fn build_all(
                 size,
                 index: built.len(),
             }),
-            Some(Err(e)) => return Err(e),
+            // One that a signal stopped failed reading its files.
+            Some(Err(e)) => return Err(crate::run::stopped_or(e, &opts.out_dir)),
             // Not built: stopped after another recipe failed (that error is returned
             // above, in order) or no thread could start.
             None => {

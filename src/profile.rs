@@ -565,6 +565,8 @@ impl Lock {
             match taken {
                 Ok(()) => return Ok(Lock { _file: file }),
                 Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < wait => {
+                    // A command that defers signals (`pack`, `assemble`) stops waiting.
+                    crate::run::check_interrupted()?;
                     std::thread::sleep(Duration::from_millis(25));
                 }
                 Err(std::fs::TryLockError::WouldBlock) => {

@@ -59,6 +59,27 @@ pub fn check_interrupted() -> Result<(), crate::error::Error> {
     Ok(())
 }
 
+/// Whether a signal came while `pack` or `assemble` (writing `out`) deferred it (see
+/// [`interrupt::defer`]): then [`Error::StoppedBeforeCommit`](crate::error::Error). Called
+/// where stopping leaves `out` as it was.
+pub fn check_stopped(out: &std::path::Path) -> Result<(), crate::error::Error> {
+    #[cfg(unix)]
+    if let Some(signal) = interrupt::interrupted() {
+        return Err(crate::error::Error::StoppedBeforeCommit {
+            signal,
+            out: out.to_path_buf(),
+        });
+    }
+    let _ = out;
+    Ok(())
+}
+
+/// `e`, or the error of [`check_stopped`] when a signal came: `e` is then what the stop
+/// made of the work (a wait for a lock given up, a file read cut short).
+pub fn stopped_or(e: crate::error::Error, out: &std::path::Path) -> crate::error::Error {
+    check_stopped(out).err().unwrap_or(e)
+}
+
 /// Most bytes of stdout or stderr kept from one handler.
 pub const OUTPUT_CAP: usize = 1024 * 1024;
 

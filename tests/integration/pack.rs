@@ -3104,3 +3104,85 @@ fn a_warning_at_a_spot_in_the_index_names_its_line_and_column() {
     assert!(line.trim_start().starts_with("\"size\""), "{spot}: {line}");
     stderr_says(&o, "(at /recipes/2/versions/1/size)");
 }
+
+/// The folders a pack stages its archives in (`.hookpack-pack-…`) that are in `dir`.
+#[cfg(unix)]
+fn staging_folders(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with(".hookpack-pack-"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Found by review: a Ctrl-C during a pack ended it at once, leaving its staging folder
+/// (`.hookpack-pack-…`, as big as the archives built so far) beside OUT until the next
+/// pack. The signal now stops the pack at its next read: the staging folder goes, OUT is
+/// as it was, the error says so, and the process ends by the signal.
+#[cfg(unix)]
+#[test]
+fn a_ctrl_c_while_packing_leaves_out_as_it_was_and_no_staging_folder() {
+    use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
+    let sb = Sandbox::new();
+    two_recipes(&sb, "recipes");
+    assert!(pack(&sb, "recipes", "cat", &[]).status.success());
+    let before = snapshot(&sb.join("cat"));
+    // A new version with 8 MiB of text to deflate: seconds of work in a test build, so
+    // the signal comes while the archive is being written.
+    let mut m = manifest("alpha");
+    m["version"] = json!("0.2.0");
+    write_recipe(&sb, "recipes/alpha", &m);
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let text: Vec<u8> = (0..8 << 20)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            b"abcdefghijklmnop \n"[(x % 18) as usize]
+        })
+        .collect();
+    sb.write("recipes/alpha/data/big.txt", text);
+    let mut cmd = sb.std_cmd();
+    // SAFETY: only signal(2), which is async-signal-safe, runs between fork and exec:
+    // SIGINT at its default, as from a terminal (a background job inherits it ignored).
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    let child = cmd
+        .args(["pack", "--recipes-dir", "recipes", "--out-dir", "cat"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once the staging folder is there, the archives are being built.
+    let start = std::time::Instant::now();
+    while staging_folders(&sb.join(".")).is_empty() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(60),
+            "no staging folder appeared"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    // SAFETY: kill(2) on the child, which is not reaped yet.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.signal(), Some(libc::SIGINT), "{err}");
+    assert!(
+        err.contains("interrupted by SIGINT; nothing was written: cat is as it was"),
+        "{err}"
+    );
+    assert!(staging_folders(&sb.join(".")).is_empty());
+    assert!(staging_folders(&sb.join("cat")).is_empty());
+    assert_eq!(snapshot(&sb.join("cat")), before);
+    // The next pack writes the new version.
+    let o = pack(&sb, "recipes", "cat", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(sb.join("cat/hooks-alpha-0.2.0.tar.gz").is_file());
+}
