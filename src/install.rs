@@ -1103,6 +1103,10 @@ fn read_hooks_json_to(path: &Path, rewrite: bool) -> Result<(Value, Option<Vec<u
             "it has {} names (hard links, as some dotfiles tools make), and hookpack writes a new file in its place, which would leave the others with the old contents (give it one name, or make it a copy)",
             link_count(&m)
         ))),
+        Ok(m) if m.len() > MAX_HOOKS_JSON_BYTES => return Err(refused(format!(
+            "it is {} bytes, over the {MAX_HOOKS_JSON_BYTES} bytes hookpack reads (no hook configuration needs that much: make sure this is the right file, and move data hosts do not read out of it)",
+            m.len()
+        ))),
         Ok(_) => {}
     }
     let bytes = crate::fs::read_limited(path, MAX_HOOKS_JSON_BYTES)?;
@@ -1168,6 +1172,37 @@ fn link_count(m: &std::fs::Metadata) -> u64 {
     {
         let _ = m;
         1
+    }
+}
+
+/// Refuses to write `bytes` as the `hooks.json` at `path` when hookpack could not read them
+/// back (over [`MAX_HOOKS_JSON_BYTES`], or over [`crate::json::MAX_VALUES`] values): every
+/// later command, `remove` included, would refuse the profile (found by review: a compact
+/// file near the limits, which hookpack writes indented, went over them).
+fn check_readable_back(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let over = if bytes.len() as u64 > MAX_HOOKS_JSON_BYTES {
+        Some(format!(
+            "as hookpack would write it (indented by two spaces), it would be {} bytes, over \
+             the {MAX_HOOKS_JSON_BYTES} bytes hookpack reads",
+            bytes.len()
+        ))
+    } else if bytes.len() > crate::json::MAX_VALUES {
+        // Each value takes a byte at least: a shorter file holds few enough.
+        crate::json::parse_reading_huge_numbers(bytes)
+            .err()
+            .map(|e| format!("as hookpack would write it, {}", e.message))
+    } else {
+        None
+    };
+    match over {
+        None => Ok(()),
+        Some(why) => Err(Error::HooksJsonRefused {
+            path: path.to_path_buf(),
+            why: format!(
+                "{why}, so every later command would refuse it; nothing was written: make \
+                 the file smaller first (data hosts do not read belongs in a file of its own)"
+            ),
+        }),
     }
 }
 
@@ -2088,6 +2123,7 @@ pub fn install_prepared(
     })?;
     let new_doc = merged.doc;
     let new_bytes = to_bytes(&new_doc);
+    check_readable_back(&profile.hooks_json(), &new_bytes)?;
     let diff = hooks_json_diff(old_bytes.as_deref(), &doc, &new_bytes);
 
     let from = previous.as_ref().map(|r| r.version.clone());
@@ -2683,6 +2719,7 @@ pub fn remove(
     } else {
         to_bytes(&new_doc)
     };
+    check_readable_back(&profile.hooks_json(), &new_bytes)?;
     if dry_run {
         preview.planned((removed > 0).then_some(&new_bytes[..]), &handover);
     }

@@ -6878,3 +6878,73 @@ fn the_advice_over_changed_files_of_an_archive_install_names_that_archive() {
     let receipt = read_json(&sb.join("prof/hooks/.receipts/demo.json"));
     assert_eq!(receipt["version"], "0.2.0");
 }
+
+/// Found by review: install read `hooks.json` within hookpack's limits (16 MiB, a million
+/// values) but wrote it back, indented, without checking them: a compact file near a
+/// limit went over it, install said it was done, and from then on every command refused
+/// the profile, `remove` included. It is now refused before anything is written, naming
+/// the limit; `--dry-run` says so too.
+#[test]
+fn install_refuses_to_write_a_hooks_json_it_could_not_read_back() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    // 999,990 values: read, but the recipe's entry takes it over a million.
+    let many = format!("{{\"hooks\":{{}},\"pad\":[{}0]}}\n", "0,".repeat(999_988));
+    // 500,000 strings, 15.5 MB compact: indented, each gets a line, over 16 MiB.
+    let big = format!(
+        "{{\"hooks\":{{}},\"pad\":[{}\"{}\"]}}\n",
+        format!("\"{}\",", "x".repeat(28)).repeat(499_999),
+        "x".repeat(28)
+    );
+    assert!(big.len() < 16 << 20);
+    for (file, says) in [
+        (many, "the document holds more than 1000000 values"),
+        (big, "bytes, over the 16777216 bytes hookpack reads"),
+    ] {
+        sb.write("prof/hooks.json", &file);
+        for dry in [true, false] {
+            let mut args = vec!["install", "demo", "--index", "cat"];
+            if dry {
+                args.push("--dry-run");
+            }
+            let o = in_prof(&sb, &args);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{err}");
+            assert!(err.contains(says), "{err}");
+            assert!(
+                err.contains("so every later command would refuse it; nothing was written"),
+                "{err}"
+            );
+        }
+        assert_eq!(
+            std::fs::read(sb.join("prof/hooks.json")).unwrap(),
+            file.as_bytes()
+        );
+        assert!(!sb.join("prof/hooks/demo").exists());
+        // The profile is still read.
+        ok(&in_prof(&sb, &["list"]));
+    }
+}
+
+/// Found by review: a `hooks.json` over 16 MiB was refused with "file is N bytes, larger
+/// than the 16777216-byte limit", naming no way on. It now says what to do.
+#[test]
+fn a_hooks_json_over_the_size_limit_is_refused_with_a_fix() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    let file = format!("{{\"hooks\":{{}},\"x\":\"{}\"}}\n", "a".repeat(17 << 20));
+    sb.write("prof/hooks.json", &file);
+    for args in [&["list"][..], &["install", "demo", "--index", "cat"]] {
+        let o = in_prof(&sb, args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains("over the 16777216 bytes hookpack reads (no hook configuration needs that much: make sure this is the right file"),
+            "{err}"
+        );
+    }
+    assert_eq!(
+        std::fs::read(sb.join("prof/hooks.json")).unwrap(),
+        file.as_bytes()
+    );
+}
