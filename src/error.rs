@@ -294,7 +294,7 @@ pub enum Error {
     },
     /// An index on disk names an archive outside its folder, and `--allow-outside` was not
     /// given.
-    #[error("the index {index} names the archive of {id} {version} by `{url}`, which {why}; nothing there was read, as an index may be anyone's and could name any file of this machine: `--allow-outside` reads it (SPEC 1.5 allows such a URL)")]
+    #[error("the index {index} names the archive of {id} {version} by `{url}`, which {why}; nothing there was read, as an index may be anyone's and could name any file of this machine: `--allow-outside` reads it (the catalog format allows such a URL)")]
     IndexUrlOutside {
         /// The index.
         index: String,

@@ -111,10 +111,14 @@ fn check_case(case: &Case, recipe: Option<&Recipe>, f: &mut Findings) {
         f.error(
             "/event",
             "case-event-unknown",
-            format!(
-                "unknown event `{}`; use one of the events in SPEC 1.1, e.g. `PreToolUse`",
-                case.event
-            ),
+            match crate::event::Event::suggest(&case.event) {
+                Some(near) => format!("unknown event `{}`; did you mean `{near}`?", case.event),
+                None => format!(
+                    "unknown event `{}`; known events: {}",
+                    case.event,
+                    crate::event::Event::ALL.map(|e| e.name()).join(", ")
+                ),
+            },
         );
     }
     if !DECISIONS.contains(&case.expect.decision.as_str()) {

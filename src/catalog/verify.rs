@@ -462,7 +462,7 @@ fn verify_archive(
                 format!(
                     "url `{url}` {why}; nothing there was read, as an index may be anyone's \
                      and could name any file of this machine: `--allow-outside` reads it \
-                     (SPEC 1.5 allows such a URL); {}",
+                     (the catalog format allows such a URL); {}",
                     super::PUBLISH_INSIDE
                 ),
             );

@@ -463,6 +463,12 @@ fn typescript_imports_and_fixture_cases_are_checked() {
             "{code} missing: {r:#}"
         );
     }
+    // Found by review: the message sent the user to "SPEC 1.1", which no user has.
+    let event = &findings_full(&r)["case-event-unknown"];
+    assert_eq!(
+        event["message"], "unknown event `PreToolUze`; did you mean `PreToolUse`?",
+        "{event}"
+    );
     let ts = &findings_full(&r)["typescript"];
     assert_eq!(
         (ts["line"].as_u64(), ts["column"].as_u64()),
