@@ -2058,6 +2058,22 @@ fn what_changed(tree: &Tree, recipe: &Recipe, published: &Path) -> Option<String
         .filter(|rel| !now.contains_key(rel.as_str()))
         .map(String::as_str)
         .collect();
+    // Found by review: a checkout that marks every file executable (a Windows or SMB file
+    // system, git's `core.fileMode=false`) changes only modes, and a new version is not the
+    // fix for that.
+    let only_modes = changed.is_empty() && new.is_empty() && gone.is_empty() && !mode.is_empty();
+    let mode_hint = only_modes.then(|| {
+        let (to, flag) = if now.get(mode[0]).is_some_and(|(_, x)| *x) {
+            ("are executable now", "-x")
+        } else {
+            ("are not executable now", "+x")
+        };
+        format!(
+            "; only modes differ, so if these files {to} by accident (a checkout on a file \
+             system that marks every file executable, or git's `core.fileMode=false`), \
+             `chmod {flag}` them in the sources and pack again instead"
+        )
+    });
     let groups: Vec<String> = [
         ("changed", changed),
         ("new", new),
@@ -2074,7 +2090,13 @@ fn what_changed(tree: &Tree, recipe: &Recipe, published: &Path) -> Option<String
         }
     })
     .collect();
-    (!groups.is_empty()).then(|| format!("; against the published archive: {}", groups.join("; ")))
+    (!groups.is_empty()).then(|| {
+        format!(
+            "; against the published archive: {}{}",
+            groups.join("; "),
+            mode_hint.unwrap_or_default()
+        )
+    })
 }
 
 /// The mtime of the first entry of the archive at `published` (pack gives every entry the

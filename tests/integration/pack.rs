@@ -2874,6 +2874,40 @@ fn a_refused_republish_names_the_files_that_changed() {
     assert_eq!(snapshot(&sb.join("out")), published);
 }
 
+/// Found by review: sources checked out on a file system that marks every file executable
+/// (or with git's `core.fileMode=false`) differ from the published archive in modes only,
+/// and the refusal's one fix was to bump the version. It now says to `chmod` them back.
+#[cfg(unix)]
+#[test]
+fn a_republish_refused_for_modes_alone_says_to_chmod_them_back() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    ok(&pack(&sb, "src", "out", &[]));
+    let published = snapshot(&sb.join("out"));
+    let all_exec = |rel: &str| {
+        std::fs::set_permissions(sb.join(rel), std::fs::Permissions::from_mode(0o777)).unwrap()
+    };
+    all_exec("src/alpha/recipe.json");
+    all_exec("src/alpha/README.md");
+    let o = pack(&sb, "src", "out", &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    stderr_says(
+        &o,
+        "against the published archive: executable bit changed README.md, recipe.json; only \
+         modes differ, so if these files are executable now by accident (a checkout on a file \
+         system that marks every file executable, or git's `core.fileMode=false`), `chmod -x` \
+         them in the sources and pack again instead",
+    );
+    assert_eq!(snapshot(&sb.join("out")), published);
+    // Taken back, the sources pack as published.
+    for rel in ["src/alpha/recipe.json", "src/alpha/README.md"] {
+        std::fs::set_permissions(sb.join(rel), std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    ok(&pack(&sb, "src", "out", &[]));
+    assert_eq!(snapshot(&sb.join("out")), published);
+}
+
 /// A pack that rewrites only SHA256SUMS (edited or damaged by hand) or the index's text says
 /// so; it said "(index unchanged)" alone, as for a pack that wrote nothing.
 #[test]
