@@ -478,6 +478,17 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                         .advising(&advice)
                         .json(&error_report(&e));
                 }
+                // In a GitHub Actions log: each problem on its file, and the error itself.
+                if format == Format::Github {
+                    let printer = Printer::new(Format::Github, quiet).advising(&advice);
+                    for d in e.diagnostics() {
+                        let _ = printer.data(&github_annotation(d));
+                    }
+                    let _ = printer.data(&crate::output::github_error(
+                        e.kind(),
+                        &error_lines(&e).join("; caused by: "),
+                    ));
+                }
             }
             // Its temporary folders are gone now: end as the signal would have (also when
             // another error came first, while a deferred signal waited to be acted on).
@@ -939,13 +950,22 @@ fn assemble_settings(a: AssembleArgs) -> Result<assemble::Options, Error> {
     })
 }
 
-fn run_assemble(o: &assemble::Options, printer: &Printer) -> Result<ExitCode, Error> {
-    let report = assemble::assemble(o)?;
-    if !printer.quiet {
-        for w in &report.warnings {
+/// Prints `warnings` of a command that succeeded: on stderr (unless `--quiet`), or under
+/// `--format github` as annotations on stdout, as `validate` prints its findings.
+fn warn_of(warnings: &[crate::diagnostic::Diagnostic], printer: &Printer) -> std::io::Result<()> {
+    for w in warnings {
+        if printer.format == Format::Github {
+            printer.data(&github_annotation(w))?;
+        } else if !printer.quiet {
             printer.diagnostic_to_stderr(w);
         }
     }
+    Ok(())
+}
+
+fn run_assemble(o: &assemble::Options, printer: &Printer) -> Result<ExitCode, Error> {
+    let report = assemble::assemble(o)?;
+    warn_of(&report.warnings, printer)?;
     match printer.format {
         Format::Json => printer.json(&report)?,
         _ => {
@@ -1015,11 +1035,7 @@ fn pack_settings(a: PackArgs) -> Result<pack::Options, Error> {
 
 fn run_pack(o: &pack::Options, printer: &Printer) -> Result<ExitCode, Error> {
     let report = pack::pack(o)?;
-    if !printer.quiet {
-        for w in &report.warnings {
-            printer.diagnostic_to_stderr(w);
-        }
-    }
+    warn_of(&report.warnings, printer)?;
     match printer.format {
         Format::Json => printer.json(&report)?,
         _ => {

@@ -406,36 +406,52 @@ fn annotation_path(file: &Path) -> PathBuf {
 
 /// Formats one diagnostic as a GitHub Actions workflow command.
 pub fn github_annotation(d: &Diagnostic) -> String {
-    fn prop(s: &str) -> String {
-        s.replace('%', "%25")
-            .replace('\r', "%0D")
-            .replace('\n', "%0A")
-            .replace(':', "%3A")
-            .replace(',', "%2C")
-    }
-    fn data(s: &str) -> String {
-        s.replace('%', "%25")
-            .replace('\r', "%0D")
-            .replace('\n', "%0A")
-    }
     let level = match d.severity {
         Severity::Error => "error",
         Severity::Warning => "warning",
     };
     let mut props = format!(
         "file={}",
-        prop(&annotation_path(&d.file).display().to_string())
+        github_prop(&annotation_path(&d.file).display().to_string())
     );
     if let (Some(l), Some(c)) = (d.line, d.column) {
         props.push_str(&format!(",line={l},col={c}"));
     }
-    props.push_str(&format!(",title={}", prop(&format!("hookpack {}", d.code))));
+    props.push_str(&format!(
+        ",title={}",
+        github_prop(&format!("hookpack {}", d.code))
+    ));
     let at = if d.pointer.is_empty() {
         String::new()
     } else {
         format!(" (at {})", d.pointer)
     };
-    format!("::{level} {props}::{}", data(&format!("{}{at}", d.message)))
+    format!(
+        "::{level} {props}::{}",
+        github_data(&format!("{}{at}", d.message))
+    )
+}
+
+/// The GitHub Actions workflow command for an error that ended a command, of kind `kind`
+/// (as `--format json` names it), with no file to put it on.
+pub fn github_error(kind: &str, message: &str) -> String {
+    format!(
+        "::error title={}::{}",
+        github_prop(&format!("hookpack {kind}")),
+        github_data(message)
+    )
+}
+
+/// A workflow command's property value, escaped.
+fn github_prop(s: &str) -> String {
+    github_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// A workflow command's message, escaped.
+fn github_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 #[cfg(test)]

@@ -3220,3 +3220,40 @@ fn a_ctrl_c_while_packing_leaves_out_as_it_was_and_no_staging_folder() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(sb.join("cat/hooks-alpha-0.2.0.tar.gz").is_file());
 }
+
+/// Found by review: `pack --format github` was accepted but printed no annotation: the
+/// recipes' problems went to stderr as text, where a GitHub Actions log shows them on no
+/// file. They are now workflow commands on stdout, each on its file, line and column, with
+/// the error that ended the command last.
+#[test]
+fn pack_format_github_annotates_the_problems() {
+    let sb = Sandbox::new();
+    two_recipes(&sb, "src");
+    let mut m = manifest("alpha");
+    m["version"] = json!("0.1");
+    sb.write(
+        "src/alpha/recipe.json",
+        serde_json::to_vec_pretty(&m).unwrap(),
+    );
+    let o = pack(&sb, "src", "out", &["--format", "github"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(
+        lines[0].starts_with(
+            "::error file=src/alpha/recipe.json,line=4,col=14,title=hookpack version-invalid::"
+        ),
+        "{out}"
+    );
+    assert_eq!(
+        lines[1],
+        "::error title=hookpack recipes-invalid::1 problem(s) in the recipes; nothing was written"
+    );
+    // The error still says itself on stderr.
+    stderr_says(
+        &o,
+        "error: 1 problem(s) in the recipes; nothing was written",
+    );
+    assert!(!sb.join("out").exists());
+}
