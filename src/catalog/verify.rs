@@ -227,7 +227,37 @@ impl<'a> Ctx<'a> {
                  which writes it anew (a version merged from another index has none here)",
             );
         }
+        if archive {
+            msg.push_str(&self.assets_dir_hint(file));
+        }
         self.error(file, pointer, "fetch-failed", msg);
+    }
+    /// For an archive at `url` that could not be fetched, where the index was read from
+    /// disk without `--assets-dir` and a file of the URL's name is beside it (a catalog
+    /// packed with `--asset-base-url`, checked before its upload, as found by review): the
+    /// flag that reads it from there.
+    fn assets_dir_hint(&self, url: &Path) -> String {
+        let url = url.to_string_lossy();
+        let remote = url.starts_with("http://") || url.starts_with("https://");
+        let name = url.rsplit('/').next().unwrap_or_default();
+        let folder = self
+            .index_file
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let beside = folder.join(name);
+        if self.assets.is_some() || !remote || name.is_empty() || !self.index_file.is_file() {
+            return String::new();
+        }
+        if !beside.is_file() {
+            return String::new();
+        }
+        format!(
+            "; {} is beside the index: to check the archives there before they are uploaded, \
+             give `--assets-dir {}`",
+            crate::command::shell_quote(&beside.display().to_string()),
+            crate::command::shell_quote(&folder.display().to_string())
+        )
     }
 }
 

@@ -1050,6 +1050,16 @@ fn verify_reads_archives_named_by_url_from_an_assets_dir_before_the_upload() {
     let verify = |extra: &[&str]| verify_cat_with(&sb, extra);
     let (code, r) = verify(&[]);
     assert_eq!(code, 3, "{r:#}");
+    // Found by review: the failure did not say that the archives were right there, nor
+    // which flag reads them from there.
+    let message = r["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(
+        message.ends_with(
+            "; cat/hooks-alpha-0.1.0.tar.gz is beside the index: to check the archives there \
+             before they are uploaded, give `--assets-dir cat`"
+        ),
+        "{r:#}"
+    );
 
     let (code, r) = verify(&["--assets-dir", "cat"]);
     assert_eq!(code, 0, "{r:#}");
