@@ -112,6 +112,15 @@ pub fn read_file(p: &Path) -> Result<Option<Receipt>, Error> {
         path: p.to_path_buf(),
         why: unreadable_why(p, &e),
     };
+    // Found by review: a link in a receipt's place was read through, so a file outside the
+    // profile said what is installed. Install writes receipts as files, never links.
+    if std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(unreadable(
+            "it is a symbolic link, which hookpack does not read through (install writes \
+             receipts as files)"
+                .to_string(),
+        ));
+    }
     // A regular file only: a fifo would wait for a writer for good.
     let file = match crate::fs::open_regular(p) {
         Ok((file, _)) => file,

@@ -5356,6 +5356,38 @@ fn a_receipt_that_is_a_fifo_is_refused_not_waited_for() {
     }
 }
 
+/// Found by review: a symbolic link in the place of a receipt was read through, so a file
+/// outside the profile said what was installed (`list` showed its version and pin). It is
+/// an unreadable receipt now, as a fifo is, and the file it points to is left alone.
+#[cfg(unix)]
+#[test]
+fn a_receipt_that_is_a_link_is_not_read_through() {
+    let sb = Sandbox::new();
+    ok(&in_prof(&sb, &["install", "tool-gate"]));
+    let receipt = sb.join("prof/hooks/.receipts/tool-gate.json");
+    let outside = sb.join("outside.json");
+    std::fs::rename(&receipt, &outside).unwrap();
+    let before = std::fs::read(&outside).unwrap();
+    std::os::unix::fs::symlink(&outside, &receipt).unwrap();
+    for args in [
+        &["list"][..],
+        &["doctor"],
+        &["remove", "tool-gate"],
+        &["update"],
+    ] {
+        let o = in_prof_bounded(&sb, args);
+        let said = String::from_utf8_lossy(&[o.stdout, o.stderr].concat()).into_owned();
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {said}");
+        assert!(
+            said.contains("tool-gate.json: ")
+                && said.contains("it is a symbolic link, which hookpack does not read through"),
+            "{args:?}: {said}"
+        );
+    }
+    assert_eq!(std::fs::read(&outside).unwrap(), before);
+    assert!(sb.join("prof/hooks/tool-gate/recipe.json").is_file());
+}
+
 /// Found by the hostile-input sweep: a fifo in the place of the profile's journal made
 /// `install`, `remove` and `doctor --fix`, which finish or undo an interrupted change first,
 /// wait for a writer for good. It is no journal hookpack wrote: it is ignored and removed
