@@ -1749,6 +1749,25 @@ fn profile_of(a: &ProfileArgs) -> Result<crate::profile::Profile, Error> {
             ),
             path: profile.root,
         }),
+        // Found by review: a path that runs through a file (`hooks.json/sub`) failed later,
+        // naming `config.yaml` and "Not a directory": name the file in the way.
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
+            let file = profile
+                .root
+                .ancestors()
+                .skip(1)
+                .find(|p| std::fs::metadata(p).is_ok_and(|m| !m.is_dir()))
+                .map(std::path::Path::to_path_buf)
+                .unwrap_or_else(|| profile.root.clone());
+            Err(Error::ConfigInvalid {
+                why: format!(
+                    "the profile {} cannot be a folder, as its path runs through this file; \
+                     give --profile a folder (or a path to make one at)",
+                    profile.root.display()
+                ),
+                path: file,
+            })
+        }
         _ => Ok(profile),
     }
 }

@@ -6980,3 +6980,30 @@ fn a_hooks_json_over_the_size_limit_is_refused_with_a_fix() {
         file.as_bytes()
     );
 }
+
+/// Found by review: a `--profile` whose path runs through a file (`hooks.json/sub`) failed
+/// naming `config.yaml` and "Not a directory", with no way on. The file in the way is
+/// named, with the fix.
+#[test]
+fn a_profile_path_through_a_file_names_the_file() {
+    let sb = Sandbox::new();
+    sb.write("m1/hooks.json", "{\"hooks\": {}}\n");
+    for args in [&["install", "tool-gate"][..], &["list"], &["doctor"]] {
+        let o = in_profile(&sb, "m1/hooks.json/sub", args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("m1/hooks.json: the profile ")
+                && err.contains(
+                    "hooks.json/sub cannot be a folder, as its path runs through this file; \
+                     give --profile a folder"
+                ),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("config.yaml"), "{args:?}: {err}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(sb.join("m1/hooks.json")).unwrap(),
+        "{\"hooks\": {}}\n"
+    );
+}
