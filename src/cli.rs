@@ -2287,6 +2287,32 @@ fn interrupted_note(c: &install::Interrupted, for_list: bool) -> String {
     )
 }
 
+/// Found by review: root changing a profile that another user owns (`sudo hookpack install
+/// … --profile ~user/.finclaw`) leaves the recipe folders and receipts it makes owned by
+/// root, which that user can then neither update nor remove. Said before the change.
+fn root_in_another_users_profile(profile: &crate::profile::Profile) -> Option<String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        // SAFETY: geteuid(2) cannot fail and touches no memory.
+        let euid = unsafe { libc::geteuid() };
+        let owner = std::fs::metadata(&profile.root).ok()?.uid();
+        (euid == 0 && owner != 0).then(|| {
+            format!(
+                "running as root in {}, which user {owner} owns: the files made now will be \
+                 root's, and that user will not be able to update or remove the recipe; run \
+                 the command as that user instead",
+                profile.root.display()
+            )
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = profile;
+        None
+    }
+}
+
 /// Before `install`, `update` or `remove`: finishes or undoes a change a crash interrupted,
 /// saying so; or, for a dry run (which recovers nothing), says that it is planned from as
 /// recovery will leave it.
@@ -2300,6 +2326,9 @@ fn recover_first(
             printer.message(&printable(&interrupted_note(&c, false)));
         }
         return Ok(());
+    }
+    if let Some(w) = root_in_another_users_profile(profile) {
+        printer.message(&printable(&format!("warning: {w}")));
     }
     for note in install::recover_interrupted(profile)? {
         printer.message(&printable(&format!("note: {note}")));

@@ -2584,7 +2584,13 @@ pub fn write_atomic_mode(path: &Path, bytes: &[u8], mode: u32) -> Result<(), Err
         .map_err(|e| crate::fs::FsError::new("sync", path, e))?;
     #[cfg(unix)]
     {
-        use std::os::unix::fs::PermissionsExt;
+        use std::os::unix::fs::{MetadataExt as _, PermissionsExt};
+        // The file it replaces keeps its owner, as `sed -i` keeps it: root rewriting a
+        // user's hooks.json must not take it from them. Only root (or the owner, for a
+        // group it is in) may give a file away; a refusal leaves the file this user's.
+        if let Some(old) = std::fs::symlink_metadata(path).ok().filter(|m| m.is_file()) {
+            let _ = std::os::unix::fs::fchown(tmp.as_file(), Some(old.uid()), Some(old.gid()));
+        }
         let _ = tmp
             .as_file()
             .set_permissions(std::fs::Permissions::from_mode(mode));

@@ -7007,3 +7007,36 @@ fn a_profile_path_through_a_file_names_the_file() {
         "{\"hooks\": {}}\n"
     );
 }
+
+/// Found by review: root installing into a profile another user owns made hooks.json
+/// root's (its mode was kept, not its owner), and the recipe folder and receipt root's too,
+/// so that user could not remove the recipe. hooks.json keeps its owner now, and the
+/// command warns of the rest before the change. (As root only: only root gives files away.)
+#[cfg(unix)]
+#[test]
+fn root_in_another_users_profile_keeps_hooks_json_theirs_and_warns() {
+    use std::os::unix::fs::MetadataExt as _;
+    // SAFETY: geteuid(2) cannot fail and touches no memory.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: needs root, to give files to another user");
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.write("prof/hooks.json", "{\"hooks\": {}}\n");
+    for p in ["prof", "prof/hooks.json"] {
+        std::os::unix::fs::chown(sb.join(p), Some(1234), Some(1235)).unwrap();
+    }
+    let o = in_prof(&sb, &["install", "tool-gate"]);
+    ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("which user 1234 owns: the files made now will be root's"),
+        "{err}"
+    );
+    let m = std::fs::metadata(sb.join("prof/hooks.json")).unwrap();
+    assert_eq!((m.uid(), m.gid()), (1234, 1235));
+    // In a profile of root's own, nothing is said.
+    let o = in_profile(&sb, "own", &["install", "tool-gate"]);
+    ok(&o);
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("warning"));
+}
