@@ -325,9 +325,10 @@ fn reports_of_findings_keep_their_json() {
     assert!(doc.get("error").is_none(), "{doc}");
 }
 
-/// `--format github` prints nothing on stdout for an error, as before.
+/// `--format github` prints an error as one workflow command on stdout (where the Actions
+/// runner reads them), with its kind as the title, and as text on stderr; no JSON.
 #[test]
-fn github_format_keeps_stdout_empty() {
+fn github_format_prints_the_error_as_a_workflow_command() {
     let sb = Sandbox::new();
     sb.write("a-file", "x");
     let (code, out, err) = run(
@@ -335,7 +336,13 @@ fn github_format_keeps_stdout_empty() {
         &["doctor", "--profile", "a-file", "--format", "github"],
     );
     assert_eq!(code, 1, "{err}");
-    assert!(out.is_empty());
+    let out = String::from_utf8(out).unwrap();
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(
+        out.starts_with("::error title=hookpack config-invalid::")
+            && out.contains("the profile is not a folder"),
+        "{out}"
+    );
     assert!(err.contains("error: "), "{err}");
 }
 
