@@ -50,8 +50,8 @@ interface HookpackStats {
 declare module "node:fs" {
   export function readFileSync(path: string | URL, encoding: "utf8"): string;
   export function statSync(path: string): HookpackStats;
-  export function mkdirSync(path: string, options: { recursive: true }): string | undefined;
-  export function appendFileSync(path: string, data: string, encoding: "utf8"): void;
+  export function mkdirSync(path: string, options: { recursive: true; mode?: number }): string | undefined;
+  export function appendFileSync(path: string, data: string, options: "utf8" | { encoding: "utf8"; mode?: number }): void;
 }
 
 declare module "node:path" {

@@ -38,8 +38,19 @@ function isPlaceholderValue(value: string, quoted: boolean): boolean {
   return false;
 }
 
+/** Passwords every tutorial uses, which protect nothing. */
+const STOCK_PASSWORD = /^(?:password|passw0rd|postgres|root|admin|secret|test|dev|example|changeme)$/i;
+
 function hasLetterAndDigit(s: string): boolean {
   return /[A-Za-z]/.test(s) && /\d/.test(s);
+}
+
+/**
+ * Hyphenated words (`1234-fix-login-redirect-loop`, `button-primary-large-2xl`): a branch
+ * name or a CSS class, not a generated key, whose parts are never two lowercase words.
+ */
+function isWordChain(s: string): boolean {
+  return s.split("-").filter((part) => /^[a-z]{2,}$/.test(part)).length >= 2;
 }
 
 export const SECRET_DETECTORS: SecretDetector[] = [
@@ -65,7 +76,7 @@ export const SECRET_DETECTORS: SecretDetector[] = [
   },
   {
     kind: "Slack token",
-    pattern: /\bxox[abposre]-[A-Za-z0-9-]{10,}/g,
+    pattern: /\bxox[abposre]-[A-Za-z0-9-]{10,}|\bxapp-\d-[A-Za-z0-9-]{10,}/g,
   },
   {
     kind: "Slack webhook URL",
@@ -74,7 +85,10 @@ export const SECRET_DETECTORS: SecretDetector[] = [
   {
     kind: "OpenAI-style sk- API key",
     pattern: /\bsk-(?:proj-|ant-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g,
-    accept: (m) => hasLetterAndDigit(m[0].slice(3)),
+    accept: (m) => {
+      const body = m[0].replace(/^sk-(?:proj-|ant-|svcacct-|admin-)?/, "");
+      return hasLetterAndDigit(body) && !isWordChain(body);
+    },
   },
   {
     kind: "Stripe secret key",
@@ -94,6 +108,28 @@ export const SECRET_DETECTORS: SecretDetector[] = [
     pattern: /\beyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,8192}\.[A-Za-z0-9_-]{16,1024}/g,
     // jwt.io's sample token, found in docs and test fixtures everywhere.
     accept: (m) => !m[0].endsWith("SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"),
+  },
+  {
+    kind: "credential in an Authorization header",
+    // `Authorization: Bearer …` (curl -H, a fetch call, a config file) with a literal
+    // token; one read from a variable (`Bearer $TOKEN`, `${token}`) is fine.
+    pattern: /\bAuthorization["']?\s*[:=]\s*["']?(?:Bearer|Basic|token|Token|Bot)\s+()([A-Za-z0-9._~+/=-]{16,})/gi,
+    accept: (m) => hasLetterAndDigit(m[2] ?? "") && !isPlaceholderValue(m[2] ?? "", true),
+    value: { group: 2, quoteGroup: 1 },
+  },
+  {
+    kind: "password on a command line",
+    // `curl -u user:password` (or `--user`); one from a variable (`-u "$USER:$PASS"`) is fine.
+    pattern: /\bcurl\b[^\n;&|]*?\s(?:-u|--user)[\s=]+(["']?)[^\s:"'$]{1,64}:([^\s"'$@]{6,128})\1/g,
+    accept: (m) => !isPlaceholderValue(m[2] ?? "", true) && !STOCK_PASSWORD.test(m[2] ?? ""),
+    value: { group: 2, quoteGroup: 1 },
+  },
+  {
+    kind: "password on a command line",
+    // `mysql -pPASSWORD` (the password glued to -p); `mysql -p` alone prompts for it.
+    pattern: /\bmysql(?:dump|admin)?\b[^\n;&|]*?\s-p()([^\s"'$-][^\s"']{5,127})/g,
+    accept: (m) => !isPlaceholderValue(m[2] ?? "", true) && !STOCK_PASSWORD.test(m[2] ?? ""),
+    value: { group: 2, quoteGroup: 1 },
   },
   {
     kind: "password in a URL",

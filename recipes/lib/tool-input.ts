@@ -66,6 +66,8 @@ export function looksLikePatch(text: string): boolean {
 
 /** File paths a file tool will write, edit, patch or delete. */
 export function targetPaths(input: unknown): string[] {
+  // Some hosts send a patch tool's input as the patch text itself.
+  if (typeof input === "string") return looksLikePatch(input) ? [...new Set(patchPaths(input))] : [];
   if (!isRecord(input)) return [];
   const out: string[] = [];
   for (const key of PATH_KEYS) {
@@ -137,6 +139,23 @@ export function redirectTargets(command: string): string[] {
       // `truncate -s 0 FILE`: the size is an option's value, not a file.
       const sized = args.filter((a, i) => !a.startsWith("-") && !/^-(?:s|-size|n|-iterations)$/.test(args[i - 1] ?? ""));
       out.push(...sized);
+    }
+  }
+  return out;
+}
+
+/** Files and folders a shell command deletes: the operands of `rm`, `rmdir` and `unlink`. */
+export function deleteTargets(command: string): string[] {
+  const out: string[] = [];
+  for (const segment of shellView(command).split(/[;&|\n()`]+/)) {
+    const words = segment.trim().split(/\s+/).filter((w) => w !== "");
+    while (words.length > 0 && /^(?:sudo|doas|env|nohup|time|command|exec|xargs|[A-Za-z_]\w*=.*)$/.test(words[0] ?? "")) {
+      words.shift();
+    }
+    const [cmd, ...args] = words;
+    if (cmd === "rm" || cmd === "rmdir" || cmd === "unlink") {
+      const operands = args.filter((a) => !a.startsWith("-") || a === "-");
+      out.push(...operands.filter((a) => a !== "-"));
     }
   }
   return out;

@@ -103,12 +103,13 @@ function record(payload: HookPayload, event: string): Record<string, unknown> {
 function append(line: Record<string, unknown>): void {
   const file = logPath();
   try {
-    mkdirSync(dirname(file), { recursive: true });
+    // Command lines and file paths of every session: for this user's eyes only.
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     // One appendFileSync call per line: O_APPEND keeps concurrent handlers'
     // lines whole on local file systems.
     // U+2028/2029 are valid in JSON but split lines for some readers: escape them.
     const text = JSON.stringify(line).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
-    appendFileSync(file, `${text}\n`, "utf8");
+    appendFileSync(file, `${text}\n`, { encoding: "utf8", mode: 0o600 });
   } catch (err) {
     warn(`audit-log: cannot write ${file}: ${errorMessage(err)}`);
   }

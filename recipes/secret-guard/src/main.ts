@@ -55,12 +55,22 @@ const SECRET_VAR =
   "[A-Za-z0-9_]*(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|PRIVATE_KEY|ACCESS_KEY)(?![A-Za-z0-9])" +
   "(?!_(?:PATH|FILE|DIR|MIN|MAX|LEN|LENGTH|URL|NAME|ID|TYPE|HEADER|ENV|VAR|PROMPT|POLICY|EXPIRY|EXPIRES|TTL|COUNT|SIZE|HINT|LIMIT|LIFETIME)(?![A-Za-z0-9]))";
 
-/** Commands that print or copy a secret. */
-const SECRET_COMMANDS: { pattern: RegExp; what: string }[] = [
+/**
+ * Commands that print or copy a secret; `unless` marks the same command handing the secret
+ * to a login that reads it from stdin, which is how such tools want it.
+ */
+const SECRET_COMMANDS: { pattern: RegExp; what: string; unless?: RegExp }[] = [
   {
     // echo "$OPENAI_API_KEY", printf '%s' "${GH_TOKEN}" - but not echo "set OPENAI_API_KEY first".
     pattern: new RegExp(`\\b(?:echo|printf|print)\\b[^;&|\\n]*\\$\\{?${SECRET_VAR}`, "i"),
     what: "prints a secret environment variable",
+    // `echo "$GITHUB_TOKEN" | gh auth login --with-token`, `… | docker login --password-stdin`.
+    unless: /^[^;&|\n]*\|\s*[^;&|\n]*\s--(?:with-token|password-stdin)\b[^;&|\n]*$/,
+  },
+  {
+    // `gh auth token` prints the GitHub token; /proc/…/environ holds every variable.
+    pattern: /\bgh\s+auth\s+token\b|\/proc\/(?:self|\d+|\$\$|\$\{?PPID\}?)\/environ\b/,
+    what: "prints a token or every environment variable",
   },
   {
     pattern: new RegExp(`\\bprintenv\\s+${SECRET_VAR}`, "i"),
@@ -68,12 +78,15 @@ const SECRET_COMMANDS: { pattern: RegExp; what: string }[] = [
   },
   {
     // `env`, `printenv`, `export -p` or `set` alone (or piped on) list every variable.
-    pattern: /(?:^|[;&|(`]|\b(?:then|do|else|nohup|time))\s*(?:env|printenv|export(?:\s+-p)?|set|declare\s+-x)(?=\s*(?:$|[;&|)>]))/m,
+    pattern: /(?:^|[;&|(`]|\b(?:then|do|else|nohup|time))\s*(?:env|printenv|export(?:\s+-p)?|set|declare\s+-[px])(?=\s*(?:$|[;&|)>]))/m,
     what: "prints every environment variable, secrets included",
   },
   {
+    // Private keys (named, or as `id_*` / `.ssh/*` globs, or the whole ~/.ssh folder) and
+    // credential files, read by a tool that prints, searches, copies or archives them;
+    // `ssh -i ~/.ssh/id_rsa` only uses the key.
     pattern:
-      /\b(?:cat|less|more|head|tail|bat|base64|xxd|od|strings|cp|scp|rsync|curl|nc|gpg)\b[^;&|\n]*(?:\.ssh[\\/]id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?(?![\w.])|\.aws[\\/]credentials\b|\.git-credentials\b|\.netrc\b)/,
+      /\b(?:cat|less|more|head|tail|bat|base64|xxd|od|hexdump|strings|cp|scp|rsync|curl|nc|gpg|grep|egrep|rg|sed|awk|tar|zip|7z|dd|tee|openssl)\b[^;&|\n]*(?:\.ssh[\\/](?:id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?(?![\w.])|id_\*|\*)|\.ssh[\\/]?(?=$|[\s'";|&)])|\.aws[\\/]credentials\b|\.git-credentials\b|\.netrc\b|\.docker[\\/]config\.json\b|\.kube[\\/]config\b)/m,
     what: "reads a private key or credentials file",
   },
   {
@@ -113,7 +126,7 @@ function check(toolName: string, toolInput: unknown, cwd: string): string | null
 
   // 3. Commands that print or copy secrets.
   if (command !== "") {
-    const bad = SECRET_COMMANDS.find((c) => c.pattern.test(command));
+    const bad = SECRET_COMMANDS.find((c) => c.pattern.test(command) && !c.unless?.test(command));
     if (bad) return `secret-guard: the command ${bad.what}`;
   }
   return null;

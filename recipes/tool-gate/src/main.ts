@@ -15,6 +15,7 @@ import { askTool, denyTool, errorMessage, readPayload, run, str } from "../../li
 import {
   allStrings,
   commandText,
+  deleteTargets,
   isInside,
   redirectTargets,
   resolveUserPath,
@@ -28,6 +29,9 @@ import type { Rule, RuleSet } from "./rules.ts";
 
 /** Tools whose input is a shell command rather than file paths. */
 const EXEC_TOOLS = /^(?:exec|start_exec_job|bash|shell|local_shell|run_command)$/i;
+
+/** File tools that delete what their paths name. */
+const DELETE_TOOLS = /(?:^|_)(?:delete|remove|unlink|rmdir)(?:_|$)|^(?:delete|remove|rm)[A-Z]/i;
 
 /**
  * Longest command checked rule by rule. Some rules scan from every occurrence of a word to
@@ -45,12 +49,15 @@ function evaluate(rules: RuleSet, toolName: string, toolInput: unknown, cwd: str
   const isExec = EXEC_TOOLS.test(toolName);
   let command = "";
   let rawPaths: string[];
+  let rawDeleted: string[] = [];
   if (isExec) {
     // Unknown exec input shapes: check every string rather than nothing.
     command = commandText(toolInput) || allStrings(toolInput).map((s) => s.text).join("\n");
     rawPaths = redirectTargets(command);
+    rawDeleted = deleteTargets(command);
   } else {
     rawPaths = targetPaths(toolInput);
+    if (DELETE_TOOLS.test(toolName)) [rawPaths, rawDeleted] = [[], rawPaths];
   }
   if (command.length > MAX_CHECKED_COMMAND) {
     return {
@@ -58,7 +65,8 @@ function evaluate(rules: RuleSet, toolName: string, toolInput: unknown, cwd: str
       reasons: [`the command is ${command.length} characters long, too long to check rule by rule`],
     };
   }
-  const paths = rawPaths.map((p) => resolveUserPath(p, cwd));
+  const deleted = rawDeleted.map((p) => resolveUserPath(p, cwd));
+  const paths = [...rawPaths.map((p) => resolveUserPath(p, cwd)), ...deleted];
   // Deny rules are matched against what the command runs (`runView`): the text of a
   // command that only prints or records it (`git commit -m "… rm -rf / …"`) is left out
   // there. A deny rule that matches only the command as written, or with every quote
@@ -93,12 +101,22 @@ function evaluate(rules: RuleSet, toolName: string, toolInput: unknown, cwd: str
   ];
   let decision: Verdict["decision"] | null = reasons.length > 0 ? "ask" : null;
 
+  // Deleting the workspace itself, or a folder holding it.
+  const whole = deleted.filter((p) => isInside(cwd, p));
+  if (whole.length > 0) {
+    reasons.push(`deletes the whole workspace ${cwd} (${whole.join(", ")})`);
+    decision = "ask";
+  }
+
   const { outside } = rules;
   if (outside.decision !== "none") {
     const allowed = outside.allow.map((a) => resolveUserPath(a, cwd));
-    const away = paths.filter((p) => !isInside(p, cwd) && !allowed.some((a) => isInside(p, a)));
-    if (away.length > 0) {
-      reasons.push(`writes outside the workspace ${cwd}: ${away.join(", ")}`);
+    const isAway = (p: string): boolean => !isInside(p, cwd) && !allowed.some((a) => isInside(p, a));
+    const away = paths.filter((p) => isAway(p) && !deleted.includes(p));
+    const awayDeleted = deleted.filter((p) => isAway(p) && !isInside(cwd, p));
+    if (away.length > 0) reasons.push(`writes outside the workspace ${cwd}: ${away.join(", ")}`);
+    if (awayDeleted.length > 0) reasons.push(`deletes outside the workspace ${cwd}: ${awayDeleted.join(", ")}`);
+    if (away.length > 0 || awayDeleted.length > 0) {
       if (outside.decision === "deny") return { decision: "deny", reasons };
       decision = "ask";
     }

@@ -546,6 +546,8 @@ function analyse(
   const nested: { src: string; cwds: Set<string | null>; mayBlank: boolean; optional?: boolean }[] = [];
   const assigned: string[] = [];
   let computedCommand = false;
+  // The arguments of each command whose command word is computed (`$a -rf /`).
+  const computedArgs: string[] = [];
   let cwds = new Set(cwdsIn);
 
   for (let ci = 0; ci < commands.length; ci++) {
@@ -557,7 +559,10 @@ function analyse(
       const eq = w.value.indexOf("=");
       if (eq > 0) assigned.push(w.value.slice(eq + 1));
     }
-    if (k >= 0 && plainName(c.words[k]) === null) computedCommand = true;
+    if (k >= 0 && plainName(c.words[k]) === null) {
+      computedCommand = true;
+      computedArgs.push(c.words.slice(k + 1).map((w) => w.value).join(" "));
+    }
 
     let keep = -1; // words from k + keep on are left out
     if (blankable && k >= 0) {
@@ -668,7 +673,15 @@ function analyse(
     out.size += view.length;
   }
   // `X="rm -rf /"; $X`: a command word known only at run time may be any value assigned.
-  if (computedCommand) for (const v of assigned) nested.push({ src: v, cwds: new Set(cwdsIn), mayBlank: false, optional: true });
+  // `a=rm; $a -rf /`: or the value is the command word, and the arguments follow it.
+  if (computedCommand) {
+    for (const v of assigned) {
+      nested.push({ src: v, cwds: new Set(cwdsIn), mayBlank: false, optional: true });
+      for (const args of computedArgs) {
+        if (args !== "") nested.push({ src: `${v} ${args}`, cwds: new Set(cwdsIn), mayBlank: false, optional: true });
+      }
+    }
+  }
   for (const n of nested) {
     if (!n.optional) {
       analyse(n.src, n.cwds, home, depth + 1, n.mayBlank, out);

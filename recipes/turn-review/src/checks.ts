@@ -5,11 +5,15 @@ import type { TurnTool } from "../../lib/hook.ts";
 
 /** Answers that are nothing but a placeholder (after trimming). */
 const WHOLE_PLACEHOLDER =
-  /^[<[]?(?:todo|tbd|tba|fixme|xxx|placeholder|n\/a|null|undefined|\.{2,}|…+|-+|\?+|(?:answer|response) (?:here|goes here))[>\]]?[.!:]?$/i;
+  /^[<[]?(?:todo|tbd|tba|fixme|xxx|placeholder|n\/a|null|undefined|\.{2,}|…+|-+|\?+|(?:answer|response) (?:here|goes here)|(?:answer|response):\s*(?:todo|tbd|tba|n\/a|\.{2,}|…+)|object Object|\{\{\s*[\w.]+\s*\}\}|\$\{\s*[\w.]+\s*\})[>\]]?[.!:]?$/i;
+
+/** A short answer that is only a note to write it (`TODO: write the answer`). */
+const TODO_NOTE = /^(?:todo|tbd|fixme)\s*[:-]\s*[^\n]{0,80}$/i;
 
 /** Placeholders that give an answer away wherever they appear. */
 const EMBEDDED_PLACEHOLDER: { pattern: RegExp; what: string }[] = [
-  { pattern: /\blorem ipsum\b/i, what: "lorem ipsum filler" },
+  // The filler itself, not an answer about it ("Lorem ipsum is placeholder text …").
+  { pattern: /\blorem ipsum dolor\b/i, what: "lorem ipsum filler" },
   // Only "insert"/"fill in": "<your token>" is a normal thing to tell a user.
   // "[insert your name here]", but not a list such as "[insert, delete]".
   { pattern: /[[<{]\s*(?:insert|fill\s+in)\s+[^\]>}\n,]{1,80}[\]>}]/i, what: "an unfilled template slot like [insert …]" },
@@ -40,7 +44,14 @@ const TESTS_PASS_CLAIM = new RegExp(
  * A claim preceded by one of these is not an assertion of success
  * ("make sure all tests pass", "not all tests pass", "once the tests pass").
  */
-const HEDGE_BEFORE = /\b(?:not|n't|never|no|make\s+sure|ensure|until|unless|if|whether|once|so\s+that|verify\s+that|check\s+that|should|will|would|expect|hopefully)\b[\w\s,]{0,12}$/i;
+const HEDGE_BEFORE =
+  /(?:\b(?:not|n't|never|no)\s+(?:all\s+|the\s+|of\s+the\s+|every\s+)*|\b(?:make\s+sure|ensure|until|unless|if|whether|once|so\s+that|verify\s+that|check\s+that|should|will|would|expect|hopefully)\b[\w\s,]{0,12})$/i;
+
+/**
+ * A sentence that reports failures ("3 passed, 1 failed") or quotes test output
+ * (`'5 passed' means …`) claims no success.
+ */
+const REPORTS_FAILURES = /\b[1-9]\d*\s+(?:tests?\s+)?(?:failed|failing|failures?|errors?)\b/i;
 
 /**
  * Commands that run a test suite, anywhere in a command (`docker compose run app pytest`,
@@ -55,7 +66,7 @@ const TEST_COMMAND = new RegExp(
     String.raw`\bpytest\b|\bpython3?\s+-m\s+(?:pytest|unittest)\b|\btox\b|\bnox\b`,
     String.raw`\bgo\s+test\b`,
     String.raw`\b(?:jest|vitest|mocha|ava|karma|playwright\s+test|cypress\s+run)\b`,
-    String.raw`\bmake\s+(?:[\w-]+\s+)*(?:test|tests|check)\b|\bctest\b|\bjust\s+test\b`,
+    String.raw`\bmake\s+(?:[\w-]+\s+)*(?:test|tests|check)(?![\w-])|\bctest\b|\bjust\s+test\b`,
     String.raw`\bmvn\w*\s+(?:[\w:-]+\s+)*(?:test|verify)\b|\bgradlew?\s+(?:[\w:-]+\s+)*test\b`,
     String.raw`\b(?:rspec|phpunit|pest)\b|\brake\s+test\b|\bbundle\s+exec\s+rspec\b`,
     String.raw`\b(?:dotnet|swift|mix|zig\s+build|stack|cabal)\s+test\b|\bflutter\s+test\b`,
@@ -107,17 +118,20 @@ const TEST_FAILURE =
  * build, nothing was collected, or it exited non-zero.
  */
 const NO_TESTS_RAN =
-  /command not found|missing script|could not compile|\berror\[E\d+\]|no tests ran|collected 0 items|\bno test files\b|\bexit(?:ed)?(?:\s+with)?\s+(?:code|status)?:?\s*[1-9]\d*\b/i;
+  /command not found|: not found\b|No such file or directory|missing script|could not compile|\berror\[E\d+\]|no tests ran|collected 0 items|\bno test files\b|^(?![^\n]*\bpassed\b)[^\n]*\bdeselected\b|\bexit(?:ed)?(?:\s+with)?\s+(?:code|status)?:?\s*[1-9]\d*\b/im;
+
+/** Options with which a test command only prints or builds, running no test. */
+const RUNS_NO_TEST = /(?:^|\s)(?:--version|-V|--help|-h|--no-run|--collect-only|--co|--list|--listTests|--list-tests)(?=\s|$)/;
 
 export function checkEmpty(answer: string): string | null {
   // Zero-width and byte-order marks count as nothing.
-  if (answer.replace(/[\s\u200B-\u200D\u2060\uFEFF]/g, "") === "") return "turn-review: the answer is empty.";
+  if (answer.replace(/[\s\u00AD\u200B-\u200F\u202A-\u202E\u2060-\u2064\uFEFF]/g, "") === "") return "turn-review: the answer is empty.";
   return null;
 }
 
 export function checkPlaceholder(answer: string): string | null {
   const text = answer.trim();
-  if (WHOLE_PLACEHOLDER.test(text)) {
+  if (WHOLE_PLACEHOLDER.test(text) || TODO_NOTE.test(text)) {
     return "turn-review: the answer is only a placeholder, not a response.";
   }
   for (const { pattern, what } of EMBEDDED_PLACEHOLDER) {
@@ -129,8 +143,15 @@ export function checkPlaceholder(answer: string): string | null {
 /** The first un-hedged "tests pass" claim in `answer`, or null. */
 export function findTestsPassClaim(answer: string): string | null {
   for (const m of answer.matchAll(TESTS_PASS_CLAIM)) {
-    const before = answer.slice(Math.max(0, (m.index ?? 0) - 40), m.index ?? 0);
+    const at = m.index ?? 0;
+    const before = answer.slice(Math.max(0, at - 40), at);
     if (HEDGE_BEFORE.test(before)) continue;
+    // Quoted output, and a sentence that reports failures, are no claim of success.
+    if (/["'`“‘]\s*$/.test(before)) continue;
+    const start = Math.max(answer.lastIndexOf(".", at), answer.lastIndexOf("\n", at)) + 1;
+    const ends = answer.slice(at).search(/[.!?\n]/);
+    const sentence = answer.slice(start, ends < 0 ? answer.length : at + ends);
+    if (REPORTS_FAILURES.test(sentence)) continue;
     return m[0].trim();
   }
   return null;
@@ -141,7 +162,9 @@ export function testRuns(tools: TurnTool[]): TurnTool[] {
   return tools.filter(
     (t) =>
       EXEC_TOOL.test(t.name ?? "") &&
-      commandStarts(t.input_summary ?? "").some((c) => !MENTION_ONLY.test(c) && TEST_COMMAND.test(c)),
+      commandStarts(t.input_summary ?? "").some(
+        (c) => !MENTION_ONLY.test(c) && TEST_COMMAND.test(c) && !RUNS_NO_TEST.test(c),
+      ),
   );
 }
 

@@ -65,6 +65,9 @@ function parseNotPrompt(raw: unknown, routeFlags: unknown, at: string): RegExp[]
   });
 }
 
+/** The fields a route may have. */
+const ROUTE_FIELDS = ["id", "model", "prompt", "not_prompt", "flags", "min_chars", "max_chars", "when_model", "why", "description"];
+
 function parseRoutes(data: unknown, source: string): Route[] {
   if (!isRecord(data) || !Array.isArray(data.routes)) {
     throw new Error(`${source}: expected an object with a "routes" list`);
@@ -73,6 +76,12 @@ function parseRoutes(data: unknown, source: string): Route[] {
     const at = `${source}: routes[${i}]`;
     if (!isRecord(raw)) throw new Error(`${at} must be an object`);
     const id = str(raw.id) || `#${i}`;
+    // A misspelt condition (`min_char`) would drop it without a word, and route more.
+    for (const key of Object.keys(raw)) {
+      if (!ROUTE_FIELDS.includes(key)) {
+        throw new Error(`${at} (${id}) has an unknown field "${key}" (${ROUTE_FIELDS.join(", ")})`);
+      }
+    }
     const model = str(raw.model).trim();
     if (!model) throw new Error(`${at} (${id}) needs a "model"`);
     const rx = (key: string): RegExp | null =>
