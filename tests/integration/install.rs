@@ -866,7 +866,7 @@ fn bad_hooks_json_and_dry_runs_write_nothing() {
     ok(&o);
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
-        text.contains("would install tool-gate 0.4.0")
+        text.contains("would install tool-gate 0.4.1")
             && text.contains("+            \"recipe\": \"tool-gate\""),
         "{text}"
     );
@@ -7039,4 +7039,28 @@ fn root_in_another_users_profile_keeps_hooks_json_theirs_and_warns() {
     let o = in_profile(&sb, "own", &["install", "tool-gate"]);
     ok(&o);
     assert!(!String::from_utf8_lossy(&o.stderr).contains("warning"));
+}
+
+/// `remove` writes hooks.json indented too: a compact file that holds an installed recipe
+/// and would go over 16 MiB as written is refused before anything changes, as `install`
+/// refuses it (see above).
+#[test]
+fn remove_refuses_to_write_a_hooks_json_it_could_not_read_back() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
+    let mut doc = read_json(&sb.join("prof/hooks.json"));
+    doc["pad"] = json!(vec!["x".repeat(28); 500_000]);
+    let compact = serde_json::to_string(&doc).unwrap();
+    assert!(compact.len() < 16 << 20);
+    sb.write("prof/hooks.json", &compact);
+    let before = snapshot(&sb.join("prof"));
+    let o = in_prof(&sb, &["remove", "demo"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("bytes, over the 16777216 bytes hookpack reads, so every later command would refuse it; nothing was written"),
+        "{err}"
+    );
+    assert_eq!(snapshot(&sb.join("prof")), before);
 }
