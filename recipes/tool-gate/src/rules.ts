@@ -2,6 +2,7 @@
 // HOOKPACK_TOOL_GATE_RULES). Any problem throws: the gate is fail-closed, so
 // main.ts turns a broken rules file into a deny that names the problem.
 
+import { isAbsolute } from "node:path";
 import { compileRegex, envPath, isRecord, readJson, str } from "../../lib/hook.ts";
 
 export type Decision = "deny" | "ask";
@@ -83,6 +84,14 @@ export function loadRules(builtin: URL): RuleSet {
   const builtinOutside: OutsideWorkspace = builtinSet.outside ?? { decision: "ask", allow: [] };
   const override = envPath(RULES_ENV);
   if (override === null) return { source: base.path, rules: builtinSet.rules, outside: builtinOutside };
+  // Found by review: a relative path was read from each session's workspace, so that a
+  // cloned repository could ship a rules file turning the gate off.
+  if (!isAbsolute(override)) {
+    throw new Error(
+      `${RULES_ENV} is \`${override}\`, a relative path, which would be read from each session's ` +
+        "workspace, where a repository could ship rules of its own; give an absolute path",
+    );
+  }
   const loaded = readJson(override);
   const user = parseRuleSet(loaded.data, `${loaded.path} (${RULES_ENV})`);
   return {
