@@ -474,3 +474,19 @@ pub fn run_as_printed(sb: &Sandbox, command: &str) {
 pub fn workspace_flag(sb: &Sandbox, rel: &str) -> String {
     format!(" --workspace {}", sb.join(rel).display())
 }
+
+/// `cmd` to start with SIGINT, SIGTERM and SIGHUP at their defaults, as from a terminal:
+/// tests run as a background job inherit SIGINT ignored, which hookpack keeps ignored.
+#[cfg(unix)]
+pub fn with_default_signals(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    use std::os::unix::process::CommandExt as _;
+    // SAFETY: only signal(2), which is async-signal-safe, runs between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                libc::signal(sig, libc::SIG_DFL);
+            }
+            Ok(())
+        })
+    }
+}

@@ -63,7 +63,7 @@ impl Signaller {
 
     /// The next change, signalled: how it ended, and the delay (in µs) before the signal.
     fn next_change(&mut self, sb: &Sandbox) -> (std::process::ExitStatus, u64) {
-        use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
+        use std::os::unix::process::ExitStatusExt as _;
         self.seed ^= self.seed << 13;
         self.seed ^= self.seed >> 7;
         self.seed ^= self.seed << 17;
@@ -74,16 +74,7 @@ impl Signaller {
         } else {
             &["install", "demo", "--index", "cat"]
         };
-        let mut cmd = sb.std_cmd();
-        // SAFETY: only signal(2), which is async-signal-safe, runs between fork and exec:
-        // SIGINT at its default, as from a terminal (a background job inherits it ignored).
-        unsafe {
-            cmd.pre_exec(|| {
-                libc::signal(libc::SIGINT, libc::SIG_DFL);
-                Ok(())
-            });
-        }
-        let mut child = cmd
+        let mut child = with_default_signals(&mut sb.std_cmd())
             .args(args)
             .args(["--profile", "prof", "-q"])
             .stdout(std::process::Stdio::null())

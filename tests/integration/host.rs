@@ -708,22 +708,6 @@ fn a_command_hosts_cannot_start_fails_to_start_and_denies_a_permission_request()
     }
 }
 
-/// `cmd` to start with SIGINT, SIGTERM and SIGHUP at their defaults, as from a terminal:
-/// tests run as a background job inherit SIGINT ignored, which hookpack keeps ignored.
-#[cfg(target_os = "linux")]
-fn with_default_signals(cmd: &mut std::process::Command) -> &mut std::process::Command {
-    use std::os::unix::process::CommandExt as _;
-    // SAFETY: only signal(2), which is async-signal-safe, runs between fork and exec.
-    unsafe {
-        cmd.pre_exec(|| {
-            for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-                libc::signal(sig, libc::SIG_DFL);
-            }
-            Ok(())
-        })
-    }
-}
-
 /// `child`'s output once it ends, if within `secs` seconds; else it and the processes
 /// whose command line holds `marker` are killed, and the test fails.
 #[cfg(target_os = "linux")]

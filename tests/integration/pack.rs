@@ -3159,7 +3159,7 @@ fn staging_folders(dir: &Path) -> Vec<String> {
 #[cfg(unix)]
 #[test]
 fn a_ctrl_c_while_packing_leaves_out_as_it_was_and_no_staging_folder() {
-    use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
+    use std::os::unix::process::ExitStatusExt as _;
     let sb = Sandbox::new();
     two_recipes(&sb, "recipes");
     assert!(pack(&sb, "recipes", "cat", &[]).status.success());
@@ -3179,16 +3179,7 @@ fn a_ctrl_c_while_packing_leaves_out_as_it_was_and_no_staging_folder() {
         })
         .collect();
     sb.write("recipes/alpha/data/big.txt", text);
-    let mut cmd = sb.std_cmd();
-    // SAFETY: only signal(2), which is async-signal-safe, runs between fork and exec:
-    // SIGINT at its default, as from a terminal (a background job inherits it ignored).
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::signal(libc::SIGINT, libc::SIG_DFL);
-            Ok(())
-        });
-    }
-    let child = cmd
+    let child = with_default_signals(&mut sb.std_cmd())
         .args(["pack", "--recipes-dir", "recipes", "--out-dir", "cat"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
