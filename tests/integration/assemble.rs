@@ -787,6 +787,50 @@ fn staging_left_by_a_killed_assemble_is_removed_by_the_next() {
     }
 }
 
+/// A Ctrl-C (SIGINT) while assemble waits its turn for OUT (another assemble holds it):
+/// the wait ends, OUT is as it was, no staging folder is left, the error says so and the
+/// process ends by the signal. A later assemble writes the change. Had the signal come
+/// earlier (a slow machine), the check before OUT is touched gives the same outcome.
+#[cfg(unix)]
+#[test]
+fn a_ctrl_c_while_waiting_for_out_leaves_it_as_it_was() {
+    use std::os::unix::process::ExitStatusExt as _;
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "demo", "export {};\n");
+    ok(&assemble(&sb));
+    let before = snapshot(&sb.join("out"));
+    sb.write("recipes/demo/src/extra.json", "{}");
+    // The turn another assemble would hold: a lock on the OUT folder itself.
+    let held = std::fs::File::open(sb.join("out")).unwrap();
+    held.lock().unwrap();
+    let child = with_default_signals(&mut sb.std_cmd())
+        .args(["assemble", "--recipes-dir", "recipes", "--out-dir", "out"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Milliseconds of work before the wait; the wait is one of 60 seconds.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: kill(2) on the child, which is not reaped yet.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.signal(), Some(libc::SIGINT), "{err}");
+    assert!(
+        err.contains("interrupted by SIGINT; nothing was written: out is as it was"),
+        "{err}"
+    );
+    assert_eq!(snapshot(&sb.join("out")), before);
+    let left: Vec<String> = (std::fs::read_dir(sb.join("out")).unwrap())
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".hookpack"))
+        .collect();
+    assert_eq!(left, Vec::<String>::new());
+    drop(held);
+    ok(&assemble(&sb));
+    assert!(sb.join("out/demo/scripts/extra.json").is_file());
+}
+
 #[test]
 fn a_failed_write_leaves_no_new_out_folder() {
     // Found by review: a write that failed (here: a path longer than the system allows
