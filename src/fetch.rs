@@ -199,6 +199,19 @@ fn answered_url(asked: &reqwest::Url, answered: &reqwest::Url) -> Option<reqwest
     (&answered != asked).then_some(answered)
 }
 
+/// `asked` as an error names it: with the URL a redirect led to, `to`, when it led
+/// elsewhere, as the one that answered or failed.
+fn shown_via(asked: &reqwest::Url, to: Option<&reqwest::Url>) -> String {
+    match to.and_then(|to| answered_url(asked, to)) {
+        Some(to) => format!(
+            "{} (where {} redirected)",
+            shown_url(to.as_str()),
+            shown_url(asked.as_str())
+        ),
+        None => shown_url(asked.as_str()),
+    }
+}
+
 /// Why a fetch failed.
 #[derive(Debug, thiserror::Error)]
 pub enum FetchError {
@@ -469,10 +482,24 @@ impl std::fmt::Display for RedirectStop {
 
 impl std::error::Error for RedirectStop {}
 
+/// Where the redirects of each request led last, by the URL asked for (without its
+/// `user:password@`, which the HTTP client moves into a header): an error reaching that
+/// host names it, not the URL whose server answered.
+type Followed = std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, reqwest::Url>>>;
+
+/// `url` as a key of [`Followed`].
+fn followed_key(url: &reqwest::Url) -> String {
+    let mut url = url.clone();
+    let _ = url.set_username("");
+    let _ = url.set_password(None);
+    url.into()
+}
+
 /// At most `max` redirects, none from https to plain http (the index's sha256s are what
 /// every archive is checked against, and over plain HTTP anyone on the way may change
-/// them), and none to a scheme other than https and http.
-fn redirect_policy(max: usize) -> reqwest::redirect::Policy {
+/// them), and none to a scheme other than https and http. Each one followed is noted in
+/// `followed`.
+fn redirect_policy(max: usize, followed: Followed) -> reqwest::redirect::Policy {
     reqwest::redirect::Policy::custom(move |attempt| {
         let from_https = attempt
             .previous()
@@ -493,6 +520,9 @@ fn redirect_policy(max: usize) -> reqwest::redirect::Policy {
         } else if attempt.previous().len() > max {
             attempt.error(format!("too many redirects (more than {max})"))
         } else {
+            if let (Some(first), Ok(mut followed)) = (attempt.previous().first(), followed.lock()) {
+                followed.insert(followed_key(first), attempt.url().clone());
+            }
             attempt.follow()
         }
     })
@@ -597,6 +627,7 @@ type Opened = (Box<dyn Read + Send>, Option<u64>, Option<reqwest::Url>);
 pub struct Fetcher {
     options: Options,
     client: std::sync::OnceLock<reqwest::blocking::Client>,
+    followed: Followed,
 }
 
 impl Fetcher {
@@ -605,6 +636,7 @@ impl Fetcher {
         Fetcher {
             options,
             client: std::sync::OnceLock::new(),
+            followed: Followed::default(),
         }
     }
 
@@ -626,7 +658,10 @@ impl Fetcher {
             // The blocking client applies this to each wait (send, and every body read), so
             // it bounds silence, not the length of a large download.
             .timeout(self.options.read_timeout)
-            .redirect(redirect_policy(self.options.max_redirects))
+            .redirect(redirect_policy(
+                self.options.max_redirects,
+                self.followed.clone(),
+            ))
             // A redirect would send the URL it came from, a private index's `?token=…`
             // included, to wherever it leads.
             .referer(false)
@@ -683,7 +718,13 @@ impl Fetcher {
                 let attempts = self.options.attempts.max(1);
                 for attempt in 1..=attempts {
                     let last = attempt == attempts;
-                    match client.get(url.clone()).send() {
+                    let sent = client.get(url.clone()).send();
+                    let led_to = self
+                        .followed
+                        .lock()
+                        .ok()
+                        .and_then(|mut f| f.remove(&followed_key(url)));
+                    match sent {
                         Ok(resp) if resp.status().is_success() => {
                             let answered = answered_url(url, resp.url());
                             let len = resp.content_length();
@@ -705,16 +746,8 @@ impl Fetcher {
                             }
                             // After a redirect, the status is the last URL's: name it, or a
                             // 404 would seem to say the URL given is missing.
-                            let shown = match answered_url(url, resp.url()) {
-                                Some(to) => format!(
-                                    "{} (where {} redirected)",
-                                    shown_url(to.as_str()),
-                                    shown_url(url.as_str())
-                                ),
-                                None => shown_url(url.as_str()),
-                            };
                             return Err(FetchError::HttpStatus {
-                                url: shown,
+                                url: shown_via(url, Some(resp.url())),
                                 status: resp.status().as_u16(),
                                 attempts: attempt,
                             });
@@ -731,8 +764,10 @@ impl Fetcher {
                                     why: stop.why,
                                 });
                             }
+                            // One a redirect led to: name it, or the URL given would
+                            // seem to be the one out of reach.
                             return Err(FetchError::Network {
-                                url: shown_url(url.as_str()),
+                                url: shown_via(url, led_to.as_ref()),
                                 attempts: attempt,
                                 // The URL is in the message already, without its password.
                                 source: e.without_url(),

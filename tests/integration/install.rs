@@ -4363,6 +4363,35 @@ fn a_redirect_without_a_location_is_said_to_lead_nowhere() {
     );
 }
 
+/// A redirect to a host that cannot be reached said "cannot fetch URL" of the URL given,
+/// whose server had answered (found by the hostile-network sweep): the error names where
+/// the redirect led, as an error status after a redirect does.
+#[test]
+fn a_redirect_to_a_host_that_cannot_be_reached_names_where_it_led() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("cat")).unwrap();
+    // A port nothing listens on.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let to = format!("http://127.0.0.1:{closed}/moved/hooks-index.json");
+    let answer = format!("HTTP/1.1 302 Found\r\nLocation: {to}\r\nContent-Length: 0\r\n\r\n");
+    let server = HttpServer::serve(
+        sb.join("cat"),
+        Box::new(move |_| Some(answer.clone().into_bytes())),
+    );
+    let asked = server.url("hooks-index.json");
+    let o = sb.cmd().args(["catalog", "list", &asked]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains(&format!("cannot fetch {to} (where {asked} redirected)")),
+        "{err}"
+    );
+}
+
 /// An index URL that cannot be used (a bad port, a space in the host) was echoed whole in
 /// the error, password included, from `--index` and from `$HOOKPACK_INDEX_URL` (where CI
 /// keeps a secret) alike.
