@@ -126,8 +126,9 @@ export const SECRET_DETECTORS: SecretDetector[] = [
   },
   {
     kind: "password on a command line",
-    // `mysql -pPASSWORD` (the password glued to -p); `mysql -p` alone prompts for it.
-    pattern: /\bmysql(?:dump|admin)?\b[^\n;&|]*?\s-p()([^\s"'$-][^\s"']{5,127})/g,
+    // `mysql -pPASSWORD`, `-p'PASS;WORD'` (the password glued to -p, quoted or not);
+    // `mysql -p` alone prompts for it, and `-p"$MYSQL_PWD"` reads a variable.
+    pattern: /\bmysql(?:dump|admin)?\b[^\n;&|]*?\s-p(["']?)([^\s"'$-][^\s"']{5,127})\1/g,
     accept: (m) => !isPlaceholderValue(m[2] ?? "", true) && !STOCK_PASSWORD.test(m[2] ?? ""),
     value: { group: 2, quoteGroup: 1 },
   },
@@ -150,8 +151,10 @@ export const SECRET_DETECTORS: SecretDetector[] = [
     // password=…, DB_PASSWORD=…, api_key: "…", "client_secret": "…" with a
     // value of 12+ chars. The key may carry a prefix (OPENAI_API_KEY), bounded
     // so that long word runs stay linear; `==` comparisons are not assignments.
+    // A quoted value may hold `,;&|` (`"k9;Tz&w2|Qx"`); one with a space is taken
+    // for prose (`"forgot_password": "Forgot your password?"`).
     pattern:
-      /\b[\w.-]{0,48}?(?:password|passwd|secret|secret[_-]?key|api[_-]?key|apikey|token|private[_-]?key)["']?\s*(?:=(?!=)|:)\s*(["'`]?)([^\s"'`,;&|]{12,})\1/gi,
+      /\b[\w.-]{0,48}?(?:password|passwd|secret|secret[_-]?key|api[_-]?key|apikey|token|private[_-]?key)["']?\s*(?:=(?!=)|:)\s*(["'`]?)([^\s"'`,;&|]{12,}|(?<=["'`])[^\s"'`]{12,})\1/gi,
     accept: (m) => !isPlaceholderValue(m[2] ?? "", (m[1] ?? "") !== ""),
     value: { group: 2, quoteGroup: 1 },
   },
