@@ -2529,10 +2529,7 @@ pub fn install_from(
         })?;
     let version = choose(entry, &spec.want, opts.cli_version.as_ref())?;
     let archive_loc = base.join(&version.url)?;
-    let outside = match base {
-        Location::Path(_) => crate::catalog::local_url_outside(&version.url),
-        _ => None,
-    };
+    let outside = crate::catalog::local_archive_outside(base, &archive_loc, &version.url);
     if let (Some(why), false) = (outside, opts.allow_outside) {
         // Nothing outside the catalog folder is read unless asked: the index may be
         // anyone's, and could name any file of this machine.

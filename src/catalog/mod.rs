@@ -225,6 +225,39 @@ pub(crate) fn local_url_outside(url: &str) -> Option<&'static str> {
     )
 }
 
+/// Why the archive `archive`, which the index on disk `index` names by `url`, is no file
+/// of the index's folder, if it is not: its URL leads out ([`local_url_outside`]), or a
+/// symbolic link on its way (the archive, or a folder of its path) may lead anywhere on
+/// this machine. A pull request's catalog could hold a link to any file, and what `install`
+/// and `catalog verify` read they report (its size, its sha256, its first entry). None for
+/// an index that is not on disk.
+pub(crate) fn local_archive_outside(
+    index: &crate::fetch::Location,
+    archive: &crate::fetch::Location,
+    url: &str,
+) -> Option<&'static str> {
+    let (crate::fetch::Location::Path(index), crate::fetch::Location::Path(archive)) =
+        (index, archive)
+    else {
+        return None;
+    };
+    if let Some(why) = local_url_outside(url) {
+        return Some(why);
+    }
+    let dir = index.parent().unwrap_or(Path::new("."));
+    let mut at = dir.to_path_buf();
+    for part in archive.strip_prefix(dir).ok()?.components() {
+        at.push(part);
+        if std::fs::symlink_metadata(&at).is_ok_and(|m| m.is_symlink()) {
+            return Some(
+                "leads through a symbolic link in the catalog folder, which may point at any \
+                 file of this machine, so the folder alone does not hold it",
+            );
+        }
+    }
+    None
+}
+
 /// How a maintainer keeps a catalog folder whole, for a [`local_url_outside`] warning.
 pub(crate) const PUBLISH_INSIDE: &str = "`hookpack pack` writes archive names only: move the \
      archive into the catalog folder and give its name there as the `url` (or pack into the \

@@ -481,7 +481,7 @@ fn verify_archive(
             return (checked, FromAssets::No);
         }
     };
-    if let (Location::Path(_), Some(why)) = (index, super::local_url_outside(url)) {
+    if let Some(why) = super::local_archive_outside(index, &loc, url) {
         // SPEC 1.5 allows it, but the index may be anyone's (a pull request's): read only
         // when asked, and the folder is not whole either way.
         if !ctx.allow_outside {

@@ -1804,6 +1804,74 @@ fn verify_that_cannot_read_back_a_kept_archive_fails_as_the_machine() {
     assert!(!message.contains("upload"), "{message}");
 }
 
+/// Found by the hostile-catalog sweep: a symbolic link in the catalog folder, in the
+/// archive's place or as a folder on its way, passed the `url-outside` check, which read
+/// only the URL's text, so verify reported the size and sha256 of whatever file the link
+/// led to (a pull request's catalog, in CI, could name any file of the machine). A link on
+/// the way is `url-outside` too: nothing there is read unless `--allow-outside` is given.
+#[cfg(unix)]
+#[test]
+fn a_symbolic_link_in_the_catalog_folder_is_read_only_when_allowed() {
+    let sb = Sandbox::new();
+    packed(&sb);
+    std::fs::create_dir_all(sb.join("away")).unwrap();
+    std::fs::rename(
+        sb.join("cat/hooks-alpha-0.1.0.tar.gz"),
+        sb.join("away/hooks-alpha-0.1.0.tar.gz"),
+    )
+    .unwrap();
+    let link = |target: &str, at: &str| {
+        let _ = std::fs::remove_file(sb.join(at));
+        std::os::unix::fs::symlink(sb.join(target), sb.join(at)).unwrap();
+    };
+    let why = "leads through a symbolic link in the catalog folder";
+    // The archive's place, then a folder on its way.
+    for (url, target, at) in [
+        (
+            "hooks-alpha-0.1.0.tar.gz",
+            "away/hooks-alpha-0.1.0.tar.gz",
+            "cat/hooks-alpha-0.1.0.tar.gz",
+        ),
+        ("old/hooks-alpha-0.1.0.tar.gz", "away", "cat/old"),
+    ] {
+        link(target, at);
+        edit_index(&sb, |i| i["recipes"][0]["versions"][0]["url"] = json!(url));
+        let (code, r) = verify_json(&sb, "cat");
+        assert_eq!(code, 1, "{url}: {r:#}");
+        let errors: Vec<&Value> = (r["diagnostics"].as_array().unwrap().iter())
+            .filter(|d| d["severity"] == "error")
+            .collect();
+        assert_eq!(errors.len(), 1, "{url}: {r:#}");
+        assert_eq!(errors[0]["code"], "url-outside", "{url}: {r:#}");
+        let message = errors[0]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with(&format!("url `{url}` {why}"))
+                && message.contains("nothing there was read"),
+            "{url}: {message}"
+        );
+        assert_eq!(r["archives"][0]["sha256"], Value::Null, "{url}: {r:#}");
+        // Read when allowed (SHA256SUMS names no `old/` file: that is its own finding).
+        let (_, r) = verify_json_with(&sb, "cat", &["--allow-outside"]);
+        assert_eq!(r["archives"][0]["ok"], true, "{url}: {r:#}");
+        let all = r["diagnostics"].as_array().unwrap().iter();
+        assert!(
+            all.filter(|d| d["code"] == "url-outside")
+                .all(|d| d["severity"] == "warning"),
+            "{url}: {r:#}"
+        );
+        std::fs::remove_file(sb.join(at)).unwrap();
+    }
+    // A link to a file that is no archive is not read either: its sha256 is not told.
+    sb.write("secret.txt", "TOP SECRET\n");
+    link("secret.txt", "cat/hooks-alpha-0.1.0.tar.gz");
+    edit_index(&sb, |i| {
+        i["recipes"][0]["versions"][0]["url"] = json!("hooks-alpha-0.1.0.tar.gz")
+    });
+    let (code, r) = verify_json(&sb, "cat");
+    assert_eq!(code, 1, "{r:#}");
+    assert_eq!(r["archives"][0]["sha256"], Value::Null, "{r:#}");
+}
+
 /// A local index whose archive URL leads out of the catalog folder: a relative one that
 /// climbs out (`../x`, `%2e%2e/x`), a path from `/`, or a `file://` URL. SPEC 1.5 allows
 /// them, but an index may be anyone's (a pull request's, in CI), and what verify reads it

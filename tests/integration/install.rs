@@ -6462,6 +6462,50 @@ fn an_index_is_fetched_once_per_command() {
     }
 }
 
+/// Found by the hostile-catalog sweep: a symbolic link in the archive's place in a catalog
+/// folder was read through, wherever it led (install printed the size of the file it
+/// found there). It is refused unread, as a URL leading out of the folder is, unless
+/// `--allow-outside` is given; the profile is untouched.
+#[cfg(unix)]
+#[test]
+fn a_symbolic_link_in_the_catalog_folder_is_read_only_when_allowed() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    std::fs::rename(
+        sb.join("cat/hooks-demo-0.1.0.tar.gz"),
+        sb.join("hooks-demo-0.1.0.tar.gz"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(
+        sb.join("hooks-demo-0.1.0.tar.gz"),
+        sb.join("cat/hooks-demo-0.1.0.tar.gz"),
+    )
+    .unwrap();
+    let install = |extra: &[&str]| {
+        sb.cmd()
+            .args(["install", "demo", "--index", "cat", "--profile", "p"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let o = install(&[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(
+            "names the archive of demo 0.1.0 by `hooks-demo-0.1.0.tar.gz`, which leads through \
+             a symbolic link in the catalog folder"
+        ) && err.contains("nothing there was read"),
+        "{err}"
+    );
+    assert!(!sb.join("p/hooks/demo").exists(), "{err}");
+    let o = install(&["--allow-outside"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("as --allow-outside asks"), "{err}");
+    assert!(sb.join("p/hooks/demo/recipe.json").is_file());
+}
+
 /// An index on disk whose archive URL leads out of its folder (`../x`, or a `file://` URL):
 /// SPEC 1.5 allows it, but the index may be anyone's and could name any file of this
 /// machine, so install refuses it unread (exit 1) unless `--allow-outside` is given. With
