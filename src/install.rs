@@ -1330,6 +1330,12 @@ struct Journal {
     /// it as `<id>`, beside `old`, `bak` and `trash`.
     #[serde(default)]
     new_tree_in_new: bool,
+    /// The digest of the handlers stamped with the id in `hooks.json` before the change
+    /// (see [`stamped_digest`]): when `hooks.json` is neither the file before nor the file
+    /// after (edited since the crash), they tell whether the change landed. None in
+    /// journals of earlier releases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    stamped_before: Option<Sha256>,
 }
 
 impl Journal {
@@ -1343,13 +1349,31 @@ impl Journal {
         }
     }
 
-    /// Whether the change passed its commit point, `hooks.json` having the digest `now`:
-    /// recovery finishes it, else undoes it. `hooks.json` is the commit point. When the
-    /// change leaves it byte-identical (an upgrade with the same handlers) it cannot tell,
-    /// so such a change is undone: the journal still exists, so the old folder is still in
-    /// staging.
-    fn committed(&self, now: Option<Sha256>) -> bool {
-        now == Some(self.hooks_after) && self.hooks_before != Some(self.hooks_after)
+    /// Whether the change passed its commit point, `hooks.json` (at `path`) having the
+    /// digest `now`: recovery finishes it, else undoes it. `hooks.json` is the commit point.
+    /// When the change leaves it byte-identical (an upgrade with the same handlers) it
+    /// cannot tell, so such a change is undone: the journal still exists, so the old folder
+    /// is still in staging. A `hooks.json` that is neither the file before nor the one
+    /// after was edited since (a user's own handler added): the change landed if the
+    /// recipe's own handlers in it are no longer those it had before. Undoing it then
+    /// would take out the recipe's folder and receipt and leave its new handlers.
+    fn committed(&self, now: Option<Sha256>, path: &Path) -> bool {
+        if now == Some(self.hooks_after) {
+            return self.hooks_before != Some(self.hooks_after);
+        }
+        if now == self.hooks_before {
+            return false;
+        }
+        let stamped_now = || {
+            let doc = match std::fs::read(path) {
+                Ok(bytes) => serde_json::from_slice(&bytes).ok()?,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Value::Null,
+                Err(_) => return None,
+            };
+            Some(stamped_digest(&doc, &self.id))
+        };
+        self.stamped_before
+            .is_some_and(|before| stamped_now().is_some_and(|now| now != before))
     }
 
     /// Whether undoing the change moves the recipe folder in place to the trash (its
@@ -1364,6 +1388,13 @@ impl Journal {
             && !there(&self.staging.join("trash"))
             && there(&self.staging)
     }
+}
+
+/// The digest of the handlers stamped with `id` in the `hooks.json` document `doc`, with
+/// their groups' matchers, in order.
+fn stamped_digest(doc: &Value, id: &str) -> Sha256 {
+    let groups = crate::merge::stamped_groups(doc, id);
+    Sha256::of(&serde_json::to_vec(&groups).unwrap_or_default())
 }
 
 fn file_digest(p: &Path) -> Result<Option<Sha256>, Error> {
@@ -1557,7 +1588,7 @@ fn read_journal(profile: &Profile) -> Option<Result<Journal, String>> {
     // journal before its staging folder, so hookpack never leaves such a pair.)
     let undoing = file_digest(&profile.hooks_json())
         .ok()
-        .is_some_and(|now| !j.committed(now));
+        .is_some_and(|now| !j.committed(now, &profile.hooks_json()));
     if undoing && std::fs::symlink_metadata(&staging).is_err() {
         return Some(Err(format!(
             "its change of `{}` did not reach its commit point (hooks.json), and the staging \
@@ -1598,7 +1629,7 @@ pub fn recover(profile: &Profile) -> Result<Vec<String>, Error> {
             Ok(j) => {
                 let tree = profile.recipe_dir(&j.id);
                 let old_tree = j.staging.join("old");
-                if j.committed(file_digest(&profile.hooks_json())?) {
+                if j.committed(file_digest(&profile.hooks_json())?, &profile.hooks_json()) {
                     // Committed: finish.
                     write_receipt(profile, &j.id, j.new_receipt.as_ref())?;
                     if let Err(e) = crate::trust::forget(profile, &j.forget_trust) {
@@ -1732,7 +1763,10 @@ pub fn interrupted_change(profile: &Profile) -> Option<Interrupted> {
     {
         return None;
     }
-    let committed = j.committed(file_digest(&profile.hooks_json()).ok()?);
+    let committed = j.committed(
+        file_digest(&profile.hooks_json()).ok()?,
+        &profile.hooks_json(),
+    );
     let tree = profile.recipe_dir(&j.id);
     let (receipt, folder) = if committed {
         (j.new_receipt.clone(), Some(tree))
@@ -1909,7 +1943,7 @@ fn commit(
             staging.dir.disable_cleanup(true);
             // What recovery tried, as it judges it: by what hooks.json holds now.
             let finishing = match (read_journal(profile), file_digest(&profile.hooks_json())) {
-                (Some(Ok(j)), Ok(now)) => j.committed(now),
+                (Some(Ok(j)), Ok(now)) => j.committed(now, &profile.hooks_json()),
                 _ => committed,
             };
             return Err(Error::ChangeLeftHalfWay {
@@ -1943,6 +1977,14 @@ fn commit_steps(
 ) -> Result<(), Error> {
     let hooks_path = profile.hooks_json();
     let before = file_digest(&hooks_path)?;
+    // What the change was made from; one that does not parse (it was read and merged
+    // before, so it does) leaves recovery to judge by the file's digest alone.
+    let stamped_before = match std::fs::read(&hooks_path) {
+        Ok(bytes) => serde_json::from_slice(&bytes).ok(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(Value::Null),
+        Err(_) => None,
+    }
+    .map(|doc: Value| stamped_digest(&doc, id));
     let journal = Journal {
         id: id.to_string(),
         // Its name only: recovery looks for it in the profile's staging folder anyway, and
@@ -1957,6 +1999,7 @@ fn commit_steps(
         made_backup: std::fs::symlink_metadata(profile.backup()).is_err(),
         forget_trust: forget_trust.to_vec(),
         new_tree_in_new: true,
+        stamped_before,
     };
     let journal_bytes = serde_json::to_vec_pretty(&journal).map_err(|e| {
         crate::fs::FsError::new("write", &profile.journal(), std::io::Error::other(e))

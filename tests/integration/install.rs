@@ -952,6 +952,86 @@ fn concurrent_installs_all_land() {
     assert_eq!(doc["hooks"]["SessionEnd"], original["hooks"]["SessionEnd"]);
 }
 
+/// Found by the host-side sweep: a crash past the commit point (hooks.json written), then
+/// an edit of hooks.json by the user (a handler of their own added), made recovery take
+/// the change as not committed and undo it, but for hooks.json, which kept the recipe's
+/// new handlers: the recipe's folder and receipt went, its handlers stayed. Recovery now
+/// reads the recipe's own handlers: changed from before the change, it was committed and
+/// is finished; as before, it is undone. The user's handler stays either way.
+#[test]
+fn a_hooks_json_edited_after_a_crash_is_recovered_by_the_recipes_handlers() {
+    for (op, point, finished) in [
+        ("install", "6", true),
+        ("install", "4", false),
+        ("remove", "6", true),
+        ("remove", "4", false),
+        // Both versions have the same handlers: the edited file cannot tell, and the old
+        // version is put back, whose handlers hooks.json holds.
+        ("upgrade", "6", false),
+        ("upgrade", "4", false),
+    ] {
+        let sb = Sandbox::new();
+        catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+        sb.write(
+            "prof/hooks.json",
+            r#"{"hooks": {"PreToolUse": [{"matcher": "exec", "hooks": [{"type": "command", "command": "echo {}", "id": "theirs"}]}]}}"#,
+        );
+        if op != "install" {
+            ok(&in_prof(&sb, &["install", "demo@0.1.0", "--index", "cat"]));
+        }
+        if op == "upgrade" {
+            catalog_with_versions(&sb, "demo", &[("0.2.0", "0.13.0")]);
+        }
+        let args: Vec<&str> = match op {
+            "remove" => vec!["remove", "demo"],
+            _ => vec!["install", "demo", "--index", "cat"],
+        };
+        crashed_at(&sb, point, &args);
+        // The user adds a handler of their own with an editor.
+        let mut doc = read_json(&sb.join("prof/hooks.json"));
+        doc["hooks"]["SessionStart"] =
+            json!([{"hooks": [{"type": "command", "id": "mine", "command": "echo {}"}]}]);
+        sb.write("prof/hooks.json", serde_json::to_vec_pretty(&doc).unwrap());
+        let o = in_prof(&sb, &["doctor", "--fix"]);
+        let said =
+            String::from_utf8_lossy(&o.stderr).into_owned() + &String::from_utf8_lossy(&o.stdout);
+        let want = if finished {
+            "completed the interrupted change of `demo`"
+        } else {
+            "rolled back the interrupted change of `demo`"
+        };
+        assert!(said.contains(want), "{op} {point}: {said}");
+        // Consistent: doctor finds nothing, and the user's handler is there.
+        let o = in_prof(&sb, &["doctor"]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{op} {point}: {}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let doc = read_json(&sb.join("prof/hooks.json"));
+        assert_eq!(
+            doc["hooks"]["SessionStart"][0]["hooks"][0]["id"], "mine",
+            "{op} {point}"
+        );
+        let installed = sb.join("prof/hooks/demo/recipe.json").is_file();
+        let stamped = doc.to_string().contains("\"recipe\":\"demo\"");
+        assert_eq!(installed, stamped, "{op} {point}: {doc:#}");
+        let expect_installed = match op {
+            "install" => finished,
+            "remove" => !finished,
+            _ => true,
+        };
+        assert_eq!(installed, expect_installed, "{op} {point}");
+        if op == "upgrade" && installed {
+            let receipt = read_json(&sb.join("prof/hooks/.receipts/demo.json"));
+            let want = if finished { "0.2.0" } else { "0.1.0" };
+            assert_eq!(receipt["version"], want, "{op} {point}");
+        }
+    }
+}
+
 /// Stops install and remove at every step of their commit (an abort, like kill -9) and
 /// checks that the profile is the old state or the new, and that the next command recovers.
 #[test]
