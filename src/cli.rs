@@ -1074,8 +1074,21 @@ fn run_pack(o: &pack::Options, printer: &Printer) -> Result<ExitCode, Error> {
             )));
             Ok(ExitCode::Success)
         } else {
+            // An archive of a published version is no build output: pack cannot make it.
+            let gone = report.differences.iter().any(|d| {
+                d.actual.is_none()
+                    && d.file != crate::catalog::INDEX_FILE
+                    && d.file != crate::catalog::SUMS_FILE
+                    && !report.archives.iter().any(|a| a.file == d.file)
+            });
+            let fix = if gone {
+                "copy the published archives it lacks back from where the catalog is served \
+                 (pack cannot build them again), then run `hookpack pack` without --check"
+            } else {
+                "run `hookpack pack` without --check"
+            };
             printer.message(&printable(&format!(
-                "{} is not what the sources produce; run `hookpack pack` without --check",
+                "{} is not what the sources produce; {fix}",
                 o.out_dir.display()
             )));
             Ok(ExitCode::Invalid)

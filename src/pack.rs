@@ -1205,12 +1205,14 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
     refuse_link(&index_path)?;
     refuse_link(&opts.out_dir.join(SUMS_FILE))?;
     let built_names = built.iter().map(|b| b.file.as_str()).collect();
+    let mut gone = Vec::new();
     let sums = sums_file(
         &new_index,
         &index_bytes,
         &opts.out_dir,
         &built_names,
         &mut warnings,
+        &mut gone,
     )?;
     warnings.extend(unlisted_since(&opts.out_dir, &new_index));
     // Once the command is done, OUT's index holds these bytes, or under --check its own.
@@ -1219,7 +1221,10 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
     crate::run::check_stopped(&opts.out_dir)?;
 
     if opts.check {
-        let differences = compare(opts, &built, &index_bytes, &sums)?;
+        // A published archive gone from OUT is a difference as long as it is gone, though
+        // a pack writes SHA256SUMS without it.
+        let mut differences = compare(opts, &built, &index_bytes, &sums)?;
+        differences.extend(gone);
         return Ok(Report {
             archives,
             index: index_path,
@@ -2225,14 +2230,16 @@ fn same_contents(
 
 /// `SHA256SUMS`: every archive the index names that lives in the catalog folder (one of
 /// `built`, or already in `out_dir`), and the index itself, sorted by name. A relative
-/// archive the folder lacks is left out, with a warning in `missing`; one kept from an
-/// earlier pack whose digest is not the index's is refused.
+/// archive the folder lacks is left out, with a warning in `missing` and its name and
+/// digest in `gone`; one kept from an earlier pack whose digest is not the index's is
+/// refused.
 fn sums_file(
     index: &Value,
     index_bytes: &[u8],
     out_dir: &Path,
     built: &std::collections::HashSet<&str>,
     missing: &mut Vec<Diagnostic>,
+    gone: &mut Vec<Difference>,
 ) -> Result<Vec<u8>, Error> {
     let mut lines: BTreeMap<String, String> = BTreeMap::new();
     for (i, r) in index["recipes"]
@@ -2318,6 +2325,13 @@ fn sums_file(
                 }
             }
             if !url.contains("://") {
+                if let Ok(expected) = Sha256::parse(sha) {
+                    gone.push(Difference {
+                        file: name.unwrap_or_else(|| url.to_string()),
+                        expected,
+                        actual: None,
+                    });
+                }
                 missing.push(Diagnostic {
                     pointer,
                     ..Diagnostic::file_level(
@@ -2852,7 +2866,8 @@ mod tests {
         ]}]});
         let built = ["hooks-b-1.0.0.tar.gz"].into_iter().collect();
         let mut missing = Vec::new();
-        let sums = sums_file(&index, b"{}", out.path(), &built, &mut missing).unwrap();
+        let mut gone = Vec::new();
+        let sums = sums_file(&index, b"{}", out.path(), &built, &mut missing, &mut gone).unwrap();
         let sums = String::from_utf8(sums).unwrap();
         let names: Vec<&str> = sums.lines().map(|l| &l[66..]).collect();
         // c is neither built nor in OUT: not listed, and said to be missing.

@@ -1188,6 +1188,42 @@ fn an_assets_dir_archive_is_looked_up_in_sha256sums_by_the_file_read() {
     assert_eq!(errors, ["asset-unnamed"], "{r:#}");
 }
 
+/// Found by a README walk-through: with a published archive of an older version gone from
+/// the catalog folder, `pack --check` printed only "differs SHA256SUMS" and advised
+/// `hookpack pack`, which rewrote SHA256SUMS without it; `--check` then said "up to date"
+/// while `catalog verify` failed. The archive is a difference of its own (`missing`) as
+/// long as it is gone, and the advice says to copy it back: pack cannot rebuild it.
+#[test]
+fn pack_check_reports_a_published_archive_gone_from_the_folder() {
+    let sb = Sandbox::new();
+    packed(&sb);
+    let mut m = manifest("alpha");
+    m["version"] = json!("0.2.0");
+    write_recipe(&sb, "src/alpha", &m);
+    packed_again(&sb);
+    std::fs::remove_file(sb.join("cat/hooks-alpha-0.1.0.tar.gz")).unwrap();
+    let check = || pack_src_with(&sb, &["--check"]);
+    for round in ["before a pack", "after a pack"] {
+        let o = check();
+        let out = String::from_utf8_lossy(&o.stdout);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{round}: {out}{err}");
+        assert!(
+            out.contains("missing   hooks-alpha-0.1.0.tar.gz: expected sha256 "),
+            "{round}: {out}"
+        );
+        assert!(
+            err.contains(
+                "copy the published archives it lacks back from where the catalog is served \
+                 (pack cannot build them again)"
+            ),
+            "{round}: {err}"
+        );
+        let o = pack_src_with(&sb, &[]);
+        assert!(o.status.success(), "{round}");
+    }
+}
+
 /// An archive OUT lost, packed again: pack warns of it (`archive-missing`) and leaves it out
 /// of SHA256SUMS. `catalog verify` then reported it twice, the second time as
 /// "SHA256SUMS does not list …; pack into the catalog folder again", advice that cannot
