@@ -478,16 +478,8 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                         .advising(&advice)
                         .json(&error_report(&e));
                 }
-                // In a GitHub Actions log: each problem on its file, and the error itself.
                 if format == Format::Github {
-                    let printer = Printer::new(Format::Github, quiet).advising(&advice);
-                    for d in e.diagnostics() {
-                        let _ = printer.data(&github_annotation(d));
-                    }
-                    let _ = printer.data(&crate::output::github_error(
-                        e.kind(),
-                        &error_lines(&e).join("; caused by: "),
-                    ));
+                    annotate_error(&e, &Printer::new(Format::Github, quiet).advising(&advice));
                 }
             }
             // Its temporary folders are gone now: end as the signal would have (also when
@@ -497,6 +489,17 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             code
         }
     }
+}
+
+/// For a GitHub Actions log, on stdout: each problem of `e` on its file, and `e` itself.
+fn annotate_error(e: &Error, printer: &Printer) {
+    for d in e.diagnostics() {
+        let _ = printer.data(&github_annotation(d));
+    }
+    let _ = printer.data(&crate::output::github_error(
+        e.kind(),
+        &error_lines(e).join("; caused by: "),
+    ));
 }
 
 /// Whether the raw arguments `args` (the program name first) end with `--format json` as
@@ -1661,6 +1664,9 @@ fn finish_outcomes(
                     printer.diagnostic_to_stderr(d);
                 }
                 report_error(&e, printer);
+                if printer.format == Format::Github {
+                    annotate_error(&e, printer);
+                }
                 if code as i32 > worst as i32 {
                     worst = code;
                     worst_error = Some(e);

@@ -891,9 +891,10 @@ fn file_facts(m: &std::fs::Metadata) -> (u64, bool, u64) {
 /// Why `id`, named after the judgment product `product`, is no recipe id.
 pub(crate) fn product_id_why(id: &Id, product: &str) -> String {
     format!(
-        "recipe id `{id}` is named after the judgment product {product}, which seeds/004 \
-         forbids for recipe ids (the official recipes name it as their backend); name the \
-         recipe after what it does, e.g. `tool-gate`"
+        "recipe id `{id}` is named after the judgment product {product}, which the recipe \
+         format reserves: recipe ids name what a recipe does, and the official recipes name \
+         {product} only as their backend; name the recipe after what it does, e.g. \
+         `tool-gate`"
     )
 }
 

@@ -346,6 +346,33 @@ fn github_format_prints_the_error_as_a_workflow_command() {
     assert!(err.contains("error: "), "{err}");
 }
 
+/// Found by a README walk-through: `install` and `remove`, which report each recipe's
+/// error on its own, printed no workflow command under `--format github`.
+#[test]
+fn github_format_annotates_the_error_of_each_recipe_installed_or_removed() {
+    let sb = Sandbox::new();
+    for (args, title) in [
+        (
+            &["install", "nosuch", "--profile", "p", "--format", "github"][..],
+            "::error title=hookpack recipe-not-in-index::",
+        ),
+        (
+            &["remove", "nosuch", "--profile", "p", "--format", "github"][..],
+            "::error title=hookpack not-installed::",
+        ),
+    ] {
+        let (code, out, err) = run(&sb, args);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        let out = String::from_utf8(out).unwrap();
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with(title) && l.contains("nosuch")),
+            "{args:?}: {out}"
+        );
+        assert!(err.contains("error: "), "{args:?}: {err}");
+    }
+}
+
 /// A usage error the argument parser finds (unknown flag, missing argument or value, bad
 /// value) under `--format json` or `--format=json`: clap's text on stderr and exit 2 as
 /// without it, and the JSON error object on stdout, kind `usage`, its message clap's
