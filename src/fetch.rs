@@ -752,10 +752,14 @@ impl Fetcher {
                                 attempts: attempt,
                             });
                         }
+                        // A connection refused, silent, or closed before the answer (a
+                        // proxy restarting, an idle connection dropped): a GET is safe
+                        // to send again.
                         Err(e)
-                            if (e.is_connect() || e.is_timeout())
+                            if (e.is_connect() || e.is_timeout() || e.is_request())
                                 && !last
-                                && !is_certificate_error(&e) => {}
+                                && !is_certificate_error(&e)
+                                && redirect_stop(&e).is_none() => {}
                         Err(e) => {
                             if let Some(stop) = redirect_stop(&e) {
                                 return Err(FetchError::RedirectRefused {

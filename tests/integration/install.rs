@@ -4443,6 +4443,37 @@ fn a_redirect_without_a_location_is_said_to_lead_nowhere() {
     );
 }
 
+/// Found by the hostile-network sweep: a connection the server closed before answering
+/// (a restarting proxy, a load balancer dropping an idle connection) failed at once,
+/// "tried 1 time(s)", where a refused connection is tried 3 times as the README says. A
+/// GET is safe to send again: it is retried alike.
+#[test]
+fn a_connection_closed_before_the_answer_is_tried_again() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("cat")).unwrap();
+    sb.write(
+        "cat/hooks-index.json",
+        r#"{"schema": "hooks.catalog.v1", "updated_at": "2026-11-29T00:00:00Z", "recipes": []}"#,
+    );
+    let calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = calls.clone();
+    let server = HttpServer::serve(
+        sb.join("cat"),
+        // The first connection is closed with no answer; the next ones are served.
+        Box::new(move |_| {
+            (seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0).then(Vec::new)
+        }),
+    );
+    let o = sb
+        .cmd()
+        .args(["catalog", "list", &server.url("hooks-index.json")])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 2, "{err}");
+}
+
 /// A redirect to a host that cannot be reached said "cannot fetch URL" of the URL given,
 /// whose server had answered (found by the hostile-network sweep): the error names where
 /// the redirect led, as an error status after a redirect does.
