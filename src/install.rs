@@ -315,8 +315,11 @@ pub fn choose<'a>(
     pick.ok_or_else(|| match cli {
         Some(c) if !asked.is_empty() => Error::CliTooOld {
             id: entry.id.to_string(),
+            // The least `min_cli` of the versions asked for is what the CLI lacks: of the
+            // newest alone only when it is the one version up to `latest`.
             version: match want {
                 Want::Range(r) => r.to_string(),
+                _ if asked.len() > 1 => format!("up to {}", entry.latest),
                 _ => entry.latest.to_string(),
             },
             needs: (asked.iter())

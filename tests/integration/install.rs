@@ -358,8 +358,13 @@ fn version_choice_follows_min_cli_pins_and_ranges() {
     let o = install("p6", &["demo", "--cli-version", "0.12.9"], None);
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
+    // The least CLI any version needs, said of them all (found by the hostile-network
+    // sweep: "`demo` 0.3.0 needs CLI 0.13.0", where 0.3.0 needs 0.14.0).
     assert!(
-        err.contains("and the host is 0.12.9; upgrade the CLI: no published version runs on it"),
+        err.contains(
+            "`demo` up to 0.3.0 needs CLI 0.13.0 or newer, and the host is 0.12.9; upgrade \
+             the CLI: no published version runs on it"
+        ),
         "{err}"
     );
     let o = install("p7", &["demo@9.9.9"], None);
