@@ -491,6 +491,19 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     }
 }
 
+/// An error that ends one part of a command (a recipe's install, an index's updates) while
+/// the rest goes on: its problems (an index's diagnostics) and itself on stderr, and under
+/// `--format github` as workflow commands on stdout.
+fn report_failure(e: &Error, printer: &Printer) {
+    for d in e.diagnostics() {
+        printer.diagnostic_to_stderr(d);
+    }
+    report_error(e, printer);
+    if printer.format == Format::Github {
+        annotate_error(e, printer);
+    }
+}
+
 /// For a GitHub Actions log, on stdout: each problem of `e` on its file, and `e` itself.
 fn annotate_error(e: &Error, printer: &Printer) {
     for d in e.diagnostics() {
@@ -1660,13 +1673,7 @@ fn finish_outcomes(
             }
             Err(e) => {
                 let code = e.exit_code();
-                for d in e.diagnostics() {
-                    printer.diagnostic_to_stderr(d);
-                }
-                report_error(&e, printer);
-                if printer.format == Format::Github {
-                    annotate_error(&e, printer);
-                }
+                report_failure(&e, printer);
                 if code as i32 > worst as i32 {
                     worst = code;
                     worst_error = Some(e);
@@ -2037,7 +2044,7 @@ fn run_update(mut a: UpdateArgs, printer: &Printer) -> Result<ExitCode, Error> {
                 compared
             }
             Err(e) => {
-                report_error(&e, printer);
+                report_failure(&e, printer);
                 if from_receipts {
                     printer.message(&printable(&format!(
                         "note: {} came from the index {index} (as recorded when installed); `--index` compares with another",

@@ -4448,6 +4448,37 @@ fn a_redirect_without_a_location_is_said_to_lead_nowhere() {
     );
 }
 
+/// Found by the hostile-network sweep: `update` against an index that does not validate
+/// (an HTML login page) said only "the catalog index does not validate", where `install`
+/// prints the index's problems, each at its file with the fix.
+#[test]
+fn update_prints_the_problems_of_an_index_that_does_not_validate() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
+    sb.write("html/hooks-index.json", "<html>login</html>\n");
+    for extra in [&[][..], &["--dry-run"]] {
+        let o = sb
+            .cmd()
+            .args([
+                "update",
+                "--index",
+                "html/hooks-index.json",
+                "--profile",
+                "prof",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{extra:?}: {err}");
+        assert!(
+            err.contains("html/hooks-index.json: error[index-is-html]: this is HTML"),
+            "{extra:?}: {err}"
+        );
+    }
+}
+
 /// Found by the hostile-network sweep: a connection the server closed before answering
 /// (a restarting proxy, a load balancer dropping an idle connection) failed at once,
 /// "tried 1 time(s)", where a refused connection is tried 3 times as the README says. A
