@@ -188,6 +188,21 @@ fn refused_read(path: &Path, kind: io::ErrorKind, why: impl Into<String>) -> FsE
     FsError::new("read", path, io::Error::new(kind, why.into()))
 }
 
+/// How many names (hard links) the file `meta` describes has; 1 where that cannot be told.
+/// A file with more is split by a write that renames a new file into place: the other
+/// names keep the old contents.
+pub fn link_count(meta: &fs::Metadata) -> u64 {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::MetadataExt::nlink(meta)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        1
+    }
+}
+
 /// Whether this user owns what `meta` describes (anywhere but on Unix, taken to be).
 pub fn mine(meta: &fs::Metadata) -> bool {
     #[cfg(unix)]

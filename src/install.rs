@@ -1102,9 +1102,9 @@ fn read_hooks_json_to(path: &Path, rewrite: bool) -> Result<(Value, Option<Vec<u
             "it is write-protected, and hookpack writes a new file in its place, which would change it all the same; to let install, update and remove change it, make it writable (`chmod u+w {}`)",
             crate::command::shell_quote(&path.display().to_string())
         ))),
-        Ok(m) if rewrite && link_count(&m) > 1 => return Err(refused(format!(
+        Ok(m) if rewrite && crate::fs::link_count(&m) > 1 => return Err(refused(format!(
             "it has {} names (hard links, as some dotfiles tools make), and hookpack writes a new file in its place, which would leave the others with the old contents (give it one name, or make it a copy)",
-            link_count(&m)
+            crate::fs::link_count(&m)
         ))),
         Ok(m) if m.len() > MAX_HOOKS_JSON_BYTES => return Err(refused(format!(
             "it is {} bytes, over the {MAX_HOOKS_JSON_BYTES} bytes hookpack reads (no hook configuration needs that much: make sure this is the right file, and move data hosts do not read out of it)",
@@ -1163,19 +1163,6 @@ fn read_hooks_json_to(path: &Path, rewrite: bool) -> Result<(Value, Option<Vec<u
         )));
     }
     Ok((parsed.value, Some(bytes)))
-}
-
-/// How many names (hard links) a file has; 1 where that cannot be told.
-fn link_count(m: &std::fs::Metadata) -> u64 {
-    #[cfg(unix)]
-    {
-        std::os::unix::fs::MetadataExt::nlink(m)
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = m;
-        1
-    }
 }
 
 /// Refuses to write `bytes` as the `hooks.json` at `path` when hookpack could not read them

@@ -874,6 +874,21 @@ impl TrustFile {
                     ),
                 });
             }
+            // Refused for reading too, as a link is: what `list` shows would not be what
+            // the next write leaves under the other names.
+            Ok(m) if crate::fs::link_count(&m) > 1 => {
+                let names = crate::fs::link_count(&m);
+                return Err(Error::ConfigInvalid {
+                    path: path.to_path_buf(),
+                    why: format!(
+                        "the trust file has {names} names (hard links, as some dotfiles tools \
+                         make), and hookpack writes a new file in its place, which would leave \
+                         the other{s} with the old entries: a trust revoked here would still be \
+                         granted there; give it one name, or make the other{s} a copy",
+                        s = if names > 2 { "s" } else { "" }
+                    ),
+                });
+            }
             Ok(_) => {}
         }
         let bytes = crate::fs::read_limited(path, 16 * 1024 * 1024)?;

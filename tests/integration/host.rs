@@ -3571,6 +3571,75 @@ fn a_trust_file_that_is_a_link_is_refused_with_why_and_the_fix() {
     assert_eq!(std::fs::read(sb.join("elsewhere.json")).unwrap(), kept);
 }
 
+/// What each verb that reads the trust file says (stdout and stderr) when it refuses it,
+/// after checking that it exits 1, names the file, and neither writes it nor lets `doctor`
+/// call the profile fine.
+#[cfg(unix)]
+fn every_trust_verb_refuses(sb: &Sandbox, trust: &Path, needles: &[String]) {
+    use std::os::unix::fs::MetadataExt as _;
+    let before = std::fs::symlink_metadata(trust).unwrap();
+    let kept = std::fs::read(trust).unwrap();
+    sb.write("payload.json", "{}");
+    for args in [
+        &["list"][..],
+        &["run", "Stop", "--payload", "payload.json"],
+        &["trust", "s"],
+        &["revoke", "s"],
+        &["doctor"],
+        &["doctor", "--fix"],
+    ] {
+        let o = in_prof_output(sb, args);
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {said}");
+        assert!(!said.contains("no problems"), "{args:?}: {said}");
+        assert!(!sb.join("ws/handler-ran").exists(), "{args:?}: {said}");
+        for needle in [&trust.display().to_string()].into_iter().chain(needles) {
+            assert!(said.contains(needle), "{args:?}: no {needle:?} in {said}");
+        }
+        let now = std::fs::symlink_metadata(trust).unwrap();
+        assert_eq!(
+            (now.ino(), now.mode(), now.uid()),
+            (before.ino(), before.mode(), before.uid()),
+            "{args:?}"
+        );
+        assert_eq!(std::fs::read(trust).unwrap(), kept, "{args:?}");
+    }
+}
+
+/// Found by review: a trust file with a second name (`ln hooks-trust.json elsewhere`) was
+/// split by the next write, which renames a new file into place: the other name kept the
+/// old entries, a revoked handler trusted there. It is refused as a `hooks.json` with two
+/// names is, by every verb that reads it.
+#[cfg(unix)]
+#[test]
+fn a_trust_file_with_a_second_name_is_refused_and_never_split() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({"Stop": [{"id": "s", "type": "command", "command": "touch handler-ran"}]}),
+    );
+    in_prof(&sb, &["trust", "s"]);
+    let trust = sb.join("finclaw-home/hooks-trust.json");
+    std::fs::hard_link(&trust, sb.join("elsewhere.json")).unwrap();
+    every_trust_verb_refuses(
+        &sb,
+        &trust,
+        &[
+            "has 2 names (hard links".to_string(),
+            "give it one name, or make the other a copy".to_string(),
+        ],
+    );
+    // Given one name again, it is read as before.
+    std::fs::remove_file(sb.join("elsewhere.json")).unwrap();
+    in_prof(&sb, &["revoke", "s"]);
+    assert_eq!(read_json(&trust)["handlers"], json!({}));
+}
+
 /// seeds/004: "Claw re-hashes the file before each spawn". `run` hashed every handler once,
 /// before the first ran, so a trusted handler whose script changed in the meantime (here,
 /// rewritten by the handler before it) still ran, though `list` called it `modified`. Its
