@@ -889,7 +889,12 @@ impl TrustFile {
                     ),
                 });
             }
-            Ok(_) => {}
+            Ok(m) => {
+                #[cfg(unix)]
+                refuse_if_others_can_change(path, Some(&m))?;
+                #[cfg(not(unix))]
+                let _ = m;
+            }
         }
         let bytes = crate::fs::read_limited(path, 16 * 1024 * 1024)?;
         if bytes.starts_with(b"\xEF\xBB\xBF") {
@@ -985,9 +990,14 @@ impl TrustFile {
 
     /// Writes it atomically (under the trust lock, which every caller holds), first removing
     /// the temporary files of writes whose process died before their rename.
+    ///
+    /// Refuses, writing nothing, a file in a folder others can put a file of theirs in,
+    /// which [`TrustFile::read`] would refuse.
     pub fn write(&self, path: &Path) -> Result<(), Error> {
         if let Some(dir) = path.parent() {
             crate::profile::require_home_folder(dir)?;
+            #[cfg(unix)]
+            refuse_if_others_can_change(path, None)?;
             crate::fs::create_dir_all(dir)?;
             for left in crate::pack::dead_temporary_files(dir) {
                 let _ = std::fs::remove_file(left);
@@ -997,6 +1007,81 @@ impl TrustFile {
         bytes.push(b'\n');
         crate::pack::write_atomic(path, &bytes)
     }
+}
+
+/// Refuses the trust file at `path` (`file`, its metadata, links not followed; `None` to
+/// check only its folder, as before the first write) when someone other than this user could
+/// change it, as ssh's StrictModes refuses an `authorized_keys`: one writable by its group
+/// or others, one owned by another user, or one in a folder others can write to without the
+/// sticky bit (where anyone can put a file of theirs in its place). Whoever can change it
+/// decides which handlers `run` and hosts run.
+#[cfg(unix)]
+fn refuse_if_others_can_change(path: &Path, file: Option<&std::fs::Metadata>) -> Result<(), Error> {
+    use std::os::unix::fs::MetadataExt as _;
+    let quoted = |p: &Path| crate::advice::quote_on_one_line(&p.display().to_string());
+    let mut what = Vec::new();
+    let mut fixes = Vec::new();
+    if let Some(m) = file {
+        // SAFETY: geteuid(2) cannot fail and touches no memory.
+        let me = unsafe { libc::geteuid() };
+        if m.uid() != me {
+            what.push(format!(
+                "is owned by user {}, not by you (user {me})",
+                m.uid()
+            ));
+            fixes.push(format!(
+                "if what it trusts is yours, take it back with `chown {me} {}` (as root), \
+                 else move it away and trust your handlers again",
+                quoted(path)
+            ));
+        }
+        if m.mode() & 0o022 != 0 {
+            let by = match m.mode() & 0o022 {
+                0o020 => "its group",
+                0o002 => "others",
+                _ => "its group and others",
+            };
+            what.push(format!(
+                "is writable by {by} (mode {:04o})",
+                m.mode() & 0o7777
+            ));
+            fixes.push(format!("`chmod 600 {}`", quoted(path)));
+        }
+    }
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    // The folder itself, through a link to it: the link's own mode means nothing.
+    if let Some((dir, m)) = dir.and_then(|d| std::fs::metadata(d).ok().map(|m| (d, m))) {
+        if m.mode() & 0o002 != 0 && m.mode() & 0o1000 == 0 {
+            what.push(format!(
+                "is in {}, a folder others can write to (mode {:04o}) without the sticky bit, \
+                 so anyone can put a file of theirs in its place",
+                dir.display(),
+                m.mode() & 0o7777
+            ));
+            fixes.push(format!(
+                "`chmod o-w {}` (or point FINCLAW_HOME at a folder of your own)",
+                quoted(dir)
+            ));
+        }
+    }
+    if what.is_empty() {
+        return Ok(());
+    }
+    Err(Error::ConfigInvalid {
+        path: path.to_path_buf(),
+        why: format!(
+            "the trust file {}: a file someone else can change decides what runs (an entry \
+             they add has `run` and hosts run a handler of theirs), so hookpack neither reads \
+             nor writes it; {}{}",
+            what.join(", and "),
+            fixes.join(", and "),
+            if file.is_some() {
+                ", then look through its entries for any you did not trust"
+            } else {
+                ""
+            }
+        ),
+    })
 }
 
 /// A handler's trust status.

@@ -3610,6 +3610,83 @@ fn every_trust_verb_refuses(sb: &Sandbox, trust: &Path, needles: &[String]) {
     }
 }
 
+/// Found by review: a trust file another user could change was read as any other, so an
+/// entry they added ran their handler, `doctor` said "no problems", and `trust` kept the
+/// file as writable as it was. As ssh's StrictModes: one writable by group or others, one
+/// owned by someone else, or one in a folder others can write to without the sticky bit is
+/// refused by every verb that reads it (exit 1), naming the file, why and the fix.
+#[cfg(unix)]
+#[test]
+fn a_trust_file_someone_else_can_change_is_refused_with_why_and_the_fix() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({"Stop": [{"id": "s", "type": "command", "command": "touch handler-ran"}]}),
+    );
+    in_prof(&sb, &["trust", "s"]);
+    let home = sb.join("finclaw-home");
+    let trust = home.join("hooks-trust.json");
+    let chmod = |p: &Path, mode: u32| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap()
+    };
+    let why = "a file someone else can change decides what runs".to_string();
+    let chmod_600 = format!("`chmod 600 {}`", trust.display());
+    for (mode, writable_by) in [
+        (0o666, "its group and others"),
+        (0o620, "its group"),
+        (0o602, "others"),
+    ] {
+        chmod(&trust, mode);
+        let what = format!("writable by {writable_by} (mode {mode:04o})");
+        every_trust_verb_refuses(&sb, &trust, &[what, why.clone(), chmod_600.clone()]);
+    }
+    chmod(&trust, 0o644);
+    chmod(&home, 0o777);
+    every_trust_verb_refuses(
+        &sb,
+        &trust,
+        &[
+            format!(
+                "in {}, a folder others can write to (mode 0777) without the sticky bit",
+                home.display()
+            ),
+            why.clone(),
+            format!("`chmod o-w {}`", home.display()),
+        ],
+    );
+    // With the sticky bit (as /tmp has) no one else can remove or rename the file.
+    chmod(&home, 0o1777);
+    ok(&in_prof_output(&sb, &["list"]));
+    chmod(&home, 0o755);
+    ok(&in_prof_output(&sb, &["doctor"]));
+    // Read as before, it runs the handler it trusts (so the refusals above kept it from it).
+    sb.write("payload.json", "{}");
+    ok(&in_prof_output(
+        &sb,
+        &["run", "Stop", "--payload", "payload.json"],
+    ));
+    assert!(sb.join("ws/handler-ran").exists());
+    std::fs::remove_file(sb.join("ws/handler-ran")).unwrap();
+    // SAFETY: geteuid(2) cannot fail and touches no memory.
+    let me = unsafe { libc::geteuid() };
+    if me != 0 {
+        eprintln!("skipped the other owner: needs root, to give a file to another user");
+        return;
+    }
+    std::os::unix::fs::chown(&trust, Some(1234), None).unwrap();
+    every_trust_verb_refuses(
+        &sb,
+        &trust,
+        &[
+            format!("owned by user 1234, not by you (user {me})"),
+            why,
+            format!("`chown {me} {}`", trust.display()),
+        ],
+    );
+}
+
 /// Found by review: a trust file with a second name (`ln hooks-trust.json elsewhere`) was
 /// split by the next write, which renames a new file into place: the other name kept the
 /// old entries, a revoked handler trusted there. It is refused as a `hooks.json` with two
