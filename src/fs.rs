@@ -427,6 +427,17 @@ pub fn create_dir_all(path: &Path) -> Result<(), FsError> {
     wrap("create folder", path, fs::create_dir_all(made_at(path)?))
 }
 
+/// [`create_dir_all`], but the folders it makes get 0755 at most, whatever the umask
+/// allows: no one else may put a file in them. For `$FINCLAW_HOME`, whose trust file is
+/// refused in a folder others can write to.
+pub fn create_dir_all_unshared(path: &Path) -> Result<(), FsError> {
+    let mut b = fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o755);
+    wrap("create folder", path, b.create(made_at(path)?))
+}
+
 /// Where making the folders of `path` makes them: `path` itself, or, with a link on the
 /// way to a folder that does not exist yet, where that link points, as [`real_path`] tells.
 pub fn made_at(path: &Path) -> Result<std::borrow::Cow<'_, Path>, FsError> {

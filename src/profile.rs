@@ -470,11 +470,12 @@ impl Lock {
         Lock::acquire_file(&profile.lock_file(), wait)
     }
 
-    /// Takes an exclusive lock on the file `path` (created if needed).
+    /// Takes an exclusive lock on the file `path` (created if needed, and its folder, 0755
+    /// at most: the trust lock's is `$FINCLAW_HOME`, see [`crate::fs::create_dir_all_unshared`]).
     pub fn acquire_file(path: &Path, wait: Duration) -> Result<Lock, Error> {
         let path = path.to_path_buf();
         if let Some(dir) = path.parent() {
-            crate::fs::create_dir_all(dir)?;
+            crate::fs::create_dir_all_unshared(dir)?;
         }
         let mut options = std::fs::OpenOptions::new();
         options.create(true).truncate(false).write(true);

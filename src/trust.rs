@@ -998,7 +998,7 @@ impl TrustFile {
             crate::profile::require_home_folder(dir)?;
             #[cfg(unix)]
             refuse_if_others_can_change(path, None)?;
-            crate::fs::create_dir_all(dir)?;
+            crate::fs::create_dir_all_unshared(dir)?;
             for left in crate::pack::dead_temporary_files(dir) {
                 let _ = std::fs::remove_file(left);
             }

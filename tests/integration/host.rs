@@ -3687,6 +3687,39 @@ fn a_trust_file_someone_else_can_change_is_refused_with_why_and_the_fix() {
     );
 }
 
+/// The first `trust` under `umask 000` made `FINCLAW_HOME` writable by everyone, so the
+/// next command refused the trust file in it (see above). The folders it makes are 0755,
+/// whatever the umask.
+#[cfg(unix)]
+#[test]
+fn the_first_trust_under_a_permissive_umask_leaves_a_trust_file_that_is_read() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({"Stop": [{"id": "s", "type": "command", "command": "true"}]}),
+    );
+    let o = sb
+        .shell(
+            "sh",
+            "umask 000 && hookpack trust s --profile prof --workspace ws",
+        )
+        .output()
+        .unwrap();
+    ok(&o);
+    let mode = |rel: &str| {
+        std::fs::metadata(sb.join(rel))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    assert_eq!(mode("finclaw-home"), 0o755);
+    assert_eq!(mode("finclaw-home/hooks-trust.json"), 0o644);
+    assert_eq!(list_json(&sb)["handlers"][0]["status"], "trusted");
+}
+
 /// Found by review: a trust file with a second name (`ln hooks-trust.json elsewhere`) was
 /// split by the next write, which renames a new file into place: the other name kept the
 /// old entries, a revoked handler trusted there. It is refused as a `hooks.json` with two
