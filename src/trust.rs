@@ -29,6 +29,9 @@ use std::path::{Path, PathBuf};
 /// The trust file schema string.
 pub const SCHEMA: &str = "hookpack.trust.v1";
 
+/// The largest trust file hookpack reads, and so the largest it writes.
+pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
 /// What the hash covers, read from a handler as written.
 #[derive(Debug, Clone)]
 pub struct Subject<'a> {
@@ -896,7 +899,7 @@ impl TrustFile {
                 let _ = m;
             }
         }
-        let bytes = crate::fs::read_limited(path, 16 * 1024 * 1024)?;
+        let bytes = crate::fs::read_limited(path, MAX_FILE_BYTES)?;
         if bytes.starts_with(b"\xEF\xBB\xBF") {
             return Err(Error::ConfigInvalid {
                 path: path.to_path_buf(),
@@ -991,9 +994,25 @@ impl TrustFile {
     /// Writes it atomically (under the trust lock, which every caller holds), first removing
     /// the temporary files of writes whose process died before their rename.
     ///
-    /// Refuses, writing nothing, a file in a folder others can put a file of theirs in,
-    /// which [`TrustFile::read`] would refuse.
+    /// Refuses, writing nothing, a file [`TrustFile::read`] would refuse: one over
+    /// [`MAX_FILE_BYTES`], which would stop every later command of every profile sharing
+    /// the file, or one in a folder others can put a file of theirs in.
     pub fn write(&self, path: &Path) -> Result<(), Error> {
+        let mut bytes = serde_json::to_vec_pretty(self).unwrap_or_default();
+        bytes.push(b'\n');
+        if bytes.len() as u64 > MAX_FILE_BYTES {
+            return Err(Error::ConfigInvalid {
+                path: path.to_path_buf(),
+                why: format!(
+                    "as hookpack would write it, the trust file would be {} bytes, over the \
+                     {MAX_FILE_BYTES} bytes hookpack reads, so every later command would \
+                     refuse it; nothing was written: revoke the trust of handlers you no \
+                     longer use, or give profiles with many handlers a FINCLAW_HOME of their \
+                     own",
+                    bytes.len()
+                ),
+            });
+        }
         if let Some(dir) = path.parent() {
             crate::profile::require_home_folder(dir)?;
             #[cfg(unix)]
@@ -1003,8 +1022,6 @@ impl TrustFile {
                 let _ = std::fs::remove_file(left);
             }
         }
-        let mut bytes = serde_json::to_vec_pretty(self).unwrap_or_default();
-        bytes.push(b'\n');
         crate::pack::write_atomic(path, &bytes)
     }
 }

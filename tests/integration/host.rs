@@ -5925,3 +5925,59 @@ fn advice_after_a_path_with_a_backquote_names_the_profile() {
     let advice = format!("`hookpack install ID --profile '{}'`", gone.display());
     assert!(out.contains(&advice), "{advice} in {out}");
 }
+
+/// Found by review: `trust` wrote a trust file larger than the 16 MiB that reading takes,
+/// after which every verb that reads it failed, for every profile sharing `FINCLAW_HOME`.
+/// It refuses before writing anything, as `install` refuses a `hooks.json` it could not
+/// read back. (One entry's unknown field fills the file here: many profiles' entries would.)
+#[test]
+fn trust_refuses_to_write_a_trust_file_that_could_not_be_read_back() {
+    const READ_LIMIT: usize = 16 * 1024 * 1024;
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({"Stop": [{"id": "s", "type": "command", "command": "true"}]}),
+    );
+    let trust = sb.join("finclaw-home/hooks-trust.json");
+    let root = sb.path().canonicalize().unwrap();
+    let other = format!("{}#Stop#id:other", root.join("other/hooks.json").display());
+    let mine = format!("{}#Stop#id:s", root.join("prof/hooks.json").display());
+    let entry = |note_len: usize| json!({"hash": "0".repeat(64), "trusted_at": "2026-01-01T00:00:00Z", "note": "x".repeat(note_len)});
+    // As hookpack writes it: indented by two spaces, a newline at the end.
+    let as_written = |handlers: Value| {
+        let doc = json!({"schema": "hookpack.trust.v1", "handlers": handlers});
+        let mut bytes = serde_json::to_vec_pretty(&doc).unwrap();
+        bytes.push(b'\n');
+        bytes
+    };
+    let room = READ_LIMIT - as_written(json!({ &other: entry(0) })).len();
+    // 40 bytes short of the limit: read as any other, with no room for one more entry.
+    let full = as_written(json!({ &other: entry(room - 40) }));
+    std::fs::create_dir_all(trust.parent().unwrap()).unwrap();
+    std::fs::write(&trust, &full).unwrap();
+    ok(&in_prof_output(&sb, &["list"]));
+    let would_be = as_written(json!({
+        &other: entry(room - 40),
+        &mine: {"hash": "0".repeat(64), "trusted_at": "2026-01-01T00:00:00Z"}
+    }))
+    .len();
+    let o = in_prof_output(&sb, &["trust", "s"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    for needle in [
+        trust.display().to_string(),
+        format!("would be {would_be} bytes, over the 16777216 bytes hookpack reads"),
+        "so every later command would refuse it".to_string(),
+        "nothing was written".to_string(),
+    ] {
+        assert!(err.contains(&needle), "no {needle:?} in {err}");
+    }
+    assert_eq!(std::fs::read(&trust).unwrap(), full);
+    assert_eq!(list_json(&sb)["handlers"][0]["status"], "untrusted");
+    // With room for the entry, it is trusted, and the file stays within what is read.
+    std::fs::write(&trust, as_written(json!({ &other: entry(room - 4096) }))).unwrap();
+    in_prof(&sb, &["trust", "s"]);
+    assert!(std::fs::metadata(&trust).unwrap().len() <= READ_LIMIT as u64);
+    assert_eq!(list_json(&sb)["handlers"][0]["status"], "trusted");
+}
