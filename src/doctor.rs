@@ -393,6 +393,16 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
                 .to_string(),
         );
     }
+    // A link to nothing (say, to a disk not mounted) holds no handlers for hosts, as no file
+    // does; but the file may come back, and which of its handlers are gone cannot be told,
+    // so their trust entries stay. (The profile's is `hooks-json-refused`, below.)
+    let link_to_nothing =
+        |file: &Path| crate::fs::link_shown(file).is_some() && std::fs::metadata(file).is_err();
+    let links_to_nothing: BTreeSet<String> = crate::list::hooks_files(profile, &workspace)
+        .into_iter()
+        .filter(|(file, _)| link_to_nothing(file))
+        .map(|(file, _)| file.display().to_string())
+        .collect();
     for (file, source) in crate::list::hooks_files(profile, &workspace) {
         match crate::list::walkable_handlers_of(&file, source, &env, &trust) {
             Ok(found) => {
@@ -598,6 +608,7 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
         .filter(|k| {
             let file = crate::trust::split_key(k).map_or("", |(file, _)| file);
             !unreadable.contains(file)
+                && !links_to_nothing.contains(file)
                 && !live.contains(k.as_str())
                 && belongs_here(k, profile, &workspace)
         })

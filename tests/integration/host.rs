@@ -5981,3 +5981,42 @@ fn trust_refuses_to_write_a_trust_file_that_could_not_be_read_back() {
     assert!(std::fs::metadata(&trust).unwrap().len() <= READ_LIMIT as u64);
     assert_eq!(list_json(&sb)["handlers"][0]["status"], "trusted");
 }
+
+/// Found by review: `doctor --fix` removed the trust entries of a profile whose
+/// `hooks.json` was a symbolic link to nothing (on a disk not mounted), as if its handlers
+/// were gone; once the disk was back, every one was untrusted. As for a `hooks.json` that
+/// cannot be read, which entries still name a handler cannot be told, so they are kept.
+#[cfg(unix)]
+#[test]
+fn doctor_keeps_the_trust_of_a_hooks_json_that_is_a_link_to_nothing() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({"Stop": [{"id": "e", "type": "command", "command": "true"}]}),
+    );
+    in_prof(&sb, &["trust", "e"]);
+    let trust = sb.join("finclaw-home/hooks-trust.json");
+    let kept = std::fs::read(&trust).unwrap();
+    std::fs::rename(sb.join("prof/hooks.json"), sb.join("elsewhere.json")).unwrap();
+    std::os::unix::fs::symlink(
+        sb.join("not-mounted/hooks.json"),
+        sb.join("prof/hooks.json"),
+    )
+    .unwrap();
+    for fix in [&[][..], &["--fix"]] {
+        let o = in_prof_output(&sb, &[&["doctor"][..], fix].concat());
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(!said.contains("removed the trust entry"), "{fix:?}: {said}");
+        assert!(!said.contains("trust-dangling"), "{fix:?}: {said}");
+        assert_eq!(std::fs::read(&trust).unwrap(), kept, "{fix:?}: {said}");
+    }
+    // The file back, its handler is trusted as it was.
+    std::fs::remove_file(sb.join("prof/hooks.json")).unwrap();
+    std::fs::rename(sb.join("elsewhere.json"), sb.join("prof/hooks.json")).unwrap();
+    assert_eq!(list_json(&sb)["handlers"][0]["status"], "trusted");
+}
