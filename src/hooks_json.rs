@@ -357,15 +357,17 @@ fn check_handler(
     let field = |k: &str| pointer_push(p, k);
     for key in obj.keys() {
         if !HANDLER_FIELDS.contains(&key.as_str()) {
-            f.warn(
-                &field(key),
-                "unknown-field",
-                format!(
-                    "unknown handler field `{key}`{}; FinClaw skips a handler with fields it does not know; known fields: {}",
-                    crate::event::did_you_mean(key, &HANDLER_FIELDS),
-                    HANDLER_FIELDS.join(", ")
-                ),
+            let message = format!(
+                "unknown handler field `{key}`{}; FinClaw skips a handler with fields it does not know; known fields: {}",
+                crate::event::did_you_mean(key, &HANDLER_FIELDS),
+                HANDLER_FIELDS.join(", ")
             );
+            // In a hooks.json hosts read, the handler never runs: an error, as `doctor` and
+            // `trust` take it. A recipe's is a warning (SPEC 1.2; an error with --strict).
+            match ctx {
+                Context::HooksFile => f.error(&field(key), "unknown-field", message),
+                Context::Recipe => f.warn(&field(key), "unknown-field", message),
+            }
         }
     }
     match obj.get("type") {

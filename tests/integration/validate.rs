@@ -287,6 +287,37 @@ fn a_misspelt_field_is_answered_with_the_near_one() {
     }
 }
 
+/// Found by a README walk-through: a `hooks.json` handler with a field hosts do not know
+/// (`timeoutMs`) was a warning to `validate` (exit 0), where `doctor` and `trust` take it as
+/// the error it is: hosts skip that handler. In a `hooks.json` it is an error; in a
+/// recipe's `recipe.json` a warning still (an error with `--strict`), as the recipe format
+/// says.
+#[test]
+fn an_unknown_handler_field_in_a_hooks_json_is_an_error() {
+    let sb = Sandbox::new();
+    sb.write(
+        "ws/.finclaw/hooks.json",
+        json!({"hooks": {"Stop": [{"hooks": [
+            {"type": "command", "command": "echo {}", "timeoutMs": 500}
+        ]}]}})
+        .to_string(),
+    );
+    let (code, r) = validate_json(&sb, &["ws/.finclaw/hooks.json"]);
+    assert_eq!(code, 1, "{r:#}");
+    let d = (r["diagnostics"].as_array().unwrap().iter())
+        .find(|d| d["code"] == "unknown-field")
+        .unwrap_or_else(|| panic!("{r:#}"));
+    assert_eq!(d["severity"], "error", "{r:#}");
+    assert_eq!(d["pointer"], "/hooks/Stop/0/hooks/0/timeoutMs", "{r:#}");
+    let mut m = manifest("demo");
+    m["hooks"]["PreToolUse"][0]["hooks"][0]["timeoutMs"] = json!(500);
+    write_recipe(&sb, "demo", &m);
+    let (code, r) = validate_json(&sb, &["demo"]);
+    assert_eq!(code, 0, "{r:#}");
+    let (code, _) = validate_json(&sb, &["--strict", "demo"]);
+    assert_eq!(code, 1);
+}
+
 /// Walking a deep tree keeps one folder open at a time: a chain of folders, each with a file
 /// beside the next folder, validates under a small open-file limit.
 #[test]
