@@ -871,7 +871,7 @@ fn bad_hooks_json_and_dry_runs_write_nothing() {
     ok(&o);
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
-        text.contains("would install tool-gate 0.4.1")
+        text.contains("would install tool-gate 0.4.2")
             && text.contains("+            \"recipe\": \"tool-gate\""),
         "{text}"
     );
@@ -3210,7 +3210,7 @@ fn an_update_over_files_the_user_changed_is_refused() {
     assert_eq!(o.status.code(), Some(1), "{o:?}");
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
-        out.contains("outdated     turn-router installed 0.1.0 available 0.3.1 (blocked by files you changed or added: notes.txt, routes.json; move them out first)"),
+        out.contains("outdated     turn-router installed 0.1.0 available 0.3.2 (blocked by files you changed or added: notes.txt, routes.json; move them out first)"),
         "{out}"
     );
     let o = run(&["update", "--dry-run", "--format", "json"]);
@@ -3233,7 +3233,7 @@ fn an_update_over_files_the_user_changed_is_refused() {
     ok(&run(&["update"]));
     assert_eq!(
         read_json(&sb.join("prof/hooks/.receipts/turn-router.json"))["version"],
-        "0.3.1"
+        "0.3.2"
     );
     // The same version again is the repair `doctor` advises: it restores the files.
     std::fs::write(&routes, &mine).unwrap();
@@ -3281,7 +3281,7 @@ fn the_advice_over_changed_files_says_it_pins_and_how_to_get_on() {
         &["install", "turn-router", "--index", index.to_str().unwrap()],
     ));
     let receipt = read_json(&sb.join("prof/hooks/.receipts/turn-router.json"));
-    assert_eq!(receipt["version"], "0.3.1");
+    assert_eq!(receipt["version"], "0.3.2");
     assert_eq!(receipt.get("pin"), None);
 }
 
