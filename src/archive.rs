@@ -449,7 +449,8 @@ pub struct Listing<'a> {
     total: u64,
     seen_exact: HashMap<String, String>,
     seen_folded: HashMap<String, String>,
-    files: HashSet<String>,
+    /// Each file, case-folded and NFC-normalised, with its entry's path as stored.
+    files: HashMap<String, String>,
     /// Each folder, case-folded and NFC-normalised, with its first spelling.
     folders: HashMap<String, String>,
 }
@@ -466,7 +467,7 @@ impl<'a> Listing<'a> {
             total: 0,
             seen_exact: HashMap::new(),
             seen_folded: HashMap::new(),
-            files: HashSet::new(),
+            files: HashMap::new(),
             folders: HashMap::new(),
         }
     }
@@ -561,9 +562,9 @@ impl<'a> Listing<'a> {
         let ends = rest.match_indices('/').zip(folded.match_indices('/'));
         for ((spelt_end, _), (end, _)) in ends {
             let (prefix, spelt) = (&folded[..end], &rest[..spelt_end]);
-            if self.files.contains(prefix) {
+            if let Some(file) = self.files.get(prefix) {
                 return Err(ArchiveError::EntryCollision {
-                    first: prefix.to_string(),
+                    first: file.clone(),
                     second: display(),
                     how: "a file is used as a folder",
                 });
@@ -597,15 +598,15 @@ impl<'a> Listing<'a> {
                     self.folders.insert(folded.clone(), rest.to_string());
                 }
             }
-        } else if self.folders.contains_key(&folded) {
+        } else if let Some(spelt) = self.folders.get(&folded) {
             return Err(ArchiveError::EntryCollision {
-                first: folded,
+                first: format!("{entry_top}/{spelt}/"),
                 second: display(),
                 how: "a folder is used as a file",
             });
         } else {
             self.count_one(false)?;
-            self.files.insert(folded.clone());
+            self.files.insert(folded.clone(), display());
         }
         let shown = display();
         self.seen_exact.insert(rest.to_string(), shown.clone());
@@ -1105,11 +1106,11 @@ mod tests {
         assert!(first_error(&[("t/", true), ("t/x/y/z", false), ("t/x/y/", true)]).is_none());
         assert_eq!(
             collision(&[("t/", true), ("t/A", false), ("t/a/b/c", false)]),
-            ("a".into(), "t/a/b/c".into(), "a file is used as a folder")
+            ("t/A".into(), "t/a/b/c".into(), "a file is used as a folder")
         );
         assert_eq!(
             collision(&[("t/", true), ("t/x/Y/z", false), ("t/x/y", false)]),
-            ("x/y".into(), "t/x/y".into(), "a folder is used as a file")
+            ("t/x/Y/".into(), "t/x/y".into(), "a folder is used as a file")
         );
         assert_eq!(
             collision(&[("t/", true), ("t/x/a", false), ("t/x/A", false)]),
