@@ -1110,7 +1110,11 @@ mod tests {
         );
         assert_eq!(
             collision(&[("t/", true), ("t/x/Y/z", false), ("t/x/y", false)]),
-            ("t/x/Y/".into(), "t/x/y".into(), "a folder is used as a file")
+            (
+                "t/x/Y/".into(),
+                "t/x/y".into(),
+                "a folder is used as a file"
+            )
         );
         assert_eq!(
             collision(&[("t/", true), ("t/x/a", false), ("t/x/A", false)]),

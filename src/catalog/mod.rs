@@ -178,13 +178,22 @@ pub(crate) fn archive_file(url: &str) -> Option<String> {
     Some(parts.join("/"))
 }
 
-/// What of the catalog's own files a relative archive URL resolves to (`index` or
-/// `SHA256SUMS`), if it names one: no archive has those names beside the index.
+/// What a relative archive URL resolves to that is no archive, if it does: the catalog's
+/// own files (no archive has those names beside the index; a reference with no path,
+/// `#a` or `?x`, is the index itself, RFC 3986 5.2.2), or a folder (`.`, `old/`).
 fn names_catalog_file(url: &str) -> Option<&'static str> {
     crate::fetch::relative_path(url)?;
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    if path.is_empty() {
+        return Some("the catalog's index");
+    }
+    let last = path.rsplit('/').next().unwrap_or(path);
+    if matches!(last, "" | "." | "..") {
+        return Some("a folder");
+    }
     match archive_file(url)?.as_str() {
-        INDEX_FILE => Some("index"),
-        SUMS_FILE => Some("SHA256SUMS"),
+        INDEX_FILE => Some("the catalog's index"),
+        SUMS_FILE => Some("the catalog's SHA256SUMS"),
         _ => None,
     }
 }
@@ -535,8 +544,8 @@ pub fn check_document(value: &Value, f: &mut Findings) {
                         &pointer_push(&vp, "url"),
                         "url-not-archive",
                         format!(
-                            "url `{url}` names the catalog's {what}, not an archive; give the \
-                             URL of the version's archive"
+                            "url `{url}` names {what}, not an archive; give the URL of the \
+                             version's archive"
                         ),
                     );
                 } else if let Some(first) = urls.get(url) {

@@ -1318,10 +1318,21 @@ fn packed_with_a_version_at(sb: &Sandbox, url: &str) {
 /// Found by the maintainer-side hostile-input sweep: a version whose `url` named the
 /// catalog's own index (or `SHA256SUMS`) passed `validate`, `pack` and `pack --check`,
 /// which left that entry out of `SHA256SUMS` as the index's own line; only `catalog
-/// verify` failed it, on size and digest. No archive has that name: it is an error.
+/// verify` failed it, on size and digest. No archive has that name: it is an error. So is
+/// a URL with no path (`#a`, `?x`), which is the index itself, and one naming a folder
+/// (found by the hostile-network sweep: they passed, and install failed on the index's
+/// bytes or on "it is a folder", naming no field).
 #[test]
 fn an_index_naming_its_own_files_as_archives_is_refused() {
-    for url in ["hooks-index.json", "SHA256SUMS", "old/../hooks-index.json"] {
+    for url in [
+        "hooks-index.json",
+        "SHA256SUMS",
+        "old/../hooks-index.json",
+        "#a",
+        "?x",
+        "old/",
+        ".",
+    ] {
         let sb = Sandbox::new();
         packed_with_a_version_at(&sb, url);
         let pointer = "/recipes/0/versions/1/url";
@@ -1338,12 +1349,12 @@ fn an_index_naming_its_own_files_as_archives_is_refused() {
             assert_eq!(o.status.code(), Some(1), "{url} {check:?}: {err}");
             assert!(
                 err.contains(&format!(
-                    "error[url-not-archive]: url `{url}` names the catalog's {}, not an \
-                     archive; give the URL of the version's archive",
-                    if url == "SHA256SUMS" {
-                        "SHA256SUMS"
-                    } else {
-                        "index"
+                    "error[url-not-archive]: url `{url}` names {}, not an archive; give the \
+                     URL of the version's archive",
+                    match url {
+                        "SHA256SUMS" => "the catalog's SHA256SUMS",
+                        "old/" | "." => "a folder",
+                        _ => "the catalog's index",
                     }
                 )),
                 "{url}: {err}"
