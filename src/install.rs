@@ -351,6 +351,15 @@ pub fn load_index(fetcher: &Fetcher, loc: &Location) -> Result<Catalog, Error> {
 pub fn load_index_from(fetcher: &Fetcher, loc: &Location) -> Result<(Catalog, Location), Error> {
     if let Location::Path(p) = loc {
         recipes_given_as_index(p)?;
+        // Said of the index, not as "cannot open" some file.
+        if std::fs::symlink_metadata(p).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
+            return Err(Error::FlagPathMissing {
+                what: "the index",
+                path: p.clone(),
+                fix: "give a catalog folder (one `hookpack pack` wrote), its hooks-index.json, \
+                      or the https:// URL of a published one",
+            });
+        }
     }
     let (bytes, base) = fetcher.read_document(loc, crate::catalog::verify::MAX_INDEX_BYTES)?;
     let catalog = crate::catalog::parse_index(&PathBuf::from(loc.to_string()), &bytes)?;

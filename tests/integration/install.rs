@@ -4448,6 +4448,30 @@ fn a_redirect_without_a_location_is_said_to_lead_nowhere() {
     );
 }
 
+/// Found by a README walk-through: an index path that is not there said only "cannot open
+/// /nonexistent: No such file or directory", not that it is the index given; `install`,
+/// `update` and `catalog list` say so, with what to give instead (exit 1).
+#[test]
+fn an_index_path_that_is_not_there_is_named_as_the_index() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
+    ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
+    for args in [
+        &["install", "demo", "--index", "nowhere", "--profile", "prof"][..],
+        &["update", "--index", "nowhere", "--profile", "prof"],
+        &["catalog", "list", "nowhere"],
+    ] {
+        let o = sb.cmd().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("the index nowhere")
+                && err.contains("does not exist; give a catalog folder"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
 /// Found by the hostile-network sweep: `update` against an index that does not validate
 /// (an HTML login page) said only "the catalog index does not validate", where `install`
 /// prints the index's problems, each at its file with the fix.
