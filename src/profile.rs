@@ -304,7 +304,7 @@ impl Profile {
             path: path.clone(),
             why,
         };
-        if expanded_values(text).map_err(|e| invalid(e.to_string()))? > MAX_CONFIG_VALUES {
+        if expanded_values(text).map_err(|e| invalid(yaml_why(&e, text)))? > MAX_CONFIG_VALUES {
             return Err(invalid(format!(
                 "its aliases expand to more than {MAX_CONFIG_VALUES} values (each alias is a \
                  copy of its anchor's value); write the values out instead"
@@ -596,7 +596,14 @@ fn not_a_file(e: &crate::fs::FsError) -> bool {
 /// notation and past the lines that hold the key (found by review).
 fn yaml_why(e: &yaml_rust2::ScanError, text: &str) -> String {
     let Some(key) = e.info().strip_suffix(": duplicated key in mapping") else {
-        return e.to_string();
+        let at = e.marker();
+        return format!(
+            "line {}, column {}: {}; it is not YAML as written, so its settings cannot be \
+             read: fix the syntax there (hookpack reads only `extra.hooks.index_url` from it)",
+            at.line(),
+            at.col() + 1,
+            e.info()
+        );
     };
     // The loader's notation of a scalar key: `String("x")`, `Integer(1)`, `Real("1.5")`,
     // `Boolean(true)`; a key of another kind (a list, a mapping) is not named.

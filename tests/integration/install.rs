@@ -6461,6 +6461,24 @@ fn an_install_says_what_validation_warned_of_in_the_recipe() {
     );
 }
 
+/// Found by a README walk-through: a `config.yaml` that is no YAML (a flow mapping left
+/// open) was refused in the parser's words alone, "… at byte 31 line 2 column 1", with no
+/// fix, where its other errors name one.
+#[test]
+fn a_config_yaml_with_a_syntax_error_says_where_and_the_fix() {
+    let sb = Sandbox::new();
+    sb.write("prof/config.yaml", "extra:\n  hooks: {index_url: \"x\"\n");
+    let o = in_prof(&sb, &["install", "demo", "--dry-run"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("config.yaml: line 3, column 1: while parsing a flow mapping")
+            && err.contains("fix the syntax there")
+            && !err.contains("at byte"),
+        "{err}"
+    );
+}
+
 /// Found by review: a key given twice in `config.yaml` was refused in the YAML loader's
 /// words, `String("extra"): duplicated key in mapping at byte 47 line 6 column 1`, in
 /// Rust's notation, past the end of a five-line file, with no fix. It names the key and
