@@ -328,7 +328,7 @@ pub enum Error {
         why: String,
     },
     /// TypeScript failed to compile; nothing was written.
-    #[error("errors in the TypeScript or JavaScript sources (above); nothing was assembled")]
+    #[error("errors in the TypeScript or JavaScript sources (above); nothing was written")]
     TypeScript {
         /// Each error as `file:line:col: message`.
         diagnostics: Vec<crate::diagnostic::Diagnostic>,

@@ -365,9 +365,22 @@ fn test_of_a_recipe_whose_typescript_does_not_parse_says_no_case_was_run() {
         .output()
         .unwrap();
     assert!(
-        String::from_utf8_lossy(&o.stderr).contains("nothing was assembled"),
+        String::from_utf8_lossy(&o.stderr).contains("sources (above); nothing was written"),
         "{}",
         String::from_utf8_lossy(&o.stderr)
+    );
+    // pack, which assembles the sources in memory, said "nothing was assembled" too (found
+    // by a README walk-through): it too says nothing was written.
+    let o = sb
+        .cmd()
+        .args(["pack", "--recipes-dir", "r", "--out-dir", "cat"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("sources (above); nothing was written") && !err.contains("assembled"),
+        "{err}"
     );
 }
 
