@@ -61,8 +61,25 @@ fn ca_certificates(path: &Path) -> Result<Vec<reqwest::Certificate>, FetchError>
 /// What an error status says beyond its number: a redirect status reaches the caller only
 /// when it names no place to go (a `Location` is followed, or refused as such).
 fn status_note(status: u16) -> &'static str {
-    if (300..400).contains(&status) {
-        ", a redirect with no Location to follow; the server's redirect is broken"
+    match status {
+        300..=399 => ", a redirect with no Location to follow; the server's redirect is broken",
+        401 | 403 => {
+            ", which refuses a request without the right credentials: for a private catalog, \
+             give them in the URL (`https://USER:TOKEN@host/…`; hookpack hides the password \
+             in what it prints and sends it only to that host)"
+        }
+        _ => "",
+    }
+}
+
+/// What to do about a failed connection, where the cause tells: a server silent past the
+/// timeout, or a certificate this machine does not trust.
+fn network_hint(e: &reqwest::Error) -> &'static str {
+    if is_certificate_error(e) {
+        "; its TLS certificate is not one this machine trusts: give the certificate of the \
+         authority that signed it with --ca-cert FILE (PEM)"
+    } else if e.is_timeout() {
+        "; the server did not answer in time (HOOKPACK_HTTP_TIMEOUT=SECONDS waits longer)"
     } else {
         ""
     }
@@ -245,7 +262,10 @@ pub enum FetchError {
         why: &'static str,
     },
     /// The connection failed or timed out, after retries.
-    #[error("cannot fetch {url} (tried {attempts} time(s))")]
+    #[error(
+        "cannot fetch {url} (tried {attempts} time(s)){}",
+        network_hint(source)
+    )]
     Network {
         /// The URL.
         url: String,

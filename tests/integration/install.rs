@@ -6339,6 +6339,26 @@ fn a_private_index_sends_its_credentials_to_absolute_archive_urls_of_its_origin(
         !seen.to_ascii_lowercase().contains("authorization"),
         "credentials went to another host: {seen}"
     );
+    drop(seen);
+    // Without the credentials, the 401 says how to give them (found by the hostile-network
+    // sweep: it said "answered HTTP 401" alone).
+    let _ = std::fs::remove_dir_all(sb.join("prof"));
+    let o = in_prof(
+        &sb,
+        &[
+            "install",
+            "demo",
+            "--index",
+            &server.url("hooks-index.json"),
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_ne!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("answered HTTP 401, which refuses a request without the right credentials")
+            && err.contains("`https://USER:TOKEN@host/…`"),
+        "{err}"
+    );
 }
 
 /// A real `update --format json` left out the recipes whose index could not be read (gone,

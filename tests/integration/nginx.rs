@@ -437,6 +437,12 @@ fn https_without_the_ca_fails_with_exit_3_and_changes_nothing() {
             err.to_lowercase().contains("certificate"),
             "{what}: stderr does not name the certificate problem:\n{err}"
         );
+        // And the fix (found by the hostile-network sweep: it gave the TLS library's
+        // "UnknownIssuer" alone).
+        assert!(
+            err.contains("--ca-cert FILE"),
+            "{what}: no fix named:\n{err}"
+        );
     };
 
     // A fresh install: nothing of demo appears, the user's file is as it was.
