@@ -1676,7 +1676,8 @@ pub struct Change {
     pub id: Option<String>,
     /// Event.
     pub event: String,
-    /// The hash recorded or removed.
+    /// The hash recorded (`trust`) or forgotten (`revoke`: the one the trust file held,
+    /// not the handler's now); for a handler left as it was, its hash now.
     pub hash: Sha256,
     /// `trusted`, `revoked`, `unchanged`, or why it was refused.
     pub result: String,
@@ -1784,10 +1785,13 @@ pub fn apply(
             result: String::new(),
         };
         if revoke {
-            c.result = if file.handlers.remove(&h.key).is_some() {
-                "revoked".into()
-            } else {
-                "not trusted".into()
+            // The hash it forgets, which the script's since an edit is not.
+            c.result = match file.handlers.remove(&h.key) {
+                Some(forgotten) => {
+                    c.hash = forgotten.hash;
+                    "revoked".into()
+                }
+                None => "not trusted".into(),
             };
         } else {
             // Handlers without an `id` are keyed by their command: two that run one command

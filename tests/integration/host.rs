@@ -6020,3 +6020,49 @@ fn doctor_keeps_the_trust_of_a_hooks_json_that_is_a_link_to_nothing() {
     std::fs::rename(sb.join("elsewhere.json"), sb.join("prof/hooks.json")).unwrap();
     assert_eq!(list_json(&sb)["handlers"][0]["status"], "trusted");
 }
+
+/// `revoke` printed the hash of the script as it is now, not the one trusted, which is
+/// what it forgets: after an edit, the line named a hash the trust file never held.
+#[test]
+fn revoke_prints_the_hash_it_forgets() {
+    let sb = Sandbox::new();
+    let script = sb.write("ws/x.sh", "true\n");
+    profile_with(
+        &sb,
+        json!({"Stop": [{"id": "x", "type": "command", "command": "sh x.sh"}]}),
+    );
+    in_prof(&sb, &["trust", "x"]);
+    let trust = read_json(&sb.join("finclaw-home/hooks-trust.json"));
+    let (_, entry) = trust["handlers"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .next()
+        .unwrap();
+    let trusted = entry["hash"].as_str().unwrap().to_string();
+    std::fs::write(&script, "false\n").unwrap();
+    let now = list_json(&sb)["handlers"][0]["hash"].clone();
+    assert_ne!(now, trusted.as_str(), "the edit changed nothing");
+    let o = in_prof_output(&sb, &["revoke", "x", "--format", "json"]);
+    ok(&o);
+    let changes: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(changes[0]["result"], "revoked", "{changes:#}");
+    assert_eq!(changes[0]["hash"], trusted.as_str(), "{changes:#}");
+    in_prof(&sb, &["trust", "x"]);
+    std::fs::write(&script, "exit 3\n").unwrap();
+    let trust = read_json(&sb.join("finclaw-home/hooks-trust.json"));
+    let (_, entry) = trust["handlers"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .next()
+        .unwrap();
+    let trusted = entry["hash"].as_str().unwrap().to_string();
+    let o = in_prof_output(&sb, &["revoke", "x"]);
+    ok(&o);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.starts_with("revoked") && text.contains(&trusted),
+        "{text}"
+    );
+}
