@@ -2663,16 +2663,14 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
                 printer.data_as_written(&printable(&format!("  additionalContext: {c}")))?;
             }
             for t in &d.handlers {
+                let ended = match (t.exit, &t.signal) {
+                    (Some(code), _) => format!("exit {code}"),
+                    (None, Some(signal)) => format!("killed by {signal}"),
+                    (None, None) => "killed".into(),
+                };
                 let timing =
-                    t.ms.map(|m| {
-                        format!(
-                            " exit {} in {m} ms",
-                            t.exit
-                                .map(|c| c.to_string())
-                                .unwrap_or_else(|| "killed".into())
-                        )
-                    })
-                    .unwrap_or_default();
+                    t.ms.map(|m| format!(" {ended} in {m} ms"))
+                        .unwrap_or_default();
                 let decision = t
                     .decision
                     .as_ref()

@@ -46,6 +46,16 @@ pub fn signal_name(sig: i32) -> &'static str {
     }
 }
 
+/// How a signal that ended a handler is shown (`SIGSEGV`; `signal 34` for one without a
+/// name, such as a real-time signal).
+pub fn signal_shown(sig: i32) -> String {
+    #[cfg(unix)]
+    if let Some(name) = interrupt::known_name(sig) {
+        return name.to_string();
+    }
+    format!("signal {sig}")
+}
+
 /// The error to stop with when a signal interrupted the command (its running handlers are
 /// killed already).
 pub fn check_interrupted() -> Result<(), crate::error::Error> {
@@ -136,6 +146,9 @@ pub fn is_secret_name(name: &str) -> bool {
 pub struct RawOutput {
     /// Exit code; `None` when killed by a signal (including the timeout).
     pub exit: Option<i32>,
+    /// The signal that ended it, if one did (`SIGKILL` at the timeout: hookpack's).
+    #[serde(skip)]
+    pub signal: Option<i32>,
     /// True when the timeout fired: the handler was killed (`exit` is `None`), or it exited
     /// in time (`exit` is its code) but a process outside its process group
     /// still held its stdin, stdout or stderr open at the deadline.
@@ -420,6 +433,10 @@ pub fn spawn(s: &Spawn) -> std::io::Result<RawOutput> {
     };
     Ok(RawOutput {
         exit: status.and_then(|s| s.code()).filter(|_| !timed_out),
+        #[cfg(unix)]
+        signal: status.and_then(|s| std::os::unix::process::ExitStatusExt::signal(&s)),
+        #[cfg(not(unix))]
+        signal: None,
         timed_out: timed_out || held_open,
         left_running,
         tree_unseen,
@@ -688,7 +705,12 @@ pub fn interpret(event: Event, out: &RawOutput, deny_on_failure: bool) -> Decisi
                 }
             ))
         }
-        None => return fail("killed by a signal".into()),
+        None => {
+            return fail(match out.signal {
+                Some(sig) => format!("killed by {}", signal_shown(sig)),
+                None => "killed by a signal".into(),
+            })
+        }
     }
     if out.stdout.len() > OUTPUT_CAP {
         // Its end, where the answer usually is, was never read.
@@ -859,13 +881,20 @@ fn first_line(s: &str) -> &str {
 }
 
 /// The combined outcome of several handlers, in order: the strongest verdict wins (a deny
-/// over everything), and the last non-blocking rewrite wins.
+/// over everything; of equals, the first), and the last non-blocking rewrite wins. The
+/// failure is that of the handler whose verdict won when it failed (its reason then says
+/// `handler failed: …` of that same failure), else the first handler's that failed.
 pub fn combine<'a>(decisions: impl IntoIterator<Item = &'a Decision>) -> Decision {
     let mut out = Decision::default();
     for d in decisions {
         if d.verdict > out.verdict {
             out.verdict = d.verdict;
             out.reason = d.reason.clone();
+            // A handler that decided by failing (a deny under `failurePolicy: deny`): its
+            // failure is the outcome's, so that the two name one handler.
+            if d.failure.is_some() {
+                out.failure = d.failure.clone();
+            }
         }
         // A blocking answer's rewrites are not rewrites (seeds/004: the last non-blocking
         // value wins).
@@ -906,6 +935,7 @@ mod tests {
     fn raw(exit: Option<i32>, stdout: &str, stderr: &str) -> RawOutput {
         RawOutput {
             exit,
+            signal: None,
             timed_out: false,
             left_running: false,
             tree_unseen: false,
@@ -1098,6 +1128,9 @@ pub struct Trace {
     pub state: String,
     /// Exit code, when it ran to completion.
     pub exit: Option<i32>,
+    /// The signal that ended it (`SIGSEGV`, `SIGKILL`, …), when one did: then `exit` is
+    /// `None`. A handler killed at its timeout shows `SIGKILL`, sent by hookpack.
+    pub signal: Option<String>,
     /// Milliseconds.
     pub ms: Option<u128>,
     /// Its decision.
@@ -1174,6 +1207,7 @@ pub fn dispatch(
             command: h.command.clone(),
             state: String::new(),
             exit: None,
+            signal: None,
             ms: None,
             decision: None,
             stderr: String::new(),
@@ -1242,6 +1276,7 @@ pub fn dispatch(
             };
             if let Some(out) = out {
                 trace.exit = out.exit;
+                trace.signal = out.signal.map(signal_shown);
                 trace.ms = Some(out.duration.as_millis());
                 trace.stderr = String::from_utf8_lossy(&out.stderr)
                     .chars()

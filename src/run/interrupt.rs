@@ -116,12 +116,48 @@ pub fn reraise() {
 
 /// The signal's name, for messages.
 pub fn name(sig: i32) -> &'static str {
-    match sig {
-        libc::SIGINT => "SIGINT",
-        libc::SIGTERM => "SIGTERM",
+    known_name(sig).unwrap_or("a signal")
+}
+
+/// The name of a signal POSIX (or Linux) names: those that end a process by default, and
+/// the others, since a handler may be sent any.
+pub fn known_name(sig: i32) -> Option<&'static str> {
+    Some(match sig {
         libc::SIGHUP => "SIGHUP",
-        _ => "a signal",
-    }
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGUSR1 => "SIGUSR1",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGUSR2 => "SIGUSR2",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGCHLD => "SIGCHLD",
+        libc::SIGCONT => "SIGCONT",
+        libc::SIGSTOP => "SIGSTOP",
+        libc::SIGTSTP => "SIGTSTP",
+        libc::SIGTTIN => "SIGTTIN",
+        libc::SIGTTOU => "SIGTTOU",
+        libc::SIGURG => "SIGURG",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGXFSZ => "SIGXFSZ",
+        libc::SIGVTALRM => "SIGVTALRM",
+        libc::SIGPROF => "SIGPROF",
+        libc::SIGWINCH => "SIGWINCH",
+        libc::SIGIO => "SIGIO",
+        libc::SIGSYS => "SIGSYS",
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        libc::SIGSTKFLT => "SIGSTKFLT",
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        libc::SIGPWR => "SIGPWR",
+        _ => return None,
+    })
 }
 
 fn install_handlers() {

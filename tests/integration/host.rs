@@ -6066,3 +6066,62 @@ fn revoke_prints_the_hash_it_forgets() {
         "{text}"
     );
 }
+
+/// A handler killed by a signal showed `exit killed … failure: killed by a signal`, and
+/// JSON `"exit": null` with nothing naming the signal. The signal is named in both.
+#[cfg(unix)]
+#[test]
+fn a_handler_killed_by_a_signal_names_it() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({"Stop": [
+            {"id": "segv", "type": "command", "command": "ulimit -c 0; kill -SEGV $$"},
+            {"id": "ok", "type": "command", "command": "exit 0"}
+        ]}),
+    );
+    let d = run(&sb, "Stop", json!({}), &["--include-untrusted"]);
+    let h = &d["handlers"][0];
+    assert_eq!(h["exit"], Value::Null, "{d:#}");
+    assert_eq!(h["signal"], "SIGSEGV", "{d:#}");
+    assert_eq!(h["decision"]["failure"], "killed by SIGSEGV", "{d:#}");
+    assert_eq!(d["handlers"][1]["signal"], Value::Null, "{d:#}");
+    assert_eq!(d["handlers"][1]["exit"], 0, "{d:#}");
+    let o = run_output(&sb, "Stop", &["--include-untrusted"]);
+    ok(&o);
+    let text = String::from_utf8_lossy(&o.stdout);
+    let line = text.lines().find(|l| l.contains(" segv ")).unwrap();
+    assert!(
+        line.contains("killed by SIGSEGV in ") && line.contains("failure: killed by SIGSEGV"),
+        "{text}"
+    );
+}
+
+/// The outcome's `failure` was the first handler's that failed while its `reason` came
+/// from the handler whose verdict won: a gate failing under `failurePolicy: deny` after
+/// another failure showed the reason of one and the failure of the other. The failure is
+/// now that of the handler whose verdict decided the outcome, when it failed.
+#[test]
+fn the_outcome_s_failure_and_reason_name_the_same_handler() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [
+            {"id": "first", "type": "command", "command": "exit 1"},
+            {"id": "gate", "type": "command", "command": "exit 3", "failurePolicy": "deny"},
+            {"id": "last", "type": "command", "command": "exit 4"}
+        ]}),
+    );
+    let d = run(
+        &sb,
+        "PreToolUse",
+        json!({"tool_name": "exec"}),
+        &["--include-untrusted"],
+    );
+    let o = &d["outcome"];
+    assert_eq!(o["verdict"], "deny", "{d:#}");
+    assert_eq!(o["reason"], "handler failed: exit 3", "{d:#}");
+    assert_eq!(o["failure"], "exit 3", "{d:#}");
+}
