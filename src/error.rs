@@ -353,6 +353,19 @@ pub enum Error {
         /// The failed fetch.
         source: crate::fetch::FetchError,
     },
+    /// A handler's script is larger than hookpack hashes: it is never read.
+    #[error(
+        "its script {} is {size} bytes, over the {limit} bytes (16 MiB) hookpack hashes for          trust, so it is not read",
+        path.display()
+    )]
+    ScriptTooLarge {
+        /// The script.
+        path: PathBuf,
+        /// Its size.
+        size: u64,
+        /// The most hashed.
+        limit: u64,
+    },
     /// `config.yaml` could not be read.
     #[error("{path}: {why}")]
     ConfigInvalid {
@@ -779,6 +792,7 @@ impl Error {
             Error::TypeScript { .. } | Error::TypeScriptUntested { .. } => "typescript",
             Error::Fetch(_) | Error::ArchiveNotInCatalog { .. } => "fetch",
             Error::ConfigInvalid { .. } => "config-invalid",
+            Error::ScriptTooLarge { .. } => "script-too-large",
             Error::ProfileNameInvalid { .. } => "profile-name-invalid",
             Error::HomeUnknown { .. } => "home-unknown",
             Error::LockTimeout { .. } => "lock-timeout",
@@ -855,6 +869,7 @@ impl Error {
                 ExitCode::Environment
             }
             Error::ConfigInvalid { .. }
+            | Error::ScriptTooLarge { .. }
             | Error::ProfileNameInvalid { .. }
             | Error::HomeUnknown { .. } => ExitCode::Invalid,
             Error::RemoveTrustUnreadable { source, .. }

@@ -217,10 +217,18 @@ fn handlers_in(
                     // be hashed, so hosts never run it: that handler's problem, not one
                     // that hides every other handler.
                     Err(e) => {
-                        mine.push(format!(
-                            "{e}, so its trust hash cannot be taken and hosts never run it; \
-                             make the script readable"
-                        ));
+                        mine.push(match e {
+                            // Never read, so never trusted: a hook script is a few KiB.
+                            Error::ScriptTooLarge { .. } => format!(
+                                "{e}, and hookpack never trusts or runs it; check that the \
+                                 command names the script meant (not a data file, nor one \
+                                 that grows), or make the script smaller"
+                            ),
+                            _ => format!(
+                                "{e}, so its trust hash cannot be taken and hosts never run \
+                                 it; make the script readable"
+                            ),
+                        });
                         let cmd = h.get("command").and_then(Value::as_str).unwrap_or_default();
                         (
                             crate::sha256::Sha256::of(

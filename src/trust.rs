@@ -29,7 +29,9 @@ use std::path::{Path, PathBuf};
 /// The trust file schema string.
 pub const SCHEMA: &str = "hookpack.trust.v1";
 
-/// The largest trust file hookpack reads, and so the largest it writes.
+/// The largest trust file hookpack reads, and so the largest it writes; also the largest
+/// handler script it hashes (a bigger one, say a sparse file of 20 GB, would hold up every
+/// `list`, `run` and `doctor` while it is read, and is never trusted).
 pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// What the hash covers, read from a handler as written.
@@ -738,7 +740,8 @@ pub fn canonical(subject: &Subject, script: Option<&Sha256>) -> String {
     serde_json::to_string(&m).unwrap_or_default()
 }
 
-/// The trust hash of a handler, reading its script from disk.
+/// The trust hash of a handler, reading its script from disk. A script over
+/// [`MAX_FILE_BYTES`] is not read: [`Error::ScriptTooLarge`].
 pub fn hash(subject: &Subject, env: &Env) -> Result<(Sha256, Script), Error> {
     let cmd = subject
         .handler
@@ -747,19 +750,37 @@ pub fn hash(subject: &Subject, env: &Env) -> Result<(Sha256, Script), Error> {
         .unwrap_or_default();
     let script = resolve_script(cmd, env);
     let digest = match &script {
-        Script::File(p) => Some(
-            Sha256::of_reader(
-                std::fs::File::open(p).map_err(|e| crate::fs::FsError::new("open", p, e))?,
-            )
-            .map_err(|e| crate::fs::FsError::new("read", p, e))?
-            .0,
-        ),
+        Script::File(p) => Some(script_digest(p)?),
         _ => None,
     };
     Ok((
         Sha256::of(canonical(subject, digest.as_ref()).as_bytes()),
         script,
     ))
+}
+
+/// The SHA-256 of the script at `path`, refused unread when it is over [`MAX_FILE_BYTES`]
+/// (by its size as opened, and as read: it may grow in between).
+fn script_digest(path: &Path) -> Result<Sha256, Error> {
+    use std::io::Read as _;
+    let too_large = |size| Error::ScriptTooLarge {
+        path: path.to_path_buf(),
+        size,
+        limit: MAX_FILE_BYTES,
+    };
+    let file = std::fs::File::open(path).map_err(|e| crate::fs::FsError::new("open", path, e))?;
+    let size = (file.metadata())
+        .map_err(|e| crate::fs::FsError::new("inspect", path, e))?
+        .len();
+    if size > MAX_FILE_BYTES {
+        return Err(too_large(size));
+    }
+    let (digest, read) = Sha256::of_reader(file.take(MAX_FILE_BYTES + 1))
+        .map_err(|e| crate::fs::FsError::new("read", path, e))?;
+    if read > MAX_FILE_BYTES {
+        return Err(too_large(read));
+    }
+    Ok(digest)
 }
 
 /// The key of a handler in the trust file: source file, event and handler id (or, for a

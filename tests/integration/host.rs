@@ -6125,3 +6125,51 @@ fn the_outcome_s_failure_and_reason_name_the_same_handler() {
     assert_eq!(o["reason"], "handler failed: exit 3", "{d:#}");
     assert_eq!(o["failure"], "exit 3", "{d:#}");
 }
+
+/// A handler's script was hashed whatever its size: a sparse file of 20 GB made every
+/// `list`, `run` and `doctor` read it all (53 s). One over 16 MiB is that handler's
+/// problem, never read: not trusted, not run, reported, with its size and the limit.
+#[test]
+fn a_script_over_16_mib_is_never_hashed() {
+    let sb = Sandbox::new();
+    sb.write("ws/ok.sh", "true\n");
+    let big = std::fs::File::create(sb.join("ws/big.sh")).unwrap();
+    big.set_len(16 * 1024 * 1024 + 1).unwrap();
+    profile_with(
+        &sb,
+        json!({"Stop": [
+            {"id": "big", "type": "command", "command": "sh big.sh"},
+            {"id": "ok", "type": "command", "command": "sh ok.sh"}
+        ]}),
+    );
+    let list = list_json(&sb);
+    let h = &list["handlers"][0];
+    assert_eq!(h["status"], "invalid", "{list:#}");
+    let why = h["problems"][0].as_str().unwrap();
+    assert!(
+        why.contains("big.sh") && why.contains("16777217 bytes") && why.contains("16777216"),
+        "{why}"
+    );
+    let o = in_prof_output(&sb, &["trust", "--all"]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("refused    Stop big") && out.contains("16777216"),
+        "{out}"
+    );
+    assert!(out.contains("trusted    Stop ok"), "{out}");
+    let d = run(&sb, "Stop", json!({}), &[]);
+    let state = d["handlers"][0]["state"].as_str().unwrap();
+    assert!(
+        state.starts_with("skipped: invalid") && state.contains("16777216"),
+        "{d:#}"
+    );
+    assert_eq!(d["handlers"][1]["state"], "ran", "{d:#}");
+    let doctor = in_prof_output(&sb, &["doctor"]);
+    assert_eq!(doctor.status.code(), Some(1), "{doctor:?}");
+    let text = String::from_utf8_lossy(&doctor.stdout);
+    assert!(
+        text.contains("handler-invalid") && text.contains("16777216"),
+        "{text}"
+    );
+}
