@@ -2459,6 +2459,14 @@ fn run_trust(a: TrustArgs, revoke: bool, printer: &Printer) -> Result<ExitCode, 
                     c.hash,
                     c.key
                 )))?;
+                if let Some(w) = &c.warning {
+                    printer.message(&printable(&format!(
+                        "warning: {} {}: {}",
+                        c.event,
+                        c.id.as_deref().unwrap_or(&c.key),
+                        printer.advice(w)
+                    )));
+                }
             }
         }
     }

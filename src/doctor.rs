@@ -490,8 +490,35 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
                     );
                 }
             }
+            Status::ScriptWritableByOthers => {
+                if let crate::trust::Script::File(p) = &h.script {
+                    if let Some(why) = crate::trust::script_exposure(p).refusal(p) {
+                        problem(
+                            &mut out,
+                            &h.file,
+                            &h.pointer,
+                            "script-writable-by-others",
+                            format!(
+                                "{why}; until then trust refuses it and run skips \
+                                 it, trusted or not"
+                            ),
+                        );
+                    }
+                }
+            }
             _ => {
                 if let crate::trust::Script::File(p) = &h.script {
+                    if let Some(why) = crate::trust::script_exposure(p).group_warning(p) {
+                        out.push(Diagnostic {
+                            pointer: h.pointer.clone(),
+                            ..Diagnostic::file_level(
+                                &h.file,
+                                Severity::Warning,
+                                "script-writable-by-group",
+                                why,
+                            )
+                        });
+                    }
                     if runs_directly(&h.command) && !crate::fs::executable(p) {
                         problem(
                             &mut out,

@@ -1351,6 +1351,15 @@ fn not_trusted_now(
              write the script path out, or pass --include-untrusted)",
             status.word()
         ),
+        // `hookpack trust` refuses it too; once put right it runs again, trusted as before
+        // if its bytes are those trusted.
+        (Status::ScriptWritableByOthers, crate::trust::Script::File(p), _) => format!(
+            "{} ({}; a trusted handler runs again once that is done, its bytes unchanged)",
+            status.word(),
+            crate::trust::script_exposure(p)
+                .refusal(p)
+                .unwrap_or_else(|| "another user can change its script".into())
+        ),
         (_, _, Some(recipe)) => format!(
             "{} (a change of its recipe `{recipe}` was interrupted: run `hookpack doctor \
              --fix` first, then trust it with `{}`, or pass --include-untrusted)",

@@ -1122,6 +1122,163 @@ fn refuse_if_others_can_change(path: &Path, file: Option<&std::fs::Metadata>) ->
     })
 }
 
+/// Who besides this user can change a handler's script: each finding with its fix.
+///
+/// The hash is taken just before a handler starts, but its shell opens the script later,
+/// as a host's does; whoever can write the file (or put another in its place) in that
+/// window has their code run as this user. That is refused for another user (`others`);
+/// the file's group is only warned of (`group`), since with a user-private group (umask
+/// 002 setups) the group is this user alone.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Exposure {
+    /// What lets another user change it: writable by others, owned by another user (not
+    /// root), in a folder others can write to without the sticky bit or owned by another
+    /// user. Each with its fix.
+    pub others: Vec<(String, String)>,
+    /// What lets the members of its group change it: writable by the group, in a folder
+    /// the group can write to without the sticky bit. Each with its fix.
+    pub group: Vec<(String, String)>,
+}
+
+/// Why another user running the handler's script would be a problem, said once for all.
+const EXPOSED_WHY: &str =
+    "another user can change it, and a handler runs whatever the file holds when it starts";
+
+impl Exposure {
+    /// Why `trust` refuses the script at `path`, and the fix; `None` when no other user
+    /// can change it.
+    pub fn refusal(&self, path: &Path) -> Option<String> {
+        Self::said(&self.others, path, EXPOSED_WHY, "")
+    }
+
+    /// The warning for a script at `path` its group can change; `None` when it cannot.
+    pub fn group_warning(&self, path: &Path) -> Option<String> {
+        Self::said(
+            &self.group,
+            path,
+            "a member of its group other than you could change it, and a handler runs \
+             whatever the file holds when it starts",
+            " (no need when the group is yours alone, as with umask 002 and a group per user)",
+        )
+    }
+
+    fn said(found: &[(String, String)], path: &Path, why: &str, after: &str) -> Option<String> {
+        if found.is_empty() {
+            return None;
+        }
+        let (what, fixes): (Vec<&str>, Vec<&str>) =
+            found.iter().map(|(w, f)| (w.as_str(), f.as_str())).unzip();
+        Some(format!(
+            "its script {} {}: {why}; {}{after}",
+            path.display(),
+            what.join(", and "),
+            fixes.join(", and ")
+        ))
+    }
+}
+
+/// Who besides this user can change the script at `path` (see [`Exposure`]): the file the
+/// shell opens (links followed), the folder holding the name the command gives, and, for a
+/// link, the folder holding the file it leads to. Folders above those are not looked at.
+/// Nothing is found on systems other than Unix, or for a path that cannot be inspected
+/// (hashing it then says why).
+pub fn script_exposure(path: &Path) -> Exposure {
+    #[cfg(unix)]
+    {
+        exposure_on_unix(path)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        Exposure::default()
+    }
+}
+
+#[cfg(unix)]
+fn exposure_on_unix(path: &Path) -> Exposure {
+    use std::os::unix::fs::MetadataExt as _;
+    let mut e = Exposure::default();
+    let Ok(file) = std::fs::metadata(path) else {
+        return e;
+    };
+    let quoted = |p: &Path| crate::advice::quote_on_one_line(&p.display().to_string());
+    // SAFETY: geteuid(2) cannot fail and touches no memory.
+    let me = unsafe { libc::geteuid() };
+    let mode = |m: &std::fs::Metadata| m.mode() & 0o7777;
+    // Root can change any file anyway.
+    if file.uid() != me && file.uid() != 0 {
+        e.others.push((
+            format!(
+                "is owned by user {}, not by you (user {me}) or root",
+                file.uid()
+            ),
+            format!(
+                "make it yours (copy it to a file of your own and name that in the command, \
+                 or `chown {me} {}` as root)",
+                quoted(path)
+            ),
+        ));
+    }
+    if file.mode() & 0o002 != 0 {
+        e.others.push((
+            format!("is writable by others (mode {:04o})", mode(&file)),
+            format!("`chmod go-w {}`", quoted(path)),
+        ));
+    } else if file.mode() & 0o020 != 0 {
+        e.group.push((
+            format!("is writable by its group (mode {:04o})", mode(&file)),
+            format!("`chmod g-w {}`", quoted(path)),
+        ));
+    }
+    let mut folders: Vec<(PathBuf, std::fs::Metadata)> = Vec::new();
+    let named = path.parent().filter(|d| !d.as_os_str().is_empty());
+    let real = std::fs::canonicalize(path).ok();
+    let real = real.as_deref().and_then(Path::parent);
+    for dir in [named, real].into_iter().flatten() {
+        let Ok(m) = std::fs::metadata(dir) else {
+            continue;
+        };
+        if !(folders.iter()).any(|(_, seen)| seen.dev() == m.dev() && seen.ino() == m.ino()) {
+            folders.push((dir.to_path_buf(), m));
+        }
+    }
+    for (dir, m) in folders {
+        // With the sticky bit only a file's owner may rename or delete it (`/tmp`).
+        let sticky = m.mode() & 0o1000 != 0;
+        if m.uid() != me && m.uid() != 0 {
+            e.others.push((
+                format!(
+                    "is in {}, a folder owned by user {}, who can put a file of theirs in its \
+                     place",
+                    dir.display(),
+                    m.uid()
+                ),
+                "move it to a folder of your own and name that in the command".into(),
+            ));
+        } else if m.mode() & 0o002 != 0 && !sticky {
+            e.others.push((
+                format!(
+                    "is in {}, a folder others can write to (mode {:04o}) without the sticky \
+                     bit, so anyone can put a file of theirs in its place",
+                    dir.display(),
+                    mode(&m)
+                ),
+                format!("`chmod o-w {}`", quoted(&dir)),
+            ));
+        } else if m.mode() & 0o020 != 0 && !sticky {
+            e.group.push((
+                format!(
+                    "is in {}, a folder its group can write to (mode {:04o})",
+                    dir.display(),
+                    mode(&m)
+                ),
+                format!("`chmod g-w {}`", quoted(&dir)),
+            ));
+        }
+    }
+    e
+}
+
 /// A handler's trust status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -1136,6 +1293,10 @@ pub enum Status {
     ScriptMissing,
     /// The script's path holds a shell expansion, so the file it runs cannot be known.
     ScriptUnknown,
+    /// Another user can change the script (see [`script_exposure`]): never trusted, and a
+    /// trusted one is not run while it stays so.
+    #[serde(rename = "script-writable-by-others")]
+    ScriptWritableByOthers,
     /// A host would skip it (invalid fields, a matcher that does not compile).
     Invalid,
 }
@@ -1149,6 +1310,7 @@ impl Status {
             Status::Modified => "modified",
             Status::ScriptMissing => "script missing",
             Status::ScriptUnknown => "script unknown",
+            Status::ScriptWritableByOthers => "script writable by others",
             Status::Invalid => "invalid",
         }
     }
@@ -1328,7 +1490,8 @@ pub fn unresolved_script(script: &Script, cmd: &str, env: &Env) -> String {
     format!("refused: {why}; {fix}")
 }
 
-/// The status of a handler given the trust file.
+/// The status of a handler given the trust file (and, for a script file, who can change
+/// it, read from the disk).
 pub fn status(trust: &TrustFile, key: &str, hash: &Sha256, script: &Script, valid: bool) -> Status {
     if !valid {
         return Status::Invalid;
@@ -1336,6 +1499,9 @@ pub fn status(trust: &TrustFile, key: &str, hash: &Sha256, script: &Script, vali
     match script {
         Script::Missing(_) => return Status::ScriptMissing,
         Script::Unresolved(_) => return Status::ScriptUnknown,
+        Script::File(p) if !script_exposure(p).others.is_empty() => {
+            return Status::ScriptWritableByOthers
+        }
         Script::File(_) | Script::None => {}
     }
     match trust.handlers.get(key) {
@@ -1702,6 +1868,9 @@ pub struct Change {
     pub hash: Sha256,
     /// `trusted`, `revoked`, `unchanged`, or why it was refused.
     pub result: String,
+    /// What to look at in a handler trusted all the same: a script its group can change.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
 }
 
 fn selected(h: &crate::list::Listed, sel: &Selection) -> bool {
@@ -1804,6 +1973,7 @@ pub fn apply(
             event: h.event.clone(),
             hash: h.hash,
             result: String::new(),
+            warning: None,
         };
         if revoke {
             // The hash it forgets, which the script's since an edit is not.
@@ -1845,6 +2015,13 @@ pub fn apply(
                 (Status::Invalid, _) => format!("refused: invalid ({})", h.problems.join("; ")),
                 (Status::ScriptMissing, _) => "refused: its script is missing".into(),
                 (Status::ScriptUnknown, _) => unresolved_script(&h.script, &h.command, &env),
+                (Status::ScriptWritableByOthers, _) => match &h.script {
+                    Script::File(p) => {
+                        let why = script_exposure(p).refusal(p);
+                        format!("refused: {}", why.unwrap_or_else(|| EXPOSED_WHY.into()))
+                    }
+                    _ => format!("refused: {EXPOSED_WHY}"),
+                },
                 (Status::Trusted, _) => "unchanged".into(),
                 (_, Some(o)) => format!(
                     "refused: its trust key is also that of the handler at {} (one event, one \
@@ -1862,6 +2039,9 @@ pub fn apply(
                             extra: Map::new(),
                         },
                     );
+                    if let Script::File(p) = &h.script {
+                        c.warning = script_exposure(p).group_warning(p);
+                    }
                     "trusted".into()
                 }
             };

@@ -6021,6 +6021,180 @@ fn doctor_keeps_the_trust_of_a_hooks_json_that_is_a_link_to_nothing() {
     assert_eq!(list_json(&sb)["handlers"][0]["status"], "trusted");
 }
 
+/// Sets the mode of `path` (a file or folder).
+#[cfg(unix)]
+fn chmod(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// A handler's script another user can change (0666, or in a folder of mode 0777) was
+/// trusted without a word, and `doctor` said nothing: `run` hashes the script just before
+/// it starts, but the shell opens it later, so whoever can write it can have their own
+/// code run in that window. `trust` refuses it, naming why and the fix, and `doctor`
+/// reports it; a script only its group can write (umask 002 with a group of one's own) is
+/// trusted, with a warning, and a folder others can write to with the sticky bit (`/tmp`)
+/// is no obstacle.
+#[cfg(unix)]
+#[test]
+fn a_script_others_can_change_is_never_trusted() {
+    const WHY: &str =
+        "another user can change it, and a handler runs whatever the file holds when it starts";
+    let sb = Sandbox::new();
+    sb.write("ws/open/x.sh", "true\n");
+    sb.write("ws/shared/y.sh", "true\n");
+    sb.write("ws/sticky/z.sh", "true\n");
+    sb.write("ws/group/g.sh", "true\n");
+    chmod(&sb.join("ws/open/x.sh"), 0o666);
+    chmod(&sb.join("ws/shared"), 0o777);
+    chmod(&sb.join("ws/sticky"), 0o1777);
+    chmod(&sb.join("ws/group/g.sh"), 0o664);
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [
+            {"id": "open", "type": "command", "command": "sh open/x.sh"},
+            {"id": "shared", "type": "command", "command": "sh shared/y.sh"},
+            {"id": "sticky", "type": "command", "command": "sh sticky/z.sh"},
+            {"id": "group", "type": "command", "command": "sh group/g.sh"}
+        ]}),
+    );
+    let o = in_prof_output(&sb, &["trust", "--all"]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    let line = |id: &str| {
+        out.lines()
+            .find(|l| l.contains(&format!("PreToolUse {id} ")))
+            .unwrap_or_else(|| panic!("no line for {id}: {out}"))
+            .to_string()
+    };
+    let open = line("open");
+    assert!(open.starts_with("refused"), "{open}");
+    assert!(open.contains("open/x.sh") && open.contains(WHY), "{open}");
+    assert!(open.contains("chmod go-w"), "{open}");
+    let shared = line("shared");
+    assert!(shared.starts_with("refused"), "{shared}");
+    assert!(shared.contains(WHY), "{shared}");
+    assert!(
+        shared.contains("chmod o-w") && shared.contains("ws/shared"),
+        "{shared}"
+    );
+    assert!(line("sticky").starts_with("trusted"), "{out}");
+    assert!(line("group").starts_with("trusted"), "{out}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("warning") && err.contains("group/g.sh") && err.contains("chmod g-w"),
+        "{err}"
+    );
+    let statuses: Vec<(String, String)> = (list_json(&sb)["handlers"].as_array().unwrap())
+        .iter()
+        .map(|h| {
+            (
+                h["id"].as_str().unwrap().into(),
+                h["status"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("open", "script-writable-by-others"),
+        ("shared", "script-writable-by-others"),
+        ("sticky", "trusted"),
+        ("group", "trusted"),
+    ];
+    assert_eq!(
+        statuses,
+        expected.map(|(i, s)| (i.to_string(), s.to_string())),
+    );
+    let d = in_prof_output(&sb, &["doctor", "--format", "json"]);
+    assert_eq!(d.status.code(), Some(1), "{d:?}");
+    let report: Value = serde_json::from_slice(&d.stdout).unwrap();
+    let found = |code: &str| -> Vec<String> {
+        (report["problems"].as_array().unwrap().iter())
+            .filter(|p| p["code"] == code)
+            .map(|p| p["message"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let others = found("script-writable-by-others");
+    assert_eq!(others.len(), 2, "{report:#}");
+    assert!(
+        others[0].contains("chmod go-w") && others[0].contains(WHY),
+        "{others:?}"
+    );
+    assert!(others[1].contains("chmod o-w"), "{others:?}");
+    let group = found("script-writable-by-group");
+    assert_eq!(group.len(), 1, "{report:#}");
+    assert!(group[0].contains("chmod g-w"), "{group:?}");
+    assert!(
+        (report["problems"].as_array().unwrap().iter())
+            .any(|p| p["code"] == "script-writable-by-group" && p["severity"] == "warning"),
+        "{report:#}"
+    );
+}
+
+/// A script owned by another user (neither this one nor root) is theirs to change, whatever
+/// its mode: refused. Needs root to give the file away.
+#[cfg(unix)]
+#[test]
+fn a_script_owned_by_another_user_is_never_trusted() {
+    let sb = Sandbox::new();
+    let script = sb.write("ws/x.sh", "true\n");
+    if std::os::unix::fs::chown(&script, Some(65534), Some(65534)).is_err() {
+        eprintln!("skipped: only root can give a file to another user");
+        return;
+    }
+    profile_with(
+        &sb,
+        json!({"Stop": [{"id": "x", "type": "command", "command": "sh x.sh"}]}),
+    );
+    let o = in_prof_output(&sb, &["trust", "x"]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.starts_with("refused") && out.contains("owned by user 65534") && out.contains("x.sh"),
+        "{out}"
+    );
+    let d = in_prof_output(&sb, &["doctor"]);
+    assert_eq!(d.status.code(), Some(1), "{d:?}");
+    assert!(
+        String::from_utf8_lossy(&d.stdout).contains("script-writable-by-others"),
+        "{d:?}"
+    );
+}
+
+/// A trusted script made world-writable afterwards still ran: its bytes had not changed,
+/// so its hash matched. `run` skips it as it skips one not trusted, saying why, and once
+/// the mode is put right it runs again, no new trust needed (the hash still covers its
+/// bytes).
+#[cfg(unix)]
+#[test]
+fn a_script_made_writable_by_others_after_trust_does_not_run() {
+    let sb = Sandbox::new();
+    let script = sb.write("ws/x.sh", "echo ran > ran.txt\n");
+    profile_with(
+        &sb,
+        json!({"Stop": [{"id": "x", "type": "command", "command": "sh x.sh"}]}),
+    );
+    in_prof(&sb, &["trust", "x"]);
+    chmod(&script, 0o646);
+    let d = run(&sb, "Stop", json!({}), &[]);
+    let state = d["handlers"][0]["state"].as_str().unwrap();
+    assert!(
+        state.starts_with("skipped: script writable by others") && state.contains("chmod go-w"),
+        "{d:#}"
+    );
+    assert!(!sb.join("ws/ran.txt").exists(), "the script ran: {d:#}");
+    let o = run_output(&sb, "Stop", &[]);
+    ok(&o);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("[skipped: script writable by others"),
+        "{text}"
+    );
+    chmod(&script, 0o644);
+    let d = run(&sb, "Stop", json!({}), &[]);
+    assert_eq!(d["handlers"][0]["state"], "ran", "{d:#}");
+    assert!(sb.join("ws/ran.txt").exists(), "{d:#}");
+}
+
 /// `revoke` printed the hash of the script as it is now, not the one trusted, which is
 /// what it forgets: after an edit, the line named a hash the trust file never held.
 #[test]
