@@ -355,7 +355,8 @@ pub enum Error {
     },
     /// A handler's script is larger than hookpack hashes: it is never read.
     #[error(
-        "its script {} is {size} bytes, over the {limit} bytes (16 MiB) hookpack hashes for          trust, so it is not read",
+        "its script {} is {size} bytes, over the {limit} bytes (16 MiB) hookpack hashes for \
+         trust, so it is not read",
         path.display()
     )]
     ScriptTooLarge {
