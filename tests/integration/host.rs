@@ -1595,6 +1595,29 @@ fn doctor_names_the_installed_version_to_restore() {
     assert_eq!(in_prof_output(&sb, &["doctor"]).status.code(), Some(0));
 }
 
+/// Found by a README walk-through: doctor's findings in a hooks.json gave only the JSON
+/// pointer, where `validate` gives `file:line:col` for the same problem. They carry the
+/// line and column of the spot too.
+#[test]
+fn doctor_gives_the_line_and_column_of_a_problem_in_hooks_json() {
+    let sb = Sandbox::new();
+    sb.write(
+        "prof/hooks.json",
+        "{\"hooks\": {\"Stop\": [{\"hooks\": [\n  {\"type\": \"command\", \"command\": \"echo {}\", \"timeoutMs\": 5}]}]}}\n",
+    );
+    let o = sb
+        .cmd()
+        .args(["doctor", "--profile", "prof"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("prof/hooks.json:2:3: error[handler-invalid]"),
+        "{err}"
+    );
+}
+
 /// One handler of an installed recipe deleted from hooks.json (audit-log's SessionEnd, its
 /// other handler left): doctor said "no problems" while hosts never ran it and `install
 /// audit-log@VERSION` called it damage (`repair`, `entries-differ`). Found by a new-user
