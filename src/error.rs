@@ -550,10 +550,12 @@ pub enum Error {
         why: String,
     },
     /// `hooks.json` has a shape merge will not touch.
-    #[error("refusing to rewrite {path}")]
+    #[error("refusing to rewrite {}{at}", path.display())]
     HooksJsonShape {
         /// The file.
         path: PathBuf,
+        /// `:LINE:COLUMN` of the spot, when the file tells.
+        at: String,
         /// Where and what.
         source: crate::merge::ShapeError,
     },

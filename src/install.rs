@@ -1174,6 +1174,23 @@ fn read_hooks_json_to(path: &Path, rewrite: bool) -> Result<(Value, Option<Vec<u
     Ok((parsed.value, Some(bytes)))
 }
 
+/// The refusal of the `hooks.json` at `path`, whose shape merge will not touch (`e`), with
+/// the line and column of the spot when the file still parses.
+fn shape_refused(path: &Path, e: crate::merge::ShapeError) -> Error {
+    let at = crate::fs::read_limited(path, MAX_HOOKS_JSON_BYTES)
+        .ok()
+        .and_then(|bytes| crate::json::parse_reading_huge_numbers(&bytes).ok())
+        .filter(|p| p.value.pointer(&e.pointer).is_some())
+        .map(|p| p.locations.locate(&e.pointer));
+    Error::HooksJsonShape {
+        path: path.to_path_buf(),
+        at: at
+            .map(|at| format!(":{}:{}", at.line, at.column))
+            .unwrap_or_default(),
+        source: e,
+    }
+}
+
 /// Refuses to write `bytes` as the `hooks.json` at `path` when hookpack could not read them
 /// back (over [`MAX_HOOKS_JSON_BYTES`], or over [`crate::json::MAX_VALUES`] values): every
 /// later command, `remove` included, would refuse the profile (found by review: a compact
@@ -2159,10 +2176,7 @@ pub fn install_prepared(
         &hooks,
         previous.as_ref().and_then(|r| r.created.as_ref()),
     )
-    .map_err(|e| Error::HooksJsonShape {
-        path: profile.hooks_json(),
-        source: e,
-    })?;
+    .map_err(|e| shape_refused(&profile.hooks_json(), e))?;
     let new_doc = merged.doc;
     let new_bytes = to_bytes(&new_doc);
     check_readable_back(&profile.hooks_json(), &new_bytes)?;
@@ -2686,10 +2700,7 @@ pub fn remove(
         id,
         previous.as_ref().and_then(|r| r.created.as_ref()),
     )
-    .map_err(|e| Error::HooksJsonShape {
-        path: profile.hooks_json(),
-        source: e,
-    })?;
+    .map_err(|e| shape_refused(&profile.hooks_json(), e))?;
     let tree = profile.recipe_dir(id);
     not_a_file_of_the_user(profile, id, "removing")?;
     if removed == 0 && previous.is_none() {

@@ -15,7 +15,7 @@ use crate::hooks_json::Group;
 
 /// Why a document cannot be edited safely.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("hooks.json has an unexpected shape{}: {why}; fix it by hand (hookpack validate shows every problem), hookpack will not rewrite it", at(pointer))]
+#[error("hooks.json has an unexpected shape{}: {why}; fix it by hand (`hookpack validate` of the file shows every problem), hookpack will not rewrite it", at(pointer))]
 pub struct ShapeError {
     /// Where.
     pub pointer: String,

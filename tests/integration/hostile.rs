@@ -2774,6 +2774,22 @@ fn a_hooks_json_that_is_no_object_is_refused_without_an_empty_spot() {
     }
 }
 
+/// Found by a README walk-through: a shape install refuses was said "at /PreToolUse" alone,
+/// where `list` gives the line and column. The refusal names the spot as `file:line:col`.
+#[test]
+fn a_hooks_json_shape_refused_is_located_by_line_and_column() {
+    let w = World::new();
+    w.sb.write("prof/hooks.json", "{\n  \"PreToolUse\": []}\n");
+    let o = w.install().output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("prof/hooks.json:2:17\n")
+            && err.contains("hooks.json has an unexpected shape at /PreToolUse: an event"),
+        "{err}"
+    );
+}
+
 #[cfg(unix)]
 #[test]
 fn hooks_json_that_is_a_symlink_or_a_folder_is_refused() {
