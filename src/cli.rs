@@ -256,9 +256,10 @@ enum CatalogCommand {
 #[derive(Debug, clap::Args)]
 struct CatalogArgs {
     /// The index: a hooks-index.json path or URL, a catalog folder, or `builtin:` (the
-    /// catalog built into hookpack).
+    /// catalog built into hookpack) [default: the one `install` uses: $HOOKPACK_INDEX_URL,
+    /// else the active profile's config.yaml, else builtin:].
     #[arg(value_name = "INDEX")]
-    index: std::ffi::OsString,
+    index: Option<std::ffi::OsString>,
     /// Extra CA certificate (PEM) to trust for https (SSL_CERT_FILE is honoured too).
     #[arg(long, value_name = "FILE")]
     ca_cert: Option<PathBuf>,
@@ -1154,7 +1155,7 @@ fn fetcher(ca_cert: Option<PathBuf>) -> Result<crate::fetch::Fetcher, Error> {
 }
 
 fn run_catalog_list(a: &CatalogArgs, printer: &Printer) -> Result<ExitCode, Error> {
-    let loc = catalog::verify::index_argument("INDEX", &a.index)?;
+    let loc = index_of(a, printer)?;
     let index = install::load_index(&fetcher(a.ca_cert.clone())?, &loc).map_err(|e| match e {
         Error::IndexInvalid { diagnostics } => Error::IndexInvalidReadOnly { diagnostics },
         other => other,
@@ -1186,9 +1187,27 @@ fn run_catalog_list(a: &CatalogArgs, printer: &Printer) -> Result<ExitCode, Erro
     Ok(ExitCode::Success)
 }
 
+/// The index `catalog list` or `verify` reads: INDEX as given, else the one `install` would
+/// use, said on stderr with where it came from.
+fn index_of(a: &CatalogArgs, printer: &Printer) -> Result<crate::fetch::Location, Error> {
+    if let Some(index) = &a.index {
+        return catalog::verify::index_argument("INDEX", index);
+    }
+    let (index, source) = crate::profile::Profile::resolve(None)?.resolve_index(None)?;
+    printer.message(&printable(&format!(
+        "index: {} ({}; INDEX reads another)",
+        crate::fetch::shown_url(&index.to_string()),
+        serde_json::to_value(source)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default(),
+    )));
+    Ok(index)
+}
+
 fn run_catalog_verify(v: &VerifyArgs, printer: &Printer) -> Result<ExitCode, Error> {
     let a = &v.catalog;
-    let loc = catalog::verify::index_argument("INDEX", &a.index)?;
+    let loc = index_of(a, printer)?;
     if let Some(dir) = &v.assets_dir {
         let is_dir = std::fs::metadata(dir)
             .map_err(|e| crate::fs::FsError::new("inspect the --assets-dir folder", dir, e))?

@@ -1633,6 +1633,36 @@ fn the_help_of_index_names_the_built_in_catalog() {
     }
 }
 
+/// Found by a README walk-through: `catalog list` and `verify` needed an INDEX, where
+/// `install` finds its index by itself. Without one they read the index `install` would
+/// use ($HOOKPACK_INDEX_URL, the profile's config.yaml, else the built-in catalog), and say
+/// which on stderr.
+#[test]
+fn catalog_list_and_verify_default_to_the_index_install_uses() {
+    let sb = Sandbox::new();
+    packed(&sb);
+    for verb in ["list", "verify"] {
+        let o = sb.cmd().args(["catalog", verb]).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{verb}: {err}");
+        assert!(
+            err.contains("index: builtin:hooks-index.json (builtin; INDEX reads another)"),
+            "{verb}: {err}"
+        );
+        let o = sb
+            .cmd()
+            .args(["catalog", verb])
+            .env("HOOKPACK_INDEX_URL", "cat")
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{verb}: {err}");
+        assert!(err.contains("(env; INDEX reads another)"), "{verb}: {err}");
+        assert!(out.contains("alpha"), "{verb}: {out}");
+    }
+}
+
 #[test]
 fn the_help_of_ca_cert_reads_as_install_s() {
     // catalog's said `[env: SSL_CERT_FILE is honoured too]`, which reads as clap's mark of
