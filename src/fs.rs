@@ -158,8 +158,42 @@ pub fn open_regular(path: &Path) -> Result<(fs::File, fs::Metadata), FsError> {
 
 /// Reads a whole file, refusing one larger than `limit` bytes before reading it.
 pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, FsError> {
-    use std::io::Read;
     let (file, meta) = open_regular(path)?;
+    read_opened(path, file, &meta, limit)
+}
+
+/// [`read_limited`] of a file opened without following a symbolic link in its place, with
+/// the metadata of the file read (fstat of the descriptor): checks made on it hold for the
+/// bytes returned, whatever is renamed into the path meanwhile. A link there fails to
+/// open (ELOOP on Linux).
+pub fn read_limited_no_follow(path: &Path, limit: u64) -> Result<(Vec<u8>, fs::Metadata), FsError> {
+    let mut o = fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
+    }
+    let file = wrap("open", path, o.open(path))?;
+    let meta = wrap("inspect", path, file.metadata())?;
+    if !meta.is_file() {
+        return Err(refused_read(
+            path,
+            io::ErrorKind::InvalidInput,
+            "is not a regular file",
+        ));
+    }
+    Ok((read_opened(path, file, &meta, limit)?, meta))
+}
+
+/// Reads the opened `file` (of `path`, with metadata `meta`), at most `limit` bytes.
+fn read_opened(
+    path: &Path,
+    file: fs::File,
+    meta: &fs::Metadata,
+    limit: u64,
+) -> Result<Vec<u8>, FsError> {
+    use std::io::Read;
     if meta.len() > limit {
         return Err(refused_read(
             path,

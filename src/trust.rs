@@ -920,7 +920,19 @@ impl TrustFile {
                 let _ = m;
             }
         }
-        let bytes = crate::fs::read_limited(path, MAX_FILE_BYTES)?;
+        // Read from a descriptor whose own metadata is checked again: a file renamed into
+        // the path after the checks above is the one read, and checked.
+        let (bytes, opened) = crate::fs::read_limited_no_follow(path, MAX_FILE_BYTES)?;
+        #[cfg(unix)]
+        refuse_if_others_can_change(path, Some(&opened))?;
+        if crate::fs::link_count(&opened) > 1 {
+            return Err(Error::ConfigInvalid {
+                path: path.to_path_buf(),
+                why: "the trust file got a second name (a hard link) while it was read; give \
+                      it one name"
+                    .into(),
+            });
+        }
         if bytes.starts_with(b"\xEF\xBB\xBF") {
             return Err(Error::ConfigInvalid {
                 path: path.to_path_buf(),
@@ -1059,19 +1071,34 @@ fn refuse_if_others_can_change(path: &Path, file: Option<&std::fs::Metadata>) ->
     let quoted = |p: &Path| crate::advice::quote_on_one_line(&p.display().to_string());
     let mut what = Vec::new();
     let mut fixes = Vec::new();
+    // SAFETY: geteuid(2) cannot fail and touches no memory.
+    let me = unsafe { libc::geteuid() };
+    // Whose a file or folder may be: this user's, or root's (who can change any file).
+    let owner_ok = |uid: u32| uid == me || uid == 0;
+    // Root with another user's FINCLAW_HOME (sudo keeping HOME): that user would decide
+    // what root runs. Never advised away by handing the file to root, which locks the
+    // user out of their own trust.
+    let as_that_user = |owner: u32| {
+        format!(
+            "run hookpack as user {owner} rather than as root with their HOME (sudo keeps \
+             HOME): root must not run handlers another user chose"
+        )
+    };
     if let Some(m) = file {
-        // SAFETY: geteuid(2) cannot fail and touches no memory.
-        let me = unsafe { libc::geteuid() };
-        if m.uid() != me {
+        if !owner_ok(m.uid()) {
             what.push(format!(
-                "is owned by user {}, not by you (user {me})",
+                "is owned by user {}, not by you (user {me}) or root",
                 m.uid()
             ));
-            fixes.push(format!(
-                "if what it trusts is yours, take it back with `chown {me} {}` (as root), \
-                 else move it away and trust your handlers again",
-                quoted(path)
-            ));
+            fixes.push(if me == 0 {
+                as_that_user(m.uid())
+            } else {
+                format!(
+                    "if what it trusts is yours, take it back with `chown {me} {}` (as root), \
+                     else move it away and trust your handlers again",
+                    quoted(path)
+                )
+            });
         }
         if m.mode() & 0o022 != 0 {
             let by = match m.mode() & 0o022 {
@@ -1089,6 +1116,20 @@ fn refuse_if_others_can_change(path: &Path, file: Option<&std::fs::Metadata>) ->
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
     // The folder itself, through a link to it: the link's own mode means nothing.
     if let Some((dir, m)) = dir.and_then(|d| std::fs::metadata(d).ok().map(|m| (d, m))) {
+        // Its owner may rename the file away and put another in its place.
+        if !owner_ok(m.uid()) {
+            what.push(format!(
+                "is in {}, a folder owned by user {}, not by you (user {me}) or root, who can \
+                 put a file of theirs in its place",
+                dir.display(),
+                m.uid()
+            ));
+            fixes.push(if me == 0 {
+                as_that_user(m.uid())
+            } else {
+                "point FINCLAW_HOME at a folder of your own".to_string()
+            });
+        }
         if m.mode() & 0o002 != 0 && m.mode() & 0o1000 == 0 {
             what.push(format!(
                 "is in {}, a folder others can write to (mode {:04o}) without the sticky bit, \

@@ -1942,7 +1942,7 @@ fn a_hooks_json_that_cannot_be_read_is_reported_and_no_trust_is_lost() {
         "{out}"
     );
     assert!(
-        out.contains("prof/hooks.json: error[handler-invalid]"),
+        out.contains("prof/hooks.json:1:32: error[handler-invalid]"),
         "{out}"
     );
 }
@@ -3703,11 +3703,27 @@ fn a_trust_file_someone_else_can_change_is_refused_with_why_and_the_fix() {
         &sb,
         &trust,
         &[
-            format!("owned by user 1234, not by you (user {me})"),
+            format!("owned by user 1234, not by you (user {me}) or root"),
             why,
-            format!("`chown {me} {}`", trust.display()),
+            // Root is told to run as that user, never to take the file (found by the
+            // review of the diff: `chown 0` locked the user out of their own trust).
+            "run hookpack as user 1234 rather than as root with their HOME".to_string(),
         ],
     );
+    // A folder of another user's holding the trust file is refused too: its owner can put
+    // another file in its place (found by the same review).
+    std::os::unix::fs::chown(&trust, Some(0), None).unwrap();
+    let home = trust.parent().unwrap();
+    std::os::unix::fs::chown(home, Some(1234), None).unwrap();
+    every_trust_verb_refuses(
+        &sb,
+        &trust,
+        &[
+            format!("a folder owned by user 1234, not by you (user {me}) or root"),
+            "run hookpack as user 1234 rather than as root with their HOME".to_string(),
+        ],
+    );
+    std::os::unix::fs::chown(home, Some(0), None).unwrap();
 }
 
 /// The first `trust` under `umask 000` made `FINCLAW_HOME` writable by everyone, so the
