@@ -1346,12 +1346,14 @@ struct Journal {
     /// it as `<id>`, beside `old`, `bak` and `trash`.
     #[serde(default)]
     new_tree_in_new: bool,
-    /// The digest of the handlers stamped with the id in `hooks.json` before the change
-    /// (see [`stamped_digest`]): when `hooks.json` is neither the file before nor the file
-    /// after (edited since the crash), they tell whether the change landed. None in
-    /// journals of earlier releases.
+    /// The digests of the handlers stamped with the id in `hooks.json` before and after
+    /// the change (see [`stamped_digest`]): when `hooks.json` is neither the file before
+    /// nor the file after (edited since the crash), they tell whether the change landed.
+    /// None in journals of earlier releases.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     stamped_before: Option<Sha256>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    stamped_after: Option<Sha256>,
 }
 
 impl Journal {
@@ -1370,9 +1372,11 @@ impl Journal {
     /// When the change leaves it byte-identical (an upgrade with the same handlers) it
     /// cannot tell, so such a change is undone: the journal still exists, so the old folder
     /// is still in staging. A `hooks.json` that is neither the file before nor the one
-    /// after was edited since (a user's own handler added): the change landed if the
-    /// recipe's own handlers in it are no longer those it had before. Undoing it then
-    /// would take out the recipe's folder and receipt and leave its new handlers.
+    /// after was edited since (a user's own handler added, the file reformatted): the
+    /// change landed if the recipe's own handlers in it are those the change made, and
+    /// not those it had before. Undoing it then would take out the recipe's folder and
+    /// receipt and leave its new handlers. Handlers that are neither (the user edited the
+    /// recipe's own) are undone, as before.
     fn committed(&self, now: Option<Sha256>, path: &Path) -> bool {
         if now == Some(self.hooks_after) {
             return self.hooks_before != Some(self.hooks_after);
@@ -1380,16 +1384,10 @@ impl Journal {
         if now == self.hooks_before {
             return false;
         }
-        let stamped_now = || {
-            let doc = match std::fs::read(path) {
-                Ok(bytes) => serde_json::from_slice(&bytes).ok()?,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Value::Null,
-                Err(_) => return None,
-            };
-            Some(stamped_digest(&doc, &self.id))
+        let (Some(before), Some(after)) = (self.stamped_before, self.stamped_after) else {
+            return false;
         };
-        self.stamped_before
-            .is_some_and(|before| stamped_now().is_some_and(|now| now != before))
+        after != before && stamped_digest_of_file(path, &self.id) == Some(after)
     }
 
     /// Whether undoing the change moves the recipe folder in place to the trash (its
@@ -1407,10 +1405,40 @@ impl Journal {
 }
 
 /// The digest of the handlers stamped with `id` in the `hooks.json` document `doc`, with
-/// their groups' matchers, in order.
+/// their groups' matchers, in order; each object's keys sorted, so that a file reformatted
+/// (`jq -S`, an editor) holds the same handlers.
 fn stamped_digest(doc: &Value, id: &str) -> Sha256 {
-    let groups = crate::merge::stamped_groups(doc, id);
+    fn sorted(v: &Value) -> Value {
+        match v {
+            Value::Object(m) => {
+                let mut keys: Vec<&String> = m.keys().collect();
+                keys.sort();
+                Value::Object(
+                    keys.into_iter()
+                        .map(|k| (k.clone(), sorted(&m[k])))
+                        .collect(),
+                )
+            }
+            Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    let groups: Vec<(String, Value)> = crate::merge::stamped_groups(doc, id)
+        .into_iter()
+        .map(|(event, group)| (event, sorted(&group)))
+        .collect();
     Sha256::of(&serde_json::to_vec(&groups).unwrap_or_default())
+}
+
+/// [`stamped_digest`] of the `hooks.json` at `path` (of an empty one when it is not
+/// there); None when it cannot be read or parsed.
+fn stamped_digest_of_file(path: &Path, id: &str) -> Option<Sha256> {
+    let doc = match crate::fs::read_limited(path, MAX_HOOKS_JSON_BYTES) {
+        Ok(bytes) => serde_json::from_slice(&bytes).ok()?,
+        Err(e) if e.source.kind() == std::io::ErrorKind::NotFound => Value::Null,
+        Err(_) => return None,
+    };
+    Some(stamped_digest(&doc, id))
 }
 
 fn file_digest(p: &Path) -> Result<Option<Sha256>, Error> {
@@ -1995,12 +2023,10 @@ fn commit_steps(
     let before = file_digest(&hooks_path)?;
     // What the change was made from; one that does not parse (it was read and merged
     // before, so it does) leaves recovery to judge by the file's digest alone.
-    let stamped_before = match std::fs::read(&hooks_path) {
-        Ok(bytes) => serde_json::from_slice(&bytes).ok(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(Value::Null),
-        Err(_) => None,
-    }
-    .map(|doc: Value| stamped_digest(&doc, id));
+    let stamped_before = stamped_digest_of_file(&hooks_path, id);
+    let stamped_after = serde_json::from_slice::<Value>(new_hooks)
+        .ok()
+        .map(|doc| stamped_digest(&doc, id));
     let journal = Journal {
         id: id.to_string(),
         // Its name only: recovery looks for it in the profile's staging folder anyway, and
@@ -2016,6 +2042,7 @@ fn commit_steps(
         forget_trust: forget_trust.to_vec(),
         new_tree_in_new: true,
         stamped_before,
+        stamped_after,
     };
     let journal_bytes = serde_json::to_vec_pretty(&journal).map_err(|e| {
         crate::fs::FsError::new("write", &profile.journal(), std::io::Error::other(e))

@@ -961,11 +961,30 @@ fn concurrent_installs_all_land() {
 /// an edit of hooks.json by the user (a handler of their own added), made recovery take
 /// the change as not committed and undo it, but for hooks.json, which kept the recipe's
 /// new handlers: the recipe's folder and receipt went, its handlers stayed. Recovery now
-/// reads the recipe's own handlers: changed from before the change, it was committed and
-/// is finished; as before, it is undone. The user's handler stays either way.
+/// reads the recipe's own handlers: those the change made, it was committed and is
+/// finished; those it had before, it is undone. The user's handler stays either way. A
+/// file only reformatted (its keys reordered, as `jq -S` does) is read alike (found by the
+/// review of the diff: the order of a handler's keys decided).
 #[test]
 fn a_hooks_json_edited_after_a_crash_is_recovered_by_the_recipes_handlers() {
-    for (op, point, finished) in [
+    // Every object's keys in reverse order: other bytes, the same handlers.
+    fn reordered(v: &Value) -> Value {
+        match v {
+            Value::Object(m) => {
+                let mut keys: Vec<&String> = m.keys().collect();
+                keys.sort();
+                keys.reverse();
+                Value::Object(
+                    keys.into_iter()
+                        .map(|k| (k.clone(), reordered(&m[k])))
+                        .collect(),
+                )
+            }
+            Value::Array(a) => Value::Array(a.iter().map(reordered).collect()),
+            other => other.clone(),
+        }
+    }
+    let cases = [
         ("install", "6", true),
         ("install", "4", false),
         ("remove", "6", true),
@@ -974,7 +993,9 @@ fn a_hooks_json_edited_after_a_crash_is_recovered_by_the_recipes_handlers() {
         // version is put back, whose handlers hooks.json holds.
         ("upgrade", "6", false),
         ("upgrade", "4", false),
-    ] {
+    ];
+    let with_reformat = cases.iter().flat_map(|c| [(c, false), (c, true)]);
+    for (&(op, point, finished), reformat) in with_reformat {
         let sb = Sandbox::new();
         catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
         sb.write(
@@ -992,10 +1013,13 @@ fn a_hooks_json_edited_after_a_crash_is_recovered_by_the_recipes_handlers() {
             _ => vec!["install", "demo", "--index", "cat"],
         };
         crashed_at(&sb, point, &args);
-        // The user adds a handler of their own with an editor.
+        // The user adds a handler of their own with an editor, or reformats the file.
         let mut doc = read_json(&sb.join("prof/hooks.json"));
         doc["hooks"]["SessionStart"] =
             json!([{"hooks": [{"type": "command", "id": "mine", "command": "echo {}"}]}]);
+        if reformat {
+            doc = reordered(&doc);
+        }
         sb.write("prof/hooks.json", serde_json::to_vec_pretty(&doc).unwrap());
         let o = in_prof(&sb, &["doctor", "--fix"]);
         let said =
@@ -1005,34 +1029,34 @@ fn a_hooks_json_edited_after_a_crash_is_recovered_by_the_recipes_handlers() {
         } else {
             "rolled back the interrupted change of `demo`"
         };
-        assert!(said.contains(want), "{op} {point}: {said}");
+        assert!(said.contains(want), "{op} {point} {reformat}: {said}");
         // Consistent: doctor finds nothing, and the user's handler is there.
         let o = in_prof(&sb, &["doctor"]);
         assert_eq!(
             o.status.code(),
             Some(0),
-            "{op} {point}: {}{}",
+            "{op} {point} {reformat}: {}{}",
             String::from_utf8_lossy(&o.stdout),
             String::from_utf8_lossy(&o.stderr)
         );
         let doc = read_json(&sb.join("prof/hooks.json"));
         assert_eq!(
             doc["hooks"]["SessionStart"][0]["hooks"][0]["id"], "mine",
-            "{op} {point}"
+            "{op} {point} {reformat}"
         );
         let installed = sb.join("prof/hooks/demo/recipe.json").is_file();
         let stamped = doc.to_string().contains("\"recipe\":\"demo\"");
-        assert_eq!(installed, stamped, "{op} {point}: {doc:#}");
+        assert_eq!(installed, stamped, "{op} {point} {reformat}: {doc:#}");
         let expect_installed = match op {
             "install" => finished,
             "remove" => !finished,
             _ => true,
         };
-        assert_eq!(installed, expect_installed, "{op} {point}");
+        assert_eq!(installed, expect_installed, "{op} {point} {reformat}");
         if op == "upgrade" && installed {
             let receipt = read_json(&sb.join("prof/hooks/.receipts/demo.json"));
             let want = if finished { "0.2.0" } else { "0.1.0" };
-            assert_eq!(receipt["version"], want, "{op} {point}");
+            assert_eq!(receipt["version"], want, "{op} {point} {reformat}");
         }
     }
 }
