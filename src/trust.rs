@@ -1272,15 +1272,12 @@ fn exposure_on_unix(path: &Path) -> Exposure {
         ));
     }
     let mut folders: Vec<(PathBuf, std::fs::Metadata)> = Vec::new();
-    let named = path.parent().filter(|d| !d.as_os_str().is_empty());
-    let real = std::fs::canonicalize(path).ok();
-    let real = real.as_deref().and_then(Path::parent);
-    for dir in [named, real].into_iter().flatten() {
-        let Ok(m) = std::fs::metadata(dir) else {
+    for dir in folders_on_the_way(path) {
+        let Ok(m) = std::fs::symlink_metadata(&dir) else {
             continue;
         };
         if !(folders.iter()).any(|(_, seen)| seen.dev() == m.dev() && seen.ino() == m.ino()) {
-            folders.push((dir.to_path_buf(), m));
+            folders.push((dir, m));
         }
     }
     for (dir, m) in folders {
@@ -1318,6 +1315,73 @@ fn exposure_on_unix(path: &Path) -> Exposure {
         }
     }
     e
+}
+
+/// Every folder whose owner or writers could change what `path` leads to, as ssh checks
+/// the folders of an `authorized_keys`: each folder the path passes through, from `/`,
+/// following each symbolic link on the way as the kernel does (the folder holding a link
+/// can swap it, and the folders its target passes through count as well). At most 40
+/// links are followed, the kernel's limit; a path that cannot be walked further gives the
+/// folders walked so far (hashing the script then says what is wrong).
+#[cfg(unix)]
+fn folders_on_the_way(path: &Path) -> Vec<PathBuf> {
+    use std::path::Component;
+    let start = if path.is_absolute() {
+        PathBuf::from("/")
+    } else {
+        match std::env::current_dir().and_then(std::fs::canonicalize) {
+            Ok(cwd) => cwd,
+            Err(_) => return Vec::new(),
+        }
+    };
+    let mut out: Vec<PathBuf> = start.ancestors().map(Path::to_path_buf).collect();
+    // `at` never holds a link: each name is looked at before it is added.
+    let mut at = start;
+    let mut rest: std::collections::VecDeque<std::ffi::OsString> = path
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(n) => Some(n.to_os_string()),
+            Component::ParentDir => Some("..".into()),
+            _ => None,
+        })
+        .collect();
+    let mut links = 0;
+    while let Some(name) = rest.pop_front() {
+        if name == ".." {
+            at.pop();
+            continue;
+        }
+        let next = at.join(&name);
+        let Ok(m) = std::fs::symlink_metadata(&next) else {
+            break;
+        };
+        if m.file_type().is_symlink() {
+            links += 1;
+            let Ok(target) = std::fs::read_link(&next) else {
+                break;
+            };
+            if links > 40 {
+                break;
+            }
+            if target.is_absolute() {
+                at = PathBuf::from("/");
+            }
+            let parts = target.components().filter_map(|c| match c {
+                Component::Normal(n) => Some(n.to_os_string()),
+                Component::ParentDir => Some("..".into()),
+                _ => None,
+            });
+            for (i, part) in parts.enumerate() {
+                rest.insert(i, part);
+            }
+        } else if m.is_dir() {
+            at = next;
+            out.push(at.clone());
+        } else {
+            break;
+        }
+    }
+    out
 }
 
 /// A handler's trust status.

@@ -6067,6 +6067,53 @@ fn chmod(path: &Path, mode: u32) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
 }
 
+/// Found by the review of the diff: only the folder named in the command and the final
+/// file's folder were looked at, so a script reached through a link in a folder everyone
+/// can write to (`x.sh -> evil/hop -> mine/real.sh`), through a folder link there, or
+/// below such a folder (`evil/mine2/a.sh`) was trusted: whoever can write `evil` can swap
+/// the link or rename the folder between the hash and the start. Every folder on the way,
+/// links followed, is looked at now, as ssh looks at an `authorized_keys`'s.
+#[cfg(unix)]
+#[test]
+fn a_script_reached_through_a_folder_others_can_write_is_never_trusted() {
+    let sb = Sandbox::new();
+    sb.write("ws/mine/real.sh", "true\n");
+    sb.write("ws/evil/mine2/a.sh", "true\n");
+    chmod(&sb.join("ws/evil"), 0o777);
+    std::os::unix::fs::symlink("../mine/real.sh", sb.join("ws/evil/hop")).unwrap();
+    std::os::unix::fs::symlink("evil/hop", sb.join("ws/x.sh")).unwrap();
+    std::os::unix::fs::symlink("../mine", sb.join("ws/evil/dlink")).unwrap();
+    std::os::unix::fs::symlink("evil/dlink", sb.join("ws/d")).unwrap();
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [
+            {"id": "two-hops", "type": "command", "command": "sh x.sh"},
+            {"id": "folder-link", "type": "command", "command": "sh d/real.sh"},
+            {"id": "below", "type": "command", "command": "sh evil/mine2/a.sh"},
+            {"id": "direct", "type": "command", "command": "sh mine/real.sh"}
+        ]}),
+    );
+    let o = in_prof_output(&sb, &["trust", "--all"]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    for id in ["two-hops", "folder-link", "below"] {
+        let line = out
+            .lines()
+            .find(|l| l.contains(&format!("PreToolUse {id} ")))
+            .unwrap_or_else(|| panic!("no line for {id}: {out}"));
+        assert!(line.starts_with("refused"), "{id}: {line}");
+        assert!(
+            line.contains("ws/evil, a folder others can write to"),
+            "{id}: {line}"
+        );
+    }
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("trusted") && l.contains("PreToolUse direct ")),
+        "{out}"
+    );
+}
+
 /// A handler's script another user can change (0666, or in a folder of mode 0777) was
 /// trusted without a word, and `doctor` said nothing: `run` hashes the script just before
 /// it starts, but the shell opens it later, so whoever can write it can have their own
