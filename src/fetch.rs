@@ -363,7 +363,7 @@ pub(crate) fn relative_path(reference: &str) -> Option<String> {
 /// A relative path with its `.` segments gone and each `..` taking the segment before it,
 /// as a URL's are resolved (RFC 3986 5.2.4), so `old/../x` is `x` whether or not a folder
 /// `old` exists; a `..` with nothing before it to take stays (`../x`).
-fn without_dot_segments(rel: &str) -> String {
+pub(crate) fn without_dot_segments(rel: &str) -> String {
     let mut kept: Vec<&str> = Vec::new();
     for part in rel.split('/') {
         match part {

@@ -182,16 +182,16 @@ pub(crate) fn archive_file(url: &str) -> Option<String> {
 /// own files (no archive has those names beside the index; a reference with no path,
 /// `#a` or `?x`, is the index itself, RFC 3986 5.2.2), or a folder (`.`, `old/`).
 fn names_catalog_file(url: &str) -> Option<&'static str> {
-    crate::fetch::relative_path(url)?;
-    let path = url.split(['?', '#']).next().unwrap_or(url);
+    // Percent-decoded, as the path is read (`%2e` is `.`, `old%2F` is `old/`).
+    let path = crate::fetch::relative_path(url)?;
     if path.is_empty() {
         return Some("the catalog's index");
     }
-    let last = path.rsplit('/').next().unwrap_or(path);
+    let last = path.rsplit('/').next().unwrap_or(&path);
     if matches!(last, "" | "." | "..") {
         return Some("a folder");
     }
-    match archive_file(url)?.as_str() {
+    match crate::fetch::without_dot_segments(&path).as_str() {
         INDEX_FILE => Some("the catalog's index"),
         SUMS_FILE => Some("the catalog's SHA256SUMS"),
         _ => None,

@@ -1332,6 +1332,10 @@ fn an_index_naming_its_own_files_as_archives_is_refused() {
         "?x",
         "old/",
         ".",
+        // Percent-encoded as well (found by the review of the diff).
+        "%2e",
+        "old%2F",
+        "hooks-index%2Ejson",
     ] {
         let sb = Sandbox::new();
         packed_with_a_version_at(&sb, url);
@@ -1353,7 +1357,7 @@ fn an_index_naming_its_own_files_as_archives_is_refused() {
                      URL of the version's archive",
                     match url {
                         "SHA256SUMS" => "the catalog's SHA256SUMS",
-                        "old/" | "." => "a folder",
+                        "old/" | "." | "%2e" | "old%2F" => "a folder",
                         _ => "the catalog's index",
                     }
                 )),
