@@ -587,6 +587,32 @@ fn redirect_stop(e: &reqwest::Error) -> Option<&RedirectStop> {
     None
 }
 
+/// Whether the connection was closed or reset before the answer came: a proxy restarting,
+/// an idle connection dropped. An answer that is no HTTP is not that, and is not retried.
+fn is_dropped(e: &reqwest::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = source {
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            if matches!(
+                io.kind(),
+                std::io::ErrorKind::ConnectionReset
+                    | std::io::ErrorKind::ConnectionAborted
+                    | std::io::ErrorKind::BrokenPipe
+                    | std::io::ErrorKind::UnexpectedEof
+            ) {
+                return true;
+            }
+        }
+        if s.to_string()
+            .contains("connection closed before message completed")
+        {
+            return true;
+        }
+        source = s.source();
+    }
+    false
+}
+
 /// A TLS trust failure will not go away on retry.
 fn is_certificate_error(e: &reqwest::Error) -> bool {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
@@ -776,7 +802,7 @@ impl Fetcher {
                         // proxy restarting, an idle connection dropped): a GET is safe
                         // to send again.
                         Err(e)
-                            if (e.is_connect() || e.is_timeout() || e.is_request())
+                            if (e.is_connect() || e.is_timeout() || is_dropped(&e))
                                 && !last
                                 && !is_certificate_error(&e)
                                 && redirect_stop(&e).is_none() => {}

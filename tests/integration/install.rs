@@ -4556,6 +4556,26 @@ fn a_connection_closed_before_the_answer_is_tried_again() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 2, "{err}");
+    // An answer that is no HTTP will not change on retry: asked once (found by the review
+    // of the diff, which saw it tried 3 times).
+    let calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = calls.clone();
+    let server = HttpServer::serve(
+        sb.join("cat"),
+        Box::new(move |_| {
+            seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Some(b"this is no HTTP\r\n\r\n".to_vec())
+        }),
+    );
+    let o = sb
+        .cmd()
+        .args(["catalog", "list", &server.url("hooks-index.json")])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("(tried 1 time(s))"), "{err}");
+    assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1, "{err}");
 }
 
 /// A redirect to a host that cannot be reached said "cannot fetch URL" of the URL given,
