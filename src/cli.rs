@@ -1193,14 +1193,21 @@ fn index_of(a: &CatalogArgs, printer: &Printer) -> Result<crate::fetch::Location
     if let Some(index) = &a.index {
         return catalog::verify::index_argument("INDEX", index);
     }
-    let (index, source) = crate::profile::Profile::resolve(None)?.resolve_index(None)?;
+    let profile = crate::profile::Profile::resolve(None)?;
+    let (index, source) = profile.resolve_index(None)?;
+    let from = match source {
+        crate::profile::IndexSource::Env => "from $HOOKPACK_INDEX_URL".to_string(),
+        crate::profile::IndexSource::Config => format!(
+            "from extra.hooks.index_url in {}",
+            profile.root.join("config.yaml").display()
+        ),
+        crate::profile::IndexSource::Builtin | crate::profile::IndexSource::Flag => {
+            "the catalog built into hookpack".to_string()
+        }
+    };
     printer.message(&printable(&format!(
-        "index: {} ({}; INDEX reads another)",
+        "index: {} ({from}, as install reads it; give INDEX to read another)",
         crate::fetch::shown_url(&index.to_string()),
-        serde_json::to_value(source)
-            .ok()
-            .and_then(|v| v.as_str().map(String::from))
-            .unwrap_or_default(),
     )));
     Ok(index)
 }

@@ -1650,7 +1650,10 @@ fn catalog_list_and_verify_default_to_the_index_install_uses() {
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(0), "{verb}: {err}");
         assert!(
-            err.contains("index: builtin:hooks-index.json (builtin; INDEX reads another)"),
+            err.contains(
+                "index: builtin:hooks-index.json (the catalog built into hookpack, as install \
+                 reads it; give INDEX to read another)"
+            ),
             "{verb}: {err}"
         );
         let o = sb
@@ -1662,7 +1665,10 @@ fn catalog_list_and_verify_default_to_the_index_install_uses() {
         let out = String::from_utf8_lossy(&o.stdout);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(0), "{verb}: {err}");
-        assert!(err.contains("(env; INDEX reads another)"), "{verb}: {err}");
+        assert!(
+            err.contains("(from $HOOKPACK_INDEX_URL, as install"),
+            "{verb}: {err}"
+        );
         assert!(out.contains("alpha"), "{verb}: {out}");
     }
 }
