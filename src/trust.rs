@@ -1265,7 +1265,7 @@ fn exposure_on_unix(path: &Path) -> Exposure {
             format!("is writable by others (mode {:04o})", mode(&file)),
             format!("`chmod go-w {}`", quoted(path)),
         ));
-    } else if file.mode() & 0o020 != 0 {
+    } else if file.mode() & 0o020 != 0 && !group_is_mine_alone(file.gid()) {
         e.group.push((
             format!("is writable by its group (mode {:04o})", mode(&file)),
             format!("`chmod g-w {}`", quoted(path)),
@@ -1303,7 +1303,7 @@ fn exposure_on_unix(path: &Path) -> Exposure {
                 ),
                 format!("`chmod o-w {}`", quoted(&dir)),
             ));
-        } else if m.mode() & 0o020 != 0 && !sticky {
+        } else if m.mode() & 0o020 != 0 && !sticky && !group_is_mine_alone(m.gid()) {
             e.group.push((
                 format!(
                     "is in {}, a folder its group can write to (mode {:04o})",
@@ -1315,6 +1315,63 @@ fn exposure_on_unix(path: &Path) -> Exposure {
         }
     }
     e
+}
+
+/// Whether the group `gid` is this user's private group (the user-private-group scheme of
+/// Debian, Ubuntu and Fedora, where umask 002 is usual): this user's primary group, of
+/// this user's name, listing no member but this user. Group write then lets no one else
+/// in, and is not warned of.
+#[cfg(unix)]
+fn group_is_mine_alone(gid: u32) -> bool {
+    use std::ffi::CStr;
+    // SAFETY: getegid(2) and geteuid(2) cannot fail and touch no memory.
+    let (my_gid, my_uid) = unsafe { (libc::getegid(), libc::geteuid()) };
+    if gid != my_gid {
+        return false;
+    }
+    let mut buf = vec![0u8; 16 * 1024];
+    // SAFETY: getpwuid_r(3) and getgrgid_r(3) write only into `pw`/`gr` and `buf` (whose
+    // length is passed), and set `found` to null or to that record; the strings read below
+    // point into `buf`, alive and unmoved until the end of this function.
+    unsafe {
+        let mut pw: libc::passwd = std::mem::zeroed();
+        let mut found: *mut libc::passwd = std::ptr::null_mut();
+        if libc::getpwuid_r(
+            my_uid,
+            &mut pw,
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+            &mut found,
+        ) != 0
+            || found.is_null()
+        {
+            return false;
+        }
+        let me = CStr::from_ptr(pw.pw_name).to_owned();
+        let mut gbuf = vec![0u8; 64 * 1024];
+        let mut gr: libc::group = std::mem::zeroed();
+        let mut gfound: *mut libc::group = std::ptr::null_mut();
+        if libc::getgrgid_r(
+            gid,
+            &mut gr,
+            gbuf.as_mut_ptr().cast(),
+            gbuf.len(),
+            &mut gfound,
+        ) != 0
+            || gfound.is_null()
+            || CStr::from_ptr(gr.gr_name) != me.as_c_str()
+        {
+            return false;
+        }
+        let mut member = gr.gr_mem;
+        while !member.is_null() && !(*member).is_null() {
+            if CStr::from_ptr(*member) != me.as_c_str() {
+                return false;
+            }
+            member = member.add(1);
+        }
+        true
+    }
 }
 
 /// Every folder whose owner or writers could change what `path` leads to, as ssh checks

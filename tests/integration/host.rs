@@ -6131,17 +6131,29 @@ fn a_script_others_can_change_is_never_trusted() {
     sb.write("ws/shared/y.sh", "true\n");
     sb.write("ws/sticky/z.sh", "true\n");
     sb.write("ws/group/g.sh", "true\n");
+    sb.write("ws/private/p.sh", "true\n");
     chmod(&sb.join("ws/open/x.sh"), 0o666);
     chmod(&sb.join("ws/shared"), 0o777);
     chmod(&sb.join("ws/sticky"), 0o1777);
     chmod(&sb.join("ws/group/g.sh"), 0o664);
+    chmod(&sb.join("ws/private/p.sh"), 0o664);
+    // A group shared with others (warned of) needs root to give the file to; the file of
+    // this user's private group (root's own `root`, as umask 002 systems give each user
+    // one) is not warned of.
+    // SAFETY: geteuid(2) cannot fail and touches no memory.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: needs root, to give a file to another group");
+        return;
+    }
+    std::os::unix::fs::chown(sb.join("ws/group/g.sh"), None, Some(1234)).unwrap();
     profile_with(
         &sb,
         json!({"PreToolUse": [
             {"id": "open", "type": "command", "command": "sh open/x.sh"},
             {"id": "shared", "type": "command", "command": "sh shared/y.sh"},
             {"id": "sticky", "type": "command", "command": "sh sticky/z.sh"},
-            {"id": "group", "type": "command", "command": "sh group/g.sh"}
+            {"id": "group", "type": "command", "command": "sh group/g.sh"},
+            {"id": "private", "type": "command", "command": "sh private/p.sh"}
         ]}),
     );
     let o = in_prof_output(&sb, &["trust", "--all"]);
@@ -6166,11 +6178,13 @@ fn a_script_others_can_change_is_never_trusted() {
     );
     assert!(line("sticky").starts_with("trusted"), "{out}");
     assert!(line("group").starts_with("trusted"), "{out}");
+    assert!(line("private").starts_with("trusted"), "{out}");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
         err.contains("warning") && err.contains("group/g.sh") && err.contains("chmod g-w"),
         "{err}"
     );
+    assert!(!err.contains("private/p.sh"), "{err}");
     let statuses: Vec<(String, String)> = (list_json(&sb)["handlers"].as_array().unwrap())
         .iter()
         .map(|h| {
@@ -6185,6 +6199,7 @@ fn a_script_others_can_change_is_never_trusted() {
         ("shared", "script-writable-by-others"),
         ("sticky", "trusted"),
         ("group", "trusted"),
+        ("private", "trusted"),
     ];
     assert_eq!(
         statuses,
