@@ -1391,17 +1391,20 @@ fn folders_on_the_way(path: &Path) -> Vec<PathBuf> {
             Err(_) => return Vec::new(),
         }
     };
+    // A path's names and `..`, in order (`/` and `.` lead nowhere new).
+    let names = |p: &Path| -> Vec<std::ffi::OsString> {
+        p.components()
+            .filter_map(|c| match c {
+                Component::Normal(n) => Some(n.to_os_string()),
+                Component::ParentDir => Some("..".into()),
+                _ => None,
+            })
+            .collect()
+    };
     let mut out: Vec<PathBuf> = start.ancestors().map(Path::to_path_buf).collect();
     // `at` never holds a link: each name is looked at before it is added.
     let mut at = start;
-    let mut rest: std::collections::VecDeque<std::ffi::OsString> = path
-        .components()
-        .filter_map(|c| match c {
-            Component::Normal(n) => Some(n.to_os_string()),
-            Component::ParentDir => Some("..".into()),
-            _ => None,
-        })
-        .collect();
+    let mut rest: std::collections::VecDeque<std::ffi::OsString> = names(path).into();
     let mut links = 0;
     while let Some(name) = rest.pop_front() {
         if name == ".." {
@@ -1423,12 +1426,7 @@ fn folders_on_the_way(path: &Path) -> Vec<PathBuf> {
             if target.is_absolute() {
                 at = PathBuf::from("/");
             }
-            let parts = target.components().filter_map(|c| match c {
-                Component::Normal(n) => Some(n.to_os_string()),
-                Component::ParentDir => Some("..".into()),
-                _ => None,
-            });
-            for (i, part) in parts.enumerate() {
+            for (i, part) in names(&target).into_iter().enumerate() {
                 rest.insert(i, part);
             }
         } else if m.is_dir() {
