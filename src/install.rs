@@ -1384,6 +1384,8 @@ impl Journal {
         if now == self.hooks_before {
             return false;
         }
+        // Journals of earlier releases keep neither: such a change is undone, as those
+        // releases undid it.
         let (Some(before), Some(after)) = (self.stamped_before, self.stamped_after) else {
             return false;
         };
@@ -1405,8 +1407,8 @@ impl Journal {
 }
 
 /// The digest of the handlers stamped with `id` in the `hooks.json` document `doc`, with
-/// their groups' matchers, in order; each object's keys sorted, so that a file reformatted
-/// (`jq -S`, an editor) holds the same handlers.
+/// their groups' matchers; each object's keys sorted, and the handlers too, so that a file
+/// reformatted (`jq -S`, an editor) holds the same handlers.
 fn stamped_digest(doc: &Value, id: &str) -> Sha256 {
     fn sorted(v: &Value) -> Value {
         match v {
@@ -1423,10 +1425,12 @@ fn stamped_digest(doc: &Value, id: &str) -> Sha256 {
             other => other.clone(),
         }
     }
-    let groups: Vec<(String, Value)> = crate::merge::stamped_groups(doc, id)
+    // Sorted too: `jq -S` also reorders the events.
+    let mut groups: Vec<(String, String)> = crate::merge::stamped_groups(doc, id)
         .into_iter()
-        .map(|(event, group)| (event, sorted(&group)))
+        .map(|(event, group)| (event, sorted(&group).to_string()))
         .collect();
+    groups.sort();
     Sha256::of(&serde_json::to_vec(&groups).unwrap_or_default())
 }
 
@@ -3126,6 +3130,28 @@ pub fn outdated_in(
 
 #[cfg(test)]
 mod tests {
+    /// Found by the reviews of the diff: recovery compared the recipe's handlers by their
+    /// bytes, so a `hooks.json` reformatted after a crash (`jq -S`: keys and events
+    /// sorted) read as other handlers. Order is no difference; a changed handler is.
+    #[test]
+    fn the_recipes_handlers_are_compared_whatever_their_order() {
+        let doc = serde_json::json!({"hooks": {
+            "SessionEnd": [{"hooks": [{"type": "command", "command": "b", "recipe": "r"}]}],
+            "PostToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "a", "recipe": "r", "id": "x"}]}],
+            "Stop": [{"hooks": [{"type": "command", "command": "mine"}]}]
+        }});
+        let sorted = serde_json::json!({"hooks": {
+            "PostToolUse": [{"hooks": [{"command": "a", "id": "x", "recipe": "r", "type": "command"}], "matcher": "*"}],
+            "SessionEnd": [{"hooks": [{"command": "b", "recipe": "r", "type": "command"}]}],
+            "Stop": [{"hooks": [{"command": "mine", "type": "command"}]}]
+        }});
+        use super::stamped_digest;
+        assert_eq!(stamped_digest(&doc, "r"), stamped_digest(&sorted, "r"));
+        let mut changed = sorted.clone();
+        changed["hooks"]["SessionEnd"][0]["hooks"][0]["command"] = "c".into();
+        assert_ne!(stamped_digest(&doc, "r"), stamped_digest(&changed, "r"));
+    }
+
     use super::line_diff;
 
     #[test]

@@ -1271,8 +1271,23 @@ fn exposure_on_unix(path: &Path) -> Exposure {
             format!("`chmod g-w {}`", quoted(path)),
         ));
     }
+    let way = way_to(path);
+    // A link's owner may point it elsewhere whatever its folder (in a sticky folder such
+    // as `/tmp`, the owner of an entry may replace it).
+    for (link, uid) in &way.links {
+        if *uid != me && *uid != 0 {
+            e.others.push((
+                format!(
+                    "is reached through {}, a symbolic link owned by user {uid}, who can point \
+                     it elsewhere",
+                    link.display()
+                ),
+                "name the path the link leads to in the command, or make the link yours".into(),
+            ));
+        }
+    }
     let mut folders: Vec<(PathBuf, std::fs::Metadata)> = Vec::new();
-    for dir in folders_on_the_way(path) {
+    for dir in way.folders {
         let Ok(m) = std::fs::symlink_metadata(&dir) else {
             continue;
         };
@@ -1319,16 +1334,14 @@ fn exposure_on_unix(path: &Path) -> Exposure {
 
 /// Whether the group `gid` is this user's private group (the user-private-group scheme of
 /// Debian, Ubuntu and Fedora, where umask 002 is usual): this user's primary group, of
-/// this user's name, listing no member but this user. Group write then lets no one else
-/// in, and is not warned of.
+/// this user's name, listing no member but this user, and no other user's primary group
+/// in `/etc/passwd`. Group write then lets no one else in, and is not warned of. Anything
+/// that cannot be told keeps the warning.
 #[cfg(unix)]
 fn group_is_mine_alone(gid: u32) -> bool {
     use std::ffi::CStr;
-    // SAFETY: getegid(2) and geteuid(2) cannot fail and touch no memory.
-    let (my_gid, my_uid) = unsafe { (libc::getegid(), libc::geteuid()) };
-    if gid != my_gid {
-        return false;
-    }
+    // SAFETY: geteuid(2) cannot fail and touches no memory.
+    let my_uid = unsafe { libc::geteuid() };
     let mut buf = vec![0u8; 16 * 1024];
     // SAFETY: getpwuid_r(3) and getgrgid_r(3) write only into `pw`/`gr` and `buf` (whose
     // length is passed), and set `found` to null or to that record; the strings read below
@@ -1344,6 +1357,8 @@ fn group_is_mine_alone(gid: u32) -> bool {
             &mut found,
         ) != 0
             || found.is_null()
+            || pw.pw_name.is_null()
+            || pw.pw_gid != gid
         {
             return false;
         }
@@ -1359,6 +1374,7 @@ fn group_is_mine_alone(gid: u32) -> bool {
             &mut gfound,
         ) != 0
             || gfound.is_null()
+            || gr.gr_name.is_null()
             || CStr::from_ptr(gr.gr_name) != me.as_c_str()
         {
             return false;
@@ -1370,25 +1386,49 @@ fn group_is_mine_alone(gid: u32) -> bool {
             }
             member = member.add(1);
         }
-        true
     }
+    // Another user whose primary group it is (not listed as a member) could write too.
+    let Ok(passwd) = std::fs::read_to_string("/etc/passwd") else {
+        return false;
+    };
+    !passwd.lines().any(|line| {
+        let fields: Vec<&str> = line.split(':').collect();
+        fields.len() > 3
+            && fields[3].parse::<u32>() == Ok(gid)
+            && fields[2].parse::<u32>() != Ok(my_uid)
+    })
 }
 
-/// Every folder whose owner or writers could change what `path` leads to, as ssh checks
-/// the folders of an `authorized_keys`: each folder the path passes through, from `/`,
-/// following each symbolic link on the way as the kernel does (the folder holding a link
-/// can swap it, and the folders its target passes through count as well). At most 40
-/// links are followed, the kernel's limit; a path that cannot be walked further gives the
-/// folders walked so far (hashing the script then says what is wrong).
+/// What a path passes through on its way to a file: see [`way_to`].
 #[cfg(unix)]
-fn folders_on_the_way(path: &Path) -> Vec<PathBuf> {
+struct Way {
+    /// Each folder, from `/`.
+    folders: Vec<PathBuf>,
+    /// Each symbolic link followed, with its owner.
+    links: Vec<(PathBuf, u32)>,
+}
+
+/// Everything whose owner or writers could change what `path` leads to, as ssh checks the
+/// folders of an `authorized_keys`: each folder the path passes through, from `/`, and
+/// each symbolic link on the way, followed as the kernel follows it (the folder holding a
+/// link, and the link's owner, can swap it; the folders its target passes through count as
+/// well). At most 40 links are followed, the kernel's limit; a path that cannot be walked
+/// further gives what was walked so far (hashing the script then says what is wrong).
+#[cfg(unix)]
+fn way_to(path: &Path) -> Way {
+    use std::os::unix::fs::MetadataExt as _;
     use std::path::Component;
     let start = if path.is_absolute() {
         PathBuf::from("/")
     } else {
         match std::env::current_dir().and_then(std::fs::canonicalize) {
             Ok(cwd) => cwd,
-            Err(_) => return Vec::new(),
+            Err(_) => {
+                return Way {
+                    folders: Vec::new(),
+                    links: Vec::new(),
+                }
+            }
         }
     };
     // A path's names and `..`, in order (`/` and `.` lead nowhere new).
@@ -1402,6 +1442,7 @@ fn folders_on_the_way(path: &Path) -> Vec<PathBuf> {
             .collect()
     };
     let mut out: Vec<PathBuf> = start.ancestors().map(Path::to_path_buf).collect();
+    let mut followed: Vec<(PathBuf, u32)> = Vec::new();
     // `at` never holds a link: each name is looked at before it is added.
     let mut at = start;
     let mut rest: std::collections::VecDeque<std::ffi::OsString> = names(path).into();
@@ -1417,6 +1458,7 @@ fn folders_on_the_way(path: &Path) -> Vec<PathBuf> {
         };
         if m.file_type().is_symlink() {
             links += 1;
+            followed.push((next.clone(), m.uid()));
             let Ok(target) = std::fs::read_link(&next) else {
                 break;
             };
@@ -1436,7 +1478,10 @@ fn folders_on_the_way(path: &Path) -> Vec<PathBuf> {
             break;
         }
     }
-    out
+    Way {
+        folders: out,
+        links: followed,
+    }
 }
 
 /// A handler's trust status.

@@ -6112,6 +6112,30 @@ fn a_script_reached_through_a_folder_others_can_write_is_never_trusted() {
             .any(|l| l.starts_with("trusted") && l.contains("PreToolUse direct ")),
         "{out}"
     );
+    // A link another user owns, even in a sticky folder (where its owner may replace it),
+    // can be pointed elsewhere (found by the second review). Needs root to give it away.
+    // SAFETY: geteuid(2) cannot fail and touches no memory.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped the link of another user: needs root");
+        return;
+    }
+    std::fs::create_dir_all(sb.join("ws/sticky")).unwrap();
+    chmod(&sb.join("ws/sticky"), 0o1777);
+    std::os::unix::fs::symlink("../mine", sb.join("ws/sticky/tools")).unwrap();
+    std::os::unix::fs::lchown(sb.join("ws/sticky/tools"), Some(1234), None).unwrap();
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [
+            {"id": "theirs", "type": "command", "command": "sh sticky/tools/real.sh"}
+        ]}),
+    );
+    let o = in_prof_output(&sb, &["trust", "--all"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("a symbolic link owned by user 1234, who can point it elsewhere"),
+        "{out}"
+    );
 }
 
 /// A handler's script another user can change (0666, or in a folder of mode 0777) was
@@ -6184,7 +6208,23 @@ fn a_script_others_can_change_is_never_trusted() {
         err.contains("warning") && err.contains("group/g.sh") && err.contains("chmod g-w"),
         "{err}"
     );
-    assert!(!err.contains("private/p.sh"), "{err}");
+    // Where root's group is root's alone (no other user's primary group, no member).
+    let root_group_alone = std::fs::read_to_string("/etc/passwd").is_ok_and(|p| {
+        p.lines()
+            .filter(|l| l.split(':').nth(3) == Some("0"))
+            .count()
+            == 1
+    }) && std::fs::read_to_string("/etc/group").is_ok_and(|g| {
+        g.lines().any(|l| {
+            l.starts_with("root:")
+                && l.split(':')
+                    .nth(3)
+                    .is_none_or(|m| m.is_empty() || m == "root")
+        })
+    });
+    if root_group_alone {
+        assert!(!err.contains("private/p.sh"), "{err}");
+    }
     let statuses: Vec<(String, String)> = (list_json(&sb)["handlers"].as_array().unwrap())
         .iter()
         .map(|h| {
