@@ -1073,8 +1073,6 @@ fn refuse_if_others_can_change(path: &Path, file: Option<&std::fs::Metadata>) ->
     let mut fixes = Vec::new();
     // SAFETY: geteuid(2) cannot fail and touches no memory.
     let me = unsafe { libc::geteuid() };
-    // Whose a file or folder may be: this user's, or root's (who can change any file).
-    let owner_ok = |uid: u32| uid == me || uid == 0;
     // Root with another user's FINCLAW_HOME (sudo keeping HOME): that user would decide
     // what root runs. Never advised away by handing the file to root, which locks the
     // user out of their own trust.
@@ -1085,7 +1083,7 @@ fn refuse_if_others_can_change(path: &Path, file: Option<&std::fs::Metadata>) ->
         )
     };
     if let Some(m) = file {
-        if !owner_ok(m.uid()) {
+        if !mine_or_roots(m.uid()) {
             what.push(format!(
                 "is owned by user {}, not by you (user {me}) or root",
                 m.uid()
@@ -1117,7 +1115,7 @@ fn refuse_if_others_can_change(path: &Path, file: Option<&std::fs::Metadata>) ->
     // The folder itself, through a link to it: the link's own mode means nothing.
     if let Some((dir, m)) = dir.and_then(|d| std::fs::metadata(d).ok().map(|m| (d, m))) {
         // Its owner may rename the file away and put another in its place.
-        if !owner_ok(m.uid()) {
+        if !mine_or_roots(m.uid()) {
             what.push(format!(
                 "is in {}, a folder owned by user {}, not by you (user {me}) or root, who can \
                  put a file of theirs in its place",
@@ -1161,6 +1159,14 @@ fn refuse_if_others_can_change(path: &Path, file: Option<&std::fs::Metadata>) ->
             }
         ),
     })
+}
+
+/// Whether what the user `uid` owns is safe to go by: this user's, or root's (who can
+/// change any file anyway).
+#[cfg(unix)]
+fn mine_or_roots(uid: u32) -> bool {
+    // SAFETY: geteuid(2) cannot fail and touches no memory.
+    uid == unsafe { libc::geteuid() } || uid == 0
 }
 
 /// Who besides this user can change a handler's script: each finding with its fix.
@@ -1247,7 +1253,7 @@ fn exposure_on_unix(path: &Path) -> Exposure {
     let me = unsafe { libc::geteuid() };
     let mode = |m: &std::fs::Metadata| m.mode() & 0o7777;
     // Root can change any file anyway.
-    if file.uid() != me && file.uid() != 0 {
+    if !mine_or_roots(file.uid()) {
         e.others.push((
             format!(
                 "is owned by user {}, not by you (user {me}) or root",
@@ -1275,7 +1281,7 @@ fn exposure_on_unix(path: &Path) -> Exposure {
     // A link's owner may point it elsewhere whatever its folder (in a sticky folder such
     // as `/tmp`, the owner of an entry may replace it).
     for (link, uid) in &way.links {
-        if *uid != me && *uid != 0 {
+        if !mine_or_roots(*uid) {
             e.others.push((
                 format!(
                     "is reached through {}, a symbolic link owned by user {uid}, who can point \
@@ -1298,7 +1304,7 @@ fn exposure_on_unix(path: &Path) -> Exposure {
     for (dir, m) in folders {
         // With the sticky bit only a file's owner may rename or delete it (`/tmp`).
         let sticky = m.mode() & 0o1000 != 0;
-        if m.uid() != me && m.uid() != 0 {
+        if !mine_or_roots(m.uid()) {
             e.others.push((
                 format!(
                     "is in {}, a folder owned by user {}, who can put a file of theirs in its \
