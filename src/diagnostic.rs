@@ -267,6 +267,45 @@ impl<'a> Findings<'a> {
     }
 }
 
+/// Gives each diagnostic at a spot of a JSON file (a pointer, no line yet) that spot's line
+/// and column, as `validate` places its findings, reading each file once. `given` is a
+/// file's document as it will be, when that is not what is on disk (pack's index before it
+/// is written). `spot` says where the pointer's spot is in a file's document (`None`: it
+/// has none, and the diagnostic keeps its pointer alone). A file that does not read or
+/// parse leaves its diagnostics as they are.
+pub(crate) fn place(
+    diags: &mut [Diagnostic],
+    given: Option<(&Path, &[u8])>,
+    spot: impl Fn(&Path, &serde_json::Value, &str) -> Option<String>,
+) {
+    let mut documents: std::collections::BTreeMap<PathBuf, Option<crate::json::Parsed>> =
+        std::collections::BTreeMap::new();
+    for d in diags {
+        if d.line.is_some() || d.pointer.is_empty() {
+            continue;
+        }
+        let doc = documents
+            .entry(d.file.clone())
+            .or_insert_with(|| match given {
+                Some((file, bytes)) if file == d.file => crate::json::parse(bytes).ok(),
+                _ => crate::fs::read_limited(&d.file, crate::validate::MAX_DOCUMENT_BYTES)
+                    .ok()
+                    .and_then(|bytes| crate::json::parse(&bytes).ok()),
+            });
+        let Some(doc) = doc else {
+            continue;
+        };
+        let pointer = spot(&d.file, &doc.value, &d.pointer);
+        let Some(pointer) = pointer.filter(|p| doc.value.pointer(p).is_some()) else {
+            continue;
+        };
+        let at = doc.locations.locate(&pointer);
+        d.line = Some(at.line);
+        d.column = Some(at.column);
+        d.pointer = pointer;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -680,39 +680,13 @@ pub fn check(profile: &Profile, workspace: &Path, fix: bool) -> Result<Report, E
         d.severity == Severity::Error
             || !(skipped.iter()).any(|(f, p)| *f == d.file && d.pointer.starts_with(p.as_str()))
     });
-    placed(&mut out);
+    // At their line and column too, as `validate` gives them, for an editor to jump to.
+    crate::diagnostic::place(&mut out, None, |_, _, pointer| Some(pointer.to_string()));
     Ok(Report {
         problems: out,
         fixed,
         awaiting_trust,
     })
-}
-
-/// Gives each problem at a spot of a JSON file (a pointer, no line yet) its line and
-/// column, as `validate` gives them, so an editor can jump there. A file that no longer
-/// reads or parses keeps its problems as they are.
-fn placed(problems: &mut [Diagnostic]) {
-    let mut documents: std::collections::BTreeMap<std::path::PathBuf, Option<crate::json::Parsed>> =
-        std::collections::BTreeMap::new();
-    for d in problems.iter_mut() {
-        if d.line.is_some() || d.pointer.is_empty() {
-            continue;
-        }
-        let doc = documents.entry(d.file.clone()).or_insert_with(|| {
-            crate::fs::read_limited(&d.file, crate::validate::MAX_DOCUMENT_BYTES)
-                .ok()
-                .and_then(|bytes| crate::json::parse(&bytes).ok())
-        });
-        let Some(doc) = doc
-            .as_ref()
-            .filter(|doc| doc.value.pointer(&d.pointer).is_some())
-        else {
-            continue;
-        };
-        let at = doc.locations.locate(&d.pointer);
-        d.line = Some(at.line);
-        d.column = Some(at.column);
-    }
 }
 
 /// What is odd in the `hooks.json` `file` beyond its handlers' own problems: a part of

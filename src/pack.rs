@@ -1357,37 +1357,17 @@ fn place_warnings(
     (index_path, index): (&Path, Option<&[u8]>),
     new_index: &Value,
 ) {
-    let mut documents: BTreeMap<PathBuf, Option<json::Parsed>> = BTreeMap::new();
-    for w in warnings {
-        if w.line.is_some() || w.pointer.is_empty() {
-            continue;
-        }
-        let is_index = w.file == index_path;
-        let doc =
-            documents
-                .entry(w.file.clone())
-                .or_insert_with(|| match index.filter(|_| is_index) {
-                    Some(bytes) => json::parse(bytes).ok(),
-                    None => crate::fs::read_limited(&w.file, crate::validate::MAX_DOCUMENT_BYTES)
-                        .ok()
-                        .and_then(|bytes| json::parse(&bytes).ok()),
-                });
-        let Some(doc) = doc else {
-            continue;
-        };
-        let pointer = if is_index {
-            same_spot(new_index, &doc.value, &w.pointer)
-        } else {
-            Some(w.pointer.clone())
-        };
-        let Some(pointer) = pointer.filter(|p| doc.value.pointer(p).is_some()) else {
-            continue;
-        };
-        let at = doc.locations.locate(&pointer);
-        w.line = Some(at.line);
-        w.column = Some(at.column);
-        w.pointer = pointer;
-    }
+    crate::diagnostic::place(
+        warnings,
+        index.map(|bytes| (index_path, bytes)),
+        |file, doc, pointer| {
+            if file == index_path {
+                same_spot(new_index, doc, pointer)
+            } else {
+                Some(pointer.to_string())
+            }
+        },
+    );
 }
 
 /// `pointer` into the index `from`, moved to the same recipe (by id) and version in the
