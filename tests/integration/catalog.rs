@@ -14,6 +14,15 @@ fn packed_again(sb: &Sandbox) {
     ok(&pack_src_with(sb, &[]));
 }
 
+/// `packed`, then alpha 0.2.0 packed beside its 0.1.0.
+fn packed_with_alpha_0_2_0(sb: &Sandbox) {
+    packed(sb);
+    let mut m = manifest("alpha");
+    m["version"] = json!("0.2.0");
+    write_recipe(sb, "src/alpha", &m);
+    packed_again(sb);
+}
+
 /// `pack` of `src/` into `cat/` at a fixed time, with `extra` arguments.
 fn pack_src_with(sb: &Sandbox, extra: &[&str]) -> std::process::Output {
     sb.cmd()
@@ -411,11 +420,7 @@ fn edit_index(sb: &Sandbox, edit: impl FnOnce(&mut Value)) {
 #[test]
 fn latest_below_the_newest_version_is_reported_once() {
     let sb = Sandbox::new();
-    packed(&sb);
-    let mut m = manifest("alpha");
-    m["version"] = json!("0.2.0");
-    write_recipe(&sb, "src/alpha", &m);
-    packed_again(&sb);
+    packed_with_alpha_0_2_0(&sb);
     edit_index(&sb, |index| index["recipes"][0]["latest"] = json!("0.1.0"));
 
     let (code, r) = verify_json(&sb, "cat");
@@ -1196,11 +1201,7 @@ fn an_assets_dir_archive_is_looked_up_in_sha256sums_by_the_file_read() {
 #[test]
 fn pack_check_reports_a_published_archive_gone_from_the_folder() {
     let sb = Sandbox::new();
-    packed(&sb);
-    let mut m = manifest("alpha");
-    m["version"] = json!("0.2.0");
-    write_recipe(&sb, "src/alpha", &m);
-    packed_again(&sb);
+    packed_with_alpha_0_2_0(&sb);
     std::fs::remove_file(sb.join("cat/hooks-alpha-0.1.0.tar.gz")).unwrap();
     let check = || pack_src_with(&sb, &["--check"]);
     for round in ["before a pack", "after a pack"] {
