@@ -510,6 +510,8 @@ pub struct HandlerTrace {
     pub id: String,
     /// Exit code (`None`: killed, or never started).
     pub exit: Option<i32>,
+    /// The signal that ended it (`SIGSEGV`, `SIGKILL` at the timeout, …), as `run` shows it.
+    pub signal: Option<String>,
     /// Whether its shell started (it did not when the system refused to start it: an
     /// environment too large, a missing shell).
     #[serde(skip)]
@@ -742,10 +744,11 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
         });
         run::check_interrupted()?;
         let started = spawned.is_ok();
-        let (decision, exit, ms, stderr) = match spawned {
+        let (decision, exit, signal, ms, stderr) = match spawned {
             Ok(out) => (
                 run::interpret(event, &out, deny_on_failure),
                 out.exit,
+                out.signal.map(run::signal_shown),
                 out.duration.as_millis(),
                 String::from_utf8_lossy(&out.stderr)
                     .chars()
@@ -755,6 +758,7 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
             Err(e) => (
                 run::start_failed(event, &e, deny_on_failure),
                 None,
+                None,
                 0,
                 String::new(),
             ),
@@ -762,6 +766,7 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
         result.handlers.push(HandlerTrace {
             id,
             exit,
+            signal,
             started,
             ms,
             decision: decision.clone(),
@@ -776,8 +781,11 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
             if h.exit != Some(want) {
                 let got = match h.exit {
                     Some(code) => code.to_string(),
-                    None if h.started => "killed".into(),
-                    None => "no exit: the shell never started".into(),
+                    None => match &h.signal {
+                        Some(sig) => format!("killed by {sig}"),
+                        None if h.started => "killed".into(),
+                        None => "no exit: the shell never started".into(),
+                    },
                 };
                 result
                     .mismatches

@@ -6413,6 +6413,40 @@ fn a_handler_killed_by_a_signal_names_it() {
     );
 }
 
+/// `test`'s JSON named a killed handler's signal only inside its failure text, and the
+/// exit mismatch said "got killed". Its handlers now carry `signal` as `run`'s do, and the
+/// mismatch names it.
+#[cfg(unix)]
+#[test]
+fn a_test_case_whose_handler_is_killed_names_the_signal() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "segv", &manifest("segv"));
+    sb.write(
+        "segv/scripts/main.js",
+        "process.kill(process.pid, 'SIGSEGV');\n",
+    );
+    sb.write(
+        "segv/tests/crash.json",
+        r#"{"name": "crash", "event": "PreToolUse", "payload": {"tool_name": "exec"}, "expect": {"exit": 0, "decision": "none"}}"#,
+    );
+    let o = sb
+        .cmd()
+        .args(["test", "segv", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let d: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let case = &d["cases"][0];
+    let h = &case["handlers"][0];
+    assert_eq!(h["exit"], Value::Null, "{d:#}");
+    assert_eq!(h["signal"], "SIGSEGV", "{d:#}");
+    let mismatches = case["mismatches"].to_string();
+    assert!(
+        mismatches.contains("exit: expected 0, got killed by SIGSEGV"),
+        "{d:#}"
+    );
+}
+
 /// The outcome's `failure` was the first handler's that failed while its `reason` came
 /// from the handler whose verdict won: a gate failing under `failurePolicy: deny` after
 /// another failure showed the reason of one and the failure of the other. The failure is
