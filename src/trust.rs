@@ -1060,11 +1060,12 @@ impl TrustFile {
 }
 
 /// Refuses the trust file at `path` (`file`, its metadata, links not followed; `None` to
-/// check only its folder, as before the first write) when someone other than this user could
-/// change it, as ssh's StrictModes refuses an `authorized_keys`: one writable by its group
-/// or others, one owned by another user, or one in a folder others can write to without the
-/// sticky bit (where anyone can put a file of theirs in its place). Whoever can change it
-/// decides which handlers `run` and hosts run.
+/// check only the way to it, as before the first write) when someone other than this user
+/// could change it, as ssh's StrictModes refuses an `authorized_keys`: one writable by its
+/// group or others, one owned by another user, or one reached through a folder (any, from
+/// `/`) that others can write to without the sticky bit or that another user owns, or
+/// through a symbolic link another user owns (each lets them put a file of theirs in its
+/// place). Whoever can change it decides which handlers `run` and hosts run.
 #[cfg(unix)]
 fn refuse_if_others_can_change(path: &Path, file: Option<&std::fs::Metadata>) -> Result<(), Error> {
     use std::os::unix::fs::MetadataExt as _;
@@ -1111,34 +1112,49 @@ fn refuse_if_others_can_change(path: &Path, file: Option<&std::fs::Metadata>) ->
             fixes.push(format!("`chmod 600 {}`", quoted(path)));
         }
     }
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    // The folder itself, through a link to it: the link's own mode means nothing.
-    if let Some((dir, m)) = dir.and_then(|d| std::fs::metadata(d).ok().map(|m| (d, m))) {
-        // Its owner may rename the file away and put another in its place.
-        if !mine_or_roots(m.uid()) {
-            what.push(format!(
-                "is in {}, a folder owned by user {}, not by you (user {me}) or root, who can \
-                 put a file of theirs in its place",
-                dir.display(),
-                m.uid()
-            ));
-            fixes.push(if me == 0 {
-                as_that_user(m.uid())
-            } else {
-                "point FINCLAW_HOME at a folder of your own".to_string()
-            });
-        }
-        if m.mode() & 0o002 != 0 && m.mode() & 0o1000 == 0 {
-            what.push(format!(
-                "is in {}, a folder others can write to (mode {:04o}) without the sticky bit, \
-                 so anyone can put a file of theirs in its place",
-                dir.display(),
-                m.mode() & 0o7777
-            ));
-            fixes.push(format!(
-                "`chmod o-w {}` (or point FINCLAW_HOME at a folder of your own)",
-                quoted(dir)
-            ));
+    // Every folder from `/` and every link on the way: whoever owns one, or can write to a
+    // folder without the sticky bit, can put a file of theirs in its place. Group write is
+    // not refused here: the file's own group write is, and a home folder writable by a
+    // user-private group is common.
+    for spot in weak_spots(path) {
+        match spot {
+            WeakSpot::FolderOwned { dir, uid } => {
+                what.push(format!(
+                    "is in {}, a folder owned by user {uid}, not by you (user {me}) or root, \
+                     who can put a file of theirs in its place",
+                    dir.display()
+                ));
+                fixes.push(if me == 0 {
+                    as_that_user(uid)
+                } else {
+                    "point FINCLAW_HOME at a folder of your own".to_string()
+                });
+            }
+            WeakSpot::FolderWritable { dir, mode } => {
+                what.push(format!(
+                    "is in {}, a folder others can write to (mode {mode:04o}) without the \
+                     sticky bit, so anyone can put a file of theirs in its place",
+                    dir.display()
+                ));
+                fixes.push(format!(
+                    "`chmod o-w {}` (or point FINCLAW_HOME at a folder of your own)",
+                    quoted(&dir)
+                ));
+            }
+            WeakSpot::LinkOwned { link, uid } => {
+                what.push(format!(
+                    "is reached through {}, a symbolic link owned by user {uid}, not by you \
+                     (user {me}) or root, who can point it elsewhere",
+                    link.display()
+                ));
+                fixes.push(if me == 0 {
+                    as_that_user(uid)
+                } else {
+                    "point FINCLAW_HOME at the folder the link leads to, or make the link yours"
+                        .to_string()
+                });
+            }
+            WeakSpot::FolderGroupWritable { .. } => {}
         }
     }
     if what.is_empty() {
@@ -1225,9 +1241,8 @@ impl Exposure {
 }
 
 /// Who besides this user can change the script at `path` (see [`Exposure`]): the file the
-/// shell opens (links followed), the folder holding the name the command gives, and, for a
-/// link, the folder holding the file it leads to. Folders above those are not looked at.
-/// Nothing is found on systems other than Unix, or for a path that cannot be inspected
+/// shell opens (links followed), every folder on the way to it from `/` and every symbolic
+/// link followed ([`weak_spots`]). Nothing is found on systems other than Unix, or for a path that cannot be inspected
 /// (hashing it then says why).
 pub fn script_exposure(path: &Path) -> Exposure {
     #[cfg(unix)]
@@ -1277,65 +1292,92 @@ fn exposure_on_unix(path: &Path) -> Exposure {
             format!("`chmod g-w {}`", quoted(path)),
         ));
     }
-    let way = way_to(path);
-    // A link's owner may point it elsewhere whatever its folder (in a sticky folder such
-    // as `/tmp`, the owner of an entry may replace it).
-    for (link, uid) in &way.links {
-        if !mine_or_roots(*uid) {
-            e.others.push((
+    for spot in weak_spots(path) {
+        match spot {
+            WeakSpot::LinkOwned { link, uid } => e.others.push((
                 format!(
                     "is reached through {}, a symbolic link owned by user {uid}, who can point \
                      it elsewhere",
                     link.display()
                 ),
                 "name the path the link leads to in the command, or make the link yours".into(),
-            ));
+            )),
+            WeakSpot::FolderOwned { dir, uid } => e.others.push((
+                format!(
+                    "is in {}, a folder owned by user {uid}, who can put a file of theirs in its \
+                     place",
+                    dir.display()
+                ),
+                "move it to a folder of your own and name that in the command".into(),
+            )),
+            WeakSpot::FolderWritable { dir, mode } => e.others.push((
+                format!(
+                    "is in {}, a folder others can write to (mode {mode:04o}) without the sticky \
+                     bit, so anyone can put a file of theirs in its place",
+                    dir.display()
+                ),
+                format!("`chmod o-w {}`", quoted(&dir)),
+            )),
+            WeakSpot::FolderGroupWritable { dir, mode } => e.group.push((
+                format!(
+                    "is in {}, a folder its group can write to (mode {mode:04o})",
+                    dir.display()
+                ),
+                format!("`chmod g-w {}`", quoted(&dir)),
+            )),
         }
     }
-    let mut folders: Vec<(PathBuf, std::fs::Metadata)> = Vec::new();
+    e
+}
+
+/// Something on the way to a file that lets someone other than this user (and root)
+/// change what the path leads to: see [`weak_spots`].
+#[cfg(unix)]
+enum WeakSpot {
+    /// A folder another user owns: they can rename the entry away and put theirs there.
+    FolderOwned { dir: PathBuf, uid: u32 },
+    /// A folder others can write to without the sticky bit.
+    FolderWritable { dir: PathBuf, mode: u32 },
+    /// A folder its group can write to without the sticky bit, the group not being this
+    /// user's private one.
+    FolderGroupWritable { dir: PathBuf, mode: u32 },
+    /// A symbolic link on the way that another user owns: they can point it elsewhere.
+    LinkOwned { link: PathBuf, uid: u32 },
+}
+
+/// The weak spots on the way to `path` ([`way_to`]): each folder from `/` (once, however
+/// often the way passes it) and each symbolic link followed. A folder's worst spot only.
+#[cfg(unix)]
+fn weak_spots(path: &Path) -> Vec<WeakSpot> {
+    use std::os::unix::fs::MetadataExt as _;
+    let way = way_to(path);
+    // A link's owner may point it elsewhere whatever its folder (in a sticky folder such
+    // as `/tmp`, the owner of an entry may replace it).
+    let mut out: Vec<WeakSpot> = (way.links.into_iter())
+        .filter(|(_, uid)| !mine_or_roots(*uid))
+        .map(|(link, uid)| WeakSpot::LinkOwned { link, uid })
+        .collect();
+    let mut seen: Vec<(u64, u64)> = Vec::new();
     for dir in way.folders {
         let Ok(m) = std::fs::symlink_metadata(&dir) else {
             continue;
         };
-        if !(folders.iter()).any(|(_, seen)| seen.dev() == m.dev() && seen.ino() == m.ino()) {
-            folders.push((dir, m));
+        if seen.contains(&(m.dev(), m.ino())) {
+            continue;
         }
-    }
-    for (dir, m) in folders {
+        seen.push((m.dev(), m.ino()));
         // With the sticky bit only a file's owner may rename or delete it (`/tmp`).
         let sticky = m.mode() & 0o1000 != 0;
+        let mode = m.mode() & 0o7777;
         if !mine_or_roots(m.uid()) {
-            e.others.push((
-                format!(
-                    "is in {}, a folder owned by user {}, who can put a file of theirs in its \
-                     place",
-                    dir.display(),
-                    m.uid()
-                ),
-                "move it to a folder of your own and name that in the command".into(),
-            ));
+            out.push(WeakSpot::FolderOwned { dir, uid: m.uid() });
         } else if m.mode() & 0o002 != 0 && !sticky {
-            e.others.push((
-                format!(
-                    "is in {}, a folder others can write to (mode {:04o}) without the sticky \
-                     bit, so anyone can put a file of theirs in its place",
-                    dir.display(),
-                    mode(&m)
-                ),
-                format!("`chmod o-w {}`", quoted(&dir)),
-            ));
+            out.push(WeakSpot::FolderWritable { dir, mode });
         } else if m.mode() & 0o020 != 0 && !sticky && !group_is_mine_alone(m.gid()) {
-            e.group.push((
-                format!(
-                    "is in {}, a folder its group can write to (mode {:04o})",
-                    dir.display(),
-                    mode(&m)
-                ),
-                format!("`chmod g-w {}`", quoted(&dir)),
-            ));
+            out.push(WeakSpot::FolderGroupWritable { dir, mode });
         }
     }
-    e
+    out
 }
 
 /// Whether the group `gid` is this user's private group (the user-private-group scheme of

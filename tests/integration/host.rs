@@ -3726,6 +3726,62 @@ fn a_trust_file_someone_else_can_change_is_refused_with_why_and_the_fix() {
     std::os::unix::fs::chown(home, Some(0), None).unwrap();
 }
 
+/// Only the folder holding the trust file was looked at, while a script's whole way from
+/// `/` was: a folder above `FINCLAW_HOME` that others can write to (they can rename
+/// `FINCLAW_HOME` away and put theirs in its place), or a link on the way owned by another
+/// user, went unseen. Both are now refused by every verb that reads the file.
+#[cfg(unix)]
+#[test]
+fn a_trust_file_reached_through_a_folder_or_link_others_control_is_refused() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({"Stop": [{"id": "s", "type": "command", "command": "touch handler-ran"}]}),
+    );
+    in_prof(&sb, &["trust", "s"]);
+    let trust = sb.join("finclaw-home/hooks-trust.json");
+    let root = sb.join("");
+    let root = root.as_path();
+    let kept = std::fs::metadata(root).unwrap().permissions();
+    // FINCLAW_HOME's own folder is private; the one above it is everyone's.
+    std::fs::set_permissions(root, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let above = root.display().to_string();
+    let above = above.trim_end_matches('/');
+    every_trust_verb_refuses(
+        &sb,
+        &trust,
+        &[
+            format!("in {above}, a folder others can write to (mode 0777) without the sticky bit"),
+            format!("`chmod o-w {above}`"),
+        ],
+    );
+    std::fs::set_permissions(root, kept).unwrap();
+    ok(&in_prof_output(&sb, &["list"]));
+    // SAFETY: geteuid(2) cannot fail and touches no memory.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped the link of another user: needs root, to give a link away");
+        return;
+    }
+    // FINCLAW_HOME is a link another user owns: they can point it at a trust file of theirs.
+    std::fs::rename(sb.join("finclaw-home"), sb.join("real-home")).unwrap();
+    std::os::unix::fs::symlink("real-home", sb.join("finclaw-home")).unwrap();
+    ok(&in_prof_output(&sb, &["list"]));
+    std::os::unix::fs::lchown(sb.join("finclaw-home"), Some(1234), None).unwrap();
+    every_trust_verb_refuses(
+        &sb,
+        &trust,
+        &[
+            format!(
+                "is reached through {}, a symbolic link owned by user 1234",
+                sb.join("finclaw-home").display()
+            ),
+            "run hookpack as user 1234 rather than as root with their HOME".to_string(),
+        ],
+    );
+}
+
 /// The first `trust` under `umask 000` made `FINCLAW_HOME` writable by everyone, so the
 /// next command refused the trust file in it (see above). The folders it makes are 0755,
 /// whatever the umask.
