@@ -306,11 +306,7 @@ pub fn choose<'a>(
     // The versions asked for, whatever the host runs: when there are none, the CLI is not
     // what stands in the way.
     let asked: Vec<&CatalogVersion> = (candidates.iter().copied())
-        .filter(|v| match want {
-            Want::Exact(x) => v.version == *x,
-            Want::Range(r) => r.matches(v.version.as_semver()),
-            Want::Newest => v.version <= entry.latest,
-        })
+        .filter(|v| want.takes(entry, v))
         .collect();
     pick.ok_or_else(|| match cli {
         Some(c) if !asked.is_empty() => Error::CliTooOld {
@@ -339,6 +335,54 @@ pub fn choose<'a>(
             available: listed(entry),
         },
     })
+}
+
+impl Want {
+    /// Whether `v`, a version of `entry`, is one this asks for, whatever the host runs.
+    fn takes(&self, entry: &crate::catalog::CatalogRecipe, v: &CatalogVersion) -> bool {
+        match self {
+            Want::Exact(x) => v.version == *x,
+            Want::Range(r) => r.matches(v.version.as_semver()),
+            Want::Newest => v.version <= entry.latest,
+        }
+    }
+}
+
+/// With the host's CLI version unknown, [`choose`] takes `picked` whatever it needs. When
+/// older versions the same request takes need less, a host older than `picked` needs would
+/// have had one of them: the warning names what `picked` needs, those versions (the newest
+/// for each lower bar, at most three) and how to give the host's version. `None` when no
+/// such version exists.
+pub fn unknown_cli_warning(
+    entry: &crate::catalog::CatalogRecipe,
+    want: &Want,
+    picked: &CatalogVersion,
+) -> Option<String> {
+    let mut older: Vec<&CatalogVersion> = (entry.versions.iter())
+        .filter(|v| v.version < picked.version && want.takes(entry, v))
+        .collect();
+    older.sort_by(|a, b| b.version.cmp(&a.version));
+    let mut bar = &picked.min_cli;
+    let mut less = Vec::new();
+    for v in older {
+        if v.min_cli < *bar {
+            less.push(format!("{} {} needs {}", entry.id, v.version, v.min_cli));
+            bar = &v.min_cli;
+        }
+    }
+    if less.is_empty() {
+        return None;
+    }
+    less.truncate(3);
+    Some(format!(
+        "{} {} needs CLI {} or newer; the host's CLI version was not given, so it was taken as \
+         new enough. If your host is older, install again with --cli-version X.Y.Z (or \
+         HOOKPACK_CLI_VERSION) for the newest version it runs ({})",
+        entry.id,
+        picked.version,
+        picked.min_cli,
+        less.join(", ")
+    ))
 }
 
 /// Fetches and checks an index.
@@ -2652,6 +2696,11 @@ pub fn install_from(
         Some(recorded_index(index)),
         opts,
     )?;
+    if opts.cli_version.is_none() {
+        prepared
+            .warnings
+            .extend(unknown_cli_warning(entry, &spec.want, version));
+    }
     // SPEC 1.5 allows an index on disk to name an archive anywhere on this machine; it is
     // read as a regular file only, and its size and sha256 were checked before opening.
     if let Some(why) = outside {

@@ -335,14 +335,32 @@ fn version_choice_follows_min_cli_pins_and_ranges() {
         }
         c.output().unwrap()
     };
-    ok(&install("p1", &["demo"], None));
+    // With the host's version unknown, the newest is taken whatever it needs; found by the
+    // publisher walk-through: silently, so a user of an older host got a recipe it cannot
+    // run. A warning now names what it needs and how to take what the host runs.
+    let o = install("p1", &["demo"], None);
+    ok(&o);
     assert_eq!(installed("p1"), "0.3.0");
-    ok(&install("p2", &["demo", "--cli-version", "0.13.0"], None));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(
+            "warning: demo 0.3.0 needs CLI 0.14.0 or newer; the host's CLI version was not \
+             given, so it was taken as new enough"
+        ) && err.contains("--cli-version X.Y.Z (or HOOKPACK_CLI_VERSION)")
+            && err.contains("demo 0.2.0 needs 0.13.1, demo 0.1.0 needs 0.13.0"),
+        "{err}"
+    );
+    let o = install("p2", &["demo", "--cli-version", "0.13.0"], None);
+    ok(&o);
     assert_eq!(installed("p2"), "0.1.0");
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("warning"));
     ok(&install("p3", &["demo"], Some("0.13.5")));
     assert_eq!(installed("p3"), "0.2.0");
-    ok(&install("p4", &["demo@0.1.0"], None));
+    // The oldest version needs no more than any other: nothing to warn of.
+    let o = install("p4", &["demo@0.1.0"], None);
+    ok(&o);
     assert_eq!(installed("p4"), "0.1.0");
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("warning"));
     ok(&install("p5", &["demo@^0.2"], None));
     assert_eq!(installed("p5"), "0.2.0");
     let o = install("p6", &["demo@0.3.0", "--cli-version", "0.13.0"], None);
