@@ -260,6 +260,10 @@ struct CatalogArgs {
     /// else the active profile's config.yaml, else builtin:].
     #[arg(value_name = "INDEX")]
     index: Option<std::ffi::OsString>,
+    /// Without INDEX: the profile whose index `install` uses (its config.yaml's
+    /// extra.hooks.index_url) [default: the active profile].
+    #[arg(long, value_name = "DIR", conflicts_with = "index")]
+    profile: Option<PathBuf>,
     /// Extra CA certificate (PEM) to trust for https (SSL_CERT_FILE is honoured too).
     #[arg(long, value_name = "FILE")]
     ca_cert: Option<PathBuf>,
@@ -1193,7 +1197,9 @@ fn index_of(a: &CatalogArgs, printer: &Printer) -> Result<crate::fetch::Location
     if let Some(index) = &a.index {
         return catalog::verify::index_argument("INDEX", index);
     }
-    let profile = crate::profile::Profile::resolve(None)?;
+    let profile = profile_of(&ProfileArgs {
+        profile: a.profile.clone(),
+    })?;
     let (index, source) = profile.resolve_index(None)?;
     let from = match source {
         crate::profile::IndexSource::Env => "from $HOOKPACK_INDEX_URL".to_string(),

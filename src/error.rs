@@ -432,9 +432,13 @@ pub enum Error {
         why: String,
     },
     /// The index does not list the recipe.
-    #[error("the index {index} has no recipe `{id}`; {}", match .near {
-        Some(near) => format!("did you mean `{near}`?"),
-        None => format!("`hookpack catalog list {index}` shows what it has"),
+    #[error("the index {index} has no recipe `{id}`; {}", match (.installed_from, .near) {
+        (Some(from), _) => format!(
+            "`{id}` was installed in this profile from {from}: give `--index {}`",
+            crate::advice::quote_on_one_line(from)
+        ),
+        (None, Some(near)) => format!("did you mean `{near}`?"),
+        (None, None) => format!("`hookpack catalog list {index}` shows what it has"),
     })]
     RecipeNotInIndex {
         /// Recipe id.
@@ -443,6 +447,8 @@ pub enum Error {
         index: String,
         /// The id of the index nearest to `id`, when one is a likely misspelling of it.
         near: Option<String>,
+        /// The other index the profile's receipt of `id` names, when it is installed.
+        installed_from: Option<String>,
     },
     /// No listed version matches.
     #[error("no version of `{id}` matches {want}; available: {available}")]

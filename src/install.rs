@@ -2657,6 +2657,12 @@ pub fn install_from(
             index: index.to_string(),
             near: crate::event::nearest(spec.id.as_str(), &catalog.recipes, |r| r.id.to_string())
                 .map(|r| r.id.to_string()),
+            // `update` reads the index its receipt names; `install` the one it is given.
+            installed_from: receipt::read(profile, spec.id.as_str())
+                .ok()
+                .flatten()
+                .and_then(|r| r.index_url)
+                .filter(|from| !same_index(from, &recorded_index(index))),
         })?;
     let version = choose(entry, &spec.want, opts.cli_version.as_ref())?;
     let archive_loc = base.join(&version.url)?;

@@ -1671,6 +1671,37 @@ fn catalog_list_and_verify_default_to_the_index_install_uses() {
             "{verb}: {err}"
         );
         assert!(out.contains("alpha"), "{verb}: {out}");
+        // A profile of the user's choosing (found by the publisher walk-through: only the
+        // active profile's index could be read; `--profile` was "unexpected").
+        sb.write(
+            "prof/config.yaml",
+            format!(
+                "extra:\n  hooks:\n    index_url: {}\n",
+                sb.join("cat").display()
+            ),
+        );
+        let o = sb
+            .cmd()
+            .args(["catalog", verb, "--profile", "prof"])
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{verb}: {err}");
+        assert!(
+            err.contains(&format!(
+                "(from extra.hooks.index_url in {}, as install",
+                sb.join("prof/config.yaml").display()
+            )),
+            "{verb}: {err}"
+        );
+        assert!(out.contains("alpha"), "{verb}: {out}");
+        let o = sb
+            .cmd()
+            .args(["catalog", verb, "cat", "--profile", "prof"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{verb}");
     }
 }
 

@@ -5962,6 +5962,37 @@ fn a_journal_that_is_a_folder_is_named_with_the_fix() {
     }
 }
 
+/// Found by the publisher walk-through: `install demo@0.1.0` without `--index`, for a
+/// recipe installed from another index, said only "the index builtin:… has no recipe
+/// `demo`" (while `update` reads the index in the receipt). It now says where the recipe
+/// came from and to give that index.
+#[test]
+fn a_recipe_missing_from_the_default_index_names_the_index_it_came_from() {
+    let sb = Sandbox::new();
+    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0"), ("0.2.0", "0.13.0")]);
+    ok(&in_profile(
+        &sb,
+        "p",
+        &["install", "demo", "--index", "cat"],
+    ));
+    let o = in_profile(&sb, "p", &["install", "demo@0.1.0"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let index = sb.join("cat/hooks-index.json");
+    assert!(
+        err.contains("the index builtin:hooks-index.json has no recipe `demo`; `demo` was installed in this profile from ")
+            && err.contains(&format!("{}: give `--index {}`", index.display(), index.display())),
+        "{err}"
+    );
+    // Never installed here: the advice stays the catalog listing.
+    let o = in_profile(&sb, "q", &["install", "demo"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("`hookpack catalog list builtin:hooks-index.json` shows what it has"),
+        "{err}"
+    );
+}
+
 /// The refusal of other bytes for the installed version, of a recipe from another index
 /// than the default, said to take them with `hookpack install shrec@0.1.0`, which reads the
 /// default index (the built-in catalog: "has no recipe `shrec`"). Its commands name the
