@@ -1855,7 +1855,8 @@ fn merge_index(
                 format!(
                     "{id} {version} keeps its published URL `{url}`: --asset-base-url \
                      applies only to versions packed now, since a published entry never \
-                     changes"
+                     changes; if that URL never served the archive (a mistyped base URL), \
+                     correct it in this index by hand and pack again"
                 ),
             )
         });
@@ -1910,9 +1911,9 @@ fn merge_index(
             )
         });
     }
-    // A `latest` below the newest version listed stays (pack keeps a published entry, and
-    // such a `latest` holds a version back), but `catalog verify` fails on it: said here,
-    // where it can be put right before the upload.
+    // A `latest` below the newest version listed stays (pack keeps a published entry), but
+    // `catalog verify` fails on it: said here, where it can be put right before the upload,
+    // and `--check` fails on it too.
     for (i, r) in recipes.iter().enumerate() {
         let parse = |v: &Value| v.as_str().and_then(|s| Version::parse(s).ok());
         let newest = r["versions"]
@@ -1929,12 +1930,12 @@ fn merge_index(
                     ..Diagnostic::file_level(
                         &index_path,
                         Severity::Warning,
-                        "latest-not-newest",
+                        crate::catalog::LATEST_NOT_NEWEST,
                         format!(
                             "{id}'s `latest` is {latest} but {newest} is listed too, so \
-                             `install {id}` takes {latest} and `catalog verify` fails; pack \
-                             keeps a published recipe's entry as it is, so set `latest` to \
-                             {newest} here unless it is held back on purpose"
+                             `install {id}` takes {latest}, and `catalog verify` and `pack \
+                             --check` fail; pack keeps a published recipe's entry as it is, so \
+                             set `latest` to {newest} here"
                         ),
                     )
                 });

@@ -27,9 +27,9 @@ pub const INDEX_FILE: &str = "hooks-index.json";
 /// Name of the checksum file written beside the index.
 pub const SUMS_FILE: &str = "SHA256SUMS";
 
-/// The rule for a `latest` older than a listed version: a warning here, an error in
-/// `catalog verify`.
-const LATEST_NOT_NEWEST: &str = "latest-not-newest";
+/// The rule for a `latest` older than a listed version: a warning here and in `pack`, an
+/// error in `catalog verify` and `pack --check`.
+pub(crate) const LATEST_NOT_NEWEST: &str = "latest-not-newest";
 
 /// A whole index. Field order here is the order written.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

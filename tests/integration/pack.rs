@@ -1348,6 +1348,13 @@ fn asset_base_url_makes_absolute_urls() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     stderr_says(&o, "alpha 0.1.0 keeps its published URL `https://example.test/catalog/hooks-alpha-0.1.0.tar.gz`");
+    // The way out of a mistyped base URL (found by the publisher walk-through: the README
+    // forbids editing the index, and nothing else changes a published URL).
+    stderr_says(
+        &o,
+        "if that URL never served the archive (a mistyped base URL), correct it in this \
+         index by hand and pack again",
+    );
     assert_eq!(
         std::fs::read(sb.join("out/hooks-index.json")).unwrap(),
         serde_json::to_vec_pretty(&index)
@@ -2591,7 +2598,8 @@ fn alpha_packed_at_0_1_and_0_2(sb: &Sandbox) -> (std::path::PathBuf, Value) {
 /// A `latest` set below the newest listed version (by hand, to hold it back or by mistake)
 /// is kept by pack, which keeps a published recipe's entry; `catalog verify` fails on it.
 /// pack said nothing, and `--check` called the catalog current: both now warn, naming the
-/// index, the spot and the fix.
+/// index, the spot and the fix. Found by the publisher walk-through: `--check` then still
+/// exited 0, so CI running it went green on a catalog `catalog verify` fails; it now fails.
 #[test]
 fn a_latest_below_the_newest_version_is_kept_with_a_warning() {
     let sb = Sandbox::new();
@@ -2600,9 +2608,9 @@ fn a_latest_below_the_newest_version_is_kept_with_a_warning() {
     write_index(&index_path, &index);
     let want =
         "out/hooks-index.json:9:17: warning[latest-not-newest]: alpha's `latest` is 0.1.0 but \
-                0.2.0 is listed too, so `install alpha` takes 0.1.0 and `catalog verify` fails; \
-                pack keeps a published recipe's entry as it is, so set `latest` to 0.2.0 here \
-                unless it is held back on purpose (at /recipes/0/latest)";
+                0.2.0 is listed too, so `install alpha` takes 0.1.0, and `catalog verify` and \
+                `pack --check` fail; pack keeps a published recipe's entry as it is, so set \
+                `latest` to 0.2.0 here (at /recipes/0/latest)";
     for extra in [&["--check"][..], &[]] {
         let o = pack(&sb, "src", "out", extra);
         // SHA256SUMS vouches for the index as it was before the edit.
@@ -2611,8 +2619,19 @@ fn a_latest_below_the_newest_version_is_kept_with_a_warning() {
     }
     assert_eq!(read_json(&index_path)["recipes"][0]["latest"], "0.1.0");
     let o = pack(&sb, "src", "out", &["--check"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     stderr_says(&o, want);
+    stderr_says(
+        &o,
+        "out holds what the sources produce, but its index fails `catalog verify` (see the \
+         warnings above: latest-not-newest); fix the index, then run `hookpack pack` without \
+         --check",
+    );
+    // Put right, it is current.
+    index["recipes"][0]["latest"] = json!("0.2.0");
+    write_index(&index_path, &index);
+    ok(&pack(&sb, "src", "out", &[]));
+    ok(&pack(&sb, "src", "out", &["--check"]));
 }
 
 /// A published version taken out of the index by hand: pack keeps the index as it finds it,
@@ -2920,7 +2939,10 @@ fn a_pack_that_rewrites_only_the_lists_says_which() {
     sb.write("out/SHA256SUMS", "");
     let o = pack(&sb, "src", "out", &[]);
     assert!(o.status.success(), "{}", stderr(&o));
-    stderr_says(&o, "(index unchanged; rewrote SHA256SUMS)");
+    stderr_says(
+        &o,
+        "(no index entry changed; rewrote SHA256SUMS, whose bytes differed)",
+    );
     let index = std::fs::read_to_string(sb.join("out/hooks-index.json")).unwrap();
     sb.write("out/hooks-index.json", index.replace("\n", "\n  "));
     let o = pack(&sb, "src", "out", &["--format", "json"]);
