@@ -1,7 +1,7 @@
 //! The library's error type and the process exit codes it maps to (SPEC §4).
 
 use crate::fs::FsError;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// How a command ended, as a process exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -180,7 +180,7 @@ pub enum Error {
     },
     /// A published archive is missing from the catalog folder or damaged there, and packing
     /// its sources now gives other bytes.
-    #[error("{what}: {} is missing or lacks the sha256 the index lists ({published}), and packing the sources now gives other bytes. If the recipe changed since it was published, bump `version` in {} and copy this archive back too, since the index keeps it listed; if it did not (another compression, hookpack release or SOURCE_DATE_EPOCH gives other bytes), copy the published archive back from where the catalog is served", path.display(), manifest.display())]
+    #[error("{what}: {}", archive_lost(path, published, now, on_disk.as_deref(), manifest))]
     PublishedArchiveLost {
         /// Recipe id and version (`tool-gate 0.2.0`).
         what: String,
@@ -188,6 +188,10 @@ pub enum Error {
         path: PathBuf,
         /// Digest in the index.
         published: String,
+        /// Digest of what the sources give now.
+        now: String,
+        /// Digest of the file at `path`, when there is one.
+        on_disk: Option<String>,
         /// The recipe's `recipe.json`, where the version is bumped.
         manifest: PathBuf,
     },
@@ -978,6 +982,44 @@ pub enum HandlerMeant {
     Recipe,
     /// The handler id nearest to it.
     Near(String),
+}
+
+/// What [`Error::PublishedArchiveLost`] says: the archive at `path` is gone, or holds other
+/// bytes than the index's `published`; when those are what the sources give `now`, the
+/// index is the likelier culprit (an edit by hand), and a version bump no fix.
+fn archive_lost(
+    path: &Path,
+    published: &str,
+    now: &str,
+    on_disk: Option<&str>,
+    manifest: &Path,
+) -> String {
+    let either = format!(
+        "If the recipe changed since it was published, bump `version` in {} and copy this \
+         archive back too, since the index keeps it listed; if it did not (another \
+         compression, hookpack release or SOURCE_DATE_EPOCH gives other bytes), copy the \
+         published archive back from where the catalog is served",
+        manifest.display()
+    );
+    match on_disk {
+        Some(found) if found == now => format!(
+            "{} holds what the sources produce now (sha256 {now}), but the index lists \
+             {published} for it: if the index was edited by hand, put it back from your last \
+             pack; if the archive was replaced after it was published, copy the published \
+             one back from where the catalog is served",
+            path.display()
+        ),
+        Some(found) => format!(
+            "{} has sha256 {found}, not the one the index lists ({published}), and packing \
+             the sources now gives other bytes ({now}). {either}",
+            path.display()
+        ),
+        None => format!(
+            "{} is missing, and packing the sources now gives other bytes than the sha256 \
+             the index lists ({published}). {either}",
+            path.display()
+        ),
+    }
 }
 
 /// The end of an [`Error::RecipesRefused`] message.

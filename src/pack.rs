@@ -1667,12 +1667,21 @@ fn merge_index(
                         intact.map_err(|e| failed_after(&mut refusals, e))?
                     else {
                         let url = existing["url"].as_str().unwrap_or_default();
+                        let path = opts
+                            .out_dir
+                            .join(archive_name(existing).unwrap_or_else(|| url.to_string()));
+                        // What is there instead, if anything: the sources' own bytes point
+                        // at an edited index rather than a lost archive.
+                        let on_disk = (std::fs::symlink_metadata(&path).ok())
+                            .filter(|m| m.is_file())
+                            .and_then(|_| digest_of_file(&path).ok().flatten())
+                            .map(|d| d.to_string());
                         let lost = Error::PublishedArchiveLost {
                             what: format!("{id} {version}"),
-                            path: opts
-                                .out_dir
-                                .join(archive_name(existing).unwrap_or_else(|| url.to_string())),
+                            path,
                             published,
+                            now: b.sha256.to_string(),
+                            on_disk,
                             manifest: b.manifest.clone(),
                         };
                         refusals.push((b.manifest.clone(), lost));

@@ -658,10 +658,8 @@ fn archives_compressed_otherwise_are_kept_when_their_contents_are_the_same() {
     std::fs::write(&alpha, recompressed).unwrap();
     let o = pack(&sb, "src", "out", &[]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    stderr_says(
-        &o,
-        "hooks-alpha-0.1.0.tar.zst is missing or lacks the sha256 the index lists",
-    );
+    stderr_says(&o, "hooks-alpha-0.1.0.tar.zst has sha256 ");
+    stderr_says(&o, ", not the one the index lists (");
     std::fs::write(&alpha, original).unwrap();
     assert_eq!(snapshot(&sb.join("out")), before);
 
@@ -928,7 +926,8 @@ fn a_damaged_archive_in_out_is_repaired_from_the_sources() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     stderr_says(
         &o,
-        "beta 0.1.0: out/hooks-beta-0.1.0.tar.gz is missing or lacks the sha256",
+        "beta 0.1.0: out/hooks-beta-0.1.0.tar.gz is missing, and packing the sources now \
+         gives other bytes than the sha256 the index lists",
     );
     // Without the archive, a changed recipe and changed settings look alike: both fixes
     // are given (found by the third review).
@@ -2593,6 +2592,41 @@ fn alpha_packed_at_0_1_and_0_2(sb: &Sandbox) -> (std::path::PathBuf, Value) {
     let index_path = sb.join("out/hooks-index.json");
     let index = read_json(&index_path);
     (index_path, index)
+}
+
+/// Found by the publisher walk-through: after a hand edit of a version's `sha256` in the
+/// index, pack said the archive "is missing or lacks the sha256 the index lists" and
+/// advised a version bump, though the archive in OUT was exactly what the sources give.
+/// It now says so, with both digests, and that the index is what to put back.
+#[test]
+fn an_index_whose_sha256_was_edited_is_told_apart_from_a_lost_archive() {
+    let sb = Sandbox::new();
+    let (index_path, mut index) = alpha_packed_at_0_1_and_0_2(&sb);
+    let real = index["recipes"][0]["versions"][0]["sha256"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let edited = format!(
+        "{}{}",
+        if real.starts_with('0') { "1" } else { "0" },
+        &real[1..]
+    );
+    index["recipes"][0]["versions"][0]["sha256"] = json!(edited);
+    write_index(&index_path, &index);
+    let before = snapshot(&sb.join("out"));
+    let o = pack(&sb, "src", "out", &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    stderr_says(
+        &o,
+        &format!(
+            "alpha 0.2.0: out/hooks-alpha-0.2.0.tar.gz holds what the sources produce now \
+             (sha256 {real}), but the index lists {edited} for it: if the index was edited by \
+             hand, put it back from your last pack; if the archive was replaced after it was \
+             published, copy the published one back from where the catalog is served"
+        ),
+    );
+    assert!(!stderr(&o).contains("bump `version`"), "{}", stderr(&o));
+    assert_eq!(snapshot(&sb.join("out")), before);
 }
 
 /// A `latest` set below the newest listed version (by hand, to hold it back or by mistake)
