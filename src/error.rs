@@ -180,18 +180,14 @@ pub enum Error {
     },
     /// A published archive is missing from the catalog folder or damaged there, and packing
     /// its sources now gives other bytes.
-    #[error("{what}: {}", archive_lost(path, published, now, on_disk.as_deref(), manifest))]
+    #[error("{what}: {}", archive_lost(path, digests, manifest))]
     PublishedArchiveLost {
         /// Recipe id and version (`tool-gate 0.2.0`).
         what: String,
         /// Where the archive should be.
         path: PathBuf,
-        /// Digest in the index.
-        published: String,
-        /// Digest of what the sources give now.
-        now: String,
-        /// Digest of the file at `path`, when there is one.
-        on_disk: Option<String>,
+        /// The index's, the sources' and the file's digests.
+        digests: Box<LostDigests>,
         /// The recipe's `recipe.json`, where the version is bumped.
         manifest: PathBuf,
     },
@@ -984,16 +980,26 @@ pub enum HandlerMeant {
     Near(String),
 }
 
+/// The digests of a published archive [`Error::PublishedArchiveLost`] names.
+#[derive(Debug)]
+pub struct LostDigests {
+    /// The index's.
+    pub published: String,
+    /// What the sources give now.
+    pub now: String,
+    /// The file in the catalog folder's, when there is one.
+    pub on_disk: Option<String>,
+}
+
 /// What [`Error::PublishedArchiveLost`] says: the archive at `path` is gone, or holds other
-/// bytes than the index's `published`; when those are what the sources give `now`, the
-/// index is the likelier culprit (an edit by hand), and a version bump no fix.
-fn archive_lost(
-    path: &Path,
-    published: &str,
-    now: &str,
-    on_disk: Option<&str>,
-    manifest: &Path,
-) -> String {
+/// bytes than the index's; when those are what the sources give now, the index is the
+/// likelier culprit (an edit by hand), and a version bump no fix.
+fn archive_lost(path: &Path, digests: &LostDigests, manifest: &Path) -> String {
+    let LostDigests {
+        published,
+        now,
+        on_disk,
+    } = digests;
     let either = format!(
         "If the recipe changed since it was published, bump `version` in {} and copy this \
          archive back too, since the index keeps it listed; if it did not (another \

@@ -1679,9 +1679,11 @@ fn merge_index(
                         let lost = Error::PublishedArchiveLost {
                             what: format!("{id} {version}"),
                             path,
-                            published,
-                            now: b.sha256.to_string(),
-                            on_disk,
+                            digests: Box::new(crate::error::LostDigests {
+                                published,
+                                now: b.sha256.to_string(),
+                                on_disk,
+                            }),
                             manifest: b.manifest.clone(),
                         };
                         refusals.push((b.manifest.clone(), lost));
