@@ -1493,10 +1493,15 @@ fn names_of_other_namespace_blocks(
         exports: BTreeSet<String>,
         /// Its exported enums, each with its place.
         enums: Vec<(String, Span)>,
+        /// The namespaces it is in, outermost first, itself last: each one's key and the
+        /// scope of its block that holds this one.
+        chain: Vec<(usize, ScopeId)>,
     }
     struct Blocks<'b, 'a> {
         /// The names of the namespaces we are in, outermost first (`A.B` is two).
         path: Vec<String>,
+        /// The blocks we are in, outermost first: their namespace's key and their scope.
+        within: Vec<(usize, ScopeId)>,
         /// The namespace we are in, as an index of `keys` (0 outside any): a namespace is
         /// its outer one's and its name, an unexported one's with the block it is in (such
         /// a namespace is that block's alone, merging only with those of its name there).
@@ -1521,6 +1526,7 @@ fn names_of_other_namespace_blocks(
             let next = self.keys.len() + 1;
             self.key = *self.keys.entry((outer, name)).or_insert(next);
             let scope = it.scope_id.get();
+            let entered = scope.map(|scope| self.within.push((self.key, scope)));
             match &it.body {
                 TSNamespaceDeclarationBody::TSNamespaceDeclaration(inner) => {
                     if let Some(scope) = scope {
@@ -1529,6 +1535,7 @@ fn names_of_other_namespace_blocks(
                             body: None,
                             exports: BTreeSet::from([inner.id.name.to_string()]),
                             enums: Vec::new(),
+                            chain: self.within.clone(),
                         };
                         let entry = self.found.entry(self.key);
                         let path = &self.path;
@@ -1565,6 +1572,7 @@ fn names_of_other_namespace_blocks(
                             body: Some(body),
                             exports,
                             enums,
+                            chain: self.within.clone(),
                         };
                         let entry = self.found.entry(self.key);
                         let path = &self.path;
@@ -1572,6 +1580,9 @@ fn names_of_other_namespace_blocks(
                         blocks.push(block);
                     }
                 }
+            }
+            if entered.is_some() {
+                self.within.pop();
             }
             self.path.pop();
             self.key = outer;
@@ -1603,33 +1614,49 @@ fn names_of_other_namespace_blocks(
     }
     struct Uses<'s> {
         scoping: &'s oxc::semantic::Scoping,
-        scope: ScopeId,
-        names: BTreeSet<String>,
-        namespace: String,
+        /// The block's namespaces, outermost first, itself last: the scope of each one's
+        /// block holding this one, and its name (`A.B`).
+        chain: Vec<(ScopeId, String)>,
+        /// Each name another block of one of those namespaces exports, with the depth in
+        /// `chain` of the innermost such namespace (TypeScript finds that one first).
+        names: BTreeMap<String, usize>,
         found: Vec<OxcDiagnostic>,
     }
     impl<'a> oxc::ast_visit::Visit<'a> for Uses<'_> {
+        // A namespace inside the block is a block of its own, checked on its own.
+        fn visit_ts_namespace_declaration(&mut self, _: &TSNamespaceDeclaration<'a>) {}
         fn visit_identifier_reference(&mut self, it: &IdentifierReference<'a>) {
-            if !self.names.contains(it.name.as_str()) {
+            let Some(&depth) = self.names.get(it.name.as_str()) else {
                 return;
-            }
+            };
             let Some(reference) = reference_of(self.scoping, it) else {
                 return;
             };
-            // Declared in this block (or deeper), the name is the block's own.
-            let own = reference.symbol_id().is_some_and(|symbol| {
+            let own = self.chain.last().map(|(scope, _)| *scope);
+            // Declared in this block (or deeper), the name is the block's own; declared in
+            // a block holding this one, of that namespace or one nested in it, compiled
+            // code sees it as TypeScript does.
+            let seen = reference.symbol_id().is_some_and(|symbol| {
                 let declared = self.scoping.symbol_scope_id(symbol);
-                self.scoping
-                    .scope_ancestors(declared)
-                    .any(|scope| scope == self.scope)
+                (self.scoping.scope_ancestors(declared)).any(|scope| Some(scope) == own)
+                    || self.chain[depth..]
+                        .iter()
+                        .any(|(scope, _)| *scope == declared)
             });
-            if reference.is_value() && !own {
-                let (name, namespace) = (&it.name, &self.namespace);
+            if reference.is_value() && !seen {
+                let name = &it.name;
+                let namespace = &self.chain[depth].1;
+                let shared = if depth + 1 == self.chain.len() {
+                    "with this block".to_string()
+                } else {
+                    let inner = &self.chain[self.chain.len() - 1].1;
+                    format!("with `{inner}`, inside it")
+                };
                 self.found.push(
                     OxcDiagnostic::error(format!(
                         "`{name}` is exported by another block of namespace `{namespace}`; \
-                         TypeScript shares it with this block, but the compiled blocks do not \
-                         share names: write `{namespace}.{name}`, or declare both in one block"
+                         TypeScript shares it {shared}, but the compiled blocks do not share \
+                         names: write `{namespace}.{name}`, or declare both in one block"
                     ))
                     .with_label(it.span),
                 );
@@ -1638,6 +1665,7 @@ fn names_of_other_namespace_blocks(
     }
     let mut blocks = Blocks {
         path: Vec::new(),
+        within: Vec::new(),
         key: 0,
         keys: BTreeMap::new(),
         found: BTreeMap::new(),
@@ -1655,9 +1683,7 @@ fn names_of_other_namespace_blocks(
     }
     let mut found = Vec::new();
     for (namespace, all) in blocks.found.values() {
-        if all.len() < 2 {
-            continue;
-        }
+        // A namespace of one block is still checked: an outer one may have others.
         for (i, block) in all.iter().enumerate() {
             // oxc merges an enum's declarations in one scope only: each block would set
             // `NS.K` to an enum of its own members, the last one winning.
@@ -1677,15 +1703,26 @@ fn names_of_other_namespace_blocks(
                     );
                 }
             }
-            let names: BTreeSet<String> = (all.iter().enumerate())
-                .filter(|(j, _)| *j != i)
-                .flat_map(|(_, other)| other.exports.iter().cloned())
-                .collect();
+            // The names each namespace around this block exports from its other blocks,
+            // the innermost namespace's winning.
+            let mut names = BTreeMap::new();
+            let mut chain = Vec::new();
+            for (depth, (key, scope)) in block.chain.iter().enumerate() {
+                let Some((name, outer)) = blocks.found.get(key) else {
+                    continue;
+                };
+                chain.push((*scope, name.clone()));
+                let others = (outer.iter())
+                    .filter(|other| other.scope != block.chain[depth].1)
+                    .flat_map(|other| other.exports.iter().cloned());
+                for export in others {
+                    names.insert(export, chain.len() - 1);
+                }
+            }
             let mut uses = Uses {
                 scoping: semantic.scoping(),
-                scope: block.scope,
+                chain,
                 names,
-                namespace: namespace.clone(),
                 found: Vec::new(),
             };
             if let Some(body) = block.body {

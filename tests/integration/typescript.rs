@@ -236,6 +236,64 @@ fn a_dotted_namespace_is_a_block_of_its_outer_one() {
     assert_eq!(printed, "1,2,3\n");
 }
 
+/// Found by the recipe-author sweep: a block of a dotted namespace (`namespace A.B`) using
+/// bare a name another block of an outer namespace (`A`) exports compiled to that bare
+/// name, a ReferenceError in node, while tsc gives `A.q`. Refused as for one namespace;
+/// a name of a block that encloses the use, or one declared in it, still compiles.
+#[test]
+fn a_name_an_outer_namespace_exports_in_another_block_is_refused() {
+    for (source, at, qualified) in [
+        (
+            "namespace A { export const q = 1; }
+namespace A.B { export const r = q + 1; }
+",
+            (2, 34),
+            "`A.q`",
+        ),
+        (
+            "namespace X.Y { export const a = 1; }
+namespace X.Z { export const b = Y.a + 1; }
+",
+            (2, 34),
+            "`X.Y`",
+        ),
+        (
+            "namespace P { export function helper() { return 5; } }
+\
+             namespace P.Q { export const v = helper(); }
+",
+            (2, 34),
+            "`P.helper`",
+        ),
+        (
+            "namespace A { export const q = 1; }
+\
+             namespace A { export namespace B { export const r = q; } }
+",
+            (2, 53),
+            "`A.q`",
+        ),
+    ] {
+        let found = errors(source);
+        assert_eq!(positions(&found), [at], "{source}: {found:?}");
+        assert!(found[0].message.contains(qualified), "{source}: {found:?}");
+    }
+    // The outer block itself encloses the use, or the inner block declares the name, or
+    // it is qualified: fine, and node agrees with tsc.
+    let out = js(
+        "namespace A { export const q = 1; export namespace B { export const r = q + 1; } }
+\
+         namespace A.B { const q = 10; export const s = q + A.q; }
+\
+         namespace A.C { export const t = A.B.r + 1; }
+\
+         export const all = [A.q, A.B.r, A.B.s, A.C.t];
+",
+    );
+    let printed = run_node(&[("main.mjs", &format!("{out}\nconsole.log(all.join());\n"))]);
+    assert_eq!(printed, "1,2,11,3\n");
+}
+
 /// A namespace nested in a block without `export` belongs to that block alone: two blocks
 /// of `A` may each have their own `namespace B`, which tsc keeps apart (they do not merge),
 /// so neither's enum nor names are another block's. They were taken for blocks of one
