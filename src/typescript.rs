@@ -1053,7 +1053,34 @@ fn syntax_newer_than_node_20(program: &Program<'_>) -> Vec<OxcDiagnostic> {
             }
         }
     }
+    impl Finder {
+        /// Import assertions (`assert { type: "json" }`): Node 20 warns of them on every
+        /// run, and Node 22 refuses them; `with` is the standard form.
+        fn assertion(&mut self, with: Option<&WithClause<'_>>) {
+            if let Some(w) = with.filter(|w| w.keyword == oxc::ast::ast::WithClauseKeyword::Assert)
+            {
+                self.found.push(
+                    OxcDiagnostic::error(
+                        "import assertions (`assert { … }`) are deprecated in Node 20, which \
+                         warns of them on every run, and refused from Node 22 on; write `with { \
+                         type: \"json\" }`",
+                    )
+                    .with_label(w.span),
+                );
+            }
+        }
+    }
     impl<'a> oxc::ast_visit::Visit<'a> for Finder {
+        fn visit_export_from_declaration(&mut self, it: &ExportFromDeclaration<'a>) {
+            self.assertion(it.with_clause.as_deref());
+            oxc::ast_visit::walk::walk_export_from_declaration(self, it);
+        }
+
+        fn visit_export_all_declaration(&mut self, it: &ExportAllDeclaration<'a>) {
+            self.assertion(it.with_clause.as_deref());
+            oxc::ast_visit::walk::walk_export_all_declaration(self, it);
+        }
+
         fn visit_reg_exp_literal(&mut self, it: &oxc::ast::ast::RegExpLiteral<'a>) {
             if let Some(pattern) = &it.regex.pattern.pattern {
                 self.found.extend(pattern_newer_than_node_20(pattern));
@@ -1062,11 +1089,30 @@ fn syntax_newer_than_node_20(program: &Program<'_>) -> Vec<OxcDiagnostic> {
 
         fn visit_import_declaration(&mut self, it: &ImportDeclaration<'a>) {
             self.phase(it.phase, it.span);
+            self.assertion(it.with_clause.as_deref());
             oxc::ast_visit::walk::walk_import_declaration(self, it);
         }
 
         fn visit_import_expression(&mut self, it: &ImportExpression<'a>) {
             self.phase(it.phase, it.span);
+            // `import(x, { assert: { … } })`: Node 22 ignores the assertion and refuses
+            // the JSON module for lack of a `with`.
+            if let Some(Expression::ObjectExpression(options)) = &it.options {
+                for property in &options.properties {
+                    if let oxc::ast::ast::ObjectPropertyKind::ObjectProperty(p) = property {
+                        if p.key.static_name().is_some_and(|n| n == "assert") {
+                            self.found.push(
+                                OxcDiagnostic::error(
+                                    "an import assertion (`{ assert: { … } }`) is deprecated \
+                                     in Node 20 and ignored from Node 22 on, which then refuses \
+                                     a JSON module; write `{ with: { type: \"json\" } }`",
+                                )
+                                .with_label(oxc::span::GetSpan::span(&p.key)),
+                            );
+                        }
+                    }
+                }
+            }
             oxc::ast_visit::walk::walk_import_expression(self, it);
         }
 

@@ -946,6 +946,23 @@ fn refuses_regular_expressions_and_import_phases_node_20_lacks() {
             (1, 18),
             "source",
         ),
+        // Import assertions: deprecated in Node 20, a SyntaxError from Node 22 on (found
+        // by the recipe-author sweep: accepted, even by `validate --strict`).
+        (
+            "import d from \"./d.json\" assert { type: \"json\" };\nexport const a = d;\n",
+            (1, 33),
+            "write `with { type: \"json\" }`",
+        ),
+        (
+            "export { default } from \"./d.json\" assert { type: \"json\" };\n",
+            (1, 43),
+            "write `with { type: \"json\" }`",
+        ),
+        (
+            "export const m = import(\"./d.json\", { assert: { type: \"json\" } });\n",
+            (1, 39),
+            "write `{ with: { type: \"json\" } }`",
+        ),
     ] {
         refused_at(src, at, says);
     }
