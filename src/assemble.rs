@@ -1211,11 +1211,10 @@ fn plan(recipe_dir: &Path, lib_dir: Option<&Path>, cache: &LibCache) -> Result<P
         }
         if source && top == "src" {
             let under_src = rel.strip_prefix("src").unwrap_or(rel);
+            // Named with the others, and with the sources' errors: one run shows them all.
             if let Some(reason) = not_assembled(&name) {
-                return Err(Error::PackRefused {
-                    path: path.to_path_buf(),
-                    reason,
-                });
+                p.ts_errors.push(path_refused(path, reason));
+                continue;
             }
             if is_module(&name) && !is_test_file(&name) {
                 p.compile(path, &Path::new("scripts").join(output_name(under_src)))?;

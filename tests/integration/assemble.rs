@@ -2119,6 +2119,47 @@ fn code_of_a_kind_assemble_does_not_compile_is_refused_by_name() {
     );
 }
 
+/// Found by the recipe-author sweep: with `c.cts`, `comp.tsx` and `d.cjs` in one `src/`,
+/// `validate` and `assemble` named only the first, so each fix brought the next to light.
+/// Every refused file is named in one run, with the TypeScript errors of the others.
+#[test]
+fn every_file_of_a_kind_assemble_does_not_compile_is_named_in_one_run() {
+    let sb = Sandbox::new();
+    source_recipe(&sb, "recipes", "demo", "console.log('ok');\n");
+    for name in ["c.cts", "comp.tsx", "d.cjs"] {
+        sb.write(&format!("recipes/demo/src/{name}"), "export const x = 1;\n");
+    }
+    sb.write("recipes/demo/src/e.ts", "export const y = ;\n");
+    let (code, r) = validate_json(&sb, &["recipes"]);
+    assert_eq!(code, 1, "{r:#}");
+    let mut found: Vec<(String, String)> = (r["diagnostics"].as_array().unwrap().iter())
+        .filter(|d| d["file"].as_str().is_some_and(|f| f.contains("/src/")))
+        .map(|d| {
+            let file = d["file"].as_str().unwrap_or_default();
+            let name = file.rsplit('/').next().unwrap_or_default().to_string();
+            (name, d["code"].as_str().unwrap_or_default().to_string())
+        })
+        .collect();
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            ("c.cts".to_string(), "path-refused".to_string()),
+            ("comp.tsx".into(), "path-refused".into()),
+            ("d.cjs".into(), "path-refused".into()),
+            ("e.ts".into(), "typescript".into()),
+        ],
+        "{r:#}"
+    );
+    let o = assemble(&sb);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    for name in ["c.cts", "comp.tsx", "d.cjs", "e.ts"] {
+        assert!(err.contains(&format!("demo/src/{name}")), "{name}: {err}");
+    }
+    assert!(!sb.join("out").exists());
+}
+
 /// A file of the user's in OUT named like a recipe is refused, naming it, and OUT is left
 /// as it was (it used to be deleted without a word, replaced by the assembled folder).
 #[test]
