@@ -1570,6 +1570,15 @@ fn unlinked_imports(
                         "import the whole value instead (`import data from … with { type: \"json\" }`) \
                          and read `data.name`"
                             .to_string()
+                    } else if name == "default"
+                        && links.get(&target).is_some_and(|t| !t.star_from.is_empty())
+                    {
+                        // `export *` passes on every export but `default`.
+                        format!(
+                            "`export * from` does not pass on a module's `default`; in \
+                             `{module}`, re-export it by name (`export {{ default }} from \"…\"`), \
+                             or import it from the module that declares it"
+                        )
                     } else {
                         format!(
                             "if it is a type, import or re-export it with `type` (`import type {{ {name} }}`)"

@@ -919,7 +919,28 @@ fn every_imported_name_must_be_exported_by_its_module() {
             "{err}"
         );
         assert!(!err.contains(".js` does not export"), "{err}");
+        // The hint for a `default` is about `export *` only where there is one.
+        assert!(!err.contains("does not pass on"), "{err}");
     }
+    // A default through `export *` (found by the recipe-author sweep: the hint was to
+    // import it with `type`, as `import type { default }`, which is no syntax).
+    sb.write(
+        "recipes/demo/src/star.ts",
+        "export * from \"./withdefault.ts\";\n",
+    );
+    sb.write(
+        "recipes/demo/src/withdefault.ts",
+        "export default 5;\nexport const w = 1;\n",
+    );
+    let err = refused_with_main(&sb, "import d from \"./star.ts\";\nconsole.log(d);\n");
+    assert!(
+        err.contains(
+            "star.ts` does not export `default`, so node would refuse to load this \
+             module; `export * from` does not pass on a module's `default`; in"
+        ) && err.contains("re-export it by name (`export { default } from \"…\"`)"),
+        "{err}"
+    );
+    assert!(!err.contains("import type"), "{err}");
 }
 
 #[test]
