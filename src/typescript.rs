@@ -2109,8 +2109,12 @@ fn commonjs_globals(program: &Program<'_>, semantic: &Semantic<'_>) -> Vec<OxcDi
             let fix = match it.name.as_str() {
                 "require" => "import it instead (`import fs from \"node:fs\"`)",
                 "module" | "exports" => "export it instead (`export function …`)",
-                "__dirname" => "use `import.meta.dirname` (Node 20.11 and later) instead",
-                "__filename" => "use `import.meta.filename` (Node 20.11 and later) instead",
+                // `import.meta.dirname` needs Node 20.11; these run on any Node 20.
+                "__dirname" => {
+                    "use `fileURLToPath(new URL(\".\", import.meta.url))` (from \"node:url\") \
+                     instead"
+                }
+                "__filename" => "use `fileURLToPath(import.meta.url)` (from \"node:url\") instead",
                 _ => return,
             };
             let Some(reference) = reference_of(self.scoping, it) else {
@@ -2353,7 +2357,12 @@ impl<'a> VisitMut<'a> for OutputPass<'a, '_> {
     /// its runtime helpers), and Node 20 cannot parse them.
     fn visit_decorator(&mut self, it: &mut Decorator<'a>) {
         self.problems.push(
-            OxcDiagnostic::error("decorators are not supported by Node 20").with_label(it.span),
+            OxcDiagnostic::error(
+                "decorators are not supported by Node 20 (nor compiled here: that would need \
+                 a runtime helper a hook cannot import); call the function the decorator names \
+                 yourself, after the class (for a method: `C.prototype.m = log(C.prototype.m)`)",
+            )
+            .with_label(it.span),
         );
         walk_mut::walk_decorator(self, it);
     }

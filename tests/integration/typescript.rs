@@ -802,7 +802,10 @@ fn refuses_commonjs_globals_where_they_are_used() {
             "{found:?}"
         );
         assert!(
-            found[1].message.contains("import.meta.dirname"),
+            found[1]
+                .message
+                .contains("fileURLToPath(new URL(\".\", import.meta.url))")
+                && found[2].message.contains("fileURLToPath(import.meta.url)"),
             "{found:?}"
         );
     }
@@ -835,6 +838,10 @@ fn refuses_what_node_20_cannot_run() {
     let found = errors("class A {\n  @logged run() {}\n}\n");
     assert_eq!(positions(&found), [(2, 3)], "{found:?}");
     assert!(found[0].message.contains("decorators"));
+    // With the fix (found by the recipe-author sweep: none was given).
+    assert!(found[0]
+        .message
+        .contains("call the function the decorator names"));
 
     // Found by review: these compiled, then failed under node 20.
     let found = errors("export class C {\n  accessor x = 1;\n}\n");
