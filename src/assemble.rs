@@ -468,10 +468,15 @@ enum Place {
 
 /// Shared helpers compiled once per run: a helper's output does not depend on the recipe
 /// importing it (its imports stay inside `lib/`). Maps the helper's path to its JavaScript,
-/// the helpers it imports and its links.
-type LibCache = std::sync::Mutex<
-    std::collections::HashMap<PathBuf, (Vec<u8>, Vec<PathBuf>, crate::typescript::Links)>,
->;
+/// the helpers it imports and its links; and how the run compiles.
+#[derive(Default)]
+struct LibCache {
+    compiled: std::sync::Mutex<
+        std::collections::HashMap<PathBuf, (Vec<u8>, Vec<PathBuf>, crate::typescript::Links)>,
+    >,
+    /// Whether each compiled module ends in an inline source map to its source (`test`).
+    mapped: bool,
+}
 
 struct Planner<'a> {
     recipe_dir: &'a Path,
@@ -618,7 +623,11 @@ impl Planner<'_> {
     fn compile(&mut self, file: &Path, out_rel: &Path) -> Result<(), Error> {
         let is_lib = out_rel.starts_with("scripts/lib");
         let cached = if is_lib {
-            self.cache.lock().ok().and_then(|c| c.get(file).cloned())
+            self.cache
+                .compiled
+                .lock()
+                .ok()
+                .and_then(|c| c.get(file).cloned())
         } else {
             None
         };
@@ -758,7 +767,11 @@ impl Planner<'_> {
             };
             Ok(Some(relative_specifier(out_rel, &target)))
         };
-        let result = crate::typescript::compile_module(&source, file, &mut rewrite);
+        let result = if self.cache.mapped {
+            crate::typescript::compile_module_mapped(&source, file, &mut rewrite)
+        } else {
+            crate::typescript::compile_module(&source, file, &mut rewrite)
+        };
         match result {
             Ok((js, links)) => {
                 // A helper's data files ship beside it; a recipe's own are copied with src/.
@@ -780,7 +793,7 @@ impl Planner<'_> {
                 }
                 let js = js.into_bytes();
                 if is_lib && !recipe_specific {
-                    if let Ok(mut c) = self.cache.lock() {
+                    if let Ok(mut c) = self.cache.compiled.lock() {
                         let entry = (js.clone(), wanted_lib.clone(), links.clone());
                         c.insert(file.to_path_buf(), entry);
                     }
@@ -1899,6 +1912,7 @@ pub fn check_sources(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Vec<Diagnostic
 /// found broken only once a recipe imports it again. Its imports are not followed.
 fn unimported_helpers(lib: &Path, cache: &LibCache, told: &BTreeSet<PathBuf>) -> Vec<Diagnostic> {
     let compiled: BTreeSet<PathBuf> = cache
+        .compiled
         .lock()
         .map(|c| c.keys().cloned().collect())
         .unwrap_or_default();
@@ -1966,9 +1980,14 @@ fn unused_helper_says(fault: &str) -> String {
     )
 }
 
-/// Plans every recipe, on all cores; results in the order of `dirs`.
-fn plan_all(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Vec<Result<Planned, Error>> {
-    plan_all_with(dirs, lib_dir, &LibCache::default())
+/// Plans every recipe, on all cores; results in the order of `dirs`. With `mapped`, each
+/// compiled module ends in an inline source map (see [`LibCache::mapped`]).
+fn plan_all(dirs: &[PathBuf], lib_dir: Option<&Path>, mapped: bool) -> Vec<Result<Planned, Error>> {
+    let cache = LibCache {
+        mapped,
+        ..LibCache::default()
+    };
+    plan_all_with(dirs, lib_dir, &cache)
 }
 
 /// [`plan_all`], the helpers compiled kept in `cache`.
@@ -2216,7 +2235,7 @@ pub fn assemble(opts: &Options) -> Result<Report, Error> {
     let mut failures = Vec::new();
     for (d, planned) in clean
         .iter()
-        .zip(plan_all(&clean, opts.layout.lib_dir.as_deref()))
+        .zip(plan_all(&clean, opts.layout.lib_dir.as_deref(), false))
     {
         match planned {
             Ok(p) => {
@@ -2426,8 +2445,14 @@ pub struct ForPack {
     _tmp: Option<crate::fs::TempFolder>,
 }
 
-/// Assembles the source trees among `dirs` (recipes of `recipes_dir`) for packing.
-pub fn assemble_to_temp(recipes_dir: &Path, dirs: &[PathBuf]) -> Result<ForPack, Error> {
+/// Assembles the source trees among `dirs` (recipes of `recipes_dir`) for packing; with
+/// `mapped` (for `test`), each compiled module ends in an inline source map, so that node
+/// run with `--enable-source-maps` names the TypeScript line of an error.
+pub fn assemble_to_temp(
+    recipes_dir: &Path,
+    dirs: &[PathBuf],
+    mapped: bool,
+) -> Result<ForPack, Error> {
     if !dirs.iter().any(|d| is_source_tree(d)) {
         return Ok(ForPack {
             dirs: dirs.to_vec(),
@@ -2449,7 +2474,7 @@ pub fn assemble_to_temp(recipes_dir: &Path, dirs: &[PathBuf]) -> Result<ForPack,
     let mut failures = Vec::new();
     for (d, planned) in sources
         .iter()
-        .zip(plan_all(&sources, layout.lib_dir.as_deref()))
+        .zip(plan_all(&sources, layout.lib_dir.as_deref(), mapped))
     {
         match planned {
             Ok(Planned {

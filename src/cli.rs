@@ -1427,13 +1427,12 @@ fn run_test(dirs: Vec<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(std::path::Path::new("."));
-        let loaded =
-            assemble::assemble_to_temp(parent, std::slice::from_ref(dir)).and_then(|assembled| {
-                match crate::recipe::load(&assembled.dirs[0], false) {
-                    Ok(loaded) => Ok((assembled, loaded)),
-                    Err(diagnostics) => Err(Error::RecipesInvalid { diagnostics }),
-                }
-            });
+        let loaded = assemble::assemble_to_temp(parent, std::slice::from_ref(dir), true).and_then(
+            |assembled| match crate::recipe::load(&assembled.dirs[0], false) {
+                Ok(loaded) => Ok((assembled, loaded)),
+                Err(diagnostics) => Err(Error::RecipesInvalid { diagnostics }),
+            },
+        );
         // What `validate` reports as the recipe's own problems stops its cases only.
         let problems = match loaded {
             Ok(ok) => Ok(ok),

@@ -940,7 +940,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
     #[cfg(unix)]
     let _deferred = crate::run::interrupt::defer();
     // Validate everything before building anything.
-    let assembled = crate::assemble::assemble_to_temp(&opts.recipes_dir, &dirs)?;
+    let assembled = crate::assemble::assemble_to_temp(&opts.recipes_dir, &dirs, false)?;
     crate::run::check_stopped(&opts.out_dir)?;
     let sources = dirs;
     let dirs: Vec<PathBuf> = assembled.dirs.clone();

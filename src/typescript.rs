@@ -232,7 +232,23 @@ pub fn compile_module(
     file_name: &Path,
     rewrite: &mut dyn FnMut(&str) -> Resolution,
 ) -> Result<(String, Links), Vec<TsDiagnostic>> {
-    compile_for(Purpose::Assemble, source, file_name, rewrite)
+    compile_for(Purpose::Assemble, false, source, file_name, rewrite)
+}
+
+/// [`compile_module`], the output ending in an inline source map that leads back to
+/// `file_name` (made absolute) and holds the source: node run with `--enable-source-maps`
+/// then reports an error at its line in the TypeScript. For `test`, whose assembled
+/// output is temporary; archives never carry one (their bytes would depend on the path).
+///
+/// # Errors
+///
+/// As [`compile`].
+pub fn compile_module_mapped(
+    source: &str,
+    file_name: &Path,
+    rewrite: &mut dyn FnMut(&str) -> Resolution,
+) -> Result<(String, Links), Vec<TsDiagnostic>> {
+    compile_for(Purpose::Assemble, true, source, file_name, rewrite)
 }
 
 /// Reads a JavaScript module that an assembled tree ships as it is, as node will load it:
@@ -248,7 +264,7 @@ pub(crate) fn check_module(
     file_name: &Path,
     rewrite: &mut dyn FnMut(&str) -> Resolution,
 ) -> Result<(), Vec<TsDiagnostic>> {
-    compile_for(Purpose::Check, source, file_name, rewrite).map(|_| ())
+    compile_for(Purpose::Check, false, source, file_name, rewrite).map(|_| ())
 }
 
 /// Whether `source` is within what this compiler reads ([`MAX_SOURCE_LEN`], [`MAX_NESTING`]):
@@ -269,6 +285,7 @@ enum Purpose {
 
 fn compile_for(
     purpose: Purpose,
+    map: bool,
     source: &str,
     file_name: &Path,
     rewrite: &mut dyn FnMut(&str) -> Resolution,
@@ -281,7 +298,7 @@ fn compile_for(
     check_nesting(source)?;
     if STACK.get() >= stack_size(source) {
         // This thread was started big enough (see `with_stack`): no thread of its own.
-        return catch(|| compile_here(purpose, source, file_name, rewrite));
+        return catch(|| compile_here(purpose, map, source, file_name, rewrite));
     }
     // oxc runs on its own thread so that it can have a stack big enough for
     // this source. `rewrite` is not `Send`, so it stays on this thread and
@@ -293,7 +310,7 @@ fn compile_for(
             .name("hookpack-tsc".into())
             .stack_size(stack_size(source))
             .spawn_scoped(scope, move || {
-                compile_here(purpose, source, file_name, &mut |specifier: &str| {
+                compile_here(purpose, map, source, file_name, &mut |specifier: &str| {
                     // Only fails once this thread is being given up on: keep the specifier.
                     if ask.send(specifier.to_owned()).is_err() {
                         return Ok(None);
@@ -569,6 +586,7 @@ fn template_text_end(b: &[u8], from: usize) -> usize {
 /// The whole oxc pipeline; needs a stack of [`stack_size`].
 fn compile_here(
     purpose: Purpose,
+    map: bool,
     source: &str,
     file_name: &Path,
     rewrite: &mut dyn FnMut(&str) -> Resolution,
@@ -664,7 +682,11 @@ fn compile_here(
     if !pass.problems.is_empty() {
         return fail(pass.problems);
     }
-    Ok((print(&program), links(&program, &locator)))
+    let mapped = map.then(|| crate::fs::absolute(file_name));
+    Ok((
+        print(&program, mapped.as_deref()),
+        links(&program, &locator),
+    ))
 }
 
 /// What a compiled module imports from other modules and exports to them, by name: node
@@ -2148,11 +2170,21 @@ fn has_errors(diagnostics: &[OxcDiagnostic]) -> bool {
     diagnostics.iter().any(|d| d.severity == Severity::Error)
 }
 
-fn print(program: &Program<'_>) -> String {
-    Codegen::new()
-        .with_options(CodegenOptions::default())
-        .build(program)
-        .code
+/// The JavaScript of `program`; with `map_to`, ending in an inline source map to that file.
+fn print(program: &Program<'_>, map_to: Option<&Path>) -> String {
+    let options = CodegenOptions {
+        source_map_path: map_to.map(Path::to_path_buf),
+        ..CodegenOptions::default()
+    };
+    let printed = Codegen::new().with_options(options).build(program);
+    match printed.map {
+        Some(map) => format!(
+            "{}\n//# sourceMappingURL={}\n",
+            printed.code.trim_end_matches('\n'),
+            map.to_data_url()
+        ),
+        None => printed.code,
+    }
 }
 
 /// Runs after the transformer, so that type-only imports are gone and

@@ -204,6 +204,45 @@ fn a_failing_handlers_control_characters_are_escaped_in_the_report() {
     assert!(text.contains(r"\u{1b}]0;pwned\u{7}\u{1b}[2Jboom"), "{text}");
 }
 
+/// Found by the recipe-author sweep: an error thrown by a handler was reported at a line of
+/// the assembled JavaScript, in a temporary folder removed once `test` ended. The modules
+/// `test` assembles end in source maps and node runs with `--enable-source-maps` (added
+/// to a NODE_OPTIONS of the case's own), so the error is named at its TypeScript line;
+/// `assemble` output carries no map.
+#[test]
+fn a_handler_error_in_test_is_named_at_its_typescript_line() {
+    let sb = Sandbox::new();
+    scaffold_demo(&sb);
+    let main = sb.join("recipes/demo/src/main.ts");
+    let source = std::fs::read_to_string(&main).unwrap();
+    // Line 3 of the source, after two lines only TypeScript has.
+    std::fs::write(
+        &main,
+        format!(
+            "interface Unused {{ n: number }}\ntype Alias = Unused;\nconst none: Alias | undefined = undefined; none!.n.toFixed();\n{source}"
+        ),
+    )
+    .unwrap();
+    let text = failing_test_run(&sb);
+    let at = format!("{}:3:", main.display());
+    assert!(text.contains(&at), "{text}");
+    assert!(!text.contains("hookpack-assembled-"), "{text}");
+    // A NODE_OPTIONS of the case's own keeps its flags.
+    sb.write(
+        "recipes/demo/tests/opts.json",
+        r#"{"name": "opts", "event": "PreToolUse", "payload": {"tool_name": "exec"}, "env": {"NODE_OPTIONS": "--max-old-space-size=64"}, "expect": {"decision": "none"}}"#,
+    );
+    let text = failing_test_run(&sb);
+    assert!(text.contains(&at), "{text}");
+    ok(&sb
+        .cmd()
+        .args(["assemble", "--recipes-dir", "recipes", "--out-dir", "out"])
+        .output()
+        .unwrap());
+    let js = std::fs::read_to_string(sb.join("out/demo/scripts/main.js")).unwrap();
+    assert!(!js.contains("sourceMappingURL"), "{js}");
+}
+
 /// A handler that writes a UTF-8 byte order mark before its JSON answer gives no decision,
 /// as hosts read it; a case that expects a decision fails saying why, not only "expected
 /// deny, got none", and the JSON report carries it as the handler decision's `warning`.
