@@ -466,14 +466,15 @@ enum Place {
     Lib(PathBuf),
 }
 
+/// A shared helper compiled: its JavaScript, the helpers it imports and its links.
+type CompiledHelper = (Vec<u8>, Vec<PathBuf>, crate::typescript::Links);
+
 /// Shared helpers compiled once per run: a helper's output does not depend on the recipe
 /// importing it (its imports stay inside `lib/`). Maps the helper's path to its JavaScript,
 /// the helpers it imports and its links; and how the run compiles.
 #[derive(Default)]
 struct LibCache {
-    compiled: std::sync::Mutex<
-        std::collections::HashMap<PathBuf, (Vec<u8>, Vec<PathBuf>, crate::typescript::Links)>,
-    >,
+    compiled: std::sync::Mutex<std::collections::HashMap<PathBuf, CompiledHelper>>,
     /// Whether each compiled module ends in an inline source map to its source (`test`).
     mapped: bool,
 }
