@@ -244,7 +244,10 @@ fn files(id: &Id) -> Vec<(&'static str, String)> {
                     "id": id.as_str(),
                     "type": "command",
                     "command": "node scripts/main.js",
-                    "timeout": 10
+                    "timeout": 10,
+                    // A gate: a crash or a timeout denies rather than lets the call through
+                    // (hosts fail open by default).
+                    "failurePolicy": "deny"
                 }]
             }]
         }

@@ -26,6 +26,13 @@ fn scaffold_validates_and_never_overwrites() {
     }
     let (code, r) = validate_json(&sb, &["--strict", "recipes/my-gate"]);
     assert_eq!(code, 0, "{r:#}");
+    // A gate fails closed (found by the publisher walk-through: its code said "a gate must
+    // not allow what it cannot read", but a crash let the call through).
+    let m = read_json(&sb.join("recipes/my-gate/recipe.json"));
+    assert_eq!(
+        m["hooks"]["PreToolUse"][0]["hooks"][0]["failurePolicy"],
+        "deny"
+    );
 
     let before = std::fs::read(sb.join("recipes/my-gate/recipe.json")).unwrap();
     sb.write("recipes/my-gate/recipe.json", b"edited");
