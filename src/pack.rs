@@ -844,12 +844,14 @@ fn with_refusals(first: Error, refusals: Vec<(PathBuf, Error)>) -> Error {
     if refusals.is_empty() {
         return first;
     }
-    let also = (refusals.into_iter())
+    let mut also: Vec<Diagnostic> = (refusals.into_iter())
         .map(|(manifest, e)| Diagnostic {
             pointer: "/version".into(),
             ..Diagnostic::file_level(&manifest, Severity::Error, e.kind(), e.to_string())
         })
         .collect();
+    // At the `version`'s line and column, as pack's warnings are.
+    crate::diagnostic::place(&mut also, None, |_, _, pointer| Some(pointer.to_string()));
     Error::RecipesRefused {
         first: Box::new(first),
         also,

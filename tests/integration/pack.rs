@@ -688,10 +688,13 @@ fn every_recipe_refused_as_published_is_named_in_one_run() {
             .lines()
             .find(|l| l.contains("beta 0.1.0 is already published"))
             .unwrap_or_else(|| panic!("{err}"));
+        // At the `version`'s line and column (found by the publisher walk-through: the
+        // file alone, and JSON `line` and `column` null).
+        let (line, column) = version_place(&sb, "src/beta/recipe.json");
         assert!(
-            beta.starts_with("src/beta/recipe.json")
-                && beta.contains("error[republish]")
-                && beta.contains("bump `version` in src/beta/recipe.json"),
+            beta.starts_with(&format!(
+                "src/beta/recipe.json:{line}:{column}: error[republish]"
+            )) && beta.contains("bump `version` in src/beta/recipe.json"),
             "{err}"
         );
         stderr_says(&o, "(and 1 more recipe is refused, listed above)");
@@ -709,6 +712,12 @@ fn every_recipe_refused_as_published_is_named_in_one_run() {
     );
     assert_eq!(e["diagnostics"][0]["code"], "republish", "{doc:#}");
     assert_eq!(e["diagnostics"][0]["pointer"], "/version", "{doc:#}");
+    let (line, column) = version_place(&sb, "src/beta/recipe.json");
+    assert_eq!(
+        (&e["diagnostics"][0]["line"], &e["diagnostics"][0]["column"]),
+        (&json!(line), &json!(column)),
+        "{doc:#}"
+    );
 
     // Refusals of other kinds are gathered too: beta's published archive is gone from OUT
     // and its changed sources cannot give it back.
@@ -718,9 +727,8 @@ fn every_recipe_refused_as_published_is_named_in_one_run() {
     refused_as_published(&o, "alpha 0.1.0");
     let err = stderr(&o);
     assert!(
-        err.lines()
-            .any(|l| l
-                .starts_with("src/beta/recipe.json: error[published-archive-lost]: beta 0.1.0: ")),
+        err.lines().any(|l| l.starts_with("src/beta/recipe.json:")
+            && l.contains(": error[published-archive-lost]: beta 0.1.0: ")),
         "{err}"
     );
     stderr_says(&o, "(and 1 more recipe is refused, listed above)");
@@ -3077,6 +3085,17 @@ fn a_version_dropped_from_the_index_is_not_packed_again_with_the_other_compressi
 
 /// The `file:line:col` `validate` names for its finding `code` in `file`, run from the
 /// sandbox, and the pointer it gives.
+/// The line and column (1-based) of the `version` value in the JSON file `file`.
+fn version_place(sb: &Sandbox, file: &str) -> (usize, usize) {
+    let text = std::fs::read_to_string(sb.join(file)).unwrap();
+    let (n, l) = (text.lines().enumerate())
+        .find(|(_, l)| l.contains("\"version\":"))
+        .unwrap();
+    let key = l.find("\"version\":").unwrap() + "\"version\":".len();
+    let value = key + l[key..].find('"').unwrap();
+    (n + 1, value + 1)
+}
+
 fn validate_place(sb: &Sandbox, file: &str, code: &str) -> (String, String) {
     let (_, v) = validate_json(sb, &[file]);
     let d = v["diagnostics"]
