@@ -780,8 +780,8 @@ impl Error {
             Error::RecipesInvalid { .. } | Error::RecipesInvalidUntested { .. } => {
                 "recipes-invalid"
             }
-            Error::IndexInvalid { .. } => "index-invalid",
-            Error::IndexInvalidReadOnly { .. } => "index-invalid-read-only",
+            // One fault, one kind, whichever verb met it.
+            Error::IndexInvalid { .. } | Error::IndexInvalidReadOnly { .. } => "index-invalid",
             Error::Republish { .. } => "republish",
             Error::RecipesRefused { first, .. } => first.kind(),
             Error::PublishedArchiveLost { .. } => "published-archive-lost",

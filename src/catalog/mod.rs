@@ -657,11 +657,23 @@ pub fn parse_index<T: serde::de::DeserializeOwned>(
 pub fn validate_bytes(file: &Path, bytes: &[u8]) -> Vec<Diagnostic> {
     // A web server's folder listing or error page, fetched where an index was expected.
     if bytes.trim_ascii_start().starts_with(b"<") {
+        // Named as the index already, the page stands in its place (a login or error page
+        // served with 200): naming the index file is no fix then.
+        let named = file.file_name().is_some_and(|n| n == INDEX_FILE);
+        let fix = if named {
+            "the server sent a page where the index should be (a login page, or an error page \
+             sent as a success?); check that this URL serves the index itself, as `curl` shows"
+                .to_string()
+        } else {
+            format!("name the index file itself, e.g. …/{INDEX_FILE}")
+        };
         return vec![Diagnostic::file_level(
             file,
             crate::diagnostic::Severity::Error,
             "index-is-html",
-            format!("this is HTML, not a catalog index (a folder listing or an error page?); name the index file itself, e.g. …/{INDEX_FILE}"),
+            format!(
+                "this is HTML, not a catalog index (a folder listing or an error page?); {fix}"
+            ),
         )];
     }
     // A catalog's SHA256SUMS or an archive, given for its index: no broken JSON whose

@@ -850,6 +850,21 @@ fn list_of_an_invalid_index_reports_it_as_read_only() {
         "{err}"
     );
     assert!(!err.contains("nothing was changed"), "{err}");
+    // One fault, one kind, whichever verb meets it (found by the publisher walk-through:
+    // `index-invalid-read-only` here, `index-invalid` from install).
+    for args in [
+        &["catalog", "list", "bad.json"][..],
+        &["install", "x", "--index", "bad.json", "--profile", "p"],
+    ] {
+        let o = sb
+            .cmd()
+            .args(args)
+            .args(["--format", "json"])
+            .output()
+            .unwrap();
+        let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(doc["error"]["kind"], "index-invalid", "{args:?}: {doc:#}");
+    }
 }
 
 /// `catalog list … | head` ends quietly with exit 0 in both formats, however long the list.

@@ -4542,7 +4542,18 @@ fn update_prints_the_problems_of_an_index_that_does_not_validate() {
             err.contains("html/hooks-index.json: error[index-is-html]: this is HTML"),
             "{extra:?}: {err}"
         );
+        // Already named as the index, the fix is not to name it (found by the publisher
+        // walk-through).
+        assert!(
+            !err.contains("name the index file itself")
+                && err.contains("check that this URL serves the index itself"),
+            "{extra:?}: {err}"
+        );
     }
+    sb.write("html/index.html", "<html>listing</html>\n");
+    let o = in_prof(&sb, &["update", "--index", "html/index.html"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("name the index file itself"), "{err}");
 }
 
 /// Found by the hostile-network sweep: a connection the server closed before answering
