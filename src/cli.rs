@@ -1313,6 +1313,16 @@ fn run_catalog_verify(v: &VerifyArgs, printer: &Printer) -> Result<ExitCode, Err
     })
 }
 
+/// Whether a folder of `dir` (not hidden) holds a `recipe.json`.
+fn holds_recipe_folders(dir: &std::path::Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries.flatten().any(|e| {
+            !e.file_name().to_string_lossy().starts_with('.')
+                && e.path().join("recipe.json").is_file()
+        })
+    })
+}
+
 /// Expands the `test` arguments into recipe folders.
 fn test_dirs(dirs: Vec<PathBuf>) -> Result<Vec<PathBuf>, Error> {
     let dirs = if dirs.is_empty() {
@@ -1320,6 +1330,9 @@ fn test_dirs(dirs: Vec<PathBuf>) -> Result<Vec<PathBuf>, Error> {
             vec![PathBuf::from(".")]
         } else if std::path::Path::new("recipes").is_dir() {
             vec![PathBuf::from("recipes")]
+        } else if holds_recipe_folders(std::path::Path::new(".")) {
+            // Run in the folder of recipes itself.
+            vec![PathBuf::from(".")]
         } else {
             // Run from a recipe's `src/` or deeper: name the recipe folder above.
             let above = (1..=4)

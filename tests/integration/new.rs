@@ -270,6 +270,29 @@ fn test_run_below_a_recipe_folder_names_it() {
     }
 }
 
+/// Found by the publisher walk-through: `hookpack test` with no folder, run inside the
+/// folder of recipes itself, exited 2 ("neither ./recipe.json nor ./recipes exists here").
+/// A folder holding recipe folders is taken as the folder of recipes, as `recipes` is.
+#[test]
+fn test_run_in_a_folder_of_recipes_tests_them() {
+    let sb = Sandbox::new();
+    ok(&new_in(&sb, "my-gate", "recipes"));
+    ok(&new_in(&sb, "other-gate", "recipes"));
+    let o = sb
+        .cmd()
+        .current_dir(sb.join("recipes"))
+        .arg("test")
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(out.contains("4 passed, 0 failed"), "{out}");
+}
+
 /// `hookpack test` given one case file, the `tests` folder or the recipe.json was told to
 /// give "a recipe folder or a folder of recipes" (or that `tests` holds no recipes); it
 /// names the recipe folder they are in, whose cases `test` runs (found by review).
