@@ -1701,6 +1701,12 @@ fn print_outcome(o: &install::Outcome, printer: &Printer) -> Result<(), Error> {
         }
         if !o.hooks_json_diff.is_empty() {
             printer.data("  hooks.json:")?;
+            if o.hooks_json_relaid {
+                printer.data(
+                    "    (the whole file is rewritten as hookpack writes JSON, indented by two \
+                     spaces; the lines below show the change in that layout)",
+                )?;
+            }
             for l in &o.hooks_json_diff {
                 let line = crate::output::json_line_safe(&format!("    {l}"));
                 printer.data_as_written(&line)?;
@@ -2326,6 +2332,7 @@ fn left(
         id,
         files,
         hooks_json_diff: Vec::new(),
+        hooks_json_relaid: false,
         dry_run: false,
         reason: Some(reason),
         warnings: Vec::new(),

@@ -223,6 +223,10 @@ pub struct Outcome {
     pub files: Vec<String>,
     /// A line diff of `hooks.json` (`-`/`+` lines, with context).
     pub hooks_json_diff: Vec<String>,
+    /// True when the file is laid out otherwise than hookpack writes JSON, so the whole
+    /// file is rewritten: `hooks_json_diff` then compares it as hookpack would write it
+    /// unchanged, which shows the change alone.
+    pub hooks_json_relaid: bool,
     /// True when nothing was written.
     pub dry_run: bool,
     /// Why `update` left the recipe as it is (`action` `left`): `cli-too-old`,
@@ -1278,26 +1282,20 @@ pub fn to_bytes(v: &Value) -> Vec<u8> {
 /// hookpack writes JSON (another indentation, escapes) is compared as hookpack would write it
 /// unchanged, after a line saying so: compared as it is, every line of it would show as
 /// changed, and the change itself would be lost among them (found by review).
-fn hooks_json_diff(old: Option<&[u8]>, old_doc: &Value, new: &[u8]) -> Vec<String> {
+fn hooks_json_diff(old: Option<&[u8]>, old_doc: &Value, new: &[u8]) -> (Vec<String>, bool) {
     let new = String::from_utf8_lossy(new);
     let Some(old) = old else {
-        return line_diff("", &new);
+        return (line_diff("", &new), false);
     };
     let relaid = to_bytes(old_doc);
     if relaid == old {
-        return line_diff(&String::from_utf8_lossy(old), &new);
+        return (line_diff(&String::from_utf8_lossy(old), &new), false);
     }
     // No change but the layout, which is left as it is: the file is not written.
     if relaid == new.as_bytes() {
-        return Vec::new();
+        return (Vec::new(), false);
     }
-    let mut diff = vec![
-        "(the whole file is rewritten as hookpack writes JSON, indented by two spaces; the \
-         lines below show the change in that layout)"
-            .to_string(),
-    ];
-    diff.extend(line_diff(&String::from_utf8_lossy(&relaid), &new));
-    diff
+    (line_diff(&String::from_utf8_lossy(&relaid), &new), true)
 }
 
 /// A line diff of two texts: removed lines `-`, added `+`, up to two lines of context ` `.
@@ -2255,7 +2253,7 @@ pub fn install_prepared(
     let new_doc = merged.doc;
     let new_bytes = to_bytes(&new_doc);
     check_readable_back(&profile.hooks_json(), &new_bytes)?;
-    let diff = hooks_json_diff(old_bytes.as_deref(), &doc, &new_bytes);
+    let (diff, relaid) = hooks_json_diff(old_bytes.as_deref(), &doc, &new_bytes);
 
     let from = previous.as_ref().map(|r| r.version.clone());
     let to = prepared.recipe.version.to_string();
@@ -2370,6 +2368,7 @@ pub fn install_prepared(
         path: profile.recipe_dir(&id),
         files: prepared.files.iter().map(|f| f.path.clone()).collect(),
         hooks_json_diff: diff,
+        hooks_json_relaid: relaid,
         dry_run: opts.dry_run,
         reason: repair.or(repin.map(|_| match pin {
             Some(_) => "pin-recorded",
@@ -2896,6 +2895,11 @@ pub fn remove(
         let stamped = crate::merge::stamped_groups(&doc, id);
         warnings.push(unrecorded_stamps(id, &stamped, dry_run, true));
     }
+    let (diff, relaid) = if removed == 0 {
+        (Vec::new(), false)
+    } else {
+        hooks_json_diff(old_bytes.as_deref(), &doc, &new_bytes)
+    };
     let outcome = Outcome {
         action: "remove",
         id: id.to_string(),
@@ -2903,11 +2907,8 @@ pub fn remove(
         to: None,
         path: tree,
         files,
-        hooks_json_diff: if removed == 0 {
-            Vec::new()
-        } else {
-            hooks_json_diff(old_bytes.as_deref(), &doc, &new_bytes)
-        },
+        hooks_json_diff: diff,
+        hooks_json_relaid: relaid,
         dry_run,
         reason: None,
         pin: None,

@@ -4076,6 +4076,26 @@ fn a_dry_run_diff_of_a_file_laid_out_otherwise_shows_only_the_change() {
         std::fs::read_to_string(sb.join("prof/hooks.json")).unwrap(),
         mine
     );
+    // In JSON the diff is diff lines alone, the relayout a field of its own (found by the
+    // publisher walk-through: the sentence was the diff's first "line").
+    let o = in_prof(
+        &sb,
+        &["install", "tool-gate", "--dry-run", "--format", "json"],
+    );
+    ok(&o);
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let planned = &doc[0];
+    assert_eq!(planned["hooks_json_relaid"], true, "{doc:#}");
+    let lines = planned["hooks_json_diff"].as_array().unwrap();
+    assert!(
+        !lines.is_empty()
+            && lines.iter().all(|l| {
+                let l = l.as_str().unwrap();
+                // `…` stands for unchanged lines left out.
+                l.starts_with(['+', '-', ' ']) || l == "…"
+            }),
+        "{doc:#}"
+    );
 
     // Installed and then laid out otherwise again, a dry run of the same install changes
     // nothing, and shows no diff (found by review: it said the whole file is rewritten).
