@@ -711,6 +711,34 @@ impl Planner<'_> {
                         source_specifier(dir, &meant)
                     ));
                 }
+                if wanted.is_dir() {
+                    return Err(format!(
+                        "`{spec}` is a folder, and node loads no folder as a module: name the \
+                         module in it (`{}/…`)",
+                        spec.trim_end_matches('/')
+                    ));
+                }
+                // Only a declaration file: types, and nothing node could load.
+                let text = wanted.to_string_lossy();
+                let stem = [".ts", ".js", ".mts", ".mjs"]
+                    .iter()
+                    .find_map(|ext| text.strip_suffix(ext))
+                    .unwrap_or(&text);
+                let declared = [".d.ts", ".d.mts"]
+                    .iter()
+                    .map(|ext| PathBuf::from(format!("{stem}{ext}")))
+                    .find(|p| p.is_file());
+                if let Some(declared) = declared {
+                    return Err(format!(
+                        "no such file (tried {}); only the declaration file `{}` is there, \
+                         which holds types and no code, so node would have nothing to load (a \
+                         `declare`d value or enum has none either): import its types with \
+                         `import type {{ … }}`, which leaves no import behind, and put values \
+                         in a `.ts` module",
+                        tried(spec),
+                        source_specifier(dir, &declared)
+                    ));
+                }
                 return Err(format!("no such file (tried {})", tried(spec)));
             };
             // A file system that ignores case (macOS's and Windows' by default) finds

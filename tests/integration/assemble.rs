@@ -2405,6 +2405,45 @@ fn an_unresolved_import_names_the_files_tried() {
     }
 }
 
+/// Found by the recipe-author sweep: an import of a module that is only a declaration file
+/// (`consts.d.ts`), or of a folder named like a module (`./dir.ts/`), said only "no such
+/// file". Each now says what is there and what to do.
+#[test]
+fn an_import_of_a_declaration_file_or_a_folder_says_so() {
+    for (files, spec, says) in [
+        (
+            &[("consts.d.ts", "export declare const enum K { A = 1 }\n")][..],
+            "./consts.js",
+            "only the declaration file `./consts.d.ts` is there, which holds types and no code",
+        ),
+        (
+            &[("consts.d.ts", "export declare const K: number;\n")][..],
+            "./consts",
+            "import its types with `import type { … }`",
+        ),
+        (
+            &[("dir.ts/x.ts", "export const x = 1;\n")][..],
+            "./dir.ts",
+            "`./dir.ts` is a folder, and node loads no folder as a module: name the module in it (`./dir.ts/…`)",
+        ),
+    ] {
+        let sb = Sandbox::new();
+        source_recipe(
+            &sb,
+            "recipes",
+            "demo",
+            &format!("import {{ K }} from \"{spec}\";\nconsole.log(K);\n"),
+        );
+        for (name, body) in files {
+            sb.write(&format!("recipes/demo/src/{name}"), body);
+        }
+        let o = assemble(&sb);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{spec}: {err}");
+        assert!(err.contains(says), "{spec}: {err}");
+    }
+}
+
 /// Warnings about the sources (a hidden data file left out, a missing README) are reported
 /// by `assemble`, which said nothing of them, and by `pack` of a source tree under the
 /// source's path: pack named the temporary folder it assembled into, gone when it exited.
