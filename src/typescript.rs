@@ -617,6 +617,21 @@ fn compile_here(
         .parse();
     let mut program = parsed.program;
     let mut diagnostics = parsed.diagnostics.into_vec();
+    // TypeScript written in a `.js` file: say so, rather than only that a `:` is out of place.
+    if javascript && has_errors(&diagnostics) {
+        let as_ts = Allocator::default();
+        let again = Parser::new(&as_ts, source, SourceType::ts().with_module(true))
+            .with_options(options)
+            .parse();
+        if !again.panicked && again.diagnostics.is_empty() {
+            if let Some(first) = diagnostics.first_mut() {
+                *first = first.clone().with_help(
+                    "this file is valid TypeScript: rename it to `.ts` (or `.mts`) so that its \
+                     types are stripped",
+                );
+            }
+        }
+    }
     // A panicked parse leaves an empty program, which would check clean.
     if !parsed.panicked {
         let too_deep = indented_too_much(&program);

@@ -823,6 +823,30 @@ fn refuses_commonjs_globals_where_they_are_used() {
     assert!(compile(own, Path::new("hook.ts"), &mut |_| Ok(None)).is_ok());
 }
 
+/// Found by the recipe-author sweep: TypeScript in a `.js` file got the bare parser error
+/// ("Expected `,` or `)` but found `:`"). When the file parses as TypeScript, the error
+/// says to rename it.
+#[test]
+fn typescript_in_a_js_file_is_told_to_be_renamed() {
+    let src = "export function f(a: number, b?: string): number { return a; }\n";
+    let found = compile(src, Path::new("hook.js"), &mut |_| Ok(None)).expect_err("js");
+    assert!(
+        found[0]
+            .message
+            .contains("this file is valid TypeScript: rename it to `.ts`"),
+        "{found:?}"
+    );
+    // JavaScript that is simply broken gets no such advice.
+    let found = compile("export const x = ;\n", Path::new("hook.js"), &mut |_| {
+        Ok(None)
+    })
+    .expect_err("bad");
+    assert!(
+        !found[0].message.contains("rename it to `.ts`"),
+        "{found:?}"
+    );
+}
+
 #[test]
 fn refuses_what_node_20_cannot_run() {
     let found = errors("import fs = require(\"fs\");\nexport = fs;\n");
