@@ -815,7 +815,8 @@ fn a_failure_after_a_refusal_does_not_hide_it() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(3), "{err}");
     assert!(
-        err.contains("src/alpha/recipe.json: error[republish]: alpha 0.1.0 is already published")
+        err.contains("src/alpha/recipe.json:")
+            && err.contains(": error[republish]: alpha 0.1.0 is already published")
             && err.contains("hooks-beta-0.1.0.tar.gz")
             && err.contains("Permission denied")
             && err.contains("(and 1 more recipe is refused"),

@@ -198,7 +198,8 @@ fn a_failing_handlers_control_characters_are_escaped_in_the_report() {
     let text = failing_test_run(&sb);
     assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text:?}");
     assert!(
-        text.contains("decision: expected deny, got failure"),
+        // The scaffold's gate denies when it fails (failurePolicy: deny).
+        text.contains("decision: expected none, got deny (exit 1: "),
         "{text}"
     );
     assert!(text.contains(r"\u{1b}]0;pwned\u{7}\u{1b}[2Jboom"), "{text}");
