@@ -534,6 +534,11 @@ pub fn common_fields(event: Event, cwd: &Path) -> Map<String, Value> {
     m.insert("model".into(), json!("test-model"));
     m.insert("permission_mode".into(), json!("default"));
     m.insert("transcript_path".into(), Value::Null);
+    // Tool events also carry the call's id (seeds/004: "tool_name, tool_input,
+    // tool_use_id"); the payload gives the other two.
+    if event.is_tool_event() {
+        m.insert("tool_use_id".into(), json!("hookpack-test-tool-use"));
+    }
     m
 }
 

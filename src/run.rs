@@ -502,6 +502,16 @@ fn looks_like_json(s: &str) -> bool {
     matches!(s.trim_start().chars().next(), Some('{' | '['))
 }
 
+/// The first line of `stdout` (cut short) when text comes before a JSON object that reads
+/// as an answer (one with `hookSpecificOutput` or a top-level `decision`) on a later line.
+fn answer_after_text(stdout: &str) -> Option<String> {
+    let at = stdout.find("\n{")? + 1;
+    let v: Value = serde_json::from_str(stdout[at..].trim()).ok()?;
+    let answer = v.get("hookSpecificOutput").is_some() || v.get("decision").is_some();
+    let first = first_line(stdout.trim_start());
+    answer.then(|| first.chars().take(60).collect())
+}
+
 /// The string `field` of an answer (named `name`), if any: `null` is taken for no value,
 /// and a value of another type is the failure to report, as an unknown
 /// `permissionDecision` is (a host reading the answer into typed fields refuses it).
@@ -541,6 +551,20 @@ fn add_warning(warning: &mut Option<String>, why: String) {
 /// would otherwise say only "no decision".
 fn unread_fields(event: Event, obj: &serde_json::Map<String, Value>, hso: &Value) -> Vec<String> {
     let mut unread = Vec::new();
+    // The top level holds `hookSpecificOutput` and a Codex-style `decision` and `reason`.
+    for key in obj.keys() {
+        let hint = match key.as_str() {
+            "hookSpecificOutput" | "decision" | "reason" => continue,
+            "additionalContext" if event.takes_context() => {
+                "; hosts read it as hookSpecificOutput.additionalContext".to_string()
+            }
+            "continue" | "stopReason" | "systemMessage" | "suppressOutput" => {
+                " (a field of other agents' hooks, which this host does not read)".to_string()
+            }
+            _ => crate::event::did_you_mean(key, &["hookSpecificOutput", "decision", "reason"]),
+        };
+        unread.push(format!("the top-level \"{key}\" is not read{hint}"));
+    }
     let deny_shape = "print {\"hookSpecificOutput\": {\"permissionDecision\": \"deny\"}} \
                       (or \"ask\", \"allow\") to decide on the call";
     match obj.get("decision") {
@@ -729,6 +753,14 @@ pub fn interpret(event: Event, out: &RawOutput, deny_on_failure: bool) -> Decisi
         // text (one that does would read the answer); say so.
         if stdout.strip_prefix('\u{FEFF}').is_some_and(looks_like_json) {
             d.warning = Some(BOM_WARNING.into());
+        } else if let Some(first) = answer_after_text(&stdout) {
+            // A log line printed before the answer: hosts read no decision, and a gate
+            // fails open without a word.
+            d.warning = Some(format!(
+                "stdout starts with text (`{first}`), so hosts read it all as plain text and \
+                 the JSON answer after it is not read; print only the answer on stdout (logs \
+                 go to stderr)"
+            ));
         }
         return d;
     }
@@ -1177,9 +1209,10 @@ pub fn dispatch(
     let handlers = crate::list::all_handlers(profile, &workspace, &trust)?;
     let (stdin_doc, cut) = crate::fixture::host_stdin(event, &workspace, payload);
     let stdin = serde_json::to_vec(&Value::Object(stdin_doc.clone())).unwrap_or_default();
-    let match_string = stdin_doc
-        .get("tool_name")
+    // Only tool events are matched (others' matchers are ignored, as `validate` warns).
+    let match_string = (stdin_doc.get("tool_name"))
         .and_then(Value::as_str)
+        .filter(|_| event.is_tool_event())
         .map(String::from);
     // The root as the path it is, not its text: a handler's `${FINCLAW_PROFILE_ROOT}` must
     // name the folder even when its path is not UTF-8.

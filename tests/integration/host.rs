@@ -3213,6 +3213,105 @@ fn a_trust_file_with_a_byte_order_mark_is_named_as_such() {
     assert_eq!(std::fs::read(&path).unwrap(), body);
 }
 
+/// Found by the conformance audit: `run` on a SubagentStart payload with a `tool_name`
+/// reported it as `match_string`, though the matcher is ignored there (it ran). Only tool
+/// events have a match string.
+#[test]
+fn only_tool_events_have_a_match_string() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    sb.write(
+        "prof/hooks.json",
+        json!({"hooks": {
+            "SubagentStart": [
+                {"matcher": "exec", "hooks": [{"id": "s", "type": "command", "command": "true"}]}
+            ],
+            "PreToolUse": [
+                {"hooks": [{"id": "p", "type": "command", "command": "cat > stdin.json"}]}
+            ]
+        }})
+        .to_string(),
+    );
+    let d = run(
+        &sb,
+        "SubagentStart",
+        json!({"tool_name": "write_file", "subagent_id": "a", "task": "t"}),
+        &["--include-untrusted"],
+    );
+    assert_eq!(d["match_string"], Value::Null, "{d:#}");
+    assert_eq!(d["handlers"][0]["state"], "ran", "{d:#}");
+    let d = run(
+        &sb,
+        "PreToolUse",
+        json!({"tool_name": "exec"}),
+        &["--include-untrusted"],
+    );
+    assert_eq!(d["match_string"], "exec", "{d:#}");
+    // A tool event's stdin carries the call's id, as the seed lists (it lacked one).
+    let stdin = read_json(&sb.join("ws/stdin.json"));
+    assert_eq!(stdin["tool_use_id"], "hookpack-test-tool-use", "{stdin}");
+}
+
+/// Found by the conformance audit: answers hosts pass over drew no word. A log line before
+/// the JSON answer makes stdout plain text (a gate ported from elsewhere then fails open in
+/// silence), and top-level fields of other hosts' hooks (`continue`, `stopReason`,
+/// `systemMessage`) or a top-level `additionalContext` are not read. Each gets a warning
+/// naming what is not read and the fix; the decisions stay as hosts take them.
+#[test]
+fn answers_hosts_pass_over_are_warned_of() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({"PreToolUse": [
+            {"id": "logs-first", "type": "command", "command": "echo checking; echo '{\"hookSpecificOutput\": {\"permissionDecision\": \"deny\"}}'"},
+            {"id": "other-host", "type": "command", "command": "echo '{\"continue\": false, \"stopReason\": \"x\", \"systemMessage\": \"y\"}'"},
+            {"id": "plain", "type": "command", "command": "echo just text"}
+        ], "PostToolUse": [
+            {"id": "top-context", "type": "command", "command": "echo '{\"additionalContext\": \"note\"}'"}
+        ]}),
+    );
+    let d = run(
+        &sb,
+        "PreToolUse",
+        json!({"tool_name": "exec"}),
+        &["--include-untrusted"],
+    );
+    assert!(d["outcome"].get("verdict").is_none(), "{d:#}");
+    let warning = |i: usize| {
+        d["handlers"][i]["decision"]["warning"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(
+        warning(0).contains("stdout starts with text (`checking`), so hosts read it all as plain text and the JSON answer after it is not read")
+            && warning(0).contains("print only the answer on stdout"),
+        "{d:#}"
+    );
+    for key in ["continue", "stopReason", "systemMessage"] {
+        assert!(
+            warning(1).contains(&format!("the top-level \"{key}\" is not read")),
+            "{key}: {d:#}"
+        );
+    }
+    assert_eq!(warning(2), "", "{d:#}");
+    let d = run(
+        &sb,
+        "PostToolUse",
+        json!({"tool_name": "exec", "tool_response": {}}),
+        &["--include-untrusted"],
+    );
+    let w = d["handlers"][0]["decision"]["warning"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        w.contains("the top-level \"additionalContext\" is not read")
+            && w.contains("hookSpecificOutput.additionalContext"),
+        "{d:#}"
+    );
+}
+
 /// A handler whose stdout is a UTF-8 byte order mark and then its JSON answer gives no
 /// decision, as hosts read it (JSON.parse and json.loads refuse the mark), but `run` says
 /// why on the handler's line, and in JSON as the handler decision's `warning`; a mark
