@@ -2475,6 +2475,13 @@ fn run_list(a: ListArgs, printer: &Printer) -> Result<ExitCode, Error> {
                     h.recipe.clone().unwrap_or_else(|| "(hand-written)".into()),
                     h.command
                 )))?;
+                for note in &h.group_notes {
+                    printer.message(&printable(&format!(
+                        "warning: {} {}: {note}",
+                        h.event,
+                        h.id.as_deref().unwrap_or(&h.key)
+                    )));
+                }
             }
             if !listing.profile_exists {
                 printer.message(&printable(&format!(

@@ -50,6 +50,10 @@ pub struct Listed {
     pub command: String,
     /// What a host would reject it for; empty when valid.
     pub problems: Vec<String>,
+    /// What hosts pass over in its group, which changes when it runs (a misspelt
+    /// `matcher`: the group then runs on every tool); empty when nothing.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub group_notes: Vec<String>,
     /// Its only problems are in its command, which a host loads but cannot start (a NUL
     /// byte, past the kernel's argument size): run, it fails to start.
     #[serde(skip)]
@@ -182,6 +186,7 @@ fn handlers_in(
     {
         for (gi, g) in groups.as_array().into_iter().flatten().enumerate() {
             let matcher = g.get("matcher").and_then(Value::as_str).map(String::from);
+            let group_notes = group_notes(event, g);
             for (hi, h) in g
                 .get("hooks")
                 .and_then(Value::as_array)
@@ -261,11 +266,35 @@ fn handlers_in(
                     // (Not when its script cannot be hashed either.)
                     unstartable: unstartable && mine.len() == found.len(),
                     problems: mine,
+                    group_notes: group_notes.clone(),
                 });
             }
         }
     }
     Ok(out)
+}
+
+/// What hosts pass over in the matcher group `g` of `event`: each field other than
+/// `matcher` and `hooks`, said with what it means for when its handlers run.
+fn group_notes(event: &str, g: &Value) -> Vec<String> {
+    let Some(obj) = g.as_object() else {
+        return Vec::new();
+    };
+    let tool_event = crate::event::Event::parse(event).is_some_and(|e| e.is_tool_event());
+    (obj.keys())
+        .filter(|k| !matches!(k.as_str(), "matcher" | "hooks"))
+        .map(|key| {
+            let effect = if tool_event && !obj.contains_key("matcher") {
+                ", so the group has no matcher and runs on every tool"
+            } else {
+                ""
+            };
+            format!(
+                "its group has the field `{key}`{}, which hosts pass over{effect}",
+                crate::event::did_you_mean(key, &["matcher", "hooks"])
+            )
+        })
+        .collect()
 }
 
 /// `<workspace>/.finclaw/hooks.json`.

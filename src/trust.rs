@@ -2295,6 +2295,13 @@ pub fn apply(
                     if let Script::File(p) = &h.script {
                         c.warning = script_exposure(p).group_warning(p);
                     }
+                    // What the user trusts may run more often than its group seems to say.
+                    for note in &h.group_notes {
+                        c.warning = Some(match c.warning.take() {
+                            Some(w) => format!("{w}; {note}"),
+                            None => note.clone(),
+                        });
+                    }
                     "trusted".into()
                 }
             };

@@ -3213,6 +3213,38 @@ fn a_trust_file_with_a_byte_order_mark_is_named_as_such() {
     assert_eq!(std::fs::read(&path).unwrap(), body);
 }
 
+/// Found by the conformance audit: a group whose `matcher` is misspelt (`matchers`) runs
+/// on every tool, as hosts pass the field over, while `trust --all` and `list` said
+/// nothing (only `validate` and `doctor` warned). Both now warn, naming the field and the
+/// effect; the handler is trusted and runs as before.
+#[test]
+fn a_misspelt_group_field_is_warned_of_by_trust_and_list() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    sb.write(
+        "prof/hooks.json",
+        json!({"hooks": {"PreToolUse": [
+            {"matchers": "exec", "hooks": [{"id": "gate", "type": "command", "command": "true"}]}
+        ]}})
+        .to_string(),
+    );
+    let said = "its group has the field `matchers` (did you mean `matcher`?), which hosts pass \
+                over, so the group has no matcher and runs on every tool";
+    let o = in_prof_output(&sb, &["trust", "--all"]);
+    ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!("warning: PreToolUse gate: {said}")),
+        "{err}"
+    );
+    let o = in_prof_output(&sb, &["list"]);
+    ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(said), "{err}");
+    let d = run(&sb, "PreToolUse", json!({"tool_name": "write_file"}), &[]);
+    assert_eq!(d["handlers"][0]["state"], "ran", "{d:#}");
+}
+
 /// Found by the conformance audit: `run` on a SubagentStart payload with a `tool_name`
 /// reported it as `match_string`, though the matcher is ignored there (it ran). Only tool
 /// events have a match string.
