@@ -67,9 +67,9 @@ function evaluate(rules: RuleSet, toolName: string, toolInput: unknown, cwd: str
   }
   const deleted = rawDeleted.map((p) => resolveUserPath(p, cwd));
   const paths = [...rawPaths.map((p) => resolveUserPath(p, cwd)), ...deleted];
-  // Deny rules are matched against what the command runs (`runView`): the text of a
-  // command that only prints or records it (`git commit -m "… rm -rf / …"`) is left out
-  // there. A deny rule that matches only the command as written, or with every quote
+  // Rules are matched against what the command runs (`runView`): the text of a command
+  // that only prints, records or searches for it (`git commit -m "… rm -rf / …"`) is left
+  // out there. A deny rule that matches only the command as written, or with every quote
   // stripped, is asked about instead: a guard rail that quotes could walk around would be
   // worse than one that asks. A command the reader cannot follow is judged quote-blind.
   const blind = shellView(command);
@@ -83,8 +83,9 @@ function evaluate(rules: RuleSet, toolName: string, toolInput: unknown, cwd: str
     if (rule.path && paths.some((p) => rule.path?.test(p))) return true;
     if (!rule.command || command === "") return false;
     if (rule.command.test(ran)) return true;
-    if (rule.command.test(command) || rule.command.test(blind)) {
-      if (rule.decision === "ask") return true;
+    // Text the command only prints, records or searches for (`grep -r "sudo " .`): an
+    // ask rule stays silent, a deny rule asks (see above).
+    if (rule.decision === "deny" && (rule.command.test(command) || rule.command.test(blind))) {
       mentioned.push(rule);
     }
     return false;

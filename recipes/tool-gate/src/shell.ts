@@ -405,9 +405,18 @@ const INERT: Record<string, RegExp | null> = {
   wc: null,
   git: /^(?:commit|tag|log|show|notes|stash|grep|shortlog)$/,
   gh: /^(?:pr|issue)$/,
+  // Name a program without running it (`which mkfs.ext4`, `man mkfs`).
+  which: null,
+  whereis: null,
+  type: null,
+  man: null,
+  whatis: null,
+  apropos: null,
 };
 /** Options of those that do run something: `git grep -O<pager>`, `rg --pre <cmd>`. */
 const INERT_UNSAFE_OPTION = /^(?:-O|--open-files-in-pager|--pre(?:=|$))/;
+/** `man -P <pager>`, `man -H<browser>`, `--pager`, `--html`. */
+const MAN_UNSAFE_OPTION = /^(?:-[A-Za-z]*[PH]|--pager|--html)/;
 /** Pipeline stages after an inert command that only filter its text. */
 const FILTERS = /^(?:grep|egrep|fgrep|rg|head|tail|wc|sort|uniq|cut|tr|cat|less|more|tee|column|nl|fold|fmt|jq)$/;
 /** Folders whose programs a command may name by path without counting as "run from a path". */
@@ -575,12 +584,18 @@ function analyse(
         const nk = next ? commandIndex(next.words, src) : -1;
         if (!next || nk < 0 || !FILTERS.test(plainName(next.words[nk]) ?? "")) filtersOnly = false;
       }
-      const unsafe = c.words.slice(k).some((w) => INERT_UNSAFE_OPTION.test(w.value));
+      const unsafe = c.words
+        .slice(k)
+        .some((w) => INERT_UNSAFE_OPTION.test(w.value) || (name === "man" && MAN_UNSAFE_OPTION.test(w.value)));
       if (prefix > 0 && filtersOnly && !unsafe) keep = prefix;
     }
 
     c.words.forEach((w, j) => {
-      for (const s of w.subs) nested.push({ src: s, cwds: new Set(cwds), mayBlank: false });
+      // A substitution runs, so its commands are read; when the word it stands in is
+      // text the command only records (`git commit -m "$(cat <<'EOF' … EOF)"`), what it
+      // prints is text too, and its own printing commands' arguments may be left out.
+      const recorded = keep > 0 && j >= k + keep && !w.procSub;
+      for (const s of w.subs) nested.push({ src: s, cwds: new Set(cwds), mayBlank: recorded });
       if (keep > 0 && j >= k + keep) {
         edits.push({ start: w.start, end: w.end, text: "_" });
         return;
