@@ -835,9 +835,19 @@ fn read_answer(
                     .or_else(|why| refused_rewrite(&mut d.warning, blocks, why).map(|()| None))
             };
             let model = rewrite("updatedModel")?;
+            let model_was_empty = model.as_deref().is_some_and(|m| m.trim().is_empty());
             let prompt = rewrite("prompt")?;
             d.updated_prompt = rewrite("updatedPrompt")?.or(prompt);
-            d.updated_model = model;
+            // No provider has a model named "": no route (an earlier one stands).
+            d.updated_model = model.filter(|m| !m.trim().is_empty());
+            if model_was_empty {
+                add_warning(
+                    &mut d.warning,
+                    "hookSpecificOutput.updatedModel is empty, which names no model, so it is \
+                     no route; leave it out to keep the model"
+                        .to_string(),
+                );
+            }
         }
         Event::Stop if hso.get("decision").and_then(Value::as_str) == Some("reject") => {
             match str_field(hso.get("reason"), "hookSpecificOutput.reason")?

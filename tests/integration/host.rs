@@ -3213,6 +3213,37 @@ fn a_trust_file_with_a_byte_order_mark_is_named_as_such() {
     assert_eq!(std::fs::read(&path).unwrap(), body);
 }
 
+/// Found by the conformance audit: `{"updatedModel": ""}` was reported as a route to the
+/// model "", which no provider has. It is no route, with a warning, and an earlier
+/// handler's route stands.
+#[test]
+fn an_empty_updated_model_is_no_route() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    profile_with(
+        &sb,
+        json!({"UserPromptSubmit": [
+            {"id": "route", "type": "command", "command": "echo '{\"hookSpecificOutput\":{\"updatedModel\":\"fast\"}}'"},
+            {"id": "empty", "type": "command", "command": "echo '{\"hookSpecificOutput\":{\"updatedModel\":\" \"}}'"}
+        ]}),
+    );
+    let d = run(
+        &sb,
+        "UserPromptSubmit",
+        json!({"prompt": "hi"}),
+        &["--include-untrusted"],
+    );
+    assert_eq!(d["outcome"]["updated_model"], "fast", "{d:#}");
+    let h = &d["handlers"][1]["decision"];
+    assert!(h.get("updated_model").is_none_or(Value::is_null), "{d:#}");
+    assert!(
+        h["warning"]
+            .as_str()
+            .is_some_and(|w| w.contains("hookSpecificOutput.updatedModel is empty")),
+        "{d:#}"
+    );
+}
+
 /// Found by the conformance audit: a group whose `matcher` is misspelt (`matchers`) runs
 /// on every tool, as hosts pass the field over, while `trust --all` and `list` said
 /// nothing (only `validate` and `doctor` warned). Both now warn, naming the field and the
