@@ -2,11 +2,38 @@
 // Each detector names a *kind* of secret; callers report the kind and where
 // it was found, never the matched text itself.
 
+/**
+ * Where the scanned text goes. Without it (audit-log's redaction) every detector runs at
+ * its strictest; secret-guard passes it so that local-development and test values pass.
+ */
+export interface SecretContext {
+  /** The file the text is written to, relative to the workspace when it is inside it. */
+  path?: string;
+  /** The text is a shell command: an unquoted value ends at `&`, and its targets are looked at. */
+  shell?: boolean;
+}
+
+/** A scan of one text: the text and what its context says. */
+interface Scan {
+  text: string;
+  shell: boolean;
+  /** A docker-compose or dev-container file (not one named for production). */
+  devFile: boolean;
+  /** A file under test/, tests/, __tests__, spec/, fixtures/ …, or named *.test.* / *.spec.* / *_test.* . */
+  testFile: boolean;
+  /** `text` with `\`-continued lines joined (same length), made when first needed. */
+  joined?: string;
+  /** The last command segment `localCommandAt` judged (matches come in order). */
+  segment?: { start: number; end: number; local: boolean };
+}
+
 export interface SecretDetector {
   kind: string;
   pattern: RegExp; // must carry the "g" flag (used with matchAll / replace)
+  /** Used instead of `pattern` when the text is a shell command. */
+  shellPattern?: RegExp;
   /** Extra check on the match, to cut false positives. */
-  accept?: (match: RegExpMatchArray) => boolean;
+  accept?: (match: RegExpMatchArray, scan: Scan) => boolean;
   /**
    * For `key = value` detectors: the span is only the value, found as the
    * match's tail minus the closing quote (`quoteGroup`). Redaction then keeps
@@ -35,8 +62,108 @@ function isPlaceholderValue(value: string, quoted: boolean): boolean {
   if (/^(.)\1+$/.test(v)) return true; // ************, xxxxxxxxxxxx
   if (/^(?:\/|\.{1,2}\/|~\/)/.test(v)) return true; // a file path (password_file=/run/secrets/db)
   if (/example|placeholder|changeme|change_me|redacted|your[_-]|dummy|sample/i.test(v)) return true;
+  // A word of the value starting with test / fake / mock (test-token-123456, fake_secret_1,
+  // mockApiKey1, myTestPassword), not the inside of another word (Contest2024, latest).
+  if (/(?:^|[^A-Za-z])(?:[Tt]est|[Ff]ake|[Mm]ock|TEST|FAKE|MOCK)|[a-z](?:Test|Fake|Mock)/.test(v)) return true;
   return false;
 }
+
+/**
+ * True for a value that looks generated rather than typed by a person: 32+ characters, or
+ * 4+ switches between lower case, upper case, digits and symbols inside its words
+ * (`8f2a9c1e…`, `kT9vX2mQ8r`, `S3cretPassw0rd9`, `Tr0ub4dor&3xyz!`). A capitalised word
+ * (`Password`, `Dev`) counts as lower case and `-`, `_`, `.` separate words, so the
+ * passwords people type for a local database or a test (`devpassword123`,
+ * `my-secret-pw`, `Password123!`, `admin123`) are not random-looking.
+ */
+export function looksRandom(value: string): boolean {
+  if (value.length >= 32) return true;
+  let switches = 0;
+  for (const word of value.replace(/[A-Z][a-z]{2,}/g, (w) => w.toLowerCase()).split(/[-_.]+/)) {
+    let prev = "";
+    for (const ch of word) {
+      const cls = /[a-z]/.test(ch) ? "l" : /[A-Z]/.test(ch) ? "u" : /\d/.test(ch) ? "d" : "s";
+      if (prev !== "" && cls !== prev) switches++;
+      prev = cls;
+    }
+  }
+  return switches >= 4;
+}
+
+/** Loopback names: `localhost` (and `*.localhost`), `127.…`, `[::1]`, `0.0.0.0`, `host.docker.internal`. */
+function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/:\d+$/, "");
+  return /^(?:localhost|[\w-]+\.localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1|0\.0\.0\.0|host\.docker\.internal)$/.test(h);
+}
+
+/**
+ * True when the shell command around `index` (the part between `;`, `|`, `&&` or line
+ * ends, with `\`-continued lines joined) runs on this machine: every host it names (URLs,
+ * `-h`/`--host` values, bare `localhost:port`) is a loopback name, and it names one or is
+ * a `docker run` / `create` / `exec` or `docker compose` call (not one aimed elsewhere
+ * with `-H`, `--host`, `--context` or `DOCKER_HOST=`).
+ */
+function localCommandAt(scan: Scan, index: number): boolean {
+  scan.joined ??= scan.text.replace(/\\\r?\n/g, (c) => " ".repeat(c.length));
+  const joined = scan.joined;
+  const last = scan.segment;
+  if (last && index >= last.start && index < last.end) return last.local;
+  let start = index;
+  while (start > 0 && !/[;|\n]/.test(joined[start - 1] ?? "") && !joined.startsWith("&&", start - 2)) start--;
+  let end = index;
+  while (end < joined.length && !/[;|\n]/.test(joined[end] ?? "") && !joined.startsWith("&&", end)) end++;
+  const local = segmentIsLocal(joined.slice(start, end));
+  scan.segment = { start, end, local };
+  return local;
+}
+
+function segmentIsLocal(segment: string): boolean {
+  const docker = /\b(?:docker|podman|nerdctl)\b/.test(segment);
+  if (docker && /\bDOCKER_HOST=|\s(?:-H|--host|--context)[\s=]/.test(segment)) return false;
+  const hosts: string[] = [];
+  for (const m of segment.matchAll(/\b[a-z][a-z0-9+.-]{1,20}:\/\/(?:[^\s/@"'`]*@)?(\[[^\]\s]*\]|[^\s/:?#"'`]+)/gi)) hosts.push(m[1] ?? "");
+  // `docker run -h NAME` names the container, not a server.
+  if (!docker) for (const m of segment.matchAll(/\s(?:-h\s*|--host[=\s]+)["']?([^\s"';|&]+)/g)) hosts.push(m[1] ?? "");
+  for (const m of segment.matchAll(/(?:^|[\s"'=])((?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0)(?::\d+)?)(?=$|[\s/"'])/g)) hosts.push(m[1] ?? "");
+  if (!hosts.every(isLoopbackHost)) return false;
+  const container = /\b(?:docker|podman|nerdctl)(?:\s+container)?\s+(?:run|create|exec)\b|\b(?:docker\s+compose|docker-compose|podman-compose)\b/;
+  return hosts.length > 0 || container.test(segment);
+}
+
+/**
+ * A value that generic detectors let through for where it is written: one that does not
+ * look random (`looksRandom`), in a test file, or - for a password - in a
+ * docker-compose / dev-container file or a command that only talks to this machine.
+ */
+function devOrTestValue(value: string, scan: Scan, index: number, password: boolean): boolean {
+  if (looksRandom(value)) return false;
+  if (scan.testFile) return true;
+  return password && (scan.devFile || (scan.shell && localCommandAt(scan, index)));
+}
+
+/** docker-compose.yml, compose.dev.yaml, .devcontainer/… - but not a compose file named for production. */
+function isDevFile(path: string): boolean {
+  const p = path.replace(/\\/g, "/");
+  const name = p.slice(p.lastIndexOf("/") + 1).toLowerCase();
+  if (/(?:^|\/)\.devcontainer\//i.test(p)) return true;
+  return (
+    /^(?:docker-)?compose(?:[.-][\w.-]+)?\.ya?ml$/.test(name) &&
+    !/[.-](?:prod|production|staging|stage|live|release)(?=[.-])/.test(name)
+  );
+}
+
+/** Files of a test suite: under test/, tests/, __tests__/, spec/, fixtures/ …, or named like a test. */
+function isTestFile(path: string): boolean {
+  const p = path.replace(/\\/g, "/");
+  const name = p.slice(p.lastIndexOf("/") + 1);
+  return (
+    /(?:^|\/)(?:test|tests|__tests__|spec|specs|fixtures|__fixtures__|__mocks__|testdata)\//i.test(p) ||
+    /\.(?:test|spec)\.[\w]+$|_test\.[\w]+$|^test_[\w.-]+\.py$/i.test(name)
+  );
+}
+
+/** Keys whose value is not a credential: pagination cursors and CSRF tokens. */
+const NOT_A_CREDENTIAL_KEY = /(?:page|next|continuation|cursor|sync|csrf|xsrf)[_-]?token$|^csrfmiddlewaretoken$/i;
 
 /** Passwords every tutorial uses, which protect nothing. */
 const STOCK_PASSWORD = /^(?:password|passw0rd|postgres|root|admin|secret|test|dev|example|changeme)$/i;
@@ -56,8 +183,14 @@ function isWordChain(s: string): boolean {
 export const SECRET_DETECTORS: SecretDetector[] = [
   {
     kind: "PEM private key",
-    // The body is part of the span so that redaction removes it too.
-    pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*-----|$)/g,
+    // A header followed by a key body: a line (real or `\n`-escaped, after blank lines,
+    // quotes, `+` patch marks or string concatenation, and `Proc-Type:` / `DEK-Info:` /
+    // `Version:` lines) that is a run of 16+ base64 characters, or 40+ of them on the
+    // header's own line. A bare header (`s.includes("-----BEGIN PRIVATE KEY-----")`, or
+    // one named in docs) is not a key. The body is part of the span so that redaction
+    // removes it too.
+    pattern:
+      /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:(?:[ \t"'`+,]*(?:\r?\n|(?:\\r)?\\n)(?:[ \t"'`+]*[A-Za-z][\w-]*: [^\r\n\\]*)?){1,8}[ \t"'`+]*[A-Za-z0-9+/]{16,}={0,2}(?=[ \t]*(?:["'`,;+]|\r?\n|(?:\\r)?\\n|$))|[ \t]+[A-Za-z0-9+/]{40})[\s\S]*?(?:-----END [A-Z0-9 ]*-----|$)/g,
   },
   {
     kind: "AWS access key id",
@@ -67,7 +200,9 @@ export const SECRET_DETECTORS: SecretDetector[] = [
   },
   {
     kind: "AWS secret access key",
-    pattern: /\baws_secret_access_key\b["']?\s*[:=]\s*["']?[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])/gi,
+    // `aws_secret_access_key = …`, `AWS_SECRET_ACCESS_KEY: …` and
+    // `aws configure set aws_secret_access_key …` (separated by spaces).
+    pattern: /\baws_secret_access_key\b["']?(?:\s*[:=]\s*|\s+)["']?[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])/gi,
     accept: (m) => !/EXAMPLEKEY/.test(m[0]),
   },
   {
@@ -111,38 +246,56 @@ export const SECRET_DETECTORS: SecretDetector[] = [
   },
   {
     kind: "credential in an Authorization header",
-    // `Authorization: Bearer …` (curl -H, a fetch call, a config file) with a literal
-    // token; one read from a variable (`Bearer $TOKEN`, `${token}`) is fine.
-    pattern: /\bAuthorization["']?\s*[:=]\s*["']?(?:Bearer|Basic|token|Token|Bot)\s+()([A-Za-z0-9._~+/=-]{16,})/gi,
-    accept: (m) => hasLetterAndDigit(m[2] ?? "") && !isPlaceholderValue(m[2] ?? "", true),
+    // `Authorization: Bearer …` (curl -H, a fetch call, a config file), the two-argument
+    // calls `req.Header.Set("Authorization", "Bearer …")`, `.set('Authorization', …)` and
+    // `headers["Authorization"] = …`, with a literal token; one read from a variable
+    // (`Bearer $TOKEN`, `${token}`, `"Bearer " + token`) is fine, and so is a test token
+    // (`test-token-123456`, or one that does not look random in a test file).
+    pattern:
+      /\bAuthorization\\?["'`]?\]?\s*(?:[:=,]|=>)\s*\\?["'`]?(?:Bearer|Basic|token|Token|Bot)\s+()([A-Za-z0-9._~+/=-]{16,})/gi,
+    accept: (m, scan) => {
+      const token = m[2] ?? "";
+      return hasLetterAndDigit(token) && !isPlaceholderValue(token, true) && !devOrTestValue(token, scan, m.index ?? 0, false);
+    },
     value: { group: 2, quoteGroup: 1 },
   },
   {
     kind: "password on a command line",
     // `curl -u user:password` (or `--user`); one from a variable (`-u "$USER:$PASS"`) is fine.
+    // Against a loopback host (`http://localhost:8080`), a password that does not look
+    // random (`admin:admin123`) is a local development one.
     pattern: /\bcurl\b[^\n;&|]*?\s(?:-u|--user)[\s=]+(["']?)[^\s:"'$]{1,64}:([^\s"'$@]{6,128})\1/g,
-    accept: (m) => !isPlaceholderValue(m[2] ?? "", true) && !STOCK_PASSWORD.test(m[2] ?? ""),
+    accept: (m, scan) => {
+      const password = m[2] ?? "";
+      return !isPlaceholderValue(password, true) && !STOCK_PASSWORD.test(password) && !devOrTestValue(password, scan, m.index ?? 0, true);
+    },
     value: { group: 2, quoteGroup: 1 },
   },
   {
     kind: "password on a command line",
     // `mysql -pPASSWORD`, `-p'PASS;WORD'` (the password glued to -p, quoted or not);
     // `mysql -p` alone prompts for it, and `-p"$MYSQL_PWD"` reads a variable.
+    // Against `-h 127.0.0.1` / `localhost`, or in `docker exec`, a password that does not
+    // look random is a local development one.
     pattern: /\bmysql(?:dump|admin)?\b[^\n;&|]*?\s-p(["']?)([^\s"'$-][^\s"']{5,127})\1/g,
-    accept: (m) => !isPlaceholderValue(m[2] ?? "", true) && !STOCK_PASSWORD.test(m[2] ?? ""),
+    accept: (m, scan) => {
+      const password = m[2] ?? "";
+      return !isPlaceholderValue(password, true) && !STOCK_PASSWORD.test(password) && !devOrTestValue(password, scan, m.index ?? 0, true);
+    },
     value: { group: 2, quoteGroup: 1 },
   },
   {
     kind: "password in a URL",
-    // scheme://user:password@host; the span is the password.
-    // Local development URLs (localhost, a compose service name without a dot) and stock
-    // passwords (postgres:postgres, :password@) are not secrets anyone can use.
-    pattern: /\b[a-z][a-z0-9+.-]{1,20}:\/\/([^\s/:@"'`]{1,64}):()([^\s/@"'`]{6,128})(?=@([^\s/:?#"'`]{1,253}))/gi,
-    accept: (m) => {
+    // scheme://user:password@host, also with no user (`redis://:password@host`); the span
+    // is the password. Local development URLs (localhost, a compose service name without
+    // a dot) and stock passwords (postgres:postgres, :password@) are not secrets anyone
+    // can use.
+    pattern: /\b[a-z][a-z0-9+.-]{1,20}:\/\/([^\s/:@"'`]{0,64}):()([^\s/@"'`]{6,128})(?=@([^\s/:?#"'`]{1,253}))/gi,
+    accept: (m, scan) => {
       const [user, password, host] = [m[1] ?? "", m[3] ?? "", (m[4] ?? "").toLowerCase()];
       const local = host === "localhost" || host.startsWith("127.") || host.startsWith("[::1]") || !host.includes(".");
-      const stock = password === user || /^(?:password|passw0rd|postgres|root|admin|secret|test|dev|example|changeme)$/i.test(password);
-      return !local && !stock && !isPlaceholderValue(password, true);
+      const stock = password === user || STOCK_PASSWORD.test(password);
+      return !local && !stock && !isPlaceholderValue(password, true) && !devOrTestValue(password, scan, m.index ?? 0, false);
     },
     value: { group: 3, quoteGroup: 2 },
   },
@@ -152,20 +305,50 @@ export const SECRET_DETECTORS: SecretDetector[] = [
     // value of 12+ chars. The key may carry a prefix (OPENAI_API_KEY), bounded
     // so that long word runs stay linear; `==` comparisons are not assignments.
     // A quoted value may hold `,;&|` (`"k9;Tz&w2|Qx"`); one with a space is taken
-    // for prose (`"forgot_password": "Forgot your password?"`).
-    pattern:
-      /\b[\w.-]{0,48}?(?:password|passwd|secret|secret[_-]?key|api[_-]?key|apikey|token|private[_-]?key)["']?\s*(?:=(?!=)|:)\s*(["'`]?)([^\s"'`,;&|]{12,}|(?<=["'`])[^\s"'`]{12,})\1/gi,
-    accept: (m) => !isPlaceholderValue(m[2] ?? "", (m[1] ?? "") !== ""),
-    value: { group: 2, quoteGroup: 1 },
+    // for prose (`"forgot_password": "Forgot your password?"`). Unquoted, a value in a
+    // file holds `&` (`password: Tr0ub4dor&3xyz!`) but not a query string's `&name=`;
+    // in a shell command `&` ends it (`shellPattern`).
+    pattern: assignment("(?:[^\\s\"'`,;&|]|&(?![\\s&]|[\\w.-]+=|$))"),
+    shellPattern: assignment("[^\\s\"'`,;&|]"),
+    accept: (m, scan) => {
+      const [key, quote, value] = [m[1] ?? "", m[2] ?? "", m[3] ?? ""];
+      if (NOT_A_CREDENTIAL_KEY.test(key)) return false; // nextPageToken, csrf_token
+      if (isPlaceholderValue(value, quote !== "")) return false;
+      return !devOrTestValue(value, scan, m.index ?? 0, /passw(?:or)?d/i.test(key));
+    },
+    value: { group: 3, quoteGroup: 2 },
   },
 ];
 
-/** All credential-looking spans in `text`. */
-export function findSecrets(text: string): SecretHit[] {
+/**
+ * The `key = value` pattern, given what an unquoted value character is: group 1 the key,
+ * 2 the opening quote, 3 the value.
+ */
+function assignment(unquotedChar: string): RegExp {
+  return new RegExp(
+    "\\b([\\w.-]{0,48}?(?:password|passwd|secret|secret[_-]?key|api[_-]?key|apikey|token|private[_-]?key))" +
+      "[\"']?\\s*(?:=(?!=)|:)\\s*([\"'`]?)(" + unquotedChar + "{12,}|(?<=[\"'`])[^\\s\"'`]{12,})\\2",
+    "gi",
+  );
+}
+
+/**
+ * All credential-looking spans in `text`. `context` says where the text goes (the file,
+ * or a shell command); without it every detector is at its strictest.
+ */
+export function findSecrets(text: string, context: SecretContext = {}): SecretHit[] {
+  const path = context.path ?? "";
+  const scan: Scan = {
+    text,
+    shell: context.shell === true,
+    devFile: path !== "" && isDevFile(path),
+    testFile: path !== "" && isTestFile(path),
+  };
   const hits: SecretHit[] = [];
   for (const d of SECRET_DETECTORS) {
-    for (const m of text.matchAll(d.pattern)) {
-      if (d.accept && !d.accept(m)) continue;
+    const pattern = scan.shell && d.shellPattern ? d.shellPattern : d.pattern;
+    for (const m of text.matchAll(pattern)) {
+      if (d.accept && !d.accept(m, scan)) continue;
       const start = m.index ?? 0;
       if (d.value) {
         const value = m[d.value.group] ?? "";
@@ -180,9 +363,9 @@ export function findSecrets(text: string): SecretHit[] {
 }
 
 /** `text` with every detected credential replaced by `[REDACTED:<kind>]`. */
-export function redactSecrets(text: string): string {
+export function redactSecrets(text: string, context: SecretContext = {}): string {
   // Stable sort: on a tie the more specific detector (listed first) wins.
-  const hits = findSecrets(text).sort((a, b) => a.index - b.index);
+  const hits = findSecrets(text, context).sort((a, b) => a.index - b.index);
   let out = "";
   let at = 0;
   for (const h of hits) {
