@@ -2702,9 +2702,15 @@ pub fn install_from(
         opts,
     )?;
     if opts.cli_version.is_none() {
+        // What the user asked for: `update` installs an exact version, chosen within the
+        // receipt's pin (or among all, without one).
+        let asked = match &spec.pin {
+            Some(pin) => Want::parse(spec.id.as_str(), pin).unwrap_or_else(|_| spec.want.clone()),
+            None => Want::Newest,
+        };
         prepared
             .warnings
-            .extend(unknown_cli_warning(entry, &spec.want, version));
+            .extend(unknown_cli_warning(entry, &asked, version));
     }
     // SPEC 1.5 allows an index on disk to name an archive anywhere on this machine; it is
     // read as a regular file only, and its size and sha256 were checked before opening.

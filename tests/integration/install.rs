@@ -354,6 +354,21 @@ fn version_choice_follows_min_cli_pins_and_ranges() {
     ok(&o);
     assert_eq!(installed("p2"), "0.1.0");
     assert!(!String::from_utf8_lossy(&o.stderr).contains("warning"));
+    // `update` with the host's version unknown warns alike (found by the diff review: it
+    // installs an exact version, for which no older one was looked at).
+    ok(&install("p9", &["demo", "--cli-version", "0.13.0"], None));
+    let o = sb
+        .cmd()
+        .args(["update", "--index", "cat", "--profile", "p9"])
+        .output()
+        .unwrap();
+    ok(&o);
+    assert_eq!(installed("p9"), "0.3.0");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("demo 0.3.0 needs CLI 0.14.0 or newer; the host's CLI version was not given"),
+        "{err}"
+    );
     ok(&install("p3", &["demo"], Some("0.13.5")));
     assert_eq!(installed("p3"), "0.2.0");
     // The oldest version needs no more than any other: nothing to warn of.
