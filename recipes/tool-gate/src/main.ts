@@ -34,6 +34,38 @@ const EXEC_TOOLS = /^(?:exec|start_exec_job|bash|shell|local_shell|run_command)$
 const DELETE_TOOLS = /(?:^|_)(?:delete|remove|unlink|rmdir)(?:_|$)|^(?:delete|remove|rm)[A-Z]/i;
 
 /**
+ * Build output a project makes again (dependencies, bundles, caches): an `rm -r` of these
+ * alone, inside the workspace, is routine and not asked about (`recursiveDeleteOfBuildOutput`).
+ */
+const BUILD_OUTPUT =
+  /^(?:node_modules|dist|build|target|coverage|__pycache__|\.pytest_cache|\.mypy_cache|\.ruff_cache|\.next|\.nuxt|\.turbo|\.parcel-cache|\.svelte-kit|\.cache|\.tox|\.venv|venv)$/;
+
+/**
+ * Whether what the command deletes (`raw`, as written; `resolved` against the workspace
+ * `cwd`) is build output alone, inside the workspace: never through `..`, never with a
+ * trailing `/` (through a link named so, rm empties the folder it leads to), and not in
+ * a command that changes folder first (`cd .. && rm -rf node_modules`), where the names
+ * would be taken from somewhere else.
+ */
+function recursiveDeleteOfBuildOutput(command: string, raw: string[], resolved: string[], cwd: string): boolean {
+  // (`git rm -r` is judged by the rule alone: its targets are not among `raw`.)
+  if (raw.length === 0 || /(?:^|[\s;&|(`])(?:cd|pushd|popd)(?=$|[\s;&|)])|\bgit\b[^;&|\n]*\srm\s/.test(command)) {
+    return false;
+  }
+  return raw.every((r, i) => {
+    const p = resolved[i] ?? "";
+    const names = r.replace(/^["']|["']$/g, "").split("/");
+    return (
+      !r.endsWith("/") &&
+      !names.includes("..") &&
+      BUILD_OUTPUT.test(names[names.length - 1] ?? "") &&
+      p !== cwd &&
+      isInside(p, cwd)
+    );
+  });
+}
+
+/**
  * Longest command checked rule by rule. Some rules scan from every occurrence of a word to
  * the end of the command, so time grows with the square of the length; past this a call
  * is asked about instead of being checked slowly into the handler's timeout.
@@ -76,8 +108,10 @@ function evaluate(rules: RuleSet, toolName: string, toolInput: unknown, cwd: str
   const read = command === "" ? "" : runView(command, cwd, homedir());
   const ran = read === null ? blind : shellView(read); // shellView also reads `/bin/rm` as `rm`
   const mentioned: Rule[] = [];
+  const buildOutput = recursiveDeleteOfBuildOutput(command, rawDeleted, deleted, cwd);
 
   const hits: Rule[] = rules.rules.filter((rule) => {
+    if (rule.id === "recursive-delete" && buildOutput) return false;
     if (rule.tools && !rule.tools.test(toolName)) return false;
     if (!rule.command && !rule.path) return true; // a tool-only rule
     if (rule.path && paths.some((p) => rule.path?.test(p))) return true;

@@ -61,6 +61,8 @@ interface RedirTok {
   op: string;
   /** The here-document's body, once read. */
   body?: { start: number; end: number };
+  /** Its delimiter was quoted (`<<'EOF'`), so the body is taken as it is: no `$(…)` runs. */
+  literal?: boolean;
 }
 
 interface CommentTok {
@@ -147,6 +149,7 @@ class Lexer {
           while (src[this.i] === " " || src[this.i] === "\t") this.i++;
           const delim = this.word();
           if (!delim) throw new ShellSyntax("here-document without a delimiter");
+          tok.literal = delim.quoted;
           this.pending.push({ delim: delim.value, strip: redir === "<<-", tok });
         }
         continue;
@@ -608,8 +611,11 @@ function analyse(
       const bare = plain !== null && /^[^/~$.*][^/]*$/.test(w.value);
       edits.push({ start: w.start, end: w.end, text, alt: bare ? stripped(w.value) : undefined });
     });
+    // A literal body is the command's text; in another, `$(…)` and backticks run, so one
+    // holding `$` or a backtick is read as it stands.
     for (const r of c.redirs) {
-      if (r.body && keep > 0) edits.push({ start: r.body.start, end: r.body.end, text: "" });
+      const text = r.body && (r.literal || !/[$`]/.test(src.slice(r.body.start, r.body.end)));
+      if (r.body && text && keep > 0) edits.push({ start: r.body.start, end: r.body.end, text: "" });
     }
 
     // Commands another runs: `sh -c STRING`, `su -c STRING`, `eval WORDS`.
