@@ -1087,20 +1087,14 @@ fn run_pack(o: &pack::Options, printer: &Printer) -> Result<ExitCode, Error> {
             }
         }
     }
-    // What `catalog verify` fails on though pack keeps it (a hand edit of the index).
-    let verify_fails: Vec<&str> = (report.warnings.iter())
-        .map(|d| d.code)
-        .filter(|code| *code == crate::catalog::LATEST_NOT_NEWEST)
-        .take(1)
-        .collect();
     if o.check {
-        if report.differences.is_empty() && !verify_fails.is_empty() {
+        if report.differences.is_empty() && !report.fails_verify.is_empty() {
             printer.message(&printable(&format!(
                 "{} holds what the sources produce, but its index fails `catalog verify` (see \
                  the warnings above: {}); fix the index, then run `hookpack pack` without \
                  --check",
                 o.out_dir.display(),
-                verify_fails.join(", ")
+                report.fails_verify.join(", ")
             )));
             Ok(ExitCode::Invalid)
         } else if report.differences.is_empty() {

@@ -151,6 +151,9 @@ pub struct Report {
     pub rewritten: Vec<&'static str>,
     /// With `--check`: what differs (empty when `OUT` is current).
     pub differences: Vec<Difference>,
+    /// With `--check`: the warnings, by code, that `catalog verify` fails on though pack
+    /// keeps the index as it is (`latest-not-newest`); `--check` fails on them too.
+    pub fails_verify: Vec<&'static str>,
     /// Warnings from validating the recipes.
     pub warnings: Vec<Diagnostic>,
 }
@@ -1227,12 +1230,18 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         // a pack writes SHA256SUMS without it.
         let mut differences = compare(opts, &built, &index_bytes, &sums)?;
         differences.extend(gone);
+        let mut fails_verify: Vec<&'static str> = (warnings.iter())
+            .map(|w| w.code)
+            .filter(|code| *code == catalog::LATEST_NOT_NEWEST)
+            .collect();
+        fails_verify.dedup();
         return Ok(Report {
             archives,
             index: index_path,
             index_changed,
             rewritten: Vec::new(),
             differences,
+            fails_verify,
             warnings,
         });
     }
@@ -1281,6 +1290,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
             index_changed,
             rewritten,
             differences: Vec::new(),
+            fails_verify: Vec::new(),
             warnings,
         });
     }
@@ -1325,6 +1335,7 @@ pub fn pack(opts: &Options) -> Result<Report, Error> {
         index_changed,
         rewritten,
         differences: Vec::new(),
+        fails_verify: Vec::new(),
         warnings,
     })
 }

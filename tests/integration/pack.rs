@@ -2669,6 +2669,16 @@ fn a_latest_below_the_newest_version_is_kept_with_a_warning() {
          warnings above: latest-not-newest); fix the index, then run `hookpack pack` without \
          --check",
     );
+    // JSON says why (found by the diff review: exit 1 with no difference listed).
+    let o = pack(&sb, "src", "out", &["--check", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report["differences"], json!([]), "{report:#}");
+    assert_eq!(
+        report["fails_verify"],
+        json!(["latest-not-newest"]),
+        "{report:#}"
+    );
     // Put right, it is current.
     index["recipes"][0]["latest"] = json!("0.2.0");
     write_index(&index_path, &index);
