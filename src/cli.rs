@@ -1210,6 +1210,11 @@ fn index_of(a: &CatalogArgs, printer: &Printer) -> Result<crate::fetch::Location
     let profile = profile_of(&ProfileArgs {
         profile: a.profile.clone(),
     })?;
+    // A profile named that is not there (misspelt) has no index of its own: the built-in
+    // catalog would be listed as if it were its.
+    if a.profile.is_some() {
+        profile.require_folder()?;
+    }
     let (index, source) = profile.resolve_index(None)?;
     let from = match source {
         crate::profile::IndexSource::Env => "from $HOOKPACK_INDEX_URL".to_string(),
@@ -1325,7 +1330,7 @@ fn test_dirs(dirs: Vec<PathBuf>) -> Result<Vec<PathBuf>, Error> {
         } else if std::path::Path::new("recipes").is_dir() {
             vec![PathBuf::from("recipes")]
         } else if holds_recipe_folders(std::path::Path::new(".")) {
-            // Run in the folder of recipes itself.
+            // A maintainer in `recipes/` itself means its recipes, as `recipes` from above.
             vec![PathBuf::from(".")]
         } else {
             // Run from a recipe's `src/` or deeper: name the recipe folder above.

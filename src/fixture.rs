@@ -726,11 +726,10 @@ pub fn run_case(dir: &Path, recipe: &Recipe, file: &Path) -> Result<CaseResult, 
     // The assembled modules end in source maps to the TypeScript (see
     // `assemble_to_temp`): node then names an error's line in the source, not in a
     // temporary file that is gone once the run ends.
-    let node_options = match env.iter().position(|(name, _)| name == "NODE_OPTIONS") {
+    let mut node_options = match env.iter().position(|(name, _)| name == "NODE_OPTIONS") {
         Some(at) => env.remove(at).1,
         None => std::env::var_os("NODE_OPTIONS").unwrap_or_default(),
     };
-    let mut node_options = node_options;
     if !node_options.is_empty() {
         node_options.push(" ");
     }

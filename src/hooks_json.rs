@@ -256,17 +256,15 @@ fn check_group(
         );
         return;
     };
-    for key in obj.keys() {
-        if key != "matcher" && key != "hooks" {
-            f.warn(
-                &pointer_push(gp, key),
-                "unknown-field",
-                format!(
-                    "unknown group field `{key}`{}; a group has only `matcher` and `hooks`",
-                    crate::event::did_you_mean(key, &["matcher", "hooks"])
-                ),
-            );
-        }
+    for key in unknown_group_fields(obj) {
+        f.warn(
+            &pointer_push(gp, key),
+            "unknown-field",
+            format!(
+                "unknown group field `{key}`{}; a group has only `matcher` and `hooks`",
+                crate::event::did_you_mean(key, &GROUP_FIELDS)
+            ),
+        );
     }
     if let Some(m) = obj.get("matcher") {
         let mp = pointer_push(gp, "matcher");
@@ -655,6 +653,15 @@ fn timeout_not_integer(t: &Value) -> String {
         None => "write a number, e.g. 30".to_string(),
     };
     format!("`timeout` must be a whole number of seconds, found {shown}; {fix}")
+}
+
+/// The fields a matcher group has; hosts pass over any other.
+pub(crate) const GROUP_FIELDS: [&str; 2] = ["matcher", "hooks"];
+
+/// The fields of the matcher group `obj` that hosts pass over (a misspelt `matchers`
+/// leaves the group matching everything).
+pub(crate) fn unknown_group_fields(obj: &Map<String, Value>) -> impl Iterator<Item = &String> {
+    obj.keys().filter(|k| !GROUP_FIELDS.contains(&k.as_str()))
 }
 
 #[cfg(test)]

@@ -281,8 +281,7 @@ fn group_notes(event: &str, g: &Value) -> Vec<String> {
         return Vec::new();
     };
     let tool_event = crate::event::Event::parse(event).is_some_and(|e| e.is_tool_event());
-    (obj.keys())
-        .filter(|k| !matches!(k.as_str(), "matcher" | "hooks"))
+    crate::hooks_json::unknown_group_fields(obj)
         .map(|key| {
             let effect = if tool_event && !obj.contains_key("matcher") {
                 ", so the group has no matcher and runs on every tool"
@@ -291,7 +290,7 @@ fn group_notes(event: &str, g: &Value) -> Vec<String> {
             };
             format!(
                 "its group has the field `{key}`{}, which hosts pass over{effect}",
-                crate::event::did_you_mean(key, &["matcher", "hooks"])
+                crate::event::did_you_mean(key, &crate::hooks_json::GROUP_FIELDS)
             )
         })
         .collect()

@@ -1080,7 +1080,8 @@ fn refuse_if_others_can_change(path: &Path, file: Option<&std::fs::Metadata>) ->
     let as_that_user = |owner: u32| {
         format!(
             "run hookpack as user {owner} rather than as root with their HOME (sudo keeps \
-             HOME): root must not run handlers another user chose"
+             HOME), or point FINCLAW_HOME at a folder of root's: root must not run handlers \
+             another user chose"
         )
     };
     if let Some(m) = file {
@@ -1120,8 +1121,9 @@ fn refuse_if_others_can_change(path: &Path, file: Option<&std::fs::Metadata>) ->
         match spot {
             WeakSpot::FolderOwned { dir, uid } => {
                 what.push(format!(
-                    "is in {}, a folder owned by user {uid}, not by you (user {me}) or root, \
+                    "is {} {}, a folder owned by user {uid}, not by you (user {me}) or root, \
                      who can put a file of theirs in its place",
+                    in_or_under(path, &dir),
                     dir.display()
                 ));
                 fixes.push(if me == 0 {
@@ -1132,8 +1134,9 @@ fn refuse_if_others_can_change(path: &Path, file: Option<&std::fs::Metadata>) ->
             }
             WeakSpot::FolderWritable { dir, mode } => {
                 what.push(format!(
-                    "is in {}, a folder others can write to (mode {mode:04o}) without the \
+                    "is {} {}, a folder others can write to (mode {mode:04o}) without the \
                      sticky bit, so anyone can put a file of theirs in its place",
+                    in_or_under(path, &dir),
                     dir.display()
                 ));
                 fixes.push(format!(
@@ -1304,23 +1307,26 @@ fn exposure_on_unix(path: &Path) -> Exposure {
             )),
             WeakSpot::FolderOwned { dir, uid } => e.others.push((
                 format!(
-                    "is in {}, a folder owned by user {uid}, who can put a file of theirs in its \
+                    "is {} {}, a folder owned by user {uid}, who can put a file of theirs in its \
                      place",
+                    in_or_under(path, &dir),
                     dir.display()
                 ),
                 "move it to a folder of your own and name that in the command".into(),
             )),
             WeakSpot::FolderWritable { dir, mode } => e.others.push((
                 format!(
-                    "is in {}, a folder others can write to (mode {mode:04o}) without the sticky \
+                    "is {} {}, a folder others can write to (mode {mode:04o}) without the sticky \
                      bit, so anyone can put a file of theirs in its place",
+                    in_or_under(path, &dir),
                     dir.display()
                 ),
                 format!("`chmod o-w {}`", quoted(&dir)),
             )),
             WeakSpot::FolderGroupWritable { dir, mode } => e.group.push((
                 format!(
-                    "is in {}, a folder its group can write to (mode {mode:04o})",
+                    "is {} {}, a folder its group can write to (mode {mode:04o})",
+                    in_or_under(path, &dir),
                     dir.display()
                 ),
                 format!("`chmod g-w {}`", quoted(&dir)),
@@ -1328,6 +1334,17 @@ fn exposure_on_unix(path: &Path) -> Exposure {
         }
     }
     e
+}
+
+/// How a message places `path` in the folder `dir`: `in` the one holding it, `under` one
+/// further up.
+#[cfg(unix)]
+fn in_or_under(path: &Path, dir: &Path) -> &'static str {
+    if crate::fs::absolute(path).parent() == Some(dir) {
+        "in"
+    } else {
+        "under"
+    }
 }
 
 /// Something on the way to a file that lets someone other than this user (and root)

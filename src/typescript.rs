@@ -2148,8 +2148,8 @@ fn commonjs_globals(program: &Program<'_>, semantic: &Semantic<'_>) -> Vec<OxcDi
                 "module" | "exports" => "export it instead (`export function …`)",
                 // `import.meta.dirname` needs Node 20.11; these run on any Node 20.
                 "__dirname" => {
-                    "use `fileURLToPath(new URL(\".\", import.meta.url))` (from \"node:url\") \
-                     instead"
+                    "use `dirname(fileURLToPath(import.meta.url))` (from \"node:path\" and \
+                     \"node:url\") instead"
                 }
                 "__filename" => "use `fileURLToPath(import.meta.url)` (from \"node:url\") instead",
                 _ => return,

@@ -1717,6 +1717,17 @@ fn catalog_list_and_verify_default_to_the_index_install_uses() {
             .output()
             .unwrap();
         assert_eq!(o.status.code(), Some(2), "{verb}");
+        // A misspelt profile is said to be missing, not read as the built-in catalog's
+        // (found by the diff review).
+        let o = sb
+            .cmd()
+            .args(["catalog", verb, "--profile", "porf"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_ne!(o.status.code(), Some(0), "{verb}: {err}");
+        assert!(err.contains("porf"), "{verb}: {err}");
+        assert!(o.stdout.is_empty(), "{verb}");
     }
 }
 

@@ -3915,7 +3915,9 @@ fn a_trust_file_reached_through_a_folder_or_link_others_control_is_refused() {
         &sb,
         &trust,
         &[
-            format!("in {above}, a folder others can write to (mode 0777) without the sticky bit"),
+            format!(
+                "under {above}, a folder others can write to (mode 0777) without the sticky bit"
+            ),
             format!("`chmod o-w {above}`"),
         ],
     );

@@ -804,7 +804,7 @@ fn refuses_commonjs_globals_where_they_are_used() {
         assert!(
             found[1]
                 .message
-                .contains("fileURLToPath(new URL(\".\", import.meta.url))")
+                .contains("dirname(fileURLToPath(import.meta.url))")
                 && found[2].message.contains("fileURLToPath(import.meta.url)"),
             "{found:?}"
         );
