@@ -469,11 +469,11 @@ enum Place {
 /// A shared helper compiled: its JavaScript, the helpers it imports and its links.
 type CompiledHelper = (Vec<u8>, Vec<PathBuf>, crate::typescript::Links);
 
-/// Shared helpers compiled once per run: a helper's output does not depend on the recipe
-/// importing it (its imports stay inside `lib/`). Maps the helper's path to its JavaScript,
-/// the helpers it imports and its links; and how the run compiles.
+/// What the recipes planned in one run share: how their modules are compiled, and the
+/// shared helpers compiled once (a helper's output does not depend on the recipe importing
+/// it, as its imports stay inside `lib/`), by path.
 #[derive(Default)]
-struct LibCache {
+struct Shared {
     compiled: std::sync::Mutex<std::collections::HashMap<PathBuf, CompiledHelper>>,
     /// Whether each compiled module ends in an inline source map to its source (`test`).
     mapped: bool,
@@ -482,7 +482,7 @@ struct LibCache {
 struct Planner<'a> {
     recipe_dir: &'a Path,
     lib_dir: Option<&'a Path>,
-    cache: &'a LibCache,
+    shared: &'a Shared,
     ts_errors: Vec<Diagnostic>,
     files: BTreeMap<String, OutFile>,
     /// The source of each output file, to name both when two would land on one name.
@@ -624,7 +624,7 @@ impl Planner<'_> {
     fn compile(&mut self, file: &Path, out_rel: &Path) -> Result<(), Error> {
         let is_lib = out_rel.starts_with("scripts/lib");
         let cached = if is_lib {
-            self.cache
+            self.shared
                 .compiled
                 .lock()
                 .ok()
@@ -796,7 +796,7 @@ impl Planner<'_> {
             };
             Ok(Some(relative_specifier(out_rel, &target)))
         };
-        let result = if self.cache.mapped {
+        let result = if self.shared.mapped {
             crate::typescript::compile_module_mapped(&source, file, &mut rewrite)
         } else {
             crate::typescript::compile_module(&source, file, &mut rewrite)
@@ -822,7 +822,7 @@ impl Planner<'_> {
                 }
                 let js = js.into_bytes();
                 if is_lib && !recipe_specific {
-                    if let Ok(mut c) = self.cache.compiled.lock() {
+                    if let Ok(mut c) = self.shared.compiled.lock() {
                         let entry = (js.clone(), wanted_lib.clone(), links.clone());
                         c.insert(file.to_path_buf(), entry);
                     }
@@ -1178,11 +1178,11 @@ struct Planned {
 }
 
 /// Plans the assembled tree of one recipe.
-fn plan(recipe_dir: &Path, lib_dir: Option<&Path>, cache: &LibCache) -> Result<Planned, Error> {
+fn plan(recipe_dir: &Path, lib_dir: Option<&Path>, shared: &Shared) -> Result<Planned, Error> {
     let mut p = Planner {
         recipe_dir,
         lib_dir,
-        cache,
+        shared,
         ts_errors: Vec::new(),
         files: BTreeMap::new(),
         origins: BTreeMap::new(),
@@ -1892,8 +1892,11 @@ pub(crate) fn path_refused(path: &Path, reason: String) -> Diagnostic {
 pub fn check_sources(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Vec<Diagnostic> {
     let sources: Vec<PathBuf> = dirs.iter().filter(|d| is_source_tree(d)).cloned().collect();
     let mut out = Vec::new();
-    let cache = LibCache::default();
-    for (dir, result) in sources.iter().zip(plan_all_with(&sources, lib_dir, &cache)) {
+    let shared = Shared::default();
+    for (dir, result) in sources
+        .iter()
+        .zip(plan_all_with(&sources, lib_dir, &shared))
+    {
         match result {
             // What pack would refuse in the archive: names that collide by case or
             // Unicode normalisation, paths too long, …
@@ -1931,16 +1934,16 @@ pub fn check_sources(dirs: &[PathBuf], lib_dir: Option<&Path>) -> Vec<Diagnostic
     let all_planned = one_folder.is_some() && !out.iter().any(|d| d.severity == Severity::Error);
     if let Some(lib) = lib_dir.filter(|_| all_planned) {
         let told: BTreeSet<PathBuf> = out.iter().map(|d| normalize(&d.file)).collect();
-        out.extend(unimported_helpers(lib, &cache, &told));
+        out.extend(unimported_helpers(lib, &shared, &told));
     }
     once_each(out)
 }
 
-/// Warnings for each shared helper of `lib` that no recipe imports (none in `cache`, none
+/// Warnings for each shared helper of `lib` that no recipe imports (none in `shared`, none
 /// in `told`) and that does not compile: assemble never reads such a helper, so it would be
 /// found broken only once a recipe imports it again. Its imports are not followed.
-fn unimported_helpers(lib: &Path, cache: &LibCache, told: &BTreeSet<PathBuf>) -> Vec<Diagnostic> {
-    let compiled: BTreeSet<PathBuf> = cache
+fn unimported_helpers(lib: &Path, shared: &Shared, told: &BTreeSet<PathBuf>) -> Vec<Diagnostic> {
+    let compiled: BTreeSet<PathBuf> = shared
         .compiled
         .lock()
         .map(|c| c.keys().cloned().collect())
@@ -2010,20 +2013,20 @@ fn unused_helper_says(fault: &str) -> String {
 }
 
 /// Plans every recipe, on all cores; results in the order of `dirs`. With `mapped`, each
-/// compiled module ends in an inline source map (see [`LibCache::mapped`]).
+/// compiled module ends in an inline source map (see [`Shared::mapped`]).
 fn plan_all(dirs: &[PathBuf], lib_dir: Option<&Path>, mapped: bool) -> Vec<Result<Planned, Error>> {
-    let cache = LibCache {
+    let shared = Shared {
         mapped,
-        ..LibCache::default()
+        ..Shared::default()
     };
-    plan_all_with(dirs, lib_dir, &cache)
+    plan_all_with(dirs, lib_dir, &shared)
 }
 
-/// [`plan_all`], the helpers compiled kept in `cache`.
+/// [`plan_all`], the helpers compiled kept in `shared`.
 fn plan_all_with(
     dirs: &[PathBuf],
     lib_dir: Option<&Path>,
-    cache: &LibCache,
+    shared: &Shared,
 ) -> Vec<Result<Planned, Error>> {
     let stack = crate::typescript::POOL_STACK;
     let mut planned = crate::parallel::map_with_stack(
@@ -2031,7 +2034,7 @@ fn plan_all_with(
         crate::parallel::cores(),
         Some(stack),
         // Runs on threads started with `stack`, so claiming it is true.
-        |dir| crate::typescript::with_stack(stack, || plan(dir, lib_dir, cache)),
+        |dir| crate::typescript::with_stack(stack, || plan(dir, lib_dir, shared)),
         |_| false,
     );
     if planned.iter().any(Option::is_none) {
@@ -2040,7 +2043,7 @@ fn plan_all_with(
         planned = crate::parallel::map(
             dirs,
             crate::parallel::cores(),
-            |dir| plan(dir, lib_dir, cache),
+            |dir| plan(dir, lib_dir, shared),
             |_| false,
         );
     }

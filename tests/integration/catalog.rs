@@ -1695,11 +1695,14 @@ fn catalog_list_and_verify_default_to_the_index_install_uses() {
                 sb.join("cat").display()
             ),
         );
-        let o = sb
-            .cmd()
-            .args(["catalog", verb, "--profile", "prof"])
-            .output()
-            .unwrap();
+        let catalog = |args: &[&str]| {
+            sb.cmd()
+                .args(["catalog", verb])
+                .args(args)
+                .output()
+                .unwrap()
+        };
+        let o = catalog(&["--profile", "prof"]);
         let out = String::from_utf8_lossy(&o.stdout);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(0), "{verb}: {err}");
@@ -1711,19 +1714,14 @@ fn catalog_list_and_verify_default_to_the_index_install_uses() {
             "{verb}: {err}"
         );
         assert!(out.contains("alpha"), "{verb}: {out}");
-        let o = sb
-            .cmd()
-            .args(["catalog", verb, "cat", "--profile", "prof"])
-            .output()
-            .unwrap();
-        assert_eq!(o.status.code(), Some(2), "{verb}");
+        assert_eq!(
+            catalog(&["cat", "--profile", "prof"]).status.code(),
+            Some(2),
+            "{verb}"
+        );
         // A misspelt profile is said to be missing, not read as the built-in catalog's
         // (found by the diff review).
-        let o = sb
-            .cmd()
-            .args(["catalog", verb, "--profile", "porf"])
-            .output()
-            .unwrap();
+        let o = catalog(&["--profile", "porf"]);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_ne!(o.status.code(), Some(0), "{verb}: {err}");
         assert!(err.contains("porf"), "{verb}: {err}");

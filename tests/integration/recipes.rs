@@ -31,6 +31,14 @@ fn built_in_recipes_pass_their_fixtures() {
     assert_eq!(report["failed"], 0);
 }
 
+/// Puts `code` at the top of the scaffolded demo's `src/main.ts`; its path.
+fn prepend_to_demo_main(sb: &Sandbox, code: &str) -> std::path::PathBuf {
+    let main = sb.join("recipes/demo/src/main.ts");
+    let source = std::fs::read_to_string(&main).unwrap();
+    std::fs::write(&main, format!("{code}{source}")).unwrap();
+    main
+}
+
 /// `hookpack new demo --dir recipes`, which must succeed: a recipe to write cases for.
 fn scaffold_demo(sb: &Sandbox) {
     sb.cmd()
@@ -186,15 +194,10 @@ fn a_handler_that_never_started_is_not_called_killed() {
 fn a_failing_handlers_control_characters_are_escaped_in_the_report() {
     let sb = Sandbox::new();
     scaffold_demo(&sb);
-    let main = sb.join("recipes/demo/src/main.ts");
-    let source = std::fs::read_to_string(&main).unwrap();
-    std::fs::write(
-        &main,
-        format!(
-            "process.stderr.write(\"\\u001b]0;pwned\\u0007\\u001b[2Jboom\\n\");\nprocess.exit(1);\n{source}"
-        ),
-    )
-    .unwrap();
+    prepend_to_demo_main(
+        &sb,
+        "process.stderr.write(\"\\u001b]0;pwned\\u0007\\u001b[2Jboom\\n\");\nprocess.exit(1);\n",
+    );
     let text = failing_test_run(&sb);
     assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text:?}");
     assert!(
@@ -214,16 +217,11 @@ fn a_failing_handlers_control_characters_are_escaped_in_the_report() {
 fn a_handler_error_in_test_is_named_at_its_typescript_line() {
     let sb = Sandbox::new();
     scaffold_demo(&sb);
-    let main = sb.join("recipes/demo/src/main.ts");
-    let source = std::fs::read_to_string(&main).unwrap();
     // Line 3 of the source, after two lines only TypeScript has.
-    std::fs::write(
-        &main,
-        format!(
-            "interface Unused {{ n: number }}\ntype Alias = Unused;\nconst none: Alias | undefined = undefined; none!.n.toFixed();\n{source}"
-        ),
-    )
-    .unwrap();
+    let main = prepend_to_demo_main(
+        &sb,
+        "interface Unused { n: number }\ntype Alias = Unused;\nconst none: Alias | undefined = undefined; none!.n.toFixed();\n",
+    );
     let text = failing_test_run(&sb);
     let at = format!("{}:3:", main.display());
     assert!(text.contains(&at), "{text}");
@@ -1392,13 +1390,10 @@ fn a_program_the_handlers_shell_cannot_find_is_named_once() {
 fn a_failing_handlers_stderr_is_shown_line_by_line() {
     let sb = Sandbox::new();
     scaffold_demo(&sb);
-    let main = sb.join("recipes/demo/src/main.ts");
-    let source = std::fs::read_to_string(&main).unwrap();
-    std::fs::write(
-        &main,
-        format!("process.stderr.write(\"first line\\n  second\\tline\\n\\nafter a blank\\n\");\nprocess.exit(1);\n{source}"),
-    )
-    .unwrap();
+    prepend_to_demo_main(
+        &sb,
+        "process.stderr.write(\"first line\\n  second\\tline\\n\\nafter a blank\\n\");\nprocess.exit(1);\n",
+    );
     let text = failing_test_run(&sb);
     assert!(
         text.contains(
