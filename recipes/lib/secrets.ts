@@ -112,19 +112,32 @@ function localCommandAt(scan: Scan, index: number): boolean {
   while (start > 0 && !/[;|\n]/.test(joined[start - 1] ?? "") && !joined.startsWith("&&", start - 2)) start--;
   let end = index;
   while (end < joined.length && !/[;|\n]/.test(joined[end] ?? "") && !joined.startsWith("&&", end)) end++;
-  const local = segmentIsLocal(joined.slice(start, end));
+  const local = segmentIsLocal(joined.slice(start, end), joined);
   scan.segment = { start, end, local };
   return local;
 }
 
-function segmentIsLocal(segment: string): boolean {
+function segmentIsLocal(segment: string, whole: string): boolean {
   const docker = /\b(?:docker|podman|nerdctl)\b/.test(segment);
-  if (docker && /\bDOCKER_HOST=|\s(?:-H|--host|--context)[\s=]/.test(segment)) return false;
+  // Aimed at another daemon, here or by a variable set anywhere in the command.
+  if (docker && /\s(?:-H|--host|--context)[\s=]/.test(segment)) return false;
+  if (docker && /\bDOCKER_(?:HOST|CONTEXT)=/.test(whole)) return false;
+  // Sent through a proxy, or to an address other than the one named.
+  if (/\s(?:-x|--proxy|--preproxy|--socks\w*|--resolve|--connect-to)[\s=]/.test(segment)) return false;
   const hosts: string[] = [];
   for (const m of segment.matchAll(/\b[a-z][a-z0-9+.-]{1,20}:\/\/(?:[^\s/@"'`]*@)?(\[[^\]\s]*\]|[^\s/:?#"'`]+)/gi)) hosts.push(m[1] ?? "");
-  // `docker run -h NAME` names the container, not a server.
-  if (!docker) for (const m of segment.matchAll(/\s(?:-h\s*|--host[=\s]+)["']?([^\s"';|&]+)/g)) hosts.push(m[1] ?? "");
+  // `-h`/`--host` (and prefixes such as mysql's `--hos=`); `docker run -h NAME` names the
+  // container, a name without a dot, not a server.
+  for (const m of segment.matchAll(/\s(?:-h\s*|--ho\w*[=\s]+)["']?([^\s"';|&]+)/g)) {
+    const host = m[1] ?? "";
+    if (!(docker && !host.includes("."))) hosts.push(host);
+  }
   for (const m of segment.matchAll(/(?:^|[\s"'=])((?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0)(?::\d+)?)(?=$|[\s/"'])/g)) hosts.push(m[1] ?? "");
+  // A host named without a scheme (`curl -u u:p evil.example`): a bare word ending in a
+  // common top-level domain (a file name such as `out.html` or `setup.sh` is none).
+  const domain =
+    /(?:^|\s)((?:[a-z0-9-]+\.)+(?:com|net|org|io|dev|app|co|ai|cloud|xyz|info|biz|me|us|uk|de|fr|eu|nl|ru|cn|jp|in|br|au|ca|example|internal|corp|site|online|tech)(?::\d+)?)(?=$|[\s/])/gi;
+  for (const m of segment.matchAll(domain)) hosts.push(m[1] ?? "");
   if (!hosts.every(isLoopbackHost)) return false;
   const container = /\b(?:docker|podman|nerdctl)(?:\s+container)?\s+(?:run|create|exec)\b|\b(?:docker\s+compose|docker-compose|podman-compose)\b/;
   return hosts.length > 0 || container.test(segment);
@@ -146,10 +159,10 @@ function isDevFile(path: string): boolean {
   const p = path.replace(/\\/g, "/");
   const name = p.slice(p.lastIndexOf("/") + 1).toLowerCase();
   if (/(?:^|\/)\.devcontainer\//i.test(p)) return true;
-  return (
-    /^(?:docker-)?compose(?:[.-][\w.-]+)?\.ya?ml$/.test(name) &&
-    !/[.-](?:prod|production|staging|stage|live|release)(?=[.-])/.test(name)
-  );
+  // Named for production anywhere: the file (`compose.prod_eu.yml`), or a folder on its way
+  // (`deploy/prod/docker-compose.yml`).
+  const production = /(?:^|[/._-])(?:prod|prd|production|staging|stage|live|release)(?:\d*)(?=[/._-]|$)/i;
+  return /^(?:docker-)?compose(?:[.-][\w.-]+)?\.ya?ml$/.test(name) && !production.test(p);
 }
 
 /** Files of a test suite: under test/, tests/, __tests__/, spec/, fixtures/ …, or named like a test. */
@@ -183,14 +196,15 @@ function isWordChain(s: string): boolean {
 export const SECRET_DETECTORS: SecretDetector[] = [
   {
     kind: "PEM private key",
-    // A header followed by a key body: a line (real or `\n`-escaped, after blank lines,
-    // quotes, `+` patch marks or string concatenation, and `Proc-Type:` / `DEK-Info:` /
-    // `Version:` lines) that is a run of 16+ base64 characters, or 40+ of them on the
+    // A header followed by a key body: a line (real or `\n`-escaped, or the next item of a
+    // JSON array, after blank lines, quotes, `+` patch marks or string concatenation, and
+    // `Proc-Type:` / `DEK-Info:` / `Version:` lines) that is a run of 12+ base64
+    // characters (a key may be wrapped that narrow), or 40+ of them on the
     // header's own line. A bare header (`s.includes("-----BEGIN PRIVATE KEY-----")`, or
     // one named in docs) is not a key. The body is part of the span so that redaction
     // removes it too.
     pattern:
-      /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:(?:[ \t"'`+,]*(?:\r?\n|(?:\\r)?\\n)(?:[ \t"'`+]*[A-Za-z][\w-]*: [^\r\n\\]*)?){1,8}[ \t"'`+]*[A-Za-z0-9+/]{16,}={0,2}(?=[ \t]*(?:["'`,;+]|\r?\n|(?:\\r)?\\n|$))|[ \t]+[A-Za-z0-9+/]{40})[\s\S]*?(?:-----END [A-Z0-9 ]*-----|$)/g,
+      /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:(?:(?:[ \t"'`+,]*(?:\r?\n|(?:\\r)?\\n)|["'`][ \t]*,\s*)(?:[ \t"'`+]*[A-Za-z][\w-]*: [^\r\n\\]*)?){1,8}[ \t"'`+]*[A-Za-z0-9+/]{12,}={0,2}(?=[ \t]*(?:["'`,;+]|\r?\n|(?:\\r)?\\n|$))|[ \t]+[A-Za-z0-9+/]{40})[\s\S]*?(?:-----END [A-Z0-9 ]*-----|$)/g,
   },
   {
     kind: "AWS access key id",
@@ -283,6 +297,32 @@ export const SECRET_DETECTORS: SecretDetector[] = [
       return !isPlaceholderValue(password, true) && !STOCK_PASSWORD.test(password) && !devOrTestValue(password, scan, m.index ?? 0, true);
     },
     value: { group: 2, quoteGroup: 1 },
+  },
+  {
+    kind: "password on a command line",
+    // A password or token given as its own argument: `redis-cli -a PASS` (`--pass`),
+    // `docker login -p PASS` (`--password`; `--password-stdin` reads it), `sshpass -p PASS`,
+    // `curl --oauth2-bearer TOKEN`, `gh secret set NAME --body VALUE` (`-b`). A variable,
+    // a placeholder or a stock password is fine; for redis-cli and sshpass to this
+    // machine, a password that does not look random is a local development one.
+    pattern:
+      /\b(redis-cli|(?:docker|podman|nerdctl)\s+login|sshpass|curl|gh\s+secret\s+set)\b[^\n;&|]*?\s(-a|--pass|-p|--password|--oauth2-bearer|-b|--body)(?:[ \t]+|=)(["']?)([^\s"'$-][^\s"']{5,127})\3(?=$|[\s;&|)])/g,
+    accept: (m, scan) => {
+      const [program, flag] = [m[1] ?? "", m[2] ?? ""];
+      // Each program's own flag: `-a` is redis-cli's, `-b` gh's, `--oauth2-bearer` curl's.
+      const mine: Record<string, RegExp> = {
+        "redis-cli": /^(?:-a|--pass)$/,
+        sshpass: /^-p$/,
+        curl: /^--oauth2-bearer$/,
+      };
+      const key = /^(?:docker|podman|nerdctl)/.test(program) ? "login" : program.startsWith("gh") ? "gh" : program;
+      const flags = mine[key] ?? (key === "login" ? /^(?:-p|--password)$/ : /^(?:-b|--body)$/);
+      if (!flags.test(flag)) return false;
+      const value = m[4] ?? "";
+      const password = key === "redis-cli" || key === "sshpass";
+      return !isPlaceholderValue(value, true) && !STOCK_PASSWORD.test(value) && !devOrTestValue(value, scan, m.index ?? 0, password);
+    },
+    value: { group: 4, quoteGroup: 3 },
   },
   {
     kind: "password in a URL",

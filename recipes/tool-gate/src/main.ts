@@ -41,20 +41,24 @@ const BUILD_OUTPUT =
   /^(?:node_modules|dist|build|target|coverage|__pycache__|\.pytest_cache|\.mypy_cache|\.ruff_cache|\.next|\.nuxt|\.turbo|\.parcel-cache|\.svelte-kit|\.cache|\.tox|\.venv|venv)$/;
 
 /**
- * Whether what the command deletes (`raw`, as written; `resolved` against the workspace
- * `cwd`) is build output alone, inside the workspace: never through `..`, never with a
- * trailing `/` (through a link named so, rm empties the folder it leads to), and not in
- * a command that changes folder first (`cd .. && rm -rf node_modules`), where the names
- * would be taken from somewhere else.
+ * A command that is one plain `rm` and nothing else: options, then names made of letters,
+ * digits and `@._+/-` (no quote, `~`, `$`, backtick, glob or brace), and no operator.
+ * Anything more (a second command, `timeout 5 rm …`, `{ rm …; }`, `rm -rf $D/x`) could
+ * delete what the names do not say, so only this form is exempt.
+ */
+const PLAIN_RM = /^\s*rm(?:\s+(?:-[a-zA-Z]+|--recursive|--force))+(?:\s+[\w@.+\/-]+)+\s*$/;
+
+/**
+ * Whether the command is one plain `rm` (`PLAIN_RM`) of build output alone, inside the
+ * workspace: `raw` (its targets as written; `resolved` against the workspace `cwd`) never
+ * through `..`, never with a trailing `/` (through a link named so, rm empties the folder
+ * it leads to).
  */
 function recursiveDeleteOfBuildOutput(command: string, raw: string[], resolved: string[], cwd: string): boolean {
-  // (`git rm -r` is judged by the rule alone: its targets are not among `raw`.)
-  if (raw.length === 0 || /(?:^|[\s;&|(`])(?:cd|pushd|popd)(?=$|[\s;&|)])|\bgit\b[^;&|\n]*\srm\s/.test(command)) {
-    return false;
-  }
+  if (raw.length === 0 || !PLAIN_RM.test(command)) return false;
   return raw.every((r, i) => {
     const p = resolved[i] ?? "";
-    const names = r.replace(/^["']|["']$/g, "").split("/");
+    const names = r.split("/");
     return (
       !r.endsWith("/") &&
       !names.includes("..") &&
@@ -105,8 +109,11 @@ function evaluate(rules: RuleSet, toolName: string, toolInput: unknown, cwd: str
   // stripped, is asked about instead: a guard rail that quotes could walk around would be
   // worse than one that asks. A command the reader cannot follow is judged quote-blind.
   const blind = shellView(command);
-  const read = command === "" ? "" : runView(command, cwd, homedir());
-  const ran = read === null ? blind : shellView(read); // shellView also reads `/bin/rm` as `rm`
+  const read = command === "" ? { view: "", written: "" } : runView(command, cwd, homedir());
+  const ran = read === null ? blind : shellView(read.view); // shellView also reads `/bin/rm` as `rm`
+  // Text written to a file (`echo "npm i x" >> setup.sh`) may be run later: an ask rule
+  // asks, a deny rule asks too (as for text only named).
+  const written = read === null ? "" : shellView(read.written);
   const mentioned: Rule[] = [];
   const buildOutput = recursiveDeleteOfBuildOutput(command, rawDeleted, deleted, cwd);
 
@@ -117,6 +124,11 @@ function evaluate(rules: RuleSet, toolName: string, toolInput: unknown, cwd: str
     if (rule.path && paths.some((p) => rule.path?.test(p))) return true;
     if (!rule.command || command === "") return false;
     if (rule.command.test(ran)) return true;
+    if (written !== "" && rule.command.test(written)) {
+      if (rule.decision === "ask") return true;
+      mentioned.push(rule);
+      return false;
+    }
     // Text the command only prints, records or searches for (`grep -r "sudo " .`): an
     // ask rule stays silent, a deny rule asks (see above).
     if (rule.decision === "deny" && (rule.command.test(command) || rule.command.test(blind))) {

@@ -63,6 +63,8 @@ interface RedirTok {
   body?: { start: number; end: number };
   /** Its delimiter was quoted (`<<'EOF'`), so the body is taken as it is: no `$(…)` runs. */
   literal?: boolean;
+  /** The word it redirects to or from (`out.txt` of `> out.txt`), once read. */
+  target?: string;
 }
 
 interface CommentTok {
@@ -348,19 +350,22 @@ interface Command {
 function commandsOf(toks: Tok[]): Command[] {
   const out: Command[] = [];
   let cur: Command = { words: [], redirs: [], after: "" };
-  let redirNext = false;
+  let redirNext: RedirTok | null = null;
   for (const t of toks) {
     if (t.kind === "op") {
       cur.after = t.op;
       out.push(cur);
       cur = { words: [], redirs: [], after: "" };
-      redirNext = false;
+      redirNext = null;
     } else if (t.kind === "redir") {
       cur.redirs.push(t);
-      redirNext = true;
+      redirNext = t;
     } else if (t.kind === "word") {
-      if (redirNext) redirNext = false; // the redirection's target, not an argument
-      else cur.words.push(t);
+      // The redirection's target, not an argument.
+      if (redirNext) {
+        redirNext.target ??= t.value;
+        redirNext = null;
+      } else cur.words.push(t);
     }
   }
   out.push(cur);
@@ -418,10 +423,21 @@ const INERT: Record<string, RegExp | null> = {
 };
 /** Options of those that do run something: `git grep -O<pager>`, `rg --pre <cmd>`. */
 const INERT_UNSAFE_OPTION = /^(?:-O|--open-files-in-pager|--pre(?:=|$))/;
-/** `man -P <pager>`, `man -H<browser>`, `--pager`, `--html`. */
-const MAN_UNSAFE_OPTION = /^(?:-[A-Za-z]*[PH]|--pager|--html)/;
+/** `man -P <pager>`, `man -H<browser>`, `--pager`, `--html` (and their prefixes). */
+const MAN_UNSAFE_OPTION = /^(?:-[A-Za-z]*[PH]|--pa|--ht)/; // man takes `--pag=…` for `--pager`
 /** Pipeline stages after an inert command that only filter its text. */
-const FILTERS = /^(?:grep|egrep|fgrep|rg|head|tail|wc|sort|uniq|cut|tr|cat|less|more|tee|column|nl|fold|fmt|jq)$/;
+const FILTERS = /^(?:grep|egrep|fgrep|rg|head|tail|wc|sort|uniq|cut|tr|cat|less|more|column|nl|fold|fmt|jq)$/;
+/**
+ * Whether a command writes its output to a file (`> f`, `>> f`, `&> f`; not `/dev/null` or
+ * another stream): text written so may be a script something runs later (`make`, `npm
+ * run`, a git hook), so what it leaves out of the view is kept as written text
+ * (`Analysis.written`). (`tee` is no plain filter for the same reason.)
+ */
+function writesAFile(c: Command): boolean {
+  return c.redirs.some(
+    (r) => /^(?:>|>>|>\||&>|&>>)$/.test(r.op) && !/^\/dev\/(?:null|stdout|stderr|fd\/[12])$/.test(r.target ?? ""),
+  );
+}
 /** Folders whose programs a command may name by path without counting as "run from a path". */
 const SYSTEM_BIN = /^\/(?:usr\/(?:local\/)?)?s?bin\/[^/]+$/;
 
@@ -519,6 +535,8 @@ interface Analysis {
   lines: string[];
   /** Characters in `lines` so far. */
   size: number;
+  /** Text left out of `lines` that a command writes to a file (see `writesAFile`). */
+  written: string[];
 }
 
 /** Past this many characters of view, strings that only may be commands are not read. */
@@ -593,7 +611,9 @@ function analyse(
       if (prefix > 0 && filtersOnly && !unsafe) keep = prefix;
     }
 
+    const writes = keep > 0 && writesAFile(c);
     c.words.forEach((w, j) => {
+      if (writes && j >= k + keep) out.written.push(w.value);
       // A substitution runs, so its commands are read; when the word it stands in is
       // text the command only records (`git commit -m "$(cat <<'EOF' … EOF)"`), what it
       // prints is text too, and its own printing commands' arguments may be left out.
@@ -615,7 +635,10 @@ function analyse(
     // holding `$` or a backtick is read as it stands.
     for (const r of c.redirs) {
       const text = r.body && (r.literal || !/[$`]/.test(src.slice(r.body.start, r.body.end)));
-      if (r.body && text && keep > 0) edits.push({ start: r.body.start, end: r.body.end, text: "" });
+      if (r.body && text && keep > 0) {
+        edits.push({ start: r.body.start, end: r.body.end, text: "" });
+        if (writes) out.written.push(src.slice(r.body.start, r.body.end));
+      }
     }
 
     // Commands another runs: `sh -c STRING`, `su -c STRING`, `eval WORDS`.
@@ -720,17 +743,25 @@ function analyse(
   }
 }
 
+/** What a command runs, as rules are matched against it (see the top of this file). */
+export interface RunView {
+  /** The command as it runs, text it only prints or records left out. */
+  view: string;
+  /** Of that text, what it writes to files (a script run later, perhaps), one per line. */
+  written: string;
+}
+
 /**
- * The view of `command` that deny rules are matched against (see the top of this file),
- * or null when the command cannot be read as a shell would read it.
+ * The views of `command` rules are matched against, or null when the command cannot be
+ * read as a shell would read it.
  */
-export function runView(command: string, cwd: string, home: string): string | null {
-  const out: Analysis = { lines: [], size: 0 };
+export function runView(command: string, cwd: string, home: string): RunView | null {
+  const out: Analysis = { lines: [], size: 0, written: [] };
   try {
     analyse(command, new Set([cwd]), home.replace(/(.)\/+$/, "$1"), 0, true, out);
   } catch (err) {
     if (err instanceof ShellSyntax) return null;
     throw err;
   }
-  return out.lines.join("\n");
+  return { view: out.lines.join("\n"), written: out.written.join("\n") };
 }
