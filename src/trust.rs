@@ -1245,8 +1245,8 @@ impl Exposure {
 
 /// Who besides this user can change the script at `path` (see [`Exposure`]): the file the
 /// shell opens (links followed), every folder on the way to it from `/` and every symbolic
-/// link followed. Nothing is found on systems other than Unix, or for a path that cannot be inspected
-/// (hashing it then says why).
+/// link followed. Nothing is found on systems other than Unix, or for a path that cannot
+/// be inspected (hashing it then says why).
 pub fn script_exposure(path: &Path) -> Exposure {
     #[cfg(unix)]
     {

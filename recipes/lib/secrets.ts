@@ -117,7 +117,9 @@ function localCommandAt(scan: Scan, index: number): boolean {
   return local;
 }
 
-function segmentIsLocal(segment: string, whole: string): boolean {
+function segmentIsLocal(rawSegment: string, whole: string): boolean {
+  // A comment says nothing of where the command goes (`… evil.to # localhost`).
+  const segment = rawSegment.replace(/(^|\s)#[^\n]*/, "$1");
   const docker = /\b(?:docker|podman|nerdctl)\b/.test(segment);
   // Aimed at another daemon, here or by a variable set anywhere in the command.
   if (docker && /\s(?:-H|--host|--context)[\s=]/.test(segment)) return false;
@@ -126,18 +128,27 @@ function segmentIsLocal(segment: string, whole: string): boolean {
   if (/\s(?:-x|--proxy|--preproxy|--socks\w*|--resolve|--connect-to)[\s=]/.test(segment)) return false;
   const hosts: string[] = [];
   for (const m of segment.matchAll(/\b[a-z][a-z0-9+.-]{1,20}:\/\/(?:[^\s/@"'`]*@)?(\[[^\]\s]*\]|[^\s/:?#"'`]+)/gi)) hosts.push(m[1] ?? "");
-  // `-h`/`--host` (and prefixes such as mysql's `--hos=`); `docker run -h NAME` names the
-  // container, a name without a dot, not a server.
+  // `-h`/`--host` (and prefixes such as mysql's `--hos=`). In `docker run`/`create`, a `-h`
+  // before the program the container runs names the container, not a server; `docker
+  // exec` has no `-h` of its own.
+  const client = /\s(?:mysql\w*|psql|pg_\w+|redis-cli|mongo\w*|curl|wget|sqlcmd|clickhouse-client)\b/.exec(segment);
+  const containerOptionsEnd = docker && /\s(?:run|create)\b/.test(segment) ? (client?.index ?? segment.length) : 0;
   for (const m of segment.matchAll(/\s(?:-h\s*|--ho\w*[=\s]+)["']?([^\s"';|&]+)/g)) {
     const host = m[1] ?? "";
-    if (!(docker && !host.includes("."))) hosts.push(host);
+    if ((m.index ?? 0) < containerOptionsEnd && !host.includes("$")) continue;
+    hosts.push(host);
   }
   for (const m of segment.matchAll(/(?:^|[\s"'=])((?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0)(?::\d+)?)(?=$|[\s/"'])/g)) hosts.push(m[1] ?? "");
-  // A host named without a scheme (`curl -u u:p evil.example`): a bare word ending in a
-  // common top-level domain (a file name such as `out.html` or `setup.sh` is none).
-  const domain =
-    /(?:^|\s)((?:[a-z0-9-]+\.)+(?:com|net|org|io|dev|app|co|ai|cloud|xyz|info|biz|me|us|uk|de|fr|eu|nl|ru|cn|jp|in|br|au|ca|example|internal|corp|site|online|tech)(?::\d+)?)(?=$|[\s/])/gi;
-  for (const m of segment.matchAll(domain)) hosts.push(m[1] ?? "");
+  // A host named without a scheme (`curl -u u:p evil.example`, `… 203.0.113.7`): a bare
+  // address, or a bare dotted name whose last part is no common file extension (a file
+  // name such as `out.html` or `setup.sh` is none; a domain under `.sh` is taken for one).
+  const bare = /(?:^|\s)["']?((?:\d{1,3}\.){3}\d{1,3}(?::\d+)?|(?:[a-z0-9-]+\.)+[a-z][a-z0-9-]*(?::\d+)?)["']?(?=$|[\s/])/gi;
+  const FILE_EXTENSION =
+    /\.(?:html?|json|txt|md|sh|bash|js|mjs|cjs|ts|py|rb|go|rs|java|ya?ml|xml|csv|tsv|log|gz|tgz|zip|tar|bz2|xz|png|jpe?g|gif|svg|pdf|sql|env|conf|cfg|ini|lock|toml|out|bin|pem|crt|key|pub|cert|der|p12|db|sqlite3?|bak|tmp|dump)(?::\d+)?$/i;
+  for (const m of segment.matchAll(bare)) {
+    const host = m[1] ?? "";
+    if (!FILE_EXTENSION.test(host)) hosts.push(host);
+  }
   if (!hosts.every(isLoopbackHost)) return false;
   const container = /\b(?:docker|podman|nerdctl)(?:\s+container)?\s+(?:run|create|exec)\b|\b(?:docker\s+compose|docker-compose|podman-compose)\b/;
   return hosts.length > 0 || container.test(segment);

@@ -42,11 +42,12 @@ const BUILD_OUTPUT =
 
 /**
  * A command that is one plain `rm` and nothing else: options, then names made of letters,
- * digits and `@._+/-` (no quote, `~`, `$`, backtick, glob or brace), and no operator.
+ * digits and `@._+/-` (no quote, `~`, `$`, backtick, glob or brace), on one line, and no
+ * operator.
  * Anything more (a second command, `timeout 5 rm …`, `{ rm …; }`, `rm -rf $D/x`) could
  * delete what the names do not say, so only this form is exempt.
  */
-const PLAIN_RM = /^\s*rm(?:\s+(?:-[a-zA-Z]+|--recursive|--force))+(?:\s+[\w@.+\/-]+)+\s*$/;
+const PLAIN_RM = /^[ \t]*rm(?:[ \t]+(?:-[a-zA-Z]+|--recursive|--force))+(?:[ \t]+[\w@.+\/-]+)+[ \t]*$/;
 
 /**
  * Whether the command is one plain `rm` (`PLAIN_RM`) of build output alone, inside the

@@ -595,15 +595,19 @@ function analyse(
     }
 
     let keep = -1; // words from k + keep on are left out
+    let pipeWrites = false; // what it prints ends up in a file (see `writesAFile`)
     if (blankable && k >= 0) {
       const prefix = inertPrefix(c.words, k);
       let later = ci;
       let filtersOnly = true;
+      pipeWrites = writesAFile(c);
       while (commands[later]?.after === "|" || commands[later]?.after === "|&") {
         later++;
         const next = commands[later];
         const nk = next ? commandIndex(next.words, src) : -1;
         if (!next || nk < 0 || !FILTERS.test(plainName(next.words[nk]) ?? "")) filtersOnly = false;
+        // `echo "…" | cat >> Makefile` writes the text as surely as `echo "…" >> Makefile`.
+        if (next && writesAFile(next)) pipeWrites = true;
       }
       const unsafe = c.words
         .slice(k)
@@ -611,7 +615,7 @@ function analyse(
       if (prefix > 0 && filtersOnly && !unsafe) keep = prefix;
     }
 
-    const writes = keep > 0 && writesAFile(c);
+    const writes = keep > 0 && pipeWrites;
     c.words.forEach((w, j) => {
       if (writes && j >= k + keep) out.written.push(w.value);
       // A substitution runs, so its commands are read; when the word it stands in is
