@@ -117,9 +117,76 @@ function localCommandAt(scan: Scan, index: number): boolean {
   return local;
 }
 
-function segmentIsLocal(rawSegment: string, whole: string): boolean {
-  // A comment says nothing of where the command goes (`… evil.to # localhost`).
-  const segment = rawSegment.replace(/(^|\s)#[^\n]*/, "$1");
+/** The words of a shell command line as the shell splits them, quotes removed. */
+function shellWords(line: string): string[] {
+  const words: string[] = [];
+  let word: string | null = null;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i] ?? "";
+    if (/\s/.test(c)) {
+      if (word !== null) words.push(word);
+      word = null;
+    } else if (c === "'") {
+      const end = line.indexOf("'", i + 1);
+      const stop = end < 0 ? line.length : end;
+      word = (word ?? "") + line.slice(i + 1, stop);
+      i = stop;
+    } else if (c === '"') {
+      let j = i + 1;
+      let text = "";
+      while (j < line.length && line[j] !== '"') {
+        text += line[j] === "\\" && j + 1 < line.length ? line[++j] : line[j];
+        j++;
+      }
+      word = (word ?? "") + text;
+      i = j;
+    } else if (c === "\\" && i + 1 < line.length) {
+      word = (word ?? "") + line[++i];
+    } else {
+      word = (word ?? "") + c;
+    }
+  }
+  if (word !== null) words.push(word);
+  return words;
+}
+
+/** curl options that take a value (the next word is no URL). */
+const CURL_VALUE_OPTION =
+  /^(?:-[A-Za-z]*[odHuxeATFbcKwXmrEUQzCyY]|--(?:data[\w-]*|header|user|output|request|max-time|connect-timeout|retry[\w-]*|form[\w-]*|cookie[\w-]*|user-agent|referer|cert[\w-]*|key[\w-]*|cacert|capath|proxy[\w-]*|resolve|connect-to|upload-file|write-out|range|config|limit-rate|interface|dns-servers|oauth2-bearer|url))$/;
+
+/**
+ * Whether every URL a curl command in `segment` is given (each word after `curl` that is
+ * no option nor an option's value: curl takes a bare word for a URL) names a loopback
+ * host. A word it cannot read as one (`3405803785`, `evil.example?`) is not local.
+ */
+function curlTargetsAreLocal(segment: string): boolean {
+  const words = shellWords(segment.slice(segment.search(/\bcurl\b/))).slice(1);
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i] ?? "";
+    if (w === "") continue;
+    // A redirection (`> out.json`, `2>/dev/null`), and its target when apart.
+    if (/^\d*(?:>>?|<|&>)/.test(w)) {
+      if (/^\d*(?:>>?|<|&>)$/.test(w)) i++;
+      continue;
+    }
+    if (w.startsWith("-")) {
+      if (CURL_VALUE_OPTION.test(w) && !w.includes("=")) i++;
+      continue;
+    }
+    const host = /^(?:[a-z][a-z0-9+.-]*:\/\/)?(?:[^\s/@]*@)?(\[[^\]]*\]|[^/:?#]*)/i.exec(w)?.[1] ?? "";
+    if (!isLoopbackHost(host)) return false;
+  }
+  return true;
+}
+
+function segmentIsLocal(segment: string, whole: string): boolean {
+  // A `#` may start a comment that names a host the command never talks to (`… evil.to
+  // # localhost`), or stand inside a quoted word: either way it cannot be told, so no.
+  if (/(?:^|\s)#/.test(segment)) return false;
+  // A client's server from a variable (`MYSQL_HOST=10.1.2.3 mysql …`), or a docker
+  // context switched to another daemon.
+  if (/\b\w*_HOST=|\bdocker\s+context\b/.test(whole)) return false;
+  if (/\bcurl\b/.test(segment) && !curlTargetsAreLocal(segment)) return false;
   const docker = /\b(?:docker|podman|nerdctl)\b/.test(segment);
   // Aimed at another daemon, here or by a variable set anywhere in the command.
   if (docker && /\s(?:-H|--host|--context)[\s=]/.test(segment)) return false;
@@ -142,7 +209,7 @@ function segmentIsLocal(rawSegment: string, whole: string): boolean {
   // A host named without a scheme (`curl -u u:p evil.example`, `… 203.0.113.7`): a bare
   // address, or a bare dotted name whose last part is no common file extension (a file
   // name such as `out.html` or `setup.sh` is none; a domain under `.sh` is taken for one).
-  const bare = /(?:^|\s)["']?((?:\d{1,3}\.){3}\d{1,3}(?::\d+)?|(?:[a-z0-9-]+\.)+[a-z][a-z0-9-]*(?::\d+)?)["']?(?=$|[\s/])/gi;
+  const bare = /(?:^|\s)["']?((?:\d{1,3}\.){3}\d{1,3}(?::\d+)?|(?:[a-z0-9-]+\.)+[a-z][a-z0-9-]*(?::\d+)?)["']?(?=$|[\s/?#])/gi;
   const FILE_EXTENSION =
     /\.(?:html?|json|txt|md|sh|bash|js|mjs|cjs|ts|py|rb|go|rs|java|ya?ml|xml|csv|tsv|log|gz|tgz|zip|tar|bz2|xz|png|jpe?g|gif|svg|pdf|sql|env|conf|cfg|ini|lock|toml|out|bin|pem|crt|key|pub|cert|der|p12|db|sqlite3?|bak|tmp|dump)(?::\d+)?$/i;
   for (const m of segment.matchAll(bare)) {

@@ -1641,12 +1641,12 @@ fn doctor_reports_a_recipe_handler_deleted_from_hooks_json() {
     let message = problems[0]["message"].as_str().unwrap();
     assert!(
         message.contains("`audit-session-end` (SessionEnd)")
-            && message.contains(&format!("`hookpack install audit-log@0.2.5{p}` puts"))
+            && message.contains(&format!("`hookpack install audit-log@0.2.6{p}` puts"))
             && !message.contains("audit-tool-call"),
         "{message}"
     );
     // The command it names puts the handler back, and doctor is then content.
-    install_at(&sb, "audit-log@0.2.5");
+    install_at(&sb, "audit-log@0.2.6");
     let back: Value = serde_json::from_slice(&std::fs::read(&hooks).unwrap()).unwrap();
     assert_eq!(
         back["hooks"]["SessionEnd"][0]["hooks"][0]["id"],
@@ -1736,18 +1736,18 @@ fn install_repairs_what_doctor_reports_and_trust_comes_back() {
     );
     assert!(
         said.contains(&format!(
-            "`hookpack install tool-gate@0.4.6{p}` restores it"
+            "`hookpack install tool-gate@0.4.7{p}` restores it"
         )),
         "{said}"
     );
     assert!(
         said.contains(&format!(
-            "`hookpack install audit-log@0.2.5{p}` restores it"
+            "`hookpack install audit-log@0.2.6{p}` restores it"
         )),
         "{said}"
     );
     // Installed without a pin, the `@VERSION` of the advice would pin them: it says so.
-    for (id, v) in [("tool-gate", "0.4.6"), ("audit-log", "0.2.5")] {
+    for (id, v) in [("tool-gate", "0.4.7"), ("audit-log", "0.2.6")] {
         assert!(
             said.contains(&format!(
                 "(that pins `{id}` to {v}, where `update` then leaves it; a later `hookpack \
@@ -1760,14 +1760,14 @@ fn install_repairs_what_doctor_reports_and_trust_comes_back() {
     let before = std::fs::read(&main_js).unwrap();
     let planned = install(true);
     assert!(
-        planned.contains("would repair  tool-gate 0.4.6 (its installed files differed"),
+        planned.contains("would repair  tool-gate 0.4.7 (its installed files differed"),
         "{planned}"
     );
     assert!(planned.contains("would repair  audit-log"), "{planned}");
     assert_eq!(std::fs::read(&main_js).unwrap(), before, "dry run wrote");
 
     let done = install(false);
-    assert!(done.contains("repair  tool-gate 0.4.6"), "{done}");
+    assert!(done.contains("repair  tool-gate 0.4.7"), "{done}");
     assert_eq!(std::fs::read(&main_js).unwrap(), original);
     assert!(!sb.join("prof/hooks/tool-gate/extra.txt").exists());
     assert!(sb.join("prof/hooks/audit-log/scripts/main.js").is_file());
@@ -1784,15 +1784,15 @@ fn install_repairs_what_doctor_reports_and_trust_comes_back() {
         !statuses.is_empty() && statuses.iter().all(|s| *s == "trusted"),
         "{listed:#}"
     );
-    assert!(install(false).contains("ok      tool-gate 0.4.6 (already installed)"));
-    assert!(install(true).contains("would leave   tool-gate 0.4.6 (already installed; nothing"));
+    assert!(install(false).contains("ok      tool-gate 0.4.7 (already installed)"));
+    assert!(install(true).contains("would leave   tool-gate 0.4.7 (already installed; nothing"));
 
     // hooks.json entries the user deleted come back the same way.
     let hooks_json = sb.join("prof/hooks.json");
     let mut doc: Value = serde_json::from_slice(&std::fs::read(&hooks_json).unwrap()).unwrap();
     doc["hooks"].as_object_mut().unwrap().remove("PreToolUse");
     std::fs::write(&hooks_json, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
-    assert!(install(false).contains("repair  tool-gate 0.4.6 (its hooks.json entries differed"));
+    assert!(install(false).contains("repair  tool-gate 0.4.7 (its hooks.json entries differed"));
     ok(&doctor());
 }
 
@@ -1830,7 +1830,7 @@ fn an_update_that_changes_trusted_handlers_says_so() {
     ok(&o);
     assert!(String::from_utf8_lossy(&o.stderr).contains("note: "));
     assert!(
-        String::from_utf8_lossy(&o.stdout).contains("downgrade tool-gate 0.4.6 -> 0.1.0"),
+        String::from_utf8_lossy(&o.stdout).contains("downgrade tool-gate 0.4.7 -> 0.1.0"),
         "{o:?}"
     );
 }

@@ -904,7 +904,7 @@ fn bad_hooks_json_and_dry_runs_write_nothing() {
     ok(&o);
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
-        text.contains("would install tool-gate 0.4.6")
+        text.contains("would install tool-gate 0.4.7")
             && text.contains("+            \"recipe\": \"tool-gate\""),
         "{text}"
     );

@@ -422,11 +422,13 @@ const INERT: Record<string, RegExp | null> = {
   apropos: null,
 };
 /** Options of those that do run something: `git grep -O<pager>`, `rg --pre <cmd>`. */
-const INERT_UNSAFE_OPTION = /^(?:-O|--open-files-in-pager|--pre(?:=|$))/;
+const INERT_UNSAFE_OPTION = /^(?:-[A-Za-z]*O|--op|--pre(?:=|$))/; // git takes `--open=…`, `-iO…`
 /** `man -P <pager>`, `man -H<browser>`, `--pager`, `--html` (and their prefixes). */
 const MAN_UNSAFE_OPTION = /^(?:-[A-Za-z]*[PH]|--pa|--ht)/; // man takes `--pag=…` for `--pager`
 /** Pipeline stages after an inert command that only filter its text. */
-const FILTERS = /^(?:grep|egrep|fgrep|rg|head|tail|wc|sort|uniq|cut|tr|cat|less|more|column|nl|fold|fmt|jq)$/;
+const FILTERS = /^(?:grep|egrep|fgrep|rg|head|tail|wc|sort|cut|tr|cat|column|nl|fold|fmt|jq)$/;
+/** A filter stage that writes a file of its own (`sort -o FILE`). */
+const FILTER_WRITES = /^(?:-[A-Za-z]*o|--output)/;
 /**
  * Whether a command writes its output to a file (`> f`, `>> f`, `&> f`; not `/dev/null` or
  * another stream): text written so may be a script something runs later (`make`, `npm
@@ -434,9 +436,21 @@ const FILTERS = /^(?:grep|egrep|fgrep|rg|head|tail|wc|sort|uniq|cut|tr|cat|less|
  * (`Analysis.written`). (`tee` is no plain filter for the same reason.)
  */
 function writesAFile(c: Command): boolean {
-  return c.redirs.some(
-    (r) => /^(?:>|>>|>\||&>|&>>)$/.test(r.op) && !/^\/dev\/(?:null|stdout|stderr|fd\/[12])$/.test(r.target ?? ""),
-  );
+  return c.redirs.some((r) => {
+    const target = r.target ?? "";
+    if (/^\/dev\/(?:null|stdout|stderr|fd\/[12])$/.test(target)) return false;
+    // `>&FILE` writes FILE (`>&2` only duplicates a stream); `<>` opens it for writing too.
+    return /^(?:>|>>|>\||&>|&>>|<>)$/.test(r.op) || (r.op === ">&" && !/^\d+-?$/.test(target));
+  });
+}
+
+/**
+ * Whether `src` sends the output of a group, a subshell or a loop to a file
+ * (`{ echo …; } > f`, `( … ) >> f`, `done > f`): the redirection is the group's, not that
+ * of the commands inside it, so each of those writes the file.
+ */
+function groupWritesAFile(src: string): boolean {
+  return /(?:[})]|\bdone|\bfi|\besac)\s*(?:\d*(?:>>?|>\||>&(?!\s*\d))|&>>?)\s*(?!\/dev\/null\b)[^\s;&|]/.test(src);
 }
 /** Folders whose programs a command may name by path without counting as "run from a path". */
 const SYSTEM_BIN = /^\/(?:usr\/(?:local\/)?)?s?bin\/[^/]+$/;
@@ -572,6 +586,7 @@ function analyse(
 
   // `alt`: the word's text in a second line of the view, where a bare name is left as it
   // is (see below).
+  const groupWrites = groupWritesAFile(src);
   const edits: { start: number; end: number; text: string; alt?: string }[] = [];
   const nested: { src: string; cwds: Set<string | null>; mayBlank: boolean; optional?: boolean }[] = [];
   const assigned: string[] = [];
@@ -600,14 +615,17 @@ function analyse(
       const prefix = inertPrefix(c.words, k);
       let later = ci;
       let filtersOnly = true;
-      pipeWrites = writesAFile(c);
+      pipeWrites = writesAFile(c) || groupWrites;
       while (commands[later]?.after === "|" || commands[later]?.after === "|&") {
         later++;
         const next = commands[later];
         const nk = next ? commandIndex(next.words, src) : -1;
         if (!next || nk < 0 || !FILTERS.test(plainName(next.words[nk]) ?? "")) filtersOnly = false;
-        // `echo "…" | cat >> Makefile` writes the text as surely as `echo "…" >> Makefile`.
-        if (next && writesAFile(next)) pipeWrites = true;
+        // `echo "…" | cat >> Makefile` (or `| sort -o Makefile`) writes the text as surely
+        // as `echo "…" >> Makefile`.
+        if (next && (writesAFile(next) || next.words.slice(nk + 1).some((w) => FILTER_WRITES.test(w.value)))) {
+          pipeWrites = true;
+        }
       }
       const unsafe = c.words
         .slice(k)
