@@ -32,11 +32,29 @@ const FILL_INSTRUCTION =
 const FILL_THE_SLOTS =
   /\b(?:replace|fill\s+(?:in|out)|substitute)\b[^.!?\n]{0,60}\b(?:placeholders?|bracket(?:s|ed)|slots?|blanks?|fields?)\b/i;
 
-/** Placeholders that give an answer away wherever they appear. */
-const EMBEDDED_PLACEHOLDER: { pattern: RegExp; what: string }[] = [
+/**
+ * Placeholders that give an answer away wherever they appear, unless the answer only
+ * names them (`mentioned`): filler quoted or spoken of ("I replaced the `lorem ipsum
+ * dolor` filler"), a task list's `- [TODO] add retries (tracked in #12)`.
+ */
+const EMBEDDED_PLACEHOLDER: { pattern: RegExp; what: string; mentioned: (text: string, at: number, end: number) => boolean }[] = [
   // The filler itself, not an answer about it ("Lorem ipsum is placeholder text …").
-  { pattern: /\blorem ipsum dolor\b/i, what: "lorem ipsum filler" },
-  { pattern: /\[\s*(?:TODO|TBD|PLACEHOLDER)\s*[:\]]|<\s*(?:TODO|TBD|PLACEHOLDER)\s*>/, what: "a [TODO] placeholder" },
+  {
+    pattern: /\blorem ipsum dolor\b/gi,
+    what: "lorem ipsum filler",
+    mentioned: (text, at, end) => {
+      const quoted = /["'`“‘]/.test(text[at - 1] ?? "");
+      const s = sentenceAround(text, at, end);
+      return quoted || /\b(?:replac|remov|delet|filler|placeholder|dummy|sample)\w*/i.test(text.slice(s.start, s.end));
+    },
+  },
+  {
+    pattern: /\[\s*(?:TODO|TBD|PLACEHOLDER)\s*[:\]]|<\s*(?:TODO|TBD|PLACEHOLDER)\s*>/g,
+    what: "a [TODO] placeholder",
+    // An item of a list that opens with the tag and says what is left to do.
+    mentioned: (text, at, end) =>
+      /(?:^|\n)[ \t]*(?:[-*+]|\d+[.)])[ \t]+$/.test(text.slice(0, at)) && /^[ \t:]*\S[^\n]{3,}/.test(text.slice(end)),
+  },
 ];
 
 export function checkEmpty(answer: string): string | null {
@@ -72,8 +90,11 @@ export function checkPlaceholder(answer: string): string | null {
     return "turn-review: the answer is only a placeholder, not a response.";
   }
   if (unfilledSlot(text) !== null) return "turn-review: the answer contains an unfilled template slot like [insert …].";
-  for (const { pattern, what } of EMBEDDED_PLACEHOLDER) {
-    if (pattern.test(text)) return `turn-review: the answer contains ${what}.`;
+  for (const { pattern, what, mentioned } of EMBEDDED_PLACEHOLDER) {
+    for (const m of text.matchAll(pattern)) {
+      const at = m.index ?? 0;
+      if (!mentioned(text, at, at + m[0].length)) return `turn-review: the answer contains ${what}.`;
+    }
   }
   return null;
 }
