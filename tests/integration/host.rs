@@ -4,6 +4,13 @@ use crate::common::*;
 use serde_json::{json, Value};
 use std::path::Path;
 
+/// A sandbox with the workspace folder `ws` that `run` and the other host verbs use.
+fn with_workspace() -> Sandbox {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    sb
+}
+
 /// A profile whose hooks.json runs the given handlers (event → handler objects).
 fn profile_with(sb: &Sandbox, handlers: Value) {
     let mut hooks = serde_json::Map::new();
@@ -50,8 +57,7 @@ fn alive(pid: u32) -> bool {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_timeout_kills_the_handler_and_its_grandchild() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     let pids = sb.join("pids");
     let cmd = format!(
         "sh -c 'sleep 60 & echo $! >> {p}; echo $$ >> {p}; sleep 60'",
@@ -111,8 +117,7 @@ fn a_timeout_kills_the_handler_and_its_grandchild() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_process_that_leaves_the_group_holding_the_output_cannot_hang_run() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     let pid = sb.join("pid");
     sb.write(
         "ws/escape.py",
@@ -176,8 +181,7 @@ fn kill_survivor(file: &Path) -> Option<u32> {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_timeout_kills_what_the_handler_started_in_a_session_of_its_own() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     let pid = sb.join("pid");
     sb.write(
         "ws/detach.py",
@@ -212,8 +216,7 @@ fn a_timeout_kills_what_the_handler_started_in_a_session_of_its_own() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_timed_out_handler_says_an_older_holder_of_its_output_was_left_running() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     for outlives in [true, false] {
         let (handler_pid, got) = (sb.join("handler-pid"), sb.join("got"));
         let _ = std::fs::remove_file(&handler_pid);
@@ -275,8 +278,7 @@ fn a_timed_out_handler_says_an_older_holder_of_its_output_was_left_running() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_handler_that_leaves_its_process_group_is_killed_at_its_timeout() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     let pid = sb.join("pid");
     sb.write(
         "ws/leave.py",
@@ -389,8 +391,7 @@ fn a_script_that_cannot_be_read_is_that_handler_s_problem_alone() {
 /// the handler had cut it short. An answer over the cap is now a failure that says so.
 #[test]
 fn an_answer_over_the_output_cap_is_a_failure_that_says_so() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     let blanks = "head -c 1100000 /dev/zero | tr '\\0' ' '; echo '{\"decision\": \"block\", \"reason\": \"no\"}'";
     let big = "printf '{\"x\": \"'; head -c 1100000 /dev/zero | tr '\\0' x; printf '\"}'";
     profile_with(
@@ -419,8 +420,7 @@ fn an_answer_over_the_output_cap_is_a_failure_that_says_so() {
 
 #[test]
 fn answers_are_read_like_a_host() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({
@@ -489,8 +489,7 @@ fn answers_are_read_like_a_host() {
 /// handler's line, with the shape they do read; an answer hosts read in full has none.
 #[test]
 fn fields_hosts_do_not_read_are_warned_of() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     let answer = |id: &str, json: &str| json!({"id": id, "type": "command", "failurePolicy": "deny", "command": format!("echo '{json}'")});
     profile_with(
         &sb,
@@ -566,8 +565,7 @@ fn fields_hosts_do_not_read_are_warned_of() {
 /// host denies it. The answer is read as `JSON.parse` reads it.
 #[test]
 fn an_answer_javascript_reads_is_read_as_it_reads_it() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     for (n, answer) in [
         r#"{"hookSpecificOutput":{"permissionDecision":"deny","permissionDecisionReason":"no \udc00"}}"#,
         r#"{"x":1e999,"hookSpecificOutput":{"permissionDecision":"deny","permissionDecisionReason":"no"}}"#,
@@ -595,8 +593,7 @@ fn an_answer_javascript_reads_is_read_as_it_reads_it() {
 /// none (an empty turn is sent), and `run` says so.
 #[test]
 fn a_payload_turn_that_is_no_object_is_sent_as_an_empty_one() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({"PreToolUse": [{"id": "t", "type": "command", "command": "cat > stdin.json"}]}),
@@ -618,8 +615,7 @@ fn a_payload_turn_that_is_no_object_is_sent_as_an_empty_one() {
 
 #[test]
 fn secrets_are_stripped_and_host_variables_set() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({"SessionStart": [{"id": "env", "type": "command", "command": "echo \"key=${OPENAI_API_KEY:-unset} tok=${GITHUB_TOKEN:-unset} judge=$FINCLAW_HOOK_JUDGE_TOKEN ev=$FINCLAW_HOOK_EVENT root=$FINCLAW_PROFILE_ROOT cwd=$(pwd)\" >&2; cat > stdin.json"}]}),
@@ -1028,8 +1024,7 @@ fn a_test_interrupted_between_handlers_removes_its_folders() {
 /// what a host does, and `run` says what it cut.
 #[test]
 fn the_turn_object_is_sent_and_cut_as_hosts_do() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     let handler = json!([{"id": "t", "type": "command", "command": "cat > stdin.json"}]);
     profile_with(
         &sb,
@@ -1103,8 +1098,7 @@ fn the_turn_object_is_sent_and_cut_as_hosts_do() {
 
 #[test]
 fn trust_lifecycle_and_matchers() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     sb.write(
         "prof/scripts/gate.sh",
         "echo '{\"hookSpecificOutput\":{\"permissionDecision\":\"ask\"}}'\n",
@@ -1365,8 +1359,7 @@ fn in_prof_with_stdin(
 
 #[test]
 fn installed_recipes_run_after_trust() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     ok(&sb
         .cmd()
         .args(["install", "tool-gate", "secret-guard", "--profile", "prof"])
@@ -1421,8 +1414,7 @@ fn installed_recipes_run_after_trust() {
 
 #[test]
 fn doctor_finds_damage_and_fixes_what_is_safe() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     ok(&sb
         .cmd()
         .args([
@@ -1526,8 +1518,7 @@ fn doctor_finds_damage_and_fixes_what_is_safe() {
 /// Installs `spec` (`ID` or `ID@VERSION`) from the built-in catalog into `prof`.
 /// A sandbox with the folder `ws` and tool-gate installed in the profile `prof`.
 fn with_tool_gate() -> Sandbox {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     install_at(&sb, "tool-gate");
     sb
 }
@@ -1887,8 +1878,7 @@ fn a_hooks_json_nested_too_deep_is_not_called_invalid() {
 fn a_hooks_json_that_cannot_be_read_is_reported_and_no_trust_is_lost() {
     // Found by review: list, run, trust and doctor said "refusing to rewrite" a file they
     // only read, and doctor stopped there instead of reporting it.
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     install_and_trust_tool_gate(&sb, "prof");
     let trust_before = std::fs::read(sb.join("finclaw-home/hooks-trust.json")).unwrap();
     sb.write("prof/hooks.json", "{\"hooks\": {\"Stop\": [}\n");
@@ -1953,8 +1943,7 @@ fn a_hooks_json_that_cannot_be_read_is_reported_and_no_trust_is_lost() {
 /// and `--fix` deleted them, so fixing the typo left every handler untrusted.
 #[test]
 fn doctor_reports_an_odd_shaped_hooks_json_and_keeps_its_trust() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     let good = r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", "id": "mine"}]}],
  "SessionStart": [{"hooks": [{"type": "command", "command": "true", "id": "greet"}]}]}}"#;
     sb.write("prof/hooks.json", good);
@@ -2002,8 +1991,7 @@ fn doctor_reports_an_odd_shaped_hooks_json_and_keeps_its_trust() {
 /// as on a hooks.json that is not JSON, naming the spot (README: `cannot read …`, exit 1).
 #[test]
 fn list_trust_and_run_stop_on_an_odd_shaped_hooks_json() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     sb.write(
         "prof/hooks.json",
         r#"{"hooks": {"PreToolUse": {"hooks": [{"type": "command", "command": "true", "id": "gate"}]}}}"#,
@@ -2029,8 +2017,7 @@ fn list_trust_and_run_stop_on_an_odd_shaped_hooks_json() {
 /// handlers (exit 0), and `doctor` "no problems". It is an odd shape like the others.
 #[test]
 fn an_event_outside_hooks_is_an_odd_shape() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     sb.write(
         "prof/hooks.json",
         r#"{"hooks": {}, "PreToolUse": [{"hooks": [{"type": "command", "command": "true", "id": "gate"}]}]}"#,
@@ -2221,8 +2208,7 @@ fn install_and_trust_tool_gate(sb: &Sandbox, profile: &str) {
 fn doctor_reads_trust_keys_of_a_profile_whose_path_holds_a_hash_sign() {
     // Found by review: doctor took a key's file to end at its first `#`, so a stale entry
     // of the profile `a#b/p` was never reported.
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     install_and_trust_tool_gate(&sb, "a#b/p");
     let trust_file = sb.join("finclaw-home/hooks-trust.json");
     let mut trust: Value = serde_json::from_slice(&std::fs::read(&trust_file).unwrap()).unwrap();
@@ -2257,8 +2243,7 @@ fn doctor_reads_trust_keys_of_a_profile_whose_path_holds_a_hash_sign() {
 /// from its entries: trusting one handler rewrote every other entry without them.
 #[test]
 fn trusting_keeps_the_fields_of_other_trust_entries() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({"Stop": [{"id": "mine", "type": "command", "command": "true"}]}),
@@ -2290,8 +2275,7 @@ fn trusting_keeps_the_fields_of_other_trust_entries() {
 /// read as ours and rewritten under its old schema string.
 #[test]
 fn a_trust_file_of_another_schema_is_refused_and_kept() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({"Stop": [{"id": "mine", "type": "command", "command": "true"}]}),
@@ -2366,8 +2350,7 @@ fn trust_of_a_recipe_id_or_a_misspelt_handler_id_names_what_was_meant() {
 
 #[test]
 fn run_text_does_not_call_a_route_no_decision() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     ok(&sb
         .cmd()
         .args(["install", "turn-router", "--profile", "prof"])
@@ -2404,8 +2387,7 @@ fn run_text_does_not_call_a_route_no_decision() {
 /// one line, a stack trace became one long line of `\n`.)
 #[test]
 fn run_text_shows_a_handler_s_stderr_line_by_line() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({"Stop": [{"id": "noisy", "type": "command",
@@ -2480,8 +2462,7 @@ fn remove_with_an_unreadable_trust_file_is_refused_and_changes_nothing() {
 /// `profile-missing` (exit 1), and neither creates it nor drops trust entries for it.
 #[test]
 fn list_and_doctor_say_the_profile_folder_does_not_exist() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     install_and_trust_tool_gate(&sb, "prof");
     let trust = std::fs::read(sb.join("finclaw-home/hooks-trust.json")).unwrap();
     std::fs::rename(sb.join("prof"), sb.join("moved")).unwrap();
@@ -2534,8 +2515,7 @@ fn list_and_doctor_say_the_profile_folder_does_not_exist() {
 /// handler is not invalid) panicked `run` with "overflow when adding duration to instant".
 #[test]
 fn a_timeout_too_large_for_the_clock_is_waited_for_without_a_panic() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({"PreToolUse": [
@@ -2557,8 +2537,7 @@ fn a_timeout_too_large_for_the_clock_is_waited_for_without_a_panic() {
 #[cfg(unix)]
 #[test]
 fn a_permission_request_handler_that_cannot_start_denies() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     let shell = sb.write("not-a-shell", "not executable");
     profile_with(
         &sb,
@@ -2597,8 +2576,7 @@ fn a_permission_request_handler_that_cannot_start_denies() {
 /// ("EOF while parsing … at line 1 column 16777216"); a file that size names the limit.
 #[test]
 fn a_payload_on_stdin_over_the_limit_says_so() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(&sb, json!({"PreToolUse": []}));
     let big = json!({"tool_name": "exec", "x": "a".repeat(17 * 1024 * 1024)}).to_string();
     let o = in_prof_with_stdin(&sb, &["run", "PreToolUse", "--payload", "-"], big);
@@ -2615,8 +2593,7 @@ fn a_payload_on_stdin_over_the_limit_says_so() {
 /// non-blocking rewrite is the outcome's.
 #[test]
 fn a_blocking_handler_s_rewrite_does_not_win() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({
@@ -2707,8 +2684,7 @@ fn run_in_a_workspace_that_is_not_a_folder_is_refused() {
 /// an object and a `permissionDecision` that is not a string are failures too.
 #[test]
 fn answers_of_the_wrong_shape_are_failures() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({"PreToolUse": [
@@ -2738,8 +2714,7 @@ fn answers_of_the_wrong_shape_are_failures() {
 #[cfg(target_os = "linux")]
 #[test]
 fn answer_fields_of_the_wrong_type_are_named() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     let answer = |hso: Value| format!("echo '{}'", json!({ "hookSpecificOutput": hso }));
     profile_with(
         &sb,
@@ -2843,8 +2818,7 @@ fn answer_fields_of_the_wrong_type_are_named() {
 #[cfg(target_os = "linux")]
 #[test]
 fn an_async_handler_is_killed_at_its_timeout_after_run_ends() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     let marker = format!("654.{}", std::process::id());
     profile_with(
         &sb,
@@ -2885,8 +2859,7 @@ fn an_async_handler_is_killed_at_its_timeout_after_run_ends() {
 #[cfg(unix)]
 #[test]
 fn an_async_handler_that_reads_late_gets_the_whole_payload() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({"PostToolUse": [{"id": "late", "type": "command",
@@ -2921,8 +2894,7 @@ fn an_async_handler_that_reads_late_gets_the_whole_payload() {
 #[cfg(unix)]
 #[test]
 fn an_async_handler_that_cannot_start_fails_alone() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     let shell = sb.write("not-a-shell", "not executable");
     profile_with(
         &sb,
@@ -2959,8 +2931,7 @@ fn an_async_handler_that_cannot_start_fails_alone() {
 /// skip a handler) and cannot start it.
 #[test]
 fn a_command_holding_a_nul_byte_is_never_trusted_or_started() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({"PreToolUse": [{"id": "nul", "type": "command", "command": "true\u{0} x"}]}),
@@ -2997,8 +2968,7 @@ fn a_command_holding_a_nul_byte_is_never_trusted_or_started() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_command_longer_than_one_argument_may_be_is_invalid() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     let longest = format!("true #{}", "x".repeat(131071 - 6));
     let over = format!("sh ok.sh {}", "x".repeat(200000));
     sb.write("ws/ok.sh", "exit 0\n");
@@ -3063,8 +3033,7 @@ fn a_command_longer_than_one_argument_may_be_is_invalid() {
 /// spot with the fix. It is that too now; install still will not write the file back.
 #[test]
 fn a_timeout_past_a_float_s_range_is_one_handler_s_problem() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     sb.write(
         "prof/hooks.json",
         r#"{"hooks": {"PreToolUse": [{"hooks": [
@@ -3129,8 +3098,7 @@ fn a_timeout_past_a_float_s_range_is_one_handler_s_problem() {
 /// line 1 column 1)" did not say why: the message names the mark and how to drop it.
 #[test]
 fn a_payload_starting_with_a_byte_order_mark_is_refused_naming_it() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(&sb, json!({"PreToolUse": []}));
     let body = b"\xEF\xBB\xBF{\"tool_name\": \"exec\"}";
     sb.write("bom.json", body);
@@ -3153,8 +3121,7 @@ fn a_payload_starting_with_a_byte_order_mark_is_refused_naming_it() {
 /// naming the folder, and create nothing.
 #[test]
 fn trust_revoke_and_run_say_the_profile_folder_does_not_exist() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     install_and_trust_tool_gate(&sb, "prof");
     let trust = std::fs::read(sb.join("finclaw-home/hooks-trust.json")).unwrap();
     std::fs::rename(sb.join("prof"), sb.join("moved")).unwrap();
@@ -3218,8 +3185,7 @@ fn a_trust_file_with_a_byte_order_mark_is_named_as_such() {
 /// handler's route stands.
 #[test]
 fn an_empty_updated_model_is_no_route() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({"UserPromptSubmit": [
@@ -3250,8 +3216,7 @@ fn an_empty_updated_model_is_no_route() {
 /// effect; the handler is trusted and runs as before.
 #[test]
 fn a_misspelt_group_field_is_warned_of_by_trust_and_list() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     sb.write(
         "prof/hooks.json",
         json!({"hooks": {"PreToolUse": [
@@ -3281,8 +3246,7 @@ fn a_misspelt_group_field_is_warned_of_by_trust_and_list() {
 /// events have a match string.
 #[test]
 fn only_tool_events_have_a_match_string() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     sb.write(
         "prof/hooks.json",
         json!({"hooks": {
@@ -3322,8 +3286,7 @@ fn only_tool_events_have_a_match_string() {
 /// naming what is not read and the fix; the decisions stay as hosts take them.
 #[test]
 fn answers_hosts_pass_over_are_warned_of() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({"PreToolUse": [
@@ -3511,8 +3474,7 @@ fn list_text_keeps_each_entry_on_one_line() {
 /// handler.
 #[test]
 fn trust_advice_with_a_line_break_in_the_profile_path_runs_as_printed() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     sb.write(
         "p\nq/hooks.json",
         json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}})
@@ -3657,8 +3619,7 @@ fn host_verbs_keep_each_line_whole_with_a_line_break_in_the_profile_path() {
 /// configuration; `doctor` reports it as its finding. The file is left as it is.
 #[test]
 fn a_finclaw_home_that_is_a_file_is_refused_alike_by_every_verb() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     ok(&sb
         .cmd()
         .args(["install", "tool-gate", "--profile", "prof"])
@@ -3714,8 +3675,7 @@ fn a_finclaw_home_that_is_a_file_is_refused_alike_by_every_verb() {
 #[cfg(unix)]
 #[test]
 fn a_trust_file_that_is_a_link_is_refused_with_why_and_the_fix() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({"Stop": [{"id": "s", "type": "command", "command": "true"}]}),
@@ -3804,8 +3764,7 @@ fn every_trust_verb_refuses(sb: &Sandbox, trust: &Path, needles: &[String]) {
 #[test]
 fn a_trust_file_someone_else_can_change_is_refused_with_why_and_the_fix() {
     use std::os::unix::fs::PermissionsExt as _;
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({"Stop": [{"id": "s", "type": "command", "command": "touch handler-ran"}]}),
@@ -3896,8 +3855,7 @@ fn a_trust_file_someone_else_can_change_is_refused_with_why_and_the_fix() {
 #[test]
 fn a_trust_file_reached_through_a_folder_or_link_others_control_is_refused() {
     use std::os::unix::fs::PermissionsExt as _;
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({"Stop": [{"id": "s", "type": "command", "command": "touch handler-ran"}]}),
@@ -3953,8 +3911,7 @@ fn a_trust_file_reached_through_a_folder_or_link_others_control_is_refused() {
 #[test]
 fn the_first_trust_under_a_permissive_umask_leaves_a_trust_file_that_is_read() {
     use std::os::unix::fs::PermissionsExt as _;
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({"Stop": [{"id": "s", "type": "command", "command": "true"}]}),
@@ -3986,8 +3943,7 @@ fn the_first_trust_under_a_permissive_umask_leaves_a_trust_file_that_is_read() {
 #[cfg(unix)]
 #[test]
 fn a_trust_file_with_a_second_name_is_refused_and_never_split() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({"Stop": [{"id": "s", "type": "command", "command": "touch handler-ran"}]}),
@@ -4093,8 +4049,7 @@ fn doctor_keeps_the_trust_of_a_workspace_that_is_not_a_folder() {
 /// written.
 #[test]
 fn handlers_that_share_a_trust_key_are_refused() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     sb.write(
         "prof/hooks.json",
         json!({"hooks": {"PreToolUse": [
@@ -4136,8 +4091,7 @@ fn handlers_that_share_a_trust_key_are_refused() {
 /// is refused, at the key's lines, by every verb that reads it, and nothing is written.
 #[test]
 fn a_trust_file_with_a_key_given_twice_is_refused() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({"Stop": [{"id": "a", "type": "command", "command": "true"}]}),
@@ -4179,8 +4133,7 @@ fn a_trust_file_with_a_key_given_twice_is_refused() {
 /// verb names what it is and what to do; nothing is written.
 #[test]
 fn a_trust_file_that_is_a_folder_is_named_with_its_fix() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({"Stop": [{"id": "a", "type": "command", "command": "true"}]}),
@@ -4237,8 +4190,7 @@ fn a_trust_file_that_is_a_folder_is_named_with_its_fix() {
 /// with the line and column, from a file and from stdin alike.
 #[test]
 fn a_payload_nested_too_deep_is_not_called_invalid_json() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({"Stop": [{"id": "a", "type": "command", "command": "true"}]}),
@@ -4278,8 +4230,7 @@ fn a_payload_nested_too_deep_is_not_called_invalid_json() {
 /// review).
 #[test]
 fn a_word_far_from_null_true_and_false_is_not_taken_for_them() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({"Stop": [{"id": "a", "type": "command", "command": "true"}]}),
@@ -4326,8 +4277,7 @@ fn a_word_far_from_null_true_and_false_is_not_taken_for_them() {
 /// both lines, as `test` refuses such a case.
 #[test]
 fn a_payload_with_a_key_given_twice_is_refused() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({"PreToolUse": [{"id": "a", "type": "command", "command": "true"}]}),
@@ -4947,8 +4897,7 @@ fn assert_scripts_are(
 /// quoted one is the file it names.
 #[test]
 fn an_unquoted_profile_root_that_the_shell_splits_is_never_trusted() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     sb.write("my", "echo split > ran-split.txt\n");
     sb.write("my prof/x.sh", "echo quoted > ran-quoted.txt\n");
     let hooks = json!({"hooks": {"PreToolUse": [{"hooks": [
@@ -4996,8 +4945,7 @@ fn an_unquoted_profile_root_that_the_shell_splits_is_never_trusted() {
 /// file is still read when there is one of that name.
 #[test]
 fn a_payload_given_as_json_text_is_told_to_pipe_it() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({"Stop": [{"id": "a", "type": "command", "command": "true"}]}),
@@ -5164,8 +5112,7 @@ fn a_tool_name_that_is_no_string_is_not_said_to_be_missing() {
 /// (found by review).
 #[test]
 fn a_refused_handler_is_printed_in_the_columns_of_the_others() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({"Stop": [
@@ -5594,8 +5541,7 @@ fn a_script_an_environment_launcher_runs_is_unknown() {
 /// script (`npm run NAME`, which can change after trust) makes the script unknown.
 #[test]
 fn a_script_a_launcher_runs_is_hashed() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     sb.write("ws/x.py", "print(1)\n");
     sb.write("ws/x.ts", "process.exit(0);\n");
     sb.write("ws/x.go", "package main\nfunc main() {}\n");
@@ -5681,8 +5627,7 @@ fn a_script_a_launcher_runs_is_hashed() {
 #[test]
 fn run_reads_exit_codes_when_started_with_sigchld_ignored() {
     use std::os::unix::process::CommandExt;
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({"PreToolUse": [{"id": "gate", "type": "command", "command":
@@ -6192,8 +6137,7 @@ fn advice_after_a_path_with_a_backquote_names_the_profile() {
 #[test]
 fn trust_refuses_to_write_a_trust_file_that_could_not_be_read_back() {
     const READ_LIMIT: usize = 16 * 1024 * 1024;
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({"Stop": [{"id": "s", "type": "command", "command": "true"}]}),
@@ -6248,8 +6192,7 @@ fn trust_refuses_to_write_a_trust_file_that_could_not_be_read_back() {
 #[cfg(unix)]
 #[test]
 fn doctor_keeps_the_trust_of_a_hooks_json_that_is_a_link_to_nothing() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({"Stop": [{"id": "e", "type": "command", "command": "true"}]}),
@@ -6607,8 +6550,7 @@ fn revoke_prints_the_hash_it_forgets() {
 #[cfg(unix)]
 #[test]
 fn a_handler_killed_by_a_signal_names_it() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({"Stop": [
@@ -6673,8 +6615,7 @@ fn a_test_case_whose_handler_is_killed_names_the_signal() {
 /// now that of the handler whose verdict decided the outcome, when it failed.
 #[test]
 fn the_outcome_s_failure_and_reason_name_the_same_handler() {
-    let sb = Sandbox::new();
-    std::fs::create_dir_all(sb.join("ws")).unwrap();
+    let sb = with_workspace();
     profile_with(
         &sb,
         json!({"PreToolUse": [
