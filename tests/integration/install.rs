@@ -44,6 +44,12 @@ fn in_profile(sb: &Sandbox, profile: &str, args: &[&str]) -> std::process::Outpu
         .unwrap()
 }
 
+/// `id` 0.1.0 packed into the catalog folder `cat` and installed from it into `prof`.
+fn installed_from_cat(sb: &Sandbox, id: &str) {
+    catalog_with_versions(sb, id, &[("0.1.0", "0.13.0")]);
+    ok(&in_prof(sb, &["install", id, "--index", "cat"]));
+}
+
 /// Packs `demo` at each (version, min_cli) into `cat`, so the index lists them all.
 fn catalog_with_versions(sb: &Sandbox, id: &str, versions: &[(&str, &str)]) {
     for (v, min) in versions {
@@ -1289,8 +1295,7 @@ fn a_journal_staging_the_new_folder_as_earlier_releases_did_is_undone() {
 fn a_remove_that_dies_after_its_commit_still_drops_the_trust() {
     for point in ["6", "7"] {
         let sb = Sandbox::new();
-        catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
-        ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
+        installed_from_cat(&sb, "demo");
         ok(&in_prof(&sb, &["trust", "--all"]));
         crashed_at(&sb, point, &["remove", "demo"]);
         ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
@@ -2077,8 +2082,7 @@ fn list_tells_a_change_under_way_by_the_lock_not_the_pid() {
 #[test]
 fn list_passes_over_a_journal_recovery_ignores() {
     let sb = Sandbox::new();
-    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
-    ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
+    installed_from_cat(&sb, "demo");
     sb.write("prof/.hookpack-journal.json", "{not json");
     let o = in_prof(&sb, &["list"]);
     ok(&o);
@@ -2146,8 +2150,7 @@ fn temporary_files_of_a_killed_install_are_reported_and_removed() {
 #[test]
 fn a_remove_racing_the_first_trust_still_drops_the_trust() {
     let sb = Sandbox::new();
-    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
-    ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
+    installed_from_cat(&sb, "demo");
     let delay = "inject=?renameat,?renameat2:delay_enter=1500000";
     let trust = under_strace(&sb, &["-e", "trace=?renameat,?renameat2", "-e", delay])
         .args(["trust", "--all", "--profile", "prof"])
@@ -2190,8 +2193,7 @@ fn a_remove_racing_the_first_trust_still_drops_the_trust() {
 #[test]
 fn trust_and_doctor_fix_wait_for_the_profile_lock() {
     let sb = Sandbox::new();
-    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
-    ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
+    installed_from_cat(&sb, "demo");
     ok(&in_prof(&sb, &["trust", "--all"]));
     let trust_file = sb.join("finclaw-home/hooks-trust.json");
     let before = std::fs::read(&trust_file).unwrap();
@@ -2374,8 +2376,7 @@ fn a_commit_whose_cleanup_fails_after_the_commit_point_succeeds() {
 #[test]
 fn a_remove_without_hooks_json_whose_receipt_stays_keeps_the_folder() {
     let sb = Sandbox::new();
-    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
-    ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
+    installed_from_cat(&sb, "demo");
     std::fs::remove_file(sb.join("prof/hooks.json")).unwrap();
     let before = sandbox_state(&sb.join("prof"));
     let receipt = sb
@@ -2414,8 +2415,7 @@ fn an_empty_staging_folder_goes_with_the_next_commit() {
 #[test]
 fn the_temporary_file_of_a_killed_trust_is_reported_and_removed() {
     let sb = Sandbox::new();
-    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
-    ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
+    installed_from_cat(&sb, "demo");
     let kill = "inject=?renameat,?renameat2:signal=KILL:when=1";
     let o = under_strace(&sb, &["-e", "trace=?renameat,?renameat2", "-e", kill])
         .args(["trust", "--all", "--profile", "prof"])
@@ -4531,8 +4531,7 @@ fn a_redirect_without_a_location_is_said_to_lead_nowhere() {
 #[test]
 fn an_index_path_that_is_not_there_is_named_as_the_index() {
     let sb = Sandbox::new();
-    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
-    ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
+    installed_from_cat(&sb, "demo");
     for args in [
         &["install", "demo", "--index", "nowhere", "--profile", "prof"][..],
         &["update", "--index", "nowhere", "--profile", "prof"],
@@ -4555,8 +4554,7 @@ fn an_index_path_that_is_not_there_is_named_as_the_index() {
 #[test]
 fn update_prints_the_problems_of_an_index_that_does_not_validate() {
     let sb = Sandbox::new();
-    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
-    ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
+    installed_from_cat(&sb, "demo");
     sb.write("html/hooks-index.json", "<html>login</html>\n");
     for extra in [&[][..], &["--dry-run"]] {
         let o = sb
@@ -4964,8 +4962,7 @@ fn files_the_system_makes_in_a_recipe_folder_are_not_changes() {
 #[test]
 fn doctor_warns_of_a_recipe_folder_that_is_a_link() {
     let sb = Sandbox::new();
-    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
-    ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
+    installed_from_cat(&sb, "demo");
     std::fs::rename(sb.join("prof/hooks/demo"), sb.join("wc")).unwrap();
     std::os::unix::fs::symlink(sb.join("wc"), sb.join("prof/hooks/demo")).unwrap();
     let before = sandbox_state(sb.path());
@@ -6507,8 +6504,7 @@ fn a_private_index_sends_its_credentials_to_absolute_archive_urls_of_its_origin(
 #[test]
 fn update_lists_a_recipe_whose_index_cannot_be_read_in_json() {
     let sb = Sandbox::new();
-    catalog_with_versions(&sb, "alpha", &[("0.1.0", "0.13.0")]);
-    ok(&in_prof(&sb, &["install", "alpha", "--index", "cat"]));
+    installed_from_cat(&sb, "alpha");
     std::fs::remove_dir_all(sb.join("cat")).unwrap();
     let o = in_prof(&sb, &["update", "--format", "json"]);
     assert_eq!(o.status.code(), Some(1), "{o:?}");
@@ -6535,8 +6531,7 @@ fn update_lists_a_recipe_whose_index_cannot_be_read_in_json() {
 #[test]
 fn update_dry_run_lists_a_recipe_whose_index_cannot_be_read() {
     let sb = Sandbox::new();
-    catalog_with_versions(&sb, "alpha", &[("0.1.0", "0.13.0")]);
-    ok(&in_prof(&sb, &["install", "alpha", "--index", "cat"]));
+    installed_from_cat(&sb, "alpha");
     std::fs::remove_dir_all(sb.join("cat")).unwrap();
     let o = in_prof(&sb, &["update", "--dry-run", "--format", "json"]);
     assert_eq!(o.status.code(), Some(1), "{o:?}");
@@ -7468,8 +7463,7 @@ fn root_in_another_users_profile_keeps_hooks_json_theirs_and_warns() {
 #[test]
 fn remove_refuses_to_write_a_hooks_json_it_could_not_read_back() {
     let sb = Sandbox::new();
-    catalog_with_versions(&sb, "demo", &[("0.1.0", "0.13.0")]);
-    ok(&in_prof(&sb, &["install", "demo", "--index", "cat"]));
+    installed_from_cat(&sb, "demo");
     let mut doc = read_json(&sb.join("prof/hooks.json"));
     doc["pad"] = json!(vec!["x".repeat(28); 500_000]);
     let compact = serde_json::to_string(&doc).unwrap();
