@@ -1312,16 +1312,6 @@ fn run_catalog_verify(v: &VerifyArgs, printer: &Printer) -> Result<ExitCode, Err
     })
 }
 
-/// Whether a folder of `dir` (not hidden) holds a `recipe.json`.
-fn holds_recipe_folders(dir: &std::path::Path) -> bool {
-    std::fs::read_dir(dir).is_ok_and(|entries| {
-        entries.flatten().any(|e| {
-            !e.file_name().to_string_lossy().starts_with('.')
-                && e.path().join("recipe.json").is_file()
-        })
-    })
-}
-
 /// Expands the `test` arguments into recipe folders.
 fn test_dirs(dirs: Vec<PathBuf>) -> Result<Vec<PathBuf>, Error> {
     let dirs = if dirs.is_empty() {
@@ -1329,7 +1319,7 @@ fn test_dirs(dirs: Vec<PathBuf>) -> Result<Vec<PathBuf>, Error> {
             vec![PathBuf::from(".")]
         } else if std::path::Path::new("recipes").is_dir() {
             vec![PathBuf::from("recipes")]
-        } else if holds_recipe_folders(std::path::Path::new(".")) {
+        } else if crate::validate::holds_recipe_folders(std::path::Path::new(".")) {
             // A maintainer in `recipes/` itself means its recipes, as `recipes` from above.
             vec![PathBuf::from(".")]
         } else {

@@ -273,7 +273,7 @@ fn validate_dir(dir: &Path) -> (Kind, Vec<Diagnostic>) {
 }
 
 /// True when a folder directly under `dir` holds a `recipe.json`.
-fn holds_recipe_folders(dir: &Path) -> bool {
+pub(crate) fn holds_recipe_folders(dir: &Path) -> bool {
     std::fs::read_dir(dir).is_ok_and(|entries| {
         entries
             .flatten()
