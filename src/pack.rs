@@ -1675,20 +1675,19 @@ fn merge_index(
                 if published != b.sha256.to_string() {
                     // OUT lost it or holds it damaged, and these sources do not give it
                     // back: the recipe changed, or the settings did.
-                    let intact = intact_archive(existing, opts);
-                    let Some((file, sha256, size)) =
-                        intact.map_err(|e| failed_after(&mut refusals, e))?
-                    else {
+                    let found = archive_in_out(existing, opts);
+                    let found = found.map_err(|e| failed_after(&mut refusals, e))?;
+                    let intact = found
+                        .clone()
+                        .filter(|(_, sha, _)| sha.to_string() == published);
+                    let Some((file, sha256, size)) = intact else {
                         let url = existing["url"].as_str().unwrap_or_default();
                         let path = opts
                             .out_dir
                             .join(archive_name(existing).unwrap_or_else(|| url.to_string()));
                         // What is there instead, if anything: the sources' own bytes point
                         // at an edited index rather than a lost archive.
-                        let on_disk = (std::fs::symlink_metadata(&path).ok())
-                            .filter(|m| m.is_file())
-                            .and_then(|_| digest_of_file(&path).ok().flatten())
-                            .map(|d| d.to_string());
+                        let on_disk = found.map(|(_, sha, _)| sha.to_string());
                         let lost = Error::PublishedArchiveLost {
                             what: format!("{id} {version}"),
                             path,
@@ -2195,20 +2194,32 @@ fn intact_archive(
     existing: &Value,
     opts: &Options,
 ) -> Result<Option<(String, Sha256, u64)>, Error> {
-    let (Some(name), Some(sha)) = (archive_name(existing), existing["sha256"].as_str()) else {
+    let Some(sha256) = existing["sha256"]
+        .as_str()
+        .and_then(|s| Sha256::parse(s).ok())
+    else {
         return Ok(None);
     };
-    let Ok(sha256) = Sha256::parse(sha) else {
+    Ok(archive_in_out(existing, opts)?.filter(|(_, found, _)| *found == sha256))
+}
+
+/// The archive file OUT holds for the index entry `existing`, whatever its bytes: its name,
+/// sha256 and size; `None` when no regular file is there.
+fn archive_in_out(
+    existing: &Value,
+    opts: &Options,
+) -> Result<Option<(String, Sha256, u64)>, Error> {
+    let Some(name) = archive_name(existing) else {
         return Ok(None);
     };
     let path = opts.out_dir.join(&name);
     let Ok(meta) = std::fs::symlink_metadata(&path) else {
         return Ok(None);
     };
-    if !meta.is_file() || digest_of_file(&path)? != Some(sha256) {
+    if !meta.is_file() {
         return Ok(None);
     }
-    Ok(Some((name, sha256, meta.len())))
+    Ok(digest_of_file(&path)?.map(|sha256| (name, sha256, meta.len())))
 }
 
 /// Whether the archive at `published` decompresses to the tar stream `tree` gives now.
