@@ -835,11 +835,14 @@ fn read_answer(
                     .or_else(|why| refused_rewrite(&mut d.warning, blocks, why).map(|()| None))
             };
             let model = rewrite("updatedModel")?;
-            let model_was_empty = model.as_deref().is_some_and(|m| m.trim().is_empty());
+            // No provider has a model named "": no route (an earlier one stands).
+            let (model, model_was_empty) = match model {
+                Some(m) if m.trim().is_empty() => (None, true),
+                other => (other, false),
+            };
             let prompt = rewrite("prompt")?;
             d.updated_prompt = rewrite("updatedPrompt")?.or(prompt);
-            // No provider has a model named "": no route (an earlier one stands).
-            d.updated_model = model.filter(|m| !m.trim().is_empty());
+            d.updated_model = model;
             if model_was_empty {
                 add_warning(
                     &mut d.warning,
