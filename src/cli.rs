@@ -880,8 +880,9 @@ fn run_validate(s: &ValidateSettings, printer: &Printer) -> Result<ExitCode, Err
     }
     let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
     printer.message(&format!(
-        "validated {}: {}, {}",
+        "validated {}{}: {}, {}",
         plural(report.paths.len(), "path"),
+        what_was_validated(&report),
         plural(errors, "error"),
         plural(warnings, "warning")
     ));
@@ -892,6 +893,42 @@ fn run_validate(s: &ValidateSettings, printer: &Printer) -> Result<ExitCode, Err
     } else {
         ExitCode::Success
     })
+}
+
+/// What the paths given to `validate` held, for its summary: ` (5 recipes, 1 hooks.json)`,
+/// or nothing when none was recognised.
+fn what_was_validated(report: &validate::Report) -> String {
+    let count = |kinds: &[validate::Kind]| {
+        report
+            .paths
+            .iter()
+            .filter(|p| kinds.contains(&p.kind))
+            .count()
+    };
+    let recipes: usize = report.paths.iter().map(|p| p.recipes).sum();
+    let hooks_files = count(&[validate::Kind::HooksFile]);
+    let indexes = count(&[validate::Kind::CatalogIndex, validate::Kind::CatalogFolder]);
+    let mut parts = Vec::new();
+    if recipes > 0 {
+        parts.push(format!(
+            "{recipes} recipe{}",
+            if recipes == 1 { "" } else { "s" }
+        ));
+    }
+    if hooks_files > 0 {
+        parts.push(format!("{hooks_files} hooks.json"));
+    }
+    if indexes > 0 {
+        parts.push(format!(
+            "{indexes} index{}",
+            if indexes == 1 { "" } else { "es" }
+        ));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join(", "))
+    }
 }
 
 fn run_new(id: &str, dir: Option<PathBuf>, printer: &Printer) -> Result<ExitCode, Error> {

@@ -48,6 +48,9 @@ pub struct Checked {
     pub errors: usize,
     /// Warnings found under it.
     pub warnings: usize,
+    /// Recipes checked under it: source or assembled folders, or a lone `recipe.json`
+    /// (archives an index lists are `catalog verify`'s).
+    pub recipes: usize,
 }
 
 /// The outcome of validating some paths.
@@ -174,7 +177,11 @@ pub fn check_parsed_bytes(
 pub fn validate_paths(paths: &[PathBuf]) -> Report {
     let mut report = Report::default();
     for path in paths {
-        let (kind, mut diags) = validate_path(path);
+        let Validated {
+            kind,
+            mut diags,
+            recipes,
+        } = validate_path(path);
         // Reading order: by file, then by place in the file.
         diags.sort_by(crate::diagnostic::Diagnostic::reading_order);
         report.paths.push(Checked {
@@ -188,14 +195,36 @@ pub fn validate_paths(paths: &[PathBuf]) -> Report {
                 .iter()
                 .filter(|d| d.severity == Severity::Warning)
                 .count(),
+            recipes,
         });
         report.diagnostics.extend(diags);
     }
     report
 }
 
+/// What [`validate_path`] found.
+pub struct Validated {
+    /// What the path was taken to be.
+    pub kind: Kind,
+    /// Its problems.
+    pub diags: Vec<Diagnostic>,
+    /// Recipes checked under it.
+    pub recipes: usize,
+}
+
+impl Validated {
+    fn new(kind: Kind, diags: Vec<Diagnostic>) -> Validated {
+        let recipes = usize::from(kind == Kind::RecipeManifest);
+        Validated {
+            kind,
+            diags,
+            recipes,
+        }
+    }
+}
+
 /// Works out what `path` is and checks it.
-pub fn validate_path(path: &Path) -> (Kind, Vec<Diagnostic>) {
+pub fn validate_path(path: &Path) -> Validated {
     let meta = match crate::fs::metadata(path) {
         Ok(m) => m,
         Err(e) => {
@@ -208,17 +237,18 @@ pub fn validate_path(path: &Path) -> (Kind, Vec<Diagnostic>) {
                      {text}` checks a published index and its archives"
                 );
                 let d = Diagnostic::file_level(path, Severity::Error, "path-invalid", message);
-                return (Kind::Unknown, vec![d]);
+                return Validated::new(Kind::Unknown, vec![d]);
             }
-            return (Kind::Unknown, vec![fs_diagnostic(&e)]);
+            return Validated::new(Kind::Unknown, vec![fs_diagnostic(&e)]);
         }
     };
     if meta.is_dir() {
         validate_dir(path)
     } else if meta.is_file() {
-        validate_file(path)
+        let (kind, diags) = validate_file(path);
+        Validated::new(kind, diags)
     } else {
-        (
+        Validated::new(
             Kind::Unknown,
             vec![Diagnostic::file_level(
                 path,
@@ -230,7 +260,7 @@ pub fn validate_path(path: &Path) -> (Kind, Vec<Diagnostic>) {
     }
 }
 
-fn validate_dir(dir: &Path) -> (Kind, Vec<Diagnostic>) {
+fn validate_dir(dir: &Path) -> Validated {
     if dir.join("recipe.json").exists() {
         let mut out = Vec::new();
         let parent = dir
@@ -239,24 +269,39 @@ fn validate_dir(dir: &Path) -> (Kind, Vec<Diagnostic>) {
             .unwrap_or(Path::new("."));
         let lib = crate::assemble::Layout::recipes_dir(parent).lib_dir;
         check_recipes(&[dir.to_path_buf()], lib.as_deref(), &mut out);
-        return (Kind::RecipeFolder, out);
+        return Validated {
+            kind: Kind::RecipeFolder,
+            diags: out,
+            recipes: 1,
+        };
     }
     if dir.join("recipes").is_dir() && !dir.join("recipes/recipe.json").exists() {
-        let mut out = validate_recipes_folder(&dir.join("recipes"));
+        let (mut out, recipes) = validate_recipes_folder(&dir.join("recipes"));
         let lib = dir.join("lib");
         if lib.is_dir() {
             out.extend(recipe::check_tree(&lib, false));
         }
-        return (Kind::HooksDir, out);
+        return Validated {
+            kind: Kind::HooksDir,
+            diags: out,
+            recipes,
+        };
     }
     if dir.join(catalog::INDEX_FILE).is_file() {
         let index = dir.join(catalog::INDEX_FILE);
         let mut out = validate_document(&index, catalog::validate_on_disk);
         // An index beside recipe folders (put there by hand) must not hide them.
+        let mut recipes = 0;
         if holds_recipe_folders(dir) {
-            out.extend(validate_recipes_folder(dir));
+            let (found, n) = validate_recipes_folder(dir);
+            out.extend(found);
+            recipes = n;
         }
-        return (Kind::CatalogFolder, out);
+        return Validated {
+            kind: Kind::CatalogFolder,
+            diags: out,
+            recipes,
+        };
     }
     // A profile (`hooks.json`, `hooks/`, `logs/`) or a workspace (`.finclaw/hooks.json`):
     // what there is to check in it is its hooks.json.
@@ -266,10 +311,16 @@ fn validate_dir(dir: &Path) -> (Kind, Vec<Diagnostic>) {
             .into_iter()
             .find(|f| f.is_file());
         if let Some(file) = found {
-            return validate_file(&file);
+            let (kind, diags) = validate_file(&file);
+            return Validated::new(kind, diags);
         }
     }
-    (Kind::RecipesFolder, validate_recipes_folder(dir))
+    let (diags, recipes) = validate_recipes_folder(dir);
+    Validated {
+        kind: Kind::RecipesFolder,
+        diags,
+        recipes,
+    }
 }
 
 /// True when a folder directly under `dir` holds a `recipe.json`.
@@ -281,12 +332,12 @@ pub(crate) fn holds_recipe_folders(dir: &Path) -> bool {
     })
 }
 
-/// Validates each recipe folder under `dir`; `lib/` holds shared helpers and dot-folders
-/// are ignored.
-pub fn validate_recipes_folder(dir: &Path) -> Vec<Diagnostic> {
+/// Validates each recipe folder under `dir`, and says how many there were; `lib/` holds
+/// shared helpers and dot-folders are ignored.
+fn validate_recipes_folder(dir: &Path) -> (Vec<Diagnostic>, usize) {
     let found = match crate::pack::survey(dir, None) {
         Ok(found) => found,
-        Err(e) => return vec![fs_diagnostic(&e)],
+        Err(e) => return (vec![fs_diagnostic(&e)], 0),
     };
     let mut out = found.problems;
     out.extend(crate::pack::hidden_recipes(dir));
@@ -299,7 +350,7 @@ pub fn validate_recipes_folder(dir: &Path) -> Vec<Diagnostic> {
     if recipes.is_empty() && !out.iter().any(|d| d.severity == Severity::Error) {
         out.push(Diagnostic::file_level(dir, Severity::Error, "no-recipes", "no recipes found: expected recipe folders (each with a recipe.json), a `recipes/` folder, or a hooks-index.json"));
     }
-    out
+    (out, recipes.len())
 }
 
 /// Validates recipe folders, then what only assembling or testing them would show:

@@ -348,7 +348,7 @@ fn a_deep_tree_validates_under_a_small_open_file_limit() {
         "{all}"
     );
     assert!(
-        all.contains("validated 1 path: 1 error, 0 warnings"),
+        all.contains("validated 1 path (1 recipe): 1 error, 0 warnings"),
         "{all}"
     );
 }
@@ -2189,4 +2189,31 @@ fn a_broken_helper_no_recipe_imports_is_warned_of() {
     let at_helper = |d: &&&Value| d["file"].as_str().unwrap().ends_with("lib/old/unused.ts");
     assert_eq!(found.iter().filter(at_helper).count(), 1, "{r:#}");
     assert!(found.iter().all(|d| d["severity"] == "error"), "{r:#}");
+}
+
+/// The summary said "validated 1 path" for a folder of many recipes, which read as if one
+/// file had been looked at. It now says what the paths held, and the JSON counts each
+/// path's recipes.
+#[test]
+fn the_summary_counts_the_recipes_and_files_validated() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "recipes/one", &manifest("one"));
+    write_recipe(&sb, "recipes/two", &manifest("two"));
+    write_recipe(&sb, "recipes/three", &manifest("three"));
+    sb.write("profile/hooks.json", r#"{"hooks": {}}"#);
+    let o = sb
+        .cmd()
+        .args(["validate", "recipes", "recipes/two", "profile/hooks.json"])
+        .output()
+        .unwrap();
+    ok(&o);
+    let all = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        all.contains("validated 3 paths (4 recipes, 1 hooks.json): 0 errors,"),
+        "{all}"
+    );
+    let (code, d) = validate_json(&sb, &["recipes", "profile/hooks.json"]);
+    assert_eq!(code, 0, "{d:#}");
+    assert_eq!(d["paths"][0]["recipes"], 3, "{d:#}");
+    assert_eq!(d["paths"][1]["recipes"], 0, "{d:#}");
 }
