@@ -179,6 +179,45 @@ function curlTargetsAreLocal(segment: string): boolean {
   return true;
 }
 
+/** ssh options that take a value (the next word is not the destination). */
+const SSH_VALUE_OPTION = /^-[1246AaCfGgKkMNnqsTtVvXxYy]*[BbcDEeFIiJLlmOoPpQRSWw]$/;
+
+/**
+ * The hosts an ssh-family command in `segment` logs in to: ssh's and sftp's destination
+ * (the first word after the program that is no option nor an option's value, without its
+ * `user@`, `ssh://` and port), the `host:` of scp's and rsync's remote paths, and the host
+ * of any `user@host` word. The command ssh runs there (`ssh prod 'curl localhost'`) names
+ * hosts of that machine, not of this one.
+ */
+function sshHosts(segment: string): string[] {
+  const hosts: string[] = [];
+  const words = shellWords(segment);
+  const at = words.findIndex((w) => /^(?:\S*\/)?(?:ssh|sftp)$/.test(w));
+  if (at >= 0) {
+    for (let i = at + 1; i < words.length; i++) {
+      const w = words[i] ?? "";
+      if (w.startsWith("-")) {
+        if (SSH_VALUE_OPTION.test(w)) i++;
+        continue;
+      }
+      const host = /^(?:ssh:\/\/|sftp:\/\/)?(?:[^@]*@)?(\[[^\]]*\]|[^:/]*)/.exec(w)?.[1] ?? w;
+      hosts.push(host);
+      break;
+    }
+  }
+  if (/(?:^|\s)(?:\S*\/)?(?:scp|rsync)\s/.test(segment)) {
+    for (const w of words) {
+      const remote = /^(?:[^@/:]+@)?(\[[^\]]*\]|[^/:@]+):/.exec(w);
+      if (remote && !/^[a-z][a-z0-9+.-]*:\/\//i.test(w)) hosts.push(remote[1] ?? "");
+    }
+  }
+  for (const w of words) {
+    const login = /^[\w.+-]+@(\[[^\]]*\]|[\w.-]+)/.exec(w);
+    if (login) hosts.push(login[1] ?? "");
+  }
+  return hosts;
+}
+
 function segmentIsLocal(segment: string, whole: string): boolean {
   // A `#` may start a comment that names a host the command never talks to (`… evil.to
   // # localhost`), or stand inside a quoted word: either way it cannot be told, so no.
@@ -206,6 +245,7 @@ function segmentIsLocal(segment: string, whole: string): boolean {
     hosts.push(host);
   }
   for (const m of segment.matchAll(/(?:^|[\s"'=])((?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0)(?::\d+)?)(?=$|[\s/"'])/g)) hosts.push(m[1] ?? "");
+  hosts.push(...sshHosts(segment));
   // A host named without a scheme (`curl -u u:p evil.example`, `… 203.0.113.7`): a bare
   // address, or a bare dotted name whose last part is no common file extension (a file
   // name such as `out.html` or `setup.sh` is none; a domain under `.sh` is taken for one).
