@@ -55,6 +55,7 @@ fn main() {
     payload.insert("tool_name".into(), "exec".into());
     let opts = hookpack::run::DispatchOptions {
         include_untrusted: true,
+        ..Default::default()
     };
 
     let n = 100;

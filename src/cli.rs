@@ -215,6 +215,9 @@ struct RunArgs {
     /// Workspace: the handlers' working directory, and its .finclaw/hooks.json [default: the current folder].
     #[arg(long, value_name = "DIR")]
     workspace: Option<PathBuf>,
+    /// Host CLI version to read the answers as: before 0.13.1, ask, updatedModel and Stop reject are passed over [env: HOOKPACK_CLI_VERSION; default: all honoured].
+    #[arg(long, value_name = "X.Y.Z")]
+    cli_version: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: FormatArg,
@@ -2582,6 +2585,7 @@ fn run_trust(a: TrustArgs, revoke: bool, printer: &Printer) -> Result<ExitCode, 
 }
 
 fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
+    let cli = cli_version(a.cli_version)?;
     let event = crate::event::Event::parse(&a.event).ok_or_else(|| Error::ArgInvalid {
         what: "EVENT",
         value: a.event.clone(),
@@ -2701,6 +2705,7 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
         &payload,
         &crate::run::DispatchOptions {
             include_untrusted: a.include_untrusted,
+            cli_version: cli,
         },
     )?;
     // Its handlers were taken as the crash left their files, as a host's would be, which
@@ -2749,8 +2754,13 @@ fn run_run(a: RunArgs, printer: &Printer) -> Result<ExitCode, Error> {
                 });
             // One line each: a line break in a command, a reason or a handler's output is
             // shown escaped, so none can start a line that reads as another handler's.
+            let host = d
+                .cli_version
+                .as_ref()
+                .map(|v| format!(" (as a {v} host)"))
+                .unwrap_or_default();
             printer.data_as_written(&printable(&format!(
-                "{event}: {verdict}{}",
+                "{event}{host}: {verdict}{}",
                 // An empty reason would print as `deny ()`.
                 o.reason
                     .as_ref()

@@ -1156,6 +1156,53 @@ mod tests {
 pub struct DispatchOptions {
     /// Run handlers that are not trusted (still never invalid ones).
     pub include_untrusted: bool,
+    /// The host's CLI version, when known: one older than [`HONOURS_FROM`] passes over an
+    /// ask, a model route and a Stop reject ([`as_host_reads`]).
+    pub cli_version: Option<crate::version::Version>,
+}
+
+/// The first CLI version that honours `permissionDecision: "ask"`, `updatedModel` and
+/// Stop's `reject` (seeds/004: "Older 0.13.0 builds still spawn the events but ignore
+/// those three honours").
+pub const HONOURS_FROM: &str = "0.13.1";
+
+/// `d` as a host of CLI version `cli` acts on it: one older than [`HONOURS_FROM`] passes
+/// over an ask (the tool runs without asking), a model route (the turn keeps its model)
+/// and a Stop reject (the answer stands), and the decision's warning says which. An
+/// unknown version is taken to honour them all.
+pub fn as_host_reads(mut d: Decision, cli: Option<&crate::version::Version>) -> Decision {
+    let Some(cli) = cli else {
+        return d;
+    };
+    let from = crate::version::Version::parse(HONOURS_FROM).expect("a valid version");
+    if *cli >= from {
+        return d;
+    }
+    let mut passed_over = |what: &str, so: &str| {
+        add_warning(
+            &mut d.warning,
+            format!(
+                "a {cli} host passes over {what} ({HONOURS_FROM} and later act on it), so {so}"
+            ),
+        );
+    };
+    match d.verdict {
+        Some(Verdict::Ask) => {
+            passed_over("an ask", "the tool runs without asking");
+            d.verdict = None;
+            d.reason = None;
+        }
+        Some(Verdict::Reject) => {
+            passed_over("a Stop reject", "the answer stands");
+            d.verdict = None;
+            d.reason = None;
+        }
+        _ => {}
+    }
+    if d.updated_model.take().is_some() {
+        passed_over("updatedModel", "the turn keeps its model");
+    }
+    d
 }
 
 /// One handler in a dispatch.
@@ -1197,6 +1244,9 @@ pub struct Dispatch {
     pub handlers: Vec<Trace>,
     /// What of the payload's `turn` was cut to the hosts' caps before it was sent.
     pub turn_cut: Vec<String>,
+    /// The host CLI version the answers were read as (`--cli-version`), if given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cli_version: Option<String>,
 }
 
 /// Dispatches `payload` for `event` through the profile's and workspace's handlers, the
@@ -1314,7 +1364,13 @@ pub fn dispatch(
             let deny_on_failure =
                 h.handler.get("failurePolicy").and_then(Value::as_str) == Some("deny");
             let (decision, out) = match spawned {
-                Ok(out) => (interpret(event, &out, deny_on_failure), Some(out)),
+                Ok(out) => (
+                    as_host_reads(
+                        interpret(event, &out, deny_on_failure),
+                        opts.cli_version.as_ref(),
+                    ),
+                    Some(out),
+                ),
                 Err(e) => {
                     trace.state = "not started".into();
                     (start_failed(event, &e, deny_on_failure), None)
@@ -1345,6 +1401,7 @@ pub fn dispatch(
         outcome: combine(&decisions),
         handlers: traces,
         turn_cut: cut,
+        cli_version: opts.cli_version.as_ref().map(ToString::to_string),
     })
 }
 

@@ -6691,3 +6691,76 @@ fn a_script_over_16_mib_is_never_hashed() {
         "{text}"
     );
 }
+
+/// seeds/004: "Need CLI 0.13.1+ for permissionDecision: \"ask\", updatedModel, and Stop
+/// reject. Older 0.13.0 builds still spawn the events but ignore those three honours."
+/// `run` read every answer as the newest host does, so a hand-written gate meant for a
+/// 0.13.0 host showed an ask that host would never make. `--cli-version` (or
+/// `HOOKPACK_CLI_VERSION`) reads them as that host does, and says what was passed over.
+#[test]
+fn an_older_host_passes_over_ask_model_routes_and_stop_rejects() {
+    let sb = with_workspace();
+    profile_with(
+        &sb,
+        json!({
+            "PreToolUse": [{"id": "asker", "type": "command", "command":
+                r#"echo '{"hookSpecificOutput":{"permissionDecision":"ask","permissionDecisionReason":"sure?"}}'"#}],
+            "UserPromptSubmit": [{"id": "router", "type": "command", "command":
+                r#"echo '{"hookSpecificOutput":{"updatedModel":"small"}}'"#}],
+            "Stop": [{"id": "reviewer", "type": "command", "command":
+                r#"echo '{"hookSpecificOutput":{"decision":"reject","reason":"no tests ran"}}'"#}]
+        }),
+    );
+    let tool = json!({"tool_name": "exec", "tool_input": {"command": "ls"}});
+    let old = ["--include-untrusted", "--cli-version", "0.13.0"];
+    let d = run(&sb, "PreToolUse", tool.clone(), &old);
+    assert_eq!(d["outcome"].get("verdict"), None, "{d:#}");
+    assert_eq!(d["cli_version"], "0.13.0", "{d:#}");
+    let warning = d["handlers"][0]["decision"]["warning"].as_str().unwrap();
+    assert!(
+        warning.contains("a 0.13.0 host passes over an ask")
+            && warning.contains("the tool runs without asking"),
+        "{d:#}"
+    );
+    let d = run(&sb, "UserPromptSubmit", json!({"prompt": "hi"}), &old);
+    assert_eq!(d["outcome"].get("updated_model"), None, "{d:#}");
+    let warning = d["handlers"][0]["decision"]["warning"].as_str().unwrap();
+    assert!(warning.contains("passes over updatedModel"), "{d:#}");
+    let d = run(&sb, "Stop", json!({}), &old);
+    assert_eq!(d["outcome"].get("verdict"), None, "{d:#}");
+    let warning = d["handlers"][0]["decision"]["warning"].as_str().unwrap();
+    assert!(warning.contains("passes over a Stop reject"), "{d:#}");
+
+    // 0.13.1 honours all three, as does a host of unknown version.
+    for extra in [&["--cli-version", "0.13.1"][..], &[]] {
+        let args = [&["--include-untrusted"][..], extra].concat();
+        let d = run(&sb, "PreToolUse", tool.clone(), &args);
+        assert_eq!(d["outcome"]["verdict"], "ask", "{d:#}");
+        let d = run(&sb, "UserPromptSubmit", json!({"prompt": "hi"}), &args);
+        assert_eq!(d["outcome"]["updated_model"], "small", "{d:#}");
+        let d = run(&sb, "Stop", json!({}), &args);
+        assert_eq!(d["outcome"]["verdict"], "reject", "{d:#}");
+    }
+
+    // HOOKPACK_CLI_VERSION, as install reads it; the text says what was passed over.
+    sb.write("payload.json", tool.to_string());
+    let o = sb
+        .cmd()
+        .args(["run", "PreToolUse", "--payload", "payload.json"])
+        .args([
+            "--profile",
+            "prof",
+            "--workspace",
+            "ws",
+            "--include-untrusted",
+        ])
+        .env("HOOKPACK_CLI_VERSION", "0.13.0")
+        .output()
+        .unwrap();
+    ok(&o);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("a 0.13.0 host passes over an ask"), "{text}");
+
+    let o = run_output(&sb, "PreToolUse", &["--cli-version", "thirteen"]);
+    fails_saying(&o, 2, "--cli-version");
+}
