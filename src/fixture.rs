@@ -87,6 +87,54 @@ pub fn check_case_file(file: &Path, recipe: Option<&Recipe>) -> Vec<Diagnostic> 
         .unwrap_or_default()
 }
 
+/// A warning at the first case in `files` that expects what hosts before
+/// [`run::HONOURS_FROM`] pass over (an ask, a Stop reject, a model route) when `recipe`'s
+/// `min_cli` is below that: install puts the recipe on such hosts, where that answer does
+/// nothing (a gate that asks lets the tool run). One warning per recipe, counting the
+/// other such cases; cases that do not load are said elsewhere.
+pub fn min_cli_below_cases(recipe: &Recipe, files: &[PathBuf]) -> Option<Diagnostic> {
+    let honours = crate::version::Version::parse(run::HONOURS_FROM).ok()?;
+    if recipe.min_cli >= honours {
+        return None;
+    }
+    let mut first = None;
+    let mut more = 0;
+    for file in files {
+        let Ok((case, locations)) = load_case(file, Some(recipe)) else {
+            continue;
+        };
+        let what = match case.expect.decision.as_str() {
+            "ask" => "an ask",
+            "reject" => "a Stop reject",
+            "route" => "a model route",
+            _ => continue,
+        };
+        if first.is_some() {
+            more += 1;
+        } else {
+            first = Some((file, locations, what, case.expect.decision));
+        }
+    }
+    let (file, locations, what, decision) = first?;
+    let others = match more {
+        0 => String::new(),
+        1 => " (as does 1 other case)".to_string(),
+        n => format!(" (as do {n} other cases)"),
+    };
+    let mut f = Findings::new(file, Some(&locations));
+    f.warn(
+        "/expect/decision",
+        "min-cli-too-low",
+        format!(
+            "expects `{decision}`{others}, which hosts before {} pass over (seeds/004), yet              the recipe's min_cli is {}: install puts it on such hosts, where {what} does              nothing; set \"min_cli\": \"{}\" in recipe.json",
+            run::HONOURS_FROM,
+            recipe.min_cli,
+            run::HONOURS_FROM
+        ),
+    );
+    f.finish().into_iter().next()
+}
+
 /// What a case asks that no run can give, of `recipe` when known; `test` fails such a case
 /// without running it (a handler that ran would only make the report say "expected Deny,
 /// got deny").

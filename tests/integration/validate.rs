@@ -2217,3 +2217,40 @@ fn the_summary_counts_the_recipes_and_files_validated() {
     assert_eq!(d["paths"][0]["recipes"], 3, "{d:#}");
     assert_eq!(d["paths"][1]["recipes"], 0, "{d:#}");
 }
+
+/// seeds/004: hosts before 0.13.1 pass over an ask, a model route and a Stop reject. A
+/// recipe whose cases expect one of those while its min_cli is 0.13.0 is installed on such
+/// hosts, where the gate asks nothing and the tool runs; validate said nothing of it.
+#[test]
+fn cases_that_need_a_newer_cli_than_min_cli_are_warned_of() {
+    let sb = Sandbox::new();
+    write_recipe(&sb, "asker", &manifest("asker"));
+    let case = |decision: &str| {
+        format!(
+            r#"{{"name": "{decision}s", "event": "PreToolUse", "payload": {{"tool_name": "exec"}},
+  "expect": {{"decision": "{decision}"}}}}"#
+        )
+    };
+    sb.write("asker/tests/a.json", case("ask"));
+    sb.write("asker/tests/b.json", case("ask"));
+    sb.write("asker/tests/c.json", case("deny"));
+    let (code, d) = validate_json(&sb, &["asker"]);
+    assert_eq!(code, 0, "{d:#}");
+    let w = diagnostic_in(&d, "a.json").expect("a warning at the first case");
+    assert_eq!(w["code"], "min-cli-too-low", "{d:#}");
+    assert_eq!(w["pointer"], "/expect/decision", "{d:#}");
+    assert_eq!(w["line"], 2, "{d:#}");
+    let message = w["message"].as_str().unwrap();
+    assert!(
+        message.contains("(as does 1 other case)")
+            && message.contains("set \"min_cli\": \"0.13.1\" in recipe.json"),
+        "{message}"
+    );
+    assert_eq!(findings(&d).len(), 1, "{d:#}");
+
+    let mut m = manifest("asker");
+    m["min_cli"] = "0.13.1".into();
+    sb.write("asker/recipe.json", serde_json::to_vec_pretty(&m).unwrap());
+    let (_, d) = validate_json(&sb, &["asker"]);
+    assert!(findings(&d).is_empty(), "{d:#}");
+}
