@@ -179,43 +179,31 @@ function curlTargetsAreLocal(segment: string): boolean {
   return true;
 }
 
-/** ssh options that take a value (the next word is not the destination). */
-const SSH_VALUE_OPTION = /^-[1246AaCfGgKkMNnqsTtVvXxYy]*[BbcDEeFIiJLlmOoPpQRSWw]$/;
+/**
+ * Programs that log in to another machine (over ssh, or as ssh does), run commands there,
+ * or forward a local port to it. Which machine they reach is not told by their words:
+ * `-J`, `-o HostName=`, `ProxyCommand`, `~/.ssh/config` aliases and `rsync -e` send
+ * `tester@localhost` elsewhere; `kubectl exec` runs in a cluster; `ssh -L`, `kubectl
+ * port-forward` and `socat` make `127.0.0.1:3306` another machine's database.
+ */
+const REMOTE_LOGIN = new Set([
+  "ssh", "scp", "sftp", "rsync", "sshpass", "ssh-copy-id", "mosh", "autossh", "pssh",
+  "parallel-ssh", "sshfs", "plink", "pscp", "ansible", "ansible-playbook", "sshuttle",
+  "telnet", "rsh", "rlogin", "kubectl", "oc", "gcloud", "az", "socat",
+]);
 
 /**
- * The hosts an ssh-family command in `segment` logs in to: ssh's and sftp's destination
- * (the first word after the program that is no option nor an option's value, without its
- * `user@`, `ssh://` and port), the `host:` of scp's and rsync's remote paths, and the host
- * of any `user@host` word. The command ssh runs there (`ssh prod 'curl localhost'`) names
- * hosts of that machine, not of this one.
+ * Whether `command` runs one of `REMOTE_LOGIN` anywhere (by name or path: `ssh`,
+ * `/usr/bin/scp`, `\rsync`, `"scp"`; a word holding `:`, such as a URL ending in
+ * `/rsync`, is none). Anywhere, not only in this part of it: the quotes of `ssh prod 'cd
+ * /srv && mysql -h 127.0.0.1 …'` are not told from a second command, and a tunnel opened
+ * first (`ssh -L 3306:127.0.0.1:3306 prod && mysql -h 127.0.0.1 …`) makes the loopback
+ * address another machine's.
  */
-function sshHosts(segment: string): string[] {
-  const hosts: string[] = [];
-  const words = shellWords(segment);
-  const at = words.findIndex((w) => /^(?:\S*\/)?(?:ssh|sftp)$/.test(w));
-  if (at >= 0) {
-    for (let i = at + 1; i < words.length; i++) {
-      const w = words[i] ?? "";
-      if (w.startsWith("-")) {
-        if (SSH_VALUE_OPTION.test(w)) i++;
-        continue;
-      }
-      const host = /^(?:ssh:\/\/|sftp:\/\/)?(?:[^@]*@)?(\[[^\]]*\]|[^:/]*)/.exec(w)?.[1] ?? w;
-      hosts.push(host);
-      break;
-    }
-  }
-  if (/(?:^|\s)(?:\S*\/)?(?:scp|rsync)\s/.test(segment)) {
-    for (const w of words) {
-      const remote = /^(?:[^@/:]+@)?(\[[^\]]*\]|[^/:@]+):/.exec(w);
-      if (remote && !/^[a-z][a-z0-9+.-]*:\/\//i.test(w)) hosts.push(remote[1] ?? "");
-    }
-  }
-  for (const w of words) {
-    const login = /^[\w.+-]+@(\[[^\]]*\]|[\w.-]+)/.exec(w);
-    if (login) hosts.push(login[1] ?? "");
-  }
-  return hosts;
+function runsRemoteLogin(command: string): boolean {
+  // A word glued to an operator (`cd app&&ssh prod`, `$(scp …)`) is split at it.
+  const words = shellWords(command).flatMap((w) => w.split(/[;&|()<>`]+/));
+  return words.some((w) => !w.includes(":") && REMOTE_LOGIN.has(w.slice(w.lastIndexOf("/") + 1)));
 }
 
 function segmentIsLocal(segment: string, whole: string): boolean {
@@ -225,6 +213,8 @@ function segmentIsLocal(segment: string, whole: string): boolean {
   // A client's server from a variable (`MYSQL_HOST=10.1.2.3 mysql …`), or a docker
   // context switched to another daemon.
   if (/\b\w*_HOST=|\bdocker\s+context\b/.test(whole)) return false;
+  // A login to another machine anywhere in the command (see `runsRemoteLogin`).
+  if (runsRemoteLogin(whole)) return false;
   if (/\bcurl\b/.test(segment) && !curlTargetsAreLocal(segment)) return false;
   const docker = /\b(?:docker|podman|nerdctl)\b/.test(segment);
   // Aimed at another daemon, here or by a variable set anywhere in the command.
@@ -245,7 +235,6 @@ function segmentIsLocal(segment: string, whole: string): boolean {
     hosts.push(host);
   }
   for (const m of segment.matchAll(/(?:^|[\s"'=])((?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0)(?::\d+)?)(?=$|[\s/"'])/g)) hosts.push(m[1] ?? "");
-  hosts.push(...sshHosts(segment));
   // A host named without a scheme (`curl -u u:p evil.example`, `… 203.0.113.7`): a bare
   // address, or a bare dotted name whose last part is no common file extension (a file
   // name such as `out.html` or `setup.sh` is none; a domain under `.sh` is taken for one).
