@@ -33,12 +33,16 @@ fn run(sb: &Sandbox, event: &str, payload: Value, extra: &[&str]) -> Value {
 /// `run EVENT` of `payload.json` on the profile `prof` and the workspace `ws`, untrusted
 /// handlers included, with `extra` arguments; whatever it exits.
 fn run_output(sb: &Sandbox, event: &str, extra: &[&str]) -> std::process::Output {
-    sb.cmd()
-        .args(["run", event, "--payload", "payload.json"])
+    run_cmd(sb, event, extra).output().unwrap()
+}
+
+/// The command [`run_output`] runs, to be given more (an environment variable).
+fn run_cmd(sb: &Sandbox, event: &str, extra: &[&str]) -> assert_cmd::Command {
+    let mut cmd = sb.cmd();
+    cmd.args(["run", event, "--payload", "payload.json"])
         .args(["--profile", "prof", "--workspace", "ws"])
-        .args(extra)
-        .output()
-        .unwrap()
+        .args(extra);
+    cmd
 }
 
 fn alive(pid: u32) -> bool {
@@ -6744,16 +6748,7 @@ fn an_older_host_passes_over_ask_model_routes_and_stop_rejects() {
 
     // HOOKPACK_CLI_VERSION, as install reads it; the text says what was passed over.
     sb.write("payload.json", tool.to_string());
-    let o = sb
-        .cmd()
-        .args(["run", "PreToolUse", "--payload", "payload.json"])
-        .args([
-            "--profile",
-            "prof",
-            "--workspace",
-            "ws",
-            "--include-untrusted",
-        ])
+    let o = run_cmd(&sb, "PreToolUse", &["--include-untrusted"])
         .env("HOOKPACK_CLI_VERSION", "0.13.0")
         .output()
         .unwrap();
