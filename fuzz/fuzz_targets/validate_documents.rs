@@ -17,7 +17,9 @@
 //!    typed failure there would be an error without a JSON pointer).
 //!
 //! Found so far: `-0` (hookpack read the integer 0, serde_json the float -0.0; fixed in
-//! adc09de, kept in fuzz/regressions/validate_documents/).
+//! adc09de, kept in fuzz/regressions/validate_documents/); a number past f64's range in a
+//! hooks.json field no check reads (this target's own property was out of date: hooks.json
+//! has read such numbers as JSON.parse does since 286fb59; `huge-number-in-hooks-json.json`).
 #![no_main]
 
 use hookpack::diagnostic::{Diagnostic, Severity};
@@ -173,8 +175,14 @@ fuzz_target!(|data: &[u8]| {
     check_located(data, &hooks);
     check_located(data, &catalog);
 
+    // A document the reader refuses is an error in each validator; but a hooks.json reads
+    // a number past f64's range as hosts' JSON.parse does (the field holding it is the
+    // problem, if any: `timeout: 1e400`), so for it only what that reader refuses counts.
     if ours.is_err() {
-        assert!(has_error(&recipe) && has_error(&hooks) && has_error(&catalog));
+        assert!(has_error(&recipe) && has_error(&catalog));
+    }
+    if json::parse_reading_huge_numbers(data).is_err() {
+        assert!(has_error(&hooks), "hooks.json the reader refuses has no error");
     }
 
     // serde_json's typed readers stop at 128 levels; hookpack's parser allows one more.
