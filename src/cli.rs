@@ -908,7 +908,12 @@ fn what_was_validated(report: &validate::Report) -> String {
             .filter(|p| kinds.contains(&p.kind))
             .count()
     };
-    let recipes: usize = report.paths.iter().map(|p| p.recipes).sum();
+    // One recipe given twice (`validate r r/recipe.json`) is one recipe.
+    let recipes = (report.paths.iter())
+        .flat_map(|p| &p.recipe_dirs)
+        .map(|d| std::fs::canonicalize(d).unwrap_or_else(|_| d.clone()))
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
     let hooks_files = count(&[validate::Kind::HooksFile]);
     let indexes = count(&[validate::Kind::CatalogIndex, validate::Kind::CatalogFolder]);
     let mut parts = Vec::new();

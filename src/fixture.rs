@@ -87,20 +87,23 @@ pub fn check_case_file(file: &Path, recipe: Option<&Recipe>) -> Vec<Diagnostic> 
         .unwrap_or_default()
 }
 
-/// A warning at the first case in `files` that expects what hosts before
-/// [`run::HONOURS_FROM`] pass over (an ask, a Stop reject, a model route) when `recipe`'s
-/// `min_cli` is below that: install puts the recipe on such hosts, where that answer does
-/// nothing (a gate that asks lets the tool run). One warning per recipe, counting the
-/// other such cases; cases that do not load are said elsewhere.
-pub fn min_cli_below_cases(recipe: &Recipe, files: &[PathBuf]) -> Option<Diagnostic> {
-    let honours = crate::version::Version::parse(run::HONOURS_FROM).ok()?;
-    if recipe.min_cli >= honours {
+/// A warning at `min_cli` in `manifest` (the recipe's `recipe.json`) when it is below
+/// [`run::HONOURS_FROM`] while cases in `files` expect what hosts before that pass over (an
+/// ask, a Stop reject, a model route): install puts the recipe on such hosts, where that
+/// answer does nothing (a gate that asks lets the tool run). It names the first such case
+/// and counts the others; cases that do not load are said elsewhere.
+pub fn min_cli_below_cases(
+    recipe: &Recipe,
+    manifest: &Path,
+    files: &[PathBuf],
+) -> Option<Diagnostic> {
+    if run::honours_all(&recipe.min_cli) {
         return None;
     }
     let mut first = None;
     let mut more = 0;
     for file in files {
-        let Ok((case, locations)) = load_case(file, Some(recipe)) else {
+        let Ok((case, _)) = load_case(file, Some(recipe)) else {
             continue;
         };
         let what = match case.expect.decision.as_str() {
@@ -112,24 +115,31 @@ pub fn min_cli_below_cases(recipe: &Recipe, files: &[PathBuf]) -> Option<Diagnos
         if first.is_some() {
             more += 1;
         } else {
-            first = Some((file, locations, what, case.expect.decision));
+            first = Some((file, what, case.expect.decision));
         }
     }
-    let (file, locations, what, decision) = first?;
+    let (file, what, decision) = first?;
+    let case = file
+        .strip_prefix(manifest.parent().unwrap_or(Path::new("")))
+        .unwrap_or(file);
     let others = match more {
         0 => String::new(),
-        1 => " (as does 1 other case)".to_string(),
-        n => format!(" (as do {n} other cases)"),
+        1 => " (and 1 other case expects an ask, a reject or a route)".to_string(),
+        n => format!(" (and {n} other cases expect an ask, a reject or a route)"),
     };
-    let mut f = Findings::new(file, Some(&locations));
+    let parsed =
+        crate::json::parse(&crate::fs::read_limited(manifest, MAX_CASE_BYTES).ok()?).ok()?;
+    let mut f = Findings::new(manifest, Some(&parsed.locations));
     f.warn(
-        "/expect/decision",
+        "/min_cli",
         "min-cli-too-low",
         format!(
-            "expects `{decision}`{others}, which hosts before {} pass over (seeds/004), yet              the recipe's min_cli is {}: install puts it on such hosts, where {what} does              nothing; set \"min_cli\": \"{}\" in recipe.json",
-            run::HONOURS_FROM,
+            "min_cli is {}, but `{}` expects `{decision}`{others}, which CLI versions before \
+             {from} pass over: install puts the recipe on them, where {what} does nothing; \
+             set \"min_cli\": \"{from}\"",
             recipe.min_cli,
-            run::HONOURS_FROM
+            case.display(),
+            from = run::HONOURS_FROM
         ),
     );
     f.finish().into_iter().next()

@@ -660,8 +660,24 @@ fn shown(v: &Value) -> String {
     }
 }
 
-/// Reads a handler's answer for `event`. `deny_on_failure` is `failurePolicy: deny`.
+/// Reads a handler's answer for `event` as a host of the newest CLI does.
+/// `deny_on_failure` is `failurePolicy: deny`.
 pub fn interpret(event: Event, out: &RawOutput, deny_on_failure: bool) -> Decision {
+    interpret_as(event, out, deny_on_failure, None)
+}
+
+/// [`interpret`], as a host of CLI version `cli` reads the answer (`None`: the newest). A
+/// host older than [`HONOURS_FROM`] passes over an ask (on PreToolUse the tool then runs
+/// without asking; on PermissionRequest the host asks, as it would with no answer), a
+/// model route (the turn keeps its model) and a Stop reject (the answer stands), each
+/// named in the decision's warning and not checked further: a malformed one fails nothing
+/// on such a host.
+pub fn interpret_as(
+    event: Event,
+    out: &RawOutput,
+    deny_on_failure: bool,
+    cli: Option<&crate::version::Version>,
+) -> Decision {
     let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     let mut d = Decision::default();
@@ -780,27 +796,48 @@ pub fn interpret(event: Event, out: &RawOutput, deny_on_failure: bool) -> Decisi
     if !hso.is_null() && !hso.is_object() {
         return fail(format!("hookSpecificOutput is not an object: {hso}"));
     }
-    match read_answer(event, obj, &hso, d) {
+    let older = cli.filter(|v| !honours_all(v));
+    match read_answer(event, obj, &hso, d, older) {
         Ok(d) => d,
         Err(why) => fail(why),
     }
 }
 
 /// The decision in the answer object `obj` (whose `hookSpecificOutput` is `hso`, `null`
-/// when absent), or why it is a failure.
+/// when absent), or why it is a failure; `older` is the CLI version of a host that passes
+/// over what [`HONOURS_FROM`] brought (see [`interpret_as`]).
 fn read_answer(
     event: Event,
     obj: &serde_json::Map<String, Value>,
     hso: &Value,
     mut d: Decision,
+    older: Option<&crate::version::Version>,
 ) -> Result<Decision, String> {
     // A top-level block (read last) stands over a rewrite of the wrong type beside it.
     let blocks = obj.get("decision").and_then(Value::as_str) == Some("block") && event.can_block();
+    let passed_over = |warning: &mut Option<String>, what: &str, so: &str| {
+        if let Some(cli) = older {
+            add_warning(
+                warning,
+                format!(
+                    "a {cli} host passes over {what} ({HONOURS_FROM} and later act on it), so {so}"
+                ),
+            );
+        }
+    };
     match event {
         _ if event.takes_permission() => {
             match hso.get("permissionDecision") {
                 None | Some(Value::Null) => {}
                 Some(Value::String(s)) if s == "deny" => d.verdict = Some(Verdict::Deny),
+                Some(Value::String(s)) if s == "ask" && older.is_some() => {
+                    let so = if event == Event::PermissionRequest {
+                        "the host asks the user, as it does when no hook decides"
+                    } else {
+                        "the tool runs without asking"
+                    };
+                    passed_over(&mut d.warning, "an ask", so);
+                }
                 Some(Value::String(s)) if s == "ask" => d.verdict = Some(Verdict::Ask),
                 Some(Value::String(s)) if s == "allow" => d.verdict = Some(Verdict::Allow),
                 Some(other) => return Err(format!("unknown permissionDecision {other}")),
@@ -830,11 +867,17 @@ fn read_answer(
             };
         }
         Event::UserPromptSubmit => {
+            let model_passed_over =
+                older.is_some() && hso.get("updatedModel").is_some_and(|m| !m.is_null());
             let mut rewrite = |name: &str| {
                 str_field(hso.get(name), &format!("hookSpecificOutput.{name}"))
                     .or_else(|why| refused_rewrite(&mut d.warning, blocks, why).map(|()| None))
             };
-            let model = rewrite("updatedModel")?;
+            let model = if model_passed_over {
+                None
+            } else {
+                rewrite("updatedModel")?
+            };
             // No provider has a model named "": no route (an earlier one stands).
             let (model, model_was_empty) = match model {
                 Some(m) if m.trim().is_empty() => (None, true),
@@ -843,6 +886,9 @@ fn read_answer(
             let prompt = rewrite("prompt")?;
             d.updated_prompt = rewrite("updatedPrompt")?.or(prompt);
             d.updated_model = model;
+            if model_passed_over {
+                passed_over(&mut d.warning, "updatedModel", "the turn keeps its model");
+            }
             if model_was_empty {
                 add_warning(
                     &mut d.warning,
@@ -851,6 +897,11 @@ fn read_answer(
                         .to_string(),
                 );
             }
+        }
+        Event::Stop
+            if hso.get("decision").and_then(Value::as_str) == Some("reject") && older.is_some() =>
+        {
+            passed_over(&mut d.warning, "a Stop reject", "the answer stands");
         }
         Event::Stop if hso.get("decision").and_then(Value::as_str) == Some("reject") => {
             match str_field(hso.get("reason"), "hookSpecificOutput.reason")?
@@ -1157,7 +1208,7 @@ pub struct DispatchOptions {
     /// Run handlers that are not trusted (still never invalid ones).
     pub include_untrusted: bool,
     /// The host's CLI version, when known: one older than [`HONOURS_FROM`] passes over an
-    /// ask, a model route and a Stop reject ([`as_host_reads`]).
+    /// ask, a model route and a Stop reject ([`interpret_as`]).
     pub cli_version: Option<crate::version::Version>,
 }
 
@@ -1166,43 +1217,10 @@ pub struct DispatchOptions {
 /// those three honours").
 pub const HONOURS_FROM: &str = "0.13.1";
 
-/// `d` as a host of CLI version `cli` acts on it: one older than [`HONOURS_FROM`] passes
-/// over an ask (the tool runs without asking), a model route (the turn keeps its model)
-/// and a Stop reject (the answer stands), and the decision's warning says which. An
-/// unknown version is taken to honour them all.
-pub fn as_host_reads(mut d: Decision, cli: Option<&crate::version::Version>) -> Decision {
-    let Some(cli) = cli else {
-        return d;
-    };
-    let from = crate::version::Version::parse(HONOURS_FROM).expect("a valid version");
-    if *cli >= from {
-        return d;
-    }
-    let mut passed_over = |what: &str, so: &str| {
-        add_warning(
-            &mut d.warning,
-            format!(
-                "a {cli} host passes over {what} ({HONOURS_FROM} and later act on it), so {so}"
-            ),
-        );
-    };
-    match d.verdict {
-        Some(Verdict::Ask) => {
-            passed_over("an ask", "the tool runs without asking");
-            d.verdict = None;
-            d.reason = None;
-        }
-        Some(Verdict::Reject) => {
-            passed_over("a Stop reject", "the answer stands");
-            d.verdict = None;
-            d.reason = None;
-        }
-        _ => {}
-    }
-    if d.updated_model.take().is_some() {
-        passed_over("updatedModel", "the turn keeps its model");
-    }
-    d
+/// Whether a host of CLI version `cli` acts on everything an answer can say (it is
+/// [`HONOURS_FROM`] or later).
+pub fn honours_all(cli: &crate::version::Version) -> bool {
+    crate::version::Version::parse(HONOURS_FROM).is_ok_and(|from| *cli >= from)
 }
 
 /// One handler in a dispatch.
@@ -1365,10 +1383,7 @@ pub fn dispatch(
                 h.handler.get("failurePolicy").and_then(Value::as_str) == Some("deny");
             let (decision, out) = match spawned {
                 Ok(out) => (
-                    as_host_reads(
-                        interpret(event, &out, deny_on_failure),
-                        opts.cli_version.as_ref(),
-                    ),
+                    interpret_as(event, &out, deny_on_failure, opts.cli_version.as_ref()),
                     Some(out),
                 ),
                 Err(e) => {

@@ -51,6 +51,9 @@ pub struct Checked {
     /// Recipes checked under it: source or assembled folders, or a lone `recipe.json`
     /// (archives an index lists are `catalog verify`'s).
     pub recipes: usize,
+    /// Their folders, to tell one recipe given twice (`validate r r/recipe.json`).
+    #[serde(skip)]
+    pub recipe_dirs: Vec<PathBuf>,
 }
 
 /// The outcome of validating some paths.
@@ -180,7 +183,7 @@ pub fn validate_paths(paths: &[PathBuf]) -> Report {
         let Validated {
             kind,
             mut diags,
-            recipes,
+            recipe_dirs,
         } = validate_path(path);
         // Reading order: by file, then by place in the file.
         diags.sort_by(crate::diagnostic::Diagnostic::reading_order);
@@ -195,7 +198,8 @@ pub fn validate_paths(paths: &[PathBuf]) -> Report {
                 .iter()
                 .filter(|d| d.severity == Severity::Warning)
                 .count(),
-            recipes,
+            recipes: recipe_dirs.len(),
+            recipe_dirs,
         });
         report.diagnostics.extend(diags);
     }
@@ -208,17 +212,23 @@ pub struct Validated {
     pub kind: Kind,
     /// Its problems.
     pub diags: Vec<Diagnostic>,
-    /// Recipes checked under it.
-    pub recipes: usize,
+    /// The folders of the recipes checked under it.
+    pub recipe_dirs: Vec<PathBuf>,
 }
 
 impl Validated {
-    fn new(kind: Kind, diags: Vec<Diagnostic>) -> Validated {
-        let recipes = usize::from(kind == Kind::RecipeManifest);
+    /// `path` taken for `kind`: a `recipe.json` is its folder's recipe.
+    fn new(path: &Path, kind: Kind, diags: Vec<Diagnostic>) -> Validated {
+        let recipe_dirs = if kind == Kind::RecipeManifest {
+            let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
+            vec![dir.unwrap_or(Path::new(".")).to_path_buf()]
+        } else {
+            Vec::new()
+        };
         Validated {
             kind,
             diags,
-            recipes,
+            recipe_dirs,
         }
     }
 }
@@ -237,18 +247,19 @@ pub fn validate_path(path: &Path) -> Validated {
                      {text}` checks a published index and its archives"
                 );
                 let d = Diagnostic::file_level(path, Severity::Error, "path-invalid", message);
-                return Validated::new(Kind::Unknown, vec![d]);
+                return Validated::new(path, Kind::Unknown, vec![d]);
             }
-            return Validated::new(Kind::Unknown, vec![fs_diagnostic(&e)]);
+            return Validated::new(path, Kind::Unknown, vec![fs_diagnostic(&e)]);
         }
     };
     if meta.is_dir() {
         validate_dir(path)
     } else if meta.is_file() {
         let (kind, diags) = validate_file(path);
-        Validated::new(kind, diags)
+        Validated::new(path, kind, diags)
     } else {
         Validated::new(
+            path,
             Kind::Unknown,
             vec![Diagnostic::file_level(
                 path,
@@ -272,11 +283,11 @@ fn validate_dir(dir: &Path) -> Validated {
         return Validated {
             kind: Kind::RecipeFolder,
             diags: out,
-            recipes: 1,
+            recipe_dirs: vec![dir.to_path_buf()],
         };
     }
     if dir.join("recipes").is_dir() && !dir.join("recipes/recipe.json").exists() {
-        let (mut out, recipes) = validate_recipes_folder(&dir.join("recipes"));
+        let (mut out, recipe_dirs) = validate_recipes_folder(&dir.join("recipes"));
         let lib = dir.join("lib");
         if lib.is_dir() {
             out.extend(recipe::check_tree(&lib, false));
@@ -284,23 +295,23 @@ fn validate_dir(dir: &Path) -> Validated {
         return Validated {
             kind: Kind::HooksDir,
             diags: out,
-            recipes,
+            recipe_dirs,
         };
     }
     if dir.join(catalog::INDEX_FILE).is_file() {
         let index = dir.join(catalog::INDEX_FILE);
         let mut out = validate_document(&index, catalog::validate_on_disk);
         // An index beside recipe folders (put there by hand) must not hide them.
-        let mut recipes = 0;
+        let mut recipe_dirs = Vec::new();
         if holds_recipe_folders(dir) {
-            let (found, n) = validate_recipes_folder(dir);
+            let (found, dirs) = validate_recipes_folder(dir);
             out.extend(found);
-            recipes = n;
+            recipe_dirs = dirs;
         }
         return Validated {
             kind: Kind::CatalogFolder,
             diags: out,
-            recipes,
+            recipe_dirs,
         };
     }
     // A profile (`hooks.json`, `hooks/`, `logs/`) or a workspace (`.finclaw/hooks.json`):
@@ -312,14 +323,14 @@ fn validate_dir(dir: &Path) -> Validated {
             .find(|f| f.is_file());
         if let Some(file) = found {
             let (kind, diags) = validate_file(&file);
-            return Validated::new(kind, diags);
+            return Validated::new(&file, kind, diags);
         }
     }
-    let (diags, recipes) = validate_recipes_folder(dir);
+    let (diags, recipe_dirs) = validate_recipes_folder(dir);
     Validated {
         kind: Kind::RecipesFolder,
         diags,
-        recipes,
+        recipe_dirs,
     }
 }
 
@@ -332,12 +343,12 @@ pub(crate) fn holds_recipe_folders(dir: &Path) -> bool {
     })
 }
 
-/// Validates each recipe folder under `dir`, and says how many there were; `lib/` holds
-/// shared helpers and dot-folders are ignored.
-fn validate_recipes_folder(dir: &Path) -> (Vec<Diagnostic>, usize) {
+/// Validates each recipe folder under `dir`, and gives those folders; `lib/` holds shared
+/// helpers and dot-folders are ignored.
+fn validate_recipes_folder(dir: &Path) -> (Vec<Diagnostic>, Vec<PathBuf>) {
     let found = match crate::pack::survey(dir, None) {
         Ok(found) => found,
-        Err(e) => return (vec![fs_diagnostic(&e)], 0),
+        Err(e) => return (vec![fs_diagnostic(&e)], Vec::new()),
     };
     let mut out = found.problems;
     out.extend(crate::pack::hidden_recipes(dir));
@@ -350,7 +361,7 @@ fn validate_recipes_folder(dir: &Path) -> (Vec<Diagnostic>, usize) {
     if recipes.is_empty() && !out.iter().any(|d| d.severity == Severity::Error) {
         out.push(Diagnostic::file_level(dir, Severity::Error, "no-recipes", "no recipes found: expected recipe folders (each with a recipe.json), a `recipes/` folder, or a hooks-index.json"));
     }
-    (out, recipes.len())
+    (out, recipes)
 }
 
 /// Validates recipe folders, then what only assembling or testing them would show:
@@ -387,7 +398,10 @@ fn check_recipes(dirs: &[PathBuf], lib_dir: Option<&Path>, out: &mut Vec<Diagnos
                     out.extend(crate::fixture::check_case_file(path, recipe.as_ref()));
                 }
                 if let Some(recipe) = &recipe {
-                    out.extend(crate::fixture::min_cli_below_cases(recipe, &files));
+                    let manifest = dir.join("recipe.json");
+                    out.extend(crate::fixture::min_cli_below_cases(
+                        recipe, &manifest, &files,
+                    ));
                 }
             }
             Err(e) => out.push(fs_diagnostic(&e)),

@@ -6759,3 +6759,73 @@ fn an_older_host_passes_over_ask_model_routes_and_stop_rejects() {
     let o = run_output(&sb, "PreToolUse", &["--cli-version", "thirteen"]);
     fails_saying(&o, 2, "--cli-version");
 }
+
+/// Review: an older host's passing over was applied after the answer had been read as the
+/// newest host reads it. An ask on PermissionRequest said "the tool runs without asking"
+/// (that host asks the user, as with no answer); an ask whose `updatedInput` is no object
+/// kept "the decision stands" under `failurePolicy: deny` (nothing stands, so it fails and
+/// denies); and a malformed `updatedModel` or an empty Stop reject reason failed, though
+/// that host never reads them.
+#[test]
+fn an_older_host_reads_the_answer_without_what_it_passes_over() {
+    let sb = with_workspace();
+    let echo = |json: &str| format!("echo '{json}'");
+    profile_with(
+        &sb,
+        json!({
+            "PermissionRequest": [{"id": "asker", "type": "command", "command":
+                echo(r#"{"hookSpecificOutput":{"permissionDecision":"ask"}}"#)}],
+            "PreToolUse": [{"id": "bad-input", "type": "command", "failurePolicy": "deny", "command":
+                echo(r#"{"hookSpecificOutput":{"permissionDecision":"ask","updatedInput":"ls"}}"#)}],
+            "UserPromptSubmit": [{"id": "router", "type": "command", "command":
+                echo(r#"{"hookSpecificOutput":{"updatedModel":42,"updatedPrompt":"hi there"}}"#)}],
+            "Stop": [{"id": "reviewer", "type": "command", "command":
+                echo(r#"{"hookSpecificOutput":{"decision":"reject","reason":""}}"#)}]
+        }),
+    );
+    let old = ["--include-untrusted", "--cli-version", "0.13.0"];
+    let tool = json!({"tool_name": "exec", "tool_input": {"command": "ls"}});
+
+    let d = run(&sb, "PermissionRequest", tool.clone(), &old);
+    let h = &d["handlers"][0]["decision"];
+    assert_eq!(h.get("verdict"), None, "{d:#}");
+    let warning = h["warning"].as_str().unwrap();
+    assert!(
+        warning.contains("passes over an ask")
+            && warning.contains("the host asks the user")
+            && !warning.contains("without asking"),
+        "{d:#}"
+    );
+
+    let d = run(&sb, "PreToolUse", tool, &old);
+    assert_eq!(d["outcome"]["verdict"], "deny", "{d:#}");
+    let failure = d["handlers"][0]["decision"]["failure"].as_str().unwrap();
+    assert!(failure.contains("updatedInput must be an object"), "{d:#}");
+
+    let d = run(&sb, "UserPromptSubmit", json!({"prompt": "hi"}), &old);
+    let h = &d["handlers"][0]["decision"];
+    assert_eq!(h.get("failure"), None, "{d:#}");
+    assert_eq!(h["updated_prompt"], "hi there", "{d:#}");
+    assert!(
+        h["warning"]
+            .as_str()
+            .unwrap()
+            .contains("passes over updatedModel"),
+        "{d:#}"
+    );
+
+    let d = run(&sb, "Stop", json!({}), &old);
+    let h = &d["handlers"][0]["decision"];
+    assert_eq!(h.get("failure"), None, "{d:#}");
+    assert!(
+        h["warning"]
+            .as_str()
+            .unwrap()
+            .contains("passes over a Stop reject"),
+        "{d:#}"
+    );
+
+    // The newest host reads each as before: an empty reject reason is a failure.
+    let d = run(&sb, "Stop", json!({}), &["--include-untrusted"]);
+    assert!(d["handlers"][0]["decision"]["failure"].is_string(), "{d:#}");
+}
