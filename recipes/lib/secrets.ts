@@ -25,6 +25,8 @@ interface Scan {
   joined?: string;
   /** The last command segment `localCommandAt` judged (matches come in order). */
   segment?: { start: number; end: number; local: boolean };
+  /** Whether the command runs a remote login anywhere (`runsRemoteLogin`), once known. */
+  remoteLogin?: boolean;
 }
 
 export interface SecretDetector {
@@ -112,7 +114,10 @@ function localCommandAt(scan: Scan, index: number): boolean {
   while (start > 0 && !/[;|\n]/.test(joined[start - 1] ?? "") && !joined.startsWith("&&", start - 2)) start--;
   let end = index;
   while (end < joined.length && !/[;|\n]/.test(joined[end] ?? "") && !joined.startsWith("&&", end)) end++;
-  const local = segmentIsLocal(joined.slice(start, end), joined);
+  // A remote login anywhere in it (see `runsRemoteLogin`), read with `\`-continued lines
+  // joined as the shell joins them (`ss\<newline>h` is `ssh`).
+  scan.remoteLogin ??= runsRemoteLogin(scan.text.replace(/\\\r?\n/g, ""));
+  const local = !scan.remoteLogin && segmentIsLocal(joined.slice(start, end), joined);
   scan.segment = { start, end, local };
   return local;
 }
@@ -181,29 +186,95 @@ function curlTargetsAreLocal(segment: string): boolean {
 
 /**
  * Programs that log in to another machine (over ssh, or as ssh does), run commands there,
- * or forward a local port to it. Which machine they reach is not told by their words:
- * `-J`, `-o HostName=`, `ProxyCommand`, `~/.ssh/config` aliases and `rsync -e` send
+ * or forward a local port to it (or send a program's connections through a proxy, as
+ * `proxychains` does). Which machine they reach is not told by their words: `-J`, `-o
+ * HostName=`, `ProxyCommand`, `~/.ssh/config` aliases and `rsync -e` send
  * `tester@localhost` elsewhere; `kubectl exec` runs in a cluster; `ssh -L`, `kubectl
- * port-forward` and `socat` make `127.0.0.1:3306` another machine's database.
+ * port-forward`, `socat` and the cloud proxies make `127.0.0.1:3306` another machine's
+ * database. `rsync` and `aws` count only as `runsRemoteLogin` says.
  */
 const REMOTE_LOGIN = new Set([
   "ssh", "scp", "sftp", "rsync", "sshpass", "ssh-copy-id", "mosh", "autossh", "pssh",
-  "parallel-ssh", "sshfs", "plink", "pscp", "ansible", "ansible-playbook", "sshuttle",
-  "telnet", "rsh", "rlogin", "kubectl", "oc", "gcloud", "az", "socat",
+  "parallel-ssh", "pdsh", "sshfs", "plink", "pscp", "dbclient", "ansible", "ansible-playbook",
+  "sshuttle", "telnet", "rsh", "rlogin", "kubectl", "oc", "gcloud", "az", "aws", "heroku",
+  "flyctl", "socat", "stunnel", "ngrok", "cloud-sql-proxy", "cloud_sql_proxy", "tsh",
+  "chisel", "proxychains", "proxychains4", "torsocks", "tsocks", "torify",
 ]);
 
 /**
- * Whether `command` runs one of `REMOTE_LOGIN` anywhere (by name or path: `ssh`,
- * `/usr/bin/scp`, `\rsync`, `"scp"`; a word holding `:`, such as a URL ending in
- * `/rsync`, is none). Anywhere, not only in this part of it: the quotes of `ssh prod 'cd
- * /srv && mysql -h 127.0.0.1 …'` are not told from a second command, and a tunnel opened
- * first (`ssh -L 3306:127.0.0.1:3306 prod && mysql -h 127.0.0.1 …`) makes the loopback
- * address another machine's.
+ * The simple commands of `command`: cut at each `;`, `&`, `|`, `(`, `)`, backtick and line
+ * end outside quotes, quotes left in.
  */
+function simpleCommands(command: string): string[] {
+  const out: string[] = [];
+  let quote = "";
+  let start = 0;
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i] ?? "";
+    if (quote !== "") {
+      if (c === "\\" && quote === '"') i++;
+      else if (c === quote) quote = "";
+    } else if (c === "\\") {
+      i++;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+    } else if (/[;&|()`\n]/.test(c)) {
+      out.push(command.slice(start, i));
+      start = i + 1;
+    }
+  }
+  out.push(command.slice(start));
+  return out;
+}
+
+/**
+ * Whether `command` names one of `REMOTE_LOGIN` anywhere: as a word, a path's last part
+ * (`/usr/bin/ssh`), inside quotes (`bash -c 'ssh -L …'`), after `=` (`-o
+ * ProxyCommand=ssh`) or as another program's subcommand (`vagrant ssh`, `gh codespace
+ * ssh`). Not only where a program starts: shell keywords, wrappers (`sudo -n`, `timeout
+ * 1m`, `xargs -I {}`, `flock FILE`), redirections and functions put it anywhere, and a
+ * quoted command handed on (`tmux new 'ssh …'`) looks like text. So a name written as
+ * text counts as well (`git commit -m "ssh keys"` beside a local password): the password
+ * is then denied, the safe side. `rsync` counts in a simple command that gives it a
+ * remote path (`host:path`, `rsync://`) or a remote shell (`-e`, `--rsh`), so a local
+ * copy (`rsync -a dist/ public/`) does not; `aws` beside `ssm` (its sessions and port
+ * forwards). The tunnel may be opened by another part of the command (`ssh -L
+ * 3306:127.0.0.1:3306 prod && mysql -h 127.0.0.1 …`), and quotes are not told from a
+ * second command (`ssh prod 'cd /srv && mysql -h 127.0.0.1 …'`): the whole command is
+ * read.
+ */
+/**
+ * Whether the simple command `piece` runs rsync with a remote path (`host:path`,
+ * `rsync://…`) or a remote shell (`-e`, `--rsh`) among the words after it, also in a
+ * quoted command handed on (`bash -c 'rsync -a x host:/y'`).
+ */
+function rsyncIsRemote(piece: string, depth = 0): boolean {
+  const words = shellWords(piece);
+  const at = words.findIndex((w) => !w.includes(":") && w.slice(w.lastIndexOf("/") + 1) === "rsync");
+  const remote = (w: string) => /^(?:-e|--rsh\b)/.test(w) || (!w.startsWith("-") && w.includes(":"));
+  if (at >= 0 && words.slice(at + 1).some(remote)) return true;
+  const handedOn = words.filter((w) => /\s/.test(w) && /\brsync\b/.test(w));
+  return depth < 3 && handedOn.some((w) => simpleCommands(w).some((p) => rsyncIsRemote(p, depth + 1)));
+}
+
 function runsRemoteLogin(command: string): boolean {
-  // A word glued to an operator (`cd app&&ssh prod`, `$(scp …)`) is split at it.
-  const words = shellWords(command).flatMap((w) => w.split(/[;&|()<>`]+/));
-  return words.some((w) => !w.includes(":") && REMOTE_LOGIN.has(w.slice(w.lastIndexOf("/") + 1)));
+  for (const piece of simpleCommands(command)) {
+    // Words and the parts of words (`-oProxyCommand=ssh`, `${SSH:-ssh}`, `/usr/bin/ssh`).
+    const tokens = piece
+      .split(/[\s;&|()<>`'"{}!$=,:\\]+/)
+      .map((t) => t.slice(t.lastIndexOf("/") + 1).replace(/^-+/, ""));
+    for (const t of tokens) {
+      if (!REMOTE_LOGIN.has(t)) continue;
+      if (t === "rsync") {
+        if (rsyncIsRemote(piece)) return true;
+      } else if (t === "aws") {
+        if (tokens.includes("ssm")) return true;
+      } else {
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 function segmentIsLocal(segment: string, whole: string): boolean {
@@ -213,8 +284,6 @@ function segmentIsLocal(segment: string, whole: string): boolean {
   // A client's server from a variable (`MYSQL_HOST=10.1.2.3 mysql …`), or a docker
   // context switched to another daemon.
   if (/\b\w*_HOST=|\bdocker\s+context\b/.test(whole)) return false;
-  // A login to another machine anywhere in the command (see `runsRemoteLogin`).
-  if (runsRemoteLogin(whole)) return false;
   if (/\bcurl\b/.test(segment) && !curlTargetsAreLocal(segment)) return false;
   const docker = /\b(?:docker|podman|nerdctl)\b/.test(segment);
   // Aimed at another daemon, here or by a variable set anywhere in the command.

@@ -1636,12 +1636,12 @@ fn doctor_reports_a_recipe_handler_deleted_from_hooks_json() {
     let message = problems[0]["message"].as_str().unwrap();
     assert!(
         message.contains("`audit-session-end` (SessionEnd)")
-            && message.contains(&format!("`hookpack install audit-log@0.2.8{p}` puts"))
+            && message.contains(&format!("`hookpack install audit-log@0.2.9{p}` puts"))
             && !message.contains("audit-tool-call"),
         "{message}"
     );
     // The command it names puts the handler back, and doctor is then content.
-    install_at(&sb, "audit-log@0.2.8");
+    install_at(&sb, "audit-log@0.2.9");
     let back: Value = serde_json::from_slice(&std::fs::read(&hooks).unwrap()).unwrap();
     assert_eq!(
         back["hooks"]["SessionEnd"][0]["hooks"][0]["id"],
@@ -1737,12 +1737,12 @@ fn install_repairs_what_doctor_reports_and_trust_comes_back() {
     );
     assert!(
         said.contains(&format!(
-            "`hookpack install audit-log@0.2.8{p}` restores it"
+            "`hookpack install audit-log@0.2.9{p}` restores it"
         )),
         "{said}"
     );
     // Installed without a pin, the `@VERSION` of the advice would pin them: it says so.
-    for (id, v) in [("tool-gate", "0.4.7"), ("audit-log", "0.2.8")] {
+    for (id, v) in [("tool-gate", "0.4.7"), ("audit-log", "0.2.9")] {
         assert!(
             said.contains(&format!(
                 "(that pins `{id}` to {v}, where `update` then leaves it; a later `hookpack \
