@@ -842,11 +842,14 @@ fn read_answer(
                 Some(Value::String(s)) if s == "allow" => d.verdict = Some(Verdict::Allow),
                 Some(other) => return Err(format!("unknown permissionDecision {other}")),
             }
-            d.reason = side_text(
+            let reason = side_text(
                 &mut d.warning,
                 hso.get("permissionDecisionReason"),
                 "hookSpecificOutput.permissionDecisionReason",
             );
+            // The reason of an ask passed over is shown to no one.
+            let asked = hso.get("permissionDecision").and_then(Value::as_str) == Some("ask");
+            d.reason = reason.filter(|_| !(asked && older.is_some()));
             // The tool's input is an object: anything else is no rewrite a tool could take.
             // Beside a deny or a block, which need none, it is left out and they stand; so
             // it is beside an ask, and the user is asked about the input as it is (as a

@@ -6719,6 +6719,7 @@ fn an_older_host_passes_over_ask_model_routes_and_stop_rejects() {
     let old = ["--include-untrusted", "--cli-version", "0.13.0"];
     let d = run(&sb, "PreToolUse", tool.clone(), &old);
     assert_eq!(d["outcome"].get("verdict"), None, "{d:#}");
+    assert_eq!(d["handlers"][0]["decision"].get("reason"), None, "{d:#}");
     assert_eq!(d["cli_version"], "0.13.0", "{d:#}");
     let warning = d["handlers"][0]["decision"]["warning"].as_str().unwrap();
     assert!(
