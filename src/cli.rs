@@ -881,13 +881,12 @@ fn run_validate(s: &ValidateSettings, printer: &Printer) -> Result<ExitCode, Err
             }
         }
     }
-    let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
     printer.message(&format!(
         "validated {}{}: {}, {}",
-        plural(report.paths.len(), "path"),
+        counted(report.paths.len(), "path", "paths"),
         what_was_validated(&report),
-        plural(errors, "error"),
-        plural(warnings, "warning")
+        counted(errors, "error", "errors"),
+        counted(warnings, "warning", "warnings")
     ));
     Ok(if report.environment_failed() {
         ExitCode::Environment
@@ -896,6 +895,11 @@ fn run_validate(s: &ValidateSettings, printer: &Printer) -> Result<ExitCode, Err
     } else {
         ExitCode::Success
     })
+}
+
+/// `n` and the word for that many (`1 path`, `2 paths`).
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// What the paths given to `validate` held, for its summary: ` (5 recipes, 1 hooks.json)`,
@@ -918,19 +922,13 @@ fn what_was_validated(report: &validate::Report) -> String {
     let indexes = count(&[validate::Kind::CatalogIndex, validate::Kind::CatalogFolder]);
     let mut parts = Vec::new();
     if recipes > 0 {
-        parts.push(format!(
-            "{recipes} recipe{}",
-            if recipes == 1 { "" } else { "s" }
-        ));
+        parts.push(counted(recipes, "recipe", "recipes"));
     }
     if hooks_files > 0 {
         parts.push(format!("{hooks_files} hooks.json"));
     }
     if indexes > 0 {
-        parts.push(format!(
-            "{indexes} index{}",
-            if indexes == 1 { "" } else { "es" }
-        ));
+        parts.push(counted(indexes, "index", "indexes"));
     }
     if parts.is_empty() {
         String::new()

@@ -73,52 +73,58 @@ fn decisions_on(event: Event) -> Vec<&'static str> {
     out
 }
 
-/// Problems in a fixture case file found without running it: JSON that is not a case
-/// (at its line:column), a key given twice, an unknown event or decision, one the event
-/// never gives (or an `updated_model` or `reason_contains` it cannot), an exit code no
-/// process gives, a payload that is neither an object nor `"@raw:…"`, an `env` value that
-/// is not a string, an `env` name or value no environment carries (a name empty or
-/// holding `=` or NUL, a value holding NUL), and (when `recipe` is given) a `handler` the
-/// recipe lacks.
-pub fn check_case_file(file: &Path, recipe: Option<&Recipe>) -> Vec<Diagnostic> {
-    load_case(file, recipe)
-        .err()
-        .map(|refused| refused.diagnostics)
-        .unwrap_or_default()
+/// Problems in the fixture case files `files` found without running them, each file read
+/// once: in each, JSON that is not a case (at its line:column), a key given twice, an
+/// unknown event or decision, one the event never gives (or an `updated_model` or
+/// `reason_contains` it cannot), an exit code no process gives, a payload that is neither
+/// an object nor `"@raw:…"`, an `env` value that is not a string, an `env` name or value no
+/// environment carries (a name empty or holding `=` or NUL, a value holding NUL), and (when
+/// `recipe` is given) a `handler` the recipe lacks; then, for the recipe whose manifest is
+/// `manifest`, a warning when its `min_cli` lets hosts that pass over what the cases expect
+/// install it (`min_cli_below_cases`).
+pub fn check_case_files(
+    files: &[PathBuf],
+    recipe: Option<&Recipe>,
+    manifest: &Path,
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let mut expected = Vec::new();
+    for file in files {
+        match load_case(file, recipe) {
+            Ok((case, _)) => expected.push((file.as_path(), case.expect.decision)),
+            Err(refused) => out.extend(refused.diagnostics),
+        }
+    }
+    if let Some(recipe) = recipe {
+        out.extend(min_cli_below_cases(recipe, manifest, &expected));
+    }
+    out
 }
 
 /// A warning at `min_cli` in `manifest` (the recipe's `recipe.json`) when it is below
-/// [`run::HONOURS_FROM`] while cases in `files` expect what hosts before that pass over (an
-/// ask, a Stop reject, a model route): install puts the recipe on such hosts, where that
-/// answer does nothing (a gate that asks lets the tool run). It names the first such case
-/// and counts the others; cases that do not load are said elsewhere.
-pub fn min_cli_below_cases(
+/// [`run::HONOURS_FROM`] while cases (each case file with the decision it expects) expect
+/// what hosts before that pass over (an ask, a Stop reject, a model route): install puts
+/// the recipe on such hosts, where that answer does nothing (a gate that asks lets the tool
+/// run). It names the first such case and counts the others.
+fn min_cli_below_cases(
     recipe: &Recipe,
     manifest: &Path,
-    files: &[PathBuf],
+    cases: &[(&Path, String)],
 ) -> Option<Diagnostic> {
     if run::honours_all(&recipe.min_cli) {
         return None;
     }
-    let mut first = None;
-    let mut more = 0;
-    for file in files {
-        let Ok((case, _)) = load_case(file, Some(recipe)) else {
-            continue;
-        };
-        let what = match case.expect.decision.as_str() {
+    let mut passed_over = cases.iter().filter_map(|(file, decision)| {
+        let what = match decision.as_str() {
             "ask" => "an ask",
             "reject" => "a Stop reject",
             "route" => "a model route",
-            _ => continue,
+            _ => return None,
         };
-        if first.is_some() {
-            more += 1;
-        } else {
-            first = Some((file, what, case.expect.decision));
-        }
-    }
-    let (file, what, decision) = first?;
+        Some((*file, what, decision))
+    });
+    let (file, what, decision) = passed_over.next()?;
+    let more = passed_over.count();
     let case = file
         .strip_prefix(manifest.parent().unwrap_or(Path::new("")))
         .unwrap_or(file);

@@ -394,15 +394,12 @@ fn check_recipes(dirs: &[PathBuf], lib_dir: Option<&Path>, out: &mut Vec<Diagnos
         match crate::fixture::case_files(&tests) {
             Ok((files, problems)) => {
                 out.extend(problems);
-                for path in &files {
-                    out.extend(crate::fixture::check_case_file(path, recipe.as_ref()));
-                }
-                if let Some(recipe) = &recipe {
-                    let manifest = dir.join("recipe.json");
-                    out.extend(crate::fixture::min_cli_below_cases(
-                        recipe, &manifest, &files,
-                    ));
-                }
+                let manifest = dir.join("recipe.json");
+                out.extend(crate::fixture::check_case_files(
+                    &files,
+                    recipe.as_ref(),
+                    &manifest,
+                ));
             }
             Err(e) => out.push(fs_diagnostic(&e)),
         }
